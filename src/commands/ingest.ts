@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto';
+import { withoutAbsent, type AuditEventInput, type StoredAuditEvent } from '../domain/audit-event.ts';
+import { maskObject } from '../domain/masking.ts';
+import type { EventLog } from '../log/event-log.ts';
+import { newEvent, type CommandContext } from './context.ts';
+
+const MASKED_FIELDS = ['request_body', 'response_body', 'query_params', 'path_params'] as const;
+
+/** Builds the stored form of an ingested event: masked, with the service's id and receive time. */
+export const toStoredAuditEvent = (projectId: string, input: AuditEventInput, receivedAt: Date): StoredAuditEvent => {
+  const present = withoutAbsent(input);
+  const masked = { ...present };
+  for (const field of MASKED_FIELDS) {
+    const value = present[field];
+    if (value) masked[field] = maskObject(value);
+  }
+  return {
+    id: randomUUID(),
+    project_id: projectId,
+    event_type: 'http',
+    timestamp: receivedAt.toISOString(),
+    ...masked,
+    source: present.source ?? 'backend',
+  } as StoredAuditEvent;
+};
+
+/** Ingested events are facts: appended with "any" to the project's audit stream. Resolves once
+ *  the event is durably in the log. */
+export const recordAuditEvent = async (
+  log: EventLog, projectId: string, input: AuditEventInput, ctx: CommandContext,
+): Promise<{ id: string; position: string }> => {
+  const stored = toStoredAuditEvent(projectId, input, ctx.now());
+  const { position } = await log.append(`audit-${projectId}`, [newEvent('AuditEventRecorded', stored, ctx)], 'any');
+  return { id: stored.id, position };
+};

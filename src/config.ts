@@ -1,0 +1,94 @@
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import path from 'node:path';
+
+/** Environment → typed configuration. Every variable, its default and its rule are here; the
+ *  README's configuration table mirrors this file. */
+
+const intFromEnv = (name: string, min: number, max: number) =>
+  new t.Type<number, string, unknown>(
+    name,
+    (u): u is number => Number.isInteger(u),
+    (u, c) => {
+      if (typeof u !== 'string' || !/^\d+$/.test(u.trim())) return t.failure(u, c);
+      const n = Number(u);
+      return n >= min && n <= max ? t.success(n) : t.failure(u, c);
+    },
+    String,
+  );
+
+const stringMin = (name: string, min: number) =>
+  new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string' && u.length >= min,
+    (u, c) => (typeof u === 'string' && u.length >= min ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  );
+
+const LogLevel = t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null },
+  'fatal | error | warn | info | debug | trace | silent');
+
+const Env = t.type({
+  PORT: t.union([t.undefined, intFromEnv('integer 0-65535', 0, 65535)]),
+  HOST: t.union([t.undefined, stringMin('host name or address', 1)]),
+  WATCHLOG_DATA_DIR: t.union([t.undefined, stringMin('directory path', 1)]),
+  WATCHLOG_JWT_SECRET: t.union([t.undefined, stringMin('string of at least 32 characters', 32)]),
+  WATCHLOG_JWT_TTL_SECONDS: t.union([t.undefined, intFromEnv('integer 60-2592000', 60, 2_592_000)]),
+  WATCHLOG_ADMIN_EMAIL: t.union([t.undefined, stringMin('e-mail address', 3)]),
+  WATCHLOG_ADMIN_PASSWORD: t.union([t.undefined, stringMin('password of at least 8 characters', 8)]),
+  WATCHLOG_BODY_LIMIT_BYTES: t.union([t.undefined, intFromEnv('integer 1024-104857600', 1024, 104_857_600)]),
+  WATCHLOG_LOG_LEVEL: t.union([t.undefined, LogLevel]),
+  WATCHLOG_SHUTDOWN_TIMEOUT_MS: t.union([t.undefined, intFromEnv('integer 0-600000', 0, 600_000)]),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  jwtSecret: string | undefined;
+  jwtTtlSeconds: number;
+  admin: { email: string; password: string } | undefined;
+  bodyLimitBytes: number;
+  logLevel: t.TypeOf<typeof LogLevel>;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const describe = (u: unknown) => (typeof u === 'string' ? JSON.stringify(u.length > 40 ? `${u.slice(0, 40)}…` : u) : String(u));
+
+export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
+  const raw = Object.fromEntries(Object.keys(Env.props).map((k) => [k, env[k] === '' ? undefined : env[k]]));
+  const decoded = Env.decode(raw);
+  if (isLeft(decoded)) {
+    const problems = new Map<string, string>();
+    for (const e of decoded.left) {
+      const key = e.context[1]?.key ?? '?';
+      const expected = e.context[e.context.length - 1]?.type.name ?? 'valid value';
+      const name = key === 'WATCHLOG_JWT_SECRET' || key === 'WATCHLOG_ADMIN_PASSWORD' ? '(hidden)' : describe(e.value);
+      if (!problems.has(key)) problems.set(key, `${key}: expected ${expected}, got ${name}`);
+    }
+    throw new ConfigError([...problems.values()]);
+  }
+  const e = decoded.right;
+  if ((e.WATCHLOG_ADMIN_EMAIL === undefined) !== (e.WATCHLOG_ADMIN_PASSWORD === undefined)) {
+    throw new ConfigError(['WATCHLOG_ADMIN_EMAIL and WATCHLOG_ADMIN_PASSWORD must be set together']);
+  }
+  return {
+    port: e.PORT ?? 3000,
+    host: e.HOST ?? '127.0.0.1',
+    dataDir: path.resolve(e.WATCHLOG_DATA_DIR ?? './data'),
+    jwtSecret: e.WATCHLOG_JWT_SECRET,
+    jwtTtlSeconds: e.WATCHLOG_JWT_TTL_SECONDS ?? 43_200,
+    admin: e.WATCHLOG_ADMIN_EMAIL !== undefined && e.WATCHLOG_ADMIN_PASSWORD !== undefined
+      ? { email: e.WATCHLOG_ADMIN_EMAIL, password: e.WATCHLOG_ADMIN_PASSWORD }
+      : undefined,
+    bodyLimitBytes: e.WATCHLOG_BODY_LIMIT_BYTES ?? 1_048_576,
+    logLevel: e.WATCHLOG_LOG_LEVEL ?? 'info',
+    shutdownTimeoutMs: e.WATCHLOG_SHUTDOWN_TIMEOUT_MS ?? 10_000,
+  };
+};

@@ -1,0 +1,81 @@
+import * as t from 'io-ts';
+import { boundedString, intRange, JsonObject } from './codecs.ts';
+
+/** SPEC 2.1: the ingest payload. Unknown fields are dropped (t.exact); `null` on an optional
+ *  field means "absent", since SDKs in several languages serialise missing values as null. */
+
+export const HttpMethod = t.keyof({ GET: null, POST: null, PUT: null, DELETE: null }, 'GET | POST | PUT | DELETE');
+export const Environment = t.keyof({ production: null, staging: null, development: null }, 'production | staging | development');
+export const Source = t.keyof({ backend: null, browser: null }, 'backend | browser');
+
+const optional = <C extends t.Mixed>(codec: C) => t.union([codec, t.null, t.undefined], codec.name);
+
+const requiredFields = {
+  path: boundedString('string (1-255 chars)', 1, 255),
+  method: HttpMethod,
+  identifier: boundedString('string (1-100 chars)', 1, 100),
+  service_name: boundedString('string (1-255 chars)', 1, 255),
+  environment: Environment,
+};
+
+const optionalFields = {
+  status_code: optional(intRange('integer 100-599', 100, 599)),
+  response_time: optional(intRange('integer >= 0 (milliseconds)', 0, Number.MAX_SAFE_INTEGER)),
+  user_email: optional(boundedString('string (max 320 chars)', 0, 320)),
+  user_name: optional(t.string),
+  user_roles: optional(t.array(t.string, 'array of string')),
+  user_type: optional(t.string),
+  tenant_id: optional(t.string),
+  ip: optional(boundedString('string (max 64 chars)', 0, 64)),
+  user_agent: optional(t.string),
+  request_id: optional(boundedString('string (max 255 chars)', 0, 255)),
+  query_params: optional(JsonObject),
+  path_params: optional(JsonObject),
+  request_body: optional(JsonObject),
+  response_body: optional(JsonObject),
+  error_message: optional(t.string),
+  session_id: optional(boundedString('string (max 255 chars)', 0, 255)),
+  source: optional(Source),
+};
+
+export const AuditEventInput = t.exact(t.intersection([t.type(requiredFields), t.partial(optionalFields)]), 'AuditEventInput');
+export type AuditEventInput = t.TypeOf<typeof AuditEventInput>;
+
+/** The stored event: the input (masked) plus what the service assigns. Absent optionals are omitted. */
+export const StoredAuditEvent = t.intersection([
+  t.type({
+    id: t.string,
+    project_id: t.string,
+    event_type: t.string,
+    timestamp: t.string,
+    path: t.string,
+    method: t.string,
+    identifier: t.string,
+    service_name: t.string,
+    environment: t.string,
+    source: Source,
+  }),
+  t.partial({
+    status_code: t.number,
+    response_time: t.number,
+    user_email: t.string,
+    user_name: t.string,
+    user_roles: t.array(t.string),
+    user_type: t.string,
+    tenant_id: t.string,
+    ip: t.string,
+    user_agent: t.string,
+    request_id: t.string,
+    query_params: JsonObject,
+    path_params: JsonObject,
+    request_body: JsonObject,
+    response_body: JsonObject,
+    error_message: t.string,
+    session_id: t.string,
+  }),
+], 'StoredAuditEvent');
+export type StoredAuditEvent = t.TypeOf<typeof StoredAuditEvent>;
+
+/** Drops the null/undefined optionals so the stored document carries only what was sent. */
+export const withoutAbsent = <T extends object>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as T;

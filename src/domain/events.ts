@@ -1,0 +1,49 @@
+import * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import { Role } from './codecs.ts';
+import { StoredAuditEvent } from './audit-event.ts';
+
+/** The event catalogue: every event type the log may hold and the codec of its `data`.
+ *  A stored event that fails its codec is an error on read, never skipped. */
+
+export const EventMetadata = t.type({
+  recorded_at: t.string,
+  actor: t.string,
+  correlation_id: t.string,
+  schema_version: t.number,
+}, 'EventMetadata');
+export type EventMetadata = t.TypeOf<typeof EventMetadata>;
+
+export const catalogue = {
+  ProjectCreated: t.type({ project_id: t.string, name: t.string, created_at: t.string }),
+  ApiKeyIssued: t.type({
+    project_id: t.string, key_id: t.string, name: t.string,
+    prefix: t.string, key_hash: t.string, issued_at: t.string,
+  }),
+  ApiKeyRevoked: t.type({ project_id: t.string, key_id: t.string, revoked_at: t.string }),
+  UserRegistered: t.type({
+    user_id: t.string, email: t.string, password_hash: t.string,
+    role: Role, project_ids: t.array(t.string), registered_at: t.string,
+  }),
+  AuditEventRecorded: StoredAuditEvent,
+} as const;
+
+export type EventType = keyof typeof catalogue;
+export type EventData<K extends EventType> = t.TypeOf<(typeof catalogue)[K]>;
+export type DomainEvent = { [K in EventType]: { type: K; data: EventData<K> } }[EventType];
+
+export const isEventType = (s: string): s is EventType => Object.hasOwn(catalogue, s);
+
+export class CorruptEventError extends Error {
+  constructor(readonly position: string, readonly type: string, reason: string) {
+    super(`event at position ${position} (${type}) does not match its codec: ${reason}`);
+  }
+}
+
+/** Decodes a stored event's type and data against the catalogue. */
+export const decodeEvent = (position: string, type: string, data: unknown): DomainEvent => {
+  if (!isEventType(type)) throw new CorruptEventError(position, type, 'unknown event type');
+  const result = catalogue[type].decode(data);
+  if (isLeft(result)) throw new CorruptEventError(position, type, `${result.left.length} invalid field(s)`);
+  return { type, data: result.right } as DomainEvent;
+};

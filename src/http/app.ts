@@ -1,0 +1,61 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { CommandDeps } from '../commands/context.ts';
+import type { EventLog } from '../log/event-log.ts';
+import type { ReadModels } from '../views/ports.ts';
+import { errorHandler } from './errors.ts';
+import { accessRoutes } from './routes/access.ts';
+import { auditRoutes } from './routes/audit.ts';
+import type { AppState } from './state.ts';
+
+export interface AppDeps {
+  readonly log: EventLog;
+  readonly readModels: ReadModels;
+  readonly commands: CommandDeps;
+  readonly logger: Logger;
+  readonly jwtSecret: string;
+  readonly jwtTtlSeconds: number;
+  readonly bodyLimitBytes: number;
+  readonly now: () => Date;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export const createApp = (deps: AppDeps): Koa<AppState> => {
+  const app = new Koa<AppState>();
+  app.proxy = false;
+  app.silent = true;
+
+  // Correlation id and access log. Accepted ingests are logged at debug: they are the
+  // high-volume path and the log itself records them.
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    const given = ctx.get('x-request-id');
+    ctx.state.correlationId = REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.set('X-Request-Id', ctx.state.correlationId);
+    try {
+      await next();
+    } finally {
+      const entry = {
+        req_id: ctx.state.correlationId, method: ctx.method, path: ctx.path, status: ctx.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      };
+      if (ctx.status === 202 && ctx.path === '/v1/audit') deps.logger.debug(entry, 'request');
+      else deps.logger.info(entry, 'request');
+    }
+  });
+  app.use(errorHandler(deps.logger));
+
+  const health = new Router<AppState>();
+  health.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+
+  for (const router of [health, auditRoutes(deps), accessRoutes(deps)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
+  }
+  return app;
+};

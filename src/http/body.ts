@@ -1,0 +1,57 @@
+import type { Context } from 'koa';
+import { HttpError } from './errors.ts';
+
+export const MAX_DEPTH = 32;
+
+/** Depth of nested objects/arrays (a scalar is 0, `{}` is 1), stopping as soon as `max` is passed. */
+export const exceedsDepth = (value: unknown, max: number): boolean => {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+};
+
+const readRaw = async (ctx: Context, limit: number): Promise<Buffer> => {
+  const declared = Number(ctx.get('content-length') || NaN);
+  const tooLarge = () => {
+    ctx.set('Connection', 'close');
+    return new HttpError(413, 'payload_too_large', `request body exceeds ${limit} bytes`);
+  };
+  if (declared > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+};
+
+/** Reads a JSON request body: 415 unless the content type is JSON, 413 over the limit, 400 for
+ *  malformed JSON or nesting deeper than MAX_DEPTH. `JSON.parse` makes `__proto__` an own data
+ *  property, so parsing alone pollutes nothing. */
+export const readJsonBody = async (ctx: Context, limit: number): Promise<unknown> => {
+  if (!ctx.is('application/json', 'application/*+json')) {
+    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+  }
+  const charset = ctx.request.charset;
+  if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+    throw new HttpError(415, 'unsupported_media_type', 'JSON bodies must be UTF-8');
+  }
+  const raw = await readRaw(ctx, limit);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'request body is not valid JSON');
+  }
+  if (exceedsDepth(value, MAX_DEPTH)) {
+    throw new HttpError(400, 'too_deep', `request body nests deeper than ${MAX_DEPTH} levels`);
+  }
+  return value;
+};

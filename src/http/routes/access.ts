@@ -1,0 +1,102 @@
+import Router from '@koa/router';
+import * as t from 'io-ts';
+import { Email, Role, Uuid, boundedString, isUuid } from '../../domain/codecs.ts';
+import { createProject, issueApiKey, revokeApiKey } from '../../commands/projects.ts';
+import { registerUser } from '../../commands/users.ts';
+import { decoyHash, verifyPassword } from '../../commands/passwords.ts';
+import type { CommandContext } from '../../commands/context.ts';
+import { principalOf, requireJwt, requireRole, signToken, type Principal } from '../auth.ts';
+import { readJsonBody } from '../body.ts';
+import { HttpError, decodeOrThrow } from '../errors.ts';
+import type { AppDeps } from '../app.ts';
+import type { AppState } from '../state.ts';
+
+const LoginBody = t.type({ email: t.string, password: t.string });
+const NewUserBody = t.type({
+  email: Email,
+  password: boundedString('password (8-1024 chars)', 8, 1024),
+  role: Role,
+  project_ids: t.array(Uuid, 'array of project ids'),
+});
+const NameBody = t.type({ name: boundedString('string (1-200 chars)', 1, 200) });
+
+const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not found`);
+
+/** Login, users, projects and API keys. Admins create projects and users; admins and members
+ *  manage the keys of projects they see; auditors only read. */
+export const accessRoutes = (deps: AppDeps): Router<AppState> => {
+  const router = new Router<AppState>();
+  const jwt = requireJwt(deps.jwtSecret);
+  const context = (principal: Principal, correlationId: string): CommandContext =>
+    ({ actor: `user:${principal.userId}`, correlationId, now: deps.now });
+  /** A project the caller may see, or 404 (never a hint that it exists elsewhere). */
+  const visibleProject = async (principal: Principal, id: string | undefined) => {
+    const project = id && isUuid(id) ? await deps.readModels.access.getProject(id.toLowerCase(), principal.scope) : null;
+    if (!project) throw notFound('project');
+    return project;
+  };
+
+  router.post('/v1/auth/login', async (ctx) => {
+    const { email, password } = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'login');
+    const user = await deps.readModels.access.userByEmail(email.trim().toLowerCase());
+    const ok = await verifyPassword(password, user?.password_hash ?? await decoyHash);
+    if (!user || !ok) throw new HttpError(401, 'unauthorized', 'wrong e-mail or password');
+    ctx.body = signToken(user, deps.jwtSecret, deps.jwtTtlSeconds, deps.now());
+  });
+
+  router.post('/v1/users', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    requireRole(principal, 'admin');
+    const body = decodeOrThrow(NewUserBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'user');
+    ctx.status = 201;
+    ctx.body = await registerUser(deps.commands, body, context(principal, ctx.state.correlationId));
+  });
+
+  router.get('/v1/users', ...jwt, async (ctx) => {
+    requireRole(principalOf(ctx.state), 'admin');
+    ctx.body = await deps.readModels.access.listUsers();
+  });
+
+  router.post('/v1/projects', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    requireRole(principal, 'admin');
+    const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'project');
+    ctx.status = 201;
+    ctx.body = await createProject(deps.commands, name, context(principal, ctx.state.correlationId));
+  });
+
+  router.get('/v1/projects', ...jwt, async (ctx) => {
+    ctx.body = await deps.readModels.access.listProjects(principalOf(ctx.state).scope);
+  });
+
+  router.get('/v1/projects/:id', ...jwt, async (ctx) => {
+    ctx.body = await visibleProject(principalOf(ctx.state), ctx.params.id);
+  });
+
+  router.post('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const project = await visibleProject(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'API key');
+    ctx.status = 201;
+    ctx.body = await issueApiKey(deps.commands, project.id, name, context(principal, ctx.state.correlationId));
+  });
+
+  router.get('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {
+    const project = await visibleProject(principalOf(ctx.state), ctx.params.id);
+    ctx.body = await deps.readModels.access.listApiKeys(project.id);
+  });
+
+  router.delete('/v1/projects/:id/api-keys/:keyId', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const project = await visibleProject(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    const keyId = ctx.params.keyId ?? '';
+    if (!isUuid(keyId)) throw notFound('API key');
+    await revokeApiKey(deps.commands, project.id, keyId.toLowerCase(), context(principal, ctx.state.correlationId));
+    ctx.status = 204;
+  });
+
+  return router;
+};
+

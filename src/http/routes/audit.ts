@@ -1,0 +1,82 @@
+import Router from '@koa/router';
+import * as t from 'io-ts';
+import { AuditEventInput, Environment, HttpMethod } from '../../domain/audit-event.ts';
+import { IsoTimestamp, Uuid, isUuid } from '../../domain/codecs.ts';
+import { recordAuditEvent } from '../../commands/ingest.ts';
+import { hashApiKey } from '../../commands/projects.ts';
+import { SORT_FIELDS, type AuditListQuery } from '../../views/ports.ts';
+import { principalOf, requireJwt } from '../auth.ts';
+import { readJsonBody } from '../body.ts';
+import { HttpError, decodeOrThrow } from '../errors.ts';
+import { IntFromString, singleValued } from '../query.ts';
+import type { AppDeps } from '../app.ts';
+import type { AppState } from '../state.ts';
+
+export const EventType = t.keyof(
+  { http: null, 'system.alert': null, 'system.healthcheck.down': null, 'system.healthcheck.up': null },
+  'http | system.alert | system.healthcheck.down | system.healthcheck.up',
+);
+
+export const MAX_PAGE_SIZE = 100;
+
+/** SPEC 4.2 filters, shared by the list and (later) the export. */
+export const AuditFilterQuery = t.partial({
+  project_id: Uuid,
+  service_name: t.string,
+  method: HttpMethod,
+  status_code: IntFromString('integer 100-599', 100, 599),
+  environment: Environment,
+  identifier: t.string,
+  start_date: IsoTimestamp,
+  end_date: IsoTimestamp,
+  event_type: EventType,
+});
+
+const AuditListQueryCodec = t.exact(t.intersection([
+  AuditFilterQuery,
+  t.partial({
+    page: IntFromString('integer >= 1', 1, Number.MAX_SAFE_INTEGER),
+    limit: IntFromString(`integer 1-${MAX_PAGE_SIZE}`, 1, MAX_PAGE_SIZE),
+    sort_by: t.keyof(Object.fromEntries(SORT_FIELDS.map((f) => [f, null])) as Record<AuditListQuery['sort_by'], null>, SORT_FIELDS.join(' | ')),
+    sort_order: t.keyof({ asc: null, desc: null }, 'asc | desc'),
+  }),
+]));
+
+export const checkDateRange = (q: { start_date?: string; end_date?: string }): void => {
+  if (q.start_date && q.end_date && Date.parse(q.start_date) > Date.parse(q.end_date)) {
+    throw new HttpError(400, 'validation_error', 'invalid query: start_date is after end_date',
+      [{ path: 'start_date', message: 'must not be after end_date' }]);
+  }
+};
+
+export const auditRoutes = (deps: AppDeps): Router<AppState> => {
+  const router = new Router<AppState>();
+
+  router.post('/v1/audit', async (ctx) => {
+    const key = ctx.get('x-api-key');
+    const projectId = key ? await deps.readModels.access.projectOfKey(hashApiKey(key)) : null;
+    if (!projectId) throw new HttpError(401, 'unauthorized', key ? 'invalid or revoked API key' : 'missing X-API-Key header');
+    const input = decodeOrThrow(AuditEventInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'audit event');
+    const { id } = await recordAuditEvent(deps.log, projectId, input, {
+      actor: `project:${projectId}`, correlationId: ctx.state.correlationId, now: deps.now,
+    });
+    ctx.status = 202;
+    ctx.body = { id };
+  });
+
+  router.get('/v1/audit', ...requireJwt(deps.jwtSecret), async (ctx) => {
+    const q = decodeOrThrow(AuditListQueryCodec, singleValued(ctx.query), 'query');
+    checkDateRange(q);
+    const query: AuditListQuery = { ...q, page: q.page ?? 1, limit: q.limit ?? 20, sort_by: q.sort_by ?? 'timestamp', sort_order: q.sort_order ?? 'desc' };
+    ctx.body = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope);
+  });
+
+  router.get('/v1/audit/:id', ...requireJwt(deps.jwtSecret), async (ctx) => {
+    const id = ctx.params.id ?? '';
+    const event = isUuid(id) ? await deps.readModels.auditEvents.get(id.toLowerCase(), principalOf(ctx.state).scope) : null;
+    if (!event) throw new HttpError(404, 'not_found', 'audit event not found');
+    ctx.body = event;
+  });
+
+  return router;
+};

@@ -1,0 +1,56 @@
+import type { EventMetadata } from '../domain/events.ts';
+
+/** The EventLog port. Revisions count from 0 within a stream; positions are global, strictly
+ *  increasing, and exposed as decimal strings (KurrentDB positions are 64-bit). */
+
+export type ExpectedRevision = 'any' | 'no_stream' | number;
+
+export interface NewEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+}
+
+export interface RecordedEvent extends NewEvent {
+  readonly stream: string;
+  readonly revision: number;
+  readonly position: string;
+}
+
+export interface AppendResult {
+  /** Revision of the last event appended: the expected revision for the next append. */
+  readonly revision: number;
+  readonly position: string;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(readonly stream: string, readonly expected: ExpectedRevision, readonly actual: number | 'no_stream') {
+    super(`stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+/** A catch-up subscription: batches in log order, first from the store, then live. */
+export interface Subscription extends AsyncIterable<readonly RecordedEvent[]> {
+  close(): Promise<void>;
+}
+
+export interface EventLog {
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream in revision order (honouring its maxCount); [] when it does not exist. */
+  readStream(stream: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
+  /** Events after `after` (null: from the start) in position order. */
+  readAll(after: string | null, maxCount: number): Promise<RecordedEvent[]>;
+  /** Position of the last event in the log, null when empty. */
+  headPosition(): Promise<string | null>;
+  subscribeAll(after: string | null): Subscription;
+  /** Keep only the last `maxCount` events of the stream. */
+  setStreamMaxCount(stream: string, maxCount: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const comparePositions = (a: string | null, b: string | null): number => {
+  const x = a === null ? -1n : BigInt(a);
+  const y = b === null ? -1n : BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+};

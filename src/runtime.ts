@@ -1,0 +1,75 @@
+import { mkdirSync, accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { CommandDeps } from './commands/context.ts';
+import { registerUser } from './commands/users.ts';
+import { DomainError } from './domain/errors.ts';
+import type { EventLog } from './log/event-log.ts';
+import { SqliteEventLog } from './log/sqlite.ts';
+import type { ReadModels } from './views/ports.ts';
+import { openSqliteReadModels } from './views/sqlite/index.ts';
+import { loadOrCreateSecret } from './secrets.ts';
+import { accessProjection } from '../projections/access.ts';
+import { auditEventsProjection } from '../projections/audit-events.ts';
+import { bindProjection, waitForCheckpoint, type ProjectionRunner } from '../projections/projector.ts';
+
+/** The stores and projections of one deployment, opened from the configuration. */
+export interface Runtime {
+  readonly log: EventLog;
+  readonly readModels: ReadModels;
+  readonly runners: readonly ProjectionRunner[];
+  readonly commands: CommandDeps;
+  readonly jwtSecret: string;
+  close(): Promise<void>;
+}
+
+export class StartupError extends Error {}
+
+const ensureDataDir = (dir: string) => {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new StartupError(`data directory ${dir} is not writable: ${(error as Error).message}`);
+  }
+};
+
+export const openRuntime = (config: Config): Runtime => {
+  ensureDataDir(config.dataDir);
+  const log = new SqliteEventLog(path.join(config.dataDir, 'log.db'));
+  const readModels = openSqliteReadModels(path.join(config.dataDir, 'views.db'));
+  const access = bindProjection(accessProjection, readModels.stores.access);
+  const runners = [access, bindProjection(auditEventsProjection, readModels.stores.auditEvents)];
+  return {
+    log,
+    readModels,
+    runners,
+    commands: { log, readModels, accessSettled: (position) => waitForCheckpoint(access, position) },
+    jwtSecret: config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret'),
+    async close() {
+      await log.close();
+      await readModels.close();
+    },
+  };
+};
+
+/** Creates the configured admin when no user exists yet. Waits for the access read model to
+ *  reach the log's head first, so "no user" is not just "not projected yet". */
+export const ensureAdmin = async (runtime: Runtime, admin: Config['admin'], logger: Logger): Promise<void> => {
+  if (!admin) return;
+  const head = await runtime.log.headPosition();
+  const access = runtime.runners.find((r) => r.name === 'access')!;
+  if (head !== null && !(await waitForCheckpoint(access, head, 30_000))) {
+    throw new StartupError('the access projection did not catch up within 30 s; is a worker running?');
+  }
+  if ((await runtime.readModels.access.countUsers()) > 0) return;
+  try {
+    await registerUser(runtime.commands, { email: admin.email, password: admin.password, role: 'admin', project_ids: [] }, {
+      actor: 'system:bootstrap', correlationId: 'bootstrap', now: () => new Date(),
+    });
+    logger.info({ email: admin.email }, 'admin user created');
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === 'conflict')) throw error;
+  }
+};

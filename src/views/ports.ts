@@ -1,0 +1,116 @@
+import type { RecordedEvent } from '../log/event-log.ts';
+import type { StoredAuditEvent } from '../domain/audit-event.ts';
+import type { Role } from '../domain/codecs.ts';
+
+/** Read-model ports. Writers are synchronous "enqueue" interfaces that a projection calls while
+ *  its store commits a batch; queries are asynchronous so a server-backed adapter fits behind them. */
+
+/** Which projects a caller may see: every one (admins) or a list. */
+export type Scope = { readonly all: true } | { readonly all: false; readonly projectIds: readonly string[] };
+
+export interface ProjectionStore<W> {
+  readonly name: string;
+  /** Position of the last event this projection has applied; null before the first. */
+  checkpoint(): Promise<string | null>;
+  /** Applies a batch and records its last position as the checkpoint, atomically. */
+  commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void): Promise<void>;
+  /** Drops everything the projection built, checkpoint included. */
+  reset(): Promise<void>;
+}
+
+export interface Page<T> {
+  data: T[];
+  pagination: { page: number; limit: number; totalItems: number; totalPage: number };
+}
+
+// ---- audit events ----
+
+export const SORT_FIELDS = [
+  'timestamp', 'status_code', 'response_time', 'path', 'method', 'service_name', 'identifier', 'environment',
+] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+
+export interface AuditFilter {
+  project_id?: string;
+  service_name?: string;
+  method?: string;
+  status_code?: number;
+  environment?: string;
+  identifier?: string;
+  event_type?: string;
+  /** Inclusive bounds, ISO 8601. */
+  start_date?: string;
+  end_date?: string;
+}
+
+export interface AuditListQuery extends AuditFilter {
+  page: number;
+  limit: number;
+  sort_by: SortField;
+  sort_order: 'asc' | 'desc';
+}
+
+/** SPEC 2.2 list item (plus project_id); absent optionals are null so every row has one shape. */
+export interface AuditListItem {
+  id: string;
+  project_id: string;
+  event_type: string;
+  method: string;
+  path: string;
+  status_code: number | null;
+  response_time: number | null;
+  identifier: string;
+  user_email: string | null;
+  service_name: string;
+  environment: string;
+  timestamp: string;
+}
+
+export interface AuditEventsWriter {
+  /** Idempotent: recording an event id twice keeps one row. */
+  record(event: StoredAuditEvent, position: string): void;
+}
+
+export interface AuditEventsQueries {
+  list(query: AuditListQuery, scope: Scope): Promise<Page<AuditListItem>>;
+  get(id: string, scope: Scope): Promise<StoredAuditEvent | null>;
+}
+
+// ---- access: projects, API keys, users ----
+
+export interface ProjectView { id: string; name: string; created_at: string }
+export interface ApiKeyView {
+  id: string; project_id: string; name: string; prefix: string; created_at: string; revoked_at: string | null;
+}
+export interface UserView {
+  id: string; email: string; role: Role; project_ids: string[]; created_at: string;
+}
+export interface UserCredentials extends UserView { password_hash: string }
+
+export interface AccessWriter {
+  projectCreated(p: ProjectView): void;
+  apiKeyIssued(k: ApiKeyView & { key_hash: string }): void;
+  apiKeyRevoked(keyId: string, revokedAt: string): void;
+  userRegistered(u: UserCredentials): void;
+}
+
+export interface AccessQueries {
+  /** The project of an active (not revoked) key, by the SHA-256 hex of the key. */
+  projectOfKey(keyHash: string): Promise<string | null>;
+  listProjects(scope: Scope): Promise<ProjectView[]>;
+  getProject(id: string, scope: Scope): Promise<ProjectView | null>;
+  listApiKeys(projectId: string): Promise<ApiKeyView[]>;
+  userByEmail(email: string): Promise<UserCredentials | null>;
+  listUsers(): Promise<UserView[]>;
+  countUsers(): Promise<number>;
+}
+
+export interface ReadModels {
+  readonly auditEvents: AuditEventsQueries;
+  readonly access: AccessQueries;
+  readonly stores: {
+    readonly auditEvents: ProjectionStore<AuditEventsWriter>;
+    readonly access: ProjectionStore<AccessWriter>;
+  };
+  close(): Promise<void>;
+}
