@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createApp } from './http/app.ts';
 import { StartupError, ensureAdmin, openRuntime, type Runtime } from './runtime.ts';
+import { rebuildReadModels } from './rebuild.ts';
 import { Projector } from '../projections/projector.ts';
 
 const HELP = `watchlog — self-hosted audit logging and uptime monitoring
@@ -121,17 +122,14 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
 
 const rebuild = async (config: Config) => {
   const runtime = openRuntime(config);
-  const projector = new Projector(runtime.log, runtime.runners, pino({ level: 'silent' }));
-  const head = await runtime.log.headPosition();
-  for (const runner of runtime.runners) await runner.reset();
   const started = Date.now();
   let lastPrint = 0;
-  await projector.catchUp((name, position) => {
+  const { head } = await rebuildReadModels(runtime, ({ projection, position, head }) => {
     const now = Date.now();
     if (now - lastPrint < 250 && position !== head) return;
     lastPrint = now;
     const pct = head === null ? 100 : Math.floor((Number(position) / Number(head)) * 100);
-    process.stderr.write(`rebuild ${name}: ${position}/${head ?? 0} (${pct}%)\n`);
+    process.stderr.write(`rebuild ${projection}: ${position}/${head ?? 0} (${pct}%)\n`);
   });
   await runtime.close();
   process.stderr.write(`rebuild done: ${runtime.runners.length} read models, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);

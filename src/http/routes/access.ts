@@ -41,7 +41,8 @@ export const accessRoutes = (deps: AppDeps): Router<AppState> => {
     const user = await deps.readModels.access.userByEmail(email.trim().toLowerCase());
     const ok = await verifyPassword(password, user?.password_hash ?? await decoyHash);
     if (!user || !ok) throw new HttpError(401, 'unauthorized', 'wrong e-mail or password');
-    ctx.body = signToken(user, deps.jwtSecret, deps.jwtTtlSeconds, deps.now());
+    // Token expiry follows the wall clock, as koa-jwt's verification does.
+    ctx.body = signToken(user, deps.jwtSecret, deps.jwtTtlSeconds, new Date());
   });
 
   router.post('/v1/users', ...jwt, async (ctx) => {

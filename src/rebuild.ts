@@ -1,0 +1,15 @@
+import pino from 'pino';
+import { Projector } from '../projections/projector.ts';
+import type { Runtime } from './runtime.ts';
+
+export interface RebuildProgress { projection: string; position: string; head: string | null }
+
+/** Drops every read model and replays the whole log into it. The service must be stopped:
+ *  a running projector would keep writing into the models being dropped. */
+export const rebuildReadModels = async (runtime: Runtime, onProgress: (p: RebuildProgress) => void): Promise<{ head: string | null }> => {
+  const head = await runtime.log.headPosition();
+  for (const runner of runtime.runners) await runner.reset();
+  const projector = new Projector(runtime.log, runtime.runners, pino({ level: 'silent' }));
+  await projector.catchUp((projection, position) => onProgress({ projection, position, head }));
+  return { head };
+};

@@ -1,0 +1,151 @@
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { WrongExpectedRevisionError, type EventLog, type NewEvent, type RecordedEvent } from '../../src/log/event-log.ts';
+
+/** The EventLog contract: every adapter passes the same suite. `open` returns a log on empty
+ *  storage; `reopen` (when given) opens the same storage again, for durability checks. */
+export interface EventLogFixture {
+  log: EventLog;
+  reopen?: () => Promise<EventLog>;
+  cleanup: () => Promise<void>;
+}
+
+const event = (type = 'ProjectCreated', data: unknown = { n: 1 }): NewEvent => ({
+  id: randomUUID(), type, data,
+  metadata: { recorded_at: new Date().toISOString(), actor: 'test', correlation_id: 'c', schema_version: 1 },
+});
+
+const collect = async (log: EventLog, after: string | null, count: number): Promise<RecordedEvent[]> => {
+  const subscription = log.subscribeAll(after);
+  const seen: RecordedEvent[] = [];
+  for await (const batch of subscription) {
+    seen.push(...batch);
+    if (seen.length >= count) break;
+  }
+  await subscription.close();
+  return seen;
+};
+
+export const eventLogContract = (adapter: string, open: () => Promise<EventLogFixture>): void => {
+  const withLog = (title: string, body: (t: import('ava').ExecutionContext, f: EventLogFixture) => Promise<void>) =>
+    test(`${adapter} event log: ${title}`, async (t) => {
+      const fixture = await open();
+      try {
+        await body(t, fixture);
+      } finally {
+        await fixture.cleanup();
+      }
+    });
+
+  withLog('appends and reads a stream in revision order, from a revision', async (t, { log }) => {
+    const stream = `s-${randomUUID()}`;
+    const first = await log.append(stream, [event(), event()], 'no_stream');
+    t.is(first.revision, 1);
+    const second = await log.append(stream, [event('ApiKeyIssued', { k: 'v' })], 1);
+    t.is(second.revision, 2);
+    t.true(BigInt(second.position) > BigInt(first.position));
+    const read = await log.readStream(stream);
+    t.deepEqual(read.map((e) => e.revision), [0, 1, 2]);
+    t.deepEqual(read[2]!.data, { k: 'v' });
+    t.is(read[2]!.type, 'ApiKeyIssued');
+    t.is(read[2]!.metadata.actor, 'test');
+    t.deepEqual((await log.readStream(stream, { fromRevision: 1, maxCount: 1 })).map((e) => e.revision), [1]);
+    t.deepEqual(await log.readStream(`missing-${randomUUID()}`), []);
+  });
+
+  withLog('enforces expected revisions with a typed error', async (t, { log }) => {
+    const stream = `s-${randomUUID()}`;
+    await t.throwsAsync(log.append(stream, [event()], 0), { instanceOf: WrongExpectedRevisionError });
+    await log.append(stream, [event()], 'no_stream');
+    const dup = await t.throwsAsync(log.append(stream, [event()], 'no_stream'), { instanceOf: WrongExpectedRevisionError });
+    t.is(dup?.stream, stream);
+    await t.throwsAsync(log.append(stream, [event()], 5), { instanceOf: WrongExpectedRevisionError });
+    await log.append(stream, [event()], 0);
+    await log.append(stream, [event()], 'any');
+    t.is((await log.readStream(stream)).length, 3);
+  });
+
+  withLog('concurrent appends: one winner per expected revision, and failures do not affect others', async (t, { log }) => {
+    const stream = `s-${randomUUID()}`;
+    await log.append(stream, [event()], 'no_stream');
+    const other = `o-${randomUUID()}`;
+    const results = await Promise.allSettled([
+      log.append(stream, [event()], 0),
+      log.append(stream, [event()], 0),
+      log.append(other, [event()], 'any'),
+      log.append(stream, [event()], 0),
+    ]);
+    t.is(results.filter((r) => r.status === 'fulfilled').length, 2);
+    t.is(results[2]!.status, 'fulfilled');
+    t.is(results.filter((r) => r.status === 'rejected' && r.reason instanceof WrongExpectedRevisionError).length, 2);
+    t.is((await log.readStream(stream)).length, 2);
+  });
+
+  withLog('many concurrent "any" appends get distinct, dense revisions', async (t, { log }) => {
+    const stream = `s-${randomUUID()}`;
+    await Promise.all(Array.from({ length: 200 }, () => log.append(stream, [event()], 'any')));
+    const revisions = (await log.readStream(stream)).map((e) => e.revision);
+    t.deepEqual(revisions, Array.from({ length: 200 }, (_, i) => i));
+  });
+
+  withLog('reads all in position order from a position, and knows its head', async (t, { log }) => {
+    const before = await log.headPosition();
+    const a = await log.append(`a-${randomUUID()}`, [event()], 'any');
+    const b = await log.append(`b-${randomUUID()}`, [event(), event()], 'any');
+    t.is(await log.headPosition(), b.position);
+    const all = await log.readAll(before, 100);
+    t.is(all.length, 3);
+    t.is(all[0]!.position, a.position);
+    t.is(all[2]!.position, b.position);
+    const positions = all.map((e) => BigInt(e.position));
+    t.deepEqual([...positions].sort((x, y) => (x < y ? -1 : 1)), positions);
+    t.is((await log.readAll(a.position, 100)).length, 2);
+    t.is((await log.readAll(before, 1)).length, 1);
+  });
+
+  withLog('catch-up subscription delivers history, then live appends, in order', async (t, { log }) => {
+    const start = await log.headPosition();
+    const stream = `s-${randomUUID()}`;
+    await log.append(stream, [event(), event()], 'any');
+    const seen = collect(log, start, 5);
+    await new Promise((r) => setTimeout(r, 30));
+    await log.append(stream, [event()], 'any');
+    await log.append(stream, [event(), event()], 'any');
+    const events = await seen;
+    t.deepEqual(events.map((e) => e.revision), [0, 1, 2, 3, 4]);
+    t.true(events.every((e) => e.stream === stream));
+  });
+
+  withLog('a subscription can be closed while waiting', async (t, { log }) => {
+    const subscription = log.subscribeAll(await log.headPosition());
+    const iterating = (async () => {
+      let batches = 0;
+      for await (const _ of subscription) batches += 1;
+      return batches;
+    })();
+    await new Promise((r) => setTimeout(r, 20));
+    await subscription.close();
+    t.is(await iterating, 0);
+  });
+
+  withLog('maxCount keeps only the last events of a stream', async (t, { log }) => {
+    const stream = `checks-${randomUUID()}`;
+    await log.setStreamMaxCount(stream, 3);
+    for (let i = 0; i < 5; i += 1) await log.append(stream, [event('CheckRecorded', { i })], 'any');
+    const kept = await log.readStream(stream);
+    t.deepEqual(kept.map((e) => (e.data as { i: number }).i), [2, 3, 4]);
+  });
+
+  withLog('appended events survive a reopen', async (t, fixture) => {
+    if (!fixture.reopen) {
+      t.pass('adapter has no local reopen');
+      return;
+    }
+    const stream = `s-${randomUUID()}`;
+    await fixture.log.append(stream, [event('ProjectCreated', { durable: true })], 'no_stream');
+    await fixture.log.close();
+    const reopened = await fixture.reopen();
+    fixture.log = reopened;
+    t.deepEqual((await reopened.readStream(stream)).map((e) => e.data), [{ durable: true }]);
+  });
+};

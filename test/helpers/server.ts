@@ -1,0 +1,128 @@
+import http from 'node:http';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createApp } from '../../src/http/app.ts';
+import { ensureAdmin, openRuntime, type Runtime } from '../../src/runtime.ts';
+import { Projector } from '../../projections/projector.ts';
+
+export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
+
+export const tempDir = (prefix = 'watchlog-test-') => mkdtempSync(path.join(tmpdir(), prefix));
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  config: Config;
+  runtime: Runtime;
+  projector: Projector;
+  /** Stops the server and projector and closes the stores; the data dir stays unless `remove`. */
+  stop(options?: { remove?: boolean }): Promise<void>;
+}
+
+/** The real app on 127.0.0.1 with a free port, embedded stores in a fresh data dir, and an admin. */
+export interface TestServerOptions {
+  env?: Record<string, string>;
+  dataDir?: string;
+  /** The service clock (receive time of ingested events). */
+  now?: () => Date;
+}
+
+export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () => new Date() }: TestServerOptions = {}): Promise<TestServer> => {
+  const config = loadConfig({
+    WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...env,
+  });
+  const logger = pino({ level: 'silent' });
+  const runtime = openRuntime(config);
+  const projector = new Projector(runtime.log, runtime.runners, logger);
+  projector.start();
+  await ensureAdmin(runtime, config.admin, logger);
+  const app = createApp({
+    log: runtime.log, readModels: runtime.readModels, commands: runtime.commands, logger,
+    jwtSecret: runtime.jwtSecret, jwtTtlSeconds: config.jwtTtlSeconds, bodyLimitBytes: config.bodyLimitBytes,
+    now,
+  });
+  const server = http.createServer(app.callback());
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    config,
+    runtime,
+    projector,
+    async stop({ remove = true } = {}) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await projector.stop();
+      await runtime.close();
+      if (remove) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+};
+
+export interface JsonResponse<T = any> { status: number; body: T; headers: Headers }
+
+/** fetch with JSON in and out; a non-JSON answer is returned as text. */
+export const api = async <T = any>(
+  base: string, method: string, url: string, options: { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<JsonResponse<T>> => {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.apiKey) headers['x-api-key'] = options.apiKey;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(base + url, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+};
+
+export const login = async (base: string, email = ADMIN.email, password = ADMIN.password): Promise<string> => {
+  const res = await api<{ token: string }>(base, 'POST', '/v1/auth/login', { body: { email, password } });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.token;
+};
+
+/** A project and an API key for it, created through the API. */
+export const projectWithKey = async (base: string, token: string, name = 'shop') => {
+  const project = await api<{ id: string }>(base, 'POST', '/v1/projects', { token, body: { name } });
+  if (project.status !== 201) throw new Error(`project: ${project.status} ${JSON.stringify(project.body)}`);
+  const key = await api<{ key: string; id: string }>(base, 'POST', `/v1/projects/${project.body.id}/api-keys`, { token, body: { name: 'sdk' } });
+  if (key.status !== 201) throw new Error(`key: ${key.status} ${JSON.stringify(key.body)}`);
+  return { projectId: project.body.id, apiKey: key.body.key, keyId: key.body.id };
+};
+
+export const sampleEvent = (overrides: Record<string, unknown> = {}) => ({
+  path: '/api/orders',
+  method: 'POST',
+  status_code: 201,
+  response_time: 42,
+  identifier: 'user-1',
+  service_name: 'orders',
+  environment: 'production',
+  ...overrides,
+});
+
+/** Polls until `check` returns a value that is not undefined (projections are eventually consistent). */
+export const eventually = async <T>(check: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};

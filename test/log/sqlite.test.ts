@@ -1,0 +1,62 @@
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { SqliteEventLog } from '../../src/log/sqlite.ts';
+import { eventLogContract } from '../contracts/event-log.ts';
+import { tempDir } from '../helpers/server.ts';
+
+eventLogContract('sqlite', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'log.db');
+  const fixture = {
+    log: new SqliteEventLog(file, { pollIntervalMs: 20 }),
+    reopen: async () => new SqliteEventLog(file, { pollIntervalMs: 20 }),
+    cleanup: async () => {
+      await fixture.log.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return fixture;
+});
+
+const meta = { recorded_at: new Date(0).toISOString(), actor: 't', correlation_id: 'c', schema_version: 1 };
+
+test('sqlite event log: concurrent appends share one group commit', async (t) => {
+  const dir = tempDir();
+  const log = new SqliteEventLog(path.join(dir, 'log.db'));
+  const results = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => log.append(`s-${i}`, [{ id: randomUUID(), type: 'X', data: {}, metadata: meta }], 'any')),
+  );
+  // Positions are consecutive: the 50 appends were written by one transaction in arrival order.
+  t.deepEqual(results.map((r) => Number(r.position)), Array.from({ length: 50 }, (_, i) => Number(results[0]!.position) + i));
+  await log.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('sqlite event log: trim deletes what maxCount hides, and positions are never reused', async (t) => {
+  const dir = tempDir();
+  const log = new SqliteEventLog(path.join(dir, 'log.db'));
+  await log.setStreamMaxCount('checks', 2);
+  for (let i = 0; i < 4; i += 1) await log.append('checks', [{ id: randomUUID(), type: 'X', data: { i }, metadata: meta }], 'any');
+  const headBefore = await log.headPosition();
+  t.is(log.trim(), 2);
+  t.is((await log.readAll(null, 10)).length, 2);
+  const next = await log.append('other', [{ id: randomUUID(), type: 'X', data: {}, metadata: meta }], 'any');
+  t.true(BigInt(next.position) > BigInt(headBefore!));
+  await log.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('sqlite event log: close commits appends still queued', async (t) => {
+  const dir = tempDir();
+  const file = path.join(dir, 'log.db');
+  const log = new SqliteEventLog(file);
+  const pending = log.append('s', [{ id: randomUUID(), type: 'X', data: { queued: true }, metadata: meta }], 'any');
+  await log.close();
+  await pending;
+  const reopened = new SqliteEventLog(file);
+  t.is((await reopened.readStream('s')).length, 1);
+  await reopened.close();
+  rmSync(dir, { recursive: true, force: true });
+});
