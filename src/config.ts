@@ -28,17 +28,20 @@ const stringMin = (name: string, min: number) =>
 const LogLevel = t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null },
   'fatal | error | warn | info | debug | trace | silent');
 
+/** Unset is allowed; named after the codec so errors say what a value must be. */
+const optional = <C extends t.Mixed>(codec: C) => t.union([t.undefined, codec], codec.name);
+
 const Env = t.type({
-  PORT: t.union([t.undefined, intFromEnv('integer 0-65535', 0, 65535)]),
-  HOST: t.union([t.undefined, stringMin('host name or address', 1)]),
-  WATCHLOG_DATA_DIR: t.union([t.undefined, stringMin('directory path', 1)]),
-  WATCHLOG_JWT_SECRET: t.union([t.undefined, stringMin('string of at least 32 characters', 32)]),
-  WATCHLOG_JWT_TTL_SECONDS: t.union([t.undefined, intFromEnv('integer 60-2592000', 60, 2_592_000)]),
-  WATCHLOG_ADMIN_EMAIL: t.union([t.undefined, stringMin('e-mail address', 3)]),
-  WATCHLOG_ADMIN_PASSWORD: t.union([t.undefined, stringMin('password of at least 8 characters', 8)]),
-  WATCHLOG_BODY_LIMIT_BYTES: t.union([t.undefined, intFromEnv('integer 1024-104857600', 1024, 104_857_600)]),
-  WATCHLOG_LOG_LEVEL: t.union([t.undefined, LogLevel]),
-  WATCHLOG_SHUTDOWN_TIMEOUT_MS: t.union([t.undefined, intFromEnv('integer 0-600000', 0, 600_000)]),
+  PORT: optional(intFromEnv('integer 0-65535', 0, 65535)),
+  HOST: optional(stringMin('host name or address', 1)),
+  WATCHLOG_DATA_DIR: optional(stringMin('directory path', 1)),
+  WATCHLOG_JWT_SECRET: optional(stringMin('string of at least 32 characters', 32)),
+  WATCHLOG_JWT_TTL_SECONDS: optional(intFromEnv('integer 60-2592000', 60, 2_592_000)),
+  WATCHLOG_ADMIN_EMAIL: optional(stringMin('e-mail address', 3)),
+  WATCHLOG_ADMIN_PASSWORD: optional(stringMin('password of at least 8 characters', 8)),
+  WATCHLOG_BODY_LIMIT_BYTES: optional(intFromEnv('integer 1024-104857600', 1024, 104_857_600)),
+  WATCHLOG_LOG_LEVEL: optional(LogLevel),
+  WATCHLOG_SHUTDOWN_TIMEOUT_MS: optional(intFromEnv('integer 0-600000', 0, 600_000)),
 });
 
 export interface Config {
@@ -68,7 +71,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     const problems = new Map<string, string>();
     for (const e of decoded.left) {
       const key = e.context[1]?.key ?? '?';
-      const expected = e.context[e.context.length - 1]?.type.name ?? 'valid value';
+      const expected = e.context[1]?.type.name ?? 'valid value';
       const name = key === 'WATCHLOG_JWT_SECRET' || key === 'WATCHLOG_ADMIN_PASSWORD' ? '(hidden)' : describe(e.value);
       if (!problems.has(key)) problems.set(key, `${key}: expected ${expected}, got ${name}`);
     }

@@ -1,0 +1,103 @@
+import test from 'ava';
+import { rmSync } from 'node:fs';
+import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, tempDir } from './helpers/server.ts';
+import { freePort, runCli, waitForLog } from './helpers/process.ts';
+
+test('the real server: login, project, key, ingest, list and detail; SIGTERM stops it cleanly; a restart keeps everything', async (t) => {
+  const dataDir = tempDir();
+  const port = await freePort();
+  const env = {
+    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const first = runCli(['start'], env);
+  t.teardown(() => first.child.kill('SIGKILL'));
+  const listening = await waitForLog(first, 'listening');
+  t.is(listening.port, port);
+
+  const token = await login(url);
+  const { projectId, apiKey } = await projectWithKey(url, token);
+  const ingested = await api(url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ request_body: { password: 'p' } }) });
+  t.is(ingested.status, 202);
+  const listed = await eventually(async () => {
+    const r = await api(url, 'GET', `/v1/audit?project_id=${projectId}`, { token });
+    return r.body.data.length === 1 ? r.body : undefined;
+  });
+  t.is(listed.data[0].id, ingested.body.id);
+  t.is(listed.data[0].event_type, 'http');
+  const detail = await api(url, 'GET', `/v1/audit/${ingested.body.id}`, { token });
+  t.is(detail.status, 200);
+  t.deepEqual(detail.body.request_body, { password: '********' });
+
+  // Appends in flight when SIGTERM arrives are finished and acknowledged, not dropped.
+  const inFlight = Array.from({ length: 20 }, () => api(url, 'POST', '/v1/audit', { apiKey, body: sampleEvent() }));
+  await new Promise((r) => setTimeout(r, 5));
+  first.child.kill('SIGTERM');
+  const settled = await Promise.allSettled(inFlight);
+  const accepted = settled.filter((s) => s.status === 'fulfilled' && s.value.status === 202).length;
+  t.is(await first.exited, 0);
+  t.true(first.stdout().includes('"msg":"stopped"'));
+
+  const second = runCli(['start'], env);
+  t.teardown(() => second.child.kill('SIGKILL'));
+  await waitForLog(second, 'listening');
+  // The JWT secret was generated once into the data dir: the old token still works.
+  const after = await eventually(async () => {
+    const r = await api(url, 'GET', `/v1/audit?project_id=${projectId}`, { token });
+    return r.body.pagination.totalItems === 1 + accepted ? r.body : undefined;
+  });
+  t.is(after.pagination.totalItems, 1 + accepted);
+  const users = await api(url, 'GET', '/v1/users', { token });
+  t.is(users.body.length, 1);
+  second.child.kill('SIGTERM');
+  t.is(await second.exited, 0);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('--help prints usage; bad configuration fails fast with a clear message', async (t) => {
+  const help = runCli(['--help'], {});
+  t.is(await help.exited, 0);
+  t.regex(help.stdout(), /Usage: watchlog <command>/);
+  t.regex(help.stdout(), /rebuild/);
+
+  const bad = runCli(['start'], { PORT: 'abc', WATCHLOG_JWT_SECRET: 'short' });
+  t.is(await bad.exited, 2);
+  t.regex(bad.stderr(), /PORT: expected integer 0-65535, got "abc"/);
+  t.regex(bad.stderr(), /WATCHLOG_JWT_SECRET/);
+  t.false(bad.stderr().includes('short'));
+
+  const unknown = runCli(['launch'], {});
+  t.is(await unknown.exited, 2);
+  t.regex(unknown.stderr(), /unknown command "launch"/);
+});
+
+test('a port in use is a clear startup error', async (t) => {
+  const dataDir = tempDir();
+  const port = await freePort();
+  const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir };
+  const first = runCli(['start'], env);
+  t.teardown(() => first.child.kill('SIGKILL'));
+  await waitForLog(first, 'listening');
+  const second = runCli(['api'], env);
+  t.is(await second.exited, 1);
+  t.regex(second.stderr(), new RegExp(`port ${port} on 127.0.0.1 is already in use`));
+  first.child.kill('SIGTERM');
+  await first.exited;
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('rebuild prints progress and exits', async (t) => {
+  const dataDir = tempDir();
+  const port = await freePort();
+  const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password };
+  const server = runCli(['start'], env);
+  t.teardown(() => server.child.kill('SIGKILL'));
+  await waitForLog(server, 'listening');
+  server.child.kill('SIGTERM');
+  await server.exited;
+  const rebuild = runCli(['rebuild'], env);
+  t.is(await rebuild.exited, 0);
+  t.regex(rebuild.stderr(), /rebuild access: \d+\/\d+ \(100%\)/);
+  t.regex(rebuild.stderr(), /rebuild done: 2 read models/);
+  rmSync(dataDir, { recursive: true, force: true });
+});

@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+
+export interface CliProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs the `watchlog` CLI (src/main.ts through tsx) with only the given environment added. */
+export const runCli = (args: string[], env: Record<string, string>): CliProcess => {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+};
+
+/** Resolves when a JSON log line with this `msg` appears on stdout. */
+export const waitForLog = async (p: CliProcess, msg: string, timeoutMs = 20_000): Promise<Record<string, unknown>> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const line of p.stdout().split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      if (entry.msg === msg) return entry;
+    }
+    if (p.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`no "${msg}" log line; stdout:\n${p.stdout()}\nstderr:\n${p.stderr()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
