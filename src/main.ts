@@ -8,6 +8,7 @@ import { createApp } from './http/app.ts';
 import { StartupError, ensureAdmin, openRuntime, type Runtime } from './runtime.ts';
 import { rebuildReadModels } from './rebuild.ts';
 import { Projector } from '../projections/projector.ts';
+import { ProjectorThread } from '../projections/projector-host.ts';
 
 const HELP = `watchlog — self-hosted audit logging and uptime monitoring
 
@@ -92,7 +93,11 @@ const closeServer = async (server: http.Server) => {
 
 const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: Logger) => {
   const runtime: Runtime = openRuntime(config);
-  const projector = mode === 'api' ? null : new Projector(runtime.log, runtime.runners, logger);
+  // `start` keeps the HTTP event loop free by projecting on a thread; a `worker` process is
+  // dedicated to projecting, so it does so on its main thread.
+  const projector = mode === 'api' ? null
+    : mode === 'start' ? new ProjectorThread({ dataDir: config.dataDir, logLevel: config.logLevel }, runtime.log, logger)
+    : new Projector(runtime.log, runtime.runners, logger);
   projector?.start();
   let server: http.Server | null = null;
   onSignals(logger, config, async () => {

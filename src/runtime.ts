@@ -5,7 +5,6 @@ import type { Config } from './config.ts';
 import type { CommandDeps } from './commands/context.ts';
 import { registerUser } from './commands/users.ts';
 import { DomainError } from './domain/errors.ts';
-import type { EventLog } from './log/event-log.ts';
 import { SqliteEventLog } from './log/sqlite.ts';
 import type { ReadModels } from './views/ports.ts';
 import { openSqliteReadModels } from './views/sqlite/index.ts';
@@ -16,7 +15,7 @@ import { bindProjection, waitForCheckpoint, type ProjectionRunner } from '../pro
 
 /** The stores and projections of one deployment, opened from the configuration. */
 export interface Runtime {
-  readonly log: EventLog;
+  readonly log: SqliteEventLog;
   readonly readModels: ReadModels;
   readonly runners: readonly ProjectionRunner[];
   readonly commands: CommandDeps;
@@ -35,12 +34,21 @@ const ensureDataDir = (dir: string) => {
   }
 };
 
-export const openRuntime = (config: Config): Runtime => {
+/** The log, the read models and the projections bound to them. */
+export const openStores = (config: Pick<Config, 'dataDir'>, options: { writerThread: boolean }) => {
   ensureDataDir(config.dataDir);
-  const log = new SqliteEventLog(path.join(config.dataDir, 'log.db'));
+  const log = new SqliteEventLog(path.join(config.dataDir, 'log.db'), { writerThread: options.writerThread });
   const readModels = openSqliteReadModels(path.join(config.dataDir, 'views.db'));
-  const access = bindProjection(accessProjection, readModels.stores.access);
-  const runners = [access, bindProjection(auditEventsProjection, readModels.stores.auditEvents)];
+  const runners = [
+    bindProjection(accessProjection, readModels.stores.access),
+    bindProjection(auditEventsProjection, readModels.stores.auditEvents),
+  ];
+  return { log, readModels, runners };
+};
+
+export const openRuntime = (config: Config): Runtime => {
+  const { log, readModels, runners } = openStores(config, { writerThread: true });
+  const access = runners[0]!;
   return {
     log,
     readModels,

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { CommandDeps } from '../commands/context.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { ReadModels } from '../views/ports.ts';
+import { ApiKeyCache } from './api-key-cache.ts';
 import { errorHandler } from './errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -19,6 +20,11 @@ export interface AppDeps {
   readonly jwtTtlSeconds: number;
   readonly bodyLimitBytes: number;
   readonly now: () => Date;
+}
+
+/** What the routes get: the app's dependencies plus state the app owns. */
+export interface RouteDeps extends AppDeps {
+  readonly apiKeys: ApiKeyCache;
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -53,7 +59,8 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     ctx.body = { status: 'ok' };
   });
 
-  for (const router of [health, auditRoutes(deps), accessRoutes(deps)]) {
+  const routeDeps: RouteDeps = { ...deps, apiKeys: new ApiKeyCache(deps.readModels.access) };
+  for (const router of [health, auditRoutes(routeDeps), accessRoutes(routeDeps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
   }

@@ -22,14 +22,44 @@ const readRaw = async (ctx: Context, limit: number): Promise<Buffer> => {
     return new HttpError(413, 'payload_too_large', `request body exceeds ${limit} bytes`);
   };
   if (declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
+  // Plain listeners: the stream's async iterator costs more than the rest of a small ingest.
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const req = ctx.req;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new HttpError(400, 'bad_request', `request body could not be read: ${error.message}`));
+    };
+    const onAborted = () => {
+      cleanup();
+      reject(new HttpError(400, 'bad_request', 'request aborted'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
 };
 
 /** Reads a JSON request body: 415 unless the content type is JSON, 413 over the limit, 400 for

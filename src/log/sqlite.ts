@@ -1,46 +1,20 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import type { EventMetadata } from '../domain/events.ts';
+import { InlineAppender, ThreadAppender, type Appender } from './sqlite-appender.ts';
+import { openLogDatabase, serializeAppend } from './sqlite-writer.ts';
 import {
   WrongExpectedRevisionError,
   type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
 } from './event-log.ts';
 
-/** The embedded event log: one append-only table in a SQLite file.
- *
- *  Durability: WAL with synchronous=FULL, so a transaction is fsynced before its appends resolve
- *  (an acknowledged event survives power loss, not only a process crash). The fsync is paid once
- *  per group commit: appends arriving in the same turn of the event loop share one transaction;
- *  each runs in its own savepoint so one failed expectation does not fail its neighbours.
- *  Positions are an AUTOINCREMENT key, so a trimmed position is never reused. */
+/** The embedded event log: one append-only table in a SQLite file (schema and durability in
+ *  sqlite-writer.ts, group commit in sqlite-appender.ts). Reads and subscriptions use this
+ *  thread's connection; WAL lets them run beside the writer. */
 
 interface Row {
   position: number; stream: string; revision: number; id: string; type: string; data: string; metadata: string;
 }
-
-interface PendingAppend {
-  stream: string;
-  events: readonly NewEvent[];
-  expected: ExpectedRevision;
-  resolve: (r: AppendResult) => void;
-  reject: (e: unknown) => void;
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS events (
-  position INTEGER PRIMARY KEY AUTOINCREMENT,
-  stream   TEXT NOT NULL,
-  revision INTEGER NOT NULL,
-  id       TEXT NOT NULL UNIQUE,
-  type     TEXT NOT NULL,
-  data     TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  UNIQUE (stream, revision)
-);
-CREATE TABLE IF NOT EXISTS stream_settings (
-  stream    TEXT PRIMARY KEY,
-  max_count INTEGER NOT NULL
-);`;
 
 const toRecorded = (r: Row): RecordedEvent => ({
   position: String(r.position),
@@ -57,13 +31,14 @@ export interface SqliteEventLogOptions {
   pollIntervalMs?: number;
   /** Largest batch a subscription delivers. */
   batchSize?: number;
+  /** Commit appends on a dedicated thread (servers) rather than on the caller's (tools, tests). */
+  writerThread?: boolean;
 }
 
 export class SqliteEventLog implements EventLog {
   private readonly db: Database.Database;
   private readonly appended = new EventEmitter();
-  private queue: PendingAppend[] = [];
-  private flushScheduled = false;
+  private readonly appender: Appender;
   private closed = false;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
@@ -72,15 +47,12 @@ export class SqliteEventLog implements EventLog {
   constructor(file: string, options: SqliteEventLogOptions = {}) {
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 1000;
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(SCHEMA);
+    this.db = openLogDatabase(file);
     this.appended.setMaxListeners(0);
+    const onCommit = () => this.appended.emit('append');
+    this.appender = options.writerThread ? new ThreadAppender(file, onCommit) : new InlineAppender(this.db, onCommit);
     this.stmts = {
       head: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
-      insert: this.db.prepare('INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)'),
       readStream: this.db.prepare<[string, number, number], Row>(
         'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?'),
       readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
@@ -92,59 +64,23 @@ export class SqliteEventLog implements EventLog {
     };
   }
 
-  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (this.closed) return Promise.reject(new Error('event log is closed'));
-    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ stream, events, expected, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
+  async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) throw new Error('event log is closed');
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const outcome = await this.appender.append(serializeAppend(stream, events, expected));
+    if (outcome.ok) return { revision: outcome.revision, position: outcome.position };
+    if (outcome.kind === 'wrong_revision') throw new WrongExpectedRevisionError(outcome.stream, outcome.expected, outcome.actual);
+    throw new Error(outcome.message);
   }
 
-  /** Commits every queued append in one transaction, then settles their promises. */
-  private flush(): void {
-    this.flushScheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
-    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
-    const appendOne = this.db.transaction((p: PendingAppend): AppendResult => {
-      const current = this.stmts.head.get(p.stream)?.revision ?? null;
-      const actual = current === null ? 'no_stream' : current;
-      if (p.expected === 'no_stream' ? current !== null : p.expected !== 'any' && p.expected !== current) {
-        throw new WrongExpectedRevisionError(p.stream, p.expected, actual);
-      }
-      let revision = current ?? -1;
-      let position = 0;
-      for (const e of p.events) {
-        revision += 1;
-        const info = this.stmts.insert.run(p.stream, revision, e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));
-        position = Number(info.lastInsertRowid);
-      }
-      return { revision, position: String(position) };
-    });
-    try {
-      this.db.transaction(() => {
-        for (const p of batch) {
-          try {
-            outcomes.push({ ok: true, result: appendOne(p) });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-          }
-        }
-      })();
-    } catch (error) {
-      for (const p of batch) p.reject(error);
-      return;
-    }
-    batch.forEach((p, i) => {
-      const o = outcomes[i]!;
-      if (o.ok) p.resolve(o.result);
-      else p.reject(o.error);
-    });
+  /** Called after every commit made through this handle (wires in-process wake-ups across threads). */
+  onAppend(listener: () => void): () => void {
+    this.appended.on('append', listener);
+    return () => this.appended.off('append', listener);
+  }
+
+  /** Wakes live subscriptions now: another handle on the same file has committed. */
+  notifyAppended(): void {
     this.appended.emit('append');
   }
 
@@ -222,7 +158,7 @@ export class SqliteEventLog implements EventLog {
   /** Commits what is queued, then closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flush();
+    await this.appender.close();
     this.closed = true;
     this.appended.emit('append');
     this.db.close();

@@ -6,19 +6,21 @@ import { SqliteEventLog } from '../../src/log/sqlite.ts';
 import { eventLogContract } from '../contracts/event-log.ts';
 import { tempDir } from '../helpers/server.ts';
 
-eventLogContract('sqlite', async () => {
-  const dir = tempDir();
-  const file = path.join(dir, 'log.db');
-  const fixture = {
-    log: new SqliteEventLog(file, { pollIntervalMs: 20 }),
-    reopen: async () => new SqliteEventLog(file, { pollIntervalMs: 20 }),
-    cleanup: async () => {
-      await fixture.log.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  return fixture;
-});
+for (const writerThread of [false, true]) {
+  eventLogContract(writerThread ? 'sqlite (writer thread)' : 'sqlite', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'log.db');
+    const fixture = {
+      log: new SqliteEventLog(file, { pollIntervalMs: 20, writerThread }),
+      reopen: async () => new SqliteEventLog(file, { pollIntervalMs: 20, writerThread }),
+      cleanup: async () => {
+        await fixture.log.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+    return fixture;
+  });
+}
 
 const meta = { recorded_at: new Date(0).toISOString(), actor: 't', correlation_id: 'c', schema_version: 1 };
 
@@ -48,10 +50,10 @@ test('sqlite event log: trim deletes what maxCount hides, and positions are neve
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('sqlite event log: close commits appends still queued', async (t) => {
+test('sqlite event log: close commits appends still queued (writer thread)', async (t) => {
   const dir = tempDir();
   const file = path.join(dir, 'log.db');
-  const log = new SqliteEventLog(file);
+  const log = new SqliteEventLog(file, { writerThread: true });
   const pending = log.append('s', [{ id: randomUUID(), type: 'X', data: { queued: true }, metadata: meta }], 'any');
   await log.close();
   await pending;

@@ -8,7 +8,7 @@ import type { CommandContext } from '../../commands/context.ts';
 import { principalOf, requireJwt, requireRole, signToken, type Principal } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
 import { HttpError, decodeOrThrow } from '../errors.ts';
-import type { AppDeps } from '../app.ts';
+import type { RouteDeps } from '../app.ts';
 import type { AppState } from '../state.ts';
 
 const LoginBody = t.type({ email: t.string, password: t.string });
@@ -24,7 +24,7 @@ const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not 
 
 /** Login, users, projects and API keys. Admins create projects and users; admins and members
  *  manage the keys of projects they see; auditors only read. */
-export const accessRoutes = (deps: AppDeps): Router<AppState> => {
+export const accessRoutes = (deps: RouteDeps): Router<AppState> => {
   const router = new Router<AppState>();
   const jwt = requireJwt(deps.jwtSecret);
   const context = (principal: Principal, correlationId: string): CommandContext =>
@@ -95,6 +95,7 @@ export const accessRoutes = (deps: AppDeps): Router<AppState> => {
     const keyId = ctx.params.keyId ?? '';
     if (!isUuid(keyId)) throw notFound('API key');
     await revokeApiKey(deps.commands, project.id, keyId.toLowerCase(), context(principal, ctx.state.correlationId));
+    deps.apiKeys.invalidate();
     ctx.status = 204;
   });
 

@@ -3,13 +3,12 @@ import * as t from 'io-ts';
 import { AuditEventInput, Environment, HttpMethod } from '../../domain/audit-event.ts';
 import { IsoTimestamp, Uuid, isUuid } from '../../domain/codecs.ts';
 import { recordAuditEvent } from '../../commands/ingest.ts';
-import { hashApiKey } from '../../commands/projects.ts';
 import { SORT_FIELDS, type AuditListQuery } from '../../views/ports.ts';
 import { principalOf, requireJwt } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
 import { HttpError, decodeOrThrow } from '../errors.ts';
 import { IntFromString, singleValued } from '../query.ts';
-import type { AppDeps } from '../app.ts';
+import type { RouteDeps } from '../app.ts';
 import type { AppState } from '../state.ts';
 
 export const EventType = t.keyof(
@@ -49,12 +48,12 @@ export const checkDateRange = (q: { start_date?: string; end_date?: string }): v
   }
 };
 
-export const auditRoutes = (deps: AppDeps): Router<AppState> => {
+export const auditRoutes = (deps: RouteDeps): Router<AppState> => {
   const router = new Router<AppState>();
 
   router.post('/v1/audit', async (ctx) => {
     const key = ctx.get('x-api-key');
-    const projectId = key ? await deps.readModels.access.projectOfKey(hashApiKey(key)) : null;
+    const projectId = key ? await deps.apiKeys.projectOf(key) : null;
     if (!projectId) throw new HttpError(401, 'unauthorized', key ? 'invalid or revoked API key' : 'missing X-API-Key header');
     const input = decodeOrThrow(AuditEventInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'audit event');
     const { id } = await recordAuditEvent(deps.log, projectId, input, {

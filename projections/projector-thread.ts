@@ -1,0 +1,31 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import pino from 'pino';
+import { openStores } from '../src/runtime.ts';
+import { Projector } from './projector.ts';
+
+/** The projector on its own thread: its synchronous SQLite work (replaying, index updates,
+ *  commits) never holds up the HTTP event loop of `watchlog start`. It opens its own handles on
+ *  the same files; the main thread forwards "appended" so live batches start without polling. */
+
+export interface ProjectorThreadData { dataDir: string; logLevel: string }
+export type ToProjectorThread = 'appended' | 'stop';
+
+const data = workerData as ProjectorThreadData;
+const logger = pino({ level: data.logLevel, base: { service: 'watchlog', mode: 'projector-thread' } });
+const { log, readModels, runners } = openStores({ dataDir: data.dataDir }, { writerThread: false });
+const projector = new Projector(log, runners, logger);
+projector.start();
+
+parentPort!.on('message', (message: ToProjectorThread) => {
+  if (message === 'appended') {
+    log.notifyAppended();
+    return;
+  }
+  void (async () => {
+    await projector.stop();
+    await log.close();
+    await readModels.close();
+    parentPort!.postMessage('stopped');
+    parentPort!.close();
+  })();
+});
