@@ -77,5 +77,8 @@ export const StoredAuditEvent = t.intersection([
 export type StoredAuditEvent = t.TypeOf<typeof StoredAuditEvent>;
 
 /** Drops the null/undefined optionals so the stored document carries only what was sent. */
-export const withoutAbsent = <T extends object>(o: T): T =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as T;
+export const withoutAbsent = <T extends object>(o: T): T => {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(o)) if (value !== null && value !== undefined) out[key] = value;
+  return out as T;
+};

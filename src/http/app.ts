@@ -36,6 +36,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
 
   // Correlation id and access log. Accepted ingests are logged at debug: they are the
   // high-volume path and the log itself records them.
+  const debug = deps.logger.isLevelEnabled('debug');
   app.use(async (ctx, next) => {
     const started = performance.now();
     const given = ctx.get('x-request-id');
@@ -48,21 +49,21 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
         req_id: ctx.state.correlationId, method: ctx.method, path: ctx.path, status: ctx.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
       };
-      if (ctx.status === 202 && ctx.path === '/v1/audit') deps.logger.debug(entry, 'request');
-      else deps.logger.info(entry, 'request');
+      if (ctx.status !== 202 || ctx.path !== '/v1/audit') deps.logger.info(entry, 'request');
+      else if (debug) deps.logger.debug(entry, 'request');
     }
   });
   app.use(errorHandler(deps.logger));
 
-  const health = new Router<AppState>();
-  health.get('/healthz', (ctx) => {
+  // One router: each extra router would match every request's path again.
+  const router = new Router<AppState>();
+  router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
-
   const routeDeps: RouteDeps = { ...deps, apiKeys: new ApiKeyCache(deps.readModels.access) };
-  for (const router of [health, auditRoutes(routeDeps), accessRoutes(routeDeps)]) {
-    app.use(router.routes());
-    app.use(router.allowedMethods({ throw: true }));
-  }
+  auditRoutes(router, routeDeps);
+  accessRoutes(router, routeDeps);
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
   return app;
 };

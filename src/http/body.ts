@@ -66,11 +66,13 @@ const readRaw = async (ctx: Context, limit: number): Promise<Buffer> => {
  *  malformed JSON or nesting deeper than MAX_DEPTH. `JSON.parse` makes `__proto__` an own data
  *  property, so parsing alone pollutes nothing. */
 export const readJsonBody = async (ctx: Context, limit: number): Promise<unknown> => {
-  if (!ctx.is('application/json', 'application/*+json')) {
+  const [mediaType = '', ...params] = ctx.get('content-type').toLowerCase().split(';');
+  const type = mediaType.trim();
+  if (type !== 'application/json' && !(type.startsWith('application/') && type.endsWith('+json'))) {
     throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
   }
-  const charset = ctx.request.charset;
-  if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+  const charset = params.map((p) => p.trim()).find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') {
     throw new HttpError(415, 'unsupported_media_type', 'JSON bodies must be UTF-8');
   }
   const raw = await readRaw(ctx, limit);

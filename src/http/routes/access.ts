@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { Email, Role, Uuid, boundedString, isUuid } from '../../domain/codecs.ts';
 import { createProject, issueApiKey, revokeApiKey } from '../../commands/projects.ts';
@@ -24,8 +24,7 @@ const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not 
 
 /** Login, users, projects and API keys. Admins create projects and users; admins and members
  *  manage the keys of projects they see; auditors only read. */
-export const accessRoutes = (deps: RouteDeps): Router<AppState> => {
-  const router = new Router<AppState>();
+export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const jwt = requireJwt(deps.jwtSecret);
   const context = (principal: Principal, correlationId: string): CommandContext =>
     ({ actor: `user:${principal.userId}`, correlationId, now: deps.now });
@@ -99,6 +98,5 @@ export const accessRoutes = (deps: RouteDeps): Router<AppState> => {
     ctx.status = 204;
   });
 
-  return router;
 };
 

@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { AuditEventInput, Environment, HttpMethod } from '../../domain/audit-event.ts';
 import { IsoTimestamp, Uuid, isUuid } from '../../domain/codecs.ts';
@@ -48,8 +48,7 @@ export const checkDateRange = (q: { start_date?: string; end_date?: string }): v
   }
 };
 
-export const auditRoutes = (deps: RouteDeps): Router<AppState> => {
-  const router = new Router<AppState>();
+export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
 
   router.post('/v1/audit', async (ctx) => {
     const key = ctx.get('x-api-key');
@@ -77,5 +76,4 @@ export const auditRoutes = (deps: RouteDeps): Router<AppState> => {
     ctx.body = event;
   });
 
-  return router;
 };
