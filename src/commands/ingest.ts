@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { withoutAbsent, type AuditEventInput, type StoredAuditEvent } from '../domain/audit-event.ts';
+import type { AuditEventInput, StoredAuditEvent } from '../domain/audit-event.ts';
 import { maskObject } from '../domain/masking.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { newEvent, type CommandContext } from './context.ts';
@@ -8,20 +8,19 @@ const MASKED_FIELDS = ['request_body', 'response_body', 'query_params', 'path_pa
 
 /** Builds the stored form of an ingested event: masked, with the service's id and receive time. */
 export const toStoredAuditEvent = (projectId: string, input: AuditEventInput, receivedAt: Date): StoredAuditEvent => {
-  const present = withoutAbsent(input);
-  const masked = { ...present };
-  for (const field of MASKED_FIELDS) {
-    const value = present[field];
-    if (value) masked[field] = maskObject(value);
-  }
-  return {
+  const stored: Record<string, unknown> = {
     id: randomUUID(),
     project_id: projectId,
     event_type: 'http',
     timestamp: receivedAt.toISOString(),
-    ...masked,
-    source: present.source ?? 'backend',
-  } as StoredAuditEvent;
+  };
+  for (const [key, value] of Object.entries(input)) if (value !== undefined) stored[key] = value;
+  for (const field of MASKED_FIELDS) {
+    const value = input[field];
+    if (value) stored[field] = maskObject(value);
+  }
+  stored.source = input.source ?? 'backend';
+  return stored as StoredAuditEvent;
 };
 
 /** Ingested events are facts: appended with "any" to the project's audit stream. Resolves once

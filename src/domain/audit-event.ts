@@ -2,13 +2,22 @@ import * as t from 'io-ts';
 import { boundedString, intRange, JsonObject } from './codecs.ts';
 
 /** SPEC 2.1: the ingest payload. Unknown fields are dropped (t.exact); `null` on an optional
- *  field means "absent", since SDKs in several languages serialise missing values as null. */
+ *  field means "absent", since SDKs in several languages serialise missing values as null.
+ *  Absent fields may decode to `undefined` keys, which JSON serialisation drops. */
 
 export const HttpMethod = t.keyof({ GET: null, POST: null, PUT: null, DELETE: null }, 'GET | POST | PUT | DELETE');
 export const Environment = t.keyof({ production: null, staging: null, development: null }, 'production | staging | development');
 export const Source = t.keyof({ backend: null, browser: null }, 'backend | browser');
 
-const optional = <C extends t.Mixed>(codec: C) => t.union([codec, t.null, t.undefined], codec.name);
+/** Absent, null (decoded as absent), or a valid value. Unlike a union it builds no failure for
+ *  an absent field, which matters on the ingest path where most optional fields are absent. */
+const optional = <A, O>(codec: t.Type<A, O, unknown>) =>
+  new t.Type<A | undefined, O | undefined, unknown>(
+    codec.name,
+    (u): u is A | undefined => u === undefined || codec.is(u),
+    (u, c) => (u === undefined || u === null ? t.success(undefined) : codec.validate(u, c)),
+    (a) => (a === undefined ? undefined : codec.encode(a)),
+  );
 
 const requiredFields = {
   path: boundedString('string (1-255 chars)', 1, 255),
@@ -75,10 +84,3 @@ export const StoredAuditEvent = t.intersection([
   }),
 ], 'StoredAuditEvent');
 export type StoredAuditEvent = t.TypeOf<typeof StoredAuditEvent>;
-
-/** Drops the null/undefined optionals so the stored document carries only what was sent. */
-export const withoutAbsent = <T extends object>(o: T): T => {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(o)) if (value !== null && value !== undefined) out[key] = value;
-  return out as T;
-};

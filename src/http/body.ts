@@ -3,15 +3,16 @@ import { HttpError } from './errors.ts';
 
 export const MAX_DEPTH = 32;
 
-/** Depth of nested objects/arrays (a scalar is 0, `{}` is 1), stopping as soon as `max` is passed. */
+/** True when objects/arrays nest deeper than `max` (a scalar is depth 0, `{}` depth 1). Recursion
+ *  stops at max + 1 levels, so the stack stays shallow whatever the input. */
 export const exceedsDepth = (value: unknown, max: number): boolean => {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth + 1 > max) return true;
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  if (value === null || typeof value !== 'object') return false;
+  if (max <= 0) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (exceedsDepth(item, max - 1)) return true;
+    return false;
   }
+  for (const key in value) if (exceedsDepth((value as Record<string, unknown>)[key], max - 1)) return true;
   return false;
 };
 

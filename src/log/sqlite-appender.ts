@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../threads.ts';
 import type Database from 'better-sqlite3';
-import { SqliteLogWriter, type AppendOutcome, type SerializedAppend } from './sqlite-writer.ts';
+import { SqliteLogWriter, encodeAppends, type AppendOutcome, type SerializedAppend } from './sqlite-writer.ts';
 
 /** Group commit: appends arriving in the same turn of the event loop share one transaction (and
  *  one fsync). `inline` commits on the calling thread; `thread` on a dedicated writer thread, so
@@ -60,7 +60,7 @@ export class InlineAppender implements Appender {
   }
 }
 
-export type ToWriterThread = { type: 'append'; seqs: number[]; requests: SerializedAppend[] } | { type: 'close' };
+export type ToWriterThread = { type: 'append'; seqs: number[]; payload: string } | { type: 'close' };
 export type FromWriterThread = { type: 'committed'; seqs: number[]; outcomes: AppendOutcome[] };
 
 export class ThreadAppender implements Appender {
@@ -86,7 +86,7 @@ export class ThreadAppender implements Appender {
         this.waiting.set(seq, p.resolve);
         return seq;
       });
-      this.worker.postMessage({ type: 'append', seqs, requests: batch.map((p) => p.request) } satisfies ToWriterThread);
+      this.worker.postMessage({ type: 'append', seqs, payload: encodeAppends(batch.map((p) => p.request)) } satisfies ToWriterThread);
     });
   }
 

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { SqliteLogWriter, openLogDatabase, type SerializedAppend } from './sqlite-writer.ts';
+import { SqliteLogWriter, decodeAppends, openLogDatabase, type SerializedAppend } from './sqlite-writer.ts';
 import type { FromWriterThread, ToWriterThread } from './sqlite-appender.ts';
 
 /** The log's writer thread. Batches received in the same turn are committed together. */
@@ -26,7 +26,7 @@ parentPort!.on('message', (message: ToWriterThread) => {
     return;
   }
   seqs.push(...message.seqs);
-  requests.push(...message.requests);
+  requests.push(...decodeAppends(message.payload));
   if (!scheduled) {
     scheduled = true;
     setImmediate(commit);
