@@ -1,0 +1,40 @@
+import test from 'ava';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+test('defaults', (t) => {
+  const c = loadConfig({});
+  t.is(c.port, 3000);
+  t.is(c.host, '127.0.0.1');
+  t.is(c.dataDir, path.resolve('data'));
+  t.is(c.bodyLimitBytes, 1_048_576);
+  t.is(c.jwtTtlSeconds, 43_200);
+  t.is(c.logLevel, 'info');
+  t.is(c.jwtSecret, undefined);
+  t.is(c.admin, undefined);
+});
+
+test('values are decoded; an empty value counts as unset', (t) => {
+  const c = loadConfig({ PORT: '8080', HOST: '0.0.0.0', WATCHLOG_DATA_DIR: '/var/lib/watchlog', WATCHLOG_BODY_LIMIT_BYTES: '', WATCHLOG_ADMIN_EMAIL: 'a@b.c', WATCHLOG_ADMIN_PASSWORD: 'long-enough' });
+  t.is(c.port, 8080);
+  t.is(c.host, '0.0.0.0');
+  t.is(c.dataDir, '/var/lib/watchlog');
+  t.is(c.bodyLimitBytes, 1_048_576);
+  t.deepEqual(c.admin, { email: 'a@b.c', password: 'long-enough' });
+});
+
+test('every bad variable is reported at once, secrets never echoed', (t) => {
+  const error = t.throws(() => loadConfig({ PORT: 'abc', WATCHLOG_JWT_SECRET: 'too-short-secret', WATCHLOG_LOG_LEVEL: 'loud', WATCHLOG_BODY_LIMIT_BYTES: '10' }), { instanceOf: ConfigError });
+  t.is(error?.problems.length, 4);
+  t.regex(error!.message, /PORT: expected integer 0-65535, got "abc"/);
+  t.regex(error!.message, /WATCHLOG_JWT_SECRET: expected string of at least 32 characters, got \(hidden\)/);
+  t.regex(error!.message, /WATCHLOG_LOG_LEVEL/);
+  t.regex(error!.message, /WATCHLOG_BODY_LIMIT_BYTES/);
+  t.false(error!.message.includes('too-short-secret'));
+  t.throws(() => loadConfig({ PORT: '70000' }), { message: /PORT/ });
+});
+
+test('admin e-mail and password go together', (t) => {
+  t.throws(() => loadConfig({ WATCHLOG_ADMIN_EMAIL: 'a@b.c' }), { instanceOf: ConfigError, message: /set together/ });
+  t.throws(() => loadConfig({ WATCHLOG_ADMIN_PASSWORD: 'long-enough' }), { instanceOf: ConfigError });
+});
