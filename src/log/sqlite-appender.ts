@@ -67,6 +67,7 @@ export class ThreadAppender implements Appender {
   private readonly worker: Worker;
   private readonly waiting = new Map<number, (o: AppendOutcome) => void>();
   private seq = 0;
+  private exited = false;
   private readonly batcher: TurnBatcher;
 
   constructor(file: string, onCommit: () => void) {
@@ -79,8 +80,15 @@ export class ThreadAppender implements Appender {
       onCommit();
     });
     this.worker.on('error', (error) => this.failAll(`log writer thread failed: ${error.message}`));
-    this.worker.on('exit', () => this.failAll('log writer thread exited'));
+    this.worker.on('exit', () => {
+      this.exited = true;
+      this.failAll('log writer thread exited');
+    });
     this.batcher = new TurnBatcher((batch) => {
+      if (this.exited) {
+        for (const p of batch) p.resolve({ ok: false, kind: 'error', message: 'log writer thread is not running' });
+        return;
+      }
       const seqs = batch.map((p) => {
         const seq = (this.seq += 1);
         this.waiting.set(seq, p.resolve);
@@ -102,6 +110,7 @@ export class ThreadAppender implements Appender {
   /** Sends what is queued, lets the thread commit it and close the file. */
   async close(): Promise<void> {
     this.batcher.flush();
+    if (this.exited) return;
     const exited = once(this.worker, 'exit');
     this.worker.postMessage({ type: 'close' } satisfies ToWriterThread);
     await exited;
