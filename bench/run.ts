@@ -1,12 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { ingestBenchmark, printIngest } from './ingest.ts';
 
-/** `npm run bench`: each section measures watchlog beside a baseline from the same run and
- *  prints ratios; targets are reported, not enforced. Results also go to bench/results/latest.json. */
-interface Section<R> { name: string; run: () => Promise<R>; print: (r: R) => string[] }
+/** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
+ *  run and prints ratios; targets are reported, not enforced. Results also go to
+ *  bench/results/latest.json. */
+interface Section { name: string; run: () => Promise<{ result: unknown; lines: string[] }> }
 
-const sections: Section<any>[] = [
-  { name: 'ingest', run: ingestBenchmark, print: printIngest },
+const sections: Section[] = [
+  { name: 'ingest', run: async () => { const r = await ingestBenchmark(); return { result: r, lines: printIngest(r) }; } },
 ];
 
 const only = process.argv.slice(2);
@@ -14,9 +15,9 @@ const results: Record<string, unknown> = { node: process.version, date: new Date
 for (const section of sections) {
   if (only.length > 0 && !only.includes(section.name)) continue;
   process.stderr.write(`running ${section.name}…\n`);
-  const result = await section.run();
+  const { result, lines } = await section.run();
   results[section.name] = result;
-  process.stdout.write(`\n${section.print(result).join('\n')}\n`);
+  process.stdout.write(`\n${lines.join('\n')}\n`);
 }
 const dir = new URL('./results/', import.meta.url);
 mkdirSync(dir, { recursive: true });
