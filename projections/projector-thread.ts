@@ -7,13 +7,13 @@ import { Projector } from './projector.ts';
  *  commits) never holds up the HTTP event loop of `watchlog start`. It opens its own handles on
  *  the same files; the main thread forwards "appended" so live batches start without polling. */
 
-export interface ProjectorThreadData { dataDir: string; logLevel: string }
+export interface ProjectorThreadData { dataDir: string; logLevel: string; leaseTtlMs: number }
 export type ToProjectorThread = 'appended' | 'stop';
 
 const data = workerData as ProjectorThreadData;
 const logger = pino({ level: data.logLevel, base: { service: 'watchlog', mode: 'projector-thread' } });
 const { log, readModels, runners } = openStores({ dataDir: data.dataDir }, { writerThread: false });
-const projector = new Projector(log, runners, logger);
+const projector = new Projector(log, runners, readModels.leases, logger, { leaseTtlMs: data.leaseTtlMs });
 projector.start();
 
 parentPort!.on('message', (message: ToProjectorThread) => {

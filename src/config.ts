@@ -42,6 +42,7 @@ const Env = t.type({
   WATCHLOG_BODY_LIMIT_BYTES: optional(intFromEnv('integer 1024-104857600', 1024, 104_857_600)),
   WATCHLOG_LOG_LEVEL: optional(LogLevel),
   WATCHLOG_SHUTDOWN_TIMEOUT_MS: optional(intFromEnv('integer 0-600000', 0, 600_000)),
+  WATCHLOG_PROJECTION_LEASE_MS: optional(intFromEnv('integer 1000-600000', 1000, 600_000)),
 });
 
 export interface Config {
@@ -54,6 +55,7 @@ export interface Config {
   bodyLimitBytes: number;
   logLevel: t.TypeOf<typeof LogLevel>;
   shutdownTimeoutMs: number;
+  projectionLeaseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -93,5 +95,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     bodyLimitBytes: e.WATCHLOG_BODY_LIMIT_BYTES ?? 1_048_576,
     logLevel: e.WATCHLOG_LOG_LEVEL ?? 'info',
     shutdownTimeoutMs: e.WATCHLOG_SHUTDOWN_TIMEOUT_MS ?? 10_000,
+    projectionLeaseMs: e.WATCHLOG_PROJECTION_LEASE_MS ?? 10_000,
   };
 };

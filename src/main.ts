@@ -28,7 +28,7 @@ Options:
 Configuration comes from environment variables (see the README):
   PORT, HOST, WATCHLOG_DATA_DIR, WATCHLOG_JWT_SECRET, WATCHLOG_JWT_TTL_SECONDS,
   WATCHLOG_ADMIN_EMAIL, WATCHLOG_ADMIN_PASSWORD, WATCHLOG_BODY_LIMIT_BYTES,
-  WATCHLOG_LOG_LEVEL, WATCHLOG_SHUTDOWN_TIMEOUT_MS
+  WATCHLOG_LOG_LEVEL, WATCHLOG_SHUTDOWN_TIMEOUT_MS, WATCHLOG_PROJECTION_LEASE_MS
 `;
 
 /** package.json sits one level up from src/ and two from dist/src/. */
@@ -96,8 +96,8 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
   // `start` keeps the HTTP event loop free by projecting on a thread; a `worker` process is
   // dedicated to projecting, so it does so on its main thread.
   const projector = mode === 'api' ? null
-    : mode === 'start' ? new ProjectorThread({ dataDir: config.dataDir, logLevel: config.logLevel }, runtime.log, logger)
-    : new Projector(runtime.log, runtime.runners, logger);
+    : mode === 'start' ? new ProjectorThread({ dataDir: config.dataDir, logLevel: config.logLevel, leaseTtlMs: config.projectionLeaseMs }, runtime.log, logger)
+    : new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger, { leaseTtlMs: config.projectionLeaseMs });
   projector?.start();
   let server: http.Server | null = null;
   onSignals(logger, config, async () => {

@@ -8,8 +8,7 @@ export interface RebuildProgress { projection: string; position: string; head: s
  *  a running projector would keep writing into the models being dropped. */
 export const rebuildReadModels = async (runtime: Runtime, onProgress: (p: RebuildProgress) => void): Promise<{ head: string | null }> => {
   const head = await runtime.log.headPosition();
-  for (const runner of runtime.runners) await runner.reset();
-  const projector = new Projector(runtime.log, runtime.runners, pino({ level: 'silent' }));
-  await projector.catchUp((projection, position) => onProgress({ projection, position, head }));
+  const projector = new Projector(runtime.log, runtime.runners, runtime.readModels.leases, pino({ level: 'silent' }));
+  await projector.catchUp((projection, position) => onProgress({ projection, position, head }), { reset: true });
   return { head };
 };

@@ -37,7 +37,7 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
   });
   const logger = pino({ level: 'silent' });
   const runtime = openRuntime(config);
-  const projector = new Projector(runtime.log, runtime.runners, logger);
+  const projector = new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger);
   projector.start();
   await ensureAdmin(runtime, config.admin, logger);
   const app = createApp({

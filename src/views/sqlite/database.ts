@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { RecordedEvent } from '../../log/event-log.ts';
-import type { ProjectionStore } from '../ports.ts';
+import { LeaseLostError, type Leases, type ProjectionStore } from '../ports.ts';
 
 /** Read models are disposable (rebuilt from the log), so synchronous=NORMAL: a power loss may
  *  drop the last commits, and the projector replays them from the checkpoint committed with them. */
@@ -9,9 +9,29 @@ export const openViewsDatabase = (file: string): Database.Database => {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
-  db.exec('CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL)');
+  db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);`);
   return db;
 };
+
+/** Leases as rows: taken when free or expired, renewed by their holder, in one statement. */
+export class SqliteLeases implements Leases {
+  private readonly take;
+  private readonly drop;
+  constructor(db: Database.Database) {
+    this.take = db.prepare(`INSERT INTO leases (projection, holder, expires_at) VALUES (@name, @holder, @expires)
+      ON CONFLICT (projection) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+      WHERE leases.holder = excluded.holder OR leases.expires_at < @now`);
+    this.drop = db.prepare('DELETE FROM leases WHERE projection = ? AND holder = ?');
+  }
+  async acquire(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    return this.take.run({ name, holder, expires: now + ttlMs, now }).changes === 1;
+  }
+  async release(name: string, holder: string): Promise<void> {
+    this.drop.run(name, holder);
+  }
+}
 
 export interface SqliteSchema {
   /** Idempotent DDL: tables and indexes. */
@@ -25,6 +45,7 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
   private readonly getCheckpoint;
   private readonly setCheckpoint;
   private readonly deleteCheckpoint;
+  private readonly leaseHolder;
 
   constructor(
     private readonly db: Database.Database,
@@ -36,16 +57,21 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
     this.setCheckpoint = db.prepare(
       'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position');
     this.deleteCheckpoint = db.prepare('DELETE FROM checkpoints WHERE projection = ?');
+    this.leaseHolder = db.prepare<[string, number], { holder: string }>(
+      'SELECT holder FROM leases WHERE projection = ? AND expires_at >= ?');
   }
 
   async checkpoint(): Promise<string | null> {
     return this.getCheckpoint.get(this.name)?.position ?? null;
   }
 
-  async commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void): Promise<void> {
+  async commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void, leaseHolder?: string): Promise<void> {
     const last = events[events.length - 1];
     if (!last) return;
     this.db.transaction(() => {
+      if (leaseHolder !== undefined && this.leaseHolder.get(this.name, Date.now())?.holder !== leaseHolder) {
+        throw new LeaseLostError(this.name, leaseHolder);
+      }
       for (const e of events) apply(e, this.writer);
       this.setCheckpoint.run(this.name, last.position);
     })();

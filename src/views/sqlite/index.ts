@@ -1,7 +1,7 @@
 import type { ReadModels } from '../ports.ts';
 import { SqliteAccessQueries, SqliteAccessWriter, accessSchema } from './access.ts';
 import { SqliteAuditEventsQueries, SqliteAuditEventsWriter, auditEventsSchema } from './audit-events.ts';
-import { SqliteProjectionStore, openViewsDatabase } from './database.ts';
+import { SqliteLeases, SqliteProjectionStore, openViewsDatabase } from './database.ts';
 
 /** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
 export const openSqliteReadModels = (file: string): ReadModels => {
@@ -9,6 +9,7 @@ export const openSqliteReadModels = (file: string): ReadModels => {
   db.exec(auditEventsSchema.create);
   db.exec(accessSchema.create);
   return {
+    leases: new SqliteLeases(db),
     auditEvents: new SqliteAuditEventsQueries(db),
     access: new SqliteAccessQueries(db),
     stores: {

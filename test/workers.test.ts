@@ -1,0 +1,61 @@
+import test from 'ava';
+import { rmSync } from 'node:fs';
+import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, tempDir } from './helpers/server.ts';
+import { freePort, runCli, waitForLog, type CliProcess } from './helpers/process.ts';
+
+const LEASE_MS = 1500;
+
+const acquisitions = (p: CliProcess, projection: string) =>
+  p.stdout().split('\n').filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg?: string; projection?: string })
+    .filter((e) => e.msg === 'projection lease acquired' && e.projection === projection).length;
+
+test('two workers on one data dir: each projection runs in exactly one; a killed holder is taken over', async (t) => {
+  const dataDir = tempDir();
+  const port = await freePort();
+  const env = {
+    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS),
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const workers = [runCli(['worker'], env), runCli(['worker'], env)];
+  const apiProcess = runCli(['api'], env);
+  t.teardown(() => [...workers, apiProcess].forEach((p) => p.child.kill('SIGKILL')));
+  await Promise.all(workers.map((w) => waitForLog(w, 'worker started')));
+  await waitForLog(apiProcess, 'listening');
+
+  const token = await login(url);
+  const { projectId, apiKey } = await projectWithKey(url, token);
+  const ingest = (n: number) => Promise.all(Array.from({ length: n }, (_, i) =>
+    api(url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ identifier: `u-${i}` }) })));
+  const count = async () => (await api(url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination.totalItems as number;
+
+  await ingest(50);
+  await eventually(async () => ((await count()) === 50 ? true : undefined), 10_000);
+  // Wait a few lease periods: the standby must keep failing to take the lease.
+  await new Promise((r) => setTimeout(r, LEASE_MS * 2));
+  for (const projection of ['audit-events', 'access']) {
+    t.deepEqual(workers.map((w) => acquisitions(w, projection)).sort(), [0, 1], projection);
+  }
+
+  const holder = workers.find((w) => acquisitions(w, 'audit-events') === 1)!;
+  const standby = workers.find((w) => w !== holder)!;
+  holder.child.kill('SIGKILL');
+  await holder.exited;
+  await ingest(30);
+  await waitForLog(standby, 'projection lease acquired', LEASE_MS * 5);
+  await eventually(async () => ((await count()) === 80 ? true : undefined), LEASE_MS * 5);
+  t.is(acquisitions(standby, 'audit-events'), 1);
+  t.is(await count(), 80);
+
+  // A rebuild refuses to run beside a live worker.
+  const rebuild = runCli(['rebuild'], env);
+  t.is(await rebuild.exited, 1);
+  t.regex(rebuild.stderr(), /leased by a running worker/);
+
+  standby.child.kill('SIGTERM');
+  apiProcess.child.kill('SIGTERM');
+  t.is(await standby.exited, 0);
+  t.is(await apiProcess.exited, 0);
+  rmSync(dataDir, { recursive: true, force: true });
+});
