@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../src/threads.ts';
 import type { Logger } from 'pino';
-import type { SqliteEventLog } from '../src/log/sqlite.ts';
+import type { EventLog } from '../src/log/event-log.ts';
+import { SqliteEventLog } from '../src/log/sqlite.ts';
 import type { ProjectorThreadData, ToProjectorThread } from './projector-thread.ts';
 
 /** Runs the projector thread, forwards this thread's appends to it, restarts it if it dies. */
@@ -11,8 +12,10 @@ export class ProjectorThread {
   private stopping = false;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly data: ProjectorThreadData, log: SqliteEventLog, private readonly logger: Logger) {
-    this.unsubscribe = log.onAppend(() => this.send('appended'));
+  /** `log`: this thread's embedded log, whose appends are forwarded so the thread's live
+   *  subscription wakes at once (a KurrentDB subscription is pushed by the server). */
+  constructor(private readonly data: ProjectorThreadData, log: EventLog, private readonly logger: Logger) {
+    this.unsubscribe = log instanceof SqliteEventLog ? log.onAppend(() => this.send('appended')) : () => undefined;
   }
 
   start(): void {

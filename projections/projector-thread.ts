@@ -1,24 +1,25 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pino from 'pino';
-import { openStores } from '../src/runtime.ts';
+import { SqliteEventLog } from '../src/log/sqlite.ts';
+import { openStores, type StoreConfig } from '../src/runtime.ts';
 import { Projector } from './projector.ts';
 
 /** The projector on its own thread: its synchronous SQLite work (replaying, index updates,
  *  commits) never holds up the HTTP event loop of `watchlog start`. It opens its own handles on
  *  the same files; the main thread forwards "appended" so live batches start without polling. */
 
-export interface ProjectorThreadData { dataDir: string; logLevel: string; leaseTtlMs: number }
+export interface ProjectorThreadData extends StoreConfig { logLevel: string; leaseTtlMs: number }
 export type ToProjectorThread = 'appended' | 'stop';
 
 const data = workerData as ProjectorThreadData;
 const logger = pino({ level: data.logLevel, base: { service: 'watchlog', mode: 'projector-thread' } });
-const { log, readModels, runners } = openStores({ dataDir: data.dataDir }, { writerThread: false });
+const { log, readModels, runners } = await openStores(data, { writerThread: false });
 const projector = new Projector(log, runners, readModels.leases, logger, { leaseTtlMs: data.leaseTtlMs });
 projector.start();
 
 parentPort!.on('message', (message: ToProjectorThread) => {
   if (message === 'appended') {
-    log.notifyAppended();
+    if (log instanceof SqliteEventLog) log.notifyAppended();
     return;
   }
   void (async () => {

@@ -25,6 +25,14 @@ const stringMin = (name: string, min: number) =>
     t.identity,
   );
 
+const urlWithScheme = (name: string, scheme: RegExp) =>
+  new t.Type<string, string, unknown>(
+    name,
+    (u): u is string => typeof u === 'string' && scheme.test(u),
+    (u, c) => (typeof u === 'string' && scheme.test(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  );
+
 const LogLevel = t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null },
   'fatal | error | warn | info | debug | trace | silent');
 
@@ -43,6 +51,8 @@ const Env = t.type({
   WATCHLOG_LOG_LEVEL: optional(LogLevel),
   WATCHLOG_SHUTDOWN_TIMEOUT_MS: optional(intFromEnv('integer 0-600000', 0, 600_000)),
   WATCHLOG_PROJECTION_LEASE_MS: optional(intFromEnv('integer 1000-600000', 1000, 600_000)),
+  WATCHLOG_EVENTSTORE_URL: optional(urlWithScheme('kurrentdb://, esdb:// or their +discover forms', /^(kurrentdb|kdb|esdb)(\+discover)?:\/\//)),
+  WATCHLOG_MONGO_URL: optional(urlWithScheme('mongodb:// or mongodb+srv:// URL', /^mongodb(\+srv)?:\/\//)),
 });
 
 export interface Config {
@@ -56,6 +66,10 @@ export interface Config {
   logLevel: t.TypeOf<typeof LogLevel>;
   shutdownTimeoutMs: number;
   projectionLeaseMs: number;
+  /** KurrentDB connection string; unset: the embedded log in the data dir. */
+  eventStoreUrl: string | undefined;
+  /** MongoDB URL; unset: the embedded read models in the data dir. */
+  mongoUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -74,7 +88,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     for (const e of decoded.left) {
       const key = e.context[1]?.key ?? '?';
       const expected = e.context[1]?.type.name ?? 'valid value';
-      const name = key === 'WATCHLOG_JWT_SECRET' || key === 'WATCHLOG_ADMIN_PASSWORD' ? '(hidden)' : describe(e.value);
+      const name = ['WATCHLOG_JWT_SECRET', 'WATCHLOG_ADMIN_PASSWORD', 'WATCHLOG_EVENTSTORE_URL', 'WATCHLOG_MONGO_URL'].includes(key) ? '(hidden)' : describe(e.value);
       if (!problems.has(key)) problems.set(key, `${key}: expected ${expected}, got ${name}`);
     }
     throw new ConfigError([...problems.values()]);
@@ -96,5 +110,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     logLevel: e.WATCHLOG_LOG_LEVEL ?? 'info',
     shutdownTimeoutMs: e.WATCHLOG_SHUTDOWN_TIMEOUT_MS ?? 10_000,
     projectionLeaseMs: e.WATCHLOG_PROJECTION_LEASE_MS ?? 10_000,
+    eventStoreUrl: e.WATCHLOG_EVENTSTORE_URL,
+    mongoUrl: e.WATCHLOG_MONGO_URL,
   };
 };

@@ -28,7 +28,8 @@ Options:
 Configuration comes from environment variables (see the README):
   PORT, HOST, WATCHLOG_DATA_DIR, WATCHLOG_JWT_SECRET, WATCHLOG_JWT_TTL_SECONDS,
   WATCHLOG_ADMIN_EMAIL, WATCHLOG_ADMIN_PASSWORD, WATCHLOG_BODY_LIMIT_BYTES,
-  WATCHLOG_LOG_LEVEL, WATCHLOG_SHUTDOWN_TIMEOUT_MS, WATCHLOG_PROJECTION_LEASE_MS
+  WATCHLOG_LOG_LEVEL, WATCHLOG_SHUTDOWN_TIMEOUT_MS, WATCHLOG_PROJECTION_LEASE_MS,
+  WATCHLOG_EVENTSTORE_URL (KurrentDB log), WATCHLOG_MONGO_URL (MongoDB read models)
 `;
 
 /** package.json sits one level up from src/ and two from dist/src/. */
@@ -92,11 +93,15 @@ const closeServer = async (server: http.Server) => {
 };
 
 const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: Logger) => {
-  const runtime: Runtime = openRuntime(config);
-  // `start` keeps the HTTP event loop free by projecting on a thread; a `worker` process is
-  // dedicated to projecting, so it does so on its main thread.
+  const runtime: Runtime = await openRuntime(config);
+  // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by
+  // projecting on a thread; a `worker` process, or MongoDB's asynchronous writes, need none.
+  const projectorThread = mode === 'start' && config.mongoUrl === undefined;
   const projector = mode === 'api' ? null
-    : mode === 'start' ? new ProjectorThread({ dataDir: config.dataDir, logLevel: config.logLevel, leaseTtlMs: config.projectionLeaseMs }, runtime.log, logger)
+    : projectorThread ? new ProjectorThread({
+      dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, mongoUrl: config.mongoUrl,
+      logLevel: config.logLevel, leaseTtlMs: config.projectionLeaseMs,
+    }, runtime.log, logger)
     : new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger, { leaseTtlMs: config.projectionLeaseMs });
   projector?.start();
   let server: http.Server | null = null;
@@ -126,7 +131,7 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
 };
 
 const rebuild = async (config: Config) => {
-  const runtime = openRuntime(config);
+  const runtime = await openRuntime(config);
   const started = Date.now();
   let lastPrint = 0;
   const { head } = await rebuildReadModels(runtime, ({ projection, position, head }) => {

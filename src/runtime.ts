@@ -5,8 +5,11 @@ import type { Config } from './config.ts';
 import type { CommandDeps } from './commands/context.ts';
 import { registerUser } from './commands/users.ts';
 import { DomainError } from './domain/errors.ts';
+import type { EventLog } from './log/event-log.ts';
+import { KurrentEventLog } from './log/kurrent.ts';
 import { SqliteEventLog } from './log/sqlite.ts';
 import type { ReadModels } from './views/ports.ts';
+import { openMongoReadModels } from './views/mongo/index.ts';
 import { openSqliteReadModels } from './views/sqlite/index.ts';
 import { loadOrCreateSecret } from './secrets.ts';
 import { accessProjection } from '../projections/access.ts';
@@ -15,7 +18,7 @@ import { bindProjection, waitForCheckpoint, type ProjectionRunner } from '../pro
 
 /** The stores and projections of one deployment, opened from the configuration. */
 export interface Runtime {
-  readonly log: SqliteEventLog;
+  readonly log: EventLog;
   readonly readModels: ReadModels;
   readonly runners: readonly ProjectionRunner[];
   readonly commands: CommandDeps;
@@ -34,11 +37,38 @@ const ensureDataDir = (dir: string) => {
   }
 };
 
-/** The log, the read models and the projections bound to them. */
-export const openStores = (config: Pick<Config, 'dataDir'>, options: { writerThread: boolean }) => {
+export type StoreConfig = Pick<Config, 'dataDir' | 'eventStoreUrl' | 'mongoUrl'>;
+
+const openLog = async (config: StoreConfig, writerThread: boolean): Promise<EventLog> => {
+  if (config.eventStoreUrl === undefined) return new SqliteEventLog(path.join(config.dataDir, 'log.db'), { writerThread });
+  const log = new KurrentEventLog(config.eventStoreUrl);
+  try {
+    await log.ping();
+  } catch (error) {
+    await log.close();
+    throw new StartupError(`cannot reach KurrentDB (WATCHLOG_EVENTSTORE_URL): ${(error as Error).message}`);
+  }
+  return log;
+};
+
+const openReadModels = async (config: StoreConfig): Promise<ReadModels> => {
+  if (config.mongoUrl === undefined) return openSqliteReadModels(path.join(config.dataDir, 'views.db'));
+  try {
+    return await openMongoReadModels(config.mongoUrl);
+  } catch (error) {
+    throw new StartupError(`cannot reach MongoDB (WATCHLOG_MONGO_URL): ${(error as Error).message}`);
+  }
+};
+
+/** The log, the read models and the projections bound to them: embedded SQLite files in the
+ *  data dir, or KurrentDB / MongoDB when their URLs are configured. */
+export const openStores = async (config: StoreConfig, options: { writerThread: boolean }) => {
   ensureDataDir(config.dataDir);
-  const log = new SqliteEventLog(path.join(config.dataDir, 'log.db'), { writerThread: options.writerThread });
-  const readModels = openSqliteReadModels(path.join(config.dataDir, 'views.db'));
+  const log = await openLog(config, options.writerThread);
+  const readModels = await openReadModels(config).catch(async (error: unknown) => {
+    await log.close();
+    throw error;
+  });
   const runners = [
     bindProjection(accessProjection, readModels.stores.access),
     bindProjection(auditEventsProjection, readModels.stores.auditEvents),
@@ -46,8 +76,8 @@ export const openStores = (config: Pick<Config, 'dataDir'>, options: { writerThr
   return { log, readModels, runners };
 };
 
-export const openRuntime = (config: Config): Runtime => {
-  const { log, readModels, runners } = openStores(config, { writerThread: true });
+export const openRuntime = async (config: Config): Promise<Runtime> => {
+  const { log, readModels, runners } = await openStores(config, { writerThread: true });
   const access = runners[0]!;
   return {
     log,

@@ -101,3 +101,19 @@ test('rebuild prints progress and exits', async (t) => {
   t.regex(rebuild.stderr(), /rebuild done: 2 read models/);
   rmSync(dataDir, { recursive: true, force: true });
 });
+
+test('an unreachable KurrentDB or MongoDB stops start-up with a clear message', async (t) => {
+  const dataDir = tempDir();
+  const closed = await freePort();
+  const mongo = runCli(['start'], { WATCHLOG_DATA_DIR: dataDir, WATCHLOG_MONGO_URL: `mongodb://127.0.0.1:${closed}` });
+  const kurrent = runCli(['start'], { WATCHLOG_DATA_DIR: dataDir, WATCHLOG_EVENTSTORE_URL: `kurrentdb://127.0.0.1:${closed}?tls=false` });
+  t.is(await mongo.exited, 1);
+  t.regex(mongo.stderr(), /cannot reach MongoDB \(WATCHLOG_MONGO_URL\)/);
+  t.is(await kurrent.exited, 1);
+  t.regex(kurrent.stderr(), /cannot reach KurrentDB \(WATCHLOG_EVENTSTORE_URL\)/);
+  const bad = runCli(['start'], { WATCHLOG_DATA_DIR: dataDir, WATCHLOG_MONGO_URL: 'postgres://x', WATCHLOG_EVENTSTORE_URL: 'http://x' });
+  t.is(await bad.exited, 2);
+  t.regex(bad.stderr(), /WATCHLOG_MONGO_URL: expected mongodb:\/\/ or mongodb\+srv:\/\/ URL, got \(hidden\)/);
+  t.regex(bad.stderr(), /WATCHLOG_EVENTSTORE_URL/);
+  rmSync(dataDir, { recursive: true, force: true });
+});

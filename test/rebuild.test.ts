@@ -36,7 +36,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
 
   for (const variant of ['in place', 'file deleted']) {
     if (variant === 'file deleted') rmSync(path.join(dataDir, 'views.db'));
-    const runtime = openRuntime({ ...first.config });
+    const runtime = await openRuntime({ ...first.config });
     const progress: RebuildProgress[] = [];
     const { head } = await rebuildReadModels(runtime, (p) => progress.push(p));
     await runtime.close();

@@ -26,9 +26,10 @@ const collect = async (log: EventLog, after: string | null, count: number): Prom
   return seen;
 };
 
-export const eventLogContract = (adapter: string, open: () => Promise<EventLogFixture>): void => {
+export const eventLogContract = (adapter: string, open: () => Promise<EventLogFixture>, { serial = false } = {}): void => {
+  const register = serial ? test.serial : test;
   const withLog = (title: string, body: (t: import('ava').ExecutionContext, f: EventLogFixture) => Promise<void>) =>
-    test(`${adapter} event log: ${title}`, async (t) => {
+    register(`${adapter} event log: ${title}`, async (t) => {
       const fixture = await open();
       try {
         await body(t, fixture);

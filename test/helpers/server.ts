@@ -36,7 +36,7 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...env,
   });
   const logger = pino({ level: 'silent' });
-  const runtime = openRuntime(config);
+  const runtime = await openRuntime(config);
   const projector = new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger);
   projector.start();
   await ensureAdmin(runtime, config.admin, logger);

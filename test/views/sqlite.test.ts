@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { openSqliteReadModels } from '../../src/views/sqlite/index.ts';
 import { leasesContract } from '../contracts/leases.ts';
+import { readModelsContract } from '../contracts/read-models.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const open = async () => {
@@ -16,4 +17,5 @@ const open = async () => {
   };
 };
 
+readModelsContract('sqlite', open);
 leasesContract('sqlite', open);

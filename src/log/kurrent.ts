@@ -1,0 +1,187 @@
+import {
+  ANY, BACKWARDS, END, FORWARDS, KurrentDBClient, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
+  excludeSystemEvents, jsonEvent, type AllStreamResolvedEvent, type AppendStreamState, type Position, type ResolvedEvent,
+} from '@kurrent/kurrentdb-client';
+import type { EventMetadata } from '../domain/events.ts';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
+} from './event-log.ts';
+
+/** The EventLog port on KurrentDB (and EventStoreDB 21.10+, which speaks the same gRPC API) with
+ *  `@kurrent/kurrentdb-client`, the maintained successor of `@eventstore/db-client`.
+ *
+ *  Positions: a $all position is the pair (commit, prepare); for appends to one stream (all this
+ *  service makes) the two are equal, so the port's decimal position is the commit position and
+ *  is read back as (p, p). Reads and subscriptions on $all exclude system events server-side. */
+
+const toPosition = (p: string): Position => ({ commit: BigInt(p), prepare: BigInt(p) });
+
+const streamState = (expected: ExpectedRevision): AppendStreamState =>
+  expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : BigInt(expected);
+
+type Resolved = ResolvedEvent | AllStreamResolvedEvent;
+
+const toRecorded = (resolved: Resolved): RecordedEvent | null => {
+  const e = resolved.event;
+  if (!e || !e.isJson || e.type.startsWith('$')) return null;
+  const position = e.position?.commit ?? resolved.commitPosition;
+  if (position === undefined) throw new Error(`event ${e.id} in ${e.streamId} has no position`);
+  return {
+    stream: e.streamId,
+    revision: Number(e.revision),
+    position: position.toString(10),
+    id: e.id,
+    type: e.type,
+    data: e.data,
+    metadata: e.metadata as unknown as EventMetadata,
+  };
+};
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+
+export interface KurrentEventLogOptions {
+  /** Largest batch a subscription delivers. */
+  batchSize?: number;
+  /** First delay before resubscribing after the subscription drops; doubles up to 30 s. */
+  reconnectDelayMs?: number;
+  onReconnect?: (error: unknown, delayMs: number) => void;
+}
+
+export class KurrentEventLog implements EventLog {
+  private readonly client: KurrentDBClient;
+  private readonly batchSize: number;
+  private readonly reconnectDelayMs: number;
+
+  constructor(connectionString: string, private readonly options: KurrentEventLogOptions = {}) {
+    this.client = KurrentDBClient.connectionString(connectionString);
+    this.batchSize = options.batchSize ?? 1000;
+    this.reconnectDelayMs = options.reconnectDelayMs ?? 500;
+  }
+
+  /** Fails when the server cannot be reached within `timeoutMs`. */
+  async ping(timeoutMs = 5000): Promise<void> {
+    for await (const _ of this.client.readAll({ maxCount: 1, direction: BACKWARDS, fromPosition: END, deadline: timeoutMs })) break;
+  }
+
+  async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    try {
+      const result = await this.client.appendToStream(
+        stream,
+        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata })),
+        { streamState: streamState(expected) },
+      );
+      if (!result.position) throw new Error(`append to ${stream} returned no position`);
+      return { revision: Number(result.nextExpectedRevision), position: result.position.commit.toString(10) };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = typeof error.actualState === 'bigint' && error.actualState >= 0n ? Number(error.actualState) : 'no_stream';
+        throw new WrongExpectedRevisionError(stream, expected, actual);
+      }
+      throw error;
+    }
+  }
+
+  async readStream(stream: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    try {
+      const reading = this.client.readStream(stream, {
+        direction: FORWARDS,
+        fromRevision: options.fromRevision === undefined ? START : BigInt(options.fromRevision),
+        ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
+      });
+      for await (const resolved of reading) {
+        const e = toRecorded(resolved);
+        if (e) out.push(e);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return out;
+  }
+
+  async readAll(after: string | null, maxCount: number): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    // A read from a position includes the event at it; the port's `after` excludes it.
+    const reading = this.client.readAll({
+      direction: FORWARDS,
+      fromPosition: after === null ? START : toPosition(after),
+      maxCount: maxCount + (after === null ? 0 : 1),
+      filter: excludeSystemEvents(),
+    });
+    for await (const resolved of reading) {
+      const e = toRecorded(resolved);
+      if (e && e.position !== after) out.push(e);
+    }
+    return out.slice(0, maxCount);
+  }
+
+  async headPosition(): Promise<string | null> {
+    const reading = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: excludeSystemEvents() });
+    for await (const resolved of reading) {
+      const e = toRecorded(resolved);
+      if (e) return e.position;
+    }
+    return null;
+  }
+
+  /** Catch-up subscription with a server-side filter; if it drops, it resubscribes from the last
+   *  delivered position with exponential backoff. Batches are what the stream has buffered. */
+  subscribeAll(after: string | null): Subscription {
+    let position = after;
+    let closed = false;
+    let current: ReturnType<KurrentDBClient['subscribeToAll']> | null = null;
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        let delay = self.reconnectDelayMs;
+        while (!closed) {
+          const subscription = self.client.subscribeToAll({
+            fromPosition: position === null ? START : toPosition(position),
+            filter: excludeSystemEvents(),
+          });
+          current = subscription;
+          try {
+            for await (const first of subscription) {
+              const batch: RecordedEvent[] = [];
+              let next: AllStreamResolvedEvent | null = first;
+              while (next !== null) {
+                const e = toRecorded(next);
+                if (e) batch.push(e);
+                next = batch.length < self.batchSize ? (subscription.read() as AllStreamResolvedEvent | null) : null;
+              }
+              if (batch.length > 0) {
+                position = batch[batch.length - 1]!.position;
+                yield batch;
+                delay = self.reconnectDelayMs;
+              }
+              if (closed) break;
+            }
+            // The server ended the subscription: resubscribe after a pause.
+            if (!closed) await sleep(delay);
+          } catch (error) {
+            if (closed) break;
+            self.options.onReconnect?.(error, delay);
+            await sleep(delay);
+            delay = Math.min(delay * 2, 30_000);
+          } finally {
+            await subscription.unsubscribe().catch(() => undefined);
+          }
+        }
+      },
+      async close() {
+        closed = true;
+        await current?.unsubscribe().catch(() => undefined);
+      },
+    };
+  }
+
+  async setStreamMaxCount(stream: string, maxCount: number): Promise<void> {
+    await this.client.setStreamMetadata(stream, { maxCount });
+  }
+
+  async close(): Promise<void> {
+    await this.client.dispose();
+  }
+}

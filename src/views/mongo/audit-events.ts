@@ -1,0 +1,112 @@
+import type { Db, Filter, Sort } from 'mongodb';
+import type { StoredAuditEvent } from '../../domain/audit-event.ts';
+import type {
+  AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, Page, Scope,
+} from '../ports.ts';
+import type { BulkOps, MongoSchema } from './store.ts';
+
+/** The audit-events read model in MongoDB: the list fields as top-level fields (filters, sorts,
+ *  indexes) and the full event as a JSON string in `doc`, since senders' bodies may hold keys
+ *  MongoDB treats specially (`$…`, dots). `_id` is the event id, so replays are no-ops. */
+interface AuditDoc {
+  _id: string;
+  position: number;
+  project_id: string;
+  event_type: string;
+  method: string;
+  path: string;
+  status_code: number | null;
+  response_time: number | null;
+  identifier: string;
+  user_email: string | null;
+  service_name: string;
+  environment: string;
+  ts: number;
+  doc: string;
+}
+
+const COLLECTION = 'audit_events';
+
+export const auditEventsMongoSchema: MongoSchema = {
+  collections: [COLLECTION],
+  async ensureIndexes(db) {
+    await db.collection(COLLECTION).createIndexes([
+      { key: { ts: -1, position: -1 } },
+      { key: { project_id: 1, ts: -1, position: -1 } },
+      ...['service_name', 'method', 'status_code', 'environment', 'identifier', 'event_type']
+        .map((field) => ({ key: { project_id: 1, [field]: 1, ts: -1 } })),
+      { key: { project_id: 1, response_time: 1 } },
+      { key: { project_id: 1, path: 1 } },
+    ]);
+  },
+};
+
+export const mongoAuditEventsWriter = (ops: BulkOps): AuditEventsWriter => ({
+  record(e: StoredAuditEvent, position: string) {
+    const doc: AuditDoc = {
+      _id: e.id, position: Number(position), project_id: e.project_id, event_type: e.event_type, method: e.method,
+      path: e.path, status_code: e.status_code ?? null, response_time: e.response_time ?? null, identifier: e.identifier,
+      user_email: e.user_email ?? null, service_name: e.service_name, environment: e.environment,
+      ts: Date.parse(e.timestamp), doc: JSON.stringify(e),
+    };
+    ops.add(COLLECTION, { updateOne: { filter: { _id: e.id }, update: { $setOnInsert: doc }, upsert: true } });
+  },
+});
+
+const SORT_FIELD: Record<AuditListQuery['sort_by'], keyof AuditDoc> = {
+  timestamp: 'ts', status_code: 'status_code', response_time: 'response_time', path: 'path', method: 'method',
+  service_name: 'service_name', identifier: 'identifier', environment: 'environment',
+};
+
+/** The query for a filter within a scope; null when the scope excludes everything asked for. */
+const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
+  const q: Filter<AuditDoc> = {};
+  if (f.project_id !== undefined) {
+    if (!scope.all && !scope.projectIds.includes(f.project_id)) return null;
+    q.project_id = f.project_id;
+  } else if (!scope.all) {
+    if (scope.projectIds.length === 0) return null;
+    q.project_id = { $in: [...scope.projectIds] };
+  }
+  for (const key of ['service_name', 'method', 'environment', 'identifier', 'event_type'] as const) {
+    if (f[key] !== undefined) q[key] = f[key];
+  }
+  if (f.status_code !== undefined) q.status_code = f.status_code;
+  if (f.start_date !== undefined || f.end_date !== undefined) {
+    q.ts = {
+      ...(f.start_date === undefined ? {} : { $gte: Date.parse(f.start_date) }),
+      ...(f.end_date === undefined ? {} : { $lte: Date.parse(f.end_date) }),
+    };
+  }
+  return q;
+};
+
+export class MongoAuditEventsQueries implements AuditEventsQueries {
+  constructor(private readonly db: Db) {}
+
+  async list(q: AuditListQuery, scope: Scope): Promise<Page<AuditListItem>> {
+    const filter = toFilter(q, scope);
+    if (!filter) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
+    const dir = q.sort_order === 'asc' ? 1 : -1;
+    const sort: Sort = { [SORT_FIELD[q.sort_by]]: dir, position: dir };
+    const collection = this.db.collection<AuditDoc>(COLLECTION);
+    const [rows, total] = await Promise.all([
+      collection.find(filter, { projection: { doc: 0 } }).sort(sort).skip((q.page - 1) * q.limit).limit(q.limit).toArray(),
+      collection.countDocuments(filter),
+    ]);
+    return {
+      data: rows.map((r) => ({
+        id: r._id, project_id: r.project_id, event_type: r.event_type, method: r.method, path: r.path,
+        status_code: r.status_code, response_time: r.response_time, identifier: r.identifier, user_email: r.user_email,
+        service_name: r.service_name, environment: r.environment, timestamp: new Date(r.ts).toISOString(),
+      })),
+      pagination: { page: q.page, limit: q.limit, totalItems: total, totalPage: Math.ceil(total / q.limit) },
+    };
+  }
+
+  async get(id: string, scope: Scope): Promise<StoredAuditEvent | null> {
+    const row = await this.db.collection<AuditDoc>(COLLECTION).findOne({ _id: id }, { projection: { project_id: 1, doc: 1 } });
+    if (!row || (!scope.all && !scope.projectIds.includes(row.project_id))) return null;
+    return JSON.parse(row.doc) as StoredAuditEvent;
+  }
+}

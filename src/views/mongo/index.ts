@@ -1,0 +1,30 @@
+import { MongoClient } from 'mongodb';
+import type { ReadModels } from '../ports.ts';
+import { MongoAccessQueries, accessMongoSchema, mongoAccessWriter } from './access.ts';
+import { MongoAuditEventsQueries, auditEventsMongoSchema, mongoAuditEventsWriter } from './audit-events.ts';
+import { MongoLeases, MongoProjectionStore } from './store.ts';
+
+/** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
+ *  are created at start-up, idempotently. Fails within `timeoutMs` when the server cannot be
+ *  reached. */
+export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbName }: { timeoutMs?: number; dbName?: string } = {}): Promise<ReadModels> => {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs });
+  await client.connect();
+  // Without a name, the driver uses the URL's database, or "test": ours is "watchlog".
+  const named = new URL(url.replace(/^mongodb(\+srv)?:/, 'http:')).pathname.slice(1);
+  const db = client.db(dbName ?? (named || 'watchlog'));
+  await auditEventsMongoSchema.ensureIndexes(db);
+  await accessMongoSchema.ensureIndexes(db);
+  return {
+    leases: new MongoLeases(db),
+    auditEvents: new MongoAuditEventsQueries(db),
+    access: new MongoAccessQueries(db),
+    stores: {
+      auditEvents: new MongoProjectionStore(db, 'audit-events', auditEventsMongoSchema, mongoAuditEventsWriter),
+      access: new MongoProjectionStore(db, 'access', accessMongoSchema, mongoAccessWriter),
+    },
+    async close() {
+      await client.close();
+    },
+  };
+};

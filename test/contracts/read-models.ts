@@ -1,0 +1,125 @@
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
+import type { RecordedEvent } from '../../src/log/event-log.ts';
+import type { AuditListQuery, ReadModels } from '../../src/views/ports.ts';
+
+/** The read-model contract (audit events, access), for every read-store adapter. `open` returns
+ *  empty read models. */
+export const readModelsContract = (adapter: string, open: () => Promise<{ readModels: ReadModels; cleanup: () => Promise<void> }>): void => {
+  const withModels = (title: string, body: (t: import('ava').ExecutionContext, m: ReadModels) => Promise<void>) =>
+    test(`${adapter} read models: ${title}`, async (t) => {
+      const { readModels, cleanup } = await open();
+      try {
+        await body(t, readModels);
+      } finally {
+        await cleanup();
+      }
+    });
+
+  let position = 0;
+  const recorded = (): RecordedEvent => ({
+    id: randomUUID(), type: 'AuditEventRecorded', stream: 's', revision: 0, position: String((position += 1)),
+    data: {}, metadata: { recorded_at: '', actor: '', correlation_id: '', schema_version: 1 },
+  });
+  const auditEvent = (i: number, projectId: string): StoredAuditEvent => ({
+    id: randomUUID(), project_id: projectId, event_type: i % 5 === 0 ? 'system.alert' : 'http',
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), path: `/p/${i % 7}`, method: ['GET', 'POST', 'DELETE'][i % 3]!,
+    identifier: `user-${i % 4}`, service_name: `svc-${i % 2}`, environment: 'production', source: 'backend',
+    ...(i % 6 === 0 ? {} : { status_code: [200, 404, 500][i % 3]!, response_time: (i * 17) % 90 }),
+    request_body: { i, nested: { '$key': 'kept', 'dotted.key': true } },
+  });
+  const query = (q: Partial<AuditListQuery> = {}): AuditListQuery => ({ page: 1, limit: 100, sort_by: 'timestamp', sort_order: 'desc', ...q });
+
+  /** 30 events of project A and 5 of project B, projected in two batches. */
+  const seed = async (m: ReadModels) => {
+    const a = randomUUID();
+    const b = randomUUID();
+    const events = [...Array.from({ length: 30 }, (_, i) => auditEvent(i, a)), ...Array.from({ length: 5 }, (_, i) => auditEvent(100 + i, b))];
+    const batches = [events.slice(0, 20), events.slice(20)];
+    for (const batch of batches) {
+      const withPositions = batch.map((e) => ({ e, r: recorded() }));
+      await m.stores.auditEvents.commit(withPositions.map((x) => x.r), (r, w) => {
+        const found = withPositions.find((x) => x.r === r)!;
+        w.record(found.e, r.position);
+      });
+    }
+    return { a, b, events };
+  };
+
+  withModels('audit events: commit moves the checkpoint with the rows; a replayed batch adds nothing', async (t, m) => {
+    t.is(await m.stores.auditEvents.checkpoint(), null);
+    const { a, events } = await seed(m);
+    t.is(await m.stores.auditEvents.checkpoint(), String(position));
+    const e = events[0]!;
+    const r = recorded();
+    await m.stores.auditEvents.commit([r], (_r, w) => w.record(e, r.position));
+    await m.stores.auditEvents.commit([r], (_r, w) => w.record(e, r.position));
+    t.is((await m.auditEvents.list(query({ project_id: a }), { all: true })).pagination.totalItems, 30);
+  });
+
+  withModels('audit events: filters, sorts, pages and scopes', async (t, m) => {
+    const { a, b, events } = await seed(m);
+    const all = await m.auditEvents.list(query(), { all: true });
+    t.is(all.pagination.totalItems, 35);
+    t.deepEqual(all.data.map((e) => e.timestamp), [...all.data.map((e) => e.timestamp)].sort().reverse());
+    const ofA = events.filter((e) => e.project_id === a);
+    const expect = (pred: (e: StoredAuditEvent) => boolean) => ofA.filter(pred).map((e) => e.id).sort();
+    const ids = async (q: Partial<AuditListQuery>) => (await m.auditEvents.list(query({ project_id: a, ...q }), { all: true })).data.map((e) => e.id).sort();
+    t.deepEqual(await ids({ method: 'DELETE' }), expect((e) => e.method === 'DELETE'));
+    t.deepEqual(await ids({ status_code: 404 }), expect((e) => e.status_code === 404));
+    t.deepEqual(await ids({ service_name: 'svc-1', identifier: 'user-1' }), expect((e) => e.service_name === 'svc-1' && e.identifier === 'user-1'));
+    t.deepEqual(await ids({ event_type: 'system.alert' }), expect((e) => e.event_type === 'system.alert'));
+    t.deepEqual(await ids({ start_date: ofA[10]!.timestamp, end_date: ofA[12]!.timestamp }), [ofA[10]!, ofA[11]!, ofA[12]!].map((e) => e.id).sort());
+    const byRt = await m.auditEvents.list(query({ project_id: a, sort_by: 'response_time', sort_order: 'asc' }), { all: true });
+    const rts = byRt.data.map((e) => e.response_time ?? -1);
+    t.deepEqual(rts, [...rts].sort((x, y) => x - y));
+    const page2 = await m.auditEvents.list(query({ project_id: a, limit: 7, page: 2 }), { all: true });
+    t.deepEqual(page2.pagination, { page: 2, limit: 7, totalItems: 30, totalPage: 5 });
+    t.deepEqual(page2.data.map((e) => e.id), all.data.filter((e) => e.project_id === a).slice(7, 14).map((e) => e.id));
+    t.is((await m.auditEvents.list(query(), { all: false, projectIds: [b] })).pagination.totalItems, 5);
+    t.is((await m.auditEvents.list(query({ project_id: a }), { all: false, projectIds: [b] })).pagination.totalItems, 0);
+    t.is((await m.auditEvents.list(query(), { all: false, projectIds: [] })).pagination.totalItems, 0);
+  });
+
+  withModels('audit events: detail returns the stored event within scope only', async (t, m) => {
+    const { a, b, events } = await seed(m);
+    const e = events[1]!;
+    t.deepEqual(await m.auditEvents.get(e.id, { all: true }), e);
+    t.deepEqual(await m.auditEvents.get(e.id, { all: false, projectIds: [a] }), e);
+    t.is(await m.auditEvents.get(e.id, { all: false, projectIds: [b] }), null);
+    t.is(await m.auditEvents.get(randomUUID(), { all: true }), null);
+  });
+
+  withModels('access: projects, keys by hash until revoked, users by e-mail; reset empties it', async (t, m) => {
+    const store = m.stores.access;
+    const [p1, p2] = [randomUUID(), randomUUID()];
+    const [k1, k2] = [randomUUID(), randomUUID()];
+    const batch = [recorded(), recorded(), recorded(), recorded(), recorded()];
+    await store.commit(batch, (r, w) => {
+      const i = batch.indexOf(r);
+      if (i === 0) w.projectCreated({ id: p1, name: 'one', created_at: '2026-01-01T00:00:00.000Z' });
+      if (i === 1) w.projectCreated({ id: p2, name: 'two', created_at: '2026-01-02T00:00:00.000Z' });
+      if (i === 2) w.apiKeyIssued({ id: k1, project_id: p1, name: 'a', prefix: 'wl_a', key_hash: 'h1', created_at: '2026-01-01T00:00:00.000Z', revoked_at: null });
+      if (i === 3) w.apiKeyIssued({ id: k2, project_id: p1, name: 'b', prefix: 'wl_b', key_hash: 'h2', created_at: '2026-01-01T00:00:01.000Z', revoked_at: null });
+      if (i === 4) w.userRegistered({ id: 'u1', email: 'm@example.com', password_hash: 'scrypt$x', role: 'member', project_ids: [p1], created_at: '2026-01-01T00:00:00.000Z' });
+    });
+    const revoke = recorded();
+    await store.commit([revoke], (_r, w) => w.apiKeyRevoked(k2, '2026-01-03T00:00:00.000Z'));
+    t.is(await m.access.projectOfKey('h1'), p1);
+    t.is(await m.access.projectOfKey('h2'), null);
+    t.is(await m.access.projectOfKey('nope'), null);
+    t.deepEqual((await m.access.listProjects({ all: true })).map((p) => p.name), ['one', 'two']);
+    t.deepEqual((await m.access.listProjects({ all: false, projectIds: [p2] })).map((p) => p.id), [p2]);
+    t.is(await m.access.getProject(p1, { all: false, projectIds: [p2] }), null);
+    t.deepEqual((await m.access.listApiKeys(p1)).map((k) => [k.id, k.revoked_at]), [[k1, null], [k2, '2026-01-03T00:00:00.000Z']]);
+    t.is((await m.access.userByEmail('m@example.com'))?.password_hash, 'scrypt$x');
+    t.deepEqual(await m.access.listUsers(), [{ id: 'u1', email: 'm@example.com', role: 'member', project_ids: [p1], created_at: '2026-01-01T00:00:00.000Z' }]);
+    t.is(await m.access.countUsers(), 1);
+    t.is(await store.checkpoint(), revoke.position);
+    await store.reset();
+    t.is(await store.checkpoint(), null);
+    t.is(await m.access.countUsers(), 0);
+    t.deepEqual(await m.access.listProjects({ all: true }), []);
+  });
+};
