@@ -1,0 +1,39 @@
+import test from 'ava';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** docker-compose.yml is validated by Debian's docker-compose (`config -q` parses, interpolates and
+ *  checks the file against the compose schema without an engine). .ci/run installs it. */
+const root = fileURLToPath(new URL('..', import.meta.url));
+const installed = spawnSync('docker-compose', ['version'], { encoding: 'utf8' }).status === 0;
+
+const config = (file: string, env: Record<string, string>) =>
+  spawnSync('docker-compose', ['-f', file, 'config'], { cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+
+if (!installed) {
+  test.skip('docker-compose.yml validation: skipped, docker-compose is not installed (apt-get install docker-compose)', () => {});
+} else {
+  test('docker-compose.yml is valid and runs KurrentDB, MongoDB, api and worker', (t) => {
+    const result = config(path.join(root, 'docker-compose.yml'), { WATCHLOG_JWT_SECRET: 'x'.repeat(48) });
+    t.is(result.status, 0, result.stderr);
+    for (const service of ['kurrentdb:', 'mongodb:', 'api:', 'worker:']) t.true(result.stdout.includes(`  ${service}`), service);
+    t.regex(result.stdout, /WATCHLOG_EVENTSTORE_URL: kurrentdb:\/\/kurrentdb:2113\?tls=false/);
+    t.regex(result.stdout, /WATCHLOG_MONGO_URL: mongodb:\/\/mongodb:27017\/watchlog/);
+  });
+
+  test('the validator rejects what is wrong: a missing JWT secret, an unknown key', (t) => {
+    const missing = config(path.join(root, 'docker-compose.yml'), {});
+    t.not(missing.status, 0);
+    t.regex(missing.stderr, /WATCHLOG_JWT_SECRET/);
+    const dir = mkdtempSync(path.join(tmpdir(), 'compose-'));
+    const broken = path.join(dir, 'docker-compose.yml');
+    writeFileSync(broken, readFileSync(path.join(root, 'docker-compose.yml'), 'utf8').replace('    command: ["worker"]', '    command: ["worker"]\n    no_such_key: true'));
+    const invalid = config(broken, { WATCHLOG_JWT_SECRET: 'x'.repeat(48) });
+    t.not(invalid.status, 0);
+    t.regex(invalid.stderr, /no_such_key/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
