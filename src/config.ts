@@ -25,7 +25,7 @@ const stringMin = (name: string, min: number) =>
     t.identity,
   );
 
-const urlWithScheme = (name: string, scheme: RegExp) =>
+const matching = (name: string, scheme: RegExp) =>
   new t.Type<string, string, unknown>(
     name,
     (u): u is string => typeof u === 'string' && scheme.test(u),
@@ -51,8 +51,9 @@ const Env = t.type({
   WATCHLOG_LOG_LEVEL: optional(LogLevel),
   WATCHLOG_SHUTDOWN_TIMEOUT_MS: optional(intFromEnv('integer 0-600000', 0, 600_000)),
   WATCHLOG_PROJECTION_LEASE_MS: optional(intFromEnv('integer 1000-600000', 1000, 600_000)),
-  WATCHLOG_EVENTSTORE_URL: optional(urlWithScheme('kurrentdb://, esdb:// or their +discover forms', /^(kurrentdb|kdb|esdb)(\+discover)?:\/\//)),
-  WATCHLOG_MONGO_URL: optional(urlWithScheme('mongodb:// or mongodb+srv:// URL', /^mongodb(\+srv)?:\/\//)),
+  WATCHLOG_EVENTSTORE_URL: optional(matching('kurrentdb://, esdb:// or their +discover forms', /^(kurrentdb|kdb|esdb)(\+discover)?:\/\//)),
+  WATCHLOG_MONGO_URL: optional(matching('mongodb:// or mongodb+srv:// URL', /^mongodb(\+srv)?:\/\//)),
+  WATCHLOG_EVENTSTORE_NAMESPACE: optional(matching('letters, digits, _ or -, up to 64', /^[A-Za-z0-9_-]{1,64}$/)),
 });
 
 export interface Config {
@@ -70,6 +71,8 @@ export interface Config {
   eventStoreUrl: string | undefined;
   /** MongoDB URL; unset: the embedded read models in the data dir. */
   mongoUrl: string | undefined;
+  /** Prefix of this deployment's streams in a shared KurrentDB. */
+  eventStoreNamespace: string;
 }
 
 export class ConfigError extends Error {
@@ -112,5 +115,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     projectionLeaseMs: e.WATCHLOG_PROJECTION_LEASE_MS ?? 10_000,
     eventStoreUrl: e.WATCHLOG_EVENTSTORE_URL,
     mongoUrl: e.WATCHLOG_MONGO_URL,
+    eventStoreNamespace: e.WATCHLOG_EVENTSTORE_NAMESPACE ?? '',
   };
 };

@@ -29,7 +29,8 @@ Configuration comes from environment variables (see the README):
   PORT, HOST, WATCHLOG_DATA_DIR, WATCHLOG_JWT_SECRET, WATCHLOG_JWT_TTL_SECONDS,
   WATCHLOG_ADMIN_EMAIL, WATCHLOG_ADMIN_PASSWORD, WATCHLOG_BODY_LIMIT_BYTES,
   WATCHLOG_LOG_LEVEL, WATCHLOG_SHUTDOWN_TIMEOUT_MS, WATCHLOG_PROJECTION_LEASE_MS,
-  WATCHLOG_EVENTSTORE_URL (KurrentDB log), WATCHLOG_MONGO_URL (MongoDB read models)
+  WATCHLOG_EVENTSTORE_URL (KurrentDB log), WATCHLOG_EVENTSTORE_NAMESPACE,
+  WATCHLOG_MONGO_URL (MongoDB read models)
 `;
 
 /** package.json sits one level up from src/ and two from dist/src/. */
@@ -99,7 +100,7 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
   const projectorThread = mode === 'start' && config.mongoUrl === undefined;
   const projector = mode === 'api' ? null
     : projectorThread ? new ProjectorThread({
-      dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, mongoUrl: config.mongoUrl,
+      dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
       logLevel: config.logLevel, leaseTtlMs: config.projectionLeaseMs,
     }, runtime.log, logger)
     : new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger, { leaseTtlMs: config.projectionLeaseMs });

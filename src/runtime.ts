@@ -37,11 +37,11 @@ const ensureDataDir = (dir: string) => {
   }
 };
 
-export type StoreConfig = Pick<Config, 'dataDir' | 'eventStoreUrl' | 'mongoUrl'>;
+export type StoreConfig = Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl'>;
 
 const openLog = async (config: StoreConfig, writerThread: boolean): Promise<EventLog> => {
   if (config.eventStoreUrl === undefined) return new SqliteEventLog(path.join(config.dataDir, 'log.db'), { writerThread });
-  const log = new KurrentEventLog(config.eventStoreUrl);
+  const log = new KurrentEventLog(config.eventStoreUrl, { namespace: config.eventStoreNamespace });
   try {
     await log.ping();
   } catch (error) {

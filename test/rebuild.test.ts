@@ -35,7 +35,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
   await first.stop({ remove: false });
 
   for (const variant of ['in place', 'file deleted']) {
-    if (variant === 'file deleted') rmSync(path.join(dataDir, 'views.db'));
+    if (variant === 'file deleted') rmSync(path.join(dataDir, 'views.db'), { force: true });
     const runtime = await openRuntime({ ...first.config });
     const progress: RebuildProgress[] = [];
     const { head } = await rebuildReadModels(runtime, (p) => progress.push(p));

@@ -1,6 +1,6 @@
 import {
   ANY, BACKWARDS, END, FORWARDS, KurrentDBClient, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
-  excludeSystemEvents, jsonEvent, type AllStreamResolvedEvent, type AppendStreamState, type Position, type ResolvedEvent,
+  excludeSystemEvents, jsonEvent, streamNameFilter, type AllStreamResolvedEvent, type AppendStreamState, type Position, type ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import type { EventMetadata } from '../domain/events.ts';
 import {
@@ -22,13 +22,13 @@ const streamState = (expected: ExpectedRevision): AppendStreamState =>
 
 type Resolved = ResolvedEvent | AllStreamResolvedEvent;
 
-const toRecorded = (resolved: Resolved): RecordedEvent | null => {
+const toRecorded = (resolved: Resolved, namespace: string): RecordedEvent | null => {
   const e = resolved.event;
-  if (!e || !e.isJson || e.type.startsWith('$')) return null;
+  if (!e || !e.isJson || e.type.startsWith('$') || !e.streamId.startsWith(namespace)) return null;
   const position = e.position?.commit ?? resolved.commitPosition;
   if (position === undefined) throw new Error(`event ${e.id} in ${e.streamId} has no position`);
   return {
-    stream: e.streamId,
+    stream: e.streamId.slice(namespace.length),
     revision: Number(e.revision),
     position: position.toString(10),
     id: e.id,
@@ -46,17 +46,30 @@ export interface KurrentEventLogOptions {
   /** First delay before resubscribing after the subscription drops; doubles up to 30 s. */
   reconnectDelayMs?: number;
   onReconnect?: (error: unknown, delayMs: number) => void;
+  /** Prefix of every stream this log writes and reads, so several deployments (or test runs) can
+   *  share one KurrentDB; $all reads and subscriptions then filter on it server-side. */
+  namespace?: string;
 }
 
 export class KurrentEventLog implements EventLog {
   private readonly client: KurrentDBClient;
   private readonly batchSize: number;
   private readonly reconnectDelayMs: number;
+  private readonly namespace: string;
 
   constructor(connectionString: string, private readonly options: KurrentEventLogOptions = {}) {
     this.client = KurrentDBClient.connectionString(connectionString);
     this.batchSize = options.batchSize ?? 1000;
     this.reconnectDelayMs = options.reconnectDelayMs ?? 500;
+    this.namespace = options.namespace ?? '';
+  }
+
+  private filter() {
+    return this.namespace ? streamNameFilter({ prefixes: [this.namespace] }) : excludeSystemEvents();
+  }
+
+  private recorded(resolved: Resolved): RecordedEvent | null {
+    return toRecorded(resolved, this.namespace);
   }
 
   /** Fails when the server cannot be reached within `timeoutMs`. */
@@ -67,7 +80,7 @@ export class KurrentEventLog implements EventLog {
   async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
       const result = await this.client.appendToStream(
-        stream,
+        this.namespace + stream,
         events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata })),
         { streamState: streamState(expected) },
       );
@@ -85,13 +98,13 @@ export class KurrentEventLog implements EventLog {
   async readStream(stream: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     try {
-      const reading = this.client.readStream(stream, {
+      const reading = this.client.readStream(this.namespace + stream, {
         direction: FORWARDS,
         fromRevision: options.fromRevision === undefined ? START : BigInt(options.fromRevision),
         ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
       });
       for await (const resolved of reading) {
-        const e = toRecorded(resolved);
+        const e = this.recorded(resolved);
         if (e) out.push(e);
       }
     } catch (error) {
@@ -108,19 +121,19 @@ export class KurrentEventLog implements EventLog {
       direction: FORWARDS,
       fromPosition: after === null ? START : toPosition(after),
       maxCount: maxCount + (after === null ? 0 : 1),
-      filter: excludeSystemEvents(),
+      filter: this.filter(),
     });
     for await (const resolved of reading) {
-      const e = toRecorded(resolved);
+      const e = this.recorded(resolved);
       if (e && e.position !== after) out.push(e);
     }
     return out.slice(0, maxCount);
   }
 
   async headPosition(): Promise<string | null> {
-    const reading = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: excludeSystemEvents() });
+    const reading = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: this.filter() });
     for await (const resolved of reading) {
-      const e = toRecorded(resolved);
+      const e = this.recorded(resolved);
       if (e) return e.position;
     }
     return null;
@@ -139,7 +152,7 @@ export class KurrentEventLog implements EventLog {
         while (!closed) {
           const subscription = self.client.subscribeToAll({
             fromPosition: position === null ? START : toPosition(position),
-            filter: excludeSystemEvents(),
+            filter: self.filter(),
           });
           current = subscription;
           try {
@@ -147,7 +160,7 @@ export class KurrentEventLog implements EventLog {
               const batch: RecordedEvent[] = [];
               let next: AllStreamResolvedEvent | null = first;
               while (next !== null) {
-                const e = toRecorded(next);
+                const e = self.recorded(next);
                 if (e) batch.push(e);
                 next = batch.length < self.batchSize ? (subscription.read() as AllStreamResolvedEvent | null) : null;
               }
@@ -178,7 +191,7 @@ export class KurrentEventLog implements EventLog {
   }
 
   async setStreamMaxCount(stream: string, maxCount: number): Promise<void> {
-    await this.client.setStreamMetadata(stream, { maxCount });
+    await this.client.setStreamMetadata(this.namespace + stream, { maxCount });
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,9 +32,22 @@ export interface TestServerOptions {
   now?: () => Date;
 }
 
+/** With WATCHLOG_EVENTSTORE_URL / WATCHLOG_MONGO_URL set, the suites run on those servers: each
+ *  data dir gets its own stream namespace and database, so servers and runs never see each
+ *  other's events. */
+const serverAdapters = (dataDir: string): Record<string, string> => {
+  const id = createHash('sha256').update(dataDir).digest('hex').slice(0, 12);
+  const env: Record<string, string> = {};
+  const { WATCHLOG_EVENTSTORE_URL: log, WATCHLOG_MONGO_URL: mongo } = process.env;
+  if (log) Object.assign(env, { WATCHLOG_EVENTSTORE_URL: log, WATCHLOG_EVENTSTORE_NAMESPACE: `t${id}-` });
+  if (mongo) env.WATCHLOG_MONGO_URL = mongo.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/watchlog_test_${id}`);
+  return env;
+};
+
 export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () => new Date() }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
-    WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...env,
+    WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    ...serverAdapters(dataDir), ...env,
   });
   const logger = pino({ level: 'silent' });
   const runtime = await openRuntime(config);
