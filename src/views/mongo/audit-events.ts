@@ -8,22 +8,7 @@ import type { BulkOps, MongoSchema } from './store.ts';
 /** The audit-events read model in MongoDB: the list fields as top-level fields (filters, sorts,
  *  indexes) and the full event as a JSON string in `doc`, since senders' bodies may hold keys
  *  MongoDB treats specially (`$…`, dots). `_id` is the event id, so replays are no-ops. */
-interface AuditDoc {
-  _id: string;
-  position: number;
-  project_id: string;
-  event_type: string;
-  method: string;
-  path: string;
-  status_code: number | null;
-  response_time: number | null;
-  identifier: string;
-  user_email: string | null;
-  service_name: string;
-  environment: string;
-  ts: number;
-  doc: string;
-}
+type AuditDoc = Omit<AuditListItem, 'id' | 'timestamp'> & { _id: string; position: number; ts: number; doc: string };
 
 const COLLECTION = 'audit_events';
 
