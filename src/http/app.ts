@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -6,6 +6,7 @@ import type { CommandDeps } from '../commands/context.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { ReadModels } from '../views/ports.ts';
 import { ApiKeyCache } from './api-key-cache.ts';
+import { requireJwt } from './auth.ts';
 import { errorHandler } from './errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -22,9 +23,11 @@ export interface AppDeps {
   readonly now: () => Date;
 }
 
-/** What the routes get: the app's dependencies plus state the app owns. */
+/** What the routes get: the app's dependencies plus what the app builds once for all of them. */
 export interface RouteDeps extends AppDeps {
   readonly apiKeys: ApiKeyCache;
+  /** JWT verification and principal decoding, to put in front of every protected route. */
+  readonly jwt: Middleware<AppState>[];
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -60,7 +63,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
-  const routeDeps: RouteDeps = { ...deps, apiKeys: new ApiKeyCache(deps.readModels.access) };
+  const routeDeps: RouteDeps = { ...deps, apiKeys: new ApiKeyCache(deps.readModels.access), jwt: requireJwt(deps.jwtSecret) };
   auditRoutes(router, routeDeps);
   accessRoutes(router, routeDeps);
   app.use(router.routes());

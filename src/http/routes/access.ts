@@ -5,7 +5,7 @@ import { createProject, issueApiKey, revokeApiKey } from '../../commands/project
 import { registerUser } from '../../commands/users.ts';
 import { decoyHash, verifyPassword } from '../../commands/passwords.ts';
 import type { CommandContext } from '../../commands/context.ts';
-import { principalOf, requireJwt, requireRole, signToken, type Principal } from '../auth.ts';
+import { principalOf, requireRole, signToken, type Principal } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
 import { HttpError, decodeOrThrow } from '../errors.ts';
 import type { RouteDeps } from '../app.ts';
@@ -25,7 +25,7 @@ const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not 
 /** Login, users, projects and API keys. Admins create projects and users; admins and members
  *  manage the keys of projects they see; auditors only read. */
 export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
-  const jwt = requireJwt(deps.jwtSecret);
+  const jwt = deps.jwt;
   const context = (principal: Principal, correlationId: string): CommandContext =>
     ({ actor: `user:${principal.userId}`, correlationId, now: deps.now });
   /** A project the caller may see, or 404 (never a hint that it exists elsewhere). */
@@ -97,6 +97,5 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     deps.apiKeys.invalidate();
     ctx.status = 204;
   });
-
 };
 

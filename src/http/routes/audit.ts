@@ -4,7 +4,7 @@ import { AuditEventInput, Environment, HttpMethod } from '../../domain/audit-eve
 import { IsoTimestamp, Uuid, isUuid } from '../../domain/codecs.ts';
 import { recordAuditEvent } from '../../commands/ingest.ts';
 import { SORT_FIELDS, type AuditListQuery } from '../../views/ports.ts';
-import { principalOf, requireJwt } from '../auth.ts';
+import { principalOf } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
 import { HttpError, decodeOrThrow } from '../errors.ts';
 import { IntFromString, singleValued } from '../query.ts';
@@ -49,7 +49,6 @@ export const checkDateRange = (q: { start_date?: string; end_date?: string }): v
 };
 
 export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
-
   router.post('/v1/audit', async (ctx) => {
     const key = ctx.get('x-api-key');
     const projectId = key ? await deps.apiKeys.projectOf(key) : null;
@@ -62,18 +61,17 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
     ctx.body = { id };
   });
 
-  router.get('/v1/audit', ...requireJwt(deps.jwtSecret), async (ctx) => {
+  router.get('/v1/audit', ...deps.jwt, async (ctx) => {
     const q = decodeOrThrow(AuditListQueryCodec, singleValued(ctx.query), 'query');
     checkDateRange(q);
     const query: AuditListQuery = { ...q, page: q.page ?? 1, limit: q.limit ?? 20, sort_by: q.sort_by ?? 'timestamp', sort_order: q.sort_order ?? 'desc' };
     ctx.body = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope);
   });
 
-  router.get('/v1/audit/:id', ...requireJwt(deps.jwtSecret), async (ctx) => {
+  router.get('/v1/audit/:id', ...deps.jwt, async (ctx) => {
     const id = ctx.params.id ?? '';
     const event = isUuid(id) ? await deps.readModels.auditEvents.get(id.toLowerCase(), principalOf(ctx.state).scope) : null;
     if (!event) throw new HttpError(404, 'not_found', 'audit event not found');
     ctx.body = event;
   });
-
 };
