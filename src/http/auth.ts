@@ -53,5 +53,3 @@ export const principalOf = (state: AppState): Principal => {
 export const requireRole = (principal: Principal, ...roles: Role[]): void => {
   if (!roles.includes(principal.role)) throw new HttpError(403, 'forbidden', `requires role ${roles.join(' or ')}`);
 };
-
-export const canSee = (scope: Scope, projectId: string): boolean => scope.all || scope.projectIds.includes(projectId);

@@ -8,6 +8,8 @@ import type { Role } from '../domain/codecs.ts';
 /** Which projects a caller may see: every one (admins) or a list. */
 export type Scope = { readonly all: true } | { readonly all: false; readonly projectIds: readonly string[] };
 
+export const inScope = (scope: Scope, projectId: string): boolean => scope.all || scope.projectIds.includes(projectId);
+
 export interface ProjectionStore<W> {
   readonly name: string;
   /** Position of the last event this projection has applied; null before the first. */

@@ -7,6 +7,7 @@ import { decoyHash, verifyPassword } from '../../commands/passwords.ts';
 import type { CommandContext } from '../../commands/context.ts';
 import { principalOf, requireRole, signToken, type Principal } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
+import { notFound } from '../../domain/errors.ts';
 import { HttpError, decodeOrThrow } from '../errors.ts';
 import type { RouteDeps } from '../app.ts';
 import type { AppState } from '../state.ts';
@@ -19,8 +20,6 @@ const NewUserBody = t.type({
   project_ids: t.array(Uuid, 'array of project ids'),
 });
 const NameBody = t.type({ name: boundedString('string (1-200 chars)', 1, 200) });
-
-const notFound = (what: string) => new HttpError(404, 'not_found', `${what} not found`);
 
 /** Login, users, projects and API keys. Admins create projects and users; admins and members
  *  manage the keys of projects they see; auditors only read. */

@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
 import type { Role } from '../../domain/codecs.ts';
-import type {
-  AccessQueries, AccessWriter, ApiKeyView, ProjectView, Scope, UserCredentials, UserView,
+import {
+  inScope,
+  type AccessQueries, type AccessWriter, type ApiKeyView, type ProjectView, type Scope, type UserCredentials, type UserView,
 } from '../ports.ts';
 import type { BulkOps, MongoSchema } from './store.ts';
 
@@ -52,7 +53,7 @@ export class MongoAccessQueries implements AccessQueries {
     return (await this.db.collection<ProjectDoc>('projects').find(filter).sort({ created_at: 1, _id: 1 }).toArray()).map(toProject);
   }
   async getProject(id: string, scope: Scope): Promise<ProjectView | null> {
-    if (!scope.all && !scope.projectIds.includes(id)) return null;
+    if (!inScope(scope, id)) return null;
     const p = await this.db.collection<ProjectDoc>('projects').findOne({ _id: id });
     return p ? toProject(p) : null;
   }

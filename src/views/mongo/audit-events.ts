@@ -1,7 +1,8 @@
 import type { Db, Filter, Sort } from 'mongodb';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
-import type {
-  AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, Page, Scope,
+import {
+  inScope,
+  type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
 } from '../ports.ts';
 import type { BulkOps, MongoSchema } from './store.ts';
 
@@ -47,7 +48,7 @@ const SORT_FIELD: Record<AuditListQuery['sort_by'], keyof AuditDoc> = {
 const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
   const q: Filter<AuditDoc> = {};
   if (f.project_id !== undefined) {
-    if (!scope.all && !scope.projectIds.includes(f.project_id)) return null;
+    if (!inScope(scope, f.project_id)) return null;
     q.project_id = f.project_id;
   } else if (!scope.all) {
     if (scope.projectIds.length === 0) return null;
@@ -91,7 +92,7 @@ export class MongoAuditEventsQueries implements AuditEventsQueries {
 
   async get(id: string, scope: Scope): Promise<StoredAuditEvent | null> {
     const row = await this.db.collection<AuditDoc>(COLLECTION).findOne({ _id: id }, { projection: { project_id: 1, doc: 1 } });
-    if (!row || (!scope.all && !scope.projectIds.includes(row.project_id))) return null;
+    if (!row || !inScope(scope, row.project_id)) return null;
     return JSON.parse(row.doc) as StoredAuditEvent;
   }
 }

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { Role } from '../../domain/codecs.ts';
-import type {
-  AccessQueries, AccessWriter, ApiKeyView, ProjectView, Scope, UserCredentials, UserView,
+import {
+  inScope,
+  type AccessQueries, type AccessWriter, type ApiKeyView, type ProjectView, type Scope, type UserCredentials, type UserView,
 } from '../ports.ts';
 import type { SqliteSchema } from './database.ts';
 
@@ -78,7 +79,7 @@ export class SqliteAccessQueries implements AccessQueries {
     return scope.all ? all : all.filter((p) => scope.projectIds.includes(p.id));
   }
   async getProject(id: string, scope: Scope): Promise<ProjectView | null> {
-    if (!scope.all && !scope.projectIds.includes(id)) return null;
+    if (!inScope(scope, id)) return null;
     return this.stmts.project.get(id) ?? null;
   }
   async listApiKeys(projectId: string): Promise<ApiKeyView[]> {

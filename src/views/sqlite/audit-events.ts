@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
-import type {
-  AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, Page, Scope,
+import {
+  inScope,
+  type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
 } from '../ports.ts';
 import { statementCache, type SqliteSchema } from './database.ts';
 
@@ -83,7 +84,7 @@ const whereClause = (f: AuditFilter, scope: Scope): { sql: string; params: unkno
   const clauses: string[] = [];
   const params: unknown[] = [];
   if (f.project_id !== undefined) {
-    if (!scope.all && !scope.projectIds.includes(f.project_id)) return null;
+    if (!inScope(scope, f.project_id)) return null;
     clauses.push('project_id = ?');
     params.push(f.project_id);
   } else if (!scope.all) {
@@ -151,7 +152,7 @@ export class SqliteAuditEventsQueries implements AuditEventsQueries {
 
   async get(id: string, scope: Scope): Promise<StoredAuditEvent | null> {
     const row = this.byId.get(id);
-    if (!row || (!scope.all && !scope.projectIds.includes(row.project_id))) return null;
+    if (!row || !inScope(scope, row.project_id)) return null;
     return JSON.parse(row.doc) as StoredAuditEvent;
   }
 }
