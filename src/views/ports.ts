@@ -50,6 +50,8 @@ export type SortField = (typeof SORT_FIELDS)[number];
 export interface AuditFilter {
   project_id?: string;
   service_name?: string;
+  /** Exact path; for system.alert events the rule. */
+  path?: string;
   method?: string;
   status_code?: number;
   environment?: string;
@@ -88,8 +90,15 @@ export interface AuditEventsWriter {
   record(event: StoredAuditEvent, position: string): void;
 }
 
+export interface AuditListOptions {
+  /** Adds each event's request_body (null when absent): an alert's rule-specific fields. */
+  withRequestBody?: boolean;
+}
+
+export type AuditListItemWithBody = AuditListItem & { request_body?: Record<string, unknown> | null };
+
 export interface AuditEventsQueries {
-  list(query: AuditListQuery, scope: Scope): Promise<Page<AuditListItem>>;
+  list(query: AuditListQuery, scope: Scope, options?: AuditListOptions): Promise<Page<AuditListItemWithBody>>;
   get(id: string, scope: Scope): Promise<StoredAuditEvent | null>;
 }
 

@@ -31,14 +31,29 @@ export const AuditFilterQuery = t.partial({
   event_type: EventType,
 });
 
+/** The anomaly rules (SPEC 6.2); an alert's `path` is its rule. */
+export const AnomalyRule = t.keyof(
+  { volume_spike: null, error_rate: null, brute_force: null, mass_delete: null, silent_service: null },
+  'volume_spike | error_rate | brute_force | mass_delete | silent_service',
+);
+
+const Paging = t.partial({
+  page: IntFromString('integer >= 1', 1, Number.MAX_SAFE_INTEGER),
+  limit: IntFromString(`integer 1-${MAX_PAGE_SIZE}`, 1, MAX_PAGE_SIZE),
+});
+
 const AuditListQueryCodec = t.exact(t.intersection([
   AuditFilterQuery,
+  Paging,
   t.partial({
-    page: IntFromString('integer >= 1', 1, Number.MAX_SAFE_INTEGER),
-    limit: IntFromString(`integer 1-${MAX_PAGE_SIZE}`, 1, MAX_PAGE_SIZE),
     sort_by: t.keyof(Object.fromEntries(SORT_FIELDS.map((f) => [f, null])) as Record<AuditListQuery['sort_by'], null>, SORT_FIELDS.join(' | ')),
     sort_order: t.keyof({ asc: null, desc: null }, 'asc | desc'),
   }),
+]));
+
+const AnomaliesQueryCodec = t.exact(t.intersection([
+  Paging,
+  t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp, rule: AnomalyRule }),
 ]));
 
 export const checkDateRange = (q: { start_date?: string; end_date?: string }): void => {
@@ -66,6 +81,17 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
     checkDateRange(q);
     const query: AuditListQuery = { ...q, page: q.page ?? 1, limit: q.limit ?? 20, sort_by: q.sort_by ?? 'timestamp', sort_order: q.sort_order ?? 'desc' };
     ctx.body = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope);
+  });
+
+  // SPEC 4.9: alerts, newest first, paginated like the list; `rule` filters on the alert's path.
+  router.get('/v1/audit/anomalies', ...deps.jwt, async (ctx) => {
+    const { rule, page = 1, limit = 20, ...filter } = decodeOrThrow(AnomaliesQueryCodec, singleValued(ctx.query), 'query');
+    checkDateRange(filter);
+    const query: AuditListQuery = {
+      ...filter, ...(rule === undefined ? {} : { path: rule }), event_type: 'system.alert',
+      page, limit, sort_by: 'timestamp', sort_order: 'desc',
+    };
+    ctx.body = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope, { withRequestBody: true });
   });
 
   router.get('/v1/audit/:id', ...deps.jwt, async (ctx) => {

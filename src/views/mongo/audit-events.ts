@@ -2,7 +2,7 @@ import type { Db, Filter, Sort } from 'mongodb';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import {
   inScope,
-  type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
+  type AuditListItemWithBody, type AuditListOptions, type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
 } from '../ports.ts';
 import type { BulkOps, MongoSchema } from './store.ts';
 
@@ -54,7 +54,7 @@ const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
     if (scope.projectIds.length === 0) return null;
     q.project_id = { $in: [...scope.projectIds] };
   }
-  for (const key of ['service_name', 'method', 'environment', 'identifier', 'event_type'] as const) {
+  for (const key of ['service_name', 'path', 'method', 'environment', 'identifier', 'event_type'] as const) {
     if (f[key] !== undefined) q[key] = f[key];
   }
   if (f.status_code !== undefined) q.status_code = f.status_code;
@@ -70,14 +70,14 @@ const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
 export class MongoAuditEventsQueries implements AuditEventsQueries {
   constructor(private readonly db: Db) {}
 
-  async list(q: AuditListQuery, scope: Scope): Promise<Page<AuditListItem>> {
+  async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
     const filter = toFilter(q, scope);
     if (!filter) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
     const dir = q.sort_order === 'asc' ? 1 : -1;
     const sort: Sort = { [SORT_FIELD[q.sort_by]]: dir, position: dir };
     const collection = this.db.collection<AuditDoc>(COLLECTION);
     const [rows, total] = await Promise.all([
-      collection.find(filter, { projection: { doc: 0 } }).sort(sort).skip((q.page - 1) * q.limit).limit(q.limit).toArray(),
+      collection.find(filter, options.withRequestBody ? {} : { projection: { doc: 0 } }).sort(sort).skip((q.page - 1) * q.limit).limit(q.limit).toArray(),
       collection.countDocuments(filter),
     ]);
     return {
@@ -85,6 +85,7 @@ export class MongoAuditEventsQueries implements AuditEventsQueries {
         id: r._id, project_id: r.project_id, event_type: r.event_type, method: r.method, path: r.path,
         status_code: r.status_code, response_time: r.response_time, identifier: r.identifier, user_email: r.user_email,
         service_name: r.service_name, environment: r.environment, timestamp: new Date(r.ts).toISOString(),
+        ...(options.withRequestBody ? { request_body: (JSON.parse(r.doc) as StoredAuditEvent).request_body ?? null } : {}),
       })),
       pagination: { page: q.page, limit: q.limit, totalItems: total, totalPage: Math.ceil(total / q.limit) },
     };

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import {
   inScope,
-  type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
+  type AuditListItemWithBody, type AuditListOptions, type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
 } from '../ports.ts';
 import { statementCache, type SqliteSchema } from './database.ts';
 
@@ -53,9 +53,10 @@ const SORT_COLUMN: Record<AuditListQuery['sort_by'], string> = {
   environment: 'environment',
 };
 
-const EQUALITY_FILTERS = ['service_name', 'method', 'status_code', 'environment', 'identifier', 'event_type'] as const;
+const EQUALITY_FILTERS = ['service_name', 'path', 'method', 'status_code', 'environment', 'identifier', 'event_type'] as const;
 
 interface ListRow {
+  doc?: string;
   id: string; project_id: string; event_type: string; method: string; path: string; status_code: number | null;
   response_time: number | null; identifier: string; user_email: string | null; service_name: string;
   environment: string; ts: number;
@@ -133,19 +134,21 @@ export class SqliteAuditEventsQueries implements AuditEventsQueries {
     this.byId = db.prepare<[string], { project_id: string; doc: string }>('SELECT project_id, doc FROM audit_events WHERE id = ?');
   }
 
-  async list(q: AuditListQuery, scope: Scope): Promise<Page<AuditListItem>> {
+  async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
     const where = whereClause(q, scope);
     if (!where) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
     const dir = q.sort_order === 'asc' ? 'ASC' : 'DESC';
     const rows = this.stmt(
       `SELECT id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
-              service_name, environment, ts
+              service_name, environment, ts${options.withRequestBody ? ', doc' : ''}
        FROM audit_events ${where.sql}
        ORDER BY ${SORT_COLUMN[q.sort_by]} ${dir}, position ${dir} LIMIT ? OFFSET ?`,
     ).all(...where.params, q.limit, (q.page - 1) * q.limit) as ListRow[];
     const { n } = this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${where.sql}`).get(...where.params) as { n: number };
     return {
-      data: rows.map(toListItem),
+      data: rows.map((r) => (options.withRequestBody
+        ? { ...toListItem(r), request_body: (JSON.parse(r.doc!) as StoredAuditEvent).request_body ?? null }
+        : toListItem(r))),
       pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) },
     };
   }
