@@ -1,6 +1,7 @@
 import type { RecordedEvent } from '../log/event-log.ts';
 import type { StoredAuditEvent } from '../domain/audit-event.ts';
 import type { Role } from '../domain/codecs.ts';
+import type { SessionEvents } from '../domain/sessions.ts';
 
 /** Read-model ports. Writers are synchronous "enqueue" interfaces that a projection calls while
  *  its store commits a batch; queries are asynchronous so a server-backed adapter fits behind them. */
@@ -98,6 +99,9 @@ export interface AuditListOptions {
 export type AuditListItemWithBody = AuditListItem & { request_body?: Record<string, unknown> | null };
 
 export interface AuditEventsQueries {
+  /** Events carrying `sessionId`, oldest first (at most `limit`), how many there are and when
+   *  the last one happened (the list may stop before it). */
+  sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents>;
   list(query: AuditListQuery, scope: Scope, options?: AuditListOptions): Promise<Page<AuditListItemWithBody>>;
   get(id: string, scope: Scope): Promise<StoredAuditEvent | null>;
 }

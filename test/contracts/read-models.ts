@@ -91,6 +91,24 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.is(await m.auditEvents.get(randomUUID(), { all: true }), null);
   });
 
+  withModels('audit events: explicit sessions, oldest first, within scope, with total and last time', async (t, m) => {
+    const a = randomUUID();
+    const b = randomUUID();
+    const events = [0, 3, 1, 2].map((i) => ({ ...auditEvent(i, i === 2 ? b : a), session_id: 's-1' }));
+    const batch = events.map(() => recorded());
+    await m.stores.auditEvents.commit(batch, (r, w) => w.record(events[batch.indexOf(r)]!, r.position));
+    const all = await m.auditEvents.sessionEvents('s-1', { all: true }, 2);
+    t.is(all.total, 4);
+    t.is(all.lastTimestamp, events[1]!.timestamp);
+    t.deepEqual(all.events.map((e) => e.id), [events[0]!.id, events[2]!.id]);
+    t.like(all.events[0], { method: events[0]!.method, path: events[0]!.path, identifier: events[0]!.identifier, service_name: events[0]!.service_name });
+    const onlyA = await m.auditEvents.sessionEvents('s-1', { all: false, projectIds: [a] }, 10);
+    t.is(onlyA.total, 3);
+    t.false(onlyA.events.some((e) => e.id === events[3]!.id));
+    t.deepEqual(await m.auditEvents.sessionEvents('none', { all: true }, 10), { total: 0, lastTimestamp: null, events: [] });
+    t.is((await m.auditEvents.sessionEvents('s-1', { all: false, projectIds: [] }, 10)).total, 0);
+  });
+
   withModels('access: projects, keys by hash until revoked, users by e-mail; reset empties it', async (t, m) => {
     const store = m.stores.access;
     const [p1, p2] = [randomUUID(), randomUUID()];

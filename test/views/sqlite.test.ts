@@ -1,3 +1,5 @@
+import test from 'ava';
+import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { openSqliteReadModels } from '../../src/views/sqlite/index.ts';
@@ -19,3 +21,26 @@ const open = async () => {
 
 readModelsContract('sqlite', open);
 leasesContract('sqlite', open);
+
+test('a read model built by another schema version is dropped and replayed', async (t) => {
+  const dir = tempDir();
+  const file = path.join(dir, 'views.db');
+  const batch = (position: string) => [{
+    id: 'e', type: 'X', stream: 's', revision: 0, position, data: {},
+    metadata: { recorded_at: '', actor: '', correlation_id: '', schema_version: 1 },
+  }];
+  const first = openSqliteReadModels(file);
+  await first.stores.auditEvents.commit(batch('7'), () => undefined);
+  await first.close();
+  const db = new Database(file);
+  db.prepare("UPDATE read_model_versions SET version = version - 1 WHERE projection = 'audit-events'").run();
+  db.close();
+  const second = openSqliteReadModels(file);
+  t.is(await second.stores.auditEvents.checkpoint(), null, 'the projector will replay it from the start');
+  await second.stores.auditEvents.commit(batch('8'), () => undefined);
+  await second.close();
+  const third = openSqliteReadModels(file);
+  t.is(await third.stores.auditEvents.checkpoint(), '8', 'the same version keeps what it built');
+  await third.close();
+  rmSync(dir, { recursive: true, force: true });
+});

@@ -3,6 +3,7 @@ import * as t from 'io-ts';
 import { AuditEventInput, Environment, HttpMethod } from '../../domain/audit-event.ts';
 import { IsoTimestamp, Uuid, isUuid } from '../../domain/codecs.ts';
 import { recordAuditEvent } from '../../commands/ingest.ts';
+import { summarizeExplicitSession } from '../../domain/sessions.ts';
 import { SORT_FIELDS, type AuditListQuery } from '../../views/ports.ts';
 import { principalOf } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
@@ -17,6 +18,7 @@ export const EventType = t.keyof(
 );
 
 export const MAX_PAGE_SIZE = 100;
+export const MAX_SESSION_EVENTS = 10_000;
 
 /** SPEC 4.2 filters, shared by the list and (later) the export. */
 export const AuditFilterQuery = t.partial({
@@ -92,6 +94,18 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
       page, limit, sort_by: 'timestamp', sort_order: 'desc',
     };
     ctx.body = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope, { withRequestBody: true });
+  });
+
+  // SPEC 4.7: every event carrying the session_id, oldest first (the first MAX_SESSION_EVENTS of
+  // them; event_count and session_end cover all).
+  router.get('/v1/audit/sessions/:session_id', ...deps.jwt, async (ctx) => {
+    const sessionId = ctx.params.session_id ?? '';
+    const found = sessionId.length > 0 && sessionId.length <= 255
+      ? await deps.readModels.auditEvents.sessionEvents(sessionId, principalOf(ctx.state).scope, MAX_SESSION_EVENTS)
+      : null;
+    const session = found && summarizeExplicitSession(sessionId, found);
+    if (!session) throw new HttpError(404, 'not_found', 'session not found');
+    ctx.body = session;
   });
 
   router.get('/v1/audit/:id', ...deps.jwt, async (ctx) => {

@@ -12,6 +12,7 @@ interface KeyDoc { _id: string; project_id: string; name: string; prefix: string
 interface UserDoc { _id: string; email: string; password_hash: string; role: Role; project_ids: string[]; created_at: string }
 
 export const accessMongoSchema: MongoSchema = {
+  version: 1,
   collections: ['projects', 'api_keys', 'users'],
   async ensureIndexes(db) {
     await db.collection('api_keys').createIndexes([{ key: { key_hash: 1 }, unique: true }, { key: { project_id: 1, created_at: 1 } }]);

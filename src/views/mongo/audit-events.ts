@@ -1,19 +1,21 @@
 import type { Db, Filter, Sort } from 'mongodb';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
+import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
 import {
   inScope,
-  type AuditListItemWithBody, type AuditListOptions, type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
+  type AuditListItemWithBody,  type AuditListOptions, type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
 } from '../ports.ts';
 import type { BulkOps, MongoSchema } from './store.ts';
 
 /** The audit-events read model in MongoDB: the list fields as top-level fields (filters, sorts,
  *  indexes) and the full event as a JSON string in `doc`, since senders' bodies may hold keys
  *  MongoDB treats specially (`$…`, dots). `_id` is the event id, so replays are no-ops. */
-type AuditDoc = Omit<AuditListItem, 'id' | 'timestamp'> & { _id: string; position: number; ts: number; doc: string };
+type AuditDoc = Omit<AuditListItem, 'id' | 'timestamp'> & { _id: string; position: number; ts: number; session_id: string | null; doc: string };
 
 const COLLECTION = 'audit_events';
 
 export const auditEventsMongoSchema: MongoSchema = {
+  version: 2,
   collections: [COLLECTION],
   async ensureIndexes(db) {
     await db.collection(COLLECTION).createIndexes([
@@ -23,6 +25,7 @@ export const auditEventsMongoSchema: MongoSchema = {
         .map((field) => ({ key: { project_id: 1, [field]: 1, ts: -1 } })),
       { key: { project_id: 1, response_time: 1 } },
       { key: { project_id: 1, path: 1 } },
+      { key: { session_id: 1, ts: 1, position: 1 }, partialFilterExpression: { session_id: { $type: 'string' } } },
     ]);
   },
 };
@@ -33,7 +36,7 @@ export const mongoAuditEventsWriter = (ops: BulkOps): AuditEventsWriter => ({
       _id: e.id, position: Number(position), project_id: e.project_id, event_type: e.event_type, method: e.method,
       path: e.path, status_code: e.status_code ?? null, response_time: e.response_time ?? null, identifier: e.identifier,
       user_email: e.user_email ?? null, service_name: e.service_name, environment: e.environment,
-      ts: Date.parse(e.timestamp), doc: JSON.stringify(e),
+      session_id: e.session_id ?? null, ts: Date.parse(e.timestamp), doc: JSON.stringify(e),
     };
     ops.add(COLLECTION, { updateOne: { filter: { _id: e.id }, update: { $setOnInsert: doc }, upsert: true } });
   },
@@ -88,6 +91,26 @@ export class MongoAuditEventsQueries implements AuditEventsQueries {
         ...(options.withRequestBody ? { request_body: (JSON.parse(r.doc) as StoredAuditEvent).request_body ?? null } : {}),
       })),
       pagination: { page: q.page, limit: q.limit, totalItems: total, totalPage: Math.ceil(total / q.limit) },
+    };
+  }
+
+  async sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents> {
+    if (!scope.all && scope.projectIds.length === 0) return { total: 0, lastTimestamp: null, events: [] };
+    const filter: Filter<AuditDoc> = scope.all ? { session_id: sessionId } : { session_id: sessionId, project_id: { $in: [...scope.projectIds] } };
+    const collection = this.db.collection<AuditDoc>(COLLECTION);
+    const [rows, total, last] = await Promise.all([
+      collection.find(filter, { projection: { method: 1, path: 1, status_code: 1, ts: 1, identifier: 1, service_name: 1 } })
+        .sort({ ts: 1, position: 1 }).limit(limit).toArray(),
+      collection.countDocuments(filter),
+      collection.findOne(filter, { projection: { ts: 1 }, sort: { ts: -1 } }),
+    ]);
+    return {
+      total,
+      lastTimestamp: last ? new Date(last.ts).toISOString() : null,
+      events: rows.map((r) => ({
+        id: r._id, method: r.method, path: r.path, status_code: r.status_code, timestamp: new Date(r.ts).toISOString(),
+        identifier: r.identifier, service_name: r.service_name,
+      })),
     };
   }
 

@@ -13,16 +13,16 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
   // Without a name, the driver uses the URL's database, or "test": ours is "watchlog".
   const named = new URL(url.replace(/^mongodb(\+srv)?:/, 'http:')).pathname.slice(1);
   const db = client.db(dbName ?? (named || 'watchlog'));
-  await auditEventsMongoSchema.ensureIndexes(db);
-  await accessMongoSchema.ensureIndexes(db);
+  const stores = {
+    auditEvents: new MongoProjectionStore(db, 'audit-events', auditEventsMongoSchema, mongoAuditEventsWriter),
+    access: new MongoProjectionStore(db, 'access', accessMongoSchema, mongoAccessWriter),
+  };
+  for (const store of Object.values(stores)) await store.migrate();
   return {
     leases: new MongoLeases(db),
     auditEvents: new MongoAuditEventsQueries(db),
     access: new MongoAccessQueries(db),
-    stores: {
-      auditEvents: new MongoProjectionStore(db, 'audit-events', auditEventsMongoSchema, mongoAuditEventsWriter),
-      access: new MongoProjectionStore(db, 'access', accessMongoSchema, mongoAccessWriter),
-    },
+    stores,
     async close() {
       await client.close();
     },

@@ -16,6 +16,9 @@ export class BulkOps {
 }
 
 export interface MongoSchema {
+  /** Bumped whenever the documents or indexes change: a read model built by another version is
+   *  dropped and rebuilt from the log. */
+  version: number;
   collections: readonly string[];
   /** Creates the indexes (idempotent: createIndexes with the same spec is a no-op). */
   ensureIndexes(db: Db): Promise<void>;
@@ -33,6 +36,16 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
     private readonly schema: MongoSchema,
     private readonly writerFor: (ops: BulkOps) => W,
   ) {}
+
+  /** Creates the indexes; drops the read model first (so the projector replays the log) when it
+   *  was built by another version of the schema. */
+  async migrate(): Promise<void> {
+    const versions = this.db.collection<{ _id: string; version: number }>('read_model_versions');
+    const built = await versions.findOne({ _id: this.name });
+    if (built && built.version !== this.schema.version) await this.reset();
+    else await this.schema.ensureIndexes(this.db);
+    await versions.updateOne({ _id: this.name }, { $set: { version: this.schema.version } }, { upsert: true });
+  }
 
   async checkpoint(): Promise<string | null> {
     const doc = await this.db.collection<{ _id: string; position: string }>('checkpoints').findOne({ _id: this.name });

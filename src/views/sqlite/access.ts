@@ -8,6 +8,7 @@ import type { SqliteSchema } from './database.ts';
 
 /** The access read model: projects, API keys by hash, users by e-mail. */
 export const accessSchema: SqliteSchema = {
+  version: 1,
   tables: ['projects', 'api_keys', 'users'],
   create: `
 CREATE TABLE IF NOT EXISTS projects (

@@ -1,8 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
+import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
 import {
   inScope,
-  type AuditListItemWithBody, type AuditListOptions, type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
+  type AuditListItemWithBody,  type AuditListOptions, type AuditEventsQueries, type AuditEventsWriter, type AuditFilter, type AuditListItem, type AuditListQuery, type Page, type Scope,
 } from '../ports.ts';
 import { statementCache, type SqliteSchema } from './database.ts';
 
@@ -11,6 +12,7 @@ import { statementCache, type SqliteSchema } from './database.ts';
  *  has an index led by project_id (every dashboard query names a project or a project list),
  *  followed by the default sort; the other sorts have (project_id, column). */
 export const auditEventsSchema: SqliteSchema = {
+  version: 2,
   tables: ['audit_events'],
   create: `
 CREATE TABLE IF NOT EXISTS audit_events (
@@ -26,6 +28,7 @@ CREATE TABLE IF NOT EXISTS audit_events (
   user_email    TEXT,
   service_name  TEXT NOT NULL,
   environment   TEXT NOT NULL,
+  session_id    TEXT,
   ts            INTEGER NOT NULL,
   doc           TEXT NOT NULL
 );
@@ -39,6 +42,7 @@ CREATE INDEX IF NOT EXISTS audit_project_identifier ON audit_events (project_id,
 CREATE INDEX IF NOT EXISTS audit_project_type ON audit_events (project_id, event_type, ts);
 CREATE INDEX IF NOT EXISTS audit_project_response_time ON audit_events (project_id, response_time);
 CREATE INDEX IF NOT EXISTS audit_project_path ON audit_events (project_id, path);
+CREATE INDEX IF NOT EXISTS audit_session ON audit_events (session_id, ts, position) WHERE session_id IS NOT NULL;
 `,
 };
 
@@ -67,14 +71,14 @@ export class SqliteAuditEventsWriter implements AuditEventsWriter {
   constructor(db: Database.Database) {
     this.insert = db.prepare(`INSERT OR IGNORE INTO audit_events
       (position, id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
-       service_name, environment, ts, doc)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+       service_name, environment, session_id, ts, doc)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   }
 
   record(e: StoredAuditEvent, position: string): void {
     this.insert.run(
       Number(position), e.id, e.project_id, e.event_type, e.method, e.path, e.status_code ?? null,
-      e.response_time ?? null, e.identifier, e.user_email ?? null, e.service_name, e.environment,
+      e.response_time ?? null, e.identifier, e.user_email ?? null, e.service_name, e.environment, e.session_id ?? null,
       Date.parse(e.timestamp), JSON.stringify(e),
     );
   }
@@ -150,6 +154,21 @@ export class SqliteAuditEventsQueries implements AuditEventsQueries {
         ? { ...toListItem(r), request_body: (JSON.parse(r.doc!) as StoredAuditEvent).request_body ?? null }
         : toListItem(r))),
       pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) },
+    };
+  }
+
+  async sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents> {
+    if (!scope.all && scope.projectIds.length === 0) return { total: 0, lastTimestamp: null, events: [] };
+    const inProjects = scope.all ? '' : ` AND project_id IN (${scope.projectIds.map(() => '?').join(', ')})`;
+    const params = [sessionId, ...(scope.all ? [] : scope.projectIds)];
+    const rows = this.stmt(`SELECT id, method, path, status_code, ts, identifier, service_name FROM audit_events
+      WHERE session_id = ?${inProjects} ORDER BY ts, position LIMIT ?`).all(...params, limit) as Array<Omit<SessionEvent, 'timestamp'> & { ts: number }>;
+    const { n, last } = this.stmt(`SELECT COUNT(*) AS n, MAX(ts) AS last FROM audit_events WHERE session_id = ?${inProjects}`)
+      .get(...params) as { n: number; last: number | null };
+    return {
+      total: n,
+      lastTimestamp: last === null ? null : new Date(last).toISOString(),
+      events: rows.map(({ ts, ...r }) => ({ ...r, timestamp: new Date(ts).toISOString() })),
     };
   }
 

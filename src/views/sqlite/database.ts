@@ -10,7 +10,8 @@ export const openViewsDatabase = (file: string): Database.Database => {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);`);
+CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS read_model_versions (projection TEXT PRIMARY KEY, version INTEGER NOT NULL);`);
   return db;
 };
 
@@ -34,6 +35,9 @@ export class SqliteLeases implements Leases {
 }
 
 export interface SqliteSchema {
+  /** Bumped whenever `create` changes: a read model built by another version is dropped and
+   *  rebuilt from the log, instead of being migrated. */
+  version: number;
   /** Idempotent DDL: tables and indexes. */
   create: string;
   /** Tables dropped by reset. */
@@ -46,12 +50,13 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
   private readonly setCheckpoint;
   private readonly deleteCheckpoint;
   private readonly leaseHolder;
+  private readonly writer: W;
 
   constructor(
     private readonly db: Database.Database,
     readonly name: string,
     private readonly schema: SqliteSchema,
-    private readonly writer: W,
+    writerFor: (db: Database.Database) => W,
   ) {
     this.getCheckpoint = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?');
     this.setCheckpoint = db.prepare(
@@ -59,6 +64,23 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
     this.deleteCheckpoint = db.prepare('DELETE FROM checkpoints WHERE projection = ?');
     this.leaseHolder = db.prepare<[string, number], { holder: string }>(
       'SELECT holder FROM leases WHERE projection = ? AND expires_at >= ?');
+    this.migrate();
+    this.writer = writerFor(db);
+  }
+
+  /** Creates the tables; drops them first (and the checkpoint, so the projector replays the log)
+   *  when they were built by another version of the schema. */
+  private migrate(): void {
+    this.db.transaction(() => {
+      const built = this.db.prepare<[string], { version: number }>('SELECT version FROM read_model_versions WHERE projection = ?').get(this.name);
+      if (built && built.version !== this.schema.version) {
+        for (const table of this.schema.tables) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+        this.deleteCheckpoint.run(this.name);
+      }
+      this.db.exec(this.schema.create);
+      this.db.prepare('INSERT INTO read_model_versions (projection, version) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET version = excluded.version')
+        .run(this.name, this.schema.version);
+    })();
   }
 
   async checkpoint(): Promise<string | null> {

@@ -6,16 +6,16 @@ import { SqliteLeases, SqliteProjectionStore, openViewsDatabase } from './databa
 /** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
 export const openSqliteReadModels = (file: string): ReadModels => {
   const db = openViewsDatabase(file);
-  db.exec(auditEventsSchema.create);
-  db.exec(accessSchema.create);
+  // The stores create (or rebuild) their tables before the queries prepare statements on them.
+  const stores = {
+    auditEvents: new SqliteProjectionStore(db, 'audit-events', auditEventsSchema, (d) => new SqliteAuditEventsWriter(d)),
+    access: new SqliteProjectionStore(db, 'access', accessSchema, (d) => new SqliteAccessWriter(d)),
+  };
   return {
     leases: new SqliteLeases(db),
     auditEvents: new SqliteAuditEventsQueries(db),
     access: new SqliteAccessQueries(db),
-    stores: {
-      auditEvents: new SqliteProjectionStore(db, 'audit-events', auditEventsSchema, new SqliteAuditEventsWriter(db)),
-      access: new SqliteProjectionStore(db, 'access', accessSchema, new SqliteAccessWriter(db)),
-    },
+    stores,
     async close() {
       db.close();
     },
