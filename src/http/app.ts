@@ -10,6 +10,7 @@ import { requireJwt } from './auth.ts';
 import { errorHandler } from './errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { exportRoutes } from './routes/export.ts';
 import type { AppState } from './state.ts';
 
 export interface AppDeps {
@@ -64,6 +65,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     ctx.body = { status: 'ok' };
   });
   const routeDeps: RouteDeps = { ...deps, apiKeys: new ApiKeyCache(deps.readModels.access), jwt: requireJwt(deps.jwtSecret) };
+  exportRoutes(router, routeDeps);
   auditRoutes(router, routeDeps);
   accessRoutes(router, routeDeps);
   app.use(router.routes());

@@ -99,6 +99,11 @@ export interface AuditListOptions {
 export type AuditListItemWithBody = AuditListItem & { request_body?: Record<string, unknown> | null };
 
 export interface AuditEventsQueries {
+  /** How many events match. */
+  count(filter: AuditFilter, scope: Scope): Promise<number>;
+  /** The matching full events, newest first, at most `limit`, in batches read from a cursor so
+   *  memory stays flat whatever the size. */
+  exportBatches(filter: AuditFilter, scope: Scope, limit: number): AsyncIterable<StoredAuditEvent[]>;
   /** Events carrying `sessionId`, oldest first (at most `limit`), how many there are and when
    *  the last one happened (the list may stop before it). */
   sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents>;

@@ -13,6 +13,7 @@ import type { BulkOps, MongoSchema } from './store.ts';
 type AuditDoc = Omit<AuditListItem, 'id' | 'timestamp'> & { _id: string; position: number; ts: number; session_id: string | null; doc: string };
 
 const COLLECTION = 'audit_events';
+const EXPORT_BATCH = 1000;
 
 export const auditEventsMongoSchema: MongoSchema = {
   version: 2,
@@ -112,6 +113,31 @@ export class MongoAuditEventsQueries implements AuditEventsQueries {
         identifier: r.identifier, service_name: r.service_name,
       })),
     };
+  }
+
+  async count(filter: AuditFilter, scope: Scope): Promise<number> {
+    const query = toFilter(filter, scope);
+    return query ? this.db.collection<AuditDoc>(COLLECTION).countDocuments(query) : 0;
+  }
+
+  async *exportBatches(filter: AuditFilter, scope: Scope, limit: number): AsyncIterable<StoredAuditEvent[]> {
+    const query = toFilter(filter, scope);
+    if (!query || limit <= 0) return;
+    const cursor = this.db.collection<AuditDoc>(COLLECTION)
+      .find(query, { projection: { doc: 1 } }).sort({ ts: -1, position: -1 }).limit(limit).batchSize(EXPORT_BATCH);
+    let batch: StoredAuditEvent[] = [];
+    try {
+      for await (const row of cursor) {
+        batch.push(JSON.parse(row.doc) as StoredAuditEvent);
+        if (batch.length === EXPORT_BATCH) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield batch;
+    } finally {
+      await cursor.close();
+    }
   }
 
   async get(id: string, scope: Scope): Promise<StoredAuditEvent | null> {

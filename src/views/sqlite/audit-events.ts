@@ -57,6 +57,8 @@ const SORT_COLUMN: Record<AuditListQuery['sort_by'], string> = {
   environment: 'environment',
 };
 
+const EXPORT_BATCH = 1000;
+
 const EQUALITY_FILTERS = ['service_name', 'path', 'method', 'status_code', 'environment', 'identifier', 'event_type'] as const;
 
 interface ListRow {
@@ -170,6 +172,34 @@ export class SqliteAuditEventsQueries implements AuditEventsQueries {
       lastTimestamp: last === null ? null : new Date(last).toISOString(),
       events: rows.map(({ ts, ...r }) => ({ ...r, timestamp: new Date(ts).toISOString() })),
     };
+  }
+
+  async count(filter: AuditFilter, scope: Scope): Promise<number> {
+    const where = whereClause(filter, scope);
+    if (!where) return 0;
+    return (this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${where.sql}`).get(...where.params) as { n: number }).n;
+  }
+
+  /** Keyset pages of EXPORT_BATCH rows: each page is one short synchronous query, and the
+   *  consumer's backpressure decides when the next one runs. */
+  async *exportBatches(filter: AuditFilter, scope: Scope, limit: number): AsyncIterable<StoredAuditEvent[]> {
+    const where = whereClause(filter, scope);
+    if (!where) return;
+    const conjunction = where.sql ? `${where.sql} AND` : 'WHERE';
+    let last: { ts: number; position: number } | null = null;
+    for (let sent = 0; sent < limit;) {
+      const size = Math.min(EXPORT_BATCH, limit - sent);
+      const rows = (last === null
+        ? this.stmt(`SELECT position, ts, doc FROM audit_events ${where.sql} ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, size)
+        : this.stmt(`SELECT position, ts, doc FROM audit_events ${conjunction} (ts < ? OR (ts = ? AND position < ?))
+            ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, last.ts, last.ts, last.position, size)
+      ) as Array<{ position: number; ts: number; doc: string }>;
+      if (rows.length === 0) return;
+      sent += rows.length;
+      last = rows[rows.length - 1]!;
+      yield rows.map((r) => JSON.parse(r.doc) as StoredAuditEvent);
+      if (rows.length < size) return;
+    }
   }
 
   async get(id: string, scope: Scope): Promise<StoredAuditEvent | null> {
