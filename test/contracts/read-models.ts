@@ -91,6 +91,23 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.is(await m.auditEvents.get(randomUUID(), { all: true }), null);
   });
 
+  withModels('audit events: count and export, newest first, limited, within scope', async (t, m) => {
+    const { a, b, events } = await seed(m);
+    t.is(await m.auditEvents.count({ project_id: a }, { all: true }), 30);
+    t.is(await m.auditEvents.count({ method: 'GET' }, { all: false, projectIds: [b] }), events.filter((e) => e.project_id === b && e.method === 'GET').length);
+    t.is(await m.auditEvents.count({}, { all: false, projectIds: [] }), 0);
+    const exported: StoredAuditEvent[] = [];
+    for await (const batch of m.auditEvents.exportBatches({ project_id: a }, { all: true }, 25)) exported.push(...batch);
+    const newestFirst = events.filter((e) => e.project_id === a).sort((x, y) => y.timestamp.localeCompare(x.timestamp));
+    t.deepEqual(exported, newestFirst.slice(0, 25));
+    const scoped: StoredAuditEvent[] = [];
+    for await (const batch of m.auditEvents.exportBatches({}, { all: false, projectIds: [b] }, 1000)) scoped.push(...batch);
+    t.deepEqual(scoped.map((e) => e.project_id), [b, b, b, b, b]);
+    const none: StoredAuditEvent[] = [];
+    for await (const batch of m.auditEvents.exportBatches({}, { all: false, projectIds: [] }, 10)) none.push(...batch);
+    t.deepEqual(none, []);
+  });
+
   withModels('audit events: explicit sessions, oldest first, within scope, with total and last time', async (t, m) => {
     const a = randomUUID();
     const b = randomUUID();
