@@ -14,6 +14,7 @@ import { openSqliteReadModels } from './views/sqlite/index.ts';
 import { loadOrCreateSecret } from './secrets.ts';
 import { accessProjection } from '../projections/access.ts';
 import { auditEventsProjection } from '../projections/audit-events.ts';
+import { derivedSessionsProjection } from '../projections/derived-sessions.ts';
 import { bindProjection, waitForCheckpoint, type ProjectionRunner } from '../projections/projector.ts';
 
 /** The stores and projections of one deployment, opened from the configuration. */
@@ -72,6 +73,7 @@ export const openStores = async (config: StoreConfig, options: { writerThread: b
   const runners = [
     bindProjection(accessProjection, readModels.stores.access),
     bindProjection(auditEventsProjection, readModels.stores.auditEvents),
+    bindProjection(derivedSessionsProjection, readModels.stores.derivedSessions),
   ];
   return { log, readModels, runners };
 };

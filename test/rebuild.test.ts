@@ -7,6 +7,7 @@ import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, t
 
 const QUERIES = [
   '/v1/audit?limit=100',
+  '/v1/audit/sessions?limit=100',
   '/v1/audit?limit=7&page=3&sort_by=response_time&sort_order=asc',
   '/v1/audit?method=DELETE&limit=100',
   '/v1/audit?identifier=user-1&sort_by=path',
@@ -41,7 +42,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     const { head } = await rebuildReadModels(runtime, (p) => progress.push(p));
     await runtime.close();
     t.truthy(head);
-    t.deepEqual(new Set(progress.map((p) => p.projection)), new Set(['access', 'audit-events']), variant);
+    t.deepEqual(new Set(progress.map((p) => p.projection)), new Set(['access', 'audit-events', 'derived-sessions']), variant);
     t.true(progress.every((p) => p.head === head));
     const again = await startTestServer({ dataDir });
     t.deepEqual(await snapshot(again.url, await login(again.url)), before, variant);

@@ -42,3 +42,31 @@ export const summarizeExplicitSession = (sessionId: string, found: SessionEvents
     events: found.events.map(({ id, method, path, status_code, timestamp }) => ({ id, method, path, status_code, timestamp })),
   };
 };
+
+// ---- derived sessions (SPEC 3.3) ----
+
+/** More than this much inactivity starts a new session; exactly this much stays in it. */
+export const SESSION_GAP_MS = 30 * 60 * 1000;
+
+/** A derived session of one identifier in one service: times in epoch milliseconds. */
+export interface SessionSpan { start: number; end: number; count: number }
+
+/** Whether an event at `ts` belongs with `span` (within the gap of either end, or inside). */
+export const touches = (span: SessionSpan, ts: number): boolean =>
+  span.end >= ts - SESSION_GAP_MS && span.start <= ts + SESSION_GAP_MS;
+
+/** Adds an event to the spans it touches (at most two: the spans of one key are separated by
+ *  more than the gap) and returns the one span they become. Because sessions are the runs of
+ *  the sorted timestamps split at gaps over 30 minutes, merging this way gives the same sessions
+ *  whatever order events arrive in, so a late event lands in (or joins) the right session. */
+export const mergeEvent = (touching: readonly SessionSpan[], ts: number): SessionSpan =>
+  touching.reduce(
+    (merged, s) => ({ start: Math.min(merged.start, s.start), end: Math.max(merged.end, s.end), count: merged.count + s.count }),
+    { start: ts, end: ts, count: 1 },
+  );
+
+/** All of a key's spans after one more event, sorted by start. */
+export const addEvent = (spans: readonly SessionSpan[], ts: number): SessionSpan[] => {
+  const touching = spans.filter((s) => touches(s, ts));
+  return [...spans.filter((s) => !touches(s, ts)), mergeEvent(touching, ts)].sort((a, b) => a.start - b.start);
+};

@@ -111,6 +111,41 @@ export interface AuditEventsQueries {
   get(id: string, scope: Scope): Promise<StoredAuditEvent | null>;
 }
 
+// ---- derived sessions ----
+
+export interface SessionKey { project_id: string; identifier: string; service_name: string }
+
+export interface DerivedSessionsWriter {
+  /** An http event of `key` at `timestamp` (ms); `position` makes replays harmless. */
+  event(key: SessionKey, timestamp: number, position: string): void;
+}
+
+export interface DerivedSessionsQuery {
+  identifier?: string;
+  service_name?: string;
+  /** Inclusive bounds on session_start, ISO 8601. */
+  start_date?: string;
+  end_date?: string;
+  page: number;
+  limit: number;
+}
+
+/** SPEC 2.6, plus project_id. */
+export interface DerivedSession {
+  project_id: string;
+  identifier: string;
+  service_name: string;
+  session_start: string;
+  session_end: string;
+  duration_seconds: number;
+  event_count: number;
+}
+
+export interface DerivedSessionsQueries {
+  /** Sessions newest first (session_start desc). */
+  list(query: DerivedSessionsQuery, scope: Scope): Promise<Page<DerivedSession>>;
+}
+
 // ---- access: projects, API keys, users ----
 
 export interface ProjectView { id: string; name: string; created_at: string }
@@ -143,9 +178,11 @@ export interface AccessQueries {
 export interface ReadModels {
   readonly leases: Leases;
   readonly auditEvents: AuditEventsQueries;
+  readonly derivedSessions: DerivedSessionsQueries;
   readonly access: AccessQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
+    readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
     readonly access: ProjectionStore<AccessWriter>;
   };
   close(): Promise<void>;

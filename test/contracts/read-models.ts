@@ -126,6 +126,38 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.is((await m.auditEvents.sessionEvents('s-1', { all: false, projectIds: [] }, 10)).total, 0);
   });
 
+  withModels('derived sessions: out-of-order events land in the right session; replays change nothing; list filters', async (t, m) => {
+    const MIN = 60_000;
+    const p = randomUUID();
+    const key = (identifier: string, service_name = 'web') => ({ project_id: p, identifier, service_name });
+    const at = (minute: number) => Date.UTC(2026, 2, 1, 8, 0) + minute * MIN;
+    // ann: 0, 30 (exactly 30:00 later: same session), then 61 (31 min later: new), then a late 45 that bridges both.
+    const plan: Array<[string, number]> = [['ann', 0], ['ann', 30], ['ann', 61], ['bob', 5], ['ann', 45], ['bob', 36]];
+    const batch = plan.map(() => recorded());
+    await m.stores.derivedSessions.commit(batch, (r, w) => {
+      const [who, minute] = plan[batch.indexOf(r)]!;
+      w.event(key(who), at(minute), r.position);
+    });
+    await m.stores.derivedSessions.commit(batch, (r, w) => {
+      const [who, minute] = plan[batch.indexOf(r)]!;
+      w.event(key(who), at(minute), r.position);
+    });
+    const scope = { all: false as const, projectIds: [p] };
+    const all = await m.derivedSessions.list({ page: 1, limit: 10 }, scope);
+    t.deepEqual(all.data.map((s) => [s.identifier, s.session_start, s.session_end, s.event_count, s.duration_seconds]), [
+      ['bob', new Date(at(36)).toISOString(), new Date(at(36)).toISOString(), 1, 0],
+      ['bob', new Date(at(5)).toISOString(), new Date(at(5)).toISOString(), 1, 0],
+      ['ann', new Date(at(0)).toISOString(), new Date(at(61)).toISOString(), 4, 61 * 60],
+    ]);
+    t.deepEqual(all.pagination, { page: 1, limit: 10, totalItems: 3, totalPage: 1 });
+    t.is((await m.derivedSessions.list({ page: 1, limit: 10, identifier: 'bob' }, scope)).pagination.totalItems, 2);
+    t.is((await m.derivedSessions.list({ page: 1, limit: 10, service_name: 'api' }, scope)).pagination.totalItems, 0);
+    const fromMinute5 = await m.derivedSessions.list({ page: 1, limit: 10, start_date: new Date(at(5)).toISOString() }, scope);
+    t.deepEqual(fromMinute5.data.map((s) => s.identifier), ['bob', 'bob']);
+    t.deepEqual((await m.derivedSessions.list({ page: 2, limit: 2 }, scope)).data.map((s) => s.identifier), ['ann']);
+    t.is((await m.derivedSessions.list({ page: 1, limit: 10 }, { all: false, projectIds: [randomUUID()] })).pagination.totalItems, 0);
+  });
+
   withModels('access: projects, keys by hash until revoked, users by e-mail; reset empties it', async (t, m) => {
     const store = m.stores.access;
     const [p1, p2] = [randomUUID(), randomUUID()];

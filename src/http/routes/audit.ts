@@ -4,7 +4,7 @@ import { AuditEventInput, Environment, HttpMethod } from '../../domain/audit-eve
 import { IsoTimestamp, Uuid, isUuid } from '../../domain/codecs.ts';
 import { recordAuditEvent } from '../../commands/ingest.ts';
 import { summarizeExplicitSession } from '../../domain/sessions.ts';
-import { SORT_FIELDS, type AuditListQuery } from '../../views/ports.ts';
+import { SORT_FIELDS, inScope, type AuditListQuery, type Scope } from '../../views/ports.ts';
 import { principalOf } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
 import { HttpError, decodeOrThrow } from '../errors.ts';
@@ -53,6 +53,11 @@ const AuditListQueryCodec = t.exact(t.intersection([
   }),
 ]));
 
+const DerivedSessionsQueryCodec = t.exact(t.intersection([
+  Paging,
+  t.partial({ project_id: Uuid, identifier: t.string, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp }),
+]));
+
 const AnomaliesQueryCodec = t.exact(t.intersection([
   Paging,
   t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp, rule: AnomalyRule }),
@@ -94,6 +99,15 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
       page, limit, sort_by: 'timestamp', sort_order: 'desc',
     };
     ctx.body = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope, { withRequestBody: true });
+  });
+
+  // SPEC 4.6: derived sessions, newest first, paginated like the list; dates bound session_start.
+  router.get('/v1/audit/sessions', ...deps.jwt, async (ctx) => {
+    const { project_id, page = 1, limit = 20, ...filter } = decodeOrThrow(DerivedSessionsQueryCodec, singleValued(ctx.query), 'query');
+    checkDateRange(filter);
+    const scope = principalOf(ctx.state).scope;
+    const narrowed: Scope = project_id === undefined ? scope : { all: false, projectIds: inScope(scope, project_id) ? [project_id] : [] };
+    ctx.body = await deps.readModels.derivedSessions.list({ ...filter, page, limit }, narrowed);
   });
 
   // SPEC 4.7: every event carrying the session_id, oldest first (the first MAX_SESSION_EVENTS of

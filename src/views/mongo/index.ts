@@ -2,6 +2,7 @@ import { MongoClient } from 'mongodb';
 import type { ReadModels } from '../ports.ts';
 import { MongoAccessQueries, accessMongoSchema, mongoAccessWriter } from './access.ts';
 import { MongoAuditEventsQueries, auditEventsMongoSchema, mongoAuditEventsWriter } from './audit-events.ts';
+import { MongoDerivedSessionsQueries, derivedSessionsMongoSchema, mongoDerivedSessionsWriter } from './derived-sessions.ts';
 import { MongoLeases, MongoProjectionStore } from './store.ts';
 
 /** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
@@ -15,12 +16,14 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
   const db = client.db(dbName ?? (named || 'watchlog'));
   const stores = {
     auditEvents: new MongoProjectionStore(db, 'audit-events', auditEventsMongoSchema, mongoAuditEventsWriter),
+    derivedSessions: new MongoProjectionStore(db, 'derived-sessions', derivedSessionsMongoSchema, mongoDerivedSessionsWriter),
     access: new MongoProjectionStore(db, 'access', accessMongoSchema, mongoAccessWriter),
   };
   for (const store of Object.values(stores)) await store.migrate();
   return {
     leases: new MongoLeases(db),
     auditEvents: new MongoAuditEventsQueries(db),
+    derivedSessions: new MongoDerivedSessionsQueries(db),
     access: new MongoAccessQueries(db),
     stores,
     async close() {

@@ -1,17 +1,22 @@
 import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
-import type { RecordedEvent } from '../../log/event-log.ts';
+import { comparePositions, type RecordedEvent } from '../../log/event-log.ts';
 import { LeaseLostError, type Leases, type ProjectionStore } from '../ports.ts';
 
 /** Documents of the read models are keyed by strings (event, project, key and user ids). */
 export type Keyed = Document & { _id: string };
 
-/** Write operations a projection queues during a batch, per collection, in order. */
+/** Write operations a projection queues during a batch, per collection, in order, and tasks
+ *  that need to read before they write (run after the bulk writes, in order). */
 export class BulkOps {
   readonly byCollection = new Map<string, AnyBulkWriteOperation<Keyed>[]>();
+  readonly deferred: Array<(db: Db) => Promise<void>> = [];
   add(collection: string, op: AnyBulkWriteOperation<Keyed>): void {
     const ops = this.byCollection.get(collection);
     if (ops) ops.push(op);
     else this.byCollection.set(collection, [op]);
+  }
+  defer(task: (db: Db) => Promise<void>): void {
+    this.deferred.push(task);
   }
 }
 
@@ -57,7 +62,12 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
     if (!last) return;
     const ops = new BulkOps();
     const writer = this.writerFor(ops);
-    for (const e of events) apply(e, writer);
+    // Events at or before the checkpoint were applied already; the writes themselves are also
+    // idempotent, for a crash between them and the checkpoint.
+    const done = await this.checkpoint();
+    const fresh = events.filter((e) => comparePositions(e.position, done) > 0);
+    if (fresh.length === 0) return;
+    for (const e of fresh) apply(e, writer);
     if (leaseHolder !== undefined) {
       const lease = await this.db.collection<{ _id: string; holder: string; expires_at: number }>('leases')
         .findOne({ _id: this.name, holder: leaseHolder, expires_at: { $gte: Date.now() } });
@@ -66,6 +76,7 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
     for (const [collection, list] of ops.byCollection) {
       await this.db.collection<Keyed>(collection).bulkWrite(list, { ordered: true });
     }
+    for (const task of ops.deferred) await task(this.db);
     await this.db.collection<{ _id: string; position: string }>('checkpoints')
       .updateOne({ _id: this.name }, { $set: { position: last.position } }, { upsert: true });
   }

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { RecordedEvent } from '../../log/event-log.ts';
+import { comparePositions, type RecordedEvent } from '../../log/event-log.ts';
 import { LeaseLostError, type Leases, type ProjectionStore } from '../ports.ts';
 
 /** Read models are disposable (rebuilt from the log), so synchronous=NORMAL: a power loss may
@@ -94,8 +94,10 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
       if (leaseHolder !== undefined && this.leaseHolder.get(this.name, Date.now())?.holder !== leaseHolder) {
         throw new LeaseLostError(this.name, leaseHolder);
       }
-      for (const e of events) apply(e, this.writer);
-      this.setCheckpoint.run(this.name, last.position);
+      // Events at or before the checkpoint were applied already: a replay changes nothing.
+      const done = this.getCheckpoint.get(this.name)?.position ?? null;
+      for (const e of events) if (comparePositions(e.position, done) > 0) apply(e, this.writer);
+      if (comparePositions(last.position, done) > 0) this.setCheckpoint.run(this.name, last.position);
     })();
   }
 

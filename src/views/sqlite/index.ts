@@ -1,6 +1,7 @@
 import type { ReadModels } from '../ports.ts';
 import { SqliteAccessQueries, SqliteAccessWriter, accessSchema } from './access.ts';
 import { SqliteAuditEventsQueries, SqliteAuditEventsWriter, auditEventsSchema } from './audit-events.ts';
+import { SqliteDerivedSessionsQueries, SqliteDerivedSessionsWriter, derivedSessionsSchema } from './derived-sessions.ts';
 import { SqliteLeases, SqliteProjectionStore, openViewsDatabase } from './database.ts';
 
 /** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
@@ -9,11 +10,13 @@ export const openSqliteReadModels = (file: string): ReadModels => {
   // The stores create (or rebuild) their tables before the queries prepare statements on them.
   const stores = {
     auditEvents: new SqliteProjectionStore(db, 'audit-events', auditEventsSchema, (d) => new SqliteAuditEventsWriter(d)),
+    derivedSessions: new SqliteProjectionStore(db, 'derived-sessions', derivedSessionsSchema, (d) => new SqliteDerivedSessionsWriter(d)),
     access: new SqliteProjectionStore(db, 'access', accessSchema, (d) => new SqliteAccessWriter(d)),
   };
   return {
     leases: new SqliteLeases(db),
     auditEvents: new SqliteAuditEventsQueries(db),
+    derivedSessions: new SqliteDerivedSessionsQueries(db),
     access: new SqliteAccessQueries(db),
     stores,
     async close() {
