@@ -12,15 +12,19 @@ export interface SessionEvent {
 /** The first events of a session (oldest first), how many there are, and when the last happened. */
 export interface SessionEvents { total: number; lastTimestamp: string | null; events: SessionEvent[] }
 
-/** SPEC 2.7: an explicit session, summarised from the events that carry its session_id. */
-export interface ExplicitSession {
-  session_id: string;
+/** What derived (SPEC 2.6) and explicit (SPEC 2.7) sessions both say of themselves. */
+export interface SessionSummary {
   identifier: string;
   service_name: string;
   session_start: string;
   session_end: string;
   duration_seconds: number;
   event_count: number;
+}
+
+/** SPEC 2.7: an explicit session, summarised from the events that carry its session_id. */
+export interface ExplicitSession extends SessionSummary {
+  session_id: string;
   events: Array<Pick<SessionEvent, 'id' | 'method' | 'path' | 'status_code' | 'timestamp'>>;
 }
 

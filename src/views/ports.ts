@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '../log/event-log.ts';
 import type { StoredAuditEvent } from '../domain/audit-event.ts';
 import type { Role } from '../domain/codecs.ts';
-import type { SessionEvents } from '../domain/sessions.ts';
+import type { SessionEvents, SessionSummary } from '../domain/sessions.ts';
 
 /** Read-model ports. Writers are synchronous "enqueue" interfaces that a projection calls while
  *  its store commits a batch; queries are asynchronous so a server-backed adapter fits behind them. */
@@ -131,14 +131,8 @@ export interface DerivedSessionsQuery {
 }
 
 /** SPEC 2.6, plus project_id. */
-export interface DerivedSession {
+export interface DerivedSession extends SessionSummary {
   project_id: string;
-  identifier: string;
-  service_name: string;
-  session_start: string;
-  session_end: string;
-  duration_seconds: number;
-  event_count: number;
 }
 
 export interface DerivedSessionsQueries {
