@@ -15,6 +15,7 @@ import { loadOrCreateSecret } from './secrets.ts';
 import { accessProjection } from '../projections/access.ts';
 import { auditEventsProjection } from '../projections/audit-events.ts';
 import { derivedSessionsProjection } from '../projections/derived-sessions.ts';
+import { statsProjection } from '../projections/stats.ts';
 import { bindProjection, waitForCheckpoint, type ProjectionRunner } from '../projections/projector.ts';
 
 /** The stores and projections of one deployment, opened from the configuration. */
@@ -74,6 +75,7 @@ export const openStores = async (config: StoreConfig, options: { writerThread: b
     bindProjection(accessProjection, readModels.stores.access),
     bindProjection(auditEventsProjection, readModels.stores.auditEvents),
     bindProjection(derivedSessionsProjection, readModels.stores.derivedSessions),
+    bindProjection(statsProjection, readModels.stores.stats),
   ];
   return { log, readModels, runners };
 };

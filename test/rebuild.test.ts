@@ -8,6 +8,7 @@ import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, t
 const QUERIES = [
   '/v1/audit?limit=100',
   '/v1/audit/sessions?limit=100',
+  '/v1/audit/stats?start_date=2026-01-01T00:00:00Z&end_date=2027-06-01T00:00:00Z&interval=day',
   '/v1/audit?limit=7&page=3&sort_by=response_time&sort_order=asc',
   '/v1/audit?method=DELETE&limit=100',
   '/v1/audit?identifier=user-1&sort_by=path',
@@ -33,6 +34,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
   }
   await eventually(async () => ((await api(first.url, 'GET', '/v1/audit', { token })).body.pagination.totalItems === 120 ? true : undefined));
   const before = await snapshot(first.url, token);
+  t.is((before['/v1/audit/stats?start_date=2026-01-01T00:00:00Z&end_date=2027-06-01T00:00:00Z&interval=day'] as { total: number }).total, 120);
   await first.stop({ remove: false });
 
   for (const variant of ['in place', 'file deleted']) {
@@ -42,7 +44,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     const { head } = await rebuildReadModels(runtime, (p) => progress.push(p));
     await runtime.close();
     t.truthy(head);
-    t.deepEqual(new Set(progress.map((p) => p.projection)), new Set(['access', 'audit-events', 'derived-sessions']), variant);
+    t.deepEqual(new Set(progress.map((p) => p.projection)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets']), variant);
     t.true(progress.every((p) => p.head === head));
     const again = await startTestServer({ dataDir });
     t.deepEqual(await snapshot(again.url, await login(again.url)), before, variant);

@@ -11,6 +11,7 @@ import { errorHandler } from './errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { exportRoutes } from './routes/export.ts';
+import { statsRoutes } from './routes/stats.ts';
 import type { AppState } from './state.ts';
 
 export interface AppDeps {
@@ -66,6 +67,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   });
   const routeDeps: RouteDeps = { ...deps, apiKeys: new ApiKeyCache(deps.readModels.access), jwt: requireJwt(deps.jwtSecret) };
   exportRoutes(router, routeDeps);
+  statsRoutes(router, routeDeps);
   auditRoutes(router, routeDeps);
   accessRoutes(router, routeDeps);
   app.use(router.routes());

@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../log/event-log.ts';
 import type { StoredAuditEvent } from '../domain/audit-event.ts';
 import type { Role } from '../domain/codecs.ts';
 import type { SessionEvents, SessionSummary } from '../domain/sessions.ts';
+import type { StatsBucket } from '../domain/stats.ts';
 
 /** Read-model ports. Writers are synchronous "enqueue" interfaces that a projection calls while
  *  its store commits a batch; queries are asynchronous so a server-backed adapter fits behind them. */
@@ -111,6 +112,26 @@ export interface AuditEventsQueries {
   get(id: string, scope: Scope): Promise<StoredAuditEvent | null>;
 }
 
+// ---- stats buckets ----
+
+export interface StatsWriter {
+  /** Adds one event's contribution to its minute bucket; `position` makes replays harmless. */
+  add(contribution: StatsBucket, position: string): void;
+}
+
+export interface StatsFilter {
+  project_id?: string;
+  service_name?: string;
+  environment?: string;
+  /** Bucket minutes from..to, inclusive, epoch ms. */
+  from: number;
+  to: number;
+}
+
+export interface StatsQueries {
+  buckets(filter: StatsFilter, scope: Scope): Promise<StatsBucket[]>;
+}
+
 // ---- derived sessions ----
 
 export interface SessionKey { project_id: string; identifier: string; service_name: string }
@@ -173,10 +194,12 @@ export interface ReadModels {
   readonly leases: Leases;
   readonly auditEvents: AuditEventsQueries;
   readonly derivedSessions: DerivedSessionsQueries;
+  readonly stats: StatsQueries;
   readonly access: AccessQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
+    readonly stats: ProjectionStore<StatsWriter>;
     readonly access: ProjectionStore<AccessWriter>;
   };
   close(): Promise<void>;

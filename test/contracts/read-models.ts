@@ -1,6 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
+import { bucketOf } from '../../src/domain/stats.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
 import type { AuditListQuery, ReadModels } from '../../src/views/ports.ts';
 
@@ -156,6 +157,33 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.deepEqual(fromMinute5.data.map((s) => s.identifier), ['bob', 'bob']);
     t.deepEqual((await m.derivedSessions.list({ page: 2, limit: 2 }, scope)).data.map((s) => s.identifier), ['ann']);
     t.is((await m.derivedSessions.list({ page: 1, limit: 10 }, { all: false, projectIds: [randomUUID()] })).pagination.totalItems, 0);
+  });
+
+  withModels('stats buckets: contributions add up per minute; replays and overlapping replays count once', async (t, m) => {
+    const p = randomUUID();
+    const minute = Date.UTC(2026, 6, 1, 10, 0);
+    const contribution = (second: number, rt: number | undefined, status: number) => bucketOf({
+      project_id: p, service_name: 'api', environment: 'production', method: 'GET', status_code: status,
+      timestamp: new Date(minute + second * 1000).toISOString(), ...(rt === undefined ? {} : { response_time: rt }),
+    });
+    const plan: Array<[number, number | undefined, number]> = [[1, 10, 200], [2, 20, 404], [3, undefined, 500], [61, 40, 200]];
+    const batch = plan.map(() => recorded());
+    const apply = (events: RecordedEvent[]) => m.stores.stats.commit(events, (r, w) => {
+      const [second, rt, status] = plan[batch.indexOf(r)]!;
+      w.add(contribution(second, rt, status), r.position);
+    });
+    await apply(batch.slice(0, 2));
+    await apply(batch);
+    await apply(batch);
+    const buckets = await m.stats.buckets({ from: minute, to: minute + 60_000 }, { all: false, projectIds: [p] });
+    const first = buckets.find((b) => b.minute === minute)!;
+    t.like(first, { total: 3, errors_4xx: 1, errors_5xx: 1, rt_count: 2, rt_sum: 30, methods: { GET: 3 }, classes: { '2xx': 1, '4xx': 1, '5xx': 1 } });
+    t.is(Object.values(first.bins).reduce((a, b) => a + b, 0), 2);
+    t.is(first.last_ts, minute + 3000);
+    t.is(buckets.find((b) => b.minute === minute + 60_000)!.total, 1);
+    t.is((await m.stats.buckets({ from: minute, to: minute }, { all: true })).filter((b) => b.project_id === p).length, 1);
+    t.deepEqual(await m.stats.buckets({ from: minute, to: minute + 60_000 }, { all: false, projectIds: [randomUUID()] }), []);
+    t.deepEqual(await m.stats.buckets({ from: minute, to: minute + 60_000, service_name: 'web' }, { all: true }), []);
   });
 
   withModels('access: projects, keys by hash until revoked, users by e-mail; reset empties it', async (t, m) => {

@@ -3,6 +3,7 @@ import type { ReadModels } from '../ports.ts';
 import { MongoAccessQueries, accessMongoSchema, mongoAccessWriter } from './access.ts';
 import { MongoAuditEventsQueries, auditEventsMongoSchema, mongoAuditEventsWriter } from './audit-events.ts';
 import { MongoDerivedSessionsQueries, derivedSessionsMongoSchema, mongoDerivedSessionsWriter } from './derived-sessions.ts';
+import { MongoStatsQueries, mongoStatsWriter, statsMongoSchema } from './stats.ts';
 import { MongoLeases, MongoProjectionStore } from './store.ts';
 
 /** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
@@ -17,6 +18,7 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
   const stores = {
     auditEvents: new MongoProjectionStore(db, 'audit-events', auditEventsMongoSchema, mongoAuditEventsWriter),
     derivedSessions: new MongoProjectionStore(db, 'derived-sessions', derivedSessionsMongoSchema, mongoDerivedSessionsWriter),
+    stats: new MongoProjectionStore(db, 'stats-buckets', statsMongoSchema, mongoStatsWriter),
     access: new MongoProjectionStore(db, 'access', accessMongoSchema, mongoAccessWriter),
   };
   for (const store of Object.values(stores)) await store.migrate();
@@ -24,6 +26,7 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
     leases: new MongoLeases(db),
     auditEvents: new MongoAuditEventsQueries(db),
     derivedSessions: new MongoDerivedSessionsQueries(db),
+    stats: new MongoStatsQueries(db),
     access: new MongoAccessQueries(db),
     stores,
     async close() {

@@ -2,6 +2,7 @@ import type { ReadModels } from '../ports.ts';
 import { SqliteAccessQueries, SqliteAccessWriter, accessSchema } from './access.ts';
 import { SqliteAuditEventsQueries, SqliteAuditEventsWriter, auditEventsSchema } from './audit-events.ts';
 import { SqliteDerivedSessionsQueries, SqliteDerivedSessionsWriter, derivedSessionsSchema } from './derived-sessions.ts';
+import { SqliteStatsQueries, SqliteStatsWriter, statsSchema } from './stats.ts';
 import { SqliteLeases, SqliteProjectionStore, openViewsDatabase } from './database.ts';
 
 /** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
@@ -11,12 +12,14 @@ export const openSqliteReadModels = (file: string): ReadModels => {
   const stores = {
     auditEvents: new SqliteProjectionStore(db, 'audit-events', auditEventsSchema, (d) => new SqliteAuditEventsWriter(d)),
     derivedSessions: new SqliteProjectionStore(db, 'derived-sessions', derivedSessionsSchema, (d) => new SqliteDerivedSessionsWriter(d)),
+    stats: new SqliteProjectionStore(db, 'stats-buckets', statsSchema, (d) => new SqliteStatsWriter(d)),
     access: new SqliteProjectionStore(db, 'access', accessSchema, (d) => new SqliteAccessWriter(d)),
   };
   return {
     leases: new SqliteLeases(db),
     auditEvents: new SqliteAuditEventsQueries(db),
     derivedSessions: new SqliteDerivedSessionsQueries(db),
+    stats: new SqliteStatsQueries(db),
     access: new SqliteAccessQueries(db),
     stores,
     async close() {

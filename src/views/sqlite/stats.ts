@@ -1,0 +1,95 @@
+import type Database from 'better-sqlite3';
+import type { Bins, StatsBucket } from '../../domain/stats.ts';
+import type { Scope, StatsFilter, StatsQueries, StatsWriter } from '../ports.ts';
+import { statementCache, type SqliteSchema } from './database.ts';
+
+/** Stats buckets: one row per project × minute × service × environment (the key, in the order
+ *  range queries use it), counters as columns, response-time bins as a JSON object. */
+export const statsSchema: SqliteSchema = {
+  version: 1,
+  tables: ['stats_minute'],
+  create: `
+CREATE TABLE IF NOT EXISTS stats_minute (
+  project_id   TEXT NOT NULL,
+  minute       INTEGER NOT NULL,
+  service_name TEXT NOT NULL,
+  environment  TEXT NOT NULL,
+  total INTEGER NOT NULL, errors_4xx INTEGER NOT NULL, errors_5xx INTEGER NOT NULL,
+  c1 INTEGER NOT NULL, c2 INTEGER NOT NULL, c3 INTEGER NOT NULL, c4 INTEGER NOT NULL, c5 INTEGER NOT NULL,
+  m_get INTEGER NOT NULL, m_post INTEGER NOT NULL, m_put INTEGER NOT NULL, m_delete INTEGER NOT NULL,
+  rt_count INTEGER NOT NULL, rt_sum REAL NOT NULL, last_ts INTEGER NOT NULL,
+  bins TEXT NOT NULL,
+  PRIMARY KEY (project_id, minute, service_name, environment)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS stats_minute_time ON stats_minute (minute);
+`,
+};
+
+interface Row {
+  project_id: string; minute: number; service_name: string; environment: string;
+  total: number; errors_4xx: number; errors_5xx: number; c1: number; c2: number; c3: number; c4: number; c5: number;
+  m_get: number; m_post: number; m_put: number; m_delete: number; rt_count: number; rt_sum: number; last_ts: number; bins: string;
+}
+
+/** One upsert per event: counters add up in SQL, the event's bin is incremented with json_set. */
+export class SqliteStatsWriter implements StatsWriter {
+  private readonly upsert;
+  constructor(db: Database.Database) {
+    this.upsert = db.prepare(`INSERT INTO stats_minute VALUES (
+        @project_id, @minute, @service_name, @environment, @total, @errors_4xx, @errors_5xx,
+        @c1, @c2, @c3, @c4, @c5, @m_get, @m_post, @m_put, @m_delete, @rt_count, @rt_sum, @last_ts,
+        CASE WHEN @bin IS NULL THEN '{}' ELSE json_object(@bin, 1) END)
+      ON CONFLICT (project_id, minute, service_name, environment) DO UPDATE SET
+        total = total + excluded.total, errors_4xx = errors_4xx + excluded.errors_4xx, errors_5xx = errors_5xx + excluded.errors_5xx,
+        c1 = c1 + excluded.c1, c2 = c2 + excluded.c2, c3 = c3 + excluded.c3, c4 = c4 + excluded.c4, c5 = c5 + excluded.c5,
+        m_get = m_get + excluded.m_get, m_post = m_post + excluded.m_post, m_put = m_put + excluded.m_put,
+        m_delete = m_delete + excluded.m_delete, rt_count = rt_count + excluded.rt_count, rt_sum = rt_sum + excluded.rt_sum,
+        last_ts = max(last_ts, excluded.last_ts),
+        bins = CASE WHEN @bin IS NULL THEN bins
+          ELSE json_set(bins, '$."' || @bin || '"', coalesce(json_extract(bins, '$."' || @bin || '"'), 0) + 1) END`);
+  }
+
+  add(b: StatsBucket): void {
+    const [bin] = Object.keys(b.bins);
+    this.upsert.run({
+      project_id: b.project_id, minute: b.minute, service_name: b.service_name, environment: b.environment,
+      total: b.total, errors_4xx: b.errors_4xx, errors_5xx: b.errors_5xx,
+      c1: b.classes['1xx'] ?? 0, c2: b.classes['2xx'] ?? 0, c3: b.classes['3xx'] ?? 0, c4: b.classes['4xx'] ?? 0, c5: b.classes['5xx'] ?? 0,
+      m_get: b.methods.GET ?? 0, m_post: b.methods.POST ?? 0, m_put: b.methods.PUT ?? 0, m_delete: b.methods.DELETE ?? 0,
+      rt_count: b.rt_count, rt_sum: b.rt_sum, last_ts: b.last_ts, bin: bin ?? null,
+    });
+  }
+}
+
+const nonZero = (entries: Array<[string, number]>) => Object.fromEntries(entries.filter(([, n]) => n > 0));
+
+const toBucket = (r: Row): StatsBucket => ({
+  project_id: r.project_id, service_name: r.service_name, environment: r.environment, minute: r.minute,
+  total: r.total, errors_4xx: r.errors_4xx, errors_5xx: r.errors_5xx,
+  classes: nonZero([['1xx', r.c1], ['2xx', r.c2], ['3xx', r.c3], ['4xx', r.c4], ['5xx', r.c5]]),
+  methods: nonZero([['GET', r.m_get], ['POST', r.m_post], ['PUT', r.m_put], ['DELETE', r.m_delete]]),
+  rt_count: r.rt_count, rt_sum: r.rt_sum, last_ts: r.last_ts, bins: JSON.parse(r.bins) as Bins,
+});
+
+export class SqliteStatsQueries implements StatsQueries {
+  private readonly stmt;
+  constructor(db: Database.Database) {
+    this.stmt = statementCache(db);
+  }
+
+  async buckets(f: StatsFilter, scope: Scope): Promise<StatsBucket[]> {
+    const projects = f.project_id !== undefined ? (scope.all || scope.projectIds.includes(f.project_id) ? [f.project_id] : [])
+      : scope.all ? null : [...scope.projectIds];
+    if (projects !== null && projects.length === 0) return [];
+    const clauses = ['minute >= ?', 'minute <= ?'];
+    const params: unknown[] = [f.from, f.to];
+    if (projects !== null) {
+      clauses.unshift(`project_id IN (${projects.map(() => '?').join(', ')})`);
+      params.unshift(...projects);
+    }
+    if (f.service_name !== undefined) { clauses.push('service_name = ?'); params.push(f.service_name); }
+    if (f.environment !== undefined) { clauses.push('environment = ?'); params.push(f.environment); }
+    return (this.stmt(`SELECT * FROM stats_minute WHERE ${clauses.join(' AND ')}`).all(...params) as Row[]).map(toBucket);
+  }
+}
+
