@@ -16,6 +16,7 @@ import { accessProjection } from '../projections/access.ts';
 import { auditEventsProjection } from '../projections/audit-events.ts';
 import { derivedSessionsProjection } from '../projections/derived-sessions.ts';
 import { statsProjection } from '../projections/stats.ts';
+import { orphansProjection } from '../projections/orphans.ts';
 import { bindProjection, waitForCheckpoint, type ProjectionRunner } from '../projections/projector.ts';
 
 /** The stores and projections of one deployment, opened from the configuration. */
@@ -76,6 +77,7 @@ export const openStores = async (config: StoreConfig, options: { writerThread: b
     bindProjection(auditEventsProjection, readModels.stores.auditEvents),
     bindProjection(derivedSessionsProjection, readModels.stores.derivedSessions),
     bindProjection(statsProjection, readModels.stores.stats),
+    bindProjection(orphansProjection, readModels.stores.orphans),
   ];
   return { log, readModels, runners };
 };

@@ -98,7 +98,7 @@ test('rebuild prints progress and exits', async (t) => {
   const rebuild = runCli(['rebuild'], env);
   t.is(await rebuild.exited, 0);
   t.regex(rebuild.stderr(), /rebuild access: \d+\/\d+ \(100%\)/);
-  t.regex(rebuild.stderr(), /rebuild done: 4 read models/);
+  t.regex(rebuild.stderr(), /rebuild done: 5 read models/);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -12,6 +12,11 @@ export type Scope = { readonly all: true } | { readonly all: false; readonly pro
 
 export const inScope = (scope: Scope, projectId: string): boolean => scope.all || scope.projectIds.includes(projectId);
 
+/** The projects a query may read: null for all, else a list (empty when the caller asked for a
+ *  project it may not see). */
+export const projectsInScope = (scope: Scope, projectId?: string): string[] | null =>
+  projectId !== undefined ? (inScope(scope, projectId) ? [projectId] : []) : scope.all ? null : [...scope.projectIds];
+
 export interface ProjectionStore<W> {
   readonly name: string;
   /** Position of the last event this projection has applied; null before the first. */
@@ -132,6 +137,31 @@ export interface StatsQueries {
   buckets(filter: StatsFilter, scope: Scope): Promise<StatsBucket[]>;
 }
 
+// ---- orphans ----
+
+export interface OrphansWriter {
+  /** A browser-side event carrying a request_id. */
+  browserEvent(item: AuditListItem, requestId: string): void;
+  /** A backend event carrying a request_id. */
+  backendEvent(projectId: string, requestId: string, timestamp: number): void;
+}
+
+export interface OrphansQuery {
+  project_id?: string;
+  service_name?: string;
+  start_date?: string;
+  end_date?: string;
+  /** Only browser events older than this (epoch ms) are judged: younger ones may still be matched. */
+  settledBefore: number;
+  page: number;
+  limit: number;
+}
+
+export interface OrphansQueries {
+  /** Unmatched browser events, newest first, as list items plus their request_id. */
+  list(query: OrphansQuery, scope: Scope): Promise<Page<AuditListItem & { request_id: string }>>;
+}
+
 // ---- derived sessions ----
 
 export interface SessionKey { project_id: string; identifier: string; service_name: string }
@@ -195,11 +225,13 @@ export interface ReadModels {
   readonly auditEvents: AuditEventsQueries;
   readonly derivedSessions: DerivedSessionsQueries;
   readonly stats: StatsQueries;
+  readonly orphans: OrphansQueries;
   readonly access: AccessQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
     readonly stats: ProjectionStore<StatsWriter>;
+    readonly orphans: ProjectionStore<OrphansWriter>;
     readonly access: ProjectionStore<AccessWriter>;
   };
   close(): Promise<void>;

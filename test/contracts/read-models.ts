@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
 import { bucketOf } from '../../src/domain/stats.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
-import type { AuditListQuery, ReadModels } from '../../src/views/ports.ts';
+import type { AuditListItem, AuditListQuery, OrphansWriter, ReadModels } from '../../src/views/ports.ts';
 
 /** The read-model contract (audit events, access), for every read-store adapter. `open` returns
  *  empty read models. */
@@ -184,6 +184,31 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.is((await m.stats.buckets({ from: minute, to: minute }, { all: true })).filter((b) => b.project_id === p).length, 1);
     t.deepEqual(await m.stats.buckets({ from: minute, to: minute + 60_000 }, { all: false, projectIds: [randomUUID()] }), []);
     t.deepEqual(await m.stats.buckets({ from: minute, to: minute + 60_000, service_name: 'web' }, { all: true }), []);
+  });
+
+  withModels('orphans: pairing in either order within the window, per project; replays change nothing', async (t, m) => {
+    const [p, q] = [randomUUID(), randomUUID()];
+    const t0 = Date.UTC(2026, 7, 1, 12, 0);
+    const item = (projectId: string, second: number, path: string): AuditListItem => ({
+      id: randomUUID(), project_id: projectId, event_type: 'http', method: 'GET', path, status_code: 200, response_time: 5,
+      identifier: 'u', user_email: null, service_name: 'spa', environment: 'production', timestamp: new Date(t0 + second * 1000).toISOString(),
+    });
+    const plan: Array<(w: OrphansWriter) => void> = [
+      (w) => w.browserEvent(item(p, 0, '/a'), 'r1'),
+      (w) => w.backendEvent(p, 'r1', t0 + 120_000),
+      (w) => w.backendEvent(p, 'r2', t0),
+      (w) => w.browserEvent(item(p, 121, '/b'), 'r2'),
+      (w) => w.browserEvent(item(q, 5, '/c'), 'r1'),
+    ];
+    const batch = plan.map(() => recorded());
+    const apply = () => m.stores.orphans.commit(batch, (r, w) => plan[batch.indexOf(r)]!(w));
+    await apply();
+    await apply();
+    const page = await m.orphans.list({ settledBefore: t0 + 3_600_000, page: 1, limit: 10 }, { all: true });
+    const mine = page.data.filter((e) => e.project_id === p || e.project_id === q);
+    t.deepEqual(mine.map((e) => [e.path, e.request_id]), [['/b', 'r2'], ['/c', 'r1']]);
+    t.is((await m.orphans.list({ settledBefore: t0 + 60_000, page: 1, limit: 10 }, { all: false, projectIds: [p, q] })).pagination.totalItems, 1);
+    t.is((await m.orphans.list({ project_id: p, settledBefore: t0 + 3_600_000, page: 1, limit: 10 }, { all: false, projectIds: [q] })).pagination.totalItems, 0);
   });
 
   withModels('access: projects, keys by hash until revoked, users by e-mail; reset empties it', async (t, m) => {

@@ -4,6 +4,7 @@ import { AuditEventInput, Environment, HttpMethod } from '../../domain/audit-eve
 import { IsoTimestamp, Uuid, isUuid } from '../../domain/codecs.ts';
 import { recordAuditEvent } from '../../commands/ingest.ts';
 import { summarizeExplicitSession } from '../../domain/sessions.ts';
+import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
 import { SORT_FIELDS, inScope, type AuditListQuery, type Scope } from '../../views/ports.ts';
 import { principalOf } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
@@ -58,6 +59,11 @@ const DerivedSessionsQueryCodec = t.exact(t.intersection([
   t.partial({ project_id: Uuid, identifier: t.string, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp }),
 ]));
 
+const OrphansQueryCodec = t.exact(t.intersection([
+  Paging,
+  t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp }),
+]));
+
 const AnomaliesQueryCodec = t.exact(t.intersection([
   Paging,
   t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp, rule: AnomalyRule }),
@@ -99,6 +105,15 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
       page, limit, sort_by: 'timestamp', sort_order: 'desc',
     };
     ctx.body = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope, { withRequestBody: true });
+  });
+
+  // SPEC 4.5: browser events with a request_id that no backend event of the project carried
+  // within ORPHAN_WINDOW_MS; only events older than the window are judged.
+  router.get('/v1/audit/orphans', ...deps.jwt, async (ctx) => {
+    const { page = 1, limit = 20, ...filter } = decodeOrThrow(OrphansQueryCodec, singleValued(ctx.query), 'query');
+    checkDateRange(filter);
+    const settledBefore = deps.now().getTime() - ORPHAN_WINDOW_MS;
+    ctx.body = await deps.readModels.orphans.list({ ...filter, settledBefore, page, limit }, principalOf(ctx.state).scope);
   });
 
   // SPEC 4.6: derived sessions, newest first, paginated like the list; dates bound session_start.

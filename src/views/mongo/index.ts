@@ -4,6 +4,7 @@ import { MongoAccessQueries, accessMongoSchema, mongoAccessWriter } from './acce
 import { MongoAuditEventsQueries, auditEventsMongoSchema, mongoAuditEventsWriter } from './audit-events.ts';
 import { MongoDerivedSessionsQueries, derivedSessionsMongoSchema, mongoDerivedSessionsWriter } from './derived-sessions.ts';
 import { MongoStatsQueries, mongoStatsWriter, statsMongoSchema } from './stats.ts';
+import { MongoOrphansQueries, mongoOrphansWriter, orphansMongoSchema } from './orphans.ts';
 import { MongoLeases, MongoProjectionStore } from './store.ts';
 
 /** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
@@ -19,6 +20,7 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
     auditEvents: new MongoProjectionStore(db, 'audit-events', auditEventsMongoSchema, mongoAuditEventsWriter),
     derivedSessions: new MongoProjectionStore(db, 'derived-sessions', derivedSessionsMongoSchema, mongoDerivedSessionsWriter),
     stats: new MongoProjectionStore(db, 'stats-buckets', statsMongoSchema, mongoStatsWriter),
+    orphans: new MongoProjectionStore(db, 'orphans', orphansMongoSchema, mongoOrphansWriter),
     access: new MongoProjectionStore(db, 'access', accessMongoSchema, mongoAccessWriter),
   };
   for (const store of Object.values(stores)) await store.migrate();
@@ -27,6 +29,7 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
     auditEvents: new MongoAuditEventsQueries(db),
     derivedSessions: new MongoDerivedSessionsQueries(db),
     stats: new MongoStatsQueries(db),
+    orphans: new MongoOrphansQueries(db),
     access: new MongoAccessQueries(db),
     stores,
     async close() {

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
 import { mergeInto, type Bins, type StatsBucket } from '../../domain/stats.ts';
-import type { Scope, StatsFilter, StatsQueries, StatsWriter } from '../ports.ts';
+import { projectsInScope, type Scope, type StatsFilter, type StatsQueries, type StatsWriter } from '../ports.ts';
 import type { BulkOps, MongoSchema } from './store.ts';
 
 /** Stats buckets in MongoDB. Each bucket document records the last log position applied to it.
@@ -84,12 +84,10 @@ export class MongoStatsQueries implements StatsQueries {
 
   async buckets(f: StatsFilter, scope: Scope): Promise<StatsBucket[]> {
     const query: Document = { minute: { $gte: f.from, $lte: f.to } };
-    if (f.project_id !== undefined) {
-      if (!scope.all && !scope.projectIds.includes(f.project_id)) return [];
-      query.project_id = f.project_id;
-    } else if (!scope.all) {
-      if (scope.projectIds.length === 0) return [];
-      query.project_id = { $in: [...scope.projectIds] };
+    const projects = projectsInScope(scope, f.project_id);
+    if (projects !== null) {
+      if (projects.length === 0) return [];
+      query.project_id = { $in: projects };
     }
     if (f.service_name !== undefined) query.service_name = f.service_name;
     if (f.environment !== undefined) query.environment = f.environment;

@@ -3,6 +3,7 @@ import { SqliteAccessQueries, SqliteAccessWriter, accessSchema } from './access.
 import { SqliteAuditEventsQueries, SqliteAuditEventsWriter, auditEventsSchema } from './audit-events.ts';
 import { SqliteDerivedSessionsQueries, SqliteDerivedSessionsWriter, derivedSessionsSchema } from './derived-sessions.ts';
 import { SqliteStatsQueries, SqliteStatsWriter, statsSchema } from './stats.ts';
+import { SqliteOrphansQueries, SqliteOrphansWriter, orphansSchema } from './orphans.ts';
 import { SqliteLeases, SqliteProjectionStore, openViewsDatabase } from './database.ts';
 
 /** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
@@ -13,6 +14,7 @@ export const openSqliteReadModels = (file: string): ReadModels => {
     auditEvents: new SqliteProjectionStore(db, 'audit-events', auditEventsSchema, (d) => new SqliteAuditEventsWriter(d)),
     derivedSessions: new SqliteProjectionStore(db, 'derived-sessions', derivedSessionsSchema, (d) => new SqliteDerivedSessionsWriter(d)),
     stats: new SqliteProjectionStore(db, 'stats-buckets', statsSchema, (d) => new SqliteStatsWriter(d)),
+    orphans: new SqliteProjectionStore(db, 'orphans', orphansSchema, (d) => new SqliteOrphansWriter(d)),
     access: new SqliteProjectionStore(db, 'access', accessSchema, (d) => new SqliteAccessWriter(d)),
   };
   return {
@@ -20,6 +22,7 @@ export const openSqliteReadModels = (file: string): ReadModels => {
     auditEvents: new SqliteAuditEventsQueries(db),
     derivedSessions: new SqliteDerivedSessionsQueries(db),
     stats: new SqliteStatsQueries(db),
+    orphans: new SqliteOrphansQueries(db),
     access: new SqliteAccessQueries(db),
     stores,
     async close() {

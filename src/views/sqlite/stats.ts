@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Bins, StatsBucket } from '../../domain/stats.ts';
-import type { Scope, StatsFilter, StatsQueries, StatsWriter } from '../ports.ts';
+import { projectsInScope, type Scope, type StatsFilter, type StatsQueries, type StatsWriter } from '../ports.ts';
 import { statementCache, type SqliteSchema } from './database.ts';
 
 /** Stats buckets: one row per project × minute × service × environment (the key, in the order
@@ -78,8 +78,7 @@ export class SqliteStatsQueries implements StatsQueries {
   }
 
   async buckets(f: StatsFilter, scope: Scope): Promise<StatsBucket[]> {
-    const projects = f.project_id !== undefined ? (scope.all || scope.projectIds.includes(f.project_id) ? [f.project_id] : [])
-      : scope.all ? null : [...scope.projectIds];
+    const projects = projectsInScope(scope, f.project_id);
     if (projects !== null && projects.length === 0) return [];
     const clauses = ['minute >= ?', 'minute <= ?'];
     const params: unknown[] = [f.from, f.to];

@@ -1,0 +1,23 @@
+import type { OrphansWriter } from '../src/views/ports.ts';
+import type { Projection } from './projection.ts';
+
+/** Pairs browser-side and backend http events by project and request_id. Events without a
+ *  request_id cannot be paired and are left out. */
+export const orphansProjection: Projection<OrphansWriter> = {
+  name: 'orphans',
+  handles: ['AuditEventRecorded'],
+  apply(event, _recorded, writer) {
+    if (event.type !== 'AuditEventRecorded') return;
+    const e = event.data;
+    if (e.event_type !== 'http' || !e.request_id) return;
+    if (e.source === 'browser') {
+      writer.browserEvent({
+        id: e.id, project_id: e.project_id, event_type: e.event_type, method: e.method, path: e.path,
+        status_code: e.status_code ?? null, response_time: e.response_time ?? null, identifier: e.identifier,
+        user_email: e.user_email ?? null, service_name: e.service_name, environment: e.environment, timestamp: e.timestamp,
+      }, e.request_id);
+    } else {
+      writer.backendEvent(e.project_id, e.request_id, Date.parse(e.timestamp));
+    }
+  },
+};
