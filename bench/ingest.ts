@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CONNECTIONS, DURATION, freePort, json, load, startProcess, verdict, type LoadResult } from './support.ts';
+import { CONNECTIONS, DURATION, freePort, json, load, loginWhenReady, startProcess, verdict, type LoadResult } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -47,7 +47,7 @@ export const ingestBenchmark = async (): Promise<IngestReport> => {
     WATCHLOG_ADMIN_EMAIL: admin.email, WATCHLOG_ADMIN_PASSWORD: admin.password,
   }, async () => (await fetch(`${base}/healthz`)).ok);
   try {
-    const { token } = await json<{ token: string }>(`${base}/v1/auth/login`, { method: 'POST', body: JSON.stringify(admin) });
+    const token = await loginWhenReady(base, admin);
     const auth = { authorization: `Bearer ${token}` };
     const project = await json<{ id: string }>(`${base}/v1/projects`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench' }) });
     const { key } = await json<{ key: string }>(`${base}/v1/projects/${project.id}/api-keys`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench' }) });

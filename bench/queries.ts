@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StoredAuditEvent } from '../src/domain/audit-event.ts';
 import { SqliteEventLog } from '../src/log/sqlite.ts';
-import { freePort, json, startProcess, verdict, type Child } from './support.ts';
+import { freePort, json, loginWhenReady, startProcess, verdict, type Child } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
@@ -21,8 +21,7 @@ const startServer = async (dataDir: string): Promise<Server> => {
     PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_LOG_LEVEL: 'warn',
     WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
   }, async () => (await fetch(`${base}/healthz`)).ok);
-  const { token } = await json<{ token: string }>(`${base}/v1/auth/login`, { method: 'POST', body: JSON.stringify(ADMIN) });
-  return { child, base, token };
+  return { child, base, token: await loginWhenReady(base, ADMIN) };
 };
 
 /** `count` events of one project spread over the last 24 hours, appended straight to the log

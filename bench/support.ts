@@ -61,4 +61,15 @@ export const json = async <T>(url: string, init: RequestInit = {}): Promise<T> =
   return (await res.json()) as T;
 };
 
+/** Logs in as soon as the server has created its admin (just after it starts listening). */
+export const loginWhenReady = async (base: string, credentials: { email: string; password: string }): Promise<string> => {
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const res = await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
+    if (res.ok) return ((await res.json()) as { token: string }).token;
+    if (Date.now() > deadline) throw new Error(`login failed: ${res.status}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+};
+
 export const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');

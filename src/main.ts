@@ -115,7 +115,6 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
     logger.info({ projections: runtime.runners.map((r) => r.name) }, 'worker started');
     return;
   }
-  await ensureAdmin(runtime, config.admin, logger);
   const app = createApp({
     log: runtime.log,
     readModels: runtime.readModels,
@@ -129,6 +128,8 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
   server = http.createServer(app.callback());
   server.keepAliveTimeout = 5_000;
   await listen(server, config, logger);
+  // After listening: on a fresh read store the admin check waits for the projector's replay.
+  ensureAdmin(runtime, config.admin, logger).catch((err: unknown) => logger.error({ err }, 'could not create the admin user'));
 };
 
 const rebuild = async (config: Config) => {

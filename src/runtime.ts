@@ -99,13 +99,14 @@ export const openRuntime = async (config: Config): Promise<Runtime> => {
 };
 
 /** Creates the configured admin when no user exists yet. Waits for the access read model to
- *  reach the log's head first, so "no user" is not just "not projected yet". */
+ *  reach the log's head first, so "no user" is not just "not projected yet"; a long replay (a
+ *  restore, a new read store) makes it wait, with a log line every 30 s, not fail. */
 export const ensureAdmin = async (runtime: Runtime, admin: Config['admin'], logger: Logger): Promise<void> => {
   if (!admin) return;
   const head = await runtime.log.headPosition();
   const access = runtime.runners.find((r) => r.name === 'access')!;
-  if (head !== null && !(await waitForCheckpoint(access, head, 30_000))) {
-    throw new StartupError('the access projection did not catch up within 30 s; is a worker running?');
+  while (head !== null && !(await waitForCheckpoint(access, head, 30_000))) {
+    logger.warn({ head, checkpoint: await access.checkpoint() }, 'waiting for the access projection to catch up before checking for users');
   }
   if ((await runtime.readModels.access.countUsers()) > 0) return;
   try {

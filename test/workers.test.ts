@@ -1,10 +1,23 @@
 import test from 'ava';
+import Database from 'better-sqlite3';
+import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, tempDir } from './helpers/server.ts';
 import { freePort, runCli, waitForLog, type CliProcess } from './helpers/process.ts';
 
 // Long enough that a busy CI machine does not make a live holder miss its renewals.
 const LEASE_MS = 4000;
+
+/** The pid in the holder id (`host:pid:thread:nonce`) of a projection's lease. */
+const leaseHolderPid = (dataDir: string, projection: string): number | undefined => {
+  const db = new Database(path.join(dataDir, 'views.db'), { readonly: true });
+  try {
+    const row = db.prepare<[string], { holder: string }>('SELECT holder FROM leases WHERE projection = ?').get(projection);
+    return row ? Number(row.holder.split(':')[1]) : undefined;
+  } finally {
+    db.close();
+  }
+};
 
 const acquisitions = (p: CliProcess, projection: string) =>
   p.stdout().split('\n').filter((l) => l.startsWith('{'))
@@ -39,14 +52,13 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
     t.deepEqual(workers.map((w) => acquisitions(w, projection)).sort(), [0, 1], projection);
   }
 
-  const holder = workers.find((w) => acquisitions(w, 'audit-events') === 1)!;
+  const holder = workers.find((w) => w.child.pid === leaseHolderPid(dataDir, 'audit-events'))!;
   const standby = workers.find((w) => w !== holder)!;
-  const standbyBefore = acquisitions(standby, 'audit-events');
   holder.child.kill('SIGKILL');
   await holder.exited;
   await ingest(30);
   await eventually(async () => ((await count()) === 80 ? true : undefined), LEASE_MS * 5);
-  t.true(acquisitions(standby, 'audit-events') > standbyBefore, 'the standby took the projection over');
+  t.is(leaseHolderPid(dataDir, 'audit-events'), standby.child.pid, 'the standby took the projection over');
   t.is(await count(), 80);
 
   // A rebuild refuses to run beside a live worker.

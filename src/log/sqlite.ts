@@ -16,15 +16,25 @@ interface Row {
   position: number; stream: string; revision: number; id: string; type: string; data: string; metadata: string;
 }
 
-const toRecorded = (r: Row): RecordedEvent => ({
-  position: String(r.position),
-  stream: r.stream,
-  revision: r.revision,
-  id: r.id,
-  type: r.type,
-  data: JSON.parse(r.data) as unknown,
-  metadata: JSON.parse(r.metadata) as EventMetadata,
-});
+/** `data` and `metadata` are parsed on first use: a projection reading the whole log skips the
+ *  JSON of every event type it does not handle, which is most of a replay's cost. */
+const toRecorded = (r: Row): RecordedEvent => {
+  let data: unknown;
+  let metadata: EventMetadata | undefined;
+  return {
+    position: String(r.position),
+    stream: r.stream,
+    revision: r.revision,
+    id: r.id,
+    type: r.type,
+    get data() {
+      return (data ??= JSON.parse(r.data) as unknown);
+    },
+    get metadata() {
+      return (metadata ??= JSON.parse(r.metadata) as EventMetadata);
+    },
+  };
+};
 
 export interface SqliteEventLogOptions {
   /** How often a live subscription looks for appends made by other processes. */

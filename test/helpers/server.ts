@@ -60,6 +60,9 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
     now,
   });
   const server = http.createServer(app.callback());
+  // Longer than the client's idle time, so fetch never reuses a socket the server is closing
+  // (a race a loaded machine makes likely).
+  server.keepAliveTimeout = 30_000;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };
@@ -104,10 +107,16 @@ export const api = async <T = any>(
   return { status: res.status, body: parsed as T, headers: res.headers };
 };
 
+/** Logs in, retrying for a few seconds: a server process creates its admin just after it starts
+ *  listening, once the access projection has caught up. */
 export const login = async (base: string, email = ADMIN.email, password = ADMIN.password): Promise<string> => {
-  const res = await api<{ token: string }>(base, 'POST', '/v1/auth/login', { body: { email, password } });
-  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.token;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const res = await api<{ token: string }>(base, 'POST', '/v1/auth/login', { body: { email, password } });
+    if (res.status === 200) return res.body.token;
+    if (res.status !== 401 || Date.now() > deadline) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 };
 
 /** A project and an API key for it, created through the API. */
