@@ -32,9 +32,15 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     const body = sampleEvent({ method: ['GET', 'POST', 'DELETE'][i % 3], identifier: `user-${i % 4}`, response_time: (i * 13) % 50, path: `/x/${i % 9}` });
     await api(first.url, 'POST', '/v1/audit', { apiKey: i % 2 ? apiKey : b.apiKey, body });
   }
-  await eventually(async () => ((await api(first.url, 'GET', '/v1/audit', { token })).body.pagination.totalItems === 120 ? true : undefined));
+  // Every projection has caught up with the log before the snapshot.
+  const head = await first.runtime.log.headPosition();
+  await eventually(async () => {
+    const checkpoints = await Promise.all(first.runtime.runners.map((r) => r.checkpoint()));
+    return checkpoints.every((c) => c === head) ? true : undefined;
+  });
+  const STATS = '/v1/audit/stats?start_date=2026-01-01T00:00:00Z&end_date=2027-06-01T00:00:00Z&interval=day';
   const before = await snapshot(first.url, token);
-  t.is((before['/v1/audit/stats?start_date=2026-01-01T00:00:00Z&end_date=2027-06-01T00:00:00Z&interval=day'] as { total: number }).total, 120);
+  t.is((before[STATS] as { total: number }).total, 120);
   await first.stop({ remove: false });
 
   for (const variant of ['in place', 'file deleted']) {

@@ -19,7 +19,23 @@ export type StatusClass = (typeof STATUS_CLASSES)[number];
 export const statusClassOf = (code: number): StatusClass => `${Math.floor(code / 100)}xx` as StatusClass;
 
 export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
 export const minuteOf = (ms: number): number => Math.floor(ms / MINUTE_MS) * MINUTE_MS;
+export const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS) * HOUR_MS;
+
+/** Which buckets cover the minutes from..to (inclusive): whole hours from the hour roll-up, the
+ *  ragged ends from minute buckets. `hours` is [start, end) of hour starts, or null. */
+export interface RangePlan { hours: [number, number] | null; minutes: Array<[number, number]> }
+
+export const planRange = (from: number, to: number): RangePlan => {
+  const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
+  const endHour = hourOf(to + MINUTE_MS);
+  if (firstHour >= endHour) return { hours: null, minutes: [[from, to]] };
+  const minutes: Array<[number, number]> = [];
+  if (from < firstHour) minutes.push([from, firstHour - MINUTE_MS]);
+  if (endHour <= to) minutes.push([endHour, to]);
+  return { hours: [firstHour, endHour], minutes };
+};
 
 /** One minute of one service in one environment of one project. */
 export interface StatsBucket {
@@ -89,7 +105,7 @@ export const quantileOf = (bins: Bins, q: number): number | null => {
 };
 
 export type Interval = 'minute' | 'hour' | 'day';
-export const INTERVAL_MS: Record<Interval, number> = { minute: MINUTE_MS, hour: 3_600_000, day: 86_400_000 };
+export const INTERVAL_MS: Record<Interval, number> = { minute: MINUTE_MS, hour: HOUR_MS, day: 86_400_000 };
 
 /** Up to 2 h: minutes; up to 7 days: hours; beyond: days (at most a few hundred points). */
 export const intervalFor = (fromMs: number, toMs: number): Interval =>

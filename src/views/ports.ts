@@ -120,7 +120,8 @@ export interface AuditEventsQueries {
 // ---- stats buckets ----
 
 export interface StatsWriter {
-  /** Adds one event's contribution to its minute bucket; `position` makes replays harmless. */
+  /** Adds one event's contribution to its minute bucket and its hour roll-up; `position` makes
+   *  replays harmless. */
   add(contribution: StatsBucket, position: string): void;
 }
 
@@ -131,6 +132,8 @@ export interface StatsFilter {
   /** Bucket minutes from..to, inclusive, epoch ms. */
   from: number;
   to: number;
+  /** Whether whole hours may come from the hour roll-up (not when the timeline is per minute). */
+  hourly: boolean;
 }
 
 export interface StatsQueries {

@@ -175,15 +175,21 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     await apply(batch.slice(0, 2));
     await apply(batch);
     await apply(batch);
-    const buckets = await m.stats.buckets({ from: minute, to: minute + 60_000 }, { all: false, projectIds: [p] });
+    const buckets = await m.stats.buckets({ from: minute, to: minute + 60_000, hourly: false }, { all: false, projectIds: [p] });
     const first = buckets.find((b) => b.minute === minute)!;
     t.like(first, { total: 3, errors_4xx: 1, errors_5xx: 1, rt_count: 2, rt_sum: 30, methods: { GET: 3 }, classes: { '2xx': 1, '4xx': 1, '5xx': 1 } });
     t.is(Object.values(first.bins).reduce((a, b) => a + b, 0), 2);
     t.is(first.last_ts, minute + 3000);
     t.is(buckets.find((b) => b.minute === minute + 60_000)!.total, 1);
-    t.is((await m.stats.buckets({ from: minute, to: minute }, { all: true })).filter((b) => b.project_id === p).length, 1);
-    t.deepEqual(await m.stats.buckets({ from: minute, to: minute + 60_000 }, { all: false, projectIds: [randomUUID()] }), []);
-    t.deepEqual(await m.stats.buckets({ from: minute, to: minute + 60_000, service_name: 'web' }, { all: true }), []);
+    t.is((await m.stats.buckets({ from: minute, to: minute, hourly: false }, { all: true })).filter((b) => b.project_id === p).length, 1);
+    t.deepEqual(await m.stats.buckets({ from: minute, to: minute + 60_000, hourly: false }, { all: false, projectIds: [randomUUID()] }), []);
+    t.deepEqual(await m.stats.buckets({ from: minute, to: minute + 60_000, hourly: false, service_name: 'web' }, { all: true }), []);
+    // A range of whole hours reads the hour roll-up: one bucket with everything of the hour.
+    const hourly = await m.stats.buckets({ from: minute, to: minute + 3_540_000, hourly: true }, { all: false, projectIds: [p] });
+    t.is(hourly.length, 1);
+    t.like(hourly[0], { minute, total: 4, errors_4xx: 1, errors_5xx: 1, rt_count: 3, rt_sum: 70 });
+    const ragged = await m.stats.buckets({ from: minute + 60_000, to: minute + 3_540_000, hourly: true }, { all: false, projectIds: [p] });
+    t.deepEqual(ragged.map((b) => [b.minute, b.total]), [[minute + 60_000, 1]]);
   });
 
   withModels('orphans: pairing in either order within the window, per project; replays change nothing', async (t, m) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { bucketOf, binOf, intervalFor, mergeInto, quantileOf, statisticsOf, type Bins, type StatsBucket } from '../../src/domain/stats.ts';
+import { bucketOf, binOf, intervalFor, mergeInto, planRange, quantileOf, statisticsOf, type Bins, type StatsBucket } from '../../src/domain/stats.ts';
 
 /** DDSketch's rank rule: the value at rank q × (n − 1) of the sorted values. */
 const exactQuantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))]!;
@@ -64,4 +64,13 @@ test('the timeline interval follows the range: 2 h of minutes, 7 days of hours, 
   t.is(intervalFor(0, 2 * h + 1), 'hour');
   t.is(intervalFor(0, 7 * 24 * h), 'hour');
   t.is(intervalFor(0, 7 * 24 * h + 1), 'day');
+});
+
+test('a range reads whole hours from the roll-up and the ragged ends from minutes', (t) => {
+  const H = 3_600_000;
+  const M = 60_000;
+  t.deepEqual(planRange(0, 3 * H - M), { hours: [0, 3 * H], minutes: [] });
+  t.deepEqual(planRange(10 * M, 3 * H + 5 * M), { hours: [H, 3 * H], minutes: [[10 * M, H - M], [3 * H, 3 * H + 5 * M]] });
+  t.deepEqual(planRange(10 * M, 50 * M), { hours: null, minutes: [[10 * M, 50 * M]] });
+  t.deepEqual(planRange(10 * M, H + 59 * M), { hours: [H, 2 * H], minutes: [[10 * M, H - M]] });
 });

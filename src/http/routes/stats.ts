@@ -39,7 +39,7 @@ export const statsRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
       ...(q.project_id === undefined ? {} : { project_id: q.project_id }),
       ...(q.service_name === undefined ? {} : { service_name: q.service_name }),
       ...(q.environment === undefined ? {} : { environment: q.environment }),
-      from: minuteOf(from), to: minuteOf(to),
+      from: minuteOf(from), to: minuteOf(to), hourly: interval !== 'minute',
     }, principalOf(ctx.state).scope);
     ctx.body = statisticsOf(buckets, from, to, interval);
   });

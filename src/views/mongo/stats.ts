@@ -1,5 +1,5 @@
 import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
-import { mergeInto, type Bins, type StatsBucket } from '../../domain/stats.ts';
+import { hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
 import { projectsInScope, type Scope, type StatsFilter, type StatsQueries, type StatsWriter } from '../ports.ts';
 import type { BulkOps, MongoSchema } from './store.ts';
 
@@ -13,16 +13,17 @@ interface BucketDoc extends Omit<StatsBucket, 'bins'> {
   applied_through: number;
 }
 
-const COLLECTION = 'stats_minute';
+const MINUTES = 'stats_minute';
+/** The hour roll-up: the same documents per hour (`minute` holds the hour's start). */
+const HOURS = 'stats_hour';
 
 export const statsMongoSchema: MongoSchema = {
-  version: 1,
-  collections: [COLLECTION],
+  version: 2,
+  collections: [MINUTES, HOURS],
   async ensureIndexes(db) {
-    await db.collection(COLLECTION).createIndexes([
-      { key: { project_id: 1, minute: 1 } },
-      { key: { minute: 1 } },
-    ]);
+    for (const collection of [MINUTES, HOURS]) {
+      await db.collection(collection).createIndexes([{ key: { project_id: 1, minute: 1 } }, { key: { minute: 1 } }]);
+    }
   },
 };
 
@@ -39,51 +40,60 @@ const incrementsOf = (b: StatsBucket): Document => {
 
 export const mongoStatsWriter = (ops: BulkOps): StatsWriter => {
   const byBucket = new Map<string, Array<{ position: number; contribution: StatsBucket }>>();
+  const pending = { minute: byBucket, hour: new Map<string, Array<{ position: number; contribution: StatsBucket }>>() };
+  const keep = (table: Map<string, Array<{ position: number; contribution: StatsBucket }>>, contribution: StatsBucket, position: number) => {
+    const id = JSON.stringify([contribution.project_id, contribution.minute, contribution.service_name, contribution.environment]);
+    const events = table.get(id);
+    if (events) events.push({ position, contribution });
+    else table.set(id, [{ position, contribution }]);
+  };
   return {
     add(contribution, position) {
-      const id = JSON.stringify([contribution.project_id, contribution.minute, contribution.service_name, contribution.environment]);
-      const events = byBucket.get(id);
-      if (events) {
-        events.push({ position: Number(position), contribution });
-        return;
-      }
-      byBucket.set(id, [{ position: Number(position), contribution }]);
-      if (byBucket.size > 1) return;
+      const first = byBucket.size === 0;
+      keep(pending.minute, contribution, Number(position));
+      keep(pending.hour, { ...contribution, minute: hourOf(contribution.minute) }, Number(position));
+      if (!first) return;
       ops.defer(async (db) => {
-        const collection = db.collection<BucketDoc>(COLLECTION);
-        const applied = new Map((await collection.find({ _id: { $in: [...byBucket.keys()] } }, { projection: { applied_through: 1 } }).toArray())
-          .map((d) => [d._id, d.applied_through]));
-        const updates: AnyBulkWriteOperation<BucketDoc>[] = [];
-        for (const [_id, events] of byBucket) {
-          const through = applied.get(_id);
-          const fresh = events.filter((e) => through === undefined || e.position > through);
-          const [first, ...rest] = fresh;
-          if (!first) continue;
-          const sum = rest.reduce((acc, e) => mergeInto(acc, e.contribution), structuredClone(first.contribution));
-          updates.push({
-            updateOne: {
-              filter: through === undefined ? { _id } : { _id, applied_through: through },
-              update: {
-                $inc: incrementsOf(sum),
-                $max: { last_ts: sum.last_ts },
-                $set: { applied_through: fresh[fresh.length - 1]!.position },
-                $setOnInsert: { project_id: sum.project_id, minute: sum.minute, service_name: sum.service_name, environment: sum.environment },
-              },
-              upsert: through === undefined,
-            },
-          });
-        }
-        if (updates.length > 0) await collection.bulkWrite(updates, { ordered: false });
+        await applyBuckets(db, MINUTES, pending.minute);
+        await applyBuckets(db, HOURS, pending.hour);
       });
     },
   };
+};
+
+/** One guarded $inc per touched bucket, with the events after its last applied position. */
+const applyBuckets = async (db: Db, collectionName: string, byBucket: Map<string, Array<{ position: number; contribution: StatsBucket }>>) => {
+  const collection = db.collection<BucketDoc>(collectionName);
+  const applied = new Map((await collection.find({ _id: { $in: [...byBucket.keys()] } }, { projection: { applied_through: 1 } }).toArray())
+    .map((d) => [d._id, d.applied_through]));
+  const updates: AnyBulkWriteOperation<BucketDoc>[] = [];
+  for (const [_id, events] of byBucket) {
+    const through = applied.get(_id);
+    const fresh = events.filter((e) => through === undefined || e.position > through);
+    const [first, ...rest] = fresh;
+    if (!first) continue;
+    const sum = rest.reduce((acc, e) => mergeInto(acc, e.contribution), structuredClone(first.contribution));
+    updates.push({
+      updateOne: {
+        filter: through === undefined ? { _id } : { _id, applied_through: through },
+        update: {
+          $inc: incrementsOf(sum),
+          $max: { last_ts: sum.last_ts },
+          $set: { applied_through: fresh[fresh.length - 1]!.position },
+          $setOnInsert: { project_id: sum.project_id, minute: sum.minute, service_name: sum.service_name, environment: sum.environment },
+        },
+        upsert: through === undefined,
+      },
+    });
+  }
+  if (updates.length > 0) await collection.bulkWrite(updates, { ordered: false });
 };
 
 export class MongoStatsQueries implements StatsQueries {
   constructor(private readonly db: Db) {}
 
   async buckets(f: StatsFilter, scope: Scope): Promise<StatsBucket[]> {
-    const query: Document = { minute: { $gte: f.from, $lte: f.to } };
+    const query: Document = {};
     const projects = projectsInScope(scope, f.project_id);
     if (projects !== null) {
       if (projects.length === 0) return [];
@@ -91,7 +101,13 @@ export class MongoStatsQueries implements StatsQueries {
     }
     if (f.service_name !== undefined) query.service_name = f.service_name;
     if (f.environment !== undefined) query.environment = f.environment;
-    const docs = await this.db.collection<BucketDoc>(COLLECTION).find(query, { projection: { _id: 0, applied_through: 0 } }).toArray();
+    const read = (collection: string, minute: Document) =>
+      this.db.collection<BucketDoc>(collection).find({ ...query, minute }, { projection: { _id: 0, applied_through: 0 } }).toArray();
+    const plan = f.hourly ? planRange(f.from, f.to) : { hours: null, minutes: [[f.from, f.to] as [number, number]] };
+    const docs = [
+      ...(plan.hours ? await read(HOURS, { $gte: plan.hours[0], $lt: plan.hours[1] }) : []),
+      ...(await Promise.all(plan.minutes.map(([from, to]) => read(MINUTES, { $gte: from, $lte: to })))).flat(),
+    ];
     return docs.map((d) => ({
       project_id: d.project_id, service_name: d.service_name, environment: d.environment, minute: d.minute,
       total: d.total, errors_4xx: d.errors_4xx, errors_5xx: d.errors_5xx, classes: d.classes ?? {}, methods: d.methods ?? {},
