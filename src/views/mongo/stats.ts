@@ -38,10 +38,12 @@ const incrementsOf = (b: StatsBucket): Document => {
   return inc;
 };
 
+/** A batch's contributions by bucket id, with their log positions. */
+type Pending = Map<string, Array<{ position: number; contribution: StatsBucket }>>;
+
 export const mongoStatsWriter = (ops: BulkOps): StatsWriter => {
-  const byBucket = new Map<string, Array<{ position: number; contribution: StatsBucket }>>();
-  const pending = { minute: byBucket, hour: new Map<string, Array<{ position: number; contribution: StatsBucket }>>() };
-  const keep = (table: Map<string, Array<{ position: number; contribution: StatsBucket }>>, contribution: StatsBucket, position: number) => {
+  const pending: { minute: Pending; hour: Pending } = { minute: new Map(), hour: new Map() };
+  const keep = (table: Pending, contribution: StatsBucket, position: number) => {
     const id = JSON.stringify([contribution.project_id, contribution.minute, contribution.service_name, contribution.environment]);
     const events = table.get(id);
     if (events) events.push({ position, contribution });
@@ -49,7 +51,7 @@ export const mongoStatsWriter = (ops: BulkOps): StatsWriter => {
   };
   return {
     add(contribution, position) {
-      const first = byBucket.size === 0;
+      const first = pending.minute.size === 0;
       keep(pending.minute, contribution, Number(position));
       keep(pending.hour, { ...contribution, minute: hourOf(contribution.minute) }, Number(position));
       if (!first) return;
@@ -62,7 +64,7 @@ export const mongoStatsWriter = (ops: BulkOps): StatsWriter => {
 };
 
 /** One guarded $inc per touched bucket, with the events after its last applied position. */
-const applyBuckets = async (db: Db, collectionName: string, byBucket: Map<string, Array<{ position: number; contribution: StatsBucket }>>) => {
+const applyBuckets = async (db: Db, collectionName: string, byBucket: Pending) => {
   const collection = db.collection<BucketDoc>(collectionName);
   const applied = new Map((await collection.find({ _id: { $in: [...byBucket.keys()] } }, { projection: { applied_through: 1 } }).toArray())
     .map((d) => [d._id, d.applied_through]));
