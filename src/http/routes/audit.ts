@@ -54,20 +54,14 @@ const AuditListQueryCodec = t.exact(t.intersection([
   }),
 ]));
 
-const DerivedSessionsQueryCodec = t.exact(t.intersection([
-  Paging,
-  t.partial({ project_id: Uuid, identifier: t.string, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp }),
-]));
+/** The filters the read-side lists share: a project, a service, and a time range. */
+const ProjectServiceRange = t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp });
 
-const OrphansQueryCodec = t.exact(t.intersection([
-  Paging,
-  t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp }),
-]));
+const DerivedSessionsQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange, t.partial({ identifier: t.string })]));
 
-const AnomaliesQueryCodec = t.exact(t.intersection([
-  Paging,
-  t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp, rule: AnomalyRule }),
-]));
+const OrphansQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange]));
+
+const AnomaliesQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange, t.partial({ rule: AnomalyRule })]));
 
 export const checkDateRange = (q: { start_date?: string; end_date?: string }): void => {
   if (q.start_date && q.end_date && Date.parse(q.start_date) > Date.parse(q.end_date)) {
