@@ -55,7 +55,7 @@ const AuditListQueryCodec = t.exact(t.intersection([
 ]));
 
 /** The filters the read-side lists share: a project, a service, and a time range. */
-const ProjectServiceRange = t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp });
+export const ProjectServiceRange = t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp });
 
 const DerivedSessionsQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange, t.partial({ identifier: t.string })]));
 

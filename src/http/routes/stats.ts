@@ -1,26 +1,21 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { Environment } from '../../domain/audit-event.ts';
-import { IsoTimestamp, Uuid } from '../../domain/codecs.ts';
 import { INTERVAL_MS, intervalFor, minuteOf, statisticsOf } from '../../domain/stats.ts';
 import { principalOf } from '../auth.ts';
 import { HttpError, decodeOrThrow } from '../errors.ts';
 import { singleValued } from '../query.ts';
 import type { RouteDeps } from '../app.ts';
 import type { AppState } from '../state.ts';
-import { checkDateRange } from './audit.ts';
+import { ProjectServiceRange, checkDateRange } from './audit.ts';
 
 /** More timeline points than this is a request for the wrong interval. */
 export const MAX_TIMELINE_POINTS = 1500;
 
-const StatsQuery = t.exact(t.partial({
-  project_id: Uuid,
-  service_name: t.string,
-  environment: Environment,
-  start_date: IsoTimestamp,
-  end_date: IsoTimestamp,
-  interval: t.keyof({ minute: null, hour: null, day: null }, 'minute | hour | day'),
-}));
+const StatsQuery = t.exact(t.intersection([
+  ProjectServiceRange,
+  t.partial({ environment: Environment, interval: t.keyof({ minute: null, hour: null, day: null }, 'minute | hour | day') }),
+]));
 
 /** SPEC 4.4: statistics of the caller's projects (or one), from the stats-buckets read model:
  *  O(buckets in the range), never a scan of events. Ranges resolve to whole minutes. */
