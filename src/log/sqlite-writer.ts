@@ -23,9 +23,10 @@ CREATE TABLE IF NOT EXISTS stream_settings (
 /** WAL with synchronous=FULL: a commit is fsynced before any of its appends is acknowledged. */
 export const openLogDatabase = (file: string): Database.Database => {
   const db = new Database(file);
+  // First, so that even switching a fresh file to WAL waits for another process opening it.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
   db.exec(LOG_SCHEMA);
   return db;
 };
@@ -96,7 +97,9 @@ export class SqliteLogWriter {
     });
   }
 
-  /** Commits a batch of appends in one transaction; one outcome per append, in order. */
+  /** Commits a batch of appends in one transaction; one outcome per append, in order. IMMEDIATE:
+   *  the append reads the stream head before writing, and in WAL mode a deferred transaction that
+   *  must upgrade after another process's commit fails at once instead of waiting its turn. */
   commit(batch: readonly SerializedAppend[]): AppendOutcome[] {
     try {
       return this.db.transaction(() => batch.map((a): AppendOutcome => {
@@ -108,7 +111,7 @@ export class SqliteLogWriter {
           }
           return { ok: false, kind: 'error', message: (error as Error).message };
         }
-      }))();
+      })).immediate();
     } catch (error) {
       const message = `commit failed: ${(error as Error).message}`;
       return batch.map(() => ({ ok: false, kind: 'error', message }));

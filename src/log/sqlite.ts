@@ -129,7 +129,7 @@ export class SqliteEventLog implements EventLog {
         const head = this.stmts.head.get(stream)?.revision ?? null;
         if (head !== null) deleted += this.stmts.trim.run(stream, head - max_count).changes;
       }
-    })();
+    }).immediate();
     return deleted;
   }
 

@@ -6,9 +6,10 @@ import { LeaseLostError, type Leases, type ProjectionStore } from '../ports.ts';
  *  drop the last commits, and the projector replays them from the checkpoint committed with them. */
 export const openViewsDatabase = (file: string): Database.Database => {
   const db = new Database(file);
+  // First, so that even switching a fresh file to WAL waits for another process opening it.
+  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
   db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS read_model_versions (projection TEXT PRIMARY KEY, version INTEGER NOT NULL);`);
@@ -44,7 +45,10 @@ export interface SqliteSchema {
   tables: readonly string[];
 }
 
-/** One projection's read model in SQLite: its rows and its checkpoint change in one transaction. */
+/** One projection's read model in SQLite: its rows and its checkpoint change in one transaction.
+ *  Every write transaction is IMMEDIATE: a deferred one that reads first and then writes cannot
+ *  wait for another process's writer in WAL mode (SQLITE_BUSY without the busy timeout), and
+ *  several workers share this file. */
 export class SqliteProjectionStore<W> implements ProjectionStore<W> {
   private readonly getCheckpoint;
   private readonly setCheckpoint;
@@ -80,7 +84,7 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
       this.db.exec(this.schema.create);
       this.db.prepare('INSERT INTO read_model_versions (projection, version) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET version = excluded.version')
         .run(this.name, this.schema.version);
-    })();
+    }).immediate();
   }
 
   async checkpoint(): Promise<string | null> {
@@ -98,7 +102,7 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
       const done = this.getCheckpoint.get(this.name)?.position ?? null;
       for (const e of events) if (comparePositions(e.position, done) > 0) apply(e, this.writer);
       if (comparePositions(last.position, done) > 0) this.setCheckpoint.run(this.name, last.position);
-    })();
+    }).immediate();
   }
 
   async reset(): Promise<void> {
@@ -106,7 +110,7 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
       for (const table of this.schema.tables) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
       this.db.exec(this.schema.create);
       this.deleteCheckpoint.run(this.name);
-    })();
+    }).immediate();
   }
 }
 
