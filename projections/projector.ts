@@ -2,17 +2,32 @@ import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { threadId } from 'node:worker_threads';
-import { decodeEvent } from '../src/domain/events.ts';
+import { decodeEvent, type DomainEvent } from '../src/domain/events.ts';
 import { comparePositions, type EventLog, type RecordedEvent, type Subscription } from '../src/log/event-log.ts';
 import { LeaseLostError, type Leases, type ProjectionStore } from '../src/views/ports.ts';
 import type { Projection } from './projection.ts';
+
+export type Decoder = (recorded: RecordedEvent) => DomainEvent;
+
+/** Decodes each event of a batch once, however many projections read it. */
+export const batchDecoder = (): Decoder => {
+  const decoded = new Map<RecordedEvent, DomainEvent>();
+  return (recorded) => {
+    let event = decoded.get(recorded);
+    if (event === undefined) {
+      event = decodeEvent(recorded.position, recorded.type, recorded.data);
+      decoded.set(recorded, event);
+    }
+    return event;
+  };
+};
 
 /** A projection bound to its store, with the writer type hidden so runners of different read
  *  models fit in one list. */
 export interface ProjectionRunner {
   readonly name: string;
   checkpoint(): Promise<string | null>;
-  process(batch: readonly RecordedEvent[], leaseHolder?: string): Promise<void>;
+  process(batch: readonly RecordedEvent[], leaseHolder?: string, decode?: Decoder): Promise<void>;
   reset(): Promise<void>;
 }
 
@@ -22,16 +37,14 @@ export const bindProjection = <W>(projection: Projection<W>, store: ProjectionSt
     name: projection.name,
     checkpoint: () => store.checkpoint(),
     reset: () => store.reset(),
-    process: (batch, leaseHolder) =>
+    process: (batch, leaseHolder, decode = batchDecoder()) =>
       store.commit(batch, (recorded, writer) => {
-        if (handled.has(recorded.type)) {
-          projection.apply(decodeEvent(recorded.position, recorded.type, recorded.data), recorded, writer);
-        }
+        if (handled.has(recorded.type)) projection.apply(decode(recorded), recorded, writer);
       }, leaseHolder),
   };
 };
 
-export type ProgressListener = (name: string, position: string, head: string | null) => void;
+export type ProgressListener = (projections: readonly string[], position: string, head: string | null) => void;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
@@ -49,17 +62,46 @@ export interface ProjectorOptions {
   holder?: string;
 }
 
-/** Feeds every projection from its own checkpoint through a catch-up subscription, each only
- *  while this projector holds its lease (so among several workers, one runs each projection).
- *  A failing projection is retried from its checkpoint with backoff; the others keep going. */
+/** A projection as the projector drives it: whether this projector holds its lease, and how far
+ *  it has applied the log (its store's checkpoint, kept in memory while the lease is held). */
+interface Member {
+  readonly runner: ProjectionRunner;
+  readonly log: Logger;
+  held: boolean;
+  position: string | null;
+  retryAt: number;
+  backoffMs: number;
+}
+
+interface Live {
+  readonly subscription: Subscription;
+  readonly batches: AsyncIterator<readonly RecordedEvent[]>;
+  /** Where the next batch starts: after this position. */
+  position: string | null;
+  /** A `next()` still running when a wake-up (lease renewal, stop) interrupted the wait. */
+  pending: Promise<IteratorResult<readonly RecordedEvent[]>> | null;
+}
+
+const lowestOf = (members: readonly Member[]) =>
+  members.reduce<string | null>((low, m) => (comparePositions(m.position, low) < 0 ? m.position : low), members[0]!.position);
+const highestOf = (members: readonly Member[]) =>
+  members.reduce<string | null>((high, m) => (comparePositions(m.position, high) > 0 ? m.position : high), null);
+
+/** Feeds the projections whose leases it holds (so among several workers, one runs each) from one
+ *  read of the log: projections at the same position share every batch, read and decoded once.
+ *  A projection behind the others (rebuilt, or just taken over) replays on its own until it
+ *  reaches them, then joins the shared live subscription. A failing projection is retried from its
+ *  checkpoint with backoff; the others keep going. Leases are taken and renewed between batches. */
 export class Projector {
-  private readonly subscriptions = new Set<Subscription>();
-  private readonly loops: Promise<void>[] = [];
+  private readonly members: Member[];
+  private live: Live | null = null;
+  private loop: Promise<void> | null = null;
   private stopping = false;
   private readonly wakers = new Set<() => void>();
   private readonly liveBatchDelayMs: number;
   private readonly fullBatch: number;
   private readonly leaseTtlMs: number;
+  private leasesDueAt = 0;
   readonly holder: string;
 
   constructor(
@@ -73,96 +115,190 @@ export class Projector {
     this.fullBatch = options.fullBatch ?? 1000;
     this.leaseTtlMs = options.leaseTtlMs ?? 10_000;
     this.holder = options.holder ?? newLeaseHolder();
+    this.members = runners.map((runner) => ({
+      runner, log: logger.child({ projection: runner.name, holder: this.holder }), held: false, position: null, retryAt: 0, backoffMs: 500,
+    }));
   }
 
   start(): void {
-    for (const runner of this.runners) this.loops.push(this.run(runner));
-  }
-
-  /** Sleeps, but wakes at once when the projector stops. */
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.wakers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.wakers.add(wake);
-    });
-  }
-
-  private async run(runner: ProjectionRunner): Promise<void> {
-    const log = this.logger.child({ projection: runner.name, holder: this.holder });
-    let backoffMs = 500;
-    let holding = false;
-    while (!this.stopping) {
-      if (!(await this.leases.acquire(runner.name, this.holder, this.leaseTtlMs))) {
-        if (holding) log.warn('projection lease lost');
-        holding = false;
-        await this.idle(this.leaseTtlMs / 3);
-        continue;
-      }
-      if (!holding) log.info('projection lease acquired');
-      holding = true;
-      const subscription = this.log.subscribeAll(await runner.checkpoint());
-      this.subscriptions.add(subscription);
-      const renew = setInterval(() => {
-        const lost = () => void subscription.close();
-        this.leases.acquire(runner.name, this.holder, this.leaseTtlMs).then((kept) => kept || lost(), lost);
-      }, this.leaseTtlMs / 3);
-      try {
-        for await (const batch of subscription) {
-          await runner.process(batch, this.holder);
-          backoffMs = 500;
-          if (batch.length < this.fullBatch && !this.stopping) await sleep(this.liveBatchDelayMs);
-        }
-      } catch (error) {
-        if (this.stopping) break;
-        if (error instanceof LeaseLostError) continue;
-        log.error({ err: error, retry_in_ms: backoffMs }, 'projection failed; retrying from its checkpoint');
-        await this.idle(backoffMs);
-        backoffMs = Math.min(backoffMs * 2, 30_000);
-      } finally {
-        clearInterval(renew);
-        this.subscriptions.delete(subscription);
-        await subscription.close();
-      }
-    }
-    if (holding) await this.leases.release(runner.name, this.holder);
+    this.loop ??= this.drive();
   }
 
   /** Stops after the batch in hand is committed with its checkpoint, and releases the leases. */
   async stop(): Promise<void> {
     this.stopping = true;
     for (const wake of [...this.wakers]) wake();
-    await Promise.all([...this.subscriptions].map((s) => s.close()));
-    await Promise.all(this.loops);
+    await this.loop;
+  }
+
+  private async drive(): Promise<void> {
+    try {
+      while (!this.stopping) {
+        if (Date.now() >= this.leasesDueAt) await this.renewLeases();
+        const now = Date.now();
+        const active = this.members.filter((m) => m.held && m.retryAt <= now);
+        if (active.length === 0) {
+          await this.untilDue().done;
+          continue;
+        }
+        const front = highestOf(active);
+        if (active.some((m) => comparePositions(m.position, front) < 0)) {
+          await this.advanceLowest(active, this.fullBatch, 'retry');
+          continue;
+        }
+        const batch = await this.nextLiveBatch(front);
+        if (batch === null) continue;
+        await this.apply(active.filter((m) => m.held), batch, 'retry');
+        if (batch.length < this.fullBatch && !this.stopping) await sleep(this.liveBatchDelayMs);
+      }
+    } finally {
+      await this.closeLive();
+      for (const m of this.members) {
+        if (m.held) await this.leases.release(m.runner.name, this.holder).catch(() => undefined);
+        m.held = false;
+      }
+    }
+  }
+
+  private async renewLeases(): Promise<void> {
+    this.leasesDueAt = Date.now() + this.leaseTtlMs / 3;
+    for (const m of this.members) {
+      try {
+        const kept = await this.leases.acquire(m.runner.name, this.holder, this.leaseTtlMs);
+        if (kept && !m.held) {
+          m.position = await m.runner.checkpoint();
+          m.held = true;
+          m.retryAt = 0;
+          m.log.info('projection lease acquired');
+        } else if (!kept && m.held) {
+          m.held = false;
+          m.log.warn('projection lease lost');
+        }
+      } catch (err) {
+        // Unsure whether the lease is still ours: stop writing; commits are fenced anyway.
+        if (m.held) m.log.warn({ err }, 'projection lease could not be renewed');
+        m.held = false;
+      }
+    }
+  }
+
+  /** Sleeps until the next lease renewal or retry, or until stopped (or cancelled). */
+  private untilDue(): { done: Promise<void>; cancel: () => void } {
+    const retries = this.members.filter((m) => m.held).map((m) => m.retryAt);
+    const until = Math.min(this.leasesDueAt, ...retries);
+    let wake = () => undefined as void;
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => wake(), Math.max(1, until - Date.now()));
+      wake = () => {
+        clearTimeout(timer);
+        this.wakers.delete(wake);
+        resolve();
+      };
+      this.wakers.add(wake);
+    });
+    return { done, cancel: wake };
+  }
+
+  /** The next live batch after `from`, or null when a lease renewal or stop came first. */
+  private async nextLiveBatch(from: string | null): Promise<readonly RecordedEvent[] | null> {
+    if (this.live && comparePositions(this.live.position, from) !== 0) await this.closeLive();
+    if (!this.live) {
+      const subscription = this.log.subscribeAll(from);
+      this.live = { subscription, batches: subscription[Symbol.asyncIterator](), position: from, pending: null };
+    }
+    const live = this.live;
+    live.pending ??= live.batches.next();
+    const due = this.untilDue();
+    try {
+      const result = await Promise.race([live.pending, due.done.then(() => null)]);
+      if (result === null) return null;
+      live.pending = null;
+      if (result.done) {
+        await this.closeLive();
+        return null;
+      }
+      const last = result.value[result.value.length - 1];
+      if (last) live.position = last.position;
+      return result.value;
+    } catch (err) {
+      this.logger.error({ err, holder: this.holder }, 'log subscription failed; resubscribing');
+      await this.closeLive();
+      await sleep(500);
+      return null;
+    } finally {
+      due.cancel();
+    }
+  }
+
+  private async closeLive(): Promise<void> {
+    const live = this.live;
+    this.live = null;
+    await live?.subscription.close();
+  }
+
+  /** Moves the projections at the lowest position forward by one batch, up to the next position
+   *  another projection has reached (or `limit`), so that they then move together. */
+  private async advanceLowest(members: readonly Member[], batchSize: number, onError: 'retry' | 'throw', limit?: string | null): Promise<Member[]> {
+    const lowest = lowestOf(members);
+    const group = members.filter((m) => comparePositions(m.position, lowest) === 0);
+    const ahead = members.filter((m) => comparePositions(m.position, lowest) > 0);
+    const upTo = ahead.length > 0 ? lowestOf(ahead) : limit ?? null;
+    let batch = await this.log.readAll(lowest, batchSize);
+    if (upTo !== null) {
+      const keep = batch.findIndex((e) => comparePositions(e.position, upTo) > 0);
+      if (keep >= 0) batch = batch.slice(0, keep);
+      // Nothing left up to `upTo` (trimmed streams leave gaps): the group is already there.
+      if (batch.length === 0) for (const m of group) m.position = upTo;
+    }
+    if (batch.length > 0) await this.apply(group, batch, onError);
+    return group;
+  }
+
+  private async apply(group: readonly Member[], batch: readonly RecordedEvent[], onError: 'retry' | 'throw'): Promise<void> {
+    const last = batch[batch.length - 1];
+    if (!last) return;
+    const decode = batchDecoder();
+    await Promise.all(group.map(async (m) => {
+      try {
+        await m.runner.process(batch, this.holder, decode);
+        m.position = last.position;
+        m.backoffMs = 500;
+      } catch (err) {
+        if (onError === 'throw') throw err;
+        if (err instanceof LeaseLostError) {
+          m.held = false;
+          m.log.warn('projection lease lost');
+          return;
+        }
+        m.log.error({ err, retry_in_ms: m.backoffMs }, 'projection failed; retrying from its checkpoint');
+        m.retryAt = Date.now() + m.backoffMs;
+        m.backoffMs = Math.min(m.backoffMs * 2, 30_000);
+        m.position = await m.runner.checkpoint().catch(() => m.position);
+      }
+    }));
   }
 
   /** Replays each projection from its checkpoint (or, with `reset`, from scratch) to the current
-   *  head, without subscribing. Takes every lease first, so it refuses to run beside a live worker. */
+   *  head, without subscribing, reading each batch once for all projections at its position.
+   *  Takes every lease first, so it refuses to run beside a live worker. */
   async catchUp(onProgress?: ProgressListener, { reset = false, batchSize = 5000 } = {}): Promise<void> {
-    for (const runner of this.runners) {
-      if (!(await this.leases.acquire(runner.name, this.holder, 24 * 3_600_000))) {
-        throw new Error(`projection ${runner.name} is leased by a running worker; stop the service first (the lease of a killed worker expires after WATCHLOG_PROJECTION_LEASE_MS)`);
+    for (const m of this.members) {
+      if (!(await this.leases.acquire(m.runner.name, this.holder, 24 * 3_600_000))) {
+        throw new Error(`projection ${m.runner.name} is leased by a running worker; stop the service first (the lease of a killed worker expires after WATCHLOG_PROJECTION_LEASE_MS)`);
       }
     }
     try {
-      if (reset) for (const runner of this.runners) await runner.reset();
+      if (reset) for (const m of this.members) await m.runner.reset();
+      for (const m of this.members) m.position = await m.runner.checkpoint();
       const head = await this.log.headPosition();
-      for (const runner of this.runners) {
-        let position = await runner.checkpoint();
-        while (comparePositions(position, head) < 0) {
-          const batch = await this.log.readAll(position, batchSize);
-          if (batch.length === 0) break;
-          await runner.process(batch, this.holder);
-          position = batch[batch.length - 1]!.position;
-          onProgress?.(runner.name, position, head);
-        }
+      for (;;) {
+        const behind = this.members.filter((m) => comparePositions(m.position, head) < 0);
+        if (behind.length === 0) break;
+        const moved = await this.advanceLowest(behind, batchSize, 'throw', head);
+        onProgress?.(moved.map((m) => m.runner.name), moved[0]!.position!, head);
       }
     } finally {
-      for (const runner of this.runners) await this.leases.release(runner.name, this.holder);
+      for (const m of this.members) await this.leases.release(m.runner.name, this.holder);
     }
   }
 }

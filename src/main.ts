@@ -136,12 +136,12 @@ const rebuild = async (config: Config) => {
   const runtime = await openRuntime(config);
   const started = Date.now();
   let lastPrint = 0;
-  const { head } = await rebuildReadModels(runtime, ({ projection, position, head }) => {
+  const { head } = await rebuildReadModels(runtime, ({ projections, position, head }) => {
     const now = Date.now();
     if (now - lastPrint < 250 && position !== head) return;
     lastPrint = now;
     const pct = head === null ? 100 : Math.floor((Number(position) / Number(head)) * 100);
-    process.stderr.write(`rebuild ${projection}: ${position}/${head ?? 0} (${pct}%)\n`);
+    process.stderr.write(`rebuild ${projections.join(', ')}: ${position}/${head ?? 0} (${pct}%)\n`);
   });
   await runtime.close();
   process.stderr.write(`rebuild done: ${runtime.runners.length} read models, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
