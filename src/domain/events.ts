@@ -2,6 +2,7 @@ import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { Role } from './codecs.ts';
 import { StoredAuditEvent } from './audit-event.ts';
+import { monitorEvents } from './monitor.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -26,6 +27,7 @@ export const catalogue = {
     role: Role, project_ids: t.array(t.string), registered_at: t.string,
   }),
   AuditEventRecorded: StoredAuditEvent,
+  ...monitorEvents,
 } as const;
 
 export type EventType = keyof typeof catalogue;
