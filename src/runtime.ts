@@ -17,6 +17,7 @@ import { auditEventsProjection } from '../projections/audit-events.ts';
 import { derivedSessionsProjection } from '../projections/derived-sessions.ts';
 import { statsProjection } from '../projections/stats.ts';
 import { orphansProjection } from '../projections/orphans.ts';
+import { monitorsProjection } from '../projections/monitors.ts';
 import { bindProjection, waitForCheckpoint, type ProjectionRunner } from '../projections/projector.ts';
 
 /** The stores and projections of one deployment, opened from the configuration. */
@@ -78,18 +79,25 @@ export const openStores = async (config: StoreConfig, options: { writerThread: b
     bindProjection(derivedSessionsProjection, readModels.stores.derivedSessions),
     bindProjection(statsProjection, readModels.stores.stats),
     bindProjection(orphansProjection, readModels.stores.orphans),
+    bindProjection(monitorsProjection, readModels.stores.monitors),
   ];
   return { log, readModels, runners };
 };
 
 export const openRuntime = async (config: Config): Promise<Runtime> => {
   const { log, readModels, runners } = await openStores(config, { writerThread: true });
-  const access = runners[0]!;
+  const runner = (name: string) => runners.find((r) => r.name === name)!;
+  const access = runner('access');
+  const monitors = runner('monitors');
   return {
     log,
     readModels,
     runners,
-    commands: { log, readModels, accessSettled: (position) => waitForCheckpoint(access, position) },
+    commands: {
+      log, readModels,
+      accessSettled: (position) => waitForCheckpoint(access, position),
+      monitorsSettled: (position) => waitForCheckpoint(monitors, position),
+    },
     jwtSecret: config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret'),
     async close() {
       await log.close();

@@ -18,6 +18,8 @@ export interface CommandDeps {
   readonly readModels: ReadModels;
   /** Resolves once the access read model has applied the log up to `position` (read-your-writes). */
   readonly accessSettled: (position: string) => Promise<unknown>;
+  /** The same for the monitors read model. */
+  readonly monitorsSettled: (position: string) => Promise<unknown>;
 }
 
 export const newEvent = <K extends EventType>(type: K, data: EventData<K>, ctx: CommandContext): NewEvent => ({

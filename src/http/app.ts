@@ -9,6 +9,7 @@ import { ApiKeyCache } from './api-key-cache.ts';
 import { requireJwt } from './auth.ts';
 import { errorHandler } from './errors.ts';
 import { accessRoutes } from './routes/access.ts';
+import { monitorRoutes } from './routes/monitors.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
@@ -70,6 +71,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   statsRoutes(router, routeDeps);
   auditRoutes(router, routeDeps);
   accessRoutes(router, routeDeps);
+  monitorRoutes(router, routeDeps);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -5,6 +5,7 @@ import { MongoAuditEventsQueries, auditEventsMongoSchema, mongoAuditEventsWriter
 import { MongoDerivedSessionsQueries, derivedSessionsMongoSchema, mongoDerivedSessionsWriter } from './derived-sessions.ts';
 import { MongoStatsQueries, mongoStatsWriter, statsMongoSchema } from './stats.ts';
 import { MongoOrphansQueries, mongoOrphansWriter, orphansMongoSchema } from './orphans.ts';
+import { MongoMonitorsQueries, monitorsMongoSchema, mongoMonitorsWriter } from './monitors.ts';
 import { MongoLeases, MongoProjectionStore } from './store.ts';
 
 /** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
@@ -22,6 +23,7 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
     stats: new MongoProjectionStore(db, 'stats-buckets', statsMongoSchema, mongoStatsWriter),
     orphans: new MongoProjectionStore(db, 'orphans', orphansMongoSchema, mongoOrphansWriter),
     access: new MongoProjectionStore(db, 'access', accessMongoSchema, mongoAccessWriter),
+    monitors: new MongoProjectionStore(db, 'monitors', monitorsMongoSchema, mongoMonitorsWriter),
   };
   for (const store of Object.values(stores)) await store.migrate();
   return {
@@ -31,6 +33,7 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
     stats: new MongoStatsQueries(db),
     orphans: new MongoOrphansQueries(db),
     access: new MongoAccessQueries(db),
+    monitors: new MongoMonitorsQueries(db),
     stores,
     async close() {
       await client.close();

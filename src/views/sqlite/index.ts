@@ -4,6 +4,7 @@ import { SqliteAuditEventsQueries, SqliteAuditEventsWriter, auditEventsSchema } 
 import { SqliteDerivedSessionsQueries, SqliteDerivedSessionsWriter, derivedSessionsSchema } from './derived-sessions.ts';
 import { SqliteStatsQueries, SqliteStatsWriter, statsSchema } from './stats.ts';
 import { SqliteOrphansQueries, SqliteOrphansWriter, orphansSchema } from './orphans.ts';
+import { SqliteMonitorsQueries, SqliteMonitorsWriter, monitorsSchema } from './monitors.ts';
 import { SqliteLeases, SqliteProjectionStore, openViewsDatabase } from './database.ts';
 
 /** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
@@ -16,6 +17,7 @@ export const openSqliteReadModels = (file: string): ReadModels => {
     stats: new SqliteProjectionStore(db, 'stats-buckets', statsSchema, (d) => new SqliteStatsWriter(d)),
     orphans: new SqliteProjectionStore(db, 'orphans', orphansSchema, (d) => new SqliteOrphansWriter(d)),
     access: new SqliteProjectionStore(db, 'access', accessSchema, (d) => new SqliteAccessWriter(d)),
+    monitors: new SqliteProjectionStore(db, 'monitors', monitorsSchema, (d) => new SqliteMonitorsWriter(d)),
   };
   return {
     leases: new SqliteLeases(db),
@@ -24,6 +26,7 @@ export const openSqliteReadModels = (file: string): ReadModels => {
     stats: new SqliteStatsQueries(db),
     orphans: new SqliteOrphansQueries(db),
     access: new SqliteAccessQueries(db),
+    monitors: new SqliteMonitorsQueries(db),
     stores,
     async close() {
       db.close();

@@ -1,0 +1,81 @@
+import type Router from '@koa/router';
+import * as t from 'io-ts';
+import { Uuid, isUuid } from '../../domain/codecs.ts';
+import { notFound } from '../../domain/errors.ts';
+import { CHECKS_KEPT, MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor.ts';
+import { createMonitor, deleteMonitor, updateMonitor } from '../../commands/monitors.ts';
+import type { CommandContext } from '../../commands/context.ts';
+import { runCheck } from '../../jobs/check.ts';
+import { principalOf, requireRole, type Principal } from '../auth.ts';
+import { readJsonBody } from '../body.ts';
+import { decodeOrThrow } from '../errors.ts';
+import { IntFromString, singleValued } from '../query.ts';
+import type { RouteDeps } from '../app.ts';
+import type { AppState } from '../state.ts';
+
+export const HISTORY_DEFAULT_LIMIT = 50;
+
+const ListQuery = t.exact(t.partial({ project_id: Uuid }));
+const HistoryQuery = t.exact(t.partial({ limit: IntFromString(`integer 1-${CHECKS_KEPT}`, 1, CHECKS_KEPT) }));
+
+/** SPEC 4.10. Everyone reads the monitors of the projects they see; admins and members change
+ *  them; auditors only read. A monitor of a project the caller cannot see is 404. */
+export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
+  const jwt = deps.jwt;
+  const context = (principal: Principal, correlationId: string): CommandContext =>
+    ({ actor: `user:${principal.userId}`, correlationId, now: deps.now });
+  const visibleMonitor = async (principal: Principal, id: string | undefined) => {
+    const monitor = id && isUuid(id) ? await deps.readModels.monitors.get(id.toLowerCase(), principal.scope) : null;
+    if (!monitor) throw notFound('monitor');
+    return monitor;
+  };
+
+  router.get('/v1/monitors', ...jwt, async (ctx) => {
+    const { project_id } = decodeOrThrow(ListQuery, singleValued(ctx.query), 'query');
+    ctx.body = await deps.readModels.monitors.list(principalOf(ctx.state).scope, project_id);
+  });
+
+  router.post('/v1/monitors', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    requireRole(principal, 'admin', 'member');
+    const input = decodeOrThrow(MonitorCreateInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'monitor');
+    if (!(await deps.readModels.access.getProject(input.project_id, principal.scope))) throw notFound('project');
+    ctx.status = 201;
+    ctx.body = await createMonitor(deps.commands, input, context(principal, ctx.state.correlationId));
+  });
+
+  router.get('/v1/monitors/:id', ...jwt, async (ctx) => {
+    ctx.body = await visibleMonitor(principalOf(ctx.state), ctx.params.id);
+  });
+
+  router.put('/v1/monitors/:id', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const monitor = await visibleMonitor(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    const input = decodeOrThrow(MonitorUpdateInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'monitor');
+    ctx.body = await updateMonitor(deps.commands, monitor.id, input, context(principal, ctx.state.correlationId));
+  });
+
+  router.delete('/v1/monitors/:id', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const monitor = await visibleMonitor(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    await deleteMonitor(deps.commands, monitor.id, context(principal, ctx.state.correlationId));
+    ctx.status = 204;
+  });
+
+  router.get('/v1/monitors/:id/history', ...jwt, async (ctx) => {
+    const monitor = await visibleMonitor(principalOf(ctx.state), ctx.params.id);
+    const { limit = HISTORY_DEFAULT_LIMIT } = decodeOrThrow(HistoryQuery, singleValued(ctx.query), 'query');
+    ctx.body = await deps.readModels.monitors.history(monitor.id, limit);
+  });
+
+  /** One check now, with the monitor's settings; nothing is recorded and no state changes. */
+  router.post('/v1/monitors/:id/test', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const monitor = await visibleMonitor(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    const result = await runCheck(monitor, deps.now);
+    ctx.body = { checked_at: result.checked_at, status_code: result.status_code ?? null, response_ms: result.response_ms, ok: result.ok, error: result.error ?? null };
+  });
+};
