@@ -9,6 +9,8 @@ import { StartupError, ensureAdmin, openRuntime, type Runtime } from './runtime.
 import { rebuildReadModels } from './rebuild.ts';
 import { Projector } from '../projections/projector.ts';
 import { ProjectorThread } from '../projections/projector-host.ts';
+import { MonitorJobs } from './jobs/monitor-jobs.ts';
+import { openJobStore } from './jobs/job-store.ts';
 
 const HELP = `watchlog — self-hosted audit logging and uptime monitoring
 
@@ -93,6 +95,29 @@ const closeServer = async (server: http.Server) => {
   await closed;
 };
 
+/** Monitor checks on Agenda; a job store that cannot be reached stops start-up with a clear error. */
+const startMonitorJobs = async (runtime: Runtime, config: Config, logger: Logger) => {
+  let store: Awaited<ReturnType<typeof openJobStore>>;
+  try {
+    store = await openJobStore(config);
+  } catch (error) {
+    throw new StartupError(`cannot open the job store: ${(error as Error).message}`);
+  }
+  const jobs = new MonitorJobs(store.backend, runtime.commands, logger);
+  try {
+    await jobs.start();
+  } catch (error) {
+    await store.close();
+    throw new StartupError(`cannot start the job scheduler: ${(error as Error).message}`);
+  }
+  return {
+    async stop() {
+      await jobs.stop();
+      await store.close();
+    },
+  };
+};
+
 const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: Logger) => {
   const runtime: Runtime = await openRuntime(config);
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by
@@ -105,9 +130,11 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
     }, runtime.log, logger)
     : new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger, { leaseTtlMs: config.projectionLeaseMs });
   projector?.start();
+  const jobs = mode === 'api' ? null : await startMonitorJobs(runtime, config, logger);
   let server: http.Server | null = null;
   onSignals(logger, config, async () => {
     if (server) await closeServer(server);
+    await jobs?.stop();
     await projector?.stop();
     await runtime.close();
   });

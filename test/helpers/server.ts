@@ -9,6 +9,8 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { ensureAdmin, openRuntime, type Runtime } from '../../src/runtime.ts';
 import { Projector } from '../../projections/projector.ts';
+import { MonitorJobs } from '../../src/jobs/monitor-jobs.ts';
+import { openJobStore } from '../../src/jobs/job-store.ts';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
 
@@ -20,6 +22,7 @@ export interface TestServer {
   config: Config;
   runtime: Runtime;
   projector: Projector;
+  jobs: MonitorJobs | null;
   /** Stops the server and projector and closes the stores; the data dir stays unless `remove`. */
   stop(options?: { remove?: boolean }): Promise<void>;
 }
@@ -30,6 +33,8 @@ export interface TestServerOptions {
   dataDir?: string;
   /** The service clock (receive time of ingested events). */
   now?: () => Date;
+  /** Also run the monitor checks on Agenda (fast polling, short locks). */
+  jobs?: boolean;
 }
 
 /** With WATCHLOG_EVENTSTORE_URL / WATCHLOG_MONGO_URL set, the suites run on those servers: each
@@ -44,7 +49,7 @@ const serverAdapters = (dataDir: string): Record<string, string> => {
   return env;
 };
 
-export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () => new Date() }: TestServerOptions = {}): Promise<TestServer> => {
+export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
     ...serverAdapters(dataDir), ...env,
@@ -54,6 +59,9 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
   const projector = new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger);
   projector.start();
   await ensureAdmin(runtime, config.admin, logger);
+  const jobStore = withJobs ? await openJobStore(config) : null;
+  const jobs = jobStore ? new MonitorJobs(jobStore.backend, runtime.commands, logger, { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 }) : null;
+  await jobs?.start();
   const app = createApp({
     log: runtime.log, readModels: runtime.readModels, commands: runtime.commands, logger,
     jwtSecret: runtime.jwtSecret, jwtTtlSeconds: config.jwtTtlSeconds, bodyLimitBytes: config.bodyLimitBytes,
@@ -72,9 +80,12 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
     config,
     runtime,
     projector,
+    jobs,
     async stop({ remove = true } = {}) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jobs?.stop();
+      await jobStore?.close();
       await projector.stop();
       await runtime.close();
       if (remove) rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,816 @@
+import { createHash, randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { computeJobState, toJobId } from 'agenda';
+import type {
+  AgendaBackend, JobId, JobParameters, JobRepository, JobRepositoryOptions, JobsOverview, JobsQueryOptions,
+  JobsResult, JobsSort, JobWithState, RemoveJobsOptions, UniqueOpts,
+} from 'agenda';
+
+/** What better-sqlite3 binds: booleans and undefined are not among them. */
+type SqlValue = string | number | null;
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS agenda_jobs (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  priority INTEGER NOT NULL DEFAULT 0,
+  next_run_at INTEGER,
+  type TEXT NOT NULL,
+  locked_at INTEGER,
+  last_finished_at INTEGER,
+  failed_at INTEGER,
+  fail_count INTEGER,
+  fail_reason TEXT,
+  repeat_timezone TEXT,
+  last_run_at INTEGER,
+  -- No declared type, hence no affinity: 5000 stays a number and '5000' or '5 minutes' stay text,
+  -- which Agenda's interval parsing tells apart.
+  repeat_interval,
+  data TEXT,
+  repeat_at TEXT,
+  disabled INTEGER,
+  progress REAL,
+  unique_query TEXT,
+  unique_opts TEXT,
+  debounce_started_at INTEGER,
+  last_modified_by TEXT,
+  fork INTEGER,
+  start_date INTEGER,
+  end_date INTEGER,
+  skip_days TEXT
+);
+CREATE INDEX IF NOT EXISTS agenda_jobs_find_and_lock ON agenda_jobs (name, disabled, locked_at, next_run_at, priority);
+CREATE INDEX IF NOT EXISTS agenda_jobs_name_type ON agenda_jobs (name, type);`;
+
+/** Every stored column but the id, in the order of the INSERT. */
+const COLUMNS = [
+  'name', 'priority', 'next_run_at', 'type', 'locked_at', 'last_finished_at', 'failed_at', 'fail_count',
+  'fail_reason', 'repeat_timezone', 'last_run_at', 'repeat_interval', 'data', 'repeat_at', 'disabled',
+  'progress', 'unique_query', 'unique_opts', 'debounce_started_at', 'last_modified_by', 'fork', 'start_date',
+  'end_date', 'skip_days',
+] as const;
+type Column = (typeof COLUMNS)[number];
+type JobColumns = Record<Column, SqlValue>;
+
+const setList = (columns: readonly Column[]) => columns.map((c) => `${c} = @${c}`).join(', ');
+const INSERT = `INSERT INTO agenda_jobs (id, ${COLUMNS.join(', ')}) VALUES (@id, ${COLUMNS.map((c) => `@${c}`).join(', ')}) RETURNING *`;
+// Keyed on the name as well, like Mongo's {_id, name}: a job object never renames another job's row.
+const UPDATE_BY_ID = `UPDATE agenda_jobs SET ${setList(COLUMNS)} WHERE id = @id AND name = @name RETURNING *`;
+// A 'single' job saved with a nextRunAt already past must not move the stored schedule
+// (Mongo's $setOnInsert): every process calling every() at start-up would otherwise rerun it.
+const UPDATE_KEEPING_NEXT_RUN = `UPDATE agenda_jobs SET ${setList(COLUMNS.filter((c) => c !== 'next_run_at'))}
+  WHERE id = @id AND name = @name RETURNING *`;
+const FIND_SINGLE = "SELECT * FROM agenda_jobs WHERE name = ? AND type = 'single' ORDER BY rowid LIMIT 1";
+// Agenda's default order: the most overdue first, then the highest priority.
+const NEXT_JOB_ORDER = 'ORDER BY next_run_at ASC, priority DESC, rowid ASC';
+const GET_NEXT_JOB = `UPDATE agenda_jobs SET locked_at = @lockTime, last_modified_by = @lastModifiedBy
+  WHERE id = (
+    SELECT id FROM agenda_jobs
+    WHERE name = @name AND disabled IS NOT 1
+      AND ((locked_at IS NULL AND next_run_at <= @nextScanAt) OR locked_at <= @lockDeadline)
+    ${NEXT_JOB_ORDER} LIMIT 1)
+  RETURNING *`;
+const LOCK_JOB = `UPDATE agenda_jobs SET locked_at = @lockTime, last_modified_by = @lastModifiedBy
+  WHERE id = @id AND name = @name AND locked_at IS NULL AND next_run_at IS @nextRunAt AND disabled IS NOT 1
+  RETURNING *`;
+const SAVE_JOB_STATE = `UPDATE agenda_jobs SET locked_at = @locked_at, next_run_at = @next_run_at,
+  last_run_at = @last_run_at, progress = @progress, fail_reason = @fail_reason, fail_count = @fail_count,
+  failed_at = @failed_at, last_finished_at = @last_finished_at, last_modified_by = @last_modified_by
+  WHERE id = @id AND name = @name`;
+// A job whose nextRunAt is null is being run once and must stay locked until it finishes.
+const UNLOCK_JOB = 'UPDATE agenda_jobs SET locked_at = NULL WHERE id = ? AND next_run_at IS NOT NULL';
+const UNLOCK_JOBS = 'UPDATE agenda_jobs SET locked_at = NULL WHERE id IN (SELECT value FROM json_each(?))';
+
+/** A field path segment that needs no quoting in a JSON path or in SQL. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
+
+/** Top-level JobParameters fields a `unique` key may name, with how their column stores them. */
+type Kind = 'text' | 'number' | 'date' | 'bool' | 'scalar';
+const FIELD_COLUMNS: ReadonlyMap<string, { column: string; kind: Kind }> = new Map<string, { column: string; kind: Kind }>([
+  ['_id', { column: 'id', kind: 'text' }],
+  ['name', { column: 'name', kind: 'text' }],
+  ['priority', { column: 'priority', kind: 'number' }],
+  ['type', { column: 'type', kind: 'text' }],
+  ['nextRunAt', { column: 'next_run_at', kind: 'date' }],
+  ['lockedAt', { column: 'locked_at', kind: 'date' }],
+  ['lastFinishedAt', { column: 'last_finished_at', kind: 'date' }],
+  ['failedAt', { column: 'failed_at', kind: 'date' }],
+  ['failCount', { column: 'fail_count', kind: 'number' }],
+  ['failReason', { column: 'fail_reason', kind: 'text' }],
+  ['repeatTimezone', { column: 'repeat_timezone', kind: 'text' }],
+  ['lastRunAt', { column: 'last_run_at', kind: 'date' }],
+  ['repeatInterval', { column: 'repeat_interval', kind: 'scalar' }],
+  ['repeatAt', { column: 'repeat_at', kind: 'text' }],
+  ['disabled', { column: 'disabled', kind: 'bool' }],
+  ['progress', { column: 'progress', kind: 'number' }],
+  ['debounceStartedAt', { column: 'debounce_started_at', kind: 'date' }],
+  ['lastModifiedBy', { column: 'last_modified_by', kind: 'text' }],
+  ['fork', { column: 'fork', kind: 'bool' }],
+  ['startDate', { column: 'start_date', kind: 'date' }],
+  ['endDate', { column: 'end_date', kind: 'date' }],
+]);
+
+const SORT_COLUMNS: ReadonlyArray<readonly [keyof JobsSort, string]> = [
+  ['nextRunAt', 'next_run_at'], ['lastRunAt', 'last_run_at'], ['lastFinishedAt', 'last_finished_at'],
+  ['priority', 'priority'], ['name', 'name'], ['data', 'data'],
+];
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Mongo's notion of a sub-document: flattened into paths, where a Date or an array is a value. */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (value === null || typeof value !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
+/** A SQL string literal: SQLite has no backslash escapes, doubling the quote is the whole escaping. */
+const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+const epoch = (value: unknown, field: string): number | null => {
+  if (value === undefined || value === null) return null;
+  const ms = value instanceof Date ? value.getTime()
+    : typeof value === 'string' || typeof value === 'number' ? new Date(value).getTime() : Number.NaN;
+  if (!Number.isFinite(ms)) throw new TypeError(`job field ${field} is not a valid date: ${String(value)}`);
+  return ms;
+};
+
+const optionalText = (value: unknown, field: string): string | null => {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw new TypeError(`job field ${field} must be a string`);
+  return value;
+};
+
+const optionalNumber = (value: unknown, field: string): number | null => {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`job field ${field} must be a finite number`);
+  return value;
+};
+
+const optionalFlag = (value: unknown, field: string): number | null => {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'boolean') throw new TypeError(`job field ${field} must be a boolean`);
+  return value ? 1 : 0;
+};
+
+/** JSON text, or NULL for undefined (JSON.stringify's own answer for it) so it reads back as absent. */
+const jsonText = (value: unknown): string | null => {
+  const text: string | undefined = JSON.stringify(value);
+  return text ?? null;
+};
+
+const parseJson = (text: string): unknown => JSON.parse(text);
+
+/** Row values in and out; like the Mongo repository, every absent optional field is NULL. */
+const encodeJob = (job: JobParameters<unknown>, lastModifiedBy: string | null): JobColumns => {
+  const interval: unknown = job.repeatInterval;
+  if (interval !== undefined && interval !== null && typeof interval !== 'string' && typeof interval !== 'number') {
+    throw new TypeError('job field repeatInterval must be a string or a number');
+  }
+  return {
+    name: job.name,
+    priority: optionalNumber(job.priority, 'priority') ?? 0,
+    next_run_at: epoch(job.nextRunAt, 'nextRunAt'),
+    type: job.type,
+    locked_at: epoch(job.lockedAt, 'lockedAt'),
+    last_finished_at: epoch(job.lastFinishedAt, 'lastFinishedAt'),
+    failed_at: epoch(job.failedAt, 'failedAt'),
+    fail_count: optionalNumber(job.failCount, 'failCount'),
+    fail_reason: optionalText(job.failReason, 'failReason'),
+    repeat_timezone: optionalText(job.repeatTimezone, 'repeatTimezone'),
+    last_run_at: epoch(job.lastRunAt, 'lastRunAt'),
+    repeat_interval: interval ?? null,
+    data: jsonText(job.data),
+    repeat_at: optionalText(job.repeatAt, 'repeatAt'),
+    disabled: optionalFlag(job.disabled, 'disabled'),
+    progress: optionalNumber(job.progress, 'progress'),
+    unique_query: jsonText(job.unique),
+    unique_opts: jsonText(job.uniqueOpts),
+    debounce_started_at: epoch(job.debounceStartedAt, 'debounceStartedAt'),
+    last_modified_by: lastModifiedBy,
+    fork: optionalFlag(job.fork, 'fork'),
+    start_date: epoch(job.startDate, 'startDate'),
+    end_date: epoch(job.endDate, 'endDate'),
+    skip_days: jsonText(job.skipDays),
+  };
+};
+
+/** Reads one agenda_jobs row, checking each column's storage class instead of trusting the file. */
+class RowReader {
+  private readonly row: Record<string, unknown>;
+  constructor(value: unknown) {
+    if (!isRecord(value)) throw new TypeError('agenda_jobs row expected');
+    this.row = value;
+  }
+  private bad(column: string): TypeError {
+    return new TypeError(`agenda_jobs.${column} holds an unexpected value: ${String(this.row[column])}`);
+  }
+  text(column: string): string {
+    const value = this.row[column];
+    if (typeof value !== 'string') throw this.bad(column);
+    return value;
+  }
+  optionalText(column: string): string | undefined {
+    const value = this.row[column];
+    if (value === null || value === undefined) return undefined;
+    if (typeof value !== 'string') throw this.bad(column);
+    return value;
+  }
+  optionalNumber(column: string): number | undefined {
+    const value = this.row[column];
+    if (value === null || value === undefined) return undefined;
+    if (typeof value !== 'number') throw this.bad(column);
+    return value;
+  }
+  number(column: string): number {
+    const value = this.optionalNumber(column);
+    if (value === undefined) throw this.bad(column);
+    return value;
+  }
+  date(column: string): Date | undefined {
+    const value = this.optionalNumber(column);
+    return value === undefined ? undefined : new Date(value);
+  }
+  flag(column: string): boolean | undefined {
+    const value = this.optionalNumber(column);
+    return value === undefined ? undefined : value !== 0;
+  }
+  scalar(column: string): string | number | undefined {
+    const value = this.row[column];
+    if (value === null || value === undefined) return undefined;
+    if (typeof value !== 'string' && typeof value !== 'number') throw this.bad(column);
+    return value;
+  }
+  json(column: string): unknown {
+    const text = this.optionalText(column);
+    return text === undefined ? undefined : parseJson(text);
+  }
+  jobType(): 'normal' | 'single' {
+    const value = this.text('type');
+    if (value !== 'normal' && value !== 'single') throw this.bad('type');
+    return value;
+  }
+  record(column: string): Record<string, unknown> | undefined {
+    const value = this.json(column);
+    if (value === undefined) return undefined;
+    if (!isRecord(value)) throw this.bad(column);
+    return value;
+  }
+  days(column: string): number[] | undefined {
+    const value = this.json(column);
+    if (value === undefined) return undefined;
+    if (!Array.isArray(value) || !value.every((d): d is number => typeof d === 'number')) throw this.bad(column);
+    return value;
+  }
+}
+
+/** The same shape as the Mongo repository's computeJobObj: Date objects, absent fields undefined. */
+const decodeJob = (value: unknown): JobParameters => {
+  const row = new RowReader(value);
+  return {
+    _id: toJobId(row.text('id')),
+    name: row.text('name'),
+    priority: row.number('priority'),
+    nextRunAt: row.date('next_run_at') ?? null,
+    type: row.jobType(),
+    data: row.json('data'),
+    lockedAt: row.date('locked_at'),
+    lastFinishedAt: row.date('last_finished_at'),
+    failedAt: row.date('failed_at'),
+    failCount: row.optionalNumber('fail_count'),
+    failReason: row.optionalText('fail_reason'),
+    repeatTimezone: row.optionalText('repeat_timezone'),
+    lastRunAt: row.date('last_run_at'),
+    repeatInterval: row.scalar('repeat_interval'),
+    repeatAt: row.optionalText('repeat_at'),
+    disabled: row.flag('disabled'),
+    progress: row.optionalNumber('progress'),
+    unique: row.record('unique_query'),
+    // Written by encodeJob from a UniqueOpts, so its shape is ours; only the object-ness is checked.
+    uniqueOpts: row.record('unique_opts') as UniqueOpts | undefined,
+    lastModifiedBy: row.optionalText('last_modified_by'),
+    fork: row.flag('fork'),
+    debounceStartedAt: row.date('debounce_started_at'),
+    startDate: row.date('start_date'),
+    endDate: row.date('end_date'),
+    skipDays: row.days('skip_days'),
+  };
+};
+
+/** `data.a.b.0` → `$.a.b[0]`. Only identifier-like names and array indexes: the path is inlined
+ *  into the SQL (so that an expression index on it can match), and `$`-operators have no meaning here. */
+const jsonPath = (segments: readonly string[], key: string): string => {
+  let path = '$';
+  for (const segment of segments) {
+    if (IDENTIFIER.test(segment)) path += `.${segment}`;
+    else if (ARRAY_INDEX.test(segment)) path += `[${segment}]`;
+    else throw new Error(`unsupported field path "${key}": only plain field names and array indexes, no operators`);
+  }
+  return path;
+};
+
+const assertNoOperators = (value: unknown, key: string): void => {
+  if (Array.isArray(value)) {
+    for (const item of value) assertNoOperators(item, key);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  for (const [child, nested] of Object.entries(value)) {
+    if (child.startsWith('$')) throw new Error(`operator "${child}" in "${key}" is not supported: values are matched by equality`);
+    assertNoOperators(nested, key);
+  }
+};
+
+/** Mongo's equality on one path of a JSON column: typed (1 is not '1' nor true), null matching a
+ *  missing field too, sub-documents and arrays compared whole. */
+const jsonCondition = (column: string, path: string, key: string, value: unknown, args: SqlValue[]): string => {
+  assertNoOperators(value, key);
+  // Dates and other toJSON values compare the way they were stored.
+  const normalized: unknown = value === undefined ? null : parseJson(JSON.stringify(value) ?? 'null');
+  const literal = sqlString(path);
+  const extract = `json_extract(${column}, ${literal})`;
+  const type = `json_type(${column}, ${literal})`;
+  if (normalized === null) return `${extract} IS NULL`;
+  if (typeof normalized === 'boolean') return `${type} = '${normalized ? 'true' : 'false'}'`;
+  if (typeof normalized === 'number') {
+    args.push(normalized);
+    return `(${type} IN ('integer', 'real') AND ${extract} = ?)`;
+  }
+  if (typeof normalized === 'string') {
+    args.push(normalized);
+    return `(${type} = 'text' AND ${extract} = ?)`;
+  }
+  args.push(JSON.stringify(normalized));
+  return `(${type} = '${Array.isArray(normalized) ? 'array' : 'object'}' AND ${extract} = json(?))`;
+};
+
+const columnCondition = (field: { column: string; kind: Kind }, key: string, value: unknown, args: SqlValue[]): string => {
+  const { column, kind } = field;
+  if (value === undefined || value === null) return `${column} IS NULL`;
+  const unsupported = () => new Error(`unsupported value for "${key}": only equality with a ${kind} value`);
+  switch (kind) {
+    case 'date':
+      if (!(value instanceof Date || typeof value === 'string' || typeof value === 'number')) throw unsupported();
+      args.push(epoch(value, key));
+      return `${column} = ?`;
+    case 'bool':
+      if (typeof value !== 'boolean') throw unsupported();
+      return `${column} = ${value ? 1 : 0}`;
+    case 'number':
+      if (typeof value !== 'number') throw unsupported();
+      break;
+    case 'text':
+      if (typeof value !== 'string') throw unsupported();
+      break;
+    case 'scalar':
+      if (typeof value !== 'string' && typeof value !== 'number') throw unsupported();
+      break;
+  }
+  args.push(value);
+  return `${column} = ?`;
+};
+
+/** One key of a `unique` object or of a flattened data filter: `data`, `data.<path>` or a top-level field. */
+const fieldCondition = (key: string, value: unknown, args: SqlValue[]): string => {
+  const [head, ...rest] = key.split('.');
+  if (head === 'data') return jsonCondition('data', jsonPath(rest, key), key, value, args);
+  const field = rest.length === 0 && head !== undefined ? FIELD_COLUMNS.get(head) : undefined;
+  if (field === undefined) throw new Error(`unsupported field path "${key}": use data.<path> or a job field`);
+  return columnCondition(field, key, value, args);
+};
+
+/** Mongo's flattenDataFilter: a partial match on the data document, key by key. */
+const dataConditions = (data: unknown, args: SqlValue[]): string[] => {
+  if (!isPlainObject(data)) return [jsonCondition('data', '$', 'data', data, args)];
+  const conditions: string[] = [];
+  const walk = (object: Record<string, unknown>, prefix: string) => {
+    for (const [key, value] of Object.entries(object)) {
+      const path = `${prefix}.${key}`;
+      if (isPlainObject(value)) walk(value, path);
+      else conditions.push(fieldCondition(path, value, args));
+    }
+  };
+  walk(data, 'data');
+  return conditions;
+};
+
+const strings = (values: unknown): string[] =>
+  Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
+
+/** The WHERE of removeJobs, disableJobs and enableJobs; empty when no criterion was given. */
+const selectionConditions = (options: RemoveJobsOptions, args: SqlValue[]): string[] => {
+  const conditions: string[] = [];
+  if (options.id) {
+    conditions.push('id = ?');
+    args.push(String(options.id));
+  } else if (Array.isArray(options.ids) && options.ids.length > 0) {
+    conditions.push('id IN (SELECT value FROM json_each(?))');
+    args.push(JSON.stringify(options.ids.map(String)));
+  }
+  const names = strings(options.names);
+  const notNames = strings(options.notNames);
+  if (options.name && typeof options.name === 'string') {
+    conditions.push('name = ?');
+    args.push(options.name);
+  } else if (names.length > 0) {
+    conditions.push('name IN (SELECT value FROM json_each(?))');
+    args.push(JSON.stringify(names));
+  } else if (notNames.length > 0) {
+    conditions.push('name NOT IN (SELECT value FROM json_each(?))');
+    args.push(JSON.stringify(notNames));
+  }
+  if (options.data !== undefined) conditions.push(...dataConditions(options.data, args));
+  return conditions;
+};
+
+const whereClause = (conditions: readonly string[]) => (conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '');
+
+const orderBy = (sort: JobsSort | undefined): string => {
+  const terms: string[] = [];
+  for (const [field, column] of SORT_COLUMNS) {
+    const direction = sort?.[field];
+    if (direction === 'asc' || direction === 'desc') terms.push(`${column} ${direction.toUpperCase()}`);
+  }
+  // Mongo's default when no usable sort is given; rowid keeps pages stable between equal keys.
+  if (terms.length === 0) terms.push('next_run_at DESC', 'last_run_at DESC');
+  return `ORDER BY ${terms.join(', ')}, rowid ASC`;
+};
+
+const count = (value: unknown): number => {
+  const row = new RowReader(value);
+  return row.number('n');
+};
+
+const nonNegativeInteger = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.trunc(value) : 0;
+
+/**
+ * Agenda's job storage in one SQLite table, with the semantics of the official MongoDB repository.
+ *
+ * Every write runs in a BEGIN IMMEDIATE transaction: a deferred one would read, then fail to
+ * upgrade to a writer (SQLITE_BUSY, which the busy timeout does not retry) when another connection
+ * committed in between, and that is exactly what concurrent workers on one file do. With the write
+ * lock taken first, "find one and lock it" and the unique upserts are atomic across processes.
+ */
+export class SqliteJobRepository implements JobRepository {
+  /** True when the repository opened the file itself, and so closes it on disconnect. */
+  readonly ownsConnection: boolean;
+  private db: Database.Database | undefined;
+  private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
+
+  constructor(private readonly source: string | Database.Database) {
+    this.ownsConnection = typeof source === 'string';
+  }
+
+  /** Opens the file (when given a path and not open yet) and creates the schema; idempotent, so a
+   *  caller can connect before handing the backend to Agenda and see a failure as a rejection here. */
+  async connect(): Promise<void> {
+    if (this.db === undefined) {
+      if (typeof this.source === 'string') {
+        const db = new Database(this.source);
+        try {
+          // Before switching to WAL, which itself needs the lock another process may hold.
+          db.pragma('busy_timeout = 5000');
+          db.pragma('journal_mode = WAL');
+          // Under WAL a commit survives a process crash; only a power loss may drop the last ones.
+          db.pragma('synchronous = NORMAL');
+        } catch (error) {
+          db.close();
+          throw error;
+        }
+        this.db = db;
+      } else {
+        this.db = this.source;
+      }
+    }
+    const db = this.db;
+    this.write(() => db.exec(SCHEMA));
+  }
+
+  /** Closes the database only when it opened it; a connection handed in belongs to the caller. */
+  async disconnect(): Promise<void> {
+    const db = this.db;
+    this.db = undefined;
+    this.statements.clear();
+    if (db !== undefined && this.ownsConnection && db.open) db.close();
+  }
+
+  /**
+   * Makes a second `name` job with the same `data.<dataPath>` value impossible, whoever writes it:
+   * another process, or a plain insert without `unique()`. Fails when duplicates already exist.
+   */
+  async ensureUniqueIndex(name: string, dataPath: string): Promise<void> {
+    if (!IDENTIFIER.test(dataPath)) throw new Error(`unsupported data path "${dataPath}": a plain field name`);
+    // The partial index's WHERE must be a literal; the name is quoted, and control characters,
+    // which have no business in a job name, are refused rather than carried into DDL.
+    if (typeof name !== 'string' || name.length === 0 || /[\u0000-\u001f\u007f]/.test(name)) {
+      throw new Error('job name must be a non-empty string without control characters');
+    }
+    const db = this.connection();
+    const index = `agenda_jobs_unique_${createHash('sha256').update(`${name}\u0000${dataPath}`).digest('hex').slice(0, 16)}`;
+    this.write(() => db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${index}
+      ON agenda_jobs (json_extract(data, '$.${dataPath}')) WHERE name = ${sqlString(name)}`));
+  }
+
+  async getJobById(id: string): Promise<JobParameters | null> {
+    const row = this.statement('SELECT * FROM agenda_jobs WHERE id = ?').get(String(id));
+    return row === undefined ? null : decodeJob(row);
+  }
+
+  async queryJobs(options: JobsQueryOptions = {}): Promise<JobsResult> {
+    const { name, names, state, id, ids, search, data, includeDisabled = true, sort } = options;
+    const skip = nonNegativeInteger(options.skip);
+    const limit = nonNegativeInteger(options.limit);
+    const now = new Date();
+    const args: SqlValue[] = [];
+    const conditions: string[] = [];
+    const validNames = strings(names);
+    // A search replaces the name filter, as in the Mongo repository.
+    if (search && typeof search === 'string') {
+      conditions.push('instr(lower(name), lower(?)) > 0');
+      args.push(search);
+    } else if (name && typeof name === 'string') {
+      conditions.push('name = ?');
+      args.push(name);
+    } else if (validNames.length > 0) {
+      conditions.push('name IN (SELECT value FROM json_each(?))');
+      args.push(JSON.stringify(validNames));
+    }
+    const validIds = strings(ids);
+    if (id && typeof id === 'string') {
+      conditions.push('id = ?');
+      args.push(id);
+    } else if (validIds.length > 0) {
+      conditions.push('id IN (SELECT value FROM json_each(?))');
+      args.push(JSON.stringify(validIds));
+    }
+    if (data !== undefined) conditions.push(...dataConditions(data, args));
+    if (!includeDisabled) conditions.push('disabled IS NOT 1');
+    const where = whereClause(conditions);
+    const select = `SELECT * FROM agenda_jobs ${where} ${orderBy(sort)}`;
+    const withState = (row: unknown): JobWithState => {
+      const job = decodeJob(row);
+      return { ...job, _id: toJobId(String(job._id)), state: computeJobState(job, now) };
+    };
+    // One read transaction, so that the page and the total come from the same snapshot.
+    return this.read(() => {
+      if (!state) {
+        const page = this.statement(`${select} LIMIT ? OFFSET ?`).all(...args, limit > 0 ? limit : -1, skip);
+        const total = count(this.statement(`SELECT count(*) AS n FROM agenda_jobs ${where}`).get(...args));
+        return { jobs: page.map(withState), total };
+      }
+      // The state is computed from several fields against the clock, so it is filtered here.
+      const matching = this.statement(select).all(...args).map(withState)
+        .filter((job) => (state === 'paused' ? job.disabled === true : job.state === state));
+      const jobs = limit > 0 ? matching.slice(skip, skip + limit) : matching.slice(skip);
+      return { jobs, total: matching.length };
+    });
+  }
+
+  async getJobsOverview(): Promise<JobsOverview[]> {
+    const now = new Date();
+    const overviews = new Map<string, JobsOverview>();
+    for (const row of this.statement('SELECT * FROM agenda_jobs ORDER BY name').all()) {
+      const job = decodeJob(row);
+      let overview = overviews.get(job.name);
+      if (overview === undefined) {
+        overview = { name: job.name, total: 0, running: 0, scheduled: 0, queued: 0, completed: 0, failed: 0, repeating: 0, paused: 0 };
+        overviews.set(job.name, overview);
+      }
+      overview.total++;
+      overview[computeJobState(job, now)]++;
+      // Paused is on top of the state computed from the timestamps, as in the Mongo repository.
+      if (job.disabled === true) overview.paused++;
+    }
+    return [...overviews.values()];
+  }
+
+  async getDistinctJobNames(): Promise<string[]> {
+    return this.statement('SELECT DISTINCT name FROM agenda_jobs ORDER BY name').all()
+      .map((row) => new RowReader(row).text('name'));
+  }
+
+  async getQueueSize(): Promise<number> {
+    return count(this.statement('SELECT count(*) AS n FROM agenda_jobs WHERE next_run_at < ?').get(Date.now()));
+  }
+
+  async removeJobs(options: RemoveJobsOptions): Promise<number> {
+    const args: SqlValue[] = [];
+    const conditions = selectionConditions(options, args);
+    // No criterion means "nothing", never "everything": purgeAllJobs is the explicit way.
+    if (conditions.length === 0) return 0;
+    const sql = `DELETE FROM agenda_jobs ${whereClause(conditions)}`;
+    return this.write(() => this.statement(sql).run(...args).changes);
+  }
+
+  /** Counts only the jobs it changed, like Mongo's modifiedCount. */
+  async disableJobs(options: RemoveJobsOptions): Promise<number> {
+    return this.setDisabled(options, 1);
+  }
+
+  /** Counts the jobs whose flag changed, including never-disabled ones (null becomes false), like Mongo's modifiedCount. */
+  async enableJobs(options: RemoveJobsOptions): Promise<number> {
+    return this.setDisabled(options, 0);
+  }
+
+  async purgeAllJobs(): Promise<number> {
+    return this.write(() => this.statement('DELETE FROM agenda_jobs').run().changes);
+  }
+
+  async saveJob<DATA = unknown>(job: JobParameters<DATA>, options: JobRepositoryOptions | undefined): Promise<JobParameters<DATA>> {
+    const { _id, unique, uniqueOpts } = job;
+    const columns = encodeJob(job, options?.lastModifiedBy ?? null);
+    const now = Date.now();
+    const saved = this.write((): unknown => {
+      if (_id) return this.statement(UPDATE_BY_ID).get({ ...columns, id: String(_id) });
+      if (job.type === 'single') {
+        const existing = this.statement(FIND_SINGLE).get(job.name);
+        if (existing === undefined) return this.insert(columns);
+        const nextRunAt = epoch(job.nextRunAt, 'nextRunAt');
+        const overdue = nextRunAt !== null && nextRunAt <= now;
+        return this.statement(overdue ? UPDATE_KEEPING_NEXT_RUN : UPDATE_BY_ID)
+          .get({ ...columns, id: new RowReader(existing).text('id') });
+      }
+      if (unique) return this.upsertUnique(job.name, unique, uniqueOpts, columns, now);
+      return this.insert(columns);
+    });
+    // A job saved by id that was removed meanwhile: Mongo hands the caller's job back unchanged.
+    if (saved === undefined) return job;
+    // The data is the caller's own DATA, stored as JSON and parsed back.
+    return decodeJob(saved) as JobParameters<DATA>;
+  }
+
+  async saveJobState(job: JobParameters, options: JobRepositoryOptions | undefined): Promise<void> {
+    if (!job._id) throw new Error('Cannot save job state without job ID');
+    const changes = this.write(() => this.statement(SAVE_JOB_STATE).run({
+      id: String(job._id),
+      name: job.name,
+      locked_at: epoch(job.lockedAt, 'lockedAt'),
+      next_run_at: epoch(job.nextRunAt, 'nextRunAt'),
+      last_run_at: epoch(job.lastRunAt, 'lastRunAt'),
+      progress: optionalNumber(job.progress, 'progress'),
+      fail_reason: optionalText(job.failReason, 'failReason'),
+      fail_count: optionalNumber(job.failCount, 'failCount'),
+      failed_at: epoch(job.failedAt, 'failedAt'),
+      last_finished_at: epoch(job.lastFinishedAt, 'lastFinishedAt'),
+      last_modified_by: options?.lastModifiedBy ?? null,
+    }).changes);
+    if (changes !== 1) {
+      throw new Error(`job ${job._id} (name: ${job.name}) cannot be updated in the database, maybe it does not exist anymore?`);
+    }
+  }
+
+  async lockJob(job: JobParameters, options: JobRepositoryOptions | undefined): Promise<JobParameters | undefined> {
+    if (!job._id) return undefined;
+    const row = this.write(() => this.statement(LOCK_JOB).get({
+      id: String(job._id),
+      name: job.name,
+      nextRunAt: epoch(job.nextRunAt, 'nextRunAt'),
+      lockTime: Date.now(),
+      lastModifiedBy: options?.lastModifiedBy ?? null,
+    }));
+    return row === undefined ? undefined : decodeJob(row);
+  }
+
+  async unlockJob(job: JobParameters): Promise<void> {
+    if (!job._id) return;
+    const id = String(job._id);
+    this.write(() => this.statement(UNLOCK_JOB).run(id));
+  }
+
+  /** Regardless of nextRunAt: Agenda calls this on stop() for jobs it locked but never started. */
+  async unlockJobs(jobIds: (JobId | string)[]): Promise<void> {
+    if (jobIds.length === 0) return;
+    const ids = JSON.stringify(jobIds.map(String));
+    this.write(() => this.statement(UNLOCK_JOBS).run(ids));
+  }
+
+  /** Finds and locks in one UPDATE under the write lock, so two workers never get the same job:
+   *  a due unlocked job, or one whose lock is older than lockDeadline (its worker died). */
+  async getNextJobToRun(
+    jobName: string, nextScanAt: Date, lockDeadline: Date, now: Date | undefined, options: JobRepositoryOptions | undefined,
+  ): Promise<JobParameters | undefined> {
+    const params = {
+      name: jobName,
+      nextScanAt: epoch(nextScanAt, 'nextScanAt'),
+      lockDeadline: epoch(lockDeadline, 'lockDeadline'),
+      lockTime: epoch(now ?? new Date(), 'now'),
+      lastModifiedBy: options?.lastModifiedBy ?? null,
+    };
+    const row = this.write(() => this.statement(GET_NEXT_JOB).get(params));
+    return row === undefined ? undefined : decodeJob(row);
+  }
+
+  private upsertUnique(
+    name: string, unique: Record<string, unknown>, uniqueOpts: UniqueOpts | undefined, columns: JobColumns, now: number,
+  ): unknown {
+    const args: SqlValue[] = [];
+    // The name is inlined (quoted) rather than bound: only a literal lets SQLite use a partial
+    // index from ensureUniqueIndex, whose WHERE names the job.
+    const conditions = [`name = ${sqlString(name)}`];
+    for (const [key, value] of Object.entries(unique)) {
+      // The job's own name wins over a name in the unique object, as in the Mongo repository.
+      if (key !== 'name') conditions.push(fieldCondition(key, value, args));
+    }
+    const found = this.statement(`SELECT * FROM agenda_jobs WHERE ${conditions.join(' AND ')} ORDER BY rowid LIMIT 1`).get(...args);
+    const existing = found === undefined ? undefined : decodeJob(found);
+    const debounce = uniqueOpts?.debounce;
+    if (debounce) {
+      if (existing === undefined) {
+        const trailing = debounce.strategy !== 'leading';
+        return this.insert({
+          ...columns,
+          // Trailing waits for a quiet period; leading runs as scheduled and opens the window.
+          next_run_at: trailing ? now + debounce.delay : columns.next_run_at,
+          debounce_started_at: now,
+        });
+      }
+      const startedAt = existing.debounceStartedAt?.getTime() ?? now;
+      let nextRunAt: number | null;
+      let debounceStartedAt: number | null = startedAt;
+      if (debounce.strategy === 'leading') {
+        nextRunAt = epoch(existing.nextRunAt, 'nextRunAt');
+      } else if (debounce.maxWait && now - startedAt >= debounce.maxWait) {
+        // Saves kept coming for maxWait: run now, and the next save opens a new window.
+        nextRunAt = now;
+        debounceStartedAt = null;
+      } else {
+        nextRunAt = now + debounce.delay;
+      }
+      return this.statement(UPDATE_BY_ID).get({
+        ...columns, id: String(existing._id), next_run_at: nextRunAt, debounce_started_at: debounceStartedAt,
+      });
+    }
+    if (existing === undefined) return this.insert(columns);
+    if (uniqueOpts?.insertOnly) return found;
+    return this.statement(UPDATE_BY_ID).get({ ...columns, id: String(existing._id) });
+  }
+
+  private insert(columns: JobColumns): unknown {
+    return this.statement(INSERT).get({ ...columns, id: randomUUID() });
+  }
+
+  private async setDisabled(options: RemoveJobsOptions, disabled: 0 | 1): Promise<number> {
+    const args: SqlValue[] = [];
+    const conditions = selectionConditions(options, args);
+    if (conditions.length === 0) return 0;
+    conditions.push(`disabled IS NOT ${disabled}`);
+    const sql = `UPDATE agenda_jobs SET disabled = ${disabled} ${whereClause(conditions)}`;
+    return this.write(() => this.statement(sql).run(...args).changes);
+  }
+
+  private connection(): Database.Database {
+    if (this.db === undefined) throw new Error('SqliteJobRepository is not connected: call connect() first');
+    return this.db;
+  }
+
+  /** Statements are prepared once per SQL text; the dynamic ones only vary with field paths and
+   *  job names, never with values, so the cache stays small. */
+  private statement(sql: string): Database.Statement<unknown[], unknown> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.connection().prepare<unknown[], unknown>(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private write<T>(body: () => T): T {
+    return this.connection().transaction(body).immediate();
+  }
+
+  private read<T>(body: () => T): T {
+    return this.connection().transaction(body).deferred();
+  }
+}
+
+/** An Agenda backend on SQLite: storage only, so Agenda polls (processEvery) for due jobs. */
+export class SqliteBackend implements AgendaBackend {
+  readonly name = 'SQLite';
+  readonly repository: SqliteJobRepository;
+  readonly notificationChannel = undefined;
+
+  /** A file path (opened on connect and closed on disconnect, also by agenda.stop()) or an open
+   *  better-sqlite3 Database, which stays the caller's to configure and close. */
+  constructor(database: string | Database.Database) {
+    this.repository = new SqliteJobRepository(database);
+  }
+
+  get ownsConnection(): boolean {
+    return this.repository.ownsConnection;
+  }
+
+  connect(): Promise<void> {
+    return this.repository.connect();
+  }
+
+  disconnect(): Promise<void> {
+    return this.repository.disconnect();
+  }
+
+  /** See SqliteJobRepository.ensureUniqueIndex. */
+  ensureUniqueIndex(name: string, dataPath: string): Promise<void> {
+    return this.repository.ensureUniqueIndex(name, dataPath);
+  }
+}

@@ -1,0 +1,94 @@
+import test from 'ava';
+import { CHECK_JOB } from '../../src/jobs/monitor-jobs.ts';
+import { freePort } from '../helpers/process.ts';
+import { api, eventually, login, projectWithKey, startTestServer, type TestServer } from '../helpers/server.ts';
+import { startTarget, type Target } from '../helpers/target.ts';
+
+let server: TestServer;
+let token: string;
+let target: Target;
+let projectId: string;
+
+test.before(async () => {
+  server = await startTestServer({ jobs: true });
+  token = await login(server.url);
+  target = await startTarget(200);
+  ({ projectId } = await projectWithKey(server.url, token, 'checks'));
+});
+test.after.always(async () => {
+  await server.stop();
+  await target.close();
+});
+
+const create = async (body: Record<string, unknown>) => {
+  const res = await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, ...body } });
+  if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+  return res.body as { id: string };
+};
+const monitor = async (id: string) => (await api(server.url, 'GET', `/v1/monitors/${id}`, { token })).body;
+const jobOf = async (id: string) => (await server.jobs!.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: id } })).jobs;
+
+test('a new monitor is checked at once by its Agenda job, then again after its interval', async (t) => {
+  const { id } = await create({ name: 'repeat', url: target.url, interval_seconds: 10, timeout_seconds: 2 });
+  const first = await eventually(async () => {
+    const m = await monitor(id);
+    return m.status === 'UP' ? m : undefined;
+  }, 5000);
+  t.is(first.last_status_code, 200);
+  const jobs = await jobOf(id);
+  t.is(jobs.length, 1, 'one job per monitor');
+  t.is(jobs[0]!.repeatInterval, 10_000);
+  await eventually(async () => ((await api(server.url, 'GET', `/v1/monitors/${id}/history`, { token })).body.length >= 2 ? true : undefined), 15_000);
+  t.is((await jobOf(id)).length, 1);
+});
+
+test('UP→DOWN→UP through the job handler: two audit events, and the monitor follows', async (t) => {
+  const { id } = await create({ name: 'flipping', url: target.url, timeout_seconds: 2 });
+  await eventually(async () => ((await monitor(id)).status === 'UP' ? true : undefined), 5000);
+  target.status = 503;
+  await server.jobs!.check(id);
+  target.status = 200;
+  await server.jobs!.check(id);
+  await server.jobs!.check(id);
+  const events = await eventually(async () => {
+    const res = await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&service_name=flipping&sort_order=asc`, { token });
+    return res.body.pagination.totalItems === 2 ? res.body.data : undefined;
+  });
+  t.deepEqual(events.map((e: { event_type: string }) => e.event_type), ['system.healthcheck.down', 'system.healthcheck.up']);
+  t.is((await monitor(id)).status, 'UP');
+});
+
+test('a slow target and a closed port go DOWN with the error recorded', async (t) => {
+  const slow = await startTarget(200);
+  slow.delayMs = 4000;
+  t.teardown(() => slow.close());
+  const port = await freePort();
+  const timedOut = await create({ name: 'slow', url: slow.url, timeout_seconds: 1 });
+  const refused = await create({ name: 'closed', url: `http://127.0.0.1:${port}/`, timeout_seconds: 1 });
+  const down = async (id: string) => eventually(async () => {
+    const m = await monitor(id);
+    return m.status === 'DOWN' ? m : undefined;
+  }, 8000);
+  t.regex((await down(timedOut.id)).last_error, /timeout: no response within 1 s/);
+  const closed = await down(refused.id);
+  t.regex(closed.last_error, /connection refused/);
+  t.is(closed.last_status_code, null);
+  const events = (await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&event_type=system.healthcheck.down&service_name=closed`, { token })).body;
+  t.is(events.pagination.totalItems, 1);
+});
+
+test('disabling pauses the job, enabling resumes it, deleting cancels it', async (t) => {
+  const { id } = await create({ name: 'toggle', url: target.url, timeout_seconds: 2 });
+  await eventually(async () => ((await jobOf(id)).length === 1 ? true : undefined), 5000);
+  await api(server.url, 'PUT', `/v1/monitors/${id}`, { token, body: { enabled: false } });
+  await eventually(async () => ((await jobOf(id))[0]?.disabled === true ? true : undefined), 5000);
+  await api(server.url, 'PUT', `/v1/monitors/${id}`, { token, body: { enabled: true, interval_seconds: 20 } });
+  const resumed = await eventually(async () => {
+    const [job] = await jobOf(id);
+    return job && job.disabled !== true && job.repeatInterval === 20_000 ? job : undefined;
+  }, 5000);
+  t.truthy(resumed);
+  t.is((await api(server.url, 'DELETE', `/v1/monitors/${id}`, { token })).status, 204);
+  await eventually(async () => ((await jobOf(id)).length === 0 ? true : undefined), 5000);
+  t.deepEqual(await jobOf(id), []);
+});
