@@ -11,6 +11,7 @@ import { Projector } from '../projections/projector.ts';
 import { ProjectorThread } from '../projections/projector-host.ts';
 import { MonitorJobs } from './jobs/monitor-jobs.ts';
 import { openJobStore } from './jobs/job-store.ts';
+import { SqliteEventLog } from './log/sqlite.ts';
 
 const HELP = `watchlog — self-hosted audit logging and uptime monitoring
 
@@ -103,7 +104,10 @@ const startMonitorJobs = async (runtime: Runtime, config: Config, logger: Logger
   } catch (error) {
     throw new StartupError(`cannot open the job store: ${(error as Error).message}`);
   }
-  const jobs = new MonitorJobs(store.backend, runtime.commands, logger);
+  const log = runtime.log;
+  const jobs = new MonitorJobs(store.backend, runtime.commands, logger, {
+    trimLog: log instanceof SqliteEventLog ? () => log.trim() : undefined,
+  });
   try {
     await jobs.start();
   } catch (error) {

@@ -7,6 +7,7 @@ import { runCheck } from './check.ts';
 import { MAX_TIMEOUT_SECONDS } from '../domain/monitor.ts';
 
 export const CHECK_JOB = 'monitor-check';
+export const TRIM_JOB = 'log-trim';
 
 interface CheckJobData { monitor_id: string }
 
@@ -23,6 +24,10 @@ export interface MonitorJobsOptions {
   /** How long start-up waits for the job store. */
   startTimeoutMs?: number;
   now?: () => Date;
+  /** Deletes what the log's maxCount already hides (the embedded log keeps the rows until then),
+   *  so check history does not grow the log file; run every `trimEveryMs` by one worker. */
+  trimLog?: () => number;
+  trimEveryMs?: number;
 }
 
 /** What a monitor's job must look like; a change means the job is saved again. */
@@ -48,6 +53,9 @@ export class MonitorJobs {
   private readonly reconcileEveryMs: number;
   private readonly startTimeoutMs: number;
   private readonly now: () => Date;
+  private readonly trimLog: (() => number) | undefined;
+  private readonly trimEveryMs: number;
+  private readonly lockLifetimeMs: number;
 
   constructor(
     backend: AgendaBackend,
@@ -58,6 +66,10 @@ export class MonitorJobs {
     this.reconcileEveryMs = options.reconcileEveryMs ?? 1000;
     this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.now = options.now ?? (() => new Date());
+    this.trimLog = options.trimLog;
+    // Above the longest check (MAX_TIMEOUT_SECONDS) with room for recording it.
+    this.lockLifetimeMs = options.lockLifetimeMs ?? (MAX_TIMEOUT_SECONDS + 30) * 1000;
+    this.trimEveryMs = options.trimEveryMs ?? 10 * 60_000;
     this.agenda = new Agenda({
       backend,
       name: `watchlog-${process.pid}`,
@@ -70,13 +82,22 @@ export class MonitorJobs {
     this.agenda.on('error', (err) => this.logger.error({ err }, 'job scheduler error'));
     this.agenda.define<CheckJobData>(CHECK_JOB, async (job: Job<CheckJobData>) => this.check(job.attrs.data.monitor_id), {
       concurrency: options.concurrency ?? 200,
-      // Above the longest check (MAX_TIMEOUT_SECONDS) with room for recording it.
-      lockLifetime: options.lockLifetimeMs ?? (MAX_TIMEOUT_SECONDS + 30) * 1000,
+      lockLifetime: this.lockLifetimeMs,
     });
+  }
+
+  private defineTrim(): void {
+    const trim = this.trimLog;
+    if (!trim) return;
+    this.agenda.define(TRIM_JOB, async () => {
+      const deleted = trim();
+      if (deleted > 0) this.logger.info({ deleted }, 'trimmed events beyond their stream\'s maxCount');
+    }, { lockLifetime: this.lockLifetimeMs });
   }
 
   /** Starts the scheduler; rejects (never hangs) when the job store cannot be reached. */
   async start(): Promise<void> {
+    this.defineTrim();
     await withTimeout(this.agenda.start(), this.startTimeoutMs, `the job store did not answer within ${this.startTimeoutMs} ms`);
     for (const job of (await this.agenda.queryJobs({ name: CHECK_JOB })).jobs) {
       const data = job.data as Partial<CheckJobData> | undefined;
@@ -84,6 +105,7 @@ export class MonitorJobs {
         this.applied.set(data.monitor_id, shapeOf({ interval_seconds: Number(job.repeatInterval) / 1000, enabled: job.disabled !== true }));
       }
     }
+    if (this.trimLog) await this.agenda.every(this.trimEveryMs, TRIM_JOB);
     await this.reconcile();
     this.timer = setInterval(() => void this.reconcile(), this.reconcileEveryMs);
     this.timer.unref();

@@ -11,6 +11,7 @@ import { ensureAdmin, openRuntime, type Runtime } from '../../src/runtime.ts';
 import { Projector } from '../../projections/projector.ts';
 import { MonitorJobs } from '../../src/jobs/monitor-jobs.ts';
 import { openJobStore } from '../../src/jobs/job-store.ts';
+import { SqliteEventLog } from '../../src/log/sqlite.ts';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
 
@@ -60,7 +61,10 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
   projector.start();
   await ensureAdmin(runtime, config.admin, logger);
   const jobStore = withJobs ? await openJobStore(config) : null;
-  const jobs = jobStore ? new MonitorJobs(jobStore.backend, runtime.commands, logger, { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 }) : null;
+  const jobs = jobStore ? new MonitorJobs(jobStore.backend, runtime.commands, logger, {
+    processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000, trimEveryMs: 300,
+    trimLog: runtime.log instanceof SqliteEventLog ? () => (runtime.log as SqliteEventLog).trim() : undefined,
+  }) : null;
   await jobs?.start();
   const app = createApp({
     log: runtime.log, readModels: runtime.readModels, commands: runtime.commands, logger,

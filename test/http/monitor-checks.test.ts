@@ -1,5 +1,9 @@
 import test from 'ava';
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { CHECK_JOB } from '../../src/jobs/monitor-jobs.ts';
+import { SqliteEventLog } from '../../src/log/sqlite.ts';
 import { freePort } from '../helpers/process.ts';
 import { api, eventually, login, projectWithKey, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startTarget, type Target } from '../helpers/target.ts';
@@ -91,4 +95,27 @@ test('disabling pauses the job, enabling resumes it, deleting cancels it', async
   t.is((await api(server.url, 'DELETE', `/v1/monitors/${id}`, { token })).status, 204);
   await eventually(async () => ((await jobOf(id)).length === 0 ? true : undefined), 5000);
   t.deepEqual(await jobOf(id), []);
+});
+
+test('a worker job deletes log rows that maxCount hides, so check history does not grow the file', async (t) => {
+  if (!(server.runtime.log instanceof SqliteEventLog)) return t.pass('the KurrentDB server scavenges on its own');
+  const stream = `monitor-${randomUUID()}-checks`;
+  await server.runtime.log.setStreamMaxCount(stream, 3);
+  for (let i = 0; i < 10; i++) {
+    await server.runtime.log.append(stream, [{
+      id: randomUUID(), type: 'CheckRecorded',
+      data: { monitor_id: 'm', project_id: projectId, checked_at: new Date().toISOString(), ok: true, status_code: 200, response_ms: i },
+      metadata: { recorded_at: new Date().toISOString(), actor: 'test', correlation_id: 'c', schema_version: 1 },
+    }], 'any');
+  }
+  const rows = () => {
+    const db = new Database(path.join(server.dataDir, 'log.db'), { readonly: true });
+    try {
+      return (db.prepare('SELECT COUNT(*) AS n FROM events WHERE stream = ?').get(stream) as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+  await eventually(async () => (rows() === 3 ? true : undefined), 5000);
+  t.deepEqual((await server.runtime.log.readStream(stream)).map((e) => e.revision), [7, 8, 9]);
 });
