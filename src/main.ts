@@ -18,9 +18,9 @@ const HELP = `watchlog — self-hosted audit logging and uptime monitoring
 Usage: watchlog <command>
 
 Commands:
-  start      HTTP API and projector in one process (the default)
+  start      HTTP API, projector and monitor checks in one process (the default)
   api        HTTP API only (run any number of them)
-  worker     projector only
+  worker     projector and monitor checks (Agenda jobs)
   rebuild    drop every read model and replay the log into it, with progress
              (stop the service first)
 
