@@ -41,7 +41,7 @@ const withTimeout = <T>(work: Promise<T>, ms: number, message: string): Promise<
 
 /** One repeating Agenda job per enabled monitor (unique on the monitor id; the first check runs
  *  at once). Jobs follow the monitors read model: every `reconcileEveryMs` the jobs whose monitor
- *  changed interval or enabled flag are saved again, and those whose monitor is gone are
+ *  changed interval or enabled flag are saved again, and those whose monitor was deleted are
  *  cancelled. Reconciling from the read model rather than reacting to each event means a missed
  *  event, a crash between two writes, or a restart all converge to the same jobs. A job handler
  *  only calls commands: it reads the monitor from its stream, checks, and records. */
@@ -142,6 +142,10 @@ export class MonitorJobs {
     }
     for (const id of [...this.applied.keys()]) {
       if (wanted.has(id)) continue;
+      // Absent from the read model may only mean "not projected yet" (a rebuild, a new read
+      // store): the monitor's own stream decides whether it is really gone.
+      const { state } = await loadMonitor(this.deps, id);
+      if (state.id !== null && !state.deleted) continue;
       await this.agenda.cancel({ name: CHECK_JOB, data: { monitor_id: id } });
       this.applied.delete(id);
     }

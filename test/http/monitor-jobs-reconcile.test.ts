@@ -1,0 +1,30 @@
+import test from 'ava';
+import { deleteMonitor } from '../../src/commands/monitors.ts';
+import { CHECK_JOB } from '../../src/jobs/monitor-jobs.ts';
+import { api, eventually, login, projectWithKey, startTestServer } from '../helpers/server.ts';
+import { startTarget } from '../helpers/target.ts';
+
+test('a monitor missing from the read model (not projected yet) keeps its job; a deleted one loses it', async (t) => {
+  const server = await startTestServer({ jobs: true });
+  const target = await startTarget(200);
+  t.teardown(async () => {
+    await server.stop();
+    await target.close();
+  });
+  const token = await login(server.url);
+  const { projectId } = await projectWithKey(server.url, token, 'reconcile');
+  const { id } = (await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'kept', url: target.url } })).body;
+  const jobs = async () => (await server.jobs!.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: id } })).jobs;
+  await eventually(async () => ((await jobs()).length === 1 ? true : undefined), 5000);
+
+  // The read model is emptied and not rebuilt: as during a rebuild or on a new read store.
+  await server.projector.stop();
+  await server.runtime.readModels.stores.monitors.reset();
+  t.deepEqual(await server.runtime.readModels.monitors.list({ all: true }), []);
+  await server.jobs!.reconcile();
+  t.is((await jobs()).length, 1, 'the job outlives a read model that does not know the monitor yet');
+
+  await deleteMonitor({ ...server.runtime.commands, monitorsSettled: async () => true }, id, { actor: 'test', correlationId: 't', now: () => new Date() });
+  await server.jobs!.reconcile();
+  t.deepEqual(await jobs(), []);
+});
