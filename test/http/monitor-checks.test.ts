@@ -59,7 +59,7 @@ test('UP→DOWN→UP through the job handler: two audit events, and the monitor 
     return res.body.pagination.totalItems === 2 ? res.body.data : undefined;
   });
   t.deepEqual(events.map((e: { event_type: string }) => e.event_type), ['system.healthcheck.down', 'system.healthcheck.up']);
-  t.is((await monitor(id)).status, 'UP');
+  t.is(await eventually(async () => ((await monitor(id)).status === 'UP' ? 'UP' : undefined)), 'UP');
 });
 
 test('a slow target and a closed port go DOWN with the error recorded', async (t) => {
@@ -77,8 +77,8 @@ test('a slow target and a closed port go DOWN with the error recorded', async (t
   const closed = await down(refused.id);
   t.regex(closed.last_error, /connection refused/);
   t.is(closed.last_status_code, null);
-  const events = (await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&event_type=system.healthcheck.down&service_name=closed`, { token })).body;
-  t.is(events.pagination.totalItems, 1);
+  const downEvents = async () => (await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&event_type=system.healthcheck.down&service_name=closed`, { token })).body;
+  t.is(await eventually(async () => ((await downEvents()).pagination.totalItems === 1 ? 1 : undefined)), 1);
 });
 
 test('disabling pauses the job, enabling resumes it, deleting cancels it', async (t) => {
