@@ -1,0 +1,66 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import got, { RequestError } from 'got';
+import webpush from 'web-push';
+import { isRetryable, retryDelayMs, type TransitionNotification } from '../domain/notification.ts';
+import type { DeliveryOutcome } from './webhook.ts';
+
+export interface VapidKeys { publicKey: string; privateKey: string }
+
+export interface PushSubscription { endpoint: string; keys: { p256dh: string; auth: string } }
+
+/** VAPID keys generated once into the data dir (`vapid.json`, mode 600) and reused on every start;
+ *  `wx` makes two processes starting together agree on one pair. */
+export const loadOrCreateVapidKeys = (dataDir: string): VapidKeys => {
+  const file = path.join(dataDir, 'vapid.json');
+  try {
+    writeFileSync(file, JSON.stringify(webpush.generateVAPIDKeys()), { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const keys = JSON.parse(readFileSync(file, 'utf8')) as Partial<VapidKeys>;
+  if (typeof keys.publicKey !== 'string' || typeof keys.privateKey !== 'string') throw new Error(`${file} does not hold VAPID keys; delete it to generate new ones`);
+  return { publicKey: keys.publicKey, privateKey: keys.privateKey };
+};
+
+export interface WebPushOptions {
+  /** `mailto:` or `https:` contact the push services may use. */
+  subject: string;
+  maxAttempts?: number;
+  retryBaseMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Sends the notification, encrypted for the subscription (aes128gcm) and signed with the VAPID
+ *  keys by `web-push`, over `got` (so an `http:` push service, such as a local test one, works
+ *  too). `gone` is true when the push service says the subscription no longer exists (404, 410):
+ *  the channel should be deactivated. Network errors, 429 and 5xx are retried with backoff. */
+export const deliverWebPush = async (
+  subscription: PushSubscription, notification: TransitionNotification, keys: VapidKeys, options: WebPushOptions,
+): Promise<DeliveryOutcome & { gone: boolean }> => {
+  const { maxAttempts = 5, retryBaseMs = 500, sleep = (ms) => new Promise((r) => setTimeout(r, ms)) } = options;
+  let last: DeliveryOutcome & { gone: boolean } = { ok: false, attempts: 0, gone: false };
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    // Encrypted anew on each attempt: every request gets its own salt and VAPID token.
+    const request = webpush.generateRequestDetails(subscription, JSON.stringify(notification), {
+      vapidDetails: { subject: options.subject, publicKey: keys.publicKey, privateKey: keys.privateKey },
+      TTL: 3600, contentEncoding: 'aes128gcm',
+    });
+    try {
+      const res = await got.post(request.endpoint, {
+        headers: request.headers as Record<string, string>, body: request.body,
+        throwHttpErrors: false, followRedirect: false, retry: { limit: 0 }, timeout: { request: 10_000 },
+      });
+      if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, attempts: attempt, status: res.statusCode, gone: false };
+      last = {
+        ok: false, attempts: attempt, status: res.statusCode, gone: res.statusCode === 404 || res.statusCode === 410,
+        error: `push service answered ${res.statusCode}: ${res.body.slice(0, 200)}`,
+      };
+      if (last.gone || !isRetryable(res.statusCode)) return last;
+    } catch (error) {
+      last = { ok: false, attempts: attempt, gone: false, error: error instanceof RequestError ? `${error.code}: ${error.message}` : String(error) };
+    }
+    if (attempt < maxAttempts) await sleep(retryDelayMs(attempt, retryBaseMs));
+  }
+  return last;
+};
