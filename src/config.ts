@@ -54,6 +54,9 @@ const Env = t.type({
   WATCHLOG_EVENTSTORE_URL: optional(matching('kurrentdb://, esdb:// or their +discover forms', /^(kurrentdb|kdb|esdb)(\+discover)?:\/\//)),
   WATCHLOG_MONGO_URL: optional(matching('mongodb:// or mongodb+srv:// URL', /^mongodb(\+srv)?:\/\//)),
   WATCHLOG_EVENTSTORE_NAMESPACE: optional(matching('letters, digits, _ or -, up to 64', /^[A-Za-z0-9_-]{1,64}$/)),
+  WATCHLOG_VAPID_PUBLIC_KEY: optional(matching('URL-safe base64 VAPID public key', /^[A-Za-z0-9_-]{80,100}$/)),
+  WATCHLOG_VAPID_PRIVATE_KEY: optional(matching('URL-safe base64 VAPID private key', /^[A-Za-z0-9_-]{40,50}$/)),
+  WATCHLOG_VAPID_SUBJECT: optional(matching('mailto: or https: URL', /^(mailto:|https:\/\/)\S+$/)),
 });
 
 export interface Config {
@@ -73,6 +76,9 @@ export interface Config {
   mongoUrl: string | undefined;
   /** Prefix of this deployment's streams in a shared KurrentDB. */
   eventStoreNamespace: string;
+  /** Web Push VAPID keys; unset: generated once into the data dir. */
+  vapid: { publicKey: string; privateKey: string } | undefined;
+  vapidSubject: string;
 }
 
 export class ConfigError extends Error {
@@ -91,7 +97,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     for (const e of decoded.left) {
       const key = e.context[1]?.key ?? '?';
       const expected = e.context[1]?.type.name ?? 'valid value';
-      const name = ['WATCHLOG_JWT_SECRET', 'WATCHLOG_ADMIN_PASSWORD', 'WATCHLOG_EVENTSTORE_URL', 'WATCHLOG_MONGO_URL'].includes(key) ? '(hidden)' : describe(e.value);
+      const name = ['WATCHLOG_JWT_SECRET', 'WATCHLOG_ADMIN_PASSWORD', 'WATCHLOG_EVENTSTORE_URL', 'WATCHLOG_MONGO_URL', 'WATCHLOG_VAPID_PRIVATE_KEY'].includes(key) ? '(hidden)' : describe(e.value);
       if (!problems.has(key)) problems.set(key, `${key}: expected ${expected}, got ${name}`);
     }
     throw new ConfigError([...problems.values()]);
@@ -99,6 +105,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   const e = decoded.right;
   if ((e.WATCHLOG_ADMIN_EMAIL === undefined) !== (e.WATCHLOG_ADMIN_PASSWORD === undefined)) {
     throw new ConfigError(['WATCHLOG_ADMIN_EMAIL and WATCHLOG_ADMIN_PASSWORD must be set together']);
+  }
+  if ((e.WATCHLOG_VAPID_PUBLIC_KEY === undefined) !== (e.WATCHLOG_VAPID_PRIVATE_KEY === undefined)) {
+    throw new ConfigError(['WATCHLOG_VAPID_PUBLIC_KEY and WATCHLOG_VAPID_PRIVATE_KEY must be set together']);
   }
   return {
     port: e.PORT ?? 3000,
@@ -116,5 +125,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     eventStoreUrl: e.WATCHLOG_EVENTSTORE_URL,
     mongoUrl: e.WATCHLOG_MONGO_URL,
     eventStoreNamespace: e.WATCHLOG_EVENTSTORE_NAMESPACE ?? '',
+    vapid: e.WATCHLOG_VAPID_PUBLIC_KEY !== undefined && e.WATCHLOG_VAPID_PRIVATE_KEY !== undefined
+      ? { publicKey: e.WATCHLOG_VAPID_PUBLIC_KEY, privateKey: e.WATCHLOG_VAPID_PRIVATE_KEY }
+      : undefined,
+    vapidSubject: e.WATCHLOG_VAPID_SUBJECT ?? 'mailto:watchlog@localhost',
   };
 };

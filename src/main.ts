@@ -10,6 +10,7 @@ import { rebuildReadModels } from './rebuild.ts';
 import { Projector } from '../projections/projector.ts';
 import { ProjectorThread } from '../projections/projector-host.ts';
 import { MonitorJobs } from './jobs/monitor-jobs.ts';
+import { notificationsRunner } from '../projections/notifications.ts';
 import { openJobStore } from './jobs/job-store.ts';
 import { SqliteEventLog } from './log/sqlite.ts';
 
@@ -135,10 +136,15 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
     : new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger, { leaseTtlMs: config.projectionLeaseMs });
   projector?.start();
   const jobs = mode === 'api' ? null : await startMonitorJobs(runtime, config, logger);
+  const notifier = mode === 'api' ? null : new Projector(runtime.log, [notificationsRunner({
+    log: runtime.log, readModels: runtime.readModels, logger, vapid: runtime.vapid, vapidSubject: config.vapidSubject,
+  })], runtime.readModels.leases, logger, { leaseTtlMs: config.projectionLeaseMs });
+  notifier?.start();
   let server: http.Server | null = null;
   onSignals(logger, config, async () => {
     if (server) await closeServer(server);
     await jobs?.stop();
+    await notifier?.stop();
     await projector?.stop();
     await runtime.close();
   });
@@ -154,6 +160,7 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
     jwtSecret: runtime.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
+    vapidPublicKey: runtime.vapid.publicKey,
     now: () => new Date(),
   });
   server = http.createServer(app.callback());

@@ -12,12 +12,14 @@ import type { ReadModels } from './views/ports.ts';
 import { openMongoReadModels } from './views/mongo/index.ts';
 import { openSqliteReadModels } from './views/sqlite/index.ts';
 import { loadOrCreateSecret } from './secrets.ts';
+import { loadOrCreateVapidKeys, type VapidKeys } from './notify/webpush.ts';
 import { accessProjection } from '../projections/access.ts';
 import { auditEventsProjection } from '../projections/audit-events.ts';
 import { derivedSessionsProjection } from '../projections/derived-sessions.ts';
 import { statsProjection } from '../projections/stats.ts';
 import { orphansProjection } from '../projections/orphans.ts';
 import { monitorsProjection } from '../projections/monitors.ts';
+import { channelsProjection } from '../projections/channels.ts';
 import { bindProjection, waitForCheckpoint, type ProjectionRunner } from '../projections/projector.ts';
 
 /** The stores and projections of one deployment, opened from the configuration. */
@@ -27,6 +29,8 @@ export interface Runtime {
   readonly runners: readonly ProjectionRunner[];
   readonly commands: CommandDeps;
   readonly jwtSecret: string;
+  /** Web Push keys: from the configuration, else generated once into the data dir. */
+  readonly vapid: VapidKeys;
   close(): Promise<void>;
 }
 
@@ -80,6 +84,7 @@ export const openStores = async (config: StoreConfig, options: { writerThread: b
     bindProjection(statsProjection, readModels.stores.stats),
     bindProjection(orphansProjection, readModels.stores.orphans),
     bindProjection(monitorsProjection, readModels.stores.monitors),
+    bindProjection(channelsProjection, readModels.stores.channels),
   ];
   return { log, readModels, runners };
 };
@@ -89,6 +94,7 @@ export const openRuntime = async (config: Config): Promise<Runtime> => {
   const runner = (name: string) => runners.find((r) => r.name === name)!;
   const access = runner('access');
   const monitors = runner('monitors');
+  const channels = runner('channels');
   return {
     log,
     readModels,
@@ -97,8 +103,10 @@ export const openRuntime = async (config: Config): Promise<Runtime> => {
       log, readModels,
       accessSettled: (position) => waitForCheckpoint(access, position),
       monitorsSettled: (position) => waitForCheckpoint(monitors, position),
+      channelsSettled: (position) => waitForCheckpoint(channels, position),
     },
     jwtSecret: config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret'),
+    vapid: config.vapid ?? loadOrCreateVapidKeys(config.dataDir),
     async close() {
       await log.close();
       await readModels.close();

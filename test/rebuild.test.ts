@@ -50,7 +50,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     const { head } = await rebuildReadModels(runtime, (p) => progress.push(p));
     await runtime.close();
     t.truthy(head);
-    t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors']), variant);
+    t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors', 'channels']), variant);
     t.true(progress.every((p) => p.head === head));
     const again = await startTestServer({ dataDir });
     t.deepEqual(await snapshot(again.url, await login(again.url)), before, variant);

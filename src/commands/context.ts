@@ -20,6 +20,8 @@ export interface CommandDeps {
   readonly accessSettled: (position: string) => Promise<unknown>;
   /** The same for the monitors read model. */
   readonly monitorsSettled: (position: string) => Promise<unknown>;
+  /** The same for the channels read model. */
+  readonly channelsSettled: (position: string) => Promise<unknown>;
 }
 
 export const newEvent = <K extends EventType>(type: K, data: EventData<K>, ctx: CommandContext): NewEvent => ({

@@ -3,6 +3,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { Role } from './codecs.ts';
 import { StoredAuditEvent } from './audit-event.ts';
 import { monitorEvents } from './monitor.ts';
+import { channelEvents } from './channel.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -28,6 +29,7 @@ export const catalogue = {
   }),
   AuditEventRecorded: StoredAuditEvent,
   ...monitorEvents,
+  ...channelEvents,
 } as const;
 
 export type EventType = keyof typeof catalogue;

@@ -10,6 +10,7 @@ import { requireJwt } from './auth.ts';
 import { errorHandler } from './errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
+import { channelRoutes } from './routes/channels.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
@@ -23,6 +24,8 @@ export interface AppDeps {
   readonly jwtSecret: string;
   readonly jwtTtlSeconds: number;
   readonly bodyLimitBytes: number;
+  /** The VAPID public key browsers subscribe with. */
+  readonly vapidPublicKey: string;
   readonly now: () => Date;
 }
 
@@ -72,6 +75,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   auditRoutes(router, routeDeps);
   accessRoutes(router, routeDeps);
   monitorRoutes(router, routeDeps);
+  channelRoutes(router, routeDeps);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -4,6 +4,7 @@ import type { Role } from '../domain/codecs.ts';
 import type { SessionEvents, SessionSummary } from '../domain/sessions.ts';
 import type { StatsBucket } from '../domain/stats.ts';
 import type { MonitorSettings, MonitorStatus } from '../domain/monitor.ts';
+import type { ChannelEvents, ChannelTarget } from '../domain/channel.ts';
 
 /** Read-model ports. Writers are synchronous "enqueue" interfaces that a projection calls while
  *  its store commits a batch; queries are asynchronous so a server-backed adapter fits behind them. */
@@ -242,6 +243,50 @@ export interface MonitorsQueries {
   history(id: string, limit: number): Promise<CheckView[]>;
 }
 
+// ---- notification channels, and the deliveries made to them ----
+
+/** A channel as the API shows it: the webhook URL or push endpoint, never a secret or key. */
+export interface ChannelView {
+  id: string;
+  project_id: string;
+  type: 'webhook' | 'webpush';
+  /** The webhook URL or the push endpoint. */
+  url: string;
+  has_secret: boolean;
+  events: ChannelEvents;
+  active: boolean;
+  deactivated_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChannelsWriter {
+  created(view: ChannelView, target: ChannelTarget): void;
+  updated(id: string, changes: { active?: boolean; events?: ChannelEvents }, updatedAt: string): void;
+  deactivated(id: string, reason: string, at: string): void;
+  deleted(id: string): void;
+}
+
+export interface ChannelsQueries {
+  list(scope: Scope, projectId?: string): Promise<ChannelView[]>;
+  get(id: string, scope: Scope): Promise<ChannelView | null>;
+  /** Active channels of a project that opted in to `kind`, with their targets (for delivery). */
+  targets(projectId: string, kind: 'healthcheck' | 'alert'): Promise<Array<{ id: string; target: ChannelTarget }>>;
+}
+
+export interface DeliveryRecord { event_id: string; channel_id: string; ok: boolean; attempts: number; detail: string | null; at: string }
+
+export interface DeliveriesWriter {
+  /** Idempotent per (event, channel). */
+  recorded(delivery: DeliveryRecord): void;
+}
+
+export interface DeliveriesQueries {
+  /** The channels an event was already handled for (delivered, or given up on). */
+  handled(eventId: string): Promise<Set<string>>;
+  forEvent(eventId: string): Promise<DeliveryRecord[]>;
+}
+
 // ---- access: projects, API keys, users ----
 
 export interface ProjectView { id: string; name: string; created_at: string }
@@ -279,6 +324,8 @@ export interface ReadModels {
   readonly orphans: OrphansQueries;
   readonly access: AccessQueries;
   readonly monitors: MonitorsQueries;
+  readonly channels: ChannelsQueries;
+  readonly deliveries: DeliveriesQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -286,6 +333,8 @@ export interface ReadModels {
     readonly orphans: ProjectionStore<OrphansWriter>;
     readonly access: ProjectionStore<AccessWriter>;
     readonly monitors: ProjectionStore<MonitorsWriter>;
+    readonly channels: ProjectionStore<ChannelsWriter>;
+    readonly deliveries: ProjectionStore<DeliveriesWriter>;
   };
   close(): Promise<void>;
 }

@@ -305,4 +305,48 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.deepEqual(await m.monitors.history(id, 10), []);
     t.is(await m.monitors.countInProject(project), 0);
   });
+
+  withModels('channels: views without secrets, targets of active opted-in channels, updates and removal; deliveries once per event and channel', async (t, m) => {
+    const project = randomUUID();
+    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    const view = (id: string, over: Record<string, unknown> = {}) => ({
+      id, project_id: project, type: 'webhook' as const, url: `https://hooks.test/${id}`, has_secret: true, events: ['healthcheck' as const],
+      active: true, deactivated_reason: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', ...over,
+    });
+    const target = (id: string) => ({ type: 'webhook' as const, url: `https://hooks.test/${id}`, secret: 'shh-secret' });
+    const first = recorded();
+    const apply = () => m.stores.channels.commit([first], (_r, w) => {
+      w.created(view(ids[0]!), target(ids[0]!));
+      w.created(view(ids[1]!, { events: ['alert'], created_at: '2026-01-01T12:00:00.000Z' }), target(ids[1]!));
+      w.created(view(ids[2]!, { created_at: '2026-01-02T00:00:00.000Z' }), target(ids[2]!));
+    });
+    await apply();
+    await apply();
+    t.deepEqual((await m.channels.list({ all: true }, project)).map((c) => c.id), ids);
+    t.false(JSON.stringify(await m.channels.list({ all: true })).includes('shh-secret'));
+    t.deepEqual((await m.channels.targets(project, 'healthcheck')).map((c) => c.id), [ids[0], ids[2]]);
+    t.deepEqual((await m.channels.targets(project, 'healthcheck'))[0]!.target, target(ids[0]!));
+    t.deepEqual((await m.channels.targets(project, 'alert')).map((c) => c.id), [ids[1]]);
+    t.is(await m.channels.get(ids[0]!, { all: false, projectIds: [randomUUID()] }), null);
+
+    const second = recorded();
+    await m.stores.channels.commit([second], (_r, w) => {
+      w.deactivated(ids[0]!, 'push subscription gone (410)', '2026-01-03T00:00:00.000Z');
+      w.deleted(ids[2]!);
+    });
+    t.like(await m.channels.get(ids[0]!, { all: true }), { active: false, deactivated_reason: 'push subscription gone (410)' });
+    t.deepEqual(await m.channels.targets(project, 'healthcheck'), []);
+    const third = recorded();
+    await m.stores.channels.commit([third], (_r, w) => w.updated(ids[0]!, { active: true, events: ['healthcheck', 'alert'] }, '2026-01-04T00:00:00.000Z'));
+    t.like(await m.channels.get(ids[0]!, { all: true }), { active: true, deactivated_reason: null, events: ['healthcheck', 'alert'], updated_at: '2026-01-04T00:00:00.000Z' });
+    t.is(await m.channels.get(ids[2]!, { all: true }), null);
+
+    const event = randomUUID();
+    const d = { event_id: event, channel_id: ids[0]!, ok: true, attempts: 1, detail: null, at: '2026-01-04T00:00:01.000Z' };
+    const delivery = recorded();
+    await m.stores.deliveries.commit([delivery], (_r, w) => { w.recorded(d); w.recorded({ ...d, ok: false }); });
+    t.deepEqual(await m.deliveries.forEvent(event), [d]);
+    t.deepEqual(await m.deliveries.handled(event), new Set([ids[0]]));
+    t.is(await m.stores.deliveries.checkpoint(), delivery.position);
+  });
 };

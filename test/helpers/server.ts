@@ -10,6 +10,7 @@ import { createApp } from '../../src/http/app.ts';
 import { ensureAdmin, openRuntime, type Runtime } from '../../src/runtime.ts';
 import { Projector } from '../../projections/projector.ts';
 import { MonitorJobs } from '../../src/jobs/monitor-jobs.ts';
+import { notificationsRunner } from '../../projections/notifications.ts';
 import { openJobStore } from '../../src/jobs/job-store.ts';
 import { SqliteEventLog } from '../../src/log/sqlite.ts';
 
@@ -24,6 +25,7 @@ export interface TestServer {
   runtime: Runtime;
   projector: Projector;
   jobs: MonitorJobs | null;
+  notifier: Projector | null;
   /** Stops the server and projector and closes the stores; the data dir stays unless `remove`. */
   stop(options?: { remove?: boolean }): Promise<void>;
 }
@@ -36,6 +38,8 @@ export interface TestServerOptions {
   now?: () => Date;
   /** Also run the monitor checks on Agenda (fast polling, short locks). */
   jobs?: boolean;
+  /** Also run the notification reactor (short retry delays). */
+  notifications?: boolean;
 }
 
 /** With WATCHLOG_EVENTSTORE_URL / WATCHLOG_MONGO_URL set, the suites run on those servers: each
@@ -50,7 +54,7 @@ const serverAdapters = (dataDir: string): Record<string, string> => {
   return env;
 };
 
-export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false }: TestServerOptions = {}): Promise<TestServer> => {
+export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, notifications = false }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
     ...serverAdapters(dataDir), ...env,
@@ -66,9 +70,15 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
     trimLog: runtime.log instanceof SqliteEventLog ? () => (runtime.log as SqliteEventLog).trim() : undefined,
   }) : null;
   await jobs?.start();
+  const retries = { maxAttempts: 3, retryBaseMs: 20 };
+  const notifier = notifications ? new Projector(runtime.log, [notificationsRunner({
+    log: runtime.log, readModels: runtime.readModels, logger, vapid: runtime.vapid, vapidSubject: config.vapidSubject,
+    webhook: { ...retries, timeoutMs: 2000 }, push: retries,
+  })], runtime.readModels.leases, logger, { liveBatchDelayMs: 5 }) : null;
+  notifier?.start();
   const app = createApp({
     log: runtime.log, readModels: runtime.readModels, commands: runtime.commands, logger,
-    jwtSecret: runtime.jwtSecret, jwtTtlSeconds: config.jwtTtlSeconds, bodyLimitBytes: config.bodyLimitBytes,
+    jwtSecret: runtime.jwtSecret, jwtTtlSeconds: config.jwtTtlSeconds, bodyLimitBytes: config.bodyLimitBytes, vapidPublicKey: runtime.vapid.publicKey,
     now,
   });
   const server = http.createServer(app.callback());
@@ -85,11 +95,13 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
     runtime,
     projector,
     jobs,
+    notifier,
     async stop({ remove = true } = {}) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await jobs?.stop();
       await jobStore?.close();
+      await notifier?.stop();
       await projector.stop();
       await runtime.close();
       if (remove) rmSync(dataDir, { recursive: true, force: true });

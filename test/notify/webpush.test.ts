@@ -1,31 +1,9 @@
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { transitionNotification } from '../../src/domain/notification.ts';
 import { deliverWebPush, loadOrCreateVapidKeys } from '../../src/notify/webpush.ts';
-import { freePort } from '../helpers/process.ts';
+import { pushService } from '../helpers/push-service.ts';
 import { tempDir } from '../helpers/server.ts';
-
-/** web-push-testing: a real push service on 127.0.0.1 that subscribes, receives, decrypts and
- *  expires like a browser vendor's would. */
-const pushService = async () => {
-  const port = await freePort();
-  // The package's "main" names a file it does not ship; its package.json locates it.
-  const script = path.join(path.dirname(createRequire(import.meta.url).resolve('web-push-testing/package.json')), 'src/bin/server.js');
-  const child = spawn(process.execPath, [script, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.once('data', () => resolve());
-    child.once('exit', (code) => reject(new Error(`web-push-testing exited with ${code}`)));
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const post = async (url: string, body: unknown) => {
-    const res = await fetch(base + url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.text()) as string };
-  };
-  return { base, post, stop: () => child.kill() };
-};
 
 const up = transitionNotification('evt-up', {
   type: 'MonitorCameUp',

@@ -6,6 +6,9 @@ import { MongoDerivedSessionsQueries, derivedSessionsMongoSchema, mongoDerivedSe
 import { MongoStatsQueries, mongoStatsWriter, statsMongoSchema } from './stats.ts';
 import { MongoOrphansQueries, mongoOrphansWriter, orphansMongoSchema } from './orphans.ts';
 import { MongoMonitorsQueries, monitorsMongoSchema, mongoMonitorsWriter } from './monitors.ts';
+import {
+  MongoChannelsQueries, MongoDeliveriesQueries, channelsMongoSchema, deliveriesMongoSchema, mongoChannelsWriter, mongoDeliveriesWriter,
+} from './channels.ts';
 import { MongoLeases, MongoProjectionStore } from './store.ts';
 
 /** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
@@ -24,6 +27,8 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
     orphans: new MongoProjectionStore(db, 'orphans', orphansMongoSchema, mongoOrphansWriter),
     access: new MongoProjectionStore(db, 'access', accessMongoSchema, mongoAccessWriter),
     monitors: new MongoProjectionStore(db, 'monitors', monitorsMongoSchema, mongoMonitorsWriter),
+    channels: new MongoProjectionStore(db, 'channels', channelsMongoSchema, mongoChannelsWriter),
+    deliveries: new MongoProjectionStore(db, 'notifications', deliveriesMongoSchema, mongoDeliveriesWriter),
   };
   for (const store of Object.values(stores)) await store.migrate();
   return {
@@ -34,6 +39,8 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
     orphans: new MongoOrphansQueries(db),
     access: new MongoAccessQueries(db),
     monitors: new MongoMonitorsQueries(db),
+    channels: new MongoChannelsQueries(db),
+    deliveries: new MongoDeliveriesQueries(db),
     stores,
     async close() {
       await client.close();

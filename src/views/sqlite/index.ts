@@ -5,6 +5,9 @@ import { SqliteDerivedSessionsQueries, SqliteDerivedSessionsWriter, derivedSessi
 import { SqliteStatsQueries, SqliteStatsWriter, statsSchema } from './stats.ts';
 import { SqliteOrphansQueries, SqliteOrphansWriter, orphansSchema } from './orphans.ts';
 import { SqliteMonitorsQueries, SqliteMonitorsWriter, monitorsSchema } from './monitors.ts';
+import {
+  SqliteChannelsQueries, SqliteChannelsWriter, SqliteDeliveriesQueries, SqliteDeliveriesWriter, channelsSchema, deliveriesSchema,
+} from './channels.ts';
 import { SqliteLeases, SqliteProjectionStore, openViewsDatabase } from './database.ts';
 
 /** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
@@ -18,6 +21,8 @@ export const openSqliteReadModels = (file: string): ReadModels => {
     orphans: new SqliteProjectionStore(db, 'orphans', orphansSchema, (d) => new SqliteOrphansWriter(d)),
     access: new SqliteProjectionStore(db, 'access', accessSchema, (d) => new SqliteAccessWriter(d)),
     monitors: new SqliteProjectionStore(db, 'monitors', monitorsSchema, (d) => new SqliteMonitorsWriter(d)),
+    channels: new SqliteProjectionStore(db, 'channels', channelsSchema, (d) => new SqliteChannelsWriter(d)),
+    deliveries: new SqliteProjectionStore(db, 'notifications', deliveriesSchema, (d) => new SqliteDeliveriesWriter(d)),
   };
   return {
     leases: new SqliteLeases(db),
@@ -27,6 +32,8 @@ export const openSqliteReadModels = (file: string): ReadModels => {
     orphans: new SqliteOrphansQueries(db),
     access: new SqliteAccessQueries(db),
     monitors: new SqliteMonitorsQueries(db),
+    channels: new SqliteChannelsQueries(db),
+    deliveries: new SqliteDeliveriesQueries(db),
     stores,
     async close() {
       db.close();

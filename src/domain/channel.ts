@@ -1,0 +1,70 @@
+import * as t from 'io-ts';
+import { boundedString, Uuid } from './codecs.ts';
+import { MonitorUrl } from './monitor.ts';
+import { notFound } from './errors.ts';
+import type { DomainEvent } from './events.ts';
+
+/** Notification channels of a project: where monitor transitions (and, opting in, alerts) go. */
+
+export const ChannelEvents = t.array(t.keyof({ healthcheck: null, alert: null }, 'healthcheck | alert'), 'array of healthcheck | alert');
+export type ChannelEvents = t.TypeOf<typeof ChannelEvents>;
+
+export const PushSubscriptionInput = t.type({
+  endpoint: MonitorUrl,
+  keys: t.type({ p256dh: boundedString('string (1-200 chars)', 1, 200), auth: boundedString('string (1-200 chars)', 1, 200) }),
+});
+
+const common = { project_id: Uuid };
+const optional = t.partial({ events: ChannelEvents, active: t.boolean });
+
+export const ChannelCreateInput = t.union([
+  t.exact(t.intersection([t.type({ ...common, type: t.literal('webhook'), url: MonitorUrl }), t.partial({ secret: boundedString('string (8-256 chars)', 8, 256) }), optional])),
+  t.exact(t.intersection([t.type({ ...common, type: t.literal('webpush'), subscription: PushSubscriptionInput }), optional])),
+], 'ChannelCreateInput');
+export type ChannelCreateInput = t.TypeOf<typeof ChannelCreateInput>;
+
+export const ChannelUpdateInput = t.exact(t.partial({ active: t.boolean, events: ChannelEvents }), 'ChannelUpdateInput');
+export type ChannelUpdateInput = t.TypeOf<typeof ChannelUpdateInput>;
+
+const Target = t.union([
+  t.intersection([t.type({ type: t.literal('webhook'), url: t.string }), t.partial({ secret: t.string })]),
+  t.type({ type: t.literal('webpush'), subscription: t.type({ endpoint: t.string, keys: t.type({ p256dh: t.string, auth: t.string }) }) }),
+]);
+export type ChannelTarget = t.TypeOf<typeof Target>;
+
+export const channelEvents = {
+  ChannelCreated: t.type({ channel_id: t.string, project_id: t.string, target: Target, events: ChannelEvents, active: t.boolean, created_at: t.string }),
+  ChannelUpdated: t.type({ channel_id: t.string, project_id: t.string, changes: t.exact(t.partial({ active: t.boolean, events: ChannelEvents })), updated_at: t.string }),
+  ChannelDeleted: t.type({ channel_id: t.string, project_id: t.string, deleted_at: t.string }),
+  /** The push service said the subscription is gone (404/410): nothing will ever reach it again. */
+  ChannelDeactivated: t.type({ channel_id: t.string, project_id: t.string, reason: t.string, deactivated_at: t.string }),
+} as const;
+
+export interface ChannelState { id: string | null; projectId: string; deleted: boolean; active: boolean }
+export const initialChannel: ChannelState = { id: null, projectId: '', deleted: false, active: false };
+
+export const evolveChannel = (state: ChannelState, e: DomainEvent): ChannelState => {
+  switch (e.type) {
+    case 'ChannelCreated':
+      return { ...state, id: e.data.channel_id, projectId: e.data.project_id, active: e.data.active };
+    case 'ChannelUpdated':
+      return e.data.changes.active === undefined ? state : { ...state, active: e.data.changes.active };
+    case 'ChannelDeactivated':
+      return { ...state, active: false };
+    case 'ChannelDeleted':
+      return { ...state, deleted: true };
+    default:
+      return state;
+  }
+};
+
+export const assertChannelExists = (state: ChannelState): void => {
+  if (state.id === null || state.deleted) throw notFound('channel');
+};
+
+/** The channel's target from the input: secrets and subscription keys stay in the log and the
+ *  read store, never in an API answer. */
+export const targetOf = (input: ChannelCreateInput): ChannelTarget =>
+  input.type === 'webhook'
+    ? { type: 'webhook', url: input.url, ...(input.secret === undefined ? {} : { secret: input.secret }) }
+    : { type: 'webpush', subscription: input.subscription };

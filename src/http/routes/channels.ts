@@ -1,0 +1,65 @@
+import type Router from '@koa/router';
+import * as t from 'io-ts';
+import { Uuid, isUuid } from '../../domain/codecs.ts';
+import { notFound } from '../../domain/errors.ts';
+import { ChannelCreateInput, ChannelUpdateInput } from '../../domain/channel.ts';
+import { createChannel, deleteChannel, updateChannel } from '../../commands/channels.ts';
+import type { CommandContext } from '../../commands/context.ts';
+import { principalOf, requireRole, type Principal } from '../auth.ts';
+import { readJsonBody } from '../body.ts';
+import { decodeOrThrow } from '../errors.ts';
+import { singleValued } from '../query.ts';
+import type { RouteDeps } from '../app.ts';
+import type { AppState } from '../state.ts';
+
+const ListQuery = t.exact(t.partial({ project_id: Uuid }));
+
+/** Notification channels. Answers never carry a webhook secret or push subscription keys. */
+export const channelRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
+  const jwt = deps.jwt;
+  const context = (principal: Principal, correlationId: string): CommandContext =>
+    ({ actor: `user:${principal.userId}`, correlationId, now: deps.now });
+  const visibleChannel = async (principal: Principal, id: string | undefined) => {
+    const channel = id && isUuid(id) ? await deps.readModels.channels.get(id.toLowerCase(), principal.scope) : null;
+    if (!channel) throw notFound('channel');
+    return channel;
+  };
+
+  router.get('/v1/webpush/public-key', ...jwt, (ctx) => {
+    ctx.body = { public_key: deps.vapidPublicKey };
+  });
+
+  router.get('/v1/channels', ...jwt, async (ctx) => {
+    const { project_id } = decodeOrThrow(ListQuery, singleValued(ctx.query), 'query');
+    ctx.body = await deps.readModels.channels.list(principalOf(ctx.state).scope, project_id);
+  });
+
+  router.post('/v1/channels', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    requireRole(principal, 'admin', 'member');
+    const input = decodeOrThrow(ChannelCreateInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'channel');
+    if (!(await deps.readModels.access.getProject(input.project_id, principal.scope))) throw notFound('project');
+    ctx.status = 201;
+    ctx.body = await createChannel(deps.commands, input, context(principal, ctx.state.correlationId));
+  });
+
+  router.get('/v1/channels/:id', ...jwt, async (ctx) => {
+    ctx.body = await visibleChannel(principalOf(ctx.state), ctx.params.id);
+  });
+
+  router.put('/v1/channels/:id', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const channel = await visibleChannel(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    const input = decodeOrThrow(ChannelUpdateInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'channel');
+    ctx.body = await updateChannel(deps.commands, channel.id, input, context(principal, ctx.state.correlationId));
+  });
+
+  router.delete('/v1/channels/:id', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const channel = await visibleChannel(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    await deleteChannel(deps.commands, channel.id, context(principal, ctx.state.correlationId));
+    ctx.status = 204;
+  });
+};
