@@ -19,9 +19,10 @@ const HELP = `watchlog — self-hosted audit logging and uptime monitoring
 Usage: watchlog <command>
 
 Commands:
-  start      HTTP API, projector and monitor checks in one process (the default)
+  start      HTTP API, projector, monitor checks and notifications in one process
+             (the default)
   api        HTTP API only (run any number of them)
-  worker     projector and monitor checks (Agenda jobs)
+  worker     projector, monitor checks (Agenda jobs) and notifications
   rebuild    drop every read model and replay the log into it, with progress
              (stop the service first)
 
@@ -34,6 +35,7 @@ Configuration comes from environment variables (see the README):
   WATCHLOG_ADMIN_EMAIL, WATCHLOG_ADMIN_PASSWORD, WATCHLOG_BODY_LIMIT_BYTES,
   WATCHLOG_LOG_LEVEL, WATCHLOG_SHUTDOWN_TIMEOUT_MS, WATCHLOG_PROJECTION_LEASE_MS,
   WATCHLOG_EVENTSTORE_URL (KurrentDB log), WATCHLOG_EVENTSTORE_NAMESPACE,
+  WATCHLOG_VAPID_PUBLIC_KEY, WATCHLOG_VAPID_PRIVATE_KEY, WATCHLOG_VAPID_SUBJECT,
   WATCHLOG_MONGO_URL (MongoDB read models)
 `;
 

@@ -38,3 +38,16 @@ test('admin e-mail and password go together', (t) => {
   t.throws(() => loadConfig({ WATCHLOG_ADMIN_EMAIL: 'a@b.c' }), { instanceOf: ConfigError, message: /set together/ });
   t.throws(() => loadConfig({ WATCHLOG_ADMIN_PASSWORD: 'long-enough' }), { instanceOf: ConfigError });
 });
+
+test('VAPID keys go together, are validated, and the private one is never echoed', (t) => {
+  const publicKey = `B${'x'.repeat(86)}`;
+  const privateKey = 'y'.repeat(43);
+  t.deepEqual(loadConfig({ WATCHLOG_VAPID_PUBLIC_KEY: publicKey, WATCHLOG_VAPID_PRIVATE_KEY: privateKey }).vapid, { publicKey, privateKey });
+  t.is(loadConfig({}).vapid, undefined);
+  t.is(loadConfig({}).vapidSubject, 'mailto:watchlog@localhost');
+  t.throws(() => loadConfig({ WATCHLOG_VAPID_PUBLIC_KEY: publicKey }), { instanceOf: ConfigError, message: /set together/ });
+  const error = t.throws(() => loadConfig({ WATCHLOG_VAPID_PUBLIC_KEY: publicKey, WATCHLOG_VAPID_PRIVATE_KEY: 'short!', WATCHLOG_VAPID_SUBJECT: 'ops' }), { instanceOf: ConfigError });
+  t.regex(error?.message ?? '', /WATCHLOG_VAPID_PRIVATE_KEY: .*\(hidden\)/);
+  t.regex(error?.message ?? '', /WATCHLOG_VAPID_SUBJECT/);
+  t.false((error?.message ?? '').includes('short!'));
+});
