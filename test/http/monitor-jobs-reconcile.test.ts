@@ -1,7 +1,7 @@
 import test from 'ava';
 import { deleteMonitor } from '../../src/commands/monitors.ts';
 import { CHECK_JOB } from '../../src/jobs/monitor-jobs.ts';
-import { api, eventually, login, projectWithKey, startTestServer } from '../helpers/server.ts';
+import { api, eventually, login, projectWithKey, startTestServer, tempDir } from '../helpers/server.ts';
 import { startTarget } from '../helpers/target.ts';
 
 test('a monitor missing from the read model (not projected yet) keeps its job; a deleted one loses it', async (t) => {
@@ -27,4 +27,26 @@ test('a monitor missing from the read model (not projected yet) keeps its job; a
   await deleteMonitor({ ...server.runtime.commands, monitorsSettled: async () => true }, id, { actor: 'test', correlationId: 't', now: () => new Date() });
   await server.jobs!.reconcile();
   t.deepEqual(await jobs(), []);
+});
+
+test('a restart resumes the stored jobs: the next check comes on schedule, not twice', async (t) => {
+  const dataDir = tempDir();
+  let server = await startTestServer({ dataDir, jobs: true });
+  const target = await startTarget(200);
+  t.teardown(async () => {
+    await server.stop();
+    await target.close();
+  });
+  const token = await login(server.url);
+  const { projectId } = await projectWithKey(server.url, token, 'restart');
+  const { id } = (await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'resumed', url: target.url, interval_seconds: 10, timeout_seconds: 2 } })).body;
+  const history = async () => (await api(server.url, 'GET', `/v1/monitors/${id}/history`, { token })).body as unknown[];
+  await eventually(async () => ((await history()).length === 1 ? true : undefined), 5000);
+  await server.stop({ remove: false });
+
+  server = await startTestServer({ dataDir, jobs: true });
+  t.is((await server.jobs!.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: id } })).jobs.length, 1);
+  const hitsAtRestart = target.hits;
+  await eventually(async () => ((await history()).length === 2 ? true : undefined), 15_000);
+  t.is(target.hits, hitsAtRestart + 1, 'one check after the restart, from the stored schedule');
 });
