@@ -3,7 +3,9 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import jwt from 'jsonwebtoken';
 import koaJwt from 'koa-jwt';
 import type { Middleware } from 'koa';
-import { Role } from '../domain/codecs.ts';
+import { Role, isUuid } from '../domain/codecs.ts';
+import { notFound } from '../domain/errors.ts';
+import type { CommandContext } from '../commands/context.ts';
 import type { Scope, UserView } from '../views/ports.ts';
 import { HttpError } from './errors.ts';
 import type { AppState } from './state.ts';
@@ -52,4 +54,16 @@ export const principalOf = (state: AppState): Principal => {
 
 export const requireRole = (principal: Principal, ...roles: Role[]): void => {
   if (!roles.includes(principal.role)) throw new HttpError(403, 'forbidden', `requires role ${roles.join(' or ')}`);
+};
+
+/** The command context of a request made by `principal`. */
+export const commandContext = (principal: Principal, correlationId: string, now: () => Date): CommandContext =>
+  ({ actor: `user:${principal.userId}`, correlationId, now });
+
+/** The resource `id` names, when it is a uuid the caller may see; else 404, never a hint that it
+ *  exists in another project. */
+export const visibleOr404 = async <T>(id: string | undefined, what: string, get: (id: string) => Promise<T | null>): Promise<T> => {
+  const found = id && isUuid(id) ? await get(id.toLowerCase()) : null;
+  if (!found) throw notFound(what);
+  return found;
 };

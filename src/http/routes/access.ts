@@ -4,8 +4,7 @@ import { Email, Role, Uuid, boundedString, isUuid } from '../../domain/codecs.ts
 import { createProject, issueApiKey, revokeApiKey } from '../../commands/projects.ts';
 import { registerUser } from '../../commands/users.ts';
 import { decoyHash, verifyPassword } from '../../commands/passwords.ts';
-import type { CommandContext } from '../../commands/context.ts';
-import { principalOf, requireRole, signToken, type Principal } from '../auth.ts';
+import { commandContext, principalOf, requireRole, signToken, visibleOr404, type Principal } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
 import { notFound } from '../../domain/errors.ts';
 import { HttpError, decodeOrThrow } from '../errors.ts';
@@ -25,14 +24,10 @@ const NameBody = t.type({ name: boundedString('string (1-200 chars)', 1, 200) })
  *  manage the keys of projects they see; auditors only read. */
 export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const jwt = deps.jwt;
-  const context = (principal: Principal, correlationId: string): CommandContext =>
-    ({ actor: `user:${principal.userId}`, correlationId, now: deps.now });
+  const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
   /** A project the caller may see, or 404 (never a hint that it exists elsewhere). */
-  const visibleProject = async (principal: Principal, id: string | undefined) => {
-    const project = id && isUuid(id) ? await deps.readModels.access.getProject(id.toLowerCase(), principal.scope) : null;
-    if (!project) throw notFound('project');
-    return project;
-  };
+  const visibleProject = (principal: Principal, id: string | undefined) =>
+    visibleOr404(id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
 
   router.post('/v1/auth/login', async (ctx) => {
     const { email, password } = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'login');

@@ -1,11 +1,10 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
-import { Uuid, isUuid } from '../../domain/codecs.ts';
+import { Uuid } from '../../domain/codecs.ts';
 import { notFound } from '../../domain/errors.ts';
 import { ChannelCreateInput, ChannelUpdateInput } from '../../domain/channel.ts';
 import { createChannel, deleteChannel, updateChannel } from '../../commands/channels.ts';
-import type { CommandContext } from '../../commands/context.ts';
-import { principalOf, requireRole, type Principal } from '../auth.ts';
+import { commandContext, principalOf, requireRole, visibleOr404, type Principal } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
 import { decodeOrThrow } from '../errors.ts';
 import { singleValued } from '../query.ts';
@@ -17,13 +16,9 @@ const ListQuery = t.exact(t.partial({ project_id: Uuid }));
 /** Notification channels. Answers never carry a webhook secret or push subscription keys. */
 export const channelRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const jwt = deps.jwt;
-  const context = (principal: Principal, correlationId: string): CommandContext =>
-    ({ actor: `user:${principal.userId}`, correlationId, now: deps.now });
-  const visibleChannel = async (principal: Principal, id: string | undefined) => {
-    const channel = id && isUuid(id) ? await deps.readModels.channels.get(id.toLowerCase(), principal.scope) : null;
-    if (!channel) throw notFound('channel');
-    return channel;
-  };
+  const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
+  const visibleChannel = (principal: Principal, id: string | undefined) =>
+    visibleOr404(id, 'channel', (uuid) => deps.readModels.channels.get(uuid, principal.scope));
 
   router.get('/v1/webpush/public-key', ...jwt, (ctx) => {
     ctx.body = { public_key: deps.vapidPublicKey };

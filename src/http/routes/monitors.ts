@@ -1,12 +1,11 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
-import { Uuid, isUuid } from '../../domain/codecs.ts';
+import { Uuid } from '../../domain/codecs.ts';
 import { notFound } from '../../domain/errors.ts';
 import { CHECKS_KEPT, MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor.ts';
 import { createMonitor, deleteMonitor, updateMonitor } from '../../commands/monitors.ts';
-import type { CommandContext } from '../../commands/context.ts';
 import { runCheck } from '../../jobs/check.ts';
-import { principalOf, requireRole, type Principal } from '../auth.ts';
+import { commandContext, principalOf, requireRole, visibleOr404, type Principal } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
 import { decodeOrThrow } from '../errors.ts';
 import { IntFromString, singleValued } from '../query.ts';
@@ -22,13 +21,9 @@ const HistoryQuery = t.exact(t.partial({ limit: IntFromString(`integer 1-${CHECK
  *  them; auditors only read. A monitor of a project the caller cannot see is 404. */
 export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const jwt = deps.jwt;
-  const context = (principal: Principal, correlationId: string): CommandContext =>
-    ({ actor: `user:${principal.userId}`, correlationId, now: deps.now });
-  const visibleMonitor = async (principal: Principal, id: string | undefined) => {
-    const monitor = id && isUuid(id) ? await deps.readModels.monitors.get(id.toLowerCase(), principal.scope) : null;
-    if (!monitor) throw notFound('monitor');
-    return monitor;
-  };
+  const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
+  const visibleMonitor = (principal: Principal, id: string | undefined) =>
+    visibleOr404(id, 'monitor', (uuid) => deps.readModels.monitors.get(uuid, principal.scope));
 
   router.get('/v1/monitors', ...jwt, async (ctx) => {
     const { project_id } = decodeOrThrow(ListQuery, singleValued(ctx.query), 'query');
