@@ -133,12 +133,13 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
   const projector = mode === 'api' ? null
     : projectorThread ? new ProjectorThread({
       dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
-      logLevel: config.logLevel, leaseTtlMs: config.projectionLeaseMs,
+      logLevel: config.logLevel, leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject,
     }, runtime.log, logger)
     : new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger, { leaseTtlMs: config.projectionLeaseMs });
   projector?.start();
   const jobs = mode === 'api' ? null : await startMonitorJobs(runtime, config, logger);
-  const notifier = mode === 'api' ? null : new Projector(runtime.log, [notificationsRunner({
+  // With a projector thread, the notification reactor runs there too.
+  const notifier = mode === 'api' || projectorThread ? null : new Projector(runtime.log, [notificationsRunner({
     log: runtime.log, readModels: runtime.readModels, logger, vapid: runtime.vapid, vapidSubject: config.vapidSubject,
   })], runtime.readModels.leases, logger, { leaseTtlMs: config.projectionLeaseMs });
   notifier?.start();

@@ -1,4 +1,7 @@
 import test from 'ava';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifySignature } from '../src/domain/notification.ts';
 import { rmSync } from 'node:fs';
 import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, tempDir } from './helpers/server.ts';
 import { freePort, runCli, waitForLog } from './helpers/process.ts';
@@ -116,4 +119,41 @@ test('an unreachable KurrentDB or MongoDB stops start-up with a clear message', 
   t.regex(bad.stderr(), /WATCHLOG_MONGO_URL: expected mongodb:\/\/ or mongodb\+srv:\/\/ URL, got \(hidden\)/);
   t.regex(bad.stderr(), /WATCHLOG_EVENTSTORE_URL/);
   rmSync(dataDir, { recursive: true, force: true });
+});
+
+test('the real server checks a new monitor at once and notifies a signed webhook from its projector thread', async (t) => {
+  const dataDir = tempDir();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const received: Array<{ body: string; signature: string | undefined }> = [];
+  const hook = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ body, signature: req.headers['x-watchlog-signature'] as string | undefined });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+  const server = runCli(['start'], { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password });
+  t.teardown(() => {
+    server.child.kill('SIGKILL');
+    hook.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  await waitForLog(server, 'listening');
+  const token = await login(url);
+  const { projectId } = await projectWithKey(url, token);
+  const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+  t.is((await api(url, 'POST', '/v1/channels', { token, body: { project_id: projectId, type: 'webhook', url: hookUrl, secret: 'e2e-secret' } })).status, 201);
+  const closed = await freePort();
+  await api(url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'down-from-start', url: `http://127.0.0.1:${closed}/`, timeout_seconds: 1 } });
+
+  await eventually(async () => (received.length === 1 ? true : undefined), 15_000);
+  const notification = JSON.parse(received[0]!.body) as { type: string; monitor: { name: string }; error: string };
+  t.like(notification, { type: 'monitor.down', monitor: { name: 'down-from-start' } });
+  t.regex(notification.error, /connection refused/);
+  t.true(verifySignature('e2e-secret', received[0]!.body, received[0]!.signature));
+  server.child.kill('SIGTERM');
+  t.is(await server.exited, 0);
 });
