@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { Uuid } from '../../domain/codecs.ts';
-import { notFound } from '../../domain/errors.ts';
 import { ChannelCreateInput, ChannelUpdateInput } from '../../domain/channel.ts';
 import { createChannel, deleteChannel, updateChannel } from '../../commands/channels.ts';
 import { commandContext, principalOf, requireRole, visibleOr404, type Principal } from '../auth.ts';
@@ -33,7 +32,7 @@ export const channelRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin', 'member');
     const input = decodeOrThrow(ChannelCreateInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'channel');
-    if (!(await deps.readModels.access.getProject(input.project_id, principal.scope))) throw notFound('project');
+    await visibleOr404(input.project_id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     ctx.status = 201;
     ctx.body = await createChannel(deps.commands, input, context(principal, ctx.state.correlationId));
   });

@@ -1,7 +1,6 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { Uuid } from '../../domain/codecs.ts';
-import { notFound } from '../../domain/errors.ts';
 import { CHECKS_KEPT, MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor.ts';
 import { createMonitor, deleteMonitor, updateMonitor } from '../../commands/monitors.ts';
 import { runCheck } from '../../jobs/check.ts';
@@ -34,7 +33,7 @@ export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin', 'member');
     const input = decodeOrThrow(MonitorCreateInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'monitor');
-    if (!(await deps.readModels.access.getProject(input.project_id, principal.scope))) throw notFound('project');
+    await visibleOr404(input.project_id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     ctx.status = 201;
     ctx.body = await createMonitor(deps.commands, input, context(principal, ctx.state.correlationId));
   });
