@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { createOnce } from '../secrets.ts';
 import path from 'node:path';
 import got, { RequestError } from 'got';
 import webpush from 'web-push';
-import { isRetryable, retryDelayMs, type TransitionNotification } from '../domain/notification.ts';
+import { isRetryable, retryDelayMs, type Notification } from '../domain/notification.ts';
 import type { DeliveryOutcome } from './webhook.ts';
 
 export interface VapidKeys { publicKey: string; privateKey: string }
@@ -10,14 +11,10 @@ export interface VapidKeys { publicKey: string; privateKey: string }
 export interface PushSubscription { endpoint: string; keys: { p256dh: string; auth: string } }
 
 /** VAPID keys generated once into the data dir (`vapid.json`, mode 600) and reused on every start;
- *  `wx` makes two processes starting together agree on one pair. */
+ *  two processes starting together agree on one pair. */
 export const loadOrCreateVapidKeys = (dataDir: string): VapidKeys => {
   const file = path.join(dataDir, 'vapid.json');
-  try {
-    writeFileSync(file, JSON.stringify(webpush.generateVAPIDKeys()), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
+  createOnce(file, JSON.stringify(webpush.generateVAPIDKeys()));
   const keys = JSON.parse(readFileSync(file, 'utf8')) as Partial<VapidKeys>;
   if (typeof keys.publicKey !== 'string' || typeof keys.privateKey !== 'string') throw new Error(`${file} does not hold VAPID keys; delete it to generate new ones`);
   return { publicKey: keys.publicKey, privateKey: keys.privateKey };
@@ -36,7 +33,7 @@ export interface WebPushOptions {
  *  too). `gone` is true when the push service says the subscription no longer exists (404, 410):
  *  the channel should be deactivated. Network errors, 429 and 5xx are retried with backoff. */
 export const deliverWebPush = async (
-  subscription: PushSubscription, notification: TransitionNotification, keys: VapidKeys, options: WebPushOptions,
+  subscription: PushSubscription, notification: Notification, keys: VapidKeys, options: WebPushOptions,
 ): Promise<DeliveryOutcome & { gone: boolean }> => {
   const { maxAttempts = 5, retryBaseMs = 500, sleep = (ms) => new Promise((r) => setTimeout(r, ms)) } = options;
   let last: DeliveryOutcome & { gone: boolean } = { ok: false, attempts: 0, gone: false };
