@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { ingestBenchmark, printIngest } from './ingest.ts';
 import { printQueries, queriesBenchmark } from './queries.ts';
 import { monitorsBenchmark, printMonitors } from './monitors.ts';
+import { anomaliesBenchmark, printAnomalies } from './anomalies.ts';
 
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
@@ -12,6 +13,7 @@ const sections: Section[] = [
   { name: 'ingest', run: async () => { const r = await ingestBenchmark(); return { result: r, lines: printIngest(r) }; } },
   { name: 'queries', run: async () => { const r = await queriesBenchmark(); return { result: r, lines: printQueries(r) }; } },
   { name: 'monitors', run: async () => { const r = await monitorsBenchmark(); return { result: r, lines: printMonitors(r) }; } },
+  { name: 'anomalies', run: async () => { const r = await anomaliesBenchmark(); return { result: r, lines: printAnomalies(r) }; } },
 ];
 
 const only = process.argv.slice(2);

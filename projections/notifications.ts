@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { deactivateChannel } from '../src/commands/channels.ts';
-import { transitionNotification, type TransitionNotification } from '../src/domain/notification.ts';
+import { alertNotification, transitionNotification, type Notification } from '../src/domain/notification.ts';
 import type { ChannelTarget } from '../src/domain/channel.ts';
 import { comparePositions, type EventLog, type RecordedEvent } from '../src/log/event-log.ts';
 import { deliverWebhook, type DeliveryOutcome, type WebhookOptions } from '../src/notify/webhook.ts';
@@ -14,18 +14,19 @@ export interface NotifierDeps {
   logger: Logger;
   vapid: VapidKeys;
   vapidSubject: string;
-  /** Transitions older than this when the reactor reaches them are recorded, not sent: a new
-   *  read store replaying the log must not page anyone about last month. */
+  /** Transitions and alerts older than this when the reactor reaches them are recorded, not
+   *  sent: a new read store replaying the log must not page anyone about last month. */
   maxAgeMs?: number;
   now?: () => Date;
   webhook?: WebhookOptions;
   push?: Omit<WebPushOptions, 'subject'>;
 }
 
-const TRANSITIONS = new Set(['MonitorWentDown', 'MonitorCameUp']);
+const NOTIFIED = new Set(['MonitorWentDown', 'MonitorCameUp', 'AnomalyDetected']);
 
 /** The notification reactor: for each monitor transition, one delivery to every active channel
- *  of the project that takes `healthcheck` events. Deliveries are recorded with the reactor's
+ *  of the project that takes `healthcheck` events; for each anomaly alert, one to every active
+ *  channel that takes `alert` events. Deliveries are recorded with the reactor's
  *  checkpoint in one commit, after sending: a crash in between resends (at least once; the
  *  payload's `id` is the transition's event id, for receivers to deduplicate), a restart after
  *  it sends nothing again. It runs in its own projector (lease `notifications`), so a slow
@@ -36,7 +37,7 @@ export const notificationsRunner = (deps: NotifierDeps): ProjectionRunner => {
   const now = deps.now ?? (() => new Date());
   const maxAgeMs = deps.maxAgeMs ?? 3_600_000;
 
-  const deliver = async (target: ChannelTarget, channelId: string, n: TransitionNotification): Promise<DeliveryOutcome> => {
+  const deliver = async (target: ChannelTarget, channelId: string, n: Notification): Promise<DeliveryOutcome> => {
     if (target.type === 'webhook') return deliverWebhook(target, n, deps.webhook);
     const outcome = await deliverWebPush(target.subscription, n, deps.vapid, { subject: deps.vapidSubject, ...deps.push });
     if (outcome.gone) {
@@ -47,13 +48,14 @@ export const notificationsRunner = (deps: NotifierDeps): ProjectionRunner => {
     return outcome;
   };
 
-  const handle = async (recorded: RecordedEvent, notification: TransitionNotification): Promise<DeliveryRecord[]> => {
+  const handle = async (recorded: RecordedEvent, notification: Notification): Promise<DeliveryRecord[]> => {
     // Channels are a projection too: let it reach this transition before asking who listens.
     if (!(await waitForCheckpoint(channels, recorded.position, 30_000))) {
       throw new Error(`channels read model has not reached position ${recorded.position}`);
     }
     const handled = await deps.readModels.deliveries.handled(recorded.id);
-    const targets = (await deps.readModels.channels.targets(notification.project_id, 'healthcheck')).filter((c) => !handled.has(c.id));
+    const kind = notification.type === 'anomaly.detected' ? 'alert' : 'healthcheck';
+    const targets = (await deps.readModels.channels.targets(notification.project_id, kind)).filter((c) => !handled.has(c.id));
     const stale = now().getTime() - Date.parse(notification.timestamp) > maxAgeMs;
     return Promise.all(targets.map(async ({ id, target }): Promise<DeliveryRecord> => {
       const at = now().toISOString();
@@ -74,10 +76,12 @@ export const notificationsRunner = (deps: NotifierDeps): ProjectionRunner => {
       const done = await store.checkpoint();
       const records = new Map<RecordedEvent, DeliveryRecord[]>();
       for (const recorded of batch) {
-        if (!TRANSITIONS.has(recorded.type) || comparePositions(recorded.position, done) <= 0) continue;
+        if (!NOTIFIED.has(recorded.type) || comparePositions(recorded.position, done) <= 0) continue;
         const event = decode(recorded);
-        if (event.type !== 'MonitorWentDown' && event.type !== 'MonitorCameUp') continue;
-        records.set(recorded, await handle(recorded, transitionNotification(recorded.id, event)));
+        if (event.type === 'AnomalyDetected') records.set(recorded, await handle(recorded, alertNotification(event.data)));
+        else if (event.type === 'MonitorWentDown' || event.type === 'MonitorCameUp') {
+          records.set(recorded, await handle(recorded, transitionNotification(recorded.id, event)));
+        }
       }
       await store.commit(batch, (recorded, writer) => {
         for (const record of records.get(recorded) ?? []) writer.recorded(record);

@@ -1,6 +1,10 @@
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import path from 'node:path';
+import {
+  AnomalySettingsPatch, DEFAULT_ANOMALY_SETTINGS, applyPatch, effectiveSettings, settingsProblems, type AnomalySettings,
+} from './domain/anomaly-settings.ts';
+import { describeErrors } from './domain/decode-errors.ts';
 
 /** Environment → typed configuration. Every variable, its default and its rule are here; the
  *  README's configuration table mirrors this file. */
@@ -57,6 +61,8 @@ const Env = t.type({
   WATCHLOG_VAPID_PUBLIC_KEY: optional(matching('URL-safe base64 VAPID public key', /^[A-Za-z0-9_-]{80,100}$/)),
   WATCHLOG_VAPID_PRIVATE_KEY: optional(matching('URL-safe base64 VAPID private key', /^[A-Za-z0-9_-]{40,50}$/)),
   WATCHLOG_VAPID_SUBJECT: optional(matching('mailto: or https: URL', /^(mailto:|https:\/\/)\S+$/)),
+  WATCHLOG_ANOMALY_SCAN_SECONDS: optional(intFromEnv('integer 5-3600', 5, 3600)),
+  WATCHLOG_ANOMALY_DEFAULTS: optional(stringMin('JSON object', 2)),
 });
 
 export interface Config {
@@ -79,6 +85,10 @@ export interface Config {
   /** Web Push VAPID keys; unset: generated once into the data dir. */
   vapid: { publicKey: string; privateKey: string } | undefined;
   vapidSubject: string;
+  /** How often the anomaly scan runs. */
+  anomalyScanMs: number;
+  /** Every project's anomaly settings until it changes them. */
+  anomalyDefaults: AnomalySettings;
 }
 
 export class ConfigError extends Error {
@@ -88,6 +98,26 @@ export class ConfigError extends Error {
 }
 
 const describe = (u: unknown) => (typeof u === 'string' ? JSON.stringify(u.length > 40 ? `${u.slice(0, 40)}…` : u) : String(u));
+
+/** WATCHLOG_ANOMALY_DEFAULTS: the shape of a settings update, over the built-in defaults. */
+const anomalyDefaultsOf = (json: string | undefined): AnomalySettings => {
+  if (json === undefined) return DEFAULT_ANOMALY_SETTINGS;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new ConfigError(['WATCHLOG_ANOMALY_DEFAULTS: expected a JSON object, got text that is not JSON']);
+  }
+  const patch = AnomalySettingsPatch.decode(parsed);
+  if (isLeft(patch)) throw new ConfigError(describeErrors(patch.left).map((d) => `WATCHLOG_ANOMALY_DEFAULTS: ${d.path}: ${d.message}`));
+  if (Object.values(patch.right).some((rule) => Object.values(rule ?? {}).includes(null))) {
+    throw new ConfigError(['WATCHLOG_ANOMALY_DEFAULTS: null is not a value here (leave the field out for the built-in default)']);
+  }
+  const settings = effectiveSettings(DEFAULT_ANOMALY_SETTINGS, applyPatch({}, patch.right));
+  const problems = settingsProblems(settings);
+  if (problems.length > 0) throw new ConfigError(problems.map((d) => `WATCHLOG_ANOMALY_DEFAULTS: ${d.path}: ${d.message}`));
+  return settings;
+};
 
 export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   const raw = Object.fromEntries(Object.keys(Env.props).map((k) => [k, env[k] === '' ? undefined : env[k]]));
@@ -129,5 +159,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       ? { publicKey: e.WATCHLOG_VAPID_PUBLIC_KEY, privateKey: e.WATCHLOG_VAPID_PRIVATE_KEY }
       : undefined,
     vapidSubject: e.WATCHLOG_VAPID_SUBJECT ?? 'mailto:watchlog@localhost',
+    anomalyScanMs: (e.WATCHLOG_ANOMALY_SCAN_SECONDS ?? 30) * 1000,
+    anomalyDefaults: anomalyDefaultsOf(e.WATCHLOG_ANOMALY_DEFAULTS),
   };
 };

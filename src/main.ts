@@ -9,10 +9,10 @@ import { StartupError, ensureAdmin, openRuntime, type Runtime } from './runtime.
 import { rebuildReadModels } from './rebuild.ts';
 import { Projector } from '../projections/projector.ts';
 import { ProjectorThread } from '../projections/projector-host.ts';
-import { MonitorJobs } from './jobs/monitor-jobs.ts';
+import { WorkerJobs } from './jobs/worker-jobs.ts';
+import { repeatingJobs } from './jobs/repeating-jobs.ts';
 import { notificationsRunner } from '../projections/notifications.ts';
 import { openJobStore } from './jobs/job-store.ts';
-import { SqliteEventLog } from './log/sqlite.ts';
 
 const HELP = `watchlog — self-hosted audit logging and uptime monitoring
 
@@ -99,18 +99,16 @@ const closeServer = async (server: http.Server) => {
   await closed;
 };
 
-/** Monitor checks on Agenda; a job store that cannot be reached stops start-up with a clear error. */
-const startMonitorJobs = async (runtime: Runtime, config: Config, logger: Logger) => {
+/** Monitor checks, the anomaly scan and log upkeep on Agenda; a job store that cannot be reached
+ *  stops start-up with a clear error. */
+const startWorkerJobs = async (runtime: Runtime, config: Config, logger: Logger) => {
   let store: Awaited<ReturnType<typeof openJobStore>>;
   try {
     store = await openJobStore(config);
   } catch (error) {
     throw new StartupError(`cannot open the job store: ${(error as Error).message}`);
   }
-  const log = runtime.log;
-  const jobs = new MonitorJobs(store.backend, runtime.commands, logger, {
-    trimLog: log instanceof SqliteEventLog ? () => log.trim() : undefined,
-  });
+  const jobs = new WorkerJobs(store.backend, runtime.commands, logger, { repeating: repeatingJobs(runtime, config, logger, () => new Date()) });
   try {
     await jobs.start();
   } catch (error) {
@@ -137,7 +135,7 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
     }, runtime.log, logger)
     : new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger, { leaseTtlMs: config.projectionLeaseMs });
   projector?.start();
-  const jobs = mode === 'api' ? null : await startMonitorJobs(runtime, config, logger);
+  const jobs = mode === 'api' ? null : await startWorkerJobs(runtime, config, logger);
   // With a projector thread, the notification reactor runs there too.
   const notifier = mode === 'api' || projectorThread ? null : new Projector(runtime.log, [notificationsRunner({
     log: runtime.log, readModels: runtime.readModels, logger, vapid: runtime.vapid, vapidSubject: config.vapidSubject,
@@ -164,6 +162,7 @@ const serve = async (mode: 'start' | 'api' | 'worker', config: Config, logger: L
     jwtTtlSeconds: config.jwtTtlSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
     vapidPublicKey: runtime.vapid.publicKey,
+    anomalyDefaults: config.anomalyDefaults,
     now: () => new Date(),
   });
   server = http.createServer(app.callback());

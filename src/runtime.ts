@@ -20,6 +20,8 @@ import { statsProjection } from '../projections/stats.ts';
 import { orphansProjection } from '../projections/orphans.ts';
 import { monitorsProjection } from '../projections/monitors.ts';
 import { channelsProjection } from '../projections/channels.ts';
+import { anomalyWindowsProjection } from '../projections/anomaly-windows.ts';
+import { anomaliesProjection } from '../projections/anomalies.ts';
 import { bindProjection, waitForCheckpoint, type ProjectionRunner } from '../projections/projector.ts';
 
 /** The stores and projections of one deployment, opened from the configuration. */
@@ -31,6 +33,9 @@ export interface Runtime {
   readonly jwtSecret: string;
   /** Web Push keys: from the configuration, else generated once into the data dir. */
   readonly vapid: VapidKeys;
+  /** Resolves true once the named read models have applied the log up to `position` (false after
+   *  `timeoutMs`). */
+  settled(projections: readonly string[], position: string, timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -85,6 +90,8 @@ export const openStores = async (config: StoreConfig, options: { writerThread: b
     bindProjection(orphansProjection, readModels.stores.orphans),
     bindProjection(monitorsProjection, readModels.stores.monitors),
     bindProjection(channelsProjection, readModels.stores.channels),
+    bindProjection(anomalyWindowsProjection, readModels.stores.anomalyWindows),
+    bindProjection(anomaliesProjection, readModels.stores.anomalies),
   ];
   return { log, readModels, runners };
 };
@@ -95,6 +102,7 @@ export const openRuntime = async (config: Config): Promise<Runtime> => {
   const access = runner('access');
   const monitors = runner('monitors');
   const channels = runner('channels');
+  const anomalies = runner('anomalies');
   return {
     log,
     readModels,
@@ -104,9 +112,14 @@ export const openRuntime = async (config: Config): Promise<Runtime> => {
       accessSettled: (position) => waitForCheckpoint(access, position),
       monitorsSettled: (position) => waitForCheckpoint(monitors, position),
       channelsSettled: (position) => waitForCheckpoint(channels, position),
+      anomaliesSettled: (position) => waitForCheckpoint(anomalies, position),
     },
     jwtSecret: config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret'),
     vapid: config.vapid ?? loadOrCreateVapidKeys(config.dataDir),
+    async settled(projections, position, timeoutMs = 10_000) {
+      const results = await Promise.all(projections.map((name) => waitForCheckpoint(runner(name), position, timeoutMs)));
+      return results.every(Boolean);
+    },
     async close() {
       await log.close();
       await readModels.close();

@@ -51,3 +51,22 @@ test('VAPID keys go together, are validated, and the private one is never echoed
   t.regex(error?.message ?? '', /WATCHLOG_VAPID_SUBJECT/);
   t.false((error?.message ?? '').includes('short!'));
 });
+
+test('anomaly scan interval and defaults: a settings update in JSON over the built-in defaults, every problem named', (t) => {
+  const c = loadConfig({});
+  t.is(c.anomalyScanMs, 30_000);
+  t.deepEqual(c.anomalyDefaults.brute_force, { enabled: true, threshold: 10, window_secs: 60 });
+  const custom = loadConfig({ WATCHLOG_ANOMALY_SCAN_SECONDS: '10', WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":5},"silent_service":{"enabled":false}}' });
+  t.is(custom.anomalyScanMs, 10_000);
+  t.deepEqual(custom.anomalyDefaults.brute_force, { enabled: true, threshold: 5, window_secs: 60 });
+  t.false(custom.anomalyDefaults.silent_service.enabled);
+  t.throws(() => loadConfig({ WATCHLOG_ANOMALY_SCAN_SECONDS: '2' }), { message: /WATCHLOG_ANOMALY_SCAN_SECONDS: expected integer 5-3600/ });
+  t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{brute' }), { message: /WATCHLOG_ANOMALY_DEFAULTS: expected a JSON object/ });
+  const error = t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":0},"mass_delete":{"window_secs":15}}' }), { instanceOf: ConfigError });
+  t.deepEqual(error?.problems, [
+    'WATCHLOG_ANOMALY_DEFAULTS: brute_force.threshold: expected integer 1-1000000 or null',
+    'WATCHLOG_ANOMALY_DEFAULTS: mass_delete.window_secs: expected multiple of 10 from 10 to 3600 or null',
+  ]);
+  t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"volume_spike":{"baseline_minutes":20}}' }), { message: /volume_spike.min_baseline_minutes: must not exceed baseline_minutes \(20\)/ });
+  t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":null}}' }), { message: /null is not a value here/ });
+});

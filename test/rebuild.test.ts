@@ -14,9 +14,9 @@ const QUERIES = [
   '/v1/audit?identifier=user-1&sort_by=path',
 ];
 
-const snapshot = async (url: string, token: string) => {
+const snapshot = async (url: string, token: string, projectId: string) => {
   const out: Record<string, unknown> = {};
-  for (const q of QUERIES) out[q] = (await api(url, 'GET', q, { token })).body;
+  for (const q of [...QUERIES, `/v1/projects/${projectId}/anomaly-settings`]) out[q] = (await api(url, 'GET', q, { token })).body;
   out.projects = (await api(url, 'GET', '/v1/projects', { token })).body;
   out.users = (await api(url, 'GET', '/v1/users', { token })).body;
   return out;
@@ -26,7 +26,9 @@ test('a rebuild from the log gives identical query results, even from a deleted 
   const dataDir = tempDir();
   const first = await startTestServer({ dataDir });
   const token = await login(first.url);
-  const { apiKey } = await projectWithKey(first.url, token, 'a');
+  const { apiKey, projectId } = await projectWithKey(first.url, token, 'a');
+  const tuned = await api(first.url, 'PUT', `/v1/projects/${projectId}/anomaly-settings`, { token, body: { brute_force: { threshold: 4 } } });
+  t.is(tuned.status, 200);
   const b = await projectWithKey(first.url, token, 'b');
   for (let i = 0; i < 120; i += 1) {
     const body = sampleEvent({ method: ['GET', 'POST', 'DELETE'][i % 3], identifier: `user-${i % 4}`, response_time: (i * 13) % 50, path: `/x/${i % 9}` });
@@ -39,7 +41,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     return checkpoints.every((c) => c === head) ? true : undefined;
   });
   const STATS = '/v1/audit/stats?start_date=2026-01-01T00:00:00Z&end_date=2027-06-01T00:00:00Z&interval=day';
-  const before = await snapshot(first.url, token);
+  const before = await snapshot(first.url, token, projectId);
   t.is((before[STATS] as { total: number }).total, 120);
   await first.stop({ remove: false });
 
@@ -50,10 +52,10 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     const { head } = await rebuildReadModels(runtime, (p) => progress.push(p));
     await runtime.close();
     t.truthy(head);
-    t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors', 'channels']), variant);
+    t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors', 'channels', 'anomaly-windows', 'anomalies']), variant);
     t.true(progress.every((p) => p.head === head));
     const again = await startTestServer({ dataDir });
-    t.deepEqual(await snapshot(again.url, await login(again.url)), before, variant);
+    t.deepEqual(await snapshot(again.url, await login(again.url), projectId), before, variant);
     await again.stop({ remove: variant === 'file deleted' });
   }
 });

@@ -22,6 +22,8 @@ export interface CommandDeps {
   readonly monitorsSettled: (position: string) => Promise<unknown>;
   /** The same for the channels read model. */
   readonly channelsSettled: (position: string) => Promise<unknown>;
+  /** The same for the anomalies read model (settings and open alerts). */
+  readonly anomaliesSettled: (position: string) => Promise<unknown>;
 }
 
 export const newEvent = <K extends EventType>(type: K, data: EventData<K>, ctx: CommandContext): NewEvent => ({

@@ -4,6 +4,7 @@ import { Role } from './codecs.ts';
 import { StoredAuditEvent } from './audit-event.ts';
 import { monitorEvents } from './monitor.ts';
 import { channelEvents } from './channel.ts';
+import { anomalyEvents } from './anomaly.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -30,6 +31,7 @@ export const catalogue = {
   AuditEventRecorded: StoredAuditEvent,
   ...monitorEvents,
   ...channelEvents,
+  ...anomalyEvents,
 } as const;
 
 export type EventType = keyof typeof catalogue;

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { monitorEvents } from './monitor.ts';
+import type { AnomalyDetected, RuleName } from './anomaly.ts';
 import type * as t from 'io-ts';
 
 /** What a channel receives on a monitor transition (SPEC 3.1: only transitions notify). */
@@ -35,6 +36,29 @@ export const transitionNotification = (
     response_ms: e.data.response_ms, error: null, downtime_seconds: e.data.downtime_seconds, timestamp: e.data.came_up_at,
   };
 };
+
+/** What a channel that opted in to `alert` receives when an anomaly is detected. */
+export interface AlertNotification {
+  /** The alert's id (its system.alert audit event's id): the same on every retry and redelivery. */
+  id: string;
+  type: 'anomaly.detected';
+  project_id: string;
+  rule: RuleName;
+  service_name: string;
+  environment: string;
+  /** The service, or for brute_force the identifier. */
+  subject: string;
+  /** The rule's fields (SPEC 6.2), as in the alert's request_body. */
+  details: Record<string, unknown>;
+  timestamp: string;
+}
+
+export type Notification = TransitionNotification | AlertNotification;
+
+export const alertNotification = (d: AnomalyDetected): AlertNotification => ({
+  id: d.alert_id, type: 'anomaly.detected', project_id: d.project_id, rule: d.rule, service_name: d.service_name,
+  environment: d.environment, subject: d.subject, details: d.details, timestamp: d.detected_at,
+});
 
 /** `X-Watchlog-Signature`: `sha256=` and the hex HMAC-SHA256 of the exact body with the secret. */
 export const signBody = (secret: string, body: string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;

@@ -11,6 +11,8 @@ import { errorHandler } from './errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
 import { channelRoutes } from './routes/channels.ts';
+import { anomalySettingsRoutes } from './routes/anomaly-settings.ts';
+import type { AnomalySettings } from '../domain/anomaly-settings.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
@@ -26,6 +28,8 @@ export interface AppDeps {
   readonly bodyLimitBytes: number;
   /** The VAPID public key browsers subscribe with. */
   readonly vapidPublicKey: string;
+  /** The deployment's anomaly settings, under each project's own. */
+  readonly anomalyDefaults: AnomalySettings;
   readonly now: () => Date;
 }
 
@@ -76,6 +80,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   accessRoutes(router, routeDeps);
   monitorRoutes(router, routeDeps);
   channelRoutes(router, routeDeps);
+  anomalySettingsRoutes(router, routeDeps);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -3,6 +3,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { DomainError, type ErrorDetail } from '../domain/errors.ts';
+import { describeErrors } from '../domain/decode-errors.ts';
 
 /** One error shape everywhere: `{ error: { code, message, details: [{ path, message }] } }`. */
 
@@ -19,34 +20,6 @@ const STATUS_OF: Record<DomainError['code'], number> = {
 const CODE_OF_STATUS: Record<number, string> = {
   400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
   409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type',
-};
-
-type Tagged = { _tag?: string; type?: Tagged };
-const isCombinator = (type: Tagged | undefined) => type?._tag === 'UnionType' || type?._tag === 'IntersectionType';
-
-/** Union and intersection members show up in the context under their index; they are not
- *  part of the field path (an exact codec passes its context through to what it wraps). */
-const isSkippedKey = (parent: t.Context[number] | undefined) => {
-  const type = parent?.type as Tagged | undefined;
-  return isCombinator(type) || (type?._tag === 'ExactType' && isCombinator(type.type));
-};
-
-/** io-ts errors → one detail per faulty field path (dot-separated; array indexes included). */
-export const describeErrors = (errors: t.Errors): ErrorDetail[] => {
-  const byPath = new Map<string, string>();
-  for (const error of errors) {
-    const keys: string[] = [];
-    let fieldType = error.context[0]?.type;
-    error.context.forEach((entry, i) => {
-      if (i === 0 || isSkippedKey(error.context[i - 1])) return;
-      keys.push(entry.key);
-      fieldType = entry.type;
-    });
-    const path = keys.join('.') || '(root)';
-    if (byPath.has(path)) continue;
-    byPath.set(path, error.value === undefined ? 'is required' : `expected ${fieldType?.name ?? 'a valid value'}`);
-  }
-  return [...byPath].map(([path, message]) => ({ path, message }));
 };
 
 export const decodeOrThrow = <A, O>(codec: t.Type<A, O, unknown>, value: unknown, what: string): A => {

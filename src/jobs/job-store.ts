@@ -4,7 +4,7 @@ import { MongoBackend } from '@agendajs/mongo-backend';
 import type { AgendaBackend } from 'agenda';
 import type { StoreConfig } from '../runtime.ts';
 import { SqliteBackend } from './sqlite-backend.ts';
-import { CHECK_JOB } from './monitor-jobs.ts';
+import { CHECK_JOB } from './worker-jobs.ts';
 
 export const AGENDA_COLLECTION = 'agendaJobs';
 

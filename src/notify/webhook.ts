@@ -1,5 +1,5 @@
 import got, { RequestError } from 'got';
-import { isRetryable, retryDelayMs, signBody, type TransitionNotification } from '../domain/notification.ts';
+import { isRetryable, retryDelayMs, signBody, type Notification } from '../domain/notification.ts';
 
 export interface WebhookTarget { url: string; secret?: string | undefined }
 
@@ -20,7 +20,7 @@ export interface WebhookOptions {
 
 /** POSTs the notification as JSON, signed when the channel has a secret; retries network errors,
  *  429 and 5xx with exponential backoff, gives up at once on other answers. */
-export const deliverWebhook = async (target: WebhookTarget, notification: TransitionNotification, options: WebhookOptions = {}): Promise<DeliveryOutcome> => {
+export const deliverWebhook = async (target: WebhookTarget, notification: Notification, options: WebhookOptions = {}): Promise<DeliveryOutcome> => {
   const { maxAttempts = 5, timeoutMs = 10_000, retryBaseMs = 500, sleep = (ms) => new Promise((r) => setTimeout(r, ms)) } = options;
   const body = JSON.stringify(notification);
   const headers: Record<string, string> = {

@@ -5,6 +5,8 @@ import type { SessionEvents, SessionSummary } from '../domain/sessions.ts';
 import type { StatsBucket } from '../domain/stats.ts';
 import type { MonitorSettings, MonitorStatus } from '../domain/monitor.ts';
 import type { ChannelEvents, ChannelTarget } from '../domain/channel.ts';
+import type { AnomalyOverrides, AnomalySettingsPatch } from '../domain/anomaly-settings.ts';
+import type { AuthFailureSeries, OpenAlert, ServiceActivity, ServiceSeries } from '../domain/anomaly.ts';
 
 /** Read-model ports. Writers are synchronous "enqueue" interfaces that a projection calls while
  *  its store commits a batch; queries are asynchronous so a server-backed adapter fits behind them. */
@@ -138,8 +140,68 @@ export interface StatsFilter {
   hourly: boolean;
 }
 
+export interface ServiceKey { project_id: string; service_name: string }
+
+export interface ServiceBaselineRow { service_name: string; first_minute: number; sum: number; sum_squares: number }
+
 export interface StatsQueries {
   buckets(filter: StatsFilter, scope: Scope): Promise<StatsBucket[]>;
+  /** The volume baselines of a project's services: their per-minute event counts (all
+   *  environments together) over the minutes [from, to), epoch ms, summarised as the first minute
+   *  with events and the sum and sum of squares of the counts. Services without events in the
+   *  range are absent. */
+  serviceBaselines(projectId: string, from: number, to: number): Promise<ServiceBaselineRow[]>;
+  /** Every service with events in the minutes from `from` (epoch ms) on: how many, and its last
+   *  event and that event's environment. Whole hours come from the hour roll-up. */
+  serviceActivity(from: number): Promise<ServiceActivity[]>;
+}
+
+// ---- anomaly windows: 10-second buckets for the windowed rules ----
+
+/** What one http event contributes to the anomaly windows. */
+export interface WindowContribution {
+  project_id: string;
+  service_name: string;
+  environment: string;
+  identifier: string;
+  method: string;
+  status_code?: number | undefined;
+  /** Epoch ms. */
+  timestamp: number;
+}
+
+export interface AnomalyWindowsWriter {
+  /** Adds the event to its service's 10-second bucket and, for a 401, to its identifier's.
+   *  Buckets older than WINDOW_RETENTION_MS before the newest event are dropped as the
+   *  projection goes, so the read model stays small. */
+  add(contribution: WindowContribution, position: string): void;
+}
+
+export interface AnomalyWindowsQueries {
+  /** Buckets from..to (bucket starts, inclusive) of every service with at least `minTotal`
+   *  events in them. */
+  serviceSeries(from: number, to: number, minTotal: number): Promise<ServiceSeries[]>;
+  /** Buckets from..to of every identifier with at least `minCount` 401 answers in them. */
+  authFailureSeries(from: number, to: number, minCount: number): Promise<AuthFailureSeries[]>;
+}
+
+// ---- anomalies: per-project settings and open alerts ----
+
+export interface ProjectAnomalySettings { project_id: string; overrides: AnomalyOverrides; updated_at: string }
+export type OpenAlertView = OpenAlert & { project_id: string; detected_at: string };
+
+export interface AnomaliesWriter {
+  settingsUpdated(projectId: string, changes: AnomalySettingsPatch, updatedAt: string): void;
+  detected(alert: OpenAlertView): void;
+  cleared(projectId: string, alertId: string): void;
+}
+
+export interface AnomaliesQueries {
+  /** The projects that changed their settings, with what they changed. */
+  allSettings(): Promise<ProjectAnomalySettings[]>;
+  settingsOf(projectId: string): Promise<ProjectAnomalySettings | null>;
+  /** Alerts raised and not cleared, oldest first. */
+  openAlerts(): Promise<OpenAlertView[]>;
 }
 
 // ---- orphans ----
@@ -326,6 +388,8 @@ export interface ReadModels {
   readonly monitors: MonitorsQueries;
   readonly channels: ChannelsQueries;
   readonly deliveries: DeliveriesQueries;
+  readonly anomalyWindows: AnomalyWindowsQueries;
+  readonly anomalies: AnomaliesQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -335,6 +399,8 @@ export interface ReadModels {
     readonly monitors: ProjectionStore<MonitorsWriter>;
     readonly channels: ProjectionStore<ChannelsWriter>;
     readonly deliveries: ProjectionStore<DeliveriesWriter>;
+    readonly anomalyWindows: ProjectionStore<AnomalyWindowsWriter>;
+    readonly anomalies: ProjectionStore<AnomaliesWriter>;
   };
   close(): Promise<void>;
 }

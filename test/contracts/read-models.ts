@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
 import { bucketOf } from '../../src/domain/stats.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
-import type { AuditListItem, AuditListQuery, OrphansWriter, ReadModels } from '../../src/views/ports.ts';
+import type { AuditListItem, AuditListQuery, OrphansWriter, ReadModels, WindowContribution } from '../../src/views/ports.ts';
+import { WINDOW_RETENTION_MS } from '../../src/domain/anomaly.ts';
 
 /** The read-model contract (audit events, access), for every read-store adapter. `open` returns
  *  empty read models. */
@@ -348,5 +349,112 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.deepEqual(await m.deliveries.forEvent(event), [d]);
     t.deepEqual(await m.deliveries.handled(event), new Set([ids[0]]));
     t.is(await m.stores.deliveries.checkpoint(), delivery.position);
+  });
+
+  withModels('stats buckets for the anomaly scan: a project\'s per-minute baselines, and every service\'s activity since a time', async (t, m) => {
+    const p = randomUUID();
+    const at = (hh: number, mm: number, ss = 0) => Date.UTC(2026, 6, 2, hh, mm, ss);
+    const plan: Array<[string, string, number]> = [
+      ['api', 'production', at(10, 30, 1)], ['api', 'production', at(10, 30, 2)], ['api', 'production', at(10, 31, 5)],
+      ['api', 'staging', at(10, 32, 7)], ['web', 'production', at(10, 30, 9)], ['api', 'production', at(11, 5)], ['old', 'production', at(9, 0)],
+    ];
+    const batch = plan.map(() => recorded());
+    const apply = (events: RecordedEvent[]) => m.stores.stats.commit(events, (r, w) => {
+      const [service, environment, ms] = plan[batch.indexOf(r)]!;
+      w.add(bucketOf({ project_id: p, service_name: service, environment, method: 'GET', status_code: 200, timestamp: new Date(ms).toISOString() }), r.position);
+    });
+    await apply(batch.slice(0, 3));
+    await apply(batch);
+    await apply(batch);
+    // api: 2 events at 10:30, 1 at 10:31 (10:32 is past the end): from its first minute on.
+    const baselines = await m.stats.serviceBaselines(p, at(10, 29), at(10, 32));
+    t.deepEqual(baselines.sort((a, b) => a.service_name.localeCompare(b.service_name)), [
+      { service_name: 'api', first_minute: at(10, 30), sum: 3, sum_squares: 5 }, { service_name: 'web', first_minute: at(10, 30), sum: 1, sum_squares: 1 },
+    ]);
+    t.deepEqual(await m.stats.serviceBaselines(randomUUID(), at(10, 29), at(10, 32)), []);
+    // From 10:25: minutes up to 11:00 from the minute buckets, from 11:00 on from the hour roll-up.
+    const activity = (await m.stats.serviceActivity(at(10, 25))).filter((a) => a.project_id === p).sort((a, b) => a.service_name.localeCompare(b.service_name));
+    t.deepEqual(activity, [
+      { project_id: p, service_name: 'api', environment: 'production', last_event_at: at(11, 5), events_24h: 5 },
+      { project_id: p, service_name: 'web', environment: 'production', last_event_at: at(10, 30, 9), events_24h: 1 },
+    ]);
+    const before11 = (await m.stats.serviceActivity(at(10, 31))).find((a) => a.project_id === p && a.service_name === 'api');
+    t.like(before11, { events_24h: 3, last_event_at: at(11, 5) });
+  });
+
+  withModels('anomaly windows: 10-second buckets per service and per 401 identifier; replays count once; old buckets are pruned', async (t, m) => {
+    const p = randomUUID();
+    const t0 = Date.UTC(2026, 8, 1, 12, 0);
+    const c = (second: number, over: Partial<WindowContribution> = {}): WindowContribution => ({
+      project_id: p, service_name: 'api', environment: 'production', identifier: 'u1', method: 'GET', status_code: 200, timestamp: t0 + second * 1000, ...over,
+    });
+    const plan = [
+      c(1), c(2, { method: 'DELETE', status_code: 500 }), c(3, { identifier: 'mallory', status_code: 401 }),
+      c(12, { identifier: 'mallory', status_code: 401, environment: 'staging', service_name: 'auth' }), c(13, { identifier: 'alice', status_code: 401 }),
+      c(5, { service_name: 'web', status_code: undefined }), c(14, { identifier: 'mallory', status_code: 401, service_name: 'auth', environment: 'staging' }),
+    ];
+    const batch = plan.map(() => recorded());
+    const apply = (events: RecordedEvent[]) => m.stores.anomalyWindows.commit(events, (r, w) => w.add(plan[batch.indexOf(r)]!, r.position));
+    await apply(batch.slice(0, 2));
+    await apply(batch);
+    await apply(batch);
+    const services = (await m.anomalyWindows.serviceSeries(t0, t0 + 10_000, 1)).sort((a, b) => a.service_name.localeCompare(b.service_name));
+    t.deepEqual(services.map((s) => [s.service_name, s.environment, [...s.buckets].sort((a, b) => a[0] - b[0])]), [
+      ['api', 'production', [[t0, { total: 3, errors: 2, deletes: 1 }], [t0 + 10_000, { total: 1, errors: 1, deletes: 0 }]]],
+      ['auth', 'staging', [[t0 + 10_000, { total: 2, errors: 2, deletes: 0 }]]],
+      ['web', 'production', [[t0, { total: 1, errors: 0, deletes: 0 }]]],
+    ]);
+    t.deepEqual((await m.anomalyWindows.serviceSeries(t0, t0 + 10_000, 3)).map((s) => s.service_name).sort(), ['api'], 'at least 3 events in the range');
+    t.deepEqual(await m.anomalyWindows.serviceSeries(t0 + 20_000, t0 + 60_000, 1), []);
+    const failures = await m.anomalyWindows.authFailureSeries(t0, t0 + 10_000, 2);
+    t.deepEqual(failures.map((f) => ({ ...f, buckets: [...f.buckets].sort((a, b) => a[0] - b[0]) })), [
+      { project_id: p, identifier: 'mallory', service_name: 'auth', environment: 'staging', buckets: [[t0, 1], [t0 + 10_000, 2]] },
+    ], 'alice has one 401: under the minimum; mallory\'s service and environment are those of the latest 401');
+    t.deepEqual(await m.anomalyWindows.authFailureSeries(t0, t0 + 10_000, 4), []);
+    const late = recorded();
+    await m.stores.anomalyWindows.commit([late], (r, w) => w.add(c(WINDOW_RETENTION_MS / 1000 + 1200), r.position));
+    t.deepEqual(await m.anomalyWindows.serviceSeries(t0, t0 + 10_000, 1), [], 'buckets older than the retention are gone');
+    t.deepEqual(await m.anomalyWindows.authFailureSeries(t0, t0 + 10_000, 1), []);
+  });
+
+  withModels('anomalies: settings fold their updates, open alerts come and go; replays change nothing', async (t, m) => {
+    const [p, q] = [randomUUID(), randomUUID()];
+    const alert = (alert_id: string, projectId: string, rule: 'brute_force' | 'mass_delete', subject: string, detected_at: string) =>
+      ({ alert_id, project_id: projectId, rule, subject, detected_at });
+    const first = [recorded(), recorded()];
+    const second = [recorded(), recorded()];
+    const applyFirst = () => m.stores.anomalies.commit(first, (r, w) => {
+      if (r === first[0]) {
+        w.settingsUpdated(p, { brute_force: { threshold: 5, window_secs: 30 }, mass_delete: { enabled: false } }, '2026-01-01T00:00:00.000Z');
+        w.detected(alert('a1', p, 'brute_force', 'mallory', '2026-01-01T00:01:00.000Z'));
+      } else {
+        w.detected(alert('a2', p, 'mass_delete', 'files', '2026-01-01T00:02:00.000Z'));
+        w.detected(alert('a3', q, 'brute_force', 'eve', '2026-01-01T00:03:00.000Z'));
+      }
+    });
+    const applySecond = () => m.stores.anomalies.commit(second, (r, w) => {
+      if (r === second[0]) {
+        w.settingsUpdated(p, { brute_force: { threshold: null }, mass_delete: { enabled: null } }, '2026-01-02T00:00:00.000Z');
+        w.cleared(p, 'a1');
+      } else {
+        w.cleared(q, 'a2'); // another project's id: not this project's alert
+      }
+    });
+    await applyFirst();
+    t.deepEqual(await m.anomalies.settingsOf(p), {
+      project_id: p, overrides: { brute_force: { threshold: 5, window_secs: 30 }, mass_delete: { enabled: false } }, updated_at: '2026-01-01T00:00:00.000Z',
+    });
+    await applyFirst();
+    await applySecond();
+    await applyFirst();
+    await applySecond();
+    t.deepEqual(await m.anomalies.settingsOf(p), { project_id: p, overrides: { brute_force: { window_secs: 30 } }, updated_at: '2026-01-02T00:00:00.000Z' });
+    t.deepEqual(await m.anomalies.allSettings(), [{ project_id: p, overrides: { brute_force: { window_secs: 30 } }, updated_at: '2026-01-02T00:00:00.000Z' }]);
+    t.is(await m.anomalies.settingsOf(q), null);
+    t.deepEqual((await m.anomalies.openAlerts()).map((a) => a.alert_id), ['a2', 'a3']);
+    t.deepEqual((await m.anomalies.openAlerts())[0], alert('a2', p, 'mass_delete', 'files', '2026-01-01T00:02:00.000Z'));
+    await m.stores.anomalies.reset();
+    t.deepEqual(await m.anomalies.openAlerts(), []);
+    t.deepEqual(await m.anomalies.allSettings(), []);
   });
 };

@@ -2,7 +2,7 @@ import test from 'ava';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { AuditEventInput } from '../../src/domain/audit-event.ts';
 import { toStoredAuditEvent } from '../../src/commands/ingest.ts';
-import { describeErrors } from '../../src/http/errors.ts';
+import { describeErrors } from '../../src/domain/decode-errors.ts';
 
 const valid = {
   path: '/orders', method: 'POST', identifier: 'user-1', service_name: 'orders', environment: 'production',

@@ -9,10 +9,11 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { ensureAdmin, openRuntime, type Runtime } from '../../src/runtime.ts';
 import { Projector } from '../../projections/projector.ts';
-import { MonitorJobs } from '../../src/jobs/monitor-jobs.ts';
+import { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
+import { repeatingJobs } from '../../src/jobs/repeating-jobs.ts';
+import { ANOMALY_SCAN_JOB } from '../../src/jobs/anomaly-scan.ts';
 import { notificationsRunner } from '../../projections/notifications.ts';
 import { openJobStore } from '../../src/jobs/job-store.ts';
-import { SqliteEventLog } from '../../src/log/sqlite.ts';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
 
@@ -24,8 +25,10 @@ export interface TestServer {
   config: Config;
   runtime: Runtime;
   projector: Projector;
-  jobs: MonitorJobs | null;
+  jobs: WorkerJobs | null;
   notifier: Projector | null;
+  /** Anomaly scans completed so far (with `jobs`). */
+  scans(): number;
   /** Stops the server and projector and closes the stores; the data dir stays unless `remove`. */
   stop(options?: { remove?: boolean }): Promise<void>;
 }
@@ -36,8 +39,14 @@ export interface TestServerOptions {
   dataDir?: string;
   /** The service clock (receive time of ingested events). */
   now?: () => Date;
-  /** Also run the monitor checks on Agenda (fast polling, short locks). */
+  /** Also run the worker's Agenda jobs: monitor checks, the anomaly scan, log trim (fast polling,
+   *  short locks). */
   jobs?: boolean;
+  /** The anomaly scan's interval when `jobs` is set. */
+  anomalyScanMs?: number;
+  /** The anomaly scan's clock, when it should differ from the service clock: a test can ingest a
+   *  burst before letting the scan see its time. */
+  scanNow?: () => Date;
   /** Also run the notification reactor (short retry delays). */
   notifications?: boolean;
 }
@@ -54,7 +63,9 @@ const serverAdapters = (dataDir: string): Record<string, string> => {
   return env;
 };
 
-export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, notifications = false }: TestServerOptions = {}): Promise<TestServer> => {
+export const startTestServer = async ({
+  env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, anomalyScanMs = 300, scanNow = now, notifications = false,
+}: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
     ...serverAdapters(dataDir), ...env,
@@ -65,9 +76,16 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
   projector.start();
   await ensureAdmin(runtime, config.admin, logger);
   const jobStore = withJobs ? await openJobStore(config) : null;
-  const jobs = jobStore ? new MonitorJobs(jobStore.backend, runtime.commands, logger, {
-    processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000, trimEveryMs: 300,
-    trimLog: runtime.log instanceof SqliteEventLog ? () => (runtime.log as SqliteEventLog).trim() : undefined,
+  let scans = 0;
+  const jobs = jobStore ? new WorkerJobs(jobStore.backend, runtime.commands, logger, {
+    processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000,
+    repeating: repeatingJobs(runtime, { ...config, anomalyScanMs }, logger, scanNow, { trimEveryMs: 300 }).map((job) => (job.name !== ANOMALY_SCAN_JOB ? job : {
+      ...job,
+      async run() {
+        await job.run();
+        scans += 1;
+      },
+    })),
   }) : null;
   await jobs?.start();
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
@@ -79,7 +97,7 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
   const app = createApp({
     log: runtime.log, readModels: runtime.readModels, commands: runtime.commands, logger,
     jwtSecret: runtime.jwtSecret, jwtTtlSeconds: config.jwtTtlSeconds, bodyLimitBytes: config.bodyLimitBytes, vapidPublicKey: runtime.vapid.publicKey,
-    now,
+    anomalyDefaults: config.anomalyDefaults, now,
   });
   const server = http.createServer(app.callback());
   // Longer than the client's idle time, so fetch never reuses a socket the server is closing
@@ -96,6 +114,7 @@ export const startTestServer = async ({ env = {}, dataDir = tempDir(), now = () 
     projector,
     jobs,
     notifier,
+    scans: () => scans,
     async stop({ remove = true } = {}) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -175,4 +194,10 @@ export const eventually = async <T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }
+};
+
+/** Resolves once `n` more anomaly scans have completed. */
+export const afterScans = async (server: Pick<TestServer, 'scans'>, n: number, timeoutMs = 15_000): Promise<void> => {
+  const target = server.scans() + n;
+  await eventually(async () => (server.scans() >= target ? true : undefined), timeoutMs);
 };

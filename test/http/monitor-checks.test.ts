@@ -2,7 +2,7 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { CHECK_JOB } from '../../src/jobs/monitor-jobs.ts';
+import { CHECK_JOB } from '../../src/jobs/worker-jobs.ts';
 import { SqliteEventLog } from '../../src/log/sqlite.ts';
 import { freePort } from '../helpers/process.ts';
 import { api, eventually, login, projectWithKey, startTestServer, type TestServer } from '../helpers/server.ts';

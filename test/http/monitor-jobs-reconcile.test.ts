@@ -1,6 +1,6 @@
 import test from 'ava';
 import { deleteMonitor } from '../../src/commands/monitors.ts';
-import { CHECK_JOB } from '../../src/jobs/monitor-jobs.ts';
+import { CHECK_JOB } from '../../src/jobs/worker-jobs.ts';
 import { api, eventually, login, projectWithKey, startTestServer, tempDir } from '../helpers/server.ts';
 import { startTarget } from '../helpers/target.ts';
 

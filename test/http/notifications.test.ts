@@ -1,33 +1,12 @@
 import test from 'ava';
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { recordCheck } from '../../src/commands/monitors.ts';
-import { verifySignature } from '../../src/domain/notification.ts';
 import type { CheckResult } from '../../src/domain/monitor.ts';
 import { pushService, subscribe } from '../helpers/push-service.ts';
+import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 import { api, eventually, login, projectWithKey, startTestServer, tempDir } from '../helpers/server.ts';
 
 const SECRET = 'webhook-secret-1';
-
-/** A webhook receiver that keeps what it got and whether the signature verified. */
-const webhookReceiver = async () => {
-  const received: Array<{ body: Record<string, unknown>; verified: boolean; delivery: string }> = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      received.push({
-        body: JSON.parse(raw) as Record<string, unknown>,
-        verified: verifySignature(SECRET, raw, req.headers['x-watchlog-signature'] as string | undefined),
-        delivery: String(req.headers['x-watchlog-delivery']),
-      });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-};
 
 const check = (ok: boolean, offsetS: number): CheckResult => ({
   checked_at: new Date(Date.now() + offsetS * 1000).toISOString(), ok, response_ms: 5, ...(ok ? { status_code: 200 } : { status_code: 503 }),
@@ -37,8 +16,8 @@ const ctx = { actor: 'test', correlationId: 'test', now: () => new Date() };
 test('UP→DOWN→UP notifies every active channel twice, signed; opted-out and paused channels get nothing; a restart resends nothing', async (t) => {
   const dataDir = tempDir();
   let server = await startTestServer({ dataDir, notifications: true });
-  const hook = await webhookReceiver();
-  const quiet = await webhookReceiver();
+  const hook = await webhookReceiver(SECRET);
+  const quiet = await webhookReceiver(SECRET);
   const service = await pushService();
   t.teardown(async () => {
     await server.stop();

@@ -5,6 +5,7 @@ import { IsoTimestamp, Uuid, isUuid } from '../../domain/codecs.ts';
 import { recordAuditEvent } from '../../commands/ingest.ts';
 import { summarizeExplicitSession } from '../../domain/sessions.ts';
 import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
+import { AnomalyRule } from '../../domain/anomaly.ts';
 import { SORT_FIELDS, inScope, type AuditListQuery, type Scope } from '../../views/ports.ts';
 import { principalOf } from '../auth.ts';
 import { readJsonBody } from '../body.ts';
@@ -33,12 +34,6 @@ export const AuditFilterQuery = t.partial({
   end_date: IsoTimestamp,
   event_type: EventType,
 });
-
-/** The anomaly rules (SPEC 6.2); an alert's `path` is its rule. */
-export const AnomalyRule = t.keyof(
-  { volume_spike: null, error_rate: null, brute_force: null, mass_delete: null, silent_service: null },
-  'volume_spike | error_rate | brute_force | mass_delete | silent_service',
-);
 
 const Paging = t.partial({
   page: IntFromString('integer >= 1', 1, Number.MAX_SAFE_INTEGER),

@@ -9,6 +9,10 @@ import { MongoMonitorsQueries, monitorsMongoSchema, mongoMonitorsWriter } from '
 import {
   MongoChannelsQueries, MongoDeliveriesQueries, channelsMongoSchema, deliveriesMongoSchema, mongoChannelsWriter, mongoDeliveriesWriter,
 } from './channels.ts';
+import {
+  MongoAnomaliesQueries, MongoAnomalyWindowsQueries, anomaliesMongoSchema, anomalyWindowsMongoSchema, mongoAnomaliesWriter, mongoAnomalyWindowsWriter,
+  windowsPruning,
+} from './anomalies.ts';
 import { MongoLeases, MongoProjectionStore } from './store.ts';
 
 /** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
@@ -20,6 +24,7 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
   // Without a name, the driver uses the URL's database, or "test": ours is "watchlog".
   const named = new URL(url.replace(/^mongodb(\+srv)?:/, 'http:')).pathname.slice(1);
   const db = client.db(dbName ?? (named || 'watchlog'));
+  const pruning = windowsPruning();
   const stores = {
     auditEvents: new MongoProjectionStore(db, 'audit-events', auditEventsMongoSchema, mongoAuditEventsWriter),
     derivedSessions: new MongoProjectionStore(db, 'derived-sessions', derivedSessionsMongoSchema, mongoDerivedSessionsWriter),
@@ -29,6 +34,8 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
     monitors: new MongoProjectionStore(db, 'monitors', monitorsMongoSchema, mongoMonitorsWriter),
     channels: new MongoProjectionStore(db, 'channels', channelsMongoSchema, mongoChannelsWriter),
     deliveries: new MongoProjectionStore(db, 'notifications', deliveriesMongoSchema, mongoDeliveriesWriter),
+    anomalyWindows: new MongoProjectionStore(db, 'anomaly-windows', anomalyWindowsMongoSchema, (ops) => mongoAnomalyWindowsWriter(ops, pruning)),
+    anomalies: new MongoProjectionStore(db, 'anomalies', anomaliesMongoSchema, mongoAnomaliesWriter),
   };
   for (const store of Object.values(stores)) await store.migrate();
   return {
@@ -41,6 +48,8 @@ export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbNam
     monitors: new MongoMonitorsQueries(db),
     channels: new MongoChannelsQueries(db),
     deliveries: new MongoDeliveriesQueries(db),
+    anomalyWindows: new MongoAnomalyWindowsQueries(db),
+    anomalies: new MongoAnomaliesQueries(db),
     stores,
     async close() {
       await client.close();

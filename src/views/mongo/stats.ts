@@ -1,16 +1,14 @@
-import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
-import { hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
-import { projectsInScope, type Scope, type StatsFilter, type StatsQueries, type StatsWriter } from '../ports.ts';
+import type { Db, Document } from 'mongodb';
+import { HOUR_MS, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
+import type { ServiceActivity } from '../../domain/anomaly.ts';
+import { projectsInScope, type Scope, type ServiceKey, type StatsFilter, type StatsQueries, type StatsWriter, type ServiceBaselineRow } from '../ports.ts';
+import { addPending, applyPending, type CounterDoc, type CounterUpdate, type Pending } from './counters.ts';
 import type { BulkOps, MongoSchema } from './store.ts';
 
-/** Stats buckets in MongoDB. Each bucket document records the last log position applied to it.
- *  At the end of a batch the touched buckets are read, and each gets one $inc of the batch's
- *  events after that position, guarded by it: a replayed batch (after a crash before the
- *  checkpoint) adds only what is missing, and nothing is counted twice. */
-interface BucketDoc extends Omit<StatsBucket, 'bins'> {
-  _id: string;
+/** Stats buckets in MongoDB: counter documents (see counters.ts), so a replayed batch (after a
+ *  crash before the checkpoint) counts nothing twice. */
+interface BucketDoc extends Omit<StatsBucket, 'bins'>, CounterDoc {
   bins: Bins;
-  applied_through: number;
 }
 
 const MINUTES = 'stats_minute';
@@ -38,17 +36,10 @@ const incrementsOf = (b: StatsBucket): Document => {
   return inc;
 };
 
-/** A batch's contributions by bucket id, with their log positions. */
-type Pending = Map<string, Array<{ position: number; contribution: StatsBucket }>>;
-
 export const mongoStatsWriter = (ops: BulkOps): StatsWriter => {
-  const pending: { minute: Pending; hour: Pending } = { minute: new Map(), hour: new Map() };
-  const keep = (table: Pending, contribution: StatsBucket, position: number) => {
-    const id = JSON.stringify([contribution.project_id, contribution.minute, contribution.service_name, contribution.environment]);
-    const events = table.get(id);
-    if (events) events.push({ position, contribution });
-    else table.set(id, [{ position, contribution }]);
-  };
+  const pending: { minute: Pending<StatsBucket>; hour: Pending<StatsBucket> } = { minute: new Map(), hour: new Map() };
+  const keep = (table: Pending<StatsBucket>, contribution: StatsBucket, position: number) =>
+    addPending(table, JSON.stringify([contribution.project_id, contribution.minute, contribution.service_name, contribution.environment]), contribution, position);
   return {
     add(contribution, position) {
       const first = pending.minute.size === 0;
@@ -56,43 +47,71 @@ export const mongoStatsWriter = (ops: BulkOps): StatsWriter => {
       keep(pending.hour, { ...contribution, minute: hourOf(contribution.minute) }, Number(position));
       if (!first) return;
       ops.defer(async (db) => {
-        await applyBuckets(db, MINUTES, pending.minute);
-        await applyBuckets(db, HOURS, pending.hour);
+        await applyPending(db, MINUTES, pending.minute, bucketUpdate);
+        await applyPending(db, HOURS, pending.hour, bucketUpdate);
       });
     },
   };
 };
 
-/** One guarded $inc per touched bucket, with the events after its last applied position. */
-const applyBuckets = async (db: Db, collectionName: string, byBucket: Pending) => {
-  const collection = db.collection<BucketDoc>(collectionName);
-  const applied = new Map((await collection.find({ _id: { $in: [...byBucket.keys()] } }, { projection: { applied_through: 1 } }).toArray())
-    .map((d) => [d._id, d.applied_through]));
-  const updates: AnyBulkWriteOperation<BucketDoc>[] = [];
-  for (const [_id, events] of byBucket) {
-    const through = applied.get(_id);
-    const fresh = events.filter((e) => through === undefined || e.position > through);
-    const [first, ...rest] = fresh;
-    if (!first) continue;
-    const sum = rest.reduce((acc, e) => mergeInto(acc, e.contribution), structuredClone(first.contribution));
-    updates.push({
-      updateOne: {
-        filter: through === undefined ? { _id } : { _id, applied_through: through },
-        update: {
-          $inc: incrementsOf(sum),
-          $max: { last_ts: sum.last_ts },
-          $set: { applied_through: fresh[fresh.length - 1]!.position },
-          $setOnInsert: { project_id: sum.project_id, minute: sum.minute, service_name: sum.service_name, environment: sum.environment },
-        },
-        upsert: through === undefined,
-      },
-    });
-  }
-  if (updates.length > 0) await collection.bulkWrite(updates, { ordered: false });
+/** The fresh events of a bucket, summed into one $inc. */
+const bucketUpdate = ([first, ...rest]: [StatsBucket, ...StatsBucket[]]): CounterUpdate => {
+  const sum = rest.reduce((acc, c) => mergeInto(acc, c), structuredClone(first));
+  return {
+    $inc: incrementsOf(sum),
+    $max: { last_ts: sum.last_ts },
+    $setOnInsert: { project_id: sum.project_id, minute: sum.minute, service_name: sum.service_name, environment: sum.environment },
+  };
 };
+
+type ActivityRow = ServiceKey & { total: number; last_ts: number; environment: string };
+
+const serviceKey = (s: ServiceKey) => JSON.stringify([s.project_id, s.service_name]);
 
 export class MongoStatsQueries implements StatsQueries {
   constructor(private readonly db: Db) {}
+
+  async serviceBaselines(projectId: string, from: number, to: number): Promise<ServiceBaselineRow[]> {
+    return this.db.collection<BucketDoc>(MINUTES).aggregate<ServiceBaselineRow>([
+      { $match: { project_id: projectId, minute: { $gte: from, $lt: to } } },
+      // Environments together first: the baseline counts a service's events per minute.
+      { $group: { _id: { service_name: '$service_name', minute: '$minute' }, t: { $sum: '$total' } } },
+      {
+        $group: {
+          _id: '$_id.service_name', first_minute: { $min: '$_id.minute' }, sum: { $sum: '$t' }, sum_squares: { $sum: { $multiply: ['$t', '$t'] } },
+        },
+      },
+      { $project: { _id: 0, service_name: '$_id', first_minute: 1, sum: 1, sum_squares: 1 } },
+    ]).toArray();
+  }
+
+  async serviceActivity(from: number): Promise<ServiceActivity[]> {
+    const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
+    // The latest event of a service is in its document with the greatest last_ts; minute
+    // documents (before firstHour) always end before hour documents (from firstHour) begin, so one
+    // $top over both picks what SQLite's "later rows win" merge picks.
+    const rows = await this.db.collection<BucketDoc>(MINUTES).aggregate<ActivityRow>([
+      { $match: { minute: { $gte: from, $lt: firstHour } } },
+      { $unionWith: { coll: HOURS, pipeline: [{ $match: { minute: { $gte: firstHour } } }] } },
+      {
+        $group: {
+          _id: { project_id: '$project_id', service_name: '$service_name' },
+          total: { $sum: '$total' },
+          latest: { $top: { sortBy: { last_ts: -1 }, output: { last_ts: '$last_ts', environment: '$environment' } } },
+        },
+      },
+      {
+        $project: {
+          _id: 0, project_id: '$_id.project_id', service_name: '$_id.service_name', total: 1,
+          last_ts: '$latest.last_ts', environment: '$latest.environment',
+        },
+      },
+      { $sort: { project_id: 1, service_name: 1 } },
+    ]).toArray();
+    return rows.map((r) => ({
+      project_id: r.project_id, service_name: r.service_name, environment: r.environment, last_event_at: r.last_ts, events_24h: r.total,
+    }));
+  }
 
   async buckets(f: StatsFilter, scope: Scope): Promise<StatsBucket[]> {
     const query: Document = {};

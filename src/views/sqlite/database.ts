@@ -45,6 +45,17 @@ export interface SqliteSchema {
   tables: readonly string[];
 }
 
+/** A writer that gathers a batch in memory (to write each row once per batch rather than once
+ *  per event): the store flushes it inside the batch's transaction, and discards what it gathered
+ *  when the transaction fails, so a retried batch is not counted twice. */
+export interface BatchedWriter {
+  flush(): void;
+  discard(): void;
+}
+
+const isBatched = (writer: unknown): writer is BatchedWriter =>
+  typeof (writer as Partial<BatchedWriter>).flush === 'function' && typeof (writer as Partial<BatchedWriter>).discard === 'function';
+
 /** One projection's read model in SQLite: its rows and its checkpoint change in one transaction.
  *  Every write transaction is IMMEDIATE: a deferred one that reads first and then writes cannot
  *  wait for another process's writer in WAL mode (SQLITE_BUSY without the busy timeout), and
@@ -94,15 +105,22 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
   async commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void, leaseHolder?: string): Promise<void> {
     const last = events[events.length - 1];
     if (!last) return;
-    this.db.transaction(() => {
-      if (leaseHolder !== undefined && this.leaseHolder.get(this.name, Date.now())?.holder !== leaseHolder) {
-        throw new LeaseLostError(this.name, leaseHolder);
-      }
-      // Events at or before the checkpoint were applied already: a replay changes nothing.
-      const done = this.getCheckpoint.get(this.name)?.position ?? null;
-      for (const e of events) if (comparePositions(e.position, done) > 0) apply(e, this.writer);
-      if (comparePositions(last.position, done) > 0) this.setCheckpoint.run(this.name, last.position);
-    }).immediate();
+    const batched = isBatched(this.writer) ? this.writer : null;
+    try {
+      this.db.transaction(() => {
+        if (leaseHolder !== undefined && this.leaseHolder.get(this.name, Date.now())?.holder !== leaseHolder) {
+          throw new LeaseLostError(this.name, leaseHolder);
+        }
+        // Events at or before the checkpoint were applied already: a replay changes nothing.
+        const done = this.getCheckpoint.get(this.name)?.position ?? null;
+        for (const e of events) if (comparePositions(e.position, done) > 0) apply(e, this.writer);
+        batched?.flush();
+        if (comparePositions(last.position, done) > 0) this.setCheckpoint.run(this.name, last.position);
+      }).immediate();
+    } catch (error) {
+      batched?.discard();
+      throw error;
+    }
   }
 
   async reset(): Promise<void> {

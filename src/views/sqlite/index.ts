@@ -8,6 +8,9 @@ import { SqliteMonitorsQueries, SqliteMonitorsWriter, monitorsSchema } from './m
 import {
   SqliteChannelsQueries, SqliteChannelsWriter, SqliteDeliveriesQueries, SqliteDeliveriesWriter, channelsSchema, deliveriesSchema,
 } from './channels.ts';
+import {
+  SqliteAnomaliesQueries, SqliteAnomaliesWriter, SqliteAnomalyWindowsQueries, SqliteAnomalyWindowsWriter, anomaliesSchema, anomalyWindowsSchema,
+} from './anomalies.ts';
 import { SqliteLeases, SqliteProjectionStore, openViewsDatabase } from './database.ts';
 
 /** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
@@ -23,6 +26,8 @@ export const openSqliteReadModels = (file: string): ReadModels => {
     monitors: new SqliteProjectionStore(db, 'monitors', monitorsSchema, (d) => new SqliteMonitorsWriter(d)),
     channels: new SqliteProjectionStore(db, 'channels', channelsSchema, (d) => new SqliteChannelsWriter(d)),
     deliveries: new SqliteProjectionStore(db, 'notifications', deliveriesSchema, (d) => new SqliteDeliveriesWriter(d)),
+    anomalyWindows: new SqliteProjectionStore(db, 'anomaly-windows', anomalyWindowsSchema, (d) => new SqliteAnomalyWindowsWriter(d)),
+    anomalies: new SqliteProjectionStore(db, 'anomalies', anomaliesSchema, (d) => new SqliteAnomaliesWriter(d)),
   };
   return {
     leases: new SqliteLeases(db),
@@ -34,6 +39,8 @@ export const openSqliteReadModels = (file: string): ReadModels => {
     monitors: new SqliteMonitorsQueries(db),
     channels: new SqliteChannelsQueries(db),
     deliveries: new SqliteDeliveriesQueries(db),
+    anomalyWindows: new SqliteAnomalyWindowsQueries(db),
+    anomalies: new SqliteAnomaliesQueries(db),
     stores,
     async close() {
       db.close();

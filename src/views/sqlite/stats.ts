@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import { hourOf, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
-import { projectsInScope, type Scope, type StatsFilter, type StatsQueries, type StatsWriter } from '../ports.ts';
+import { HOUR_MS, hourOf, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
+import type { ServiceActivity } from '../../domain/anomaly.ts';
+import { projectsInScope, type Scope, type ServiceBaselineRow, type StatsFilter, type StatsQueries, type StatsWriter } from '../ports.ts';
 import { statementCache, type SqliteSchema } from './database.ts';
 
 /** Stats buckets: one row per project × minute × service × environment (the key, in the order
@@ -84,10 +85,45 @@ const toBucket = (r: Row): StatsBucket => ({
   rt_count: r.rt_count, rt_sum: r.rt_sum, last_ts: r.last_ts, bins: JSON.parse(r.bins) as Bins,
 });
 
+interface ActivityRow { project_id: string; service_name: string; total: number; last_ts: number; environment: string }
+
+/** Per service: the sum of its events and, through SQLite's bare-column rule for max(), the
+ *  environment of the row holding its latest event. */
+const activityIn = (table: string, bounds: string) => `SELECT project_id, service_name, SUM(total) AS total, MAX(last_ts) AS last_ts, environment
+  FROM ${table} WHERE ${bounds} GROUP BY project_id, service_name`;
+
 export class SqliteStatsQueries implements StatsQueries {
   private readonly stmt;
+  private readonly baselines;
+  private readonly minuteActivity;
+  private readonly hourActivity;
   constructor(db: Database.Database) {
     this.stmt = statementCache(db);
+    this.baselines = db.prepare<[string, number, number], ServiceBaselineRow>(`SELECT service_name, MIN(minute) AS first_minute, SUM(t) AS sum, SUM(t * t) AS sum_squares
+      FROM (SELECT service_name, minute, SUM(total) AS t FROM stats_minute WHERE project_id = ? AND minute >= ? AND minute < ? GROUP BY service_name, minute)
+      GROUP BY service_name`);
+    this.minuteActivity = db.prepare<[number, number], ActivityRow>(activityIn('stats_minute', 'minute >= ? AND minute < ?'));
+    this.hourActivity = db.prepare<[number], ActivityRow>(activityIn('stats_hour', 'minute >= ?'));
+  }
+
+  async serviceBaselines(projectId: string, from: number, to: number): Promise<ServiceBaselineRow[]> {
+    return this.baselines.all(projectId, from, to);
+  }
+
+  async serviceActivity(from: number): Promise<ServiceActivity[]> {
+    const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
+    const byService = new Map<string, ServiceActivity>();
+    for (const row of [...this.minuteActivity.all(from, firstHour), ...this.hourActivity.all(firstHour)]) {
+      const key = `${row.project_id}\u0000${row.service_name}`;
+      const seen = byService.get(key);
+      if (!seen) {
+        byService.set(key, { project_id: row.project_id, service_name: row.service_name, environment: row.environment, last_event_at: row.last_ts, events_24h: row.total });
+        continue;
+      }
+      seen.events_24h += row.total;
+      if (row.last_ts > seen.last_event_at) Object.assign(seen, { last_event_at: row.last_ts, environment: row.environment });
+    }
+    return [...byService.values()];
   }
 
   async buckets(f: StatsFilter, scope: Scope): Promise<StatsBucket[]> {
