@@ -157,3 +157,32 @@ test('the real server checks a new monitor at once and notifies a signed webhook
   server.child.kill('SIGTERM');
   t.is(await server.exited, 0);
 });
+
+test('the real server runs the anomaly scan on its schedule: a brute force is an alert, logged, within one interval', async (t) => {
+  const dataDir = tempDir();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const server = runCli(['start'], {
+    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    WATCHLOG_ANOMALY_SCAN_SECONDS: '5', WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":5}}',
+  });
+  t.teardown(() => {
+    server.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  await waitForLog(server, 'listening');
+  const token = await login(url);
+  const { projectId, apiKey } = await projectWithKey(url, token);
+  for (let i = 0; i < 5; i++) {
+    t.is((await api(url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ identifier: 'mallory', status_code: 401 }) })).status, 202);
+  }
+  const alert = await eventually(async () => {
+    const r = await api(url, 'GET', `/v1/audit/anomalies?project_id=${projectId}`, { token });
+    return r.body.data.length > 0 ? r.body.data[0] : undefined;
+  }, 20_000);
+  t.like(alert, { path: 'brute_force', event_type: 'system.alert', request_body: { identifier: 'mallory', count: 5, window_secs: 60, threshold: 5 } });
+  const logged = await waitForLog(server, 'anomaly detected');
+  t.like(logged, { project_id: projectId, rule: 'brute_force', subject: 'mallory' });
+  server.child.kill('SIGTERM');
+  t.is(await server.exited, 0);
+});
