@@ -19,10 +19,11 @@ const HELP = `watchlog — self-hosted audit logging and uptime monitoring
 Usage: watchlog <command>
 
 Commands:
-  start      HTTP API, projector, monitor checks and notifications in one process
-             (the default)
+  start      HTTP API, projector, monitor checks, anomaly scan and notifications in
+             one process (the default)
   api        HTTP API only (run any number of them)
-  worker     projector, monitor checks (Agenda jobs) and notifications
+  worker     projector, Agenda jobs (monitor checks, anomaly scan, log trim) and
+             notifications
   rebuild    drop every read model and replay the log into it, with progress
              (stop the service first)
 
@@ -36,7 +37,8 @@ Configuration comes from environment variables (see the README):
   WATCHLOG_LOG_LEVEL, WATCHLOG_SHUTDOWN_TIMEOUT_MS, WATCHLOG_PROJECTION_LEASE_MS,
   WATCHLOG_EVENTSTORE_URL (KurrentDB log), WATCHLOG_EVENTSTORE_NAMESPACE,
   WATCHLOG_VAPID_PUBLIC_KEY, WATCHLOG_VAPID_PRIVATE_KEY, WATCHLOG_VAPID_SUBJECT,
-  WATCHLOG_MONGO_URL (MongoDB read models)
+  WATCHLOG_MONGO_URL (MongoDB read models), WATCHLOG_ANOMALY_SCAN_SECONDS,
+  WATCHLOG_ANOMALY_DEFAULTS (JSON, e.g. '{"brute_force":{"threshold":5}}')
 `;
 
 /** package.json sits one level up from src/ and two from dist/src/. */
