@@ -411,6 +411,16 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
       { project_id: p, identifier: 'mallory', service_name: 'auth', environment: 'staging', buckets: [[t0, 1], [t0 + 10_000, 2]] },
     ], 'alice has one 401: under the minimum; mallory\'s service and environment are those of the latest 401');
     t.deepEqual(await m.anomalyWindows.authFailureSeries(t0, t0 + 10_000, 4), []);
+    // A batch that fails part-way leaves nothing behind, and its retry counts once.
+    const retried = [recorded(), recorded()];
+    await t.throwsAsync(m.stores.anomalyWindows.commit(retried, (r, w) => {
+      if (r === retried[1]) throw new Error('the projection failed');
+      w.add(c(25, { service_name: 'retried' }), r.position);
+    }), { message: 'the projection failed' });
+    await m.stores.anomalyWindows.commit(retried, (r, w) => w.add(c(25, { service_name: 'retried' }), r.position));
+    const [again] = await m.anomalyWindows.serviceSeries(t0 + 20_000, t0 + 20_000, 1);
+    t.deepEqual([...again!.buckets.values()], [{ total: 2, errors: 0, deletes: 0 }]);
+
     const late = recorded();
     await m.stores.anomalyWindows.commit([late], (r, w) => w.add(c(WINDOW_RETENTION_MS / 1000 + 1200), r.position));
     t.deepEqual(await m.anomalyWindows.serviceSeries(t0, t0 + 10_000, 1), [], 'buckets older than the retention are gone');

@@ -69,6 +69,8 @@ test('bad settings are 400 with every faulty path, and change nothing', async (t
   t.is(wrongType.status, 415);
   const deep = await api(server.url, 'PUT', settingsPath(other), { token, body: `${'{"a":'.repeat(40)}1${'}'.repeat(40)}` });
   t.is(deep.status, 400);
+  const huge = await api(server.url, 'PUT', settingsPath(other), { token, body: JSON.stringify({ brute_force: { threshold: 5 }, pad: 'x'.repeat(2_000_000) }) });
+  t.is(huge.status, 413);
   t.deepEqual((await api(server.url, 'GET', settingsPath(other), { token })).body, before);
 });
 
