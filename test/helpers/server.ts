@@ -153,10 +153,11 @@ export const api = async <T = any>(
   return { status: res.status, body: parsed as T, headers: res.headers };
 };
 
-/** Logs in, retrying for a few seconds: a server process creates its admin just after it starts
- *  listening, once the access projection has caught up. */
+/** Logs in, retrying: a server process creates its admin just after it starts listening, once
+ *  its projector thread has started and the access projection has caught up, which on a loaded
+ *  2-core machine running other suites can take well over the ~3 s it takes when idle. */
 export const login = async (base: string, email = ADMIN.email, password = ADMIN.password): Promise<string> => {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 45_000;
   for (;;) {
     const res = await api<{ token: string }>(base, 'POST', '/v1/auth/login', { body: { email, password } });
     if (res.status === 200) return res.body.token;

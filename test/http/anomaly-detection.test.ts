@@ -64,7 +64,7 @@ const exactlyOneAlert = async (d: Detector, t: ExecutionContext, rule: string): 
   return all[0]!;
 };
 
-test('brute_force: 12 × 401 for one identifier in 30 s is one alert; no repeat while it holds, nor after a restart; again only after it cleared', async (t) => {
+test.serial('brute_force: 12 × 401 for one identifier in 30 s is one alert; no repeat while it holds, nor after a restart; again only after it cleared', async (t) => {
   const dataDir = tempDir();
   const d = await startDetector(t, { dataDir });
   await ingest(d, t, 12, { identifier: 'mallory', service_name: 'auth', path: '/login', status_code: 401, environment: 'staging' }, 2500);
@@ -107,7 +107,7 @@ test('brute_force: 12 × 401 for one identifier in 30 s is one alert; no repeat 
   t.deepEqual(both[0]!.request_body, { identifier: 'mallory', count: 10, window_secs: 60, threshold: 10 });
 });
 
-test('mass_delete: 60 DELETEs in a service is one alert; 49 in another is none', async (t) => {
+test.serial('mass_delete: 60 DELETEs in a service is one alert; 49 in another is none', async (t) => {
   const d = await startDetector(t);
   await ingest(d, t, 60, { service_name: 'files', method: 'DELETE', path: '/files/1', status_code: 204 }, 100);
   await ingest(d, t, 49, { service_name: 'photos', method: 'DELETE', path: '/photos/1', status_code: 204 }, 100);
@@ -117,7 +117,7 @@ test('mass_delete: 60 DELETEs in a service is one alert; 49 in another is none',
   t.deepEqual(alert.request_body, { count: 60, threshold: 50, window_secs: 60 });
 });
 
-test('error_rate: 40 % errors over the window is one alert; a service at 20 % is none', async (t) => {
+test.serial('error_rate: 40 % errors over the window is one alert; a service at 20 % is none', async (t) => {
   const d = await startDetector(t);
   await ingest(d, t, 30, { service_name: 'billing', status_code: 200 }, 1000);
   await ingest(d, t, 10, { service_name: 'billing', status_code: 500 }, 1000);
@@ -130,7 +130,7 @@ test('error_rate: 40 % errors over the window is one alert; a service at 20 % is
   t.deepEqual(alert.request_body, { error_rate: 40, threshold: 25, errors: 20, total: 50, window_secs: 300 });
 });
 
-test('volume_spike: an hour of 10 events a minute, then 60 in a minute, is one alert', async (t) => {
+test.serial('volume_spike: an hour of 10 events a minute, then 60 in a minute, is one alert', async (t) => {
   const d = await startDetector(t);
   // The baseline: 10 events in the first 10 seconds of each of the 60 minutes before T0.
   for (let minute = 60; minute >= 1; minute--) {
@@ -147,7 +147,7 @@ test('volume_spike: an hour of 10 events a minute, then 60 in a minute, is one a
   t.deepEqual(alert.request_body, { current_rate: 60, baseline_mean: 10, z_score: 15.81, threshold: 3 });
 });
 
-test('silent_service: a service that goes quiet for more than 15 minutes is one alert, cleared when it speaks again', async (t) => {
+test.serial('silent_service: a service that goes quiet for more than 15 minutes is one alert, cleared when it speaks again', async (t) => {
   const d = await startDetector(t);
   await ingest(d, t, 12, { service_name: 'cron', path: '/tick' });
   await ingest(d, t, 5, { service_name: 'rarely', path: '/tick' });
@@ -168,7 +168,7 @@ test('silent_service: a service that goes quiet for more than 15 minutes is one 
   t.is((await alerts(d)).length, 1);
 });
 
-test('project settings change what fires: a lower threshold raises, a disabled rule does not', async (t) => {
+test.serial('project settings change what fires: a lower threshold raises, a disabled rule does not', async (t) => {
   const d = await startDetector(t);
   const put = await api(d.server.url, 'PUT', `/v1/projects/${d.projectId}/anomaly-settings`, {
     token: d.token, body: { brute_force: { threshold: 3, window_secs: 30 }, mass_delete: { enabled: false } },
@@ -181,7 +181,7 @@ test('project settings change what fires: a lower threshold raises, a disabled r
   t.deepEqual(alert.request_body, { identifier: 'eve', count: 3, window_secs: 30, threshold: 3 });
 });
 
-test('alerts reach the channels that opted in to them, once, signed; healthcheck-only channels get none', async (t) => {
+test.serial('alerts reach the channels that opted in to them, once, signed; healthcheck-only channels get none', async (t) => {
   const d = await startDetector(t, { notifications: true });
   const alertsHook = await webhookReceiver(SECRET);
   const monitorsHook = await webhookReceiver(SECRET);
