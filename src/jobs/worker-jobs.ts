@@ -43,10 +43,10 @@ const withTimeout = <T>(work: Promise<T>, ms: number, message: string): Promise<
     work.then((v) => { clearTimeout(timer); resolve(v); }, (e: unknown) => { clearTimeout(timer); reject(e as Error); });
   });
 
-/** The worker's Agenda jobs: the `repeating` ones, and one repeating job per enabled monitor (unique on the monitor id; the first check runs
- *  at once). Jobs follow the monitors read model: every `reconcileEveryMs` the jobs whose monitor
- *  changed interval or enabled flag are saved again, and those whose monitor was deleted are
- *  cancelled. Reconciling from the read model rather than reacting to each event means a missed
+/** The worker's Agenda jobs: the `repeating` ones, and one repeating job per enabled monitor
+ *  (unique on the monitor id; the first check runs at once). Monitor jobs follow the monitors read
+ *  model: every `reconcileEveryMs` the jobs whose monitor changed interval or enabled flag are
+ *  saved again, and those whose monitor was deleted are cancelled. Reconciling from the read model rather than reacting to each event means a missed
  *  event, a crash between two writes, or a restart all converge to the same jobs. A job handler
  *  only calls commands: it reads the monitor from its stream, checks, and records. */
 export class WorkerJobs {
