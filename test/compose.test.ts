@@ -22,6 +22,8 @@ if (!installed) {
     for (const service of ['kurrentdb:', 'mongodb:', 'api:', 'worker:']) t.true(result.stdout.includes(`  ${service}`), service);
     t.regex(result.stdout, /WATCHLOG_EVENTSTORE_URL: kurrentdb:\/\/kurrentdb:2113\?tls=false/);
     t.regex(result.stdout, /WATCHLOG_MONGO_URL: mongodb:\/\/mongodb:27017\/watchlog/);
+    const tuned = config(path.join(root, 'docker-compose.yml'), { WATCHLOG_JWT_SECRET: 'x'.repeat(48), WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":5}}' });
+    t.is(tuned.stdout.match(/WATCHLOG_ANOMALY_DEFAULTS: '\{"brute_force":\{"threshold":5\}\}'/g)?.length, 2, 'api and worker get the same defaults');
   });
 
   test('the validator rejects what is wrong: a missing JWT secret, an unknown key', (t) => {
