@@ -85,7 +85,8 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
     ctx.body = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope);
   });
 
-  // SPEC 4.9: alerts, newest first, paginated like the list; `rule` filters on the alert's path.
+  // SPEC 4.9: alerts, newest first, paginated like the list; `rule` filters on the alert's path;
+  // `open` says whether the alert's condition still holds.
   router.get('/v1/audit/anomalies', ...deps.jwt, async (ctx) => {
     const { rule, page = 1, limit = 20, ...filter } = decodeOrThrow(AnomaliesQueryCodec, singleValued(ctx.query), 'query');
     checkDateRange(filter);
@@ -93,7 +94,11 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
       ...filter, ...(rule === undefined ? {} : { path: rule }), event_type: 'system.alert',
       page, limit, sort_by: 'timestamp', sort_order: 'desc',
     };
-    ctx.body = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope, { withRequestBody: true });
+    const alerts = await deps.readModels.auditEvents.list(query, principalOf(ctx.state).scope, { withRequestBody: true });
+    // Whether each alert's condition still holds: the open alerts are few, and kept apart from
+    // the events so that clearing an alert never rewrites its audit event.
+    const open = new Set((await deps.readModels.anomalies.openAlerts()).map((a) => a.alert_id));
+    ctx.body = { ...alerts, data: alerts.data.map((item) => ({ ...item, open: open.has(item.id) })) };
   });
 
   // SPEC 4.5: browser events with a request_id that no backend event of the project carried
