@@ -66,8 +66,6 @@ const bucketUpdate = ([first, ...rest]: [StatsBucket, ...StatsBucket[]]): Counte
 
 type ActivityRow = ServiceKey & { total: number; last_ts: number; environment: string };
 
-const serviceKey = (s: ServiceKey) => JSON.stringify([s.project_id, s.service_name]);
-
 export class MongoStatsQueries implements StatsQueries {
   constructor(private readonly db: Db) {}
 
