@@ -13,6 +13,17 @@ import type { RepeatingJob } from './worker-jobs.ts';
 export const ANOMALY_SCAN_JOB = 'anomaly-scan';
 const DAY_MS = 86_400_000;
 
+/** Items by project (Map.groupBy arrives only in Node 21). */
+const byProjectOf = <T>(items: Iterable<T>, projectOf: (item: T) => string): Map<string, T[]> => {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(projectOf(item));
+    if (group) group.push(item);
+    else groups.set(projectOf(item), [item]);
+  }
+  return groups;
+};
+
 export interface AnomalyScanDeps {
   log: EventLog;
   readModels: ReadModels;
@@ -90,9 +101,7 @@ export const scanAnomalies = async (deps: AnomalyScanDeps, nowDate: Date): Promi
 
   // volume_spike: the baselines of the services busy enough to spike, per project (its own
   // baseline length), summarised by the stats read model.
-  const spikesByProject = new Map<string, Array<{ series: ServiceSeries; current: number }>>();
-  for (const spike of spikes) spikesByProject.set(spike.series.project_id, [...(spikesByProject.get(spike.series.project_id) ?? []), spike]);
-  for (const [projectId, candidates] of spikesByProject) {
+  for (const [projectId, candidates] of byProjectOf(spikes, (spike) => spike.series.project_id)) {
     const s = settingsOf(projectId).volume_spike;
     const { from, to } = baselineRange(ends, s.baseline_minutes);
     const baselines = new Map((await deps.readModels.stats.serviceBaselines(projectId, from, to)).map((b) => [b.service_name, b]));
@@ -120,21 +129,15 @@ export const scanAnomalies = async (deps: AnomalyScanDeps, nowDate: Date): Promi
 
   // Per project: only where the read model's open alerts say something changes is the log read
   // and the decision made again, on the stream, by the command.
-  const byProject = new Map<string, Finding[]>();
-  for (const f of findings) byProject.set(f.project_id, [...(byProject.get(f.project_id) ?? []), f]);
-  const openByProject = new Map<string, Set<string>>();
-  for (const alert of await deps.readModels.anomalies.openAlerts()) {
-    const open = openByProject.get(alert.project_id) ?? new Set<string>();
-    open.add(alertKey(alert));
-    openByProject.set(alert.project_id, open);
-  }
+  const byProject = byProjectOf(findings, (f) => f.project_id);
+  const openByProject = byProjectOf(await deps.readModels.anomalies.openAlerts(), (alert) => alert.project_id);
   const ctx = { actor: 'system:anomaly-scan', correlationId: randomUUID(), now: () => nowDate };
   const raised: Finding[] = [];
   let cleared = 0;
   for (const projectId of new Set([...byProject.keys(), ...openByProject.keys()])) {
     const projectFindings = byProject.get(projectId) ?? [];
     const evaluated = enabledRules(settingsOf(projectId));
-    const change = decideAlerts(projectFindings, openByProject.get(projectId) ?? new Set(), evaluated);
+    const change = decideAlerts(projectFindings, new Set((openByProject.get(projectId) ?? []).map(alertKey)), evaluated);
     if (change.raise.length === 0 && change.clear.length === 0) continue;
     const result = await recordFindings(deps, projectId, projectFindings, evaluated, ctx);
     for (const f of result.raised) {
