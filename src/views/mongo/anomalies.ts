@@ -6,6 +6,7 @@ import type {
 } from '../ports.ts';
 import { addPending, applyPending, type CounterDoc, type CounterUpdate, type Pending } from './counters.ts';
 import type { BulkOps, MongoSchema } from './store.ts';
+import { ServiceSeriesBuilder } from '../service-series.ts';
 
 // ---- anomaly windows ----
 
@@ -111,23 +112,9 @@ export class MongoAnomalyWindowsQueries implements AnomalyWindowsQueries {
       .find<ServiceRow>({ bucket: { $gte: from, $lte: to } }, { projection: { _id: 0, applied_through: 0 } })
       .sort({ bucket: 1, project_id: 1, service_name: 1 })
       .toArray();
-    const series = new Map<string, ServiceSeries & { buckets: Map<number, ServiceCounts>; total: number; last_ts: number }>();
-    for (const row of rows) {
-      const key = `${row.project_id}\u0000${row.service_name}`;
-      let s = series.get(key);
-      if (!s) {
-        s = { project_id: row.project_id, service_name: row.service_name, environment: row.environment, buckets: new Map(), total: 0, last_ts: row.last_ts };
-        series.set(key, s);
-      }
-      s.buckets.set(row.bucket, { total: row.total, errors: row.errors, deletes: row.deletes });
-      s.total += row.total;
-      if (row.last_ts >= s.last_ts) {
-        s.last_ts = row.last_ts;
-        s.environment = row.environment;
-      }
-    }
-    return [...series.values()].filter((s) => s.total >= minTotal)
-      .map(({ project_id, service_name, environment, buckets }) => ({ project_id, service_name, environment, buckets }));
+    const series = new ServiceSeriesBuilder();
+    for (const r of rows) series.add(r.bucket, r.project_id, r.service_name, { total: r.total, errors: r.errors, deletes: r.deletes }, r.environment, r.last_ts);
+    return series.build(minTotal);
   }
 
   async authFailureSeries(from: number, to: number, minCount: number): Promise<AuthFailureSeries[]> {

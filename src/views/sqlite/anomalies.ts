@@ -5,6 +5,7 @@ import type {
   AnomaliesQueries, AnomaliesWriter, AnomalyWindowsQueries, AnomalyWindowsWriter, OpenAlertView, ProjectAnomalySettings, WindowContribution,
 } from '../ports.ts';
 import type { BatchedWriter, SqliteSchema } from './database.ts';
+import { ServiceSeriesBuilder } from '../service-series.ts';
 
 /** 10-second buckets of every service (events, errors, DELETEs) and of every identifier that got
  *  a 401, keyed by bucket first: the scan reads a time range across all projects, and pruning
@@ -134,23 +135,11 @@ export class SqliteAnomalyWindowsQueries implements AnomalyWindowsQueries {
   }
 
   async serviceSeries(from: number, to: number, minTotal: number): Promise<ServiceSeries[]> {
-    const series = new Map<string, ServiceSeries & { buckets: Map<number, ServiceCounts>; total: number; last_ts: number }>();
-    for (const [bucket, project_id, service_name, total, errors, deletes, environment, last_ts] of this.servicesIn.all(from, to)) {
-      const key = `${project_id}\u0000${service_name}`;
-      let s = series.get(key);
-      if (!s) {
-        s = { project_id, service_name, environment, buckets: new Map(), total: 0, last_ts };
-        series.set(key, s);
-      }
-      s.buckets.set(bucket, { total, errors, deletes });
-      s.total += total;
-      if (last_ts >= s.last_ts) {
-        s.last_ts = last_ts;
-        s.environment = environment;
-      }
+    const series = new ServiceSeriesBuilder();
+    for (const [bucket, projectId, serviceName, total, errors, deletes, environment, lastTs] of this.servicesIn.all(from, to)) {
+      series.add(bucket, projectId, serviceName, { total, errors, deletes }, environment, lastTs);
     }
-    return [...series.values()].filter((s) => s.total >= minTotal)
-      .map(({ project_id, service_name, environment, buckets }) => ({ project_id, service_name, environment, buckets }));
+    return series.build(minTotal);
   }
 
   async authFailureSeries(from: number, to: number, minCount: number): Promise<AuthFailureSeries[]> {
