@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import {
   applyPatch, assertValidSettings, effectiveSettings, type AnomalySettings, type AnomalySettingsPatch,
 } from '../domain/anomaly-settings.ts';
-import { decideAlerts, evolveAnomalies, initialAnomalies, type Finding, type RuleName } from '../domain/anomaly.ts';
+import { decideAlerts, evolveAnomalies, initialAnomalies, type AnomalyState, type Finding, type RuleName } from '../domain/anomaly.ts';
 import { assertProjectExists, evolveProject, initialProject } from '../domain/project.ts';
-import { WrongExpectedRevisionError } from '../log/event-log.ts';
+import { WrongExpectedRevisionError, type NewEvent } from '../log/event-log.ts';
 import { loadAggregate, newEvent, type CommandContext, type CommandDeps } from './context.ts';
 import { projectStream } from './projects.ts';
 
@@ -23,6 +23,25 @@ export const settingsView = (projectId: string, settings: AnomalySettings, updat
 /** The scan appends alerts to the same stream: a conflicting append is decided again. */
 const MAX_ATTEMPTS = 5;
 
+/** Loads the project's anomalies stream, lets `decide` choose the events to append (none:
+ *  nothing is appended) and appends them at the revision they were decided on; when the scan or
+ *  another request appended first, decides again on the new state. */
+const decideAndAppend = async <T>(
+  deps: Pick<CommandDeps, 'log'>, projectId: string, decide: (state: AnomalyState) => { events: NewEvent[]; result: T },
+): Promise<{ result: T; position: string | null }> => {
+  for (let attempt = 1; ; attempt++) {
+    const { state, revision } = await loadAnomalies(deps, projectId);
+    const { events, result } = decide(state);
+    if (events.length === 0) return { result, position: null };
+    try {
+      const { position } = await deps.log.append(anomaliesStream(projectId), events, revision);
+      return { result, position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+};
+
 /** Changes a project's settings (a partial update; null puts a field back to the default). The
  *  result must be consistent as a whole (validation_error naming the field otherwise). */
 export const updateAnomalySettings = async (
@@ -30,21 +49,17 @@ export const updateAnomalySettings = async (
 ): Promise<AnomalySettingsView> => {
   const { state: project } = await loadAggregate(deps.log, projectStream(projectId), initialProject, evolveProject);
   assertProjectExists(project);
-  for (let attempt = 1; ; attempt++) {
-    const { state, revision } = await loadAnomalies(deps, projectId);
+  const { result, position } = await decideAndAppend(deps, projectId, (state) => {
     const settings = effectiveSettings(defaults, applyPatch(state.overrides, patch));
     assertValidSettings(settings);
     const updatedAt = ctx.now().toISOString();
-    try {
-      const { position } = await deps.log.append(anomaliesStream(projectId), [
-        newEvent('AnomalySettingsUpdated', { project_id: projectId, changes: patch, updated_at: updatedAt }, ctx),
-      ], revision);
-      await deps.anomaliesSettled(position);
-      return settingsView(projectId, settings, updatedAt);
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
-    }
-  }
+    return {
+      events: [newEvent('AnomalySettingsUpdated', { project_id: projectId, changes: patch, updated_at: updatedAt }, ctx)],
+      result: settingsView(projectId, settings, updatedAt),
+    };
+  });
+  if (position !== null) await deps.anomaliesSettled(position);
+  return result;
 };
 
 /** Turns one project's scan findings into alerts: an AnomalyDetected for each finding without an
@@ -54,10 +69,8 @@ export const updateAnomalySettings = async (
 export const recordFindings = async (
   deps: Pick<CommandDeps, 'log'>, projectId: string, findings: readonly Finding[], evaluated: ReadonlySet<RuleName>, ctx: CommandContext,
 ): Promise<{ raised: Finding[]; cleared: number }> => {
-  for (let attempt = 1; ; attempt++) {
-    const { state, revision } = await loadAnomalies(deps, projectId);
+  const { result } = await decideAndAppend(deps, projectId, (state) => {
     const { raise, clear } = decideAlerts(findings, new Set(state.open.keys()), evaluated);
-    if (raise.length === 0 && clear.length === 0) return { raised: [], cleared: 0 };
     const at = ctx.now().toISOString();
     const events = [
       ...clear.map((key) => {
@@ -69,11 +82,7 @@ export const recordFindings = async (
         environment: f.environment, detected_at: at, details: f.details,
       }, ctx)),
     ];
-    try {
-      await deps.log.append(anomaliesStream(projectId), events, revision);
-      return { raised: raise, cleared: clear.length };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
-    }
-  }
+    return { events, result: { raised: raise, cleared: clear.length } };
+  });
+  return result;
 };
