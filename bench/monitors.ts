@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
-import { SqliteEventLog } from '../src/log/sqlite.ts';
+import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
 import { freePort, json, loginWhenReady, startProcess, verdict } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

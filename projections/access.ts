@@ -1,4 +1,4 @@
-import type { AccessWriter } from '../src/views/ports.ts';
+import type { AccessWriter } from '../src/views/access/port.ts';
 import type { Projection } from './projection.ts';
 
 export const accessProjection: Projection<AccessWriter> = {

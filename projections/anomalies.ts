@@ -1,4 +1,4 @@
-import type { AnomaliesWriter } from '../src/views/ports.ts';
+import type { AnomaliesWriter } from '../src/views/anomalies/port.ts';
 import type { Projection } from './projection.ts';
 
 /** Per-project anomaly settings and the alerts still open, for the scan and the settings API. */

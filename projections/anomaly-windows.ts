@@ -1,4 +1,4 @@
-import type { AnomalyWindowsWriter } from '../src/views/ports.ts';
+import type { AnomalyWindowsWriter } from '../src/views/anomaly-windows/port.ts';
 import type { Projection } from './projection.ts';
 
 /** The anomaly scan's windows: each http event counted into its service's 10-second bucket (and

@@ -1,6 +1,6 @@
 import { transitionAuditEvent } from '../src/domain/monitor.ts';
 import { alertAuditEvent } from '../src/domain/anomaly.ts';
-import type { AuditEventsWriter } from '../src/views/ports.ts';
+import type { AuditEventsWriter } from '../src/views/audit-events/port.ts';
 import type { Projection } from './projection.ts';
 
 /** Ingested events, monitor transitions as the system.healthcheck events of SPEC 6.1 (keyed by

@@ -1,4 +1,4 @@
-import type { ChannelsWriter } from '../src/views/ports.ts';
+import type { ChannelsWriter } from '../src/views/channels/port.ts';
 import type { Projection } from './projection.ts';
 
 export const channelsProjection: Projection<ChannelsWriter> = {

@@ -1,4 +1,4 @@
-import type { DerivedSessionsWriter } from '../src/views/ports.ts';
+import type { DerivedSessionsWriter } from '../src/views/derived-sessions/port.ts';
 import type { Projection } from './projection.ts';
 
 /** SPEC 3.3: sessions per project × identifier × service, from the http events only (alerts and

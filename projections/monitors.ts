@@ -1,4 +1,4 @@
-import type { MonitorsWriter } from '../src/views/ports.ts';
+import type { MonitorsWriter } from '../src/views/monitors/port.ts';
 import type { Projection } from './projection.ts';
 
 export const monitorsProjection: Projection<MonitorsWriter> = {

@@ -1,4 +1,4 @@
-import type { OrphansWriter } from '../src/views/ports.ts';
+import type { OrphansWriter } from '../src/views/orphans/port.ts';
 import type { Projection } from './projection.ts';
 
 /** Pairs browser-side and backend http events by project and request_id. Events without a

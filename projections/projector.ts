@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { decodeEvent, type DomainEvent } from '../src/domain/events.ts';
 import { comparePositions, type EventLog, type RecordedEvent, type Subscription } from '../src/log/event-log.ts';
-import { LeaseLostError, type Leases, type ProjectionStore } from '../src/views/ports.ts';
+import { LeaseLostError, type Leases, type ProjectionStore } from '../src/views/store/port.ts';
 import type { Projection } from './projection.ts';
 
 export type Decoder = (recorded: RecordedEvent) => DomainEvent;
@@ -31,7 +31,10 @@ export interface ProjectionRunner {
   reset(): Promise<void>;
 }
 
+/** The lease is taken under the runner's name and the checkpoint kept under the store's: they
+ *  must be one name. */
 export const bindProjection = <W>(projection: Projection<W>, store: ProjectionStore<W>): ProjectionRunner => {
+  if (store.name !== projection.name) throw new Error(`projection ${projection.name} is bound to the store of ${store.name}`);
   const handled = new Set<string>(projection.handles);
   return {
     name: projection.name,

@@ -1,5 +1,5 @@
 import { bucketOf } from '../src/domain/stats.ts';
-import type { StatsWriter } from '../src/views/ports.ts';
+import type { StatsWriter } from '../src/views/stats/port.ts';
 import type { Projection } from './projection.ts';
 
 /** Per project × service × environment × minute counters and response-time bins, from the http

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AuditEventInput, StoredAuditEvent } from '../domain/audit-event.ts';
 import { maskObject } from '../domain/masking.ts';
 import type { EventLog } from '../log/event-log.ts';
-import { newEvent, type CommandContext } from './context.ts';
+import { auditStream } from '../domain/streams.ts';
+import { newEvent, type CommandContext } from './handle.ts';
 
 const MASKED_FIELDS = ['request_body', 'response_body', 'query_params', 'path_params'] as const;
 
@@ -29,6 +30,6 @@ export const recordAuditEvent = async (
   log: EventLog, projectId: string, input: AuditEventInput, ctx: CommandContext,
 ): Promise<{ id: string; position: string }> => {
   const stored = toStoredAuditEvent(projectId, input, ctx.now());
-  const { position } = await log.append(`audit-${projectId}`, [newEvent('AuditEventRecorded', stored, ctx)], 'any');
+  const { position } = await log.append(auditStream(projectId), [newEvent({ type: 'AuditEventRecorded', data: stored }, ctx)], 'any');
   return { id: stored.id, position };
 };

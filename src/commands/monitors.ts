@@ -1,30 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.ts';
 import {
-  CHECKS_KEPT, DEFAULTS, MONITORS_PER_PROJECT, assertMonitorExists, assertTimeoutBelowInterval, decideTransition, decideUpdate,
-  evolveMonitor, initialMonitor, type CheckResult, type MonitorCreateInput, type MonitorState, type MonitorUpdateInput, type Transition,
+  CHECKS_KEPT, DEFAULTS, MONITORS_PER_PROJECT, monitorDecider, type CheckResult, type MonitorCreateInput, type MonitorState, type MonitorUpdateInput,
 } from '../domain/monitor.ts';
-import { assertProjectExists, evolveProject, initialProject } from '../domain/project.ts';
-import { WrongExpectedRevisionError } from '../log/event-log.ts';
-import type { MonitorView } from '../views/ports.ts';
-import { loadAggregate, newEvent, type CommandContext, type CommandDeps } from './context.ts';
-import { projectStream } from './projects.ts';
+import { assertProjectExists, projectDecider } from '../domain/project.ts';
+import { checksStream, monitorStream, projectStream } from '../domain/streams.ts';
+import { handle, load, newEvent, type CommandContext, type CommandDeps, type Handled, type Loaded } from './handle.ts';
 
-export const monitorStream = (id: string) => `monitor-${id}`;
-export const checksStream = (id: string) => `monitor-${id}-checks`;
+export const loadMonitor = (deps: CommandDeps, id: string) => load(deps.log, monitorStream(id), monitorDecider);
 
-export const loadMonitor = (deps: Pick<CommandDeps, 'log'>, id: string) =>
-  loadAggregate(deps.log, monitorStream(id), initialMonitor, evolveMonitor);
-
-/** The monitor as the read model shows it once it has applied `position`. */
-const viewAfter = async (deps: CommandDeps, id: string, position: string): Promise<MonitorView | null> => {
-  await deps.monitorsSettled(position);
-  return deps.readModels.monitors.get(id, { all: true });
-};
+/** The monitor limit is counted on the monitors read model (the log has no per-project index). */
+export interface MonitorCreationDeps extends CommandDeps {
+  /** How many monitors the project has, once the read model has caught up with the log. */
+  monitorsInProject(projectId: string): Promise<number>;
+}
 
 /** Creations per project run one at a time in this process, so two concurrent requests cannot
- *  both see room for one more monitor. (Across API processes the count is read from the read
- *  model: two processes racing for the last slot may both win; documented.) */
+ *  both see room for one more monitor. (Across API processes two requests racing for the last
+ *  slot may both win; documented.) */
 const creationQueues = new Map<string, Promise<unknown>>();
 const oneAtATime = <T>(key: string, work: () => Promise<T>): Promise<T> => {
   const previous = creationQueues.get(key) ?? Promise.resolve();
@@ -34,65 +27,39 @@ const oneAtATime = <T>(key: string, work: () => Promise<T>): Promise<T> => {
   return next;
 };
 
-export const createMonitor = (deps: CommandDeps, input: MonitorCreateInput, ctx: CommandContext): Promise<MonitorView> =>
+export const createMonitor = (deps: MonitorCreationDeps, input: MonitorCreateInput, ctx: CommandContext) =>
   oneAtATime(input.project_id, async () => {
-    const { state: project } = await loadAggregate(deps.log, projectStream(input.project_id), initialProject, evolveProject);
-    assertProjectExists(project);
-    const settings = { ...DEFAULTS, ...input };
-    assertTimeoutBelowInterval(settings);
-    const head = await deps.log.headPosition();
-    if (head !== null) await deps.monitorsSettled(head);
-    if ((await deps.readModels.monitors.countInProject(input.project_id)) >= MONITORS_PER_PROJECT) {
+    assertProjectExists((await load(deps.log, projectStream(input.project_id), projectDecider)).state);
+    const { project_id, ...given } = input;
+    if ((await deps.monitorsInProject(project_id)) >= MONITORS_PER_PROJECT) {
       throw new DomainError('conflict', `a project has at most ${MONITORS_PER_PROJECT} monitors`, [
         { path: 'project_id', message: `already has ${MONITORS_PER_PROJECT} monitors` },
       ]);
     }
     const id = randomUUID();
     await deps.log.setStreamMaxCount(checksStream(id), CHECKS_KEPT);
-    const { position } = await deps.log.append(monitorStream(id), [newEvent('MonitorCreated', {
-      monitor_id: id, created_at: ctx.now().toISOString(), ...settings,
-    }, ctx)], 'no_stream');
-    return (await viewAfter(deps, id, position))!;
+    const handled = await handle(deps, monitorStream(id), monitorDecider, {
+      type: 'CreateMonitor', monitor_id: id, project_id, settings: { ...DEFAULTS, ...given }, at: ctx.now().toISOString(),
+    }, ctx);
+    return { ...handled, id };
   });
 
-export const updateMonitor = async (deps: CommandDeps, id: string, input: MonitorUpdateInput, ctx: CommandContext): Promise<MonitorView> => {
-  const { state, revision } = await loadMonitor(deps, id);
-  const changes = decideUpdate(state, input);
-  if (Object.keys(changes).length === 0) return (await viewAfter(deps, id, (await deps.log.headPosition()) ?? '0'))!;
-  const { position } = await deps.log.append(monitorStream(id), [newEvent('MonitorUpdated', {
-    monitor_id: id, project_id: state.projectId, changes, updated_at: ctx.now().toISOString(),
-  }, ctx)], revision);
-  return (await viewAfter(deps, id, position))!;
-};
+export const updateMonitor = (deps: CommandDeps, id: string, changes: MonitorUpdateInput, ctx: CommandContext) =>
+  handle(deps, monitorStream(id), monitorDecider, { type: 'UpdateMonitor', changes, at: ctx.now().toISOString() }, ctx);
 
-export const deleteMonitor = async (deps: CommandDeps, id: string, ctx: CommandContext): Promise<void> => {
-  const { state, revision } = await loadMonitor(deps, id);
-  assertMonitorExists(state);
-  const { position } = await deps.log.append(monitorStream(id), [newEvent('MonitorDeleted', {
-    monitor_id: id, project_id: state.projectId, deleted_at: ctx.now().toISOString(),
-  }, ctx)], revision);
-  await deps.monitorsSettled(position);
-};
+export const deleteMonitor = (deps: CommandDeps, id: string, ctx: CommandContext) =>
+  handle(deps, monitorStream(id), monitorDecider, { type: 'DeleteMonitor', at: ctx.now().toISOString() }, ctx);
 
-/** Records a check and, when it changes the monitor's state, the transition. The transition is
- *  appended at the revision the decision was made on: when another worker recorded one first,
- *  the decision is made again on the new state (which usually makes it no transition at all). */
+/** Records a check in the monitor's checks stream and, when it changes the monitor's state, the
+ *  transition in the monitor's stream (decided again if another worker recorded one first, which
+ *  usually makes it none). `loaded`: the monitor as the caller just read it, to save a read. A
+ *  check of a deleted monitor records nothing. */
 export const recordCheck = async (
-  deps: Pick<CommandDeps, 'log'>, id: string, result: CheckResult, ctx: CommandContext,
-): Promise<{ state: MonitorState; transition: Transition | null }> => {
-  for (let attempt = 0; ; attempt += 1) {
-    const { state, revision } = await loadMonitor(deps, id);
-    if (state.id === null || state.deleted) return { state, transition: null };
-    if (attempt === 0) {
-      await deps.log.append(checksStream(id), [newEvent('CheckRecorded', { monitor_id: id, project_id: state.projectId, ...result }, ctx)], 'any');
-    }
-    const transition = decideTransition(state, result);
-    if (!transition) return { state, transition: null };
-    try {
-      await deps.log.append(monitorStream(id), [newEvent(transition.type, transition.data, ctx)], revision);
-      return { state: evolveMonitor(state, transition), transition };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= 4) throw error;
-    }
-  }
+  deps: CommandDeps, id: string, result: CheckResult, ctx: CommandContext, loaded?: Loaded<MonitorState>,
+): Promise<Handled<MonitorState>> => {
+  const current = loaded ?? await loadMonitor(deps, id);
+  const { state } = current;
+  if (state.id === null || state.deleted) return { events: [], position: null, state };
+  await deps.log.append(checksStream(id), [newEvent({ type: 'CheckRecorded', data: { monitor_id: id, project_id: state.projectId, ...result } }, ctx)], 'any');
+  return handle(deps, monitorStream(id), monitorDecider, { type: 'RecordCheck', result }, ctx, current);
 };

@@ -1,7 +1,10 @@
 import * as t from 'io-ts';
 import { JsonObject } from './codecs.ts';
 import type { StoredAuditEvent } from './audit-event.ts';
-import { AnomalySettingsPatch, RULES, applyPatch, type AnomalyOverrides, type AnomalySettings, type RuleName } from './anomaly-settings.ts';
+import {
+  AnomalySettingsPatch, RULES, applyPatch, assertValidSettings, effectiveSettings, type AnomalyOverrides, type AnomalySettings, type RuleName,
+} from './anomaly-settings.ts';
+import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 
 /** The five anomaly rules (SPEC 6.2) as pure functions of small windows of counts, the windows
@@ -268,3 +271,37 @@ export const alertAuditEvent = (d: AnomalyDetected): StoredAuditEvent => ({
   path: d.rule, method: 'POST', identifier: 'system', service_name: d.service_name, environment: d.environment,
   source: 'backend', request_body: d.details,
 });
+
+export type AnomaliesCommand =
+  /** A partial settings update (null puts a field back to the default); the settings it leads
+   *  to over `defaults` must be consistent as a whole. */
+  | { type: 'UpdateAnomalySettings'; project_id: string; patch: AnomalySettingsPatch; defaults: AnomalySettings; at: string }
+  /** A scan's findings for the project: an AnomalyDetected for each finding without an open
+   *  alert, an AnomalyCleared for each open alert of an evaluated rule not found again. */
+  | { type: 'RecordFindings'; project_id: string; findings: readonly Finding[]; evaluated: ReadonlySet<RuleName>; at: string; newAlertId: () => string };
+
+export const anomaliesDecider: Decider<AnomalyState, AnomaliesCommand> = {
+  initialState: initialAnomalies,
+  evolve: evolveAnomalies,
+  decide(command, state) {
+    if (command.type === 'UpdateAnomalySettings') {
+      assertValidSettings(effectiveSettings(command.defaults, applyPatch(state.overrides, command.patch)));
+      return [{ type: 'AnomalySettingsUpdated', data: { project_id: command.project_id, changes: command.patch, updated_at: command.at } }];
+    }
+    const { project_id, at } = command;
+    const { raise, clear } = decideAlerts(command.findings, new Set(state.open.keys()), command.evaluated);
+    return [
+      ...clear.map((key): DomainEvent => {
+        const { alert_id, rule, subject } = state.open.get(key)!;
+        return { type: 'AnomalyCleared', data: { alert_id, project_id, rule, subject, cleared_at: at } };
+      }),
+      ...raise.map((f): DomainEvent => ({
+        type: 'AnomalyDetected',
+        data: {
+          alert_id: command.newAlertId(), project_id, rule: f.rule, subject: f.subject, service_name: f.service_name,
+          environment: f.environment, detected_at: at, details: f.details,
+        },
+      })),
+    ];
+  },
+};

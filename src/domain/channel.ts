@@ -1,7 +1,8 @@
 import * as t from 'io-ts';
 import { boundedString, Uuid } from './codecs.ts';
 import { MonitorUrl } from './monitor.ts';
-import { notFound } from './errors.ts';
+import type { Decider } from './decider.ts';
+import { DomainError, notFound } from './errors.ts';
 import type { DomainEvent } from './events.ts';
 
 /** Notification channels of a project: where monitor transitions (and, opting in, alerts) go. */
@@ -68,3 +69,33 @@ export const targetOf = (input: ChannelCreateInput): ChannelTarget =>
   input.type === 'webhook'
     ? { type: 'webhook', url: input.url, ...(input.secret === undefined ? {} : { secret: input.secret }) }
     : { type: 'webpush', subscription: input.subscription };
+
+export type ChannelCommand =
+  | { type: 'CreateChannel'; channel_id: string; project_id: string; target: ChannelTarget; events: ChannelEvents; active: boolean; at: string }
+  | { type: 'UpdateChannel'; changes: ChannelUpdateInput; at: string }
+  | { type: 'DeleteChannel'; at: string }
+  /** The push service no longer knows the subscription: stop sending to it (once). */
+  | { type: 'DeactivateChannel'; reason: string; at: string };
+
+export const channelDecider: Decider<ChannelState, ChannelCommand> = {
+  initialState: initialChannel,
+  evolve: evolveChannel,
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateChannel': {
+        if (state.id !== null) throw new DomainError('conflict', 'channel already exists');
+        const { channel_id, project_id, target, events, active, at } = command;
+        return [{ type: 'ChannelCreated', data: { channel_id, project_id, target, events, active, created_at: at } }];
+      }
+      case 'UpdateChannel':
+        assertChannelExists(state);
+        return [{ type: 'ChannelUpdated', data: { channel_id: state.id!, project_id: state.projectId, changes: command.changes, updated_at: command.at } }];
+      case 'DeleteChannel':
+        assertChannelExists(state);
+        return [{ type: 'ChannelDeleted', data: { channel_id: state.id!, project_id: state.projectId, deleted_at: command.at } }];
+      case 'DeactivateChannel':
+        if (state.id === null || state.deleted || !state.active) return [];
+        return [{ type: 'ChannelDeactivated', data: { channel_id: state.id, project_id: state.projectId, reason: command.reason, deactivated_at: command.at } }];
+    }
+  },
+};

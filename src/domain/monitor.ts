@@ -2,6 +2,7 @@ import * as t from 'io-ts';
 import { boundedString, intRange, Uuid } from './codecs.ts';
 import { DomainError, notFound } from './errors.ts';
 import type { StoredAuditEvent } from './audit-event.ts';
+import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 
 /** Monitors (SPEC 2.8, 3.1, 3.2, 8): payload codecs, the aggregate, and the transition rule.
@@ -218,4 +219,36 @@ export const transitionAuditEvent = (
     ...common, event_type: 'system.healthcheck.up', timestamp: d.came_up_at, status_code: d.status_code,
     request_body: { url: d.url, status_code: d.status_code, response_ms: d.response_ms, downtime_seconds: d.downtime_seconds },
   };
+};
+
+export type MonitorCommand =
+  | { type: 'CreateMonitor'; monitor_id: string; project_id: string; settings: MonitorSettings; at: string }
+  | { type: 'UpdateMonitor'; changes: MonitorUpdateInput; at: string }
+  | { type: 'DeleteMonitor'; at: string }
+  /** A check's result: a transition when it changes the monitor's state (SPEC 3.1), else nothing. */
+  | { type: 'RecordCheck'; result: CheckResult };
+
+export const monitorDecider: Decider<MonitorState, MonitorCommand> = {
+  initialState: initialMonitor,
+  evolve: evolveMonitor,
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateMonitor':
+        if (state.id !== null) throw new DomainError('conflict', 'monitor already exists');
+        assertTimeoutBelowInterval(command.settings);
+        return [{ type: 'MonitorCreated', data: { monitor_id: command.monitor_id, project_id: command.project_id, created_at: command.at, ...command.settings } }];
+      case 'UpdateMonitor': {
+        const changes = decideUpdate(state, command.changes);
+        if (Object.keys(changes).length === 0) return [];
+        return [{ type: 'MonitorUpdated', data: { monitor_id: state.id!, project_id: state.projectId, changes, updated_at: command.at } }];
+      }
+      case 'DeleteMonitor':
+        assertMonitorExists(state);
+        return [{ type: 'MonitorDeleted', data: { monitor_id: state.id!, project_id: state.projectId, deleted_at: command.at } }];
+      case 'RecordCheck': {
+        const transition = decideTransition(state, command.result);
+        return transition ? [transition] : [];
+      }
+    }
+  },
 };

@@ -1,3 +1,4 @@
+import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 import { DomainError, notFound } from './errors.ts';
 
@@ -32,4 +33,29 @@ export const assertKeyRevocable = (state: ProjectState, keyId: string): void => 
   const key = state.keys.get(keyId);
   if (!key) throw notFound('API key');
   if (key.revoked) throw new DomainError('conflict', 'API key is already revoked');
+};
+
+export type ProjectCommand =
+  | { type: 'CreateProject'; project_id: string; name: string; at: string }
+  | { type: 'IssueApiKey'; project_id: string; key_id: string; name: string; prefix: string; key_hash: string; at: string }
+  | { type: 'RevokeApiKey'; project_id: string; key_id: string; at: string };
+
+export const projectDecider: Decider<ProjectState, ProjectCommand> = {
+  initialState: initialProject,
+  evolve: evolveProject,
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateProject':
+        if (state.id !== null) throw new DomainError('conflict', 'project already exists');
+        return [{ type: 'ProjectCreated', data: { project_id: command.project_id, name: command.name, created_at: command.at } }];
+      case 'IssueApiKey': {
+        assertProjectExists(state);
+        const { project_id, key_id, name, prefix, key_hash, at } = command;
+        return [{ type: 'ApiKeyIssued', data: { project_id, key_id, name, prefix, key_hash, issued_at: at } }];
+      }
+      case 'RevokeApiKey':
+        assertKeyRevocable(state, command.key_id);
+        return [{ type: 'ApiKeyRevoked', data: { project_id: command.project_id, key_id: command.key_id, revoked_at: command.at } }];
+    }
+  },
 };

@@ -1,44 +1,18 @@
-import Koa, { type Middleware } from 'koa';
+import Koa from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { CommandDeps } from '../commands/context.ts';
-import type { EventLog } from '../log/event-log.ts';
-import type { ReadModels } from '../views/ports.ts';
-import { ApiKeyCache } from './api-key-cache.ts';
-import { requireJwt } from './auth.ts';
-import { errorHandler } from './errors.ts';
+import { ApiKeyCache } from './middleware/api-key-cache.ts';
+import { requireJwt } from './middleware/auth.ts';
+import { errorHandler } from './middleware/errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
 import { channelRoutes } from './routes/channels.ts';
 import { anomalySettingsRoutes } from './routes/anomaly-settings.ts';
-import type { AnomalySettings } from '../domain/anomaly-settings.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
 import type { AppState } from './state.ts';
-
-export interface AppDeps {
-  readonly log: EventLog;
-  readonly readModels: ReadModels;
-  readonly commands: CommandDeps;
-  readonly logger: Logger;
-  readonly jwtSecret: string;
-  readonly jwtTtlSeconds: number;
-  readonly bodyLimitBytes: number;
-  /** The VAPID public key browsers subscribe with. */
-  readonly vapidPublicKey: string;
-  /** The deployment's anomaly settings, under each project's own. */
-  readonly anomalyDefaults: AnomalySettings;
-  readonly now: () => Date;
-}
-
-/** What the routes get: the app's dependencies plus what the app builds once for all of them. */
-export interface RouteDeps extends AppDeps {
-  readonly apiKeys: ApiKeyCache;
-  /** JWT verification and principal decoding, to put in front of every protected route. */
-  readonly jwt: Middleware<AppState>[];
-}
+import type { AppDeps, RouteDeps } from './deps.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -73,7 +47,15 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
-  const routeDeps: RouteDeps = { ...deps, apiKeys: new ApiKeyCache(deps.readModels.access), jwt: requireJwt(deps.jwtSecret) };
+  const routeDeps: RouteDeps = {
+    ...deps,
+    apiKeys: new ApiKeyCache(deps.readModels.access),
+    jwt: requireJwt(deps.jwtSecret),
+    async caughtUp(readModels, position) {
+      const upTo = position ?? (await deps.commands.log.headPosition());
+      if (upTo !== null) await deps.settled(readModels, upTo);
+    },
+  };
   exportRoutes(router, routeDeps);
   statsRoutes(router, routeDeps);
   auditRoutes(router, routeDeps);

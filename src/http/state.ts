@@ -1,4 +1,4 @@
-import type { Principal } from './auth.ts';
+import type { Principal } from './middleware/auth.ts';
 
 export interface AppState {
   claims?: unknown;

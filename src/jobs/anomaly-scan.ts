@@ -7,7 +7,7 @@ import {
   errorRateOver, massDeleteOver, silentServiceOf, volumeSpikeOf, windowEnds, windowStart, type Finding, type ServiceSeries,
 } from '../domain/anomaly.ts';
 import type { EventLog } from '../log/event-log.ts';
-import type { ReadModels } from '../views/ports.ts';
+import type { ReadModels } from '../views/read-models.ts';
 import type { RepeatingJob } from './worker-jobs.ts';
 
 export const ANOMALY_SCAN_JOB = 'anomaly-scan';

@@ -1,9 +1,9 @@
 import { Agenda, type AgendaBackend, type Job } from 'agenda';
 import type { Logger } from 'pino';
-import type { CommandDeps } from '../commands/context.ts';
+import type { CommandDeps } from '../commands/handle.ts';
 import { loadMonitor, recordCheck } from '../commands/monitors.ts';
-import type { MonitorView } from '../views/ports.ts';
-import { runCheck } from './check.ts';
+import type { MonitorView, MonitorsQueries } from '../views/monitors/port.ts';
+import { runCheck } from '../checks/http-probe.ts';
 import { MAX_TIMEOUT_SECONDS } from '../domain/monitor.ts';
 
 export const CHECK_JOB = 'monitor-check';
@@ -62,7 +62,7 @@ export class WorkerJobs {
 
   constructor(
     backend: AgendaBackend,
-    private readonly deps: Pick<CommandDeps, 'log' | 'readModels'>,
+    private readonly deps: CommandDeps & { readonly monitors: Pick<MonitorsQueries, 'list'> },
     private readonly logger: Logger,
     options: WorkerJobsOptions = {},
   ) {
@@ -131,7 +131,7 @@ export class WorkerJobs {
   }
 
   private async reconcileOnce(): Promise<void> {
-    const monitors = await this.deps.readModels.monitors.list({ all: true });
+    const monitors = await this.deps.monitors.list({ all: true });
     const wanted = new Set<string>();
     for (const m of monitors) {
       wanted.add(m.id);
@@ -158,12 +158,13 @@ export class WorkerJobs {
 
   /** The job's work: reads the monitor from its stream, checks it, records the result. */
   async check(monitorId: string): Promise<void> {
-    const { state } = await loadMonitor(this.deps, monitorId);
+    const loaded = await loadMonitor(this.deps, monitorId);
+    const { state } = loaded;
     if (state.id === null || state.deleted || !state.settings.enabled) return;
     const result = await runCheck(state.settings, this.now);
-    const { transition } = await recordCheck(this.deps, monitorId, result, {
+    const { events } = await recordCheck(this.deps, monitorId, result, {
       actor: 'system:monitor', correlationId: monitorId, now: this.now,
-    });
-    if (transition) this.logger.info({ monitor_id: monitorId, transition: transition.type }, 'monitor state changed');
+    }, loaded);
+    for (const e of events) this.logger.info({ monitor_id: monitorId, transition: e.type }, 'monitor state changed');
   }
 }

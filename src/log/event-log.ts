@@ -46,6 +46,12 @@ export interface EventLog {
   subscribeAll(after: string | null): Subscription;
   /** Keep only the last `maxCount` events of the stream. */
   setStreamMaxCount(stream: string, maxCount: number): Promise<void>;
+  /** Deletes the events that maxCount hides but the store still keeps; resolves to how many. */
+  trim(): Promise<number>;
+  /** Calls `listener` after each append committed through this handle; returns its removal. */
+  onAppend(listener: () => void): () => void;
+  /** Another handle on the same log has appended: wake this handle's live subscriptions now. */
+  notifyAppended(): void;
   close(): Promise<void>;
 }
 

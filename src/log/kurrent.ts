@@ -194,6 +194,18 @@ export class KurrentEventLog implements EventLog {
     await this.client.setStreamMetadata(this.namespace + stream, { maxCount });
   }
 
+  /** KurrentDB deletes what maxCount hides when it scavenges, on its own schedule. */
+  async trim(): Promise<number> {
+    return 0;
+  }
+
+  /** Appends reach subscriptions through the server, whichever client made them. */
+  onAppend(): () => void {
+    return () => undefined;
+  }
+
+  notifyAppended(): void {}
+
   async close(): Promise<void> {
     await this.client.dispose();
   }

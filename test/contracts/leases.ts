@@ -1,6 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { LeaseLostError, type ReadModels } from '../../src/views/ports.ts';
+import { LeaseLostError } from '../../src/views/store/port.ts';
+import type { ReadModels } from '../../src/views/read-models.ts';
 
 /** The Leases contract and the lease fencing of ProjectionStore.commit, for every read-store adapter. */
 export const leasesContract = (adapter: string, open: () => Promise<{ readModels: ReadModels; cleanup: () => Promise<void> }>): void => {

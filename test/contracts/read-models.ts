@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
 import { bucketOf } from '../../src/domain/stats.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
-import type { AuditListItem, AuditListQuery, OrphansWriter, ReadModels, WindowContribution } from '../../src/views/ports.ts';
+import type { AuditListItem, AuditListQuery } from '../../src/views/audit-events/port.ts';
+import type { OrphansWriter } from '../../src/views/orphans/port.ts';
+import type { ReadModels } from '../../src/views/read-models.ts';
+import type { WindowContribution } from '../../src/views/anomaly-windows/port.ts';
 import { WINDOW_RETENTION_MS } from '../../src/domain/anomaly.ts';
 
 /** The read-model contract (audit events, access), for every read-store adapter. `open` returns

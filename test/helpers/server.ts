@@ -6,14 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
-import { ensureAdmin, openRuntime, type Runtime } from '../../src/runtime.ts';
-import { Projector } from '../../projections/projector.ts';
-import { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
-import { repeatingJobs } from '../../src/jobs/repeating-jobs.ts';
-import { ANOMALY_SCAN_JOB } from '../../src/jobs/anomaly-scan.ts';
-import { notificationsRunner } from '../../projections/notifications.ts';
-import { openJobStore } from '../../src/jobs/job-store.ts';
+import { ensureAdmin } from '../../src/compose/bootstrap.ts';
+import { startProjectors, type Projectors } from '../../src/compose/projectors.ts';
+import { appFor } from '../../src/compose/roles.ts';
+import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
+import { startWorkerJobs } from '../../src/compose/worker-jobs.ts';
+import type { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
+import type { Projector } from '../../projections/projector.ts';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
 
@@ -72,33 +71,19 @@ export const startTestServer = async ({
   });
   const logger = pino({ level: 'silent' });
   const runtime = await openRuntime(config);
-  const projector = new Projector(runtime.log, runtime.runners, runtime.readModels.leases, logger);
-  projector.start();
-  await ensureAdmin(runtime, config.admin, logger);
-  const jobStore = withJobs ? await openJobStore(config) : null;
-  let scans = 0;
-  const jobs = jobStore ? new WorkerJobs(jobStore.backend, runtime.commands, logger, {
-    processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000,
-    repeating: repeatingJobs(runtime, { ...config, anomalyScanMs }, logger, scanNow, { trimEveryMs: 300 }).map((job) => (job.name !== ANOMALY_SCAN_JOB ? job : {
-      ...job,
-      async run() {
-        await job.run();
-        scans += 1;
-      },
-    })),
-  }) : null;
-  await jobs?.start();
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
-  const notifier = notifications ? new Projector(runtime.log, [notificationsRunner({
-    log: runtime.log, readModels: runtime.readModels, logger, vapid: runtime.vapid, vapidSubject: config.vapidSubject,
-    webhook: { ...retries, timeoutMs: 2000 }, push: retries,
-  })], runtime.readModels.leases, logger, { liveBatchDelayMs: 5 }) : null;
-  notifier?.start();
-  const app = createApp({
-    log: runtime.log, readModels: runtime.readModels, commands: runtime.commands, logger,
-    jwtSecret: runtime.jwtSecret, jwtTtlSeconds: config.jwtTtlSeconds, bodyLimitBytes: config.bodyLimitBytes, vapidPublicKey: runtime.vapid.publicKey,
-    anomalyDefaults: config.anomalyDefaults, now,
+  const projectors: Projectors = startProjectors(runtime, logger, {
+    leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, notifications,
+    notifier: { webhook: { ...retries, timeoutMs: 2000 }, push: retries },
+    ...(notifications ? { liveBatchDelayMs: 5 } : {}),
   });
+  await ensureAdmin(runtime, config.admin, logger);
+  let scans = 0;
+  const worker = withJobs ? await startWorkerJobs(runtime, { ...config, anomalyScanMs }, logger, {
+    scheduler: { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 },
+    scanNow, trimEveryMs: 300, onScan: () => { scans += 1; },
+  }) : null;
+  const app = appFor(runtime, config, logger, now);
   const server = http.createServer(app.callback());
   // Longer than the client's idle time, so fetch never reuses a socket the server is closing
   // (a race a loaded machine makes likely).
@@ -111,17 +96,15 @@ export const startTestServer = async ({
     dataDir,
     config,
     runtime,
-    projector,
-    jobs,
-    notifier,
+    projector: projectors.projector,
+    jobs: worker?.jobs ?? null,
+    notifier: projectors.notifier,
     scans: () => scans,
     async stop({ remove = true } = {}) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await jobs?.stop();
-      await jobStore?.close();
-      await notifier?.stop();
-      await projector.stop();
+      await worker?.stop();
+      await projectors.stop();
       await runtime.close();
       if (remove) rmSync(dataDir, { recursive: true, force: true });
     },

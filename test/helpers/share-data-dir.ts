@@ -3,8 +3,8 @@
  * Prints `ok <appended>` and exits 0, or exits 1 with the error. */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { openLogDatabase, SqliteLogWriter } from '../../src/log/sqlite-writer.ts';
-import { openSqliteReadModels } from '../../src/views/sqlite/index.ts';
+import { openLogDatabase, SqliteLogWriter } from '../../src/log/sqlite/writer.ts';
+import { openSqliteReadModels } from '../../src/compose/read-models.ts';
 
 const [dataDir = '', rounds = '20'] = process.argv.slice(2);
 try {

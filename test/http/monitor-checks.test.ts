@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { CHECK_JOB } from '../../src/jobs/worker-jobs.ts';
-import { SqliteEventLog } from '../../src/log/sqlite.ts';
+import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import { freePort } from '../helpers/process.ts';
 import { api, eventually, login, projectWithKey, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startTarget, type Target } from '../helpers/target.ts';

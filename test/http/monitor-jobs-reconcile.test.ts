@@ -24,7 +24,7 @@ test('a monitor missing from the read model (not projected yet) keeps its job; a
   await server.jobs!.reconcile();
   t.is((await jobs()).length, 1, 'the job outlives a read model that does not know the monitor yet');
 
-  await deleteMonitor({ ...server.runtime.commands, monitorsSettled: async () => true }, id, { actor: 'test', correlationId: 't', now: () => new Date() });
+  await deleteMonitor(server.runtime.commands, id, { actor: 'test', correlationId: 't', now: () => new Date() });
   await server.jobs!.reconcile();
   t.deepEqual(await jobs(), []);
 });

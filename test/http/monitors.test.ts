@@ -1,7 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { recordCheck } from '../../src/commands/monitors.ts';
-import { runCheck } from '../../src/jobs/check.ts';
+import { runCheck } from '../../src/checks/http-probe.ts';
 import { api, eventually, login, projectWithKey, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startTarget, type Target } from '../helpers/target.ts';
 
@@ -91,7 +91,7 @@ test('UP→DOWN→UP: two transitions, two system.healthcheck events; repeated f
     return recordCheck(server.runtime.commands, monitor.id, await runCheck(monitor), ctx);
   };
   const kinds = [];
-  for (const status of [200, 200, 503, 500, 503, 200, 200]) kinds.push((await check(status)).transition?.type ?? '-');
+  for (const status of [200, 200, 503, 500, 503, 200, 200]) kinds.push((await check(status)).events[0]?.type ?? '-');
   target.status = 200;
   t.deepEqual(kinds, ['MonitorStatusEstablished', '-', 'MonitorWentDown', '-', '-', 'MonitorCameUp', '-']);
 
@@ -127,7 +127,7 @@ test('two workers recording the same failing check give one transition', async (
   const monitor = (await post({ project_id: projectId, name: 'race', url: target.url })).body;
   const failing = { checked_at: new Date().toISOString(), ok: false, status_code: 502, response_ms: 3 };
   const results = await Promise.all(Array.from({ length: 4 }, () => recordCheck(server.runtime.commands, monitor.id, failing, ctx)));
-  t.is(results.filter((r) => r.transition?.type === 'MonitorWentDown').length, 1);
+  t.is(results.filter((r) => r.events[0]?.type === 'MonitorWentDown').length, 1);
   const stream = await server.runtime.log.readStream(`monitor-${monitor.id}`);
   t.deepEqual(stream.map((e) => e.type), ['MonitorCreated', 'MonitorWentDown']);
 });

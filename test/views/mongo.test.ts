@@ -1,7 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { openMongoReadModels } from '../../src/views/mongo/index.ts';
+import { openMongoReadModels } from '../../src/compose/read-models.ts';
 import { leasesContract } from '../contracts/leases.ts';
 import { readModelsContract } from '../contracts/read-models.ts';
 

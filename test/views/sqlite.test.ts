@@ -2,7 +2,7 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { openSqliteReadModels } from '../../src/views/sqlite/index.ts';
+import { openSqliteReadModels } from '../../src/compose/read-models.ts';
 import { leasesContract } from '../contracts/leases.ts';
 import { readModelsContract } from '../contracts/read-models.ts';
 import { tempDir } from '../helpers/server.ts';

@@ -4,11 +4,11 @@ import { Email, Role, Uuid, boundedString, isUuid } from '../../domain/codecs.ts
 import { createProject, issueApiKey, revokeApiKey } from '../../commands/projects.ts';
 import { registerUser } from '../../commands/users.ts';
 import { decoyHash, verifyPassword } from '../../commands/passwords.ts';
-import { commandContext, principalOf, requireRole, signToken, visibleOr404, type Principal } from '../auth.ts';
-import { readJsonBody } from '../body.ts';
+import { commandContext, principalOf, requireRole, signToken, visibleOr404, type Principal } from '../middleware/auth.ts';
+import { readJsonBody } from '../middleware/body.ts';
 import { notFound } from '../../domain/errors.ts';
-import { HttpError, decodeOrThrow } from '../errors.ts';
-import type { RouteDeps } from '../app.ts';
+import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
+import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
 const LoginBody = t.type({ email: t.string, password: t.string });
@@ -42,8 +42,11 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
     const body = decodeOrThrow(NewUserBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'user');
+    const { position } = await registerUser(deps.commands, body, context(principal, ctx.state.correlationId));
+    await deps.caughtUp(['access'], position);
+    const { password_hash: _, ...user } = (await deps.readModels.access.userByEmail(body.email.toLowerCase()))!;
     ctx.status = 201;
-    ctx.body = await registerUser(deps.commands, body, context(principal, ctx.state.correlationId));
+    ctx.body = user;
   });
 
   router.get('/v1/users', ...jwt, async (ctx) => {
@@ -55,8 +58,10 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
     const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'project');
+    const { id, position } = await createProject(deps.commands, name, context(principal, ctx.state.correlationId));
+    await deps.caughtUp(['access'], position);
     ctx.status = 201;
-    ctx.body = await createProject(deps.commands, name, context(principal, ctx.state.correlationId));
+    ctx.body = await deps.readModels.access.getProject(id, { all: true });
   });
 
   router.get('/v1/projects', ...jwt, async (ctx) => {
@@ -72,8 +77,10 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     const project = await visibleProject(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
     const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'API key');
+    const { issued, position } = await issueApiKey(deps.commands, project.id, name, context(principal, ctx.state.correlationId));
+    await deps.caughtUp(['access'], position);
     ctx.status = 201;
-    ctx.body = await issueApiKey(deps.commands, project.id, name, context(principal, ctx.state.correlationId));
+    ctx.body = issued;
   });
 
   router.get('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {
@@ -87,7 +94,8 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     requireRole(principal, 'admin', 'member');
     const keyId = ctx.params.keyId ?? '';
     if (!isUuid(keyId)) throw notFound('API key');
-    await revokeApiKey(deps.commands, project.id, keyId.toLowerCase(), context(principal, ctx.state.correlationId));
+    const { position } = await revokeApiKey(deps.commands, project.id, keyId.toLowerCase(), context(principal, ctx.state.correlationId));
+    await deps.caughtUp(['access'], position);
     deps.apiKeys.invalidate();
     ctx.status = 204;
   });

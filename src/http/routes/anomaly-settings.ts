@@ -1,23 +1,30 @@
 import type Router from '@koa/router';
-import { AnomalySettingsPatch, effectiveSettings } from '../../domain/anomaly-settings.ts';
-import { settingsView, updateAnomalySettings } from '../../commands/anomalies.ts';
-import { commandContext, principalOf, requireRole, visibleOr404 } from '../auth.ts';
-import { readJsonBody } from '../body.ts';
-import { decodeOrThrow } from '../errors.ts';
-import type { RouteDeps } from '../app.ts';
+import { AnomalySettingsPatch, effectiveSettings, type AnomalySettings } from '../../domain/anomaly-settings.ts';
+import { updateAnomalySettings } from '../../commands/anomalies.ts';
+import { commandContext, principalOf, requireRole, visibleOr404 } from '../middleware/auth.ts';
+import { readJsonBody } from '../middleware/body.ts';
+import { decodeOrThrow } from '../middleware/errors.ts';
+import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
+
+/** A project's anomaly settings as the API shows them: every field, the project's own values
+ *  over the deployment's defaults. */
+type AnomalySettingsView = AnomalySettings & { project_id: string; updated_at: string | null };
 
 /** A project's anomaly settings: every rule's fields, the project's own values over the
  *  deployment's defaults. Everyone who sees the project reads them; admins and members change
  *  them with a partial update. */
 export const anomalySettingsRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const path = '/v1/projects/:id/anomaly-settings';
+  const settingsOf = async (projectId: string): Promise<AnomalySettingsView> => {
+    const own = await deps.readModels.anomalies.settingsOf(projectId);
+    return { project_id: projectId, ...effectiveSettings(deps.anomalyDefaults, own?.overrides ?? {}), updated_at: own?.updated_at ?? null };
+  };
 
   router.get(path, ...deps.jwt, async (ctx) => {
     const principal = principalOf(ctx.state);
     const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
-    const own = await deps.readModels.anomalies.settingsOf(project.id);
-    ctx.body = settingsView(project.id, effectiveSettings(deps.anomalyDefaults, own?.overrides ?? {}), own?.updated_at ?? null);
+    ctx.body = await settingsOf(project.id);
   });
 
   router.put(path, ...deps.jwt, async (ctx) => {
@@ -25,6 +32,8 @@ export const anomalySettingsRoutes = (router: Router<AppState>, deps: RouteDeps)
     const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     requireRole(principal, 'admin', 'member');
     const patch = decodeOrThrow(AnomalySettingsPatch, await readJsonBody(ctx, deps.bodyLimitBytes), 'anomaly settings');
-    ctx.body = await updateAnomalySettings(deps.commands, project.id, patch, deps.anomalyDefaults, commandContext(principal, ctx.state.correlationId, deps.now));
+    const { position } = await updateAnomalySettings(deps.commands, project.id, patch, deps.anomalyDefaults, commandContext(principal, ctx.state.correlationId, deps.now));
+    await deps.caughtUp(['anomalies'], position);
+    ctx.body = await settingsOf(project.id);
   });
 };

@@ -6,12 +6,13 @@ import { recordAuditEvent } from '../../commands/ingest.ts';
 import { summarizeExplicitSession } from '../../domain/sessions.ts';
 import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
 import { AnomalyRule } from '../../domain/anomaly.ts';
-import { SORT_FIELDS, inScope, type AuditListQuery, type Scope } from '../../views/ports.ts';
-import { principalOf } from '../auth.ts';
-import { readJsonBody } from '../body.ts';
-import { HttpError, decodeOrThrow } from '../errors.ts';
-import { IntFromString, singleValued } from '../query.ts';
-import type { RouteDeps } from '../app.ts';
+import { SORT_FIELDS, type AuditListQuery } from '../../views/audit-events/port.ts';
+import { inScope, type Scope } from '../../domain/scope.ts';
+import { principalOf } from '../middleware/auth.ts';
+import { readJsonBody } from '../middleware/body.ts';
+import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
+import { IntFromString, singleValued } from '../middleware/query.ts';
+import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
 export const EventType = t.keyof(
@@ -71,7 +72,7 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
     const projectId = key ? await deps.apiKeys.projectOf(key) : null;
     if (!projectId) throw new HttpError(401, 'unauthorized', key ? 'invalid or revoked API key' : 'missing X-API-Key header');
     const input = decodeOrThrow(AuditEventInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'audit event');
-    const { id } = await recordAuditEvent(deps.log, projectId, input, {
+    const { id } = await recordAuditEvent(deps.commands.log, projectId, input, {
       actor: `project:${projectId}`, correlationId: ctx.state.correlationId, now: deps.now,
     });
     ctx.status = 202;

@@ -4,10 +4,10 @@ import * as t from 'io-ts';
 import { PassThrough, Readable, pipeline } from 'node:stream';
 import { CSV_COLUMNS, toCsvRow } from '../../domain/export-csv.ts';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
-import { principalOf } from '../auth.ts';
-import { decodeOrThrow } from '../errors.ts';
-import { singleValued } from '../query.ts';
-import type { RouteDeps } from '../app.ts';
+import { principalOf } from '../middleware/auth.ts';
+import { decodeOrThrow } from '../middleware/errors.ts';
+import { singleValued } from '../middleware/query.ts';
+import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 import { AuditFilterQuery, checkDateRange } from './audit.ts';
 

@@ -3,12 +3,12 @@ import * as t from 'io-ts';
 import { Uuid } from '../../domain/codecs.ts';
 import { CHECKS_KEPT, MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor.ts';
 import { createMonitor, deleteMonitor, updateMonitor } from '../../commands/monitors.ts';
-import { runCheck } from '../../jobs/check.ts';
-import { commandContext, principalOf, requireRole, visibleOr404, type Principal } from '../auth.ts';
-import { readJsonBody } from '../body.ts';
-import { decodeOrThrow } from '../errors.ts';
-import { IntFromString, singleValued } from '../query.ts';
-import type { RouteDeps } from '../app.ts';
+import { runCheck } from '../../checks/http-probe.ts';
+import { commandContext, principalOf, requireRole, visibleOr404, type Principal } from '../middleware/auth.ts';
+import { readJsonBody } from '../middleware/body.ts';
+import { decodeOrThrow } from '../middleware/errors.ts';
+import { IntFromString, singleValued } from '../middleware/query.ts';
+import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
 export const HISTORY_DEFAULT_LIMIT = 50;
@@ -23,6 +23,11 @@ export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
   const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
   const visibleMonitor = (principal: Principal, id: string | undefined) =>
     visibleOr404(id, 'monitor', (uuid) => deps.readModels.monitors.get(uuid, principal.scope));
+  /** The monitor as the read model shows it once it has applied the command's events. */
+  const viewAfter = async (id: string, position: string | null) => {
+    await deps.caughtUp(['monitors'], position);
+    return deps.readModels.monitors.get(id, { all: true });
+  };
 
   router.get('/v1/monitors', ...jwt, async (ctx) => {
     const { project_id } = decodeOrThrow(ListQuery, singleValued(ctx.query), 'query');
@@ -34,8 +39,9 @@ export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     requireRole(principal, 'admin', 'member');
     const input = decodeOrThrow(MonitorCreateInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'monitor');
     await visibleOr404(input.project_id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
+    const { id, position } = await createMonitor(deps.commands, input, context(principal, ctx.state.correlationId));
     ctx.status = 201;
-    ctx.body = await createMonitor(deps.commands, input, context(principal, ctx.state.correlationId));
+    ctx.body = await viewAfter(id, position);
   });
 
   router.get('/v1/monitors/:id', ...jwt, async (ctx) => {
@@ -47,14 +53,16 @@ export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const monitor = await visibleMonitor(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
     const input = decodeOrThrow(MonitorUpdateInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'monitor');
-    ctx.body = await updateMonitor(deps.commands, monitor.id, input, context(principal, ctx.state.correlationId));
+    const { position } = await updateMonitor(deps.commands, monitor.id, input, context(principal, ctx.state.correlationId));
+    ctx.body = await viewAfter(monitor.id, position);
   });
 
   router.delete('/v1/monitors/:id', ...jwt, async (ctx) => {
     const principal = principalOf(ctx.state);
     const monitor = await visibleMonitor(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
-    await deleteMonitor(deps.commands, monitor.id, context(principal, ctx.state.correlationId));
+    const { position } = await deleteMonitor(deps.commands, monitor.id, context(principal, ctx.state.correlationId));
+    await deps.caughtUp(['monitors'], position);
     ctx.status = 204;
   });
 

@@ -2,10 +2,10 @@ import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { Environment } from '../../domain/audit-event.ts';
 import { INTERVAL_MS, intervalFor, minuteOf, statisticsOf } from '../../domain/stats.ts';
-import { principalOf } from '../auth.ts';
-import { HttpError, decodeOrThrow } from '../errors.ts';
-import { singleValued } from '../query.ts';
-import type { RouteDeps } from '../app.ts';
+import { principalOf } from '../middleware/auth.ts';
+import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
+import { singleValued } from '../middleware/query.ts';
+import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 import { ProjectServiceRange, checkDateRange } from './audit.ts';
 

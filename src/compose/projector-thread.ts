@@ -1,0 +1,31 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import pino from 'pino';
+import type { VapidKeys } from '../reactors/notifications/webpush.ts';
+import { startProjectors } from './projectors.ts';
+import { openStores, type StoreConfig } from './stores.ts';
+
+/** The projectors on their own thread: their synchronous SQLite work (replaying, index updates,
+ *  commits) never holds up the HTTP event loop of `watchlog start`. The thread opens its own
+ *  handles on the same files; the main thread forwards "appended" so live batches start without
+ *  polling. */
+
+export interface ProjectorThreadData extends StoreConfig { logLevel: string; leaseTtlMs: number; vapid: VapidKeys; vapidSubject: string }
+export type ToProjectorThread = 'appended' | 'stop';
+
+const data = workerData as ProjectorThreadData;
+const logger = pino({ level: data.logLevel, base: { service: 'watchlog', mode: 'projector-thread' } });
+const stores = await openStores(data, { writerThread: false });
+const projectors = startProjectors(stores, logger, data);
+
+parentPort!.on('message', (message: ToProjectorThread) => {
+  if (message === 'appended') {
+    stores.log.notifyAppended();
+    return;
+  }
+  void (async () => {
+    await projectors.stop();
+    await stores.close();
+    parentPort!.postMessage('stopped');
+    parentPort!.close();
+  })();
+});

@@ -1,0 +1,43 @@
+import type { Logger } from 'pino';
+import { Projector } from '../../projections/projector.ts';
+import { notificationsRunner, type NotifierDeps } from '../reactors/notifications/reactor.ts';
+import type { Stores } from './stores.ts';
+
+export interface ProjectorsConfig {
+  leaseTtlMs: number;
+  vapid: NotifierDeps['vapid'];
+  vapidSubject: string;
+  /** Also run the notification reactor (default true). */
+  notifications?: boolean;
+  /** Tuning of delivery (tests shorten retries and delays). */
+  notifier?: Pick<NotifierDeps, 'webhook' | 'push' | 'maxAgeMs' | 'now'>;
+  liveBatchDelayMs?: number;
+}
+
+export interface Projectors {
+  readonly projector: Projector;
+  readonly notifier: Projector | null;
+  stop(): Promise<void>;
+}
+
+/** What follows the log on this thread: the projector of every read model, and the notification
+ *  reactor in a projector of its own (its own lease and checkpoint), so a slow webhook never
+ *  holds up the read models. */
+export const startProjectors = (stores: Pick<Stores, 'log' | 'readModels' | 'runners'>, logger: Logger, config: ProjectorsConfig): Projectors => {
+  const { log, readModels, runners } = stores;
+  const options = { leaseTtlMs: config.leaseTtlMs, ...(config.liveBatchDelayMs === undefined ? {} : { liveBatchDelayMs: config.liveBatchDelayMs }) };
+  const projector = new Projector(log, runners, readModels.leases, logger, options);
+  const notifier = config.notifications === false ? null : new Projector(log, [notificationsRunner({
+    log, readModels, logger, vapid: config.vapid, vapidSubject: config.vapidSubject, ...config.notifier,
+  })], readModels.leases, logger, options);
+  projector.start();
+  notifier?.start();
+  return {
+    projector,
+    notifier,
+    async stop() {
+      await notifier?.stop();
+      await projector.stop();
+    },
+  };
+};

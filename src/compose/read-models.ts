@@ -1,0 +1,118 @@
+import { MongoClient } from 'mongodb';
+import type { Projection } from '../../projections/projection.ts';
+import { bindProjection, type ProjectionRunner } from '../../projections/projector.ts';
+import { accessProjection } from '../../projections/access.ts';
+import { anomaliesProjection } from '../../projections/anomalies.ts';
+import { anomalyWindowsProjection } from '../../projections/anomaly-windows.ts';
+import { auditEventsProjection } from '../../projections/audit-events.ts';
+import { channelsProjection } from '../../projections/channels.ts';
+import { derivedSessionsProjection } from '../../projections/derived-sessions.ts';
+import { monitorsProjection } from '../../projections/monitors.ts';
+import { orphansProjection } from '../../projections/orphans.ts';
+import { statsProjection } from '../../projections/stats.ts';
+import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
+import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
+import type { ProjectionStore } from '../views/store/port.ts';
+import { SqliteLeases, SqliteProjectionStore, openViewsDatabase, type SqliteReadModel } from '../views/store/sqlite.ts';
+import { MongoLeases, MongoProjectionStore, type MongoReadModel } from '../views/store/mongo.ts';
+import { mongoAccess } from '../views/access/mongo.ts';
+import { sqliteAccess } from '../views/access/sqlite.ts';
+import { mongoAnomalies } from '../views/anomalies/mongo.ts';
+import { sqliteAnomalies } from '../views/anomalies/sqlite.ts';
+import { mongoAnomalyWindows } from '../views/anomaly-windows/mongo.ts';
+import { sqliteAnomalyWindows } from '../views/anomaly-windows/sqlite.ts';
+import { mongoAuditEvents } from '../views/audit-events/mongo.ts';
+import { sqliteAuditEvents } from '../views/audit-events/sqlite.ts';
+import { mongoChannels } from '../views/channels/mongo.ts';
+import { sqliteChannels } from '../views/channels/sqlite.ts';
+import { mongoDeliveries } from '../views/deliveries/mongo.ts';
+import { sqliteDeliveries } from '../views/deliveries/sqlite.ts';
+import { mongoDerivedSessions } from '../views/derived-sessions/mongo.ts';
+import { sqliteDerivedSessions } from '../views/derived-sessions/sqlite.ts';
+import { mongoMonitors } from '../views/monitors/mongo.ts';
+import { sqliteMonitors } from '../views/monitors/sqlite.ts';
+import { mongoOrphans } from '../views/orphans/mongo.ts';
+import { sqliteOrphans } from '../views/orphans/sqlite.ts';
+import { mongoStats } from '../views/stats/mongo.ts';
+import { sqliteStats } from '../views/stats/sqlite.ts';
+
+type WriterOf<K extends ReadModelKey> = ReadModels['stores'][K] extends ProjectionStore<infer W> ? W : never;
+
+interface ReadModelEntry<W, Q> {
+  /** What writes it: a projection, or (null) a reactor recording what it did. */
+  readonly projection: Projection<W> | null;
+  /** The name of its checkpoint and its lease: its projection's or reactor's. */
+  readonly name: string;
+  readonly sqlite: SqliteReadModel<W, Q>;
+  readonly mongo: MongoReadModel<W, Q>;
+}
+
+const projected = <W, Q>(projection: Projection<W>, sqlite: SqliteReadModel<W, Q>, mongo: MongoReadModel<W, Q>): ReadModelEntry<W, Q> =>
+  ({ projection, name: projection.name, sqlite, mongo });
+
+/** The read-model registry: each read model once, with what writes it (which names it) and its
+ *  adapter for each store. */
+export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterOf<K>, ReadModels[K]> } = {
+  access: projected(accessProjection, sqliteAccess, mongoAccess),
+  auditEvents: projected(auditEventsProjection, sqliteAuditEvents, mongoAuditEvents),
+  derivedSessions: projected(derivedSessionsProjection, sqliteDerivedSessions, mongoDerivedSessions),
+  stats: projected(statsProjection, sqliteStats, mongoStats),
+  orphans: projected(orphansProjection, sqliteOrphans, mongoOrphans),
+  monitors: projected(monitorsProjection, sqliteMonitors, mongoMonitors),
+  channels: projected(channelsProjection, sqliteChannels, mongoChannels),
+  anomalyWindows: projected(anomalyWindowsProjection, sqliteAnomalyWindows, mongoAnomalyWindows),
+  anomalies: projected(anomaliesProjection, sqliteAnomalies, mongoAnomalies),
+  deliveries: { projection: null, name: NOTIFICATIONS, sqlite: sqliteDeliveries, mongo: mongoDeliveries },
+};
+
+const KEYS = Object.keys(READ_MODELS) as ReadModelKey[];
+
+/** One value per read model, built by `build` from its entry. (The one place the entries' types
+ *  are asserted: TypeScript does not follow a key's types through an object built from entries.) */
+const perReadModel = <R extends { [K in ReadModelKey]: unknown }>(build: (entry: ReadModelEntry<unknown, unknown>) => unknown): R =>
+  Object.fromEntries(KEYS.map((key) => [key, build(READ_MODELS[key] as ReadModelEntry<unknown, unknown>)])) as R;
+
+/** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
+export const openSqliteReadModels = (file: string): ReadModels => {
+  const db = openViewsDatabase(file);
+  // The stores create (or rebuild) their tables before the queries prepare statements on them.
+  const stores = perReadModel<ReadModels['stores']>((entry) => new SqliteProjectionStore(db, entry.name, entry.sqlite));
+  return {
+    ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
+    leases: new SqliteLeases(db),
+    stores,
+    async close() {
+      db.close();
+    },
+  };
+};
+
+/** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
+ *  are created at start-up, idempotently. Fails within `timeoutMs` when the server cannot be
+ *  reached. */
+export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbName }: { timeoutMs?: number; dbName?: string } = {}): Promise<ReadModels> => {
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs });
+  await client.connect();
+  const db = client.db(dbName ?? mongoDatabaseName(url));
+  const stores = perReadModel<ReadModels['stores']>((entry) => new MongoProjectionStore(db, entry.name, entry.mongo));
+  for (const store of Object.values(stores) as Array<MongoProjectionStore<unknown>>) await store.migrate();
+  return {
+    ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.mongo.queries(db)),
+    leases: new MongoLeases(db),
+    stores,
+    async close() {
+      await client.close();
+    },
+  };
+};
+
+/** The URL's database, or `watchlog` (without a name the driver would use "test"). */
+export const mongoDatabaseName = (url: string): string =>
+  new URL(url.replace(/^mongodb(\+srv)?:/, 'http:')).pathname.slice(1) || 'watchlog';
+
+/** The projections bound to their stores, in registry order. */
+export const projectionRunners = (readModels: ReadModels): ProjectionRunner[] =>
+  KEYS.flatMap((key) => {
+    const { projection } = READ_MODELS[key];
+    return projection ? [bindProjection(projection as Projection<unknown>, readModels.stores[key] as ProjectionStore<unknown>)] : [];
+  });

@@ -1,0 +1,130 @@
+import http from 'node:http';
+import { once } from 'node:events';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { createApp } from '../http/app.ts';
+import { ensureAdmin } from './bootstrap.ts';
+import { ProjectorThread } from './projector-host.ts';
+import { startProjectors } from './projectors.ts';
+import { rebuildReadModels } from './rebuild.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
+import { StartupError, openStores } from './stores.ts';
+import { startWorkerJobs } from './worker-jobs.ts';
+
+/** What a process runs: `start` everything in one process, `api` the HTTP API only (any number
+ *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
+export type Role = 'start' | 'api' | 'worker';
+
+/** The HTTP app on a runtime. */
+export const appFor = (runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults'>, logger: Logger, now: () => Date) =>
+  createApp({
+    readModels: runtime.readModels,
+    commands: runtime.commands,
+    settled: (readModels, position) => runtime.settled(readModels, position, 5000),
+    logger,
+    jwtSecret: runtime.jwtSecret,
+    jwtTtlSeconds: config.jwtTtlSeconds,
+    bodyLimitBytes: config.bodyLimitBytes,
+    vapidPublicKey: runtime.vapid.publicKey,
+    anomalyDefaults: config.anomalyDefaults,
+    now,
+  });
+
+const listen = async (server: http.Server, config: Config, logger: Logger) => {
+  server.listen(config.port, config.host);
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new StartupError(code === 'EADDRINUSE'
+      ? `port ${config.port} on ${config.host} is already in use (set PORT)`
+      : `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+  }
+  const address = server.address();
+  logger.info({ host: config.host, port: typeof address === 'object' && address ? address.port : config.port }, 'listening');
+};
+
+const closeServer = async (server: http.Server) => {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+};
+
+/** Stops accepting connections, lets requests in flight (and their appends) finish, stops the
+ *  projectors after their current batch and checkpoint, then closes the databases. */
+const onSignals = (logger: Logger, config: Config, stop: () => Promise<void>) => {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown timed out');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    stop().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+};
+
+/** Runs a role until SIGTERM or SIGINT. */
+export const serve = async (role: Role, config: Config, logger: Logger): Promise<void> => {
+  const runtime = await openRuntime(config);
+  const projectorsConfig = { leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject };
+  // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by
+  // projecting on a thread; a `worker` process, or MongoDB's asynchronous writes, need none.
+  const projectors = ((): { stop(): Promise<void> } | null => {
+    if (role === 'api') return null;
+    if (role === 'worker' || !runtime.embeddedReadModels) return startProjectors(runtime, logger, projectorsConfig);
+    const thread = new ProjectorThread({
+      dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
+      logLevel: config.logLevel, ...projectorsConfig,
+    }, runtime.log, logger);
+    thread.start();
+    return thread;
+  })();
+  const jobs = role === 'api' ? null : await startWorkerJobs(runtime, config, logger);
+  let server: http.Server | null = null;
+  onSignals(logger, config, async () => {
+    if (server) await closeServer(server);
+    await jobs?.stop();
+    await projectors?.stop();
+    await runtime.close();
+  });
+  if (role === 'worker') {
+    logger.info({ projections: runtime.runners.map((r) => r.name) }, 'worker started');
+    return;
+  }
+  server = http.createServer(appFor(runtime, config, logger, () => new Date()).callback());
+  server.keepAliveTimeout = 5_000;
+  await listen(server, config, logger);
+  // After listening: on a fresh read store the admin check waits for the projectors' replay.
+  ensureAdmin(runtime, config.admin, logger).catch((err: unknown) => logger.error({ err }, 'could not create the admin user'));
+};
+
+/** Drops every read model and replays the log into it, printing progress to stderr. */
+export const rebuild = async (config: Config): Promise<void> => {
+  const stores = await openStores(config, { writerThread: false });
+  const started = Date.now();
+  let lastPrint = 0;
+  const { head } = await rebuildReadModels(stores, ({ projections, position, head }) => {
+    const now = Date.now();
+    if (now - lastPrint < 250 && position !== head) return;
+    lastPrint = now;
+    const pct = head === null ? 100 : Math.floor((Number(position) / Number(head)) * 100);
+    process.stderr.write(`rebuild ${projections.join(', ')}: ${position}/${head ?? 0} (${pct}%)\n`);
+  });
+  await stores.close();
+  process.stderr.write(`rebuild done: ${stores.runners.length} read models, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
+};

@@ -1,0 +1,38 @@
+import type { Config } from '../config.ts';
+import type { MonitorCreationDeps } from '../commands/monitors.ts';
+import type { VapidKeys } from '../reactors/notifications/webpush.ts';
+import { waitForCheckpoint } from '../../projections/projector.ts';
+import type { ReadModelKey } from '../views/read-models.ts';
+import { loadOrCreateSecret, loadOrCreateVapidKeys } from './secrets.ts';
+import { openStores, type Stores } from './stores.ts';
+
+/** The stores of one deployment, with what the commands and the processes around them need. */
+export interface Runtime extends Stores {
+  readonly commands: MonitorCreationDeps;
+  readonly jwtSecret: string;
+  /** Web Push keys: from the configuration, else generated once into the data dir. */
+  readonly vapid: VapidKeys;
+  /** Resolves true once the read models named have applied the log up to `position` (false after
+   *  `timeoutMs`). Polls their checkpoints, so it works whichever process projects. */
+  settled(readModels: readonly ReadModelKey[], position: string, timeoutMs?: number): Promise<boolean>;
+}
+
+export const openRuntime = async (config: Config, { writerThread = true } = {}): Promise<Runtime> => {
+  const stores = await openStores(config, { writerThread });
+  const settled = async (keys: readonly ReadModelKey[], position: string, timeoutMs = 10_000) =>
+    (await Promise.all(keys.map((key) => waitForCheckpoint(stores.readModels.stores[key], position, timeoutMs)))).every(Boolean);
+  return {
+    ...stores,
+    commands: {
+      log: stores.log,
+      async monitorsInProject(projectId) {
+        const head = await stores.log.headPosition();
+        if (head !== null) await settled(['monitors'], head, 5000);
+        return stores.readModels.monitors.countInProject(projectId);
+      },
+    },
+    jwtSecret: config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret'),
+    vapid: config.vapid ?? loadOrCreateVapidKeys(config.dataDir),
+    settled,
+  };
+};

@@ -1,0 +1,77 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import type { EventLog } from '../log/event-log.ts';
+import { KurrentEventLog } from '../log/kurrent.ts';
+import { SqliteEventLog } from '../log/sqlite/event-log.ts';
+import type { ReadModels } from '../views/read-models.ts';
+import type { ProjectionRunner } from '../../projections/projector.ts';
+import { openMongoReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
+
+/** A start-up failure the user can fix (a port in use, a server out of reach): printed as one
+ *  line, without a stack. */
+export class StartupError extends Error {}
+
+export type StoreConfig = Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl'>;
+
+/** The log, the read models and the projections bound to them. */
+export interface Stores {
+  readonly log: EventLog;
+  readonly readModels: ReadModels;
+  readonly runners: readonly ProjectionRunner[];
+  /** Whether the read models are the embedded SQLite file, whose writes are synchronous: a
+   *  projector beside an HTTP server then runs on its own thread. */
+  readonly embeddedReadModels: boolean;
+  close(): Promise<void>;
+}
+
+const ensureDataDir = (dir: string) => {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    throw new StartupError(`data directory ${dir} is not writable: ${(error as Error).message}`);
+  }
+};
+
+const openLog = async (config: StoreConfig, writerThread: boolean): Promise<EventLog> => {
+  if (config.eventStoreUrl === undefined) return new SqliteEventLog(path.join(config.dataDir, 'log.db'), { writerThread });
+  const log = new KurrentEventLog(config.eventStoreUrl, { namespace: config.eventStoreNamespace });
+  try {
+    await log.ping();
+  } catch (error) {
+    await log.close();
+    throw new StartupError(`cannot reach KurrentDB (WATCHLOG_EVENTSTORE_URL): ${(error as Error).message}`);
+  }
+  return log;
+};
+
+const openReadModels = async (config: StoreConfig): Promise<ReadModels> => {
+  if (config.mongoUrl === undefined) return openSqliteReadModels(path.join(config.dataDir, 'views.db'));
+  try {
+    return await openMongoReadModels(config.mongoUrl);
+  } catch (error) {
+    throw new StartupError(`cannot reach MongoDB (WATCHLOG_MONGO_URL): ${(error as Error).message}`);
+  }
+};
+
+/** Embedded SQLite files in the data dir, or KurrentDB / MongoDB when their URLs are configured.
+ *  `writerThread`: the embedded log commits on a thread of its own (servers), not the caller's. */
+export const openStores = async (config: StoreConfig, { writerThread }: { writerThread: boolean }): Promise<Stores> => {
+  ensureDataDir(config.dataDir);
+  const log = await openLog(config, writerThread);
+  const readModels = await openReadModels(config).catch(async (error: unknown) => {
+    await log.close();
+    throw error;
+  });
+  return {
+    log,
+    readModels,
+    runners: projectionRunners(readModels),
+    embeddedReadModels: config.mongoUrl === undefined,
+    async close() {
+      await log.close();
+      await readModels.close();
+    },
+  };
+};

@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { anomalyScanJob } from '../jobs/anomaly-scan.ts';
+import { logTrimJob } from '../jobs/log-trim.ts';
+import { WorkerJobs, type RepeatingJob, type WorkerJobsOptions } from '../jobs/worker-jobs.ts';
+import { openJobStore } from './job-store.ts';
+import type { Runtime } from './runtime.ts';
+import { StartupError } from './stores.ts';
+
+/** Changes to the worker's jobs that tests make: faster polling, short locks, their own clock. */
+export interface WorkerJobsTuning {
+  scheduler?: Omit<WorkerJobsOptions, 'repeating'>;
+  /** The anomaly scan's clock (default: the wall clock). */
+  scanNow?: () => Date;
+  /** Called after each anomaly scan. */
+  onScan?: () => void;
+  trimEveryMs?: number;
+}
+
+/** Monitor checks, the anomaly scan and log upkeep on Agenda. A job store that cannot be reached
+ *  stops start-up with a clear error. */
+export const startWorkerJobs = async (
+  runtime: Runtime, config: Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl' | 'anomalyDefaults' | 'anomalyScanMs'>,
+  logger: Logger, tuning: WorkerJobsTuning = {},
+): Promise<{ jobs: WorkerJobs; stop(): Promise<void> }> => {
+  let store: Awaited<ReturnType<typeof openJobStore>>;
+  try {
+    store = await openJobStore(config);
+  } catch (error) {
+    throw new StartupError(`cannot open the job store: ${(error as Error).message}`);
+  }
+  const scan = anomalyScanJob({
+    log: runtime.log, readModels: runtime.readModels, defaults: config.anomalyDefaults, intervalMs: config.anomalyScanMs, logger,
+    settled: (position) => runtime.settled(['anomalyWindows', 'stats', 'anomalies'], position),
+  }, tuning.scanNow ?? (() => new Date()));
+  const repeating: RepeatingJob[] = [
+    tuning.onScan ? { ...scan, run: () => scan.run().then(tuning.onScan) } : scan,
+    logTrimJob(runtime.log, logger, tuning.trimEveryMs),
+  ];
+  const jobs = new WorkerJobs(store.backend, { log: runtime.log, monitors: runtime.readModels.monitors }, logger, { ...tuning.scheduler, repeating });
+  try {
+    await jobs.start();
+  } catch (error) {
+    await store.close();
+    throw new StartupError(`cannot start the job scheduler: ${(error as Error).message}`);
+  }
+  return {
+    jobs,
+    async stop() {
+      await jobs.stop();
+      await store.close();
+    },
+  };
+};

@@ -1,0 +1,4 @@
+export interface Page<T> {
+  data: T[];
+  pagination: { page: number; limit: number; totalItems: number; totalPage: number };
+}

@@ -1,0 +1,61 @@
+import type * as t from 'io-ts';
+import { isLeft } from 'fp-ts/lib/Either.js';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { DomainError, type ErrorDetail } from '../../domain/errors.ts';
+import { describeErrors } from '../../domain/decode-errors.ts';
+
+/** One error shape everywhere: `{ error: { code, message, details: [{ path, message }] } }`. */
+
+export class HttpError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string, readonly details: readonly ErrorDetail[] = []) {
+    super(message);
+  }
+}
+
+const STATUS_OF: Record<DomainError['code'], number> = {
+  validation_error: 400, unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409,
+};
+
+const CODE_OF_STATUS: Record<number, string> = {
+  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
+  409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type',
+};
+
+export const decodeOrThrow = <A, O>(codec: t.Type<A, O, unknown>, value: unknown, what: string): A => {
+  const result = codec.decode(value);
+  if (isLeft(result)) {
+    const details = describeErrors(result.left);
+    throw new HttpError(400, 'validation_error', `invalid ${what}: ${details.map((d) => d.path).join(', ')}`, details);
+  }
+  return result.right;
+};
+
+/** Maps every thrown error to the shape; unknown errors are 500s with nothing internal exposed. */
+export const errorHandler = (logger: Logger): Middleware => async (ctx, next) => {
+  try {
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, 'not_found', 'no such route');
+  } catch (err) {
+    let status: number;
+    let body: { code: string; message: string; details: readonly ErrorDetail[] };
+    if (err instanceof HttpError) {
+      status = err.status;
+      body = { code: err.code, message: err.message, details: err.details };
+    } else if (err instanceof DomainError) {
+      status = STATUS_OF[err.code];
+      body = { code: err.code, message: err.message, details: err.details };
+    } else if (typeof (err as { status?: unknown }).status === 'number' && (err as { expose?: boolean }).expose) {
+      // koa/koa-jwt/router client errors (401 from koa-jwt, 405 from the router)
+      const e = err as { status: number; message: string };
+      status = e.status;
+      body = { code: CODE_OF_STATUS[status] ?? 'error', message: e.message, details: [] };
+    } else {
+      logger.error({ err, method: ctx.method, url: ctx.url }, 'unhandled error');
+      status = 500;
+      body = { code: 'internal_error', message: 'internal server error', details: [] };
+    }
+    ctx.status = status;
+    ctx.body = { error: body };
+  }
+};

@@ -1,0 +1,176 @@
+import type Database from 'better-sqlite3';
+import { EventEmitter } from 'node:events';
+import type { EventMetadata } from '../../domain/events.ts';
+import { InlineAppender, ThreadAppender, type Appender } from './appender.ts';
+import { openLogDatabase, serializeAppend } from './writer.ts';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
+} from '../event-log.ts';
+
+/** The embedded event log: one append-only table in a SQLite file (schema and durability in
+ *  sqlite-writer.ts, group commit in sqlite-appender.ts). Reads and subscriptions use this
+ *  thread's connection; WAL lets them run beside the writer. */
+
+interface Row {
+  position: number; stream: string; revision: number; id: string; type: string; data: string; metadata: string;
+}
+
+/** `data` and `metadata` are parsed on first use: a projection reading the whole log skips the
+ *  JSON of every event type it does not handle, which is most of a replay's cost. */
+const toRecorded = (r: Row): RecordedEvent => {
+  let data: unknown;
+  let metadata: EventMetadata | undefined;
+  return {
+    position: String(r.position),
+    stream: r.stream,
+    revision: r.revision,
+    id: r.id,
+    type: r.type,
+    get data() {
+      return (data ??= JSON.parse(r.data) as unknown);
+    },
+    get metadata() {
+      return (metadata ??= JSON.parse(r.metadata) as EventMetadata);
+    },
+  };
+};
+
+export interface SqliteEventLogOptions {
+  /** How often a live subscription looks for appends made by other processes. */
+  pollIntervalMs?: number;
+  /** Largest batch a subscription delivers. */
+  batchSize?: number;
+  /** Commit appends on a dedicated thread (servers) rather than on the caller's (tools, tests). */
+  writerThread?: boolean;
+}
+
+export class SqliteEventLog implements EventLog {
+  private readonly db: Database.Database;
+  private readonly appended = new EventEmitter();
+  private readonly appender: Appender;
+  private closed = false;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly stmts;
+
+  constructor(file: string, options: SqliteEventLogOptions = {}) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.batchSize = options.batchSize ?? 1000;
+    this.db = openLogDatabase(file);
+    this.appended.setMaxListeners(0);
+    const onCommit = () => this.appended.emit('append');
+    this.appender = options.writerThread ? new ThreadAppender(file, onCommit) : new InlineAppender(this.db, onCommit);
+    this.stmts = {
+      head: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+      readStream: this.db.prepare<[string, number, number], Row>(
+        'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?'),
+      readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      lastPosition: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
+      maxCount: this.db.prepare<[string], { max_count: number }>('SELECT max_count FROM stream_settings WHERE stream = ?'),
+      setMaxCount: this.db.prepare('INSERT INTO stream_settings (stream, max_count) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET max_count = excluded.max_count'),
+      trim: this.db.prepare('DELETE FROM events WHERE stream = ? AND revision <= ?'),
+      trimmable: this.db.prepare<[], { stream: string; max_count: number }>('SELECT stream, max_count FROM stream_settings'),
+    };
+  }
+
+  async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) throw new Error('event log is closed');
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const outcome = await this.appender.append(serializeAppend(stream, events, expected));
+    if (outcome.ok) return { revision: outcome.revision, position: outcome.position };
+    if (outcome.kind === 'wrong_revision') throw new WrongExpectedRevisionError(outcome.stream, outcome.expected, outcome.actual);
+    throw new Error(outcome.message);
+  }
+
+  /** Called after every commit made through this handle (wires in-process wake-ups across threads). */
+  onAppend(listener: () => void): () => void {
+    this.appended.on('append', listener);
+    return () => this.appended.off('append', listener);
+  }
+
+  /** Wakes live subscriptions now: another handle on the same file has committed. */
+  notifyAppended(): void {
+    this.appended.emit('append');
+  }
+
+  async readStream(stream: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+    const keep = this.stmts.maxCount.get(stream)?.max_count;
+    let from = options.fromRevision ?? 0;
+    if (keep !== undefined) {
+      const head = this.stmts.head.get(stream)?.revision ?? null;
+      if (head !== null) from = Math.max(from, head - keep + 1);
+    }
+    return this.stmts.readStream.all(stream, from, options.maxCount ?? -1).map(toRecorded);
+  }
+
+  async readAll(after: string | null, maxCount: number): Promise<RecordedEvent[]> {
+    return this.readAllSync(after, maxCount);
+  }
+
+  private readAllSync(after: string | null, maxCount: number): RecordedEvent[] {
+    return this.stmts.readAll.all(after === null ? 0 : Number(after), maxCount).map(toRecorded);
+  }
+
+  async headPosition(): Promise<string | null> {
+    const p = this.stmts.lastPosition.get()?.position ?? null;
+    return p === null ? null : String(p);
+  }
+
+  async setStreamMaxCount(stream: string, maxCount: number): Promise<void> {
+    this.stmts.setMaxCount.run(stream, maxCount);
+  }
+
+  /** Deletes events beyond each stream's maxCount (reads already hide them). */
+  async trim(): Promise<number> {
+    let deleted = 0;
+    this.db.transaction(() => {
+      for (const { stream, max_count } of this.stmts.trimmable.all()) {
+        const head = this.stmts.head.get(stream)?.revision ?? null;
+        if (head !== null) deleted += this.stmts.trim.run(stream, head - max_count).changes;
+      }
+    }).immediate();
+    return deleted;
+  }
+
+  subscribeAll(after: string | null): Subscription {
+    let position = after;
+    let closed = false;
+    let wake: (() => void) | null = null;
+    const onAppend = () => wake?.();
+    this.appended.on('append', onAppend);
+    const waitForAppend = () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => { wake = null; resolve(); }, this.pollIntervalMs);
+        wake = () => { clearTimeout(timer); wake = null; resolve(); };
+      });
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        while (!closed && !self.closed) {
+          const batch = self.readAllSync(position, self.batchSize);
+          if (batch.length > 0) {
+            position = batch[batch.length - 1]!.position;
+            yield batch;
+          } else {
+            await waitForAppend();
+          }
+        }
+      },
+      async close() {
+        closed = true;
+        self.appended.off('append', onAppend);
+        wake?.();
+      },
+    };
+  }
+
+  /** Commits what is queued, then closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.appender.close();
+    this.closed = true;
+    this.appended.emit('append');
+    this.db.close();
+  }
+}

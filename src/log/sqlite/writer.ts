@@ -1,0 +1,120 @@
+import Database from 'better-sqlite3';
+import type { ExpectedRevision, NewEvent } from '../event-log.ts';
+
+/** The write side of the embedded log: schema, pragmas, and one group commit. Runs on whichever
+ *  thread owns the writer (see sqlite-appender.ts). */
+
+export const LOG_SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream   TEXT NOT NULL,
+  revision INTEGER NOT NULL,
+  id       TEXT NOT NULL,
+  type     TEXT NOT NULL,
+  data     TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  UNIQUE (stream, revision)
+);
+CREATE TABLE IF NOT EXISTS stream_settings (
+  stream    TEXT PRIMARY KEY,
+  max_count INTEGER NOT NULL
+);`;
+
+/** WAL with synchronous=FULL: a commit is fsynced before any of its appends is acknowledged. */
+export const openLogDatabase = (file: string): Database.Database => {
+  const db = new Database(file);
+  // First, so that even switching a fresh file to WAL waits for another process opening it.
+  db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(LOG_SCHEMA);
+  return db;
+};
+
+/** An append with its payloads already serialised, so it crosses threads as plain strings. */
+export interface SerializedAppend {
+  stream: string;
+  expected: ExpectedRevision;
+  events: Array<{ id: string; type: string; data: string; metadata: string }>;
+}
+
+export type AppendOutcome =
+  | { ok: true; revision: number; position: string }
+  | { ok: false; kind: 'wrong_revision'; stream: string; expected: ExpectedRevision; actual: number | 'no_stream' }
+  | { ok: false; kind: 'error'; message: string };
+
+export const serializeAppend = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): SerializedAppend => ({
+  stream,
+  expected,
+  events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
+});
+
+/* Appends cross to the writer thread as one string per batch: structured-cloning thousands of
+ * small objects costs the HTTP thread more than the rest of an ingest. Fields are separated by
+ * U+0000 and appends by U+0001; JSON.stringify escapes every control character, and stream
+ * names, types and ids are made by this code, so neither separator occurs inside a field. */
+const FIELD = '\u0000';
+const RECORD = '\u0001';
+
+export const encodeAppends = (appends: readonly SerializedAppend[]): string =>
+  appends.map((a) => [a.stream, String(a.expected), ...a.events.flatMap((e) => [e.id, e.type, e.data, e.metadata])].join(FIELD))
+    .join(RECORD);
+
+export const decodeAppends = (payload: string): SerializedAppend[] =>
+  payload.split(RECORD).map((record) => {
+    const [stream = '', expected = 'any', ...fields] = record.split(FIELD);
+    const events: SerializedAppend['events'] = [];
+    for (let i = 0; i + 3 < fields.length; i += 4) {
+      events.push({ id: fields[i]!, type: fields[i + 1]!, data: fields[i + 2]!, metadata: fields[i + 3]! });
+    }
+    return { stream, expected: /^\d+$/.test(expected) ? Number(expected) : (expected as 'any' | 'no_stream'), events };
+  });
+
+class WrongRevision {
+  constructor(readonly actual: number | 'no_stream') {}
+}
+
+export class SqliteLogWriter {
+  private readonly head;
+  private readonly insert;
+  private readonly appendOne;
+
+  constructor(private readonly db: Database.Database) {
+    this.head = db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
+    this.insert = db.prepare('INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+    // A nested transaction is a savepoint: a failed append rolls back alone.
+    this.appendOne = db.transaction((a: SerializedAppend): { revision: number; position: string } => {
+      const current = this.head.get(a.stream)?.revision ?? null;
+      const expectedOk = a.expected === 'any' || (a.expected === 'no_stream' ? current === null : a.expected === current);
+      if (!expectedOk) throw new WrongRevision(current ?? 'no_stream');
+      let revision = current ?? -1;
+      let position = 0;
+      for (const e of a.events) {
+        revision += 1;
+        position = Number(this.insert.run(a.stream, revision, e.id, e.type, e.data, e.metadata).lastInsertRowid);
+      }
+      return { revision, position: String(position) };
+    });
+  }
+
+  /** Commits a batch of appends in one transaction; one outcome per append, in order. IMMEDIATE:
+   *  the append reads the stream head before writing, and in WAL mode a deferred transaction that
+   *  must upgrade after another process's commit fails at once instead of waiting its turn. */
+  commit(batch: readonly SerializedAppend[]): AppendOutcome[] {
+    try {
+      return this.db.transaction(() => batch.map((a): AppendOutcome => {
+        try {
+          return { ok: true, ...this.appendOne(a) };
+        } catch (error) {
+          if (error instanceof WrongRevision) {
+            return { ok: false, kind: 'wrong_revision', stream: a.stream, expected: a.expected, actual: error.actual };
+          }
+          return { ok: false, kind: 'error', message: (error as Error).message };
+        }
+      })).immediate();
+    } catch (error) {
+      const message = `commit failed: ${(error as Error).message}`;
+      return batch.map(() => ({ ok: false, kind: 'error', message }));
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import type { Db } from 'mongodb';
+import type { Role } from '../../domain/codecs.ts';
+import { inScope, type Scope } from '../../domain/scope.ts';
+import type { AccessQueries, AccessWriter, ApiKeyView, ProjectView, UserCredentials, UserView } from './port.ts';
+import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+
+/** The access read model in MongoDB: projects, API keys (unique hash), users (unique e-mail). */
+interface ProjectDoc { _id: string; name: string; created_at: string }
+interface KeyDoc { _id: string; project_id: string; name: string; prefix: string; key_hash: string; created_at: string; revoked_at: string | null }
+interface UserDoc { _id: string; email: string; password_hash: string; role: Role; project_ids: string[]; created_at: string }
+
+const accessMongoSchema: MongoSchema = {
+  version: 1,
+  collections: ['projects', 'api_keys', 'users'],
+  async ensureIndexes(db) {
+    await db.collection('api_keys').createIndexes([{ key: { key_hash: 1 }, unique: true }, { key: { project_id: 1, created_at: 1 } }]);
+    await db.collection('users').createIndexes([{ key: { email: 1 }, unique: true }]);
+    await db.collection('projects').createIndexes([{ key: { created_at: 1 } }]);
+  },
+};
+
+const insertOnce = <D extends { _id: string }>(ops: BulkOps, collection: string, doc: D) =>
+  ops.add(collection, { updateOne: { filter: { _id: doc._id }, update: { $setOnInsert: doc }, upsert: true } });
+
+const mongoAccessWriter = (ops: BulkOps): AccessWriter => ({
+  projectCreated: (p) => insertOnce<ProjectDoc>(ops, 'projects', { _id: p.id, name: p.name, created_at: p.created_at }),
+  apiKeyIssued: (k) => insertOnce<KeyDoc>(ops, 'api_keys', {
+    _id: k.id, project_id: k.project_id, name: k.name, prefix: k.prefix, key_hash: k.key_hash, created_at: k.created_at, revoked_at: k.revoked_at,
+  }),
+  apiKeyRevoked: (keyId, revokedAt) =>
+    ops.add('api_keys', { updateOne: { filter: { _id: keyId, revoked_at: null }, update: { $set: { revoked_at: revokedAt } } } }),
+  userRegistered: (u) => insertOnce<UserDoc>(ops, 'users', {
+    _id: u.id, email: u.email, password_hash: u.password_hash, role: u.role, project_ids: u.project_ids, created_at: u.created_at,
+  }),
+});
+
+const toKey = (k: KeyDoc): ApiKeyView => ({
+  id: k._id, project_id: k.project_id, name: k.name, prefix: k.prefix, created_at: k.created_at, revoked_at: k.revoked_at,
+});
+const toUser = (u: UserDoc): UserView => ({ id: u._id, email: u.email, role: u.role, project_ids: u.project_ids, created_at: u.created_at });
+const toProject = (p: ProjectDoc): ProjectView => ({ id: p._id, name: p.name, created_at: p.created_at });
+
+class MongoAccessQueries implements AccessQueries {
+  constructor(private readonly db: Db) {}
+
+  async projectOfKey(keyHash: string): Promise<string | null> {
+    const key = await this.db.collection<KeyDoc>('api_keys').findOne({ key_hash: keyHash, revoked_at: null });
+    return key?.project_id ?? null;
+  }
+  async listProjects(scope: Scope): Promise<ProjectView[]> {
+    const filter = scope.all ? {} : { _id: { $in: [...scope.projectIds] } };
+    return (await this.db.collection<ProjectDoc>('projects').find(filter).sort({ created_at: 1, _id: 1 }).toArray()).map(toProject);
+  }
+  async getProject(id: string, scope: Scope): Promise<ProjectView | null> {
+    if (!inScope(scope, id)) return null;
+    const p = await this.db.collection<ProjectDoc>('projects').findOne({ _id: id });
+    return p ? toProject(p) : null;
+  }
+  async listApiKeys(projectId: string): Promise<ApiKeyView[]> {
+    return (await this.db.collection<KeyDoc>('api_keys').find({ project_id: projectId }).sort({ created_at: 1, _id: 1 }).toArray()).map(toKey);
+  }
+  async userByEmail(email: string): Promise<UserCredentials | null> {
+    const u = await this.db.collection<UserDoc>('users').findOne({ email });
+    return u ? { ...toUser(u), password_hash: u.password_hash } : null;
+  }
+  async listUsers(): Promise<UserView[]> {
+    return (await this.db.collection<UserDoc>('users').find().sort({ created_at: 1, _id: 1 }).toArray()).map(toUser);
+  }
+  async countUsers(): Promise<number> {
+    return this.db.collection('users').countDocuments();
+  }
+}
+
+export const mongoAccess: MongoReadModel<AccessWriter, AccessQueries> = {
+  schema: accessMongoSchema,
+  batchWriter: () => mongoAccessWriter,
+  queries: (db) => new MongoAccessQueries(db),
+};

@@ -1,0 +1,103 @@
+import type Database from 'better-sqlite3';
+import type { Role } from '../../domain/codecs.ts';
+import { inScope, type Scope } from '../../domain/scope.ts';
+import type { AccessQueries, AccessWriter, ApiKeyView, ProjectView, UserCredentials, UserView } from './port.ts';
+import type { SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
+
+/** The access read model: projects, API keys by hash, users by e-mail. */
+const accessSchema: SqliteSchema = {
+  version: 1,
+  tables: ['projects', 'api_keys', 'users'],
+  create: `
+CREATE TABLE IF NOT EXISTS projects (
+  id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS api_keys (
+  id TEXT PRIMARY KEY, project_id TEXT NOT NULL, name TEXT NOT NULL, prefix TEXT NOT NULL,
+  key_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT
+);
+CREATE INDEX IF NOT EXISTS api_keys_project ON api_keys (project_id, created_at);
+CREATE TABLE IF NOT EXISTS users (
+  id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL, role TEXT NOT NULL,
+  project_ids TEXT NOT NULL, created_at TEXT NOT NULL
+);
+`,
+};
+
+interface UserRow { id: string; email: string; password_hash: string; role: Role; project_ids: string; created_at: string }
+
+const toUser = ({ password_hash: _hash, ...r }: UserRow): UserView => ({ ...r, project_ids: JSON.parse(r.project_ids) as string[] });
+
+class SqliteAccessWriter implements AccessWriter {
+  private readonly stmts;
+  constructor(db: Database.Database) {
+    this.stmts = {
+      project: db.prepare('INSERT OR IGNORE INTO projects (id, name, created_at) VALUES (?, ?, ?)'),
+      key: db.prepare(`INSERT OR IGNORE INTO api_keys (id, project_id, name, prefix, key_hash, created_at, revoked_at)
+                       VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      user: db.prepare(`INSERT OR IGNORE INTO users (id, email, password_hash, role, project_ids, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?)`),
+    };
+  }
+  projectCreated(p: ProjectView): void {
+    this.stmts.project.run(p.id, p.name, p.created_at);
+  }
+  apiKeyIssued(k: ApiKeyView & { key_hash: string }): void {
+    this.stmts.key.run(k.id, k.project_id, k.name, k.prefix, k.key_hash, k.created_at, k.revoked_at);
+  }
+  apiKeyRevoked(keyId: string, revokedAt: string): void {
+    this.stmts.revoke.run(revokedAt, keyId);
+  }
+  userRegistered(u: UserCredentials): void {
+    this.stmts.user.run(u.id, u.email, u.password_hash, u.role, JSON.stringify(u.project_ids), u.created_at);
+  }
+}
+
+class SqliteAccessQueries implements AccessQueries {
+  private readonly stmts;
+  constructor(private readonly db: Database.Database) {
+    this.stmts = {
+      keyProject: db.prepare<[string], { project_id: string }>(
+        'SELECT project_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),
+      allProjects: db.prepare<[], ProjectView>('SELECT id, name, created_at FROM projects ORDER BY created_at, id'),
+      project: db.prepare<[string], ProjectView>('SELECT id, name, created_at FROM projects WHERE id = ?'),
+      keys: db.prepare<[string], ApiKeyView>(
+        'SELECT id, project_id, name, prefix, created_at, revoked_at FROM api_keys WHERE project_id = ? ORDER BY created_at, id'),
+      userByEmail: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?'),
+      users: db.prepare<[], UserRow>('SELECT * FROM users ORDER BY created_at, id'),
+      countUsers: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM users'),
+    };
+  }
+
+  async projectOfKey(keyHash: string): Promise<string | null> {
+    return this.stmts.keyProject.get(keyHash)?.project_id ?? null;
+  }
+  async listProjects(scope: Scope): Promise<ProjectView[]> {
+    const all = this.stmts.allProjects.all();
+    return scope.all ? all : all.filter((p) => scope.projectIds.includes(p.id));
+  }
+  async getProject(id: string, scope: Scope): Promise<ProjectView | null> {
+    if (!inScope(scope, id)) return null;
+    return this.stmts.project.get(id) ?? null;
+  }
+  async listApiKeys(projectId: string): Promise<ApiKeyView[]> {
+    return this.stmts.keys.all(projectId);
+  }
+  async userByEmail(email: string): Promise<UserCredentials | null> {
+    const row = this.stmts.userByEmail.get(email);
+    return row ? { ...toUser(row), password_hash: row.password_hash } : null;
+  }
+  async listUsers(): Promise<UserView[]> {
+    return this.stmts.users.all().map(toUser);
+  }
+  async countUsers(): Promise<number> {
+    return this.stmts.countUsers.get()?.n ?? 0;
+  }
+}
+
+export const sqliteAccess: SqliteReadModel<AccessWriter, AccessQueries> = {
+  schema: accessSchema,
+  writer: (db) => new SqliteAccessWriter(db),
+  queries: (db) => new SqliteAccessQueries(db),
+};

@@ -1,0 +1,153 @@
+import type { Db, Filter, Sort } from 'mongodb';
+import type { StoredAuditEvent } from '../../domain/audit-event.ts';
+import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
+import { inScope, type Scope } from '../../domain/scope.ts';
+import type { AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery } from './port.ts';
+import type { Page } from '../../domain/page.ts';
+import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+
+/** The audit-events read model in MongoDB: the list fields as top-level fields (filters, sorts,
+ *  indexes) and the full event as a JSON string in `doc`, since senders' bodies may hold keys
+ *  MongoDB treats specially (`$…`, dots). `_id` is the event id, so replays are no-ops. */
+type AuditDoc = Omit<AuditListItem, 'id' | 'timestamp'> & { _id: string; position: number; ts: number; session_id: string | null; doc: string };
+
+const COLLECTION = 'audit_events';
+const EXPORT_BATCH = 1000;
+
+const auditEventsMongoSchema: MongoSchema = {
+  version: 2,
+  collections: [COLLECTION],
+  async ensureIndexes(db) {
+    await db.collection(COLLECTION).createIndexes([
+      { key: { ts: -1, position: -1 } },
+      { key: { project_id: 1, ts: -1, position: -1 } },
+      ...['service_name', 'method', 'status_code', 'environment', 'identifier', 'event_type']
+        .map((field) => ({ key: { project_id: 1, [field]: 1, ts: -1 } })),
+      { key: { project_id: 1, response_time: 1 } },
+      { key: { project_id: 1, path: 1 } },
+      { key: { session_id: 1, ts: 1, position: 1 }, partialFilterExpression: { session_id: { $type: 'string' } } },
+    ]);
+  },
+};
+
+const mongoAuditEventsWriter = (ops: BulkOps): AuditEventsWriter => ({
+  record(e: StoredAuditEvent, position: string) {
+    const doc: AuditDoc = {
+      _id: e.id, position: Number(position), project_id: e.project_id, event_type: e.event_type, method: e.method,
+      path: e.path, status_code: e.status_code ?? null, response_time: e.response_time ?? null, identifier: e.identifier,
+      user_email: e.user_email ?? null, service_name: e.service_name, environment: e.environment,
+      session_id: e.session_id ?? null, ts: Date.parse(e.timestamp), doc: JSON.stringify(e),
+    };
+    ops.add(COLLECTION, { updateOne: { filter: { _id: e.id }, update: { $setOnInsert: doc }, upsert: true } });
+  },
+});
+
+const SORT_FIELD: Record<AuditListQuery['sort_by'], keyof AuditDoc> = {
+  timestamp: 'ts', status_code: 'status_code', response_time: 'response_time', path: 'path', method: 'method',
+  service_name: 'service_name', identifier: 'identifier', environment: 'environment',
+};
+
+/** The query for a filter within a scope; null when the scope excludes everything asked for. */
+const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
+  const q: Filter<AuditDoc> = {};
+  if (f.project_id !== undefined) {
+    if (!inScope(scope, f.project_id)) return null;
+    q.project_id = f.project_id;
+  } else if (!scope.all) {
+    if (scope.projectIds.length === 0) return null;
+    q.project_id = { $in: [...scope.projectIds] };
+  }
+  for (const key of ['service_name', 'path', 'method', 'environment', 'identifier', 'event_type'] as const) {
+    if (f[key] !== undefined) q[key] = f[key];
+  }
+  if (f.status_code !== undefined) q.status_code = f.status_code;
+  if (f.start_date !== undefined || f.end_date !== undefined) {
+    q.ts = {
+      ...(f.start_date === undefined ? {} : { $gte: Date.parse(f.start_date) }),
+      ...(f.end_date === undefined ? {} : { $lte: Date.parse(f.end_date) }),
+    };
+  }
+  return q;
+};
+
+class MongoAuditEventsQueries implements AuditEventsQueries {
+  constructor(private readonly db: Db) {}
+
+  async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
+    const filter = toFilter(q, scope);
+    if (!filter) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
+    const dir = q.sort_order === 'asc' ? 1 : -1;
+    const sort: Sort = { [SORT_FIELD[q.sort_by]]: dir, position: dir };
+    const collection = this.db.collection<AuditDoc>(COLLECTION);
+    const [rows, total] = await Promise.all([
+      collection.find(filter, options.withRequestBody ? {} : { projection: { doc: 0 } }).sort(sort).skip((q.page - 1) * q.limit).limit(q.limit).toArray(),
+      collection.countDocuments(filter),
+    ]);
+    return {
+      data: rows.map((r) => ({
+        id: r._id, project_id: r.project_id, event_type: r.event_type, method: r.method, path: r.path,
+        status_code: r.status_code, response_time: r.response_time, identifier: r.identifier, user_email: r.user_email,
+        service_name: r.service_name, environment: r.environment, timestamp: new Date(r.ts).toISOString(),
+        ...(options.withRequestBody ? { request_body: (JSON.parse(r.doc) as StoredAuditEvent).request_body ?? null } : {}),
+      })),
+      pagination: { page: q.page, limit: q.limit, totalItems: total, totalPage: Math.ceil(total / q.limit) },
+    };
+  }
+
+  async sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents> {
+    if (!scope.all && scope.projectIds.length === 0) return { total: 0, lastTimestamp: null, events: [] };
+    const filter: Filter<AuditDoc> = scope.all ? { session_id: sessionId } : { session_id: sessionId, project_id: { $in: [...scope.projectIds] } };
+    const collection = this.db.collection<AuditDoc>(COLLECTION);
+    const [rows, total, last] = await Promise.all([
+      collection.find(filter, { projection: { method: 1, path: 1, status_code: 1, ts: 1, identifier: 1, service_name: 1 } })
+        .sort({ ts: 1, position: 1 }).limit(limit).toArray(),
+      collection.countDocuments(filter),
+      collection.findOne(filter, { projection: { ts: 1 }, sort: { ts: -1 } }),
+    ]);
+    return {
+      total,
+      lastTimestamp: last ? new Date(last.ts).toISOString() : null,
+      events: rows.map((r) => ({
+        id: r._id, method: r.method, path: r.path, status_code: r.status_code, timestamp: new Date(r.ts).toISOString(),
+        identifier: r.identifier, service_name: r.service_name,
+      })),
+    };
+  }
+
+  async count(filter: AuditFilter, scope: Scope): Promise<number> {
+    const query = toFilter(filter, scope);
+    return query ? this.db.collection<AuditDoc>(COLLECTION).countDocuments(query) : 0;
+  }
+
+  async *exportBatches(filter: AuditFilter, scope: Scope, limit: number): AsyncIterable<StoredAuditEvent[]> {
+    const query = toFilter(filter, scope);
+    if (!query || limit <= 0) return;
+    const cursor = this.db.collection<AuditDoc>(COLLECTION)
+      .find(query, { projection: { doc: 1 } }).sort({ ts: -1, position: -1 }).limit(limit).batchSize(EXPORT_BATCH);
+    let batch: StoredAuditEvent[] = [];
+    try {
+      for await (const row of cursor) {
+        batch.push(JSON.parse(row.doc) as StoredAuditEvent);
+        if (batch.length === EXPORT_BATCH) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield batch;
+    } finally {
+      await cursor.close();
+    }
+  }
+
+  async get(id: string, scope: Scope): Promise<StoredAuditEvent | null> {
+    const row = await this.db.collection<AuditDoc>(COLLECTION).findOne({ _id: id }, { projection: { project_id: 1, doc: 1 } });
+    if (!row || !inScope(scope, row.project_id)) return null;
+    return JSON.parse(row.doc) as StoredAuditEvent;
+  }
+}
+
+export const mongoAuditEvents: MongoReadModel<AuditEventsWriter, AuditEventsQueries> = {
+  schema: auditEventsMongoSchema,
+  batchWriter: () => mongoAuditEventsWriter,
+  queries: (db) => new MongoAuditEventsQueries(db),
+};

@@ -1,0 +1,72 @@
+import type { StoredAuditEvent } from '../../domain/audit-event.ts';
+import type { Page } from '../../domain/page.ts';
+import type { Scope } from '../../domain/scope.ts';
+import type { SessionEvents } from '../../domain/sessions.ts';
+
+export const SORT_FIELDS = [
+  'timestamp', 'status_code', 'response_time', 'path', 'method', 'service_name', 'identifier', 'environment',
+] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+
+export interface AuditFilter {
+  project_id?: string;
+  service_name?: string;
+  /** Exact path; for system.alert events the rule. */
+  path?: string;
+  method?: string;
+  status_code?: number;
+  environment?: string;
+  identifier?: string;
+  event_type?: string;
+  /** Inclusive bounds, ISO 8601. */
+  start_date?: string;
+  end_date?: string;
+}
+
+export interface AuditListQuery extends AuditFilter {
+  page: number;
+  limit: number;
+  sort_by: SortField;
+  sort_order: 'asc' | 'desc';
+}
+
+/** SPEC 2.2 list item (plus project_id); absent optionals are null so every row has one shape. */
+export interface AuditListItem {
+  id: string;
+  project_id: string;
+  event_type: string;
+  method: string;
+  path: string;
+  status_code: number | null;
+  response_time: number | null;
+  identifier: string;
+  user_email: string | null;
+  service_name: string;
+  environment: string;
+  timestamp: string;
+}
+
+export interface AuditEventsWriter {
+  /** Idempotent: recording an event id twice keeps one row. */
+  record(event: StoredAuditEvent, position: string): void;
+}
+
+export interface AuditListOptions {
+  /** Adds each event's request_body (null when absent): an alert's rule-specific fields. */
+  withRequestBody?: boolean;
+}
+
+export type AuditListItemWithBody = AuditListItem & { request_body?: Record<string, unknown> | null };
+
+export interface AuditEventsQueries {
+  /** How many events match. */
+  count(filter: AuditFilter, scope: Scope): Promise<number>;
+  /** The matching full events, newest first, at most `limit`, in batches read from a cursor so
+   *  memory stays flat whatever the size. */
+  exportBatches(filter: AuditFilter, scope: Scope, limit: number): AsyncIterable<StoredAuditEvent[]>;
+  /** Events carrying `sessionId`, oldest first (at most `limit`), how many there are and when
+   *  the last one happened (the list may stop before it). */
+  sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents>;
+  list(query: AuditListQuery, scope: Scope, options?: AuditListOptions): Promise<Page<AuditListItemWithBody>>;
+  get(id: string, scope: Scope): Promise<StoredAuditEvent | null>;
+}

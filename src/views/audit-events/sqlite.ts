@@ -1,0 +1,219 @@
+import type Database from 'better-sqlite3';
+import type { StoredAuditEvent } from '../../domain/audit-event.ts';
+import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
+import { inScope, type Scope } from '../../domain/scope.ts';
+import type { AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery } from './port.ts';
+import type { Page } from '../../domain/page.ts';
+import { statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
+
+/** The audit-events read model. `position` (the log position of the event that produced the row)
+ *  is the rowid and the tie-breaker of every sort, so pages are stable. Each filter of SPEC 4.2
+ *  has an index led by project_id (every dashboard query names a project or a project list),
+ *  followed by the default sort; the other sorts have (project_id, column). The service and
+ *  identifier indexes, the filters dashboards combine most, also carry the other equality
+ *  columns, so a combined filter and its totalItems count are answered inside the index. */
+const auditEventsSchema: SqliteSchema = {
+  version: 3,
+  tables: ['audit_events'],
+  create: `
+CREATE TABLE IF NOT EXISTS audit_events (
+  position      INTEGER PRIMARY KEY,
+  id            TEXT NOT NULL UNIQUE,
+  project_id    TEXT NOT NULL,
+  event_type    TEXT NOT NULL,
+  method        TEXT NOT NULL,
+  path          TEXT NOT NULL,
+  status_code   INTEGER,
+  response_time INTEGER,
+  identifier    TEXT NOT NULL,
+  user_email    TEXT,
+  service_name  TEXT NOT NULL,
+  environment   TEXT NOT NULL,
+  session_id    TEXT,
+  ts            INTEGER NOT NULL,
+  doc           TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_ts ON audit_events (ts, position);
+CREATE INDEX IF NOT EXISTS audit_project_ts ON audit_events (project_id, ts, position);
+CREATE INDEX IF NOT EXISTS audit_project_service ON audit_events
+  (project_id, service_name, ts, position, method, status_code, environment, event_type, identifier);
+CREATE INDEX IF NOT EXISTS audit_project_method ON audit_events (project_id, method, ts);
+CREATE INDEX IF NOT EXISTS audit_project_status ON audit_events (project_id, status_code, ts);
+CREATE INDEX IF NOT EXISTS audit_project_environment ON audit_events (project_id, environment, ts);
+CREATE INDEX IF NOT EXISTS audit_project_identifier ON audit_events
+  (project_id, identifier, ts, position, method, status_code, environment, event_type, service_name);
+CREATE INDEX IF NOT EXISTS audit_project_type ON audit_events (project_id, event_type, ts);
+CREATE INDEX IF NOT EXISTS audit_project_response_time ON audit_events (project_id, response_time);
+CREATE INDEX IF NOT EXISTS audit_project_path ON audit_events (project_id, path);
+CREATE INDEX IF NOT EXISTS audit_session ON audit_events (session_id, ts, position) WHERE session_id IS NOT NULL;
+`,
+};
+
+const SORT_COLUMN: Record<AuditListQuery['sort_by'], string> = {
+  timestamp: 'ts',
+  status_code: 'status_code',
+  response_time: 'response_time',
+  path: 'path',
+  method: 'method',
+  service_name: 'service_name',
+  identifier: 'identifier',
+  environment: 'environment',
+};
+
+const EXPORT_BATCH = 1000;
+
+const EQUALITY_FILTERS = ['service_name', 'path', 'method', 'status_code', 'environment', 'identifier', 'event_type'] as const;
+
+interface ListRow {
+  doc?: string;
+  id: string; project_id: string; event_type: string; method: string; path: string; status_code: number | null;
+  response_time: number | null; identifier: string; user_email: string | null; service_name: string;
+  environment: string; ts: number;
+}
+
+class SqliteAuditEventsWriter implements AuditEventsWriter {
+  private readonly insert;
+  constructor(db: Database.Database) {
+    this.insert = db.prepare(`INSERT OR IGNORE INTO audit_events
+      (position, id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
+       service_name, environment, session_id, ts, doc)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  }
+
+  record(e: StoredAuditEvent, position: string): void {
+    this.insert.run(
+      Number(position), e.id, e.project_id, e.event_type, e.method, e.path, e.status_code ?? null,
+      e.response_time ?? null, e.identifier, e.user_email ?? null, e.service_name, e.environment, e.session_id ?? null,
+      Date.parse(e.timestamp), JSON.stringify(e),
+    );
+  }
+}
+
+/** WHERE clause for a filter within a scope; null when the scope excludes everything asked for. */
+const whereClause = (f: AuditFilter, scope: Scope): { sql: string; params: unknown[] } | null => {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  if (f.project_id !== undefined) {
+    if (!inScope(scope, f.project_id)) return null;
+    clauses.push('project_id = ?');
+    params.push(f.project_id);
+  } else if (!scope.all) {
+    if (scope.projectIds.length === 0) return null;
+    clauses.push(`project_id IN (${scope.projectIds.map(() => '?').join(', ')})`);
+    params.push(...scope.projectIds);
+  }
+  for (const key of EQUALITY_FILTERS) {
+    const value = f[key];
+    if (value !== undefined) {
+      clauses.push(`${key} = ?`);
+      params.push(value);
+    }
+  }
+  if (f.start_date !== undefined) {
+    clauses.push('ts >= ?');
+    params.push(Date.parse(f.start_date));
+  }
+  if (f.end_date !== undefined) {
+    clauses.push('ts <= ?');
+    params.push(Date.parse(f.end_date));
+  }
+  return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+};
+
+const toListItem = (r: ListRow): AuditListItem => ({
+  id: r.id,
+  project_id: r.project_id,
+  event_type: r.event_type,
+  method: r.method,
+  path: r.path,
+  status_code: r.status_code,
+  response_time: r.response_time,
+  identifier: r.identifier,
+  user_email: r.user_email,
+  service_name: r.service_name,
+  environment: r.environment,
+  timestamp: new Date(r.ts).toISOString(),
+});
+
+class SqliteAuditEventsQueries implements AuditEventsQueries {
+  private readonly stmt;
+  private readonly byId;
+  constructor(db: Database.Database) {
+    this.stmt = statementCache(db);
+    this.byId = db.prepare<[string], { project_id: string; doc: string }>('SELECT project_id, doc FROM audit_events WHERE id = ?');
+  }
+
+  async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
+    const where = whereClause(q, scope);
+    if (!where) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
+    const dir = q.sort_order === 'asc' ? 'ASC' : 'DESC';
+    const rows = this.stmt(
+      `SELECT id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
+              service_name, environment, ts${options.withRequestBody ? ', doc' : ''}
+       FROM audit_events ${where.sql}
+       ORDER BY ${SORT_COLUMN[q.sort_by]} ${dir}, position ${dir} LIMIT ? OFFSET ?`,
+    ).all(...where.params, q.limit, (q.page - 1) * q.limit) as ListRow[];
+    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${where.sql}`).get(...where.params) as { n: number };
+    return {
+      data: rows.map((r) => (options.withRequestBody
+        ? { ...toListItem(r), request_body: (JSON.parse(r.doc!) as StoredAuditEvent).request_body ?? null }
+        : toListItem(r))),
+      pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) },
+    };
+  }
+
+  async sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents> {
+    if (!scope.all && scope.projectIds.length === 0) return { total: 0, lastTimestamp: null, events: [] };
+    const inProjects = scope.all ? '' : ` AND project_id IN (${scope.projectIds.map(() => '?').join(', ')})`;
+    const params = [sessionId, ...(scope.all ? [] : scope.projectIds)];
+    const rows = this.stmt(`SELECT id, method, path, status_code, ts, identifier, service_name FROM audit_events
+      WHERE session_id = ?${inProjects} ORDER BY ts, position LIMIT ?`).all(...params, limit) as Array<Omit<SessionEvent, 'timestamp'> & { ts: number }>;
+    const { n, last } = this.stmt(`SELECT COUNT(*) AS n, MAX(ts) AS last FROM audit_events WHERE session_id = ?${inProjects}`)
+      .get(...params) as { n: number; last: number | null };
+    return {
+      total: n,
+      lastTimestamp: last === null ? null : new Date(last).toISOString(),
+      events: rows.map(({ ts, ...r }) => ({ ...r, timestamp: new Date(ts).toISOString() })),
+    };
+  }
+
+  async count(filter: AuditFilter, scope: Scope): Promise<number> {
+    const where = whereClause(filter, scope);
+    if (!where) return 0;
+    return (this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${where.sql}`).get(...where.params) as { n: number }).n;
+  }
+
+  /** Keyset pages of EXPORT_BATCH rows: each page is one short synchronous query, and the
+   *  consumer's backpressure decides when the next one runs. */
+  async *exportBatches(filter: AuditFilter, scope: Scope, limit: number): AsyncIterable<StoredAuditEvent[]> {
+    const where = whereClause(filter, scope);
+    if (!where) return;
+    const conjunction = where.sql ? `${where.sql} AND` : 'WHERE';
+    let last: { ts: number; position: number } | null = null;
+    for (let sent = 0; sent < limit;) {
+      const size = Math.min(EXPORT_BATCH, limit - sent);
+      const rows = (last === null
+        ? this.stmt(`SELECT position, ts, doc FROM audit_events ${where.sql} ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, size)
+        : this.stmt(`SELECT position, ts, doc FROM audit_events ${conjunction} (ts < ? OR (ts = ? AND position < ?))
+            ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, last.ts, last.ts, last.position, size)
+      ) as Array<{ position: number; ts: number; doc: string }>;
+      if (rows.length === 0) return;
+      sent += rows.length;
+      last = rows[rows.length - 1]!;
+      yield rows.map((r) => JSON.parse(r.doc) as StoredAuditEvent);
+      if (rows.length < size) return;
+    }
+  }
+
+  async get(id: string, scope: Scope): Promise<StoredAuditEvent | null> {
+    const row = this.byId.get(id);
+    if (!row || !inScope(scope, row.project_id)) return null;
+    return JSON.parse(row.doc) as StoredAuditEvent;
+  }
+}
+
+export const sqliteAuditEvents: SqliteReadModel<AuditEventsWriter, AuditEventsQueries> = {
+  schema: auditEventsSchema,
+  writer: (db) => new SqliteAuditEventsWriter(db),
+  queries: (db) => new SqliteAuditEventsQueries(db),
+};

@@ -1,0 +1,94 @@
+import type { Db, Document } from 'mongodb';
+import { CHECKS_KEPT } from '../../domain/monitor.ts';
+import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
+import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
+import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+
+/** Monitors keyed by id, checks keyed by log position. Check writes read the monitor first (a
+ *  check recorded after a delete must not resurrect history), so they run as deferred steps in
+ *  log order after the batch's bulk writes; every step is idempotent. */
+type MonitorDoc = Omit<MonitorView, 'id'> & { _id: string };
+interface CheckDoc extends CheckView { _id: string; monitor_id: string }
+
+const monitorsMongoSchema: MongoSchema = {
+  version: 1,
+  collections: ['monitors', 'monitor_checks'],
+  async ensureIndexes(db) {
+    await db.collection('monitors').createIndexes([{ key: { project_id: 1, created_at: 1 } }]);
+    await db.collection('monitor_checks').createIndexes([{ key: { monitor_id: 1, checked_at: -1, _id: -1 } }]);
+  },
+};
+
+const toMonitor = ({ _id, ...rest }: MonitorDoc): MonitorView => ({ id: _id, ...rest });
+const toCheck = (c: CheckDoc): CheckView => ({ checked_at: c.checked_at, status_code: c.status_code, response_ms: c.response_ms, ok: c.ok, error: c.error });
+/** Positions sort as numbers; zero-padding makes their string keys sort the same way. */
+const positionKey = (position: string) => position.padStart(20, '0');
+
+const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
+  const steps: Array<(db: Db) => Promise<void>> = [];
+  const queue = (step: (db: Db) => Promise<void>) => {
+    steps.push(step);
+    if (steps.length === 1) ops.defer(async (db) => { for (const s of steps) await s(db); });
+  };
+  return {
+    created: ({ id, ...rest }) => queue(async (db) => {
+      await db.collection<MonitorDoc>('monitors').updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
+    }),
+    updated: (id, changes, updatedAt) => queue(async (db) => {
+      await db.collection<MonitorDoc>('monitors').updateOne({ _id: id }, { $set: { ...changes, updated_at: updatedAt } });
+    }),
+    deleted: (id) => queue(async (db) => {
+      await db.collection<MonitorDoc>('monitors').deleteOne({ _id: id });
+      await db.collection<CheckDoc>('monitor_checks').deleteMany({ monitor_id: id });
+    }),
+    status: (id, status, since) => queue(async (db) => {
+      await db.collection<MonitorDoc>('monitors').updateOne({ _id: id }, { $set: { status, status_since: since } });
+    }),
+    checked: (id, check, position) => queue(async (db) => {
+      const monitors = db.collection<MonitorDoc>('monitors');
+      if (!(await monitors.findOne({ _id: id }, { projection: { _id: 1 } }))) return;
+      const checks = db.collection<CheckDoc>('monitor_checks');
+      await checks.updateOne({ _id: positionKey(position) }, { $setOnInsert: { monitor_id: id, ...check } }, { upsert: true });
+      await monitors.updateOne(
+        { _id: id, $or: [{ last_checked_at: null }, { last_checked_at: { $lte: check.checked_at } }] },
+        { $set: { last_checked_at: check.checked_at, last_status_code: check.status_code, last_response_ms: check.response_ms, last_error: check.error } });
+      const oldestKept = await checks.find({ monitor_id: id }).sort({ checked_at: -1, _id: -1 }).skip(CHECKS_KEPT - 1).limit(1).next();
+      if (oldestKept) {
+        await checks.deleteMany({
+          monitor_id: id,
+          $or: [{ checked_at: { $lt: oldestKept.checked_at } }, { checked_at: oldestKept.checked_at, _id: { $lt: oldestKept._id } }],
+        });
+      }
+    }),
+  };
+};
+
+class MongoMonitorsQueries implements MonitorsQueries {
+  constructor(private readonly db: Db) {}
+
+  async list(scope: Scope, projectId?: string): Promise<MonitorView[]> {
+    const projects = projectsInScope(scope, projectId);
+    if (projects !== null && projects.length === 0) return [];
+    const filter: Document = projects === null ? {} : { project_id: { $in: projects } };
+    return (await this.db.collection<MonitorDoc>('monitors').find(filter).sort({ created_at: 1, _id: 1 }).toArray()).map(toMonitor);
+  }
+
+  async get(id: string, scope: Scope): Promise<MonitorView | null> {
+    const doc = await this.db.collection<MonitorDoc>('monitors').findOne({ _id: id });
+    return doc && inScope(scope, doc.project_id) ? toMonitor(doc) : null;
+  }
+
+  async countInProject(projectId: string): Promise<number> {
+    return this.db.collection<MonitorDoc>('monitors').countDocuments({ project_id: projectId });
+  }
+
+  async history(id: string, limit: number): Promise<CheckView[]> {
+    return (await this.db.collection<CheckDoc>('monitor_checks').find({ monitor_id: id }).sort({ checked_at: -1, _id: -1 }).limit(limit).toArray()).map(toCheck);
+  }
+}
+
+export const mongoMonitors: MongoReadModel<MonitorsWriter, MonitorsQueries> = {
+  schema: monitorsMongoSchema,
+  batchWriter: () => mongoMonitorsWriter,
+  queries: (db) => new MongoMonitorsQueries(db),
+};

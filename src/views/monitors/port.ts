@@ -1,0 +1,49 @@
+import type { MonitorSettings, MonitorStatus } from '../../domain/monitor.ts';
+import type { Scope } from '../../domain/scope.ts';
+
+/** Monitors and their check history. */
+
+/** A monitor as the API returns it: SPEC 2.8 plus its state and last check. */
+export interface MonitorView extends MonitorSettings {
+  id: string;
+  project_id: string;
+  status: MonitorStatus;
+  /** When the current status began; null while PENDING. */
+  status_since: string | null;
+  last_checked_at: string | null;
+  last_status_code: number | null;
+  last_response_ms: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One stored check (SPEC 2.9). */
+export interface CheckView {
+  checked_at: string;
+  status_code: number | null;
+  response_ms: number;
+  ok: boolean;
+  error: string | null;
+}
+
+export interface MonitorsWriter {
+  created(monitor: MonitorView): void;
+  updated(id: string, changes: Partial<MonitorSettings>, updatedAt: string): void;
+  /** Removes the monitor and its history. */
+  deleted(id: string): void;
+  status(id: string, status: 'UP' | 'DOWN', since: string): void;
+  /** Adds a check to the monitor's history (keeping the newest CHECKS_KEPT) and, when it is the
+   *  newest, to the monitor's last-check fields; ignored once the monitor is deleted. `position`
+   *  keys the row, so a replay adds nothing. */
+  checked(id: string, check: CheckView, position: string): void;
+}
+
+export interface MonitorsQueries {
+  /** Oldest first, within scope (and the project, when given). */
+  list(scope: Scope, projectId?: string): Promise<MonitorView[]>;
+  get(id: string, scope: Scope): Promise<MonitorView | null>;
+  countInProject(projectId: string): Promise<number>;
+  /** Newest first. */
+  history(id: string, limit: number): Promise<CheckView[]>;
+}

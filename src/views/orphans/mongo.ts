@@ -1,0 +1,82 @@
+import type { Db, Document } from 'mongodb';
+import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
+import { projectsInScope, type Scope } from '../../domain/scope.ts';
+import type { AuditListItem } from '../audit-events/port.ts';
+import type { OrphansQueries, OrphansQuery, OrphansWriter } from './port.ts';
+import type { Page } from '../../domain/page.ts';
+import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+
+/** Orphans in MongoDB: browser events keyed by event id, backend request times keyed by their
+ *  content; every write is an idempotent upsert or a monotonic "matched" flag, applied in log
+ *  order at the end of the batch (pairing reads what earlier events of the batch wrote). */
+interface BrowserDoc { _id: string; project_id: string; request_id: string; service_name: string; ts: number; matched: boolean; item: AuditListItem }
+interface BackendDoc { _id: string; project_id: string; request_id: string; ts: number }
+
+const orphansMongoSchema: MongoSchema = {
+  version: 1,
+  collections: ['browser_requests', 'backend_requests'],
+  async ensureIndexes(db) {
+    await db.collection('browser_requests').createIndexes([{ key: { project_id: 1, request_id: 1 } }, { key: { project_id: 1, matched: 1, ts: -1 } }]);
+    await db.collection('backend_requests').createIndexes([{ key: { project_id: 1, request_id: 1, ts: 1 } }]);
+  },
+};
+
+const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
+  const steps: Array<(db: Db) => Promise<void>> = [];
+  const queue = (step: (db: Db) => Promise<void>) => {
+    steps.push(step);
+    if (steps.length === 1) ops.defer(async (db) => { for (const s of steps) await s(db); });
+  };
+  return {
+    browserEvent(item, requestId) {
+      queue(async (db) => {
+        const ts = Date.parse(item.timestamp);
+        const near = await db.collection<BackendDoc>('backend_requests')
+          .findOne({ project_id: item.project_id, request_id: requestId, ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS } });
+        await db.collection<BrowserDoc>('browser_requests').updateOne({ _id: item.id }, {
+          $setOnInsert: { project_id: item.project_id, request_id: requestId, service_name: item.service_name, ts, matched: near !== null, item },
+        }, { upsert: true });
+      });
+    },
+    backendEvent(projectId, requestId, ts) {
+      queue(async (db) => {
+        await db.collection<BackendDoc>('backend_requests').updateOne(
+          { _id: JSON.stringify([projectId, requestId, ts]) },
+          { $setOnInsert: { project_id: projectId, request_id: requestId, ts } }, { upsert: true });
+        await db.collection<BrowserDoc>('browser_requests').updateMany(
+          { project_id: projectId, request_id: requestId, ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS }, matched: false },
+          { $set: { matched: true } });
+      });
+    },
+  };
+};
+
+class MongoOrphansQueries implements OrphansQueries {
+  constructor(private readonly db: Db) {}
+
+  async list(q: OrphansQuery, scope: Scope): Promise<Page<AuditListItem & { request_id: string }>> {
+    const projects = projectsInScope(scope, q.project_id);
+    if (projects !== null && projects.length === 0) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
+    const ts: Document = { $lte: q.settledBefore };
+    if (q.start_date !== undefined) ts.$gte = Date.parse(q.start_date);
+    if (q.end_date !== undefined) ts.$lte = Math.min(q.settledBefore, Date.parse(q.end_date));
+    const filter: Document = { matched: false, ts };
+    if (projects !== null) filter.project_id = { $in: projects };
+    if (q.service_name !== undefined) filter.service_name = q.service_name;
+    const collection = this.db.collection<BrowserDoc>('browser_requests');
+    const [rows, n] = await Promise.all([
+      collection.find(filter).sort({ ts: -1, _id: 1 }).skip((q.page - 1) * q.limit).limit(q.limit).toArray(),
+      collection.countDocuments(filter),
+    ]);
+    return {
+      data: rows.map((r) => ({ ...r.item, request_id: r.request_id })),
+      pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) },
+    };
+  }
+}
+
+export const mongoOrphans: MongoReadModel<OrphansWriter, OrphansQueries> = {
+  schema: orphansMongoSchema,
+  batchWriter: () => mongoOrphansWriter,
+  queries: (db) => new MongoOrphansQueries(db),
+};

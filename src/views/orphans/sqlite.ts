@@ -1,0 +1,89 @@
+import type Database from 'better-sqlite3';
+import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
+import { projectsInScope, type Scope } from '../../domain/scope.ts';
+import type { AuditListItem } from '../audit-events/port.ts';
+import type { OrphansQueries, OrphansQuery, OrphansWriter } from './port.ts';
+import type { Page } from '../../domain/page.ts';
+import { statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
+
+/** Browser events with a request_id (and whether a backend event matched them yet), and the
+ *  backend events' request ids and times, so either side can arrive first. */
+const orphansSchema: SqliteSchema = {
+  version: 1,
+  tables: ['browser_requests', 'backend_requests'],
+  create: `
+CREATE TABLE IF NOT EXISTS browser_requests (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL,
+  request_id TEXT NOT NULL,
+  service_name TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  matched INTEGER NOT NULL,
+  item TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS browser_requests_key ON browser_requests (project_id, request_id);
+CREATE INDEX IF NOT EXISTS browser_requests_open ON browser_requests (project_id, matched, ts);
+CREATE TABLE IF NOT EXISTS backend_requests (
+  project_id TEXT NOT NULL,
+  request_id TEXT NOT NULL,
+  ts INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS backend_requests_key ON backend_requests (project_id, request_id, ts);
+`,
+};
+
+class SqliteOrphansWriter implements OrphansWriter {
+  private readonly stmts;
+  constructor(db: Database.Database) {
+    this.stmts = {
+      backendNear: db.prepare<[string, string, number, number], { n: number }>(
+        'SELECT COUNT(*) AS n FROM backend_requests WHERE project_id = ? AND request_id = ? AND ts BETWEEN ? AND ?'),
+      insertBrowser: db.prepare('INSERT OR IGNORE INTO browser_requests VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insertBackend: db.prepare('INSERT INTO backend_requests VALUES (?, ?, ?)'),
+      match: db.prepare('UPDATE browser_requests SET matched = 1 WHERE project_id = ? AND request_id = ? AND ts BETWEEN ? AND ? AND matched = 0'),
+    };
+  }
+
+  browserEvent(item: AuditListItem, requestId: string): void {
+    const ts = Date.parse(item.timestamp);
+    const matched = this.stmts.backendNear.get(item.project_id, requestId, ts - ORPHAN_WINDOW_MS, ts + ORPHAN_WINDOW_MS)!.n > 0;
+    this.stmts.insertBrowser.run(item.id, item.project_id, requestId, item.service_name, ts, matched ? 1 : 0, JSON.stringify(item));
+  }
+
+  backendEvent(projectId: string, requestId: string, ts: number): void {
+    this.stmts.insertBackend.run(projectId, requestId, ts);
+    this.stmts.match.run(projectId, requestId, ts - ORPHAN_WINDOW_MS, ts + ORPHAN_WINDOW_MS);
+  }
+}
+
+class SqliteOrphansQueries implements OrphansQueries {
+  private readonly stmt;
+  constructor(db: Database.Database) {
+    this.stmt = statementCache(db);
+  }
+
+  async list(q: OrphansQuery, scope: Scope): Promise<Page<AuditListItem & { request_id: string }>> {
+    const projects = projectsInScope(scope, q.project_id);
+    if (projects !== null && projects.length === 0) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
+    const clauses = ['matched = 0', 'ts <= ?'];
+    const params: unknown[] = [q.settledBefore];
+    if (projects !== null) { clauses.push(`project_id IN (${projects.map(() => '?').join(', ')})`); params.push(...projects); }
+    if (q.service_name !== undefined) { clauses.push('service_name = ?'); params.push(q.service_name); }
+    if (q.start_date !== undefined) { clauses.push('ts >= ?'); params.push(Date.parse(q.start_date)); }
+    if (q.end_date !== undefined) { clauses.push('ts <= ?'); params.push(Date.parse(q.end_date)); }
+    const where = `WHERE ${clauses.join(' AND ')}`;
+    const rows = this.stmt(`SELECT item, request_id FROM browser_requests ${where} ORDER BY ts DESC, id LIMIT ? OFFSET ?`)
+      .all(...params, q.limit, (q.page - 1) * q.limit) as Array<{ item: string; request_id: string }>;
+    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM browser_requests ${where}`).get(...params) as { n: number };
+    return {
+      data: rows.map((r) => ({ ...(JSON.parse(r.item) as AuditListItem), request_id: r.request_id })),
+      pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) },
+    };
+  }
+}
+
+export const sqliteOrphans: SqliteReadModel<OrphansWriter, OrphansQueries> = {
+  schema: orphansSchema,
+  writer: (db) => new SqliteOrphansWriter(db),
+  queries: (db) => new SqliteOrphansQueries(db),
+};

@@ -1,0 +1,42 @@
+import type { AccessQueries, AccessWriter } from './access/port.ts';
+import type { AnomaliesQueries, AnomaliesWriter } from './anomalies/port.ts';
+import type { AnomalyWindowsQueries, AnomalyWindowsWriter } from './anomaly-windows/port.ts';
+import type { AuditEventsQueries, AuditEventsWriter } from './audit-events/port.ts';
+import type { ChannelsQueries, ChannelsWriter } from './channels/port.ts';
+import type { DeliveriesQueries, DeliveriesWriter } from './deliveries/port.ts';
+import type { DerivedSessionsQueries, DerivedSessionsWriter } from './derived-sessions/port.ts';
+import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
+import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
+import type { StatsQueries, StatsWriter } from './stats/port.ts';
+import type { Leases, ProjectionStore } from './store/port.ts';
+
+/** Every read model of one deployment: its queries, and the store each projection writes to. */
+export interface ReadModels {
+  readonly leases: Leases;
+  readonly auditEvents: AuditEventsQueries;
+  readonly derivedSessions: DerivedSessionsQueries;
+  readonly stats: StatsQueries;
+  readonly orphans: OrphansQueries;
+  readonly access: AccessQueries;
+  readonly monitors: MonitorsQueries;
+  readonly channels: ChannelsQueries;
+  readonly deliveries: DeliveriesQueries;
+  readonly anomalyWindows: AnomalyWindowsQueries;
+  readonly anomalies: AnomaliesQueries;
+  readonly stores: {
+    readonly auditEvents: ProjectionStore<AuditEventsWriter>;
+    readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
+    readonly stats: ProjectionStore<StatsWriter>;
+    readonly orphans: ProjectionStore<OrphansWriter>;
+    readonly access: ProjectionStore<AccessWriter>;
+    readonly monitors: ProjectionStore<MonitorsWriter>;
+    readonly channels: ProjectionStore<ChannelsWriter>;
+    readonly deliveries: ProjectionStore<DeliveriesWriter>;
+    readonly anomalyWindows: ProjectionStore<AnomalyWindowsWriter>;
+    readonly anomalies: ProjectionStore<AnomaliesWriter>;
+  };
+  close(): Promise<void>;
+}
+
+/** A read model's name in `ReadModels` (its queries) and `ReadModels['stores']` (its store). */
+export type ReadModelKey = keyof ReadModels['stores'];

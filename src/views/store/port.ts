@@ -1,0 +1,29 @@
+import type { RecordedEvent } from '../../log/event-log.ts';
+
+/** What every read model's store does, whatever the adapter: writers are synchronous "enqueue"
+ *  interfaces that a projection calls while its store commits a batch. */
+
+export interface ProjectionStore<W> {
+  readonly name: string;
+  /** Position of the last event this projection has applied; null before the first. */
+  checkpoint(): Promise<string | null>;
+  /** Applies a batch and records its last position as the checkpoint, atomically. With a
+   *  `leaseHolder`, the commit first checks that this holder still has the projection's lease
+   *  and throws LeaseLostError otherwise, so a paused ex-holder can never write. */
+  commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void, leaseHolder?: string): Promise<void>;
+  /** Drops everything the projection built, checkpoint included. */
+  reset(): Promise<void>;
+}
+
+/** One running projector per projection across all worker processes: a lease in the read store. */
+export interface Leases {
+  /** Takes or renews the lease on `name` for `holder`; false while another live holder has it. */
+  acquire(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  release(name: string, holder: string): Promise<void>;
+}
+
+export class LeaseLostError extends Error {
+  constructor(readonly projection: string, readonly holder: string) {
+    super(`lease on projection ${projection} is no longer held by ${holder}`);
+  }
+}

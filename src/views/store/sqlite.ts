@@ -1,0 +1,154 @@
+import Database from 'better-sqlite3';
+import { comparePositions, type RecordedEvent } from '../../log/event-log.ts';
+import { LeaseLostError, type Leases, type ProjectionStore } from './port.ts';
+
+/** Read models are disposable (rebuilt from the log), so synchronous=NORMAL: a power loss may
+ *  drop the last commits, and the projector replays them from the checkpoint committed with them. */
+export const openViewsDatabase = (file: string): Database.Database => {
+  const db = new Database(file);
+  // First, so that even switching a fresh file to WAL waits for another process opening it.
+  db.pragma('busy_timeout = 5000');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS read_model_versions (projection TEXT PRIMARY KEY, version INTEGER NOT NULL);`);
+  return db;
+};
+
+/** Leases as rows: taken when free or expired, renewed by their holder, in one statement. */
+export class SqliteLeases implements Leases {
+  private readonly take;
+  private readonly drop;
+  constructor(db: Database.Database) {
+    this.take = db.prepare(`INSERT INTO leases (projection, holder, expires_at) VALUES (@name, @holder, @expires)
+      ON CONFLICT (projection) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+      WHERE leases.holder = excluded.holder OR leases.expires_at < @now`);
+    this.drop = db.prepare('DELETE FROM leases WHERE projection = ? AND holder = ?');
+  }
+  async acquire(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    const now = Date.now();
+    return this.take.run({ name, holder, expires: now + ttlMs, now }).changes === 1;
+  }
+  async release(name: string, holder: string): Promise<void> {
+    this.drop.run(name, holder);
+  }
+}
+
+export interface SqliteSchema {
+  /** Bumped whenever `create` changes: a read model built by another version is dropped and
+   *  rebuilt from the log, instead of being migrated. */
+  version: number;
+  /** Idempotent DDL: tables and indexes. */
+  create: string;
+  /** Tables dropped by reset. */
+  tables: readonly string[];
+}
+
+/** One read model's SQLite adapter: its tables, the writer its projection fills, its queries. */
+export interface SqliteReadModel<W, Q> {
+  readonly schema: SqliteSchema;
+  writer(db: Database.Database): W;
+  queries(db: Database.Database): Q;
+}
+
+/** A writer that gathers a batch in memory (to write each row once per batch rather than once
+ *  per event): the store flushes it inside the batch's transaction, and discards what it gathered
+ *  when the transaction fails, so a retried batch is not counted twice. */
+export interface BatchedWriter {
+  flush(): void;
+  discard(): void;
+}
+
+const isBatched = (writer: unknown): writer is BatchedWriter =>
+  typeof (writer as Partial<BatchedWriter>).flush === 'function' && typeof (writer as Partial<BatchedWriter>).discard === 'function';
+
+/** One projection's read model in SQLite: its rows and its checkpoint change in one transaction.
+ *  Every write transaction is IMMEDIATE: a deferred one that reads first and then writes cannot
+ *  wait for another process's writer in WAL mode (SQLITE_BUSY without the busy timeout), and
+ *  several workers share this file. */
+export class SqliteProjectionStore<W> implements ProjectionStore<W> {
+  private readonly getCheckpoint;
+  private readonly setCheckpoint;
+  private readonly deleteCheckpoint;
+  private readonly leaseHolder;
+  private readonly writer: W;
+  private readonly schema: SqliteSchema;
+
+  constructor(
+    private readonly db: Database.Database,
+    readonly name: string,
+    model: Pick<SqliteReadModel<W, unknown>, 'schema' | 'writer'>,
+  ) {
+    this.schema = model.schema;
+    this.getCheckpoint = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?');
+    this.setCheckpoint = db.prepare(
+      'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position');
+    this.deleteCheckpoint = db.prepare('DELETE FROM checkpoints WHERE projection = ?');
+    this.leaseHolder = db.prepare<[string, number], { holder: string }>(
+      'SELECT holder FROM leases WHERE projection = ? AND expires_at >= ?');
+    this.migrate();
+    this.writer = model.writer(db);
+  }
+
+  /** Creates the tables; drops them first (and the checkpoint, so the projector replays the log)
+   *  when they were built by another version of the schema. */
+  private migrate(): void {
+    this.db.transaction(() => {
+      const built = this.db.prepare<[string], { version: number }>('SELECT version FROM read_model_versions WHERE projection = ?').get(this.name);
+      if (built && built.version !== this.schema.version) {
+        for (const table of this.schema.tables) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+        this.deleteCheckpoint.run(this.name);
+      }
+      this.db.exec(this.schema.create);
+      this.db.prepare('INSERT INTO read_model_versions (projection, version) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET version = excluded.version')
+        .run(this.name, this.schema.version);
+    }).immediate();
+  }
+
+  async checkpoint(): Promise<string | null> {
+    return this.getCheckpoint.get(this.name)?.position ?? null;
+  }
+
+  async commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void, leaseHolder?: string): Promise<void> {
+    const last = events[events.length - 1];
+    if (!last) return;
+    const batched = isBatched(this.writer) ? this.writer : null;
+    try {
+      this.db.transaction(() => {
+        if (leaseHolder !== undefined && this.leaseHolder.get(this.name, Date.now())?.holder !== leaseHolder) {
+          throw new LeaseLostError(this.name, leaseHolder);
+        }
+        // Events at or before the checkpoint were applied already: a replay changes nothing.
+        const done = this.getCheckpoint.get(this.name)?.position ?? null;
+        for (const e of events) if (comparePositions(e.position, done) > 0) apply(e, this.writer);
+        batched?.flush();
+        if (comparePositions(last.position, done) > 0) this.setCheckpoint.run(this.name, last.position);
+      }).immediate();
+    } catch (error) {
+      batched?.discard();
+      throw error;
+    }
+  }
+
+  async reset(): Promise<void> {
+    this.db.transaction(() => {
+      for (const table of this.schema.tables) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+      this.db.exec(this.schema.create);
+      this.deleteCheckpoint.run(this.name);
+    }).immediate();
+  }
+}
+
+/** Prepared statements cached by SQL text, for queries whose WHERE clause varies. */
+export const statementCache = (db: Database.Database) => {
+  const cache = new Map<string, Database.Statement>();
+  return (sql: string): Database.Statement => {
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      cache.set(sql, stmt);
+    }
+    return stmt;
+  };
+};

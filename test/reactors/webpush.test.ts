@@ -1,0 +1,46 @@
+import test from 'ava';
+import { rmSync } from 'node:fs';
+import { transitionNotification } from '../../src/domain/notification.ts';
+import { loadOrCreateVapidKeys } from '../../src/compose/secrets.ts';
+import { deliverWebPush } from '../../src/reactors/notifications/webpush.ts';
+import { pushService } from '../helpers/push-service.ts';
+import { tempDir } from '../helpers/server.ts';
+
+const up = transitionNotification('evt-up', {
+  type: 'MonitorCameUp',
+  data: {
+    monitor_id: 'm1', project_id: 'p1', name: 'orders', url: 'http://orders.test/health', came_up_at: '2026-11-23T10:05:00.000Z',
+    status_code: 200, response_ms: 12, downtime_seconds: 300,
+  },
+});
+
+test('VAPID keys are generated once into the data dir and reused', (t) => {
+  const dir = tempDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const first = loadOrCreateVapidKeys(dir);
+  t.regex(first.publicKey, /^[A-Za-z0-9_-]{80,}$/);
+  t.deepEqual(loadOrCreateVapidKeys(dir), first);
+});
+
+test('a notification reaches the push service encrypted and is decrypted there; an expired subscription is reported gone', async (t) => {
+  const service = await pushService();
+  t.teardown(() => service.stop());
+  const dir = tempDir();
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const keys = loadOrCreateVapidKeys(dir);
+  // The service takes the flag as a string, as a form post would send it.
+  const subscribed = await service.post('/subscribe', { userVisibleOnly: 'true', applicationServerKey: keys.publicKey });
+  t.is(subscribed.status, 200, subscribed.body);
+  const { data } = JSON.parse(subscribed.body) as { data: { endpoint: string; keys: { p256dh: string; auth: string }; clientHash: string } };
+  const subscription = { endpoint: data.endpoint, keys: data.keys };
+
+  const outcome = await deliverWebPush(subscription, up, keys, { subject: 'mailto:ops@example.com', sleep: async () => undefined });
+  t.like(outcome, { ok: true, attempts: 1, status: 201, gone: false }, outcome.error);
+  const received = JSON.parse((await service.post('/get-notifications', { clientHash: data.clientHash })).body) as { data: { messages: string[] } };
+  t.is(received.data.messages.length, 1);
+  t.deepEqual(JSON.parse(received.data.messages[0]!), JSON.parse(JSON.stringify(up)));
+
+  await service.post(`/expire-subscription/${data.clientHash}`, {});
+  const gone = await deliverWebPush(subscription, up, keys, { subject: 'mailto:ops@example.com', sleep: async () => undefined });
+  t.like(gone, { ok: false, attempts: 1, status: 410, gone: true });
+});
