@@ -123,6 +123,13 @@ export const applyPatch = (overrides: AnomalyOverrides, patch: AnomalySettingsPa
   return next as AnomalyOverrides;
 };
 
+/** Whether two sets of overrides set the same fields to the same values. */
+export const sameOverrides = (a: AnomalyOverrides, b: AnomalyOverrides): boolean => RULES.every((rule) => {
+  const x: Record<string, unknown> = a[rule] ?? {};
+  const y: Record<string, unknown> = b[rule] ?? {};
+  return Object.keys(x).length === Object.keys(y).length && Object.keys(x).every((field) => x[field] === y[field]);
+});
+
 export const effectiveSettings = (defaults: AnomalySettings, overrides: AnomalyOverrides): AnomalySettings =>
   Object.fromEntries(RULES.map((rule) => [rule, { ...defaults[rule], ...overrides[rule] }])) as AnomalySettings;
 

@@ -2,7 +2,7 @@ import * as t from 'io-ts';
 import { JsonObject } from './codecs.ts';
 import type { StoredAuditEvent } from './audit-event.ts';
 import {
-  AnomalySettingsPatch, RULES, applyPatch, assertValidSettings, effectiveSettings, type AnomalyOverrides, type AnomalySettings, type RuleName,
+  AnomalySettingsPatch, RULES, applyPatch, assertValidSettings, effectiveSettings, sameOverrides, type AnomalyOverrides, type AnomalySettings, type RuleName,
 } from './anomaly-settings.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
@@ -285,7 +285,9 @@ export const anomaliesDecider: Decider<AnomalyState, AnomaliesCommand> = {
   evolve: evolveAnomalies,
   decide(command, state) {
     if (command.type === 'UpdateAnomalySettings') {
-      assertValidSettings(effectiveSettings(command.defaults, applyPatch(state.overrides, command.patch)));
+      const overrides = applyPatch(state.overrides, command.patch);
+      assertValidSettings(effectiveSettings(command.defaults, overrides));
+      if (sameOverrides(overrides, state.overrides)) return [];
       return [{ type: 'AnomalySettingsUpdated', data: { project_id: command.project_id, changes: command.patch, updated_at: command.at } }];
     }
     const { project_id, at } = command;

@@ -41,15 +41,15 @@ export const channelEvents = {
   ChannelDeactivated: t.type({ channel_id: t.string, project_id: t.string, reason: t.string, deactivated_at: t.string }),
 } as const;
 
-export interface ChannelState { id: string | null; projectId: string; deleted: boolean; active: boolean }
-export const initialChannel: ChannelState = { id: null, projectId: '', deleted: false, active: false };
+export interface ChannelState { id: string | null; projectId: string; deleted: boolean; active: boolean; events: ChannelEvents }
+export const initialChannel: ChannelState = { id: null, projectId: '', deleted: false, active: false, events: [] };
 
 export const evolveChannel = (state: ChannelState, e: DomainEvent): ChannelState => {
   switch (e.type) {
     case 'ChannelCreated':
-      return { ...state, id: e.data.channel_id, projectId: e.data.project_id, active: e.data.active };
+      return { ...state, id: e.data.channel_id, projectId: e.data.project_id, active: e.data.active, events: e.data.events };
     case 'ChannelUpdated':
-      return e.data.changes.active === undefined ? state : { ...state, active: e.data.changes.active };
+      return { ...state, ...e.data.changes };
     case 'ChannelDeactivated':
       return { ...state, active: false };
     case 'ChannelDeleted':
@@ -58,6 +58,8 @@ export const evolveChannel = (state: ChannelState, e: DomainEvent): ChannelState
       return state;
   }
 };
+
+const sameEvents = (a: ChannelEvents, b: ChannelEvents) => a.length === b.length && a.every((kind) => b.includes(kind));
 
 export const assertChannelExists = (state: ChannelState): void => {
   if (state.id === null || state.deleted) throw notFound('channel');
@@ -87,9 +89,16 @@ export const channelDecider: Decider<ChannelState, ChannelCommand> = {
         const { channel_id, project_id, target, events, active, at } = command;
         return [{ type: 'ChannelCreated', data: { channel_id, project_id, target, events, active, created_at: at } }];
       }
-      case 'UpdateChannel':
+      case 'UpdateChannel': {
         assertChannelExists(state);
-        return [{ type: 'ChannelUpdated', data: { channel_id: state.id!, project_id: state.projectId, changes: command.changes, updated_at: command.at } }];
+        const { active, events } = command.changes;
+        const changes = {
+          ...(active === undefined || active === state.active ? {} : { active }),
+          ...(events === undefined || sameEvents(events, state.events) ? {} : { events }),
+        };
+        if (Object.keys(changes).length === 0) return [];
+        return [{ type: 'ChannelUpdated', data: { channel_id: state.id!, project_id: state.projectId, changes, updated_at: command.at } }];
+      }
       case 'DeleteChannel':
         assertChannelExists(state);
         return [{ type: 'ChannelDeleted', data: { channel_id: state.id!, project_id: state.projectId, deleted_at: command.at } }];

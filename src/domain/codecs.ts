@@ -58,3 +58,6 @@ export const Email = new t.Type<string, string, unknown>(
 
 export const Role = t.keyof({ admin: null, member: null, auditor: null }, 'admin | member | auditor');
 export type Role = t.TypeOf<typeof Role>;
+
+/** An optional ISO 8601 timestamp (already decoded) as epoch milliseconds. */
+export const epochMsOf = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : Date.parse(iso));

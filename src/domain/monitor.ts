@@ -157,6 +157,9 @@ export type Transition =
  *  is already down must say so); a first check that passes only establishes UP. */
 export const decideTransition = (state: MonitorState, result: CheckResult): Transition | null => {
   if (state.id === null || state.deleted) return null;
+  // A check that started before the current status began (a slow one finishing after a later
+  // one) says nothing about the current state.
+  if (state.statusSince !== null && Date.parse(result.checked_at) < Date.parse(state.statusSince)) return null;
   const base = { monitor_id: state.id, project_id: state.projectId };
   if (result.ok) {
     if (state.status === 'UP') return null;

@@ -7,3 +7,6 @@ export const inScope = (scope: Scope, projectId: string): boolean => scope.all |
  *  project it may not see). */
 export const projectsInScope = (scope: Scope, projectId?: string): string[] | null =>
   projectId !== undefined ? (inScope(scope, projectId) ? [projectId] : []) : scope.all ? null : [...scope.projectIds];
+
+/** Whether a list of projects from projectsInScope can match nothing. */
+export const seesNothing = (projects: readonly string[] | null): boolean => projects !== null && projects.length === 0;

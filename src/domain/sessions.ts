@@ -74,3 +74,11 @@ export const addEvent = (spans: readonly SessionSpan[], ts: number): SessionSpan
   const touching = spans.filter((s) => touches(s, ts));
   return [...spans.filter((s) => !touches(s, ts)), mergeEvent(touching, ts)].sort((a, b) => a.start - b.start);
 };
+
+/** SPEC 2.6's times of a derived session. */
+export const sessionTimes = (span: SessionSpan): Omit<SessionSummary, 'identifier' | 'service_name'> => ({
+  session_start: new Date(span.start).toISOString(),
+  session_end: new Date(span.end).toISOString(),
+  duration_seconds: Math.floor((span.end - span.start) / 1000),
+  event_count: span.count,
+});

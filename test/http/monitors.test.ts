@@ -83,7 +83,8 @@ test('PUT changes only the given fields; DELETE removes the monitor and its hist
   t.is((await api(server.url, 'PUT', `/v1/monitors/${randomUUID()}`, { token, body: { enabled: true } })).status, 404);
 });
 
-test('UP→DOWN→UP: two transitions, two system.healthcheck events; repeated failures add none', async (t) => {
+// Serial: these two set the shared target's status, which the other would see.
+test.serial('UP→DOWN→UP: two transitions, two system.healthcheck events; repeated failures add none', async (t) => {
   const { projectId } = await projectWithKey(server.url, token, 'flip');
   const monitor = (await post({ project_id: projectId, name: 'flip-service', url: target.url, timeout_seconds: 1 })).body;
   const check = async (status: number) => {
@@ -132,7 +133,7 @@ test('two workers recording the same failing check give one transition', async (
   t.deepEqual(stream.map((e) => e.type), ['MonitorCreated', 'MonitorWentDown']);
 });
 
-test('POST /test runs one check now and records nothing', async (t) => {
+test.serial('POST /test runs one check now and records nothing', async (t) => {
   const { projectId } = await projectWithKey(server.url, token, 'probe');
   const monitor = (await post({ project_id: projectId, name: 'probe', url: target.url })).body;
   target.status = 200;

@@ -7,7 +7,6 @@ import { summarizeExplicitSession } from '../../domain/sessions.ts';
 import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
 import { AnomalyRule } from '../../domain/anomaly.ts';
 import { SORT_FIELDS, type AuditListQuery } from '../../views/audit-events/port.ts';
-import { inScope, type Scope } from '../../domain/scope.ts';
 import { principalOf } from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
@@ -113,11 +112,9 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
 
   // SPEC 4.6: derived sessions, newest first, paginated like the list; dates bound session_start.
   router.get('/v1/audit/sessions', ...deps.jwt, async (ctx) => {
-    const { project_id, page = 1, limit = 20, ...filter } = decodeOrThrow(DerivedSessionsQueryCodec, singleValued(ctx.query), 'query');
+    const { page = 1, limit = 20, ...filter } = decodeOrThrow(DerivedSessionsQueryCodec, singleValued(ctx.query), 'query');
     checkDateRange(filter);
-    const scope = principalOf(ctx.state).scope;
-    const narrowed: Scope = project_id === undefined ? scope : { all: false, projectIds: inScope(scope, project_id) ? [project_id] : [] };
-    ctx.body = await deps.readModels.derivedSessions.list({ ...filter, page, limit }, narrowed);
+    ctx.body = await deps.readModels.derivedSessions.list({ ...filter, page, limit }, principalOf(ctx.state).scope);
   });
 
   // SPEC 4.7: every event carrying the session_id, oldest first (the first MAX_SESSION_EVENTS of

@@ -1,8 +1,8 @@
 import type { Db } from 'mongodb';
 import type { Role } from '../../domain/codecs.ts';
-import { inScope, type Scope } from '../../domain/scope.ts';
+import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { AccessQueries, AccessWriter, ApiKeyView, ProjectView, UserCredentials, UserView } from './port.ts';
-import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** The access read model in MongoDB: projects, API keys (unique hash), users (unique e-mail). */
 interface ProjectDoc { _id: string; name: string; created_at: string }
@@ -48,8 +48,7 @@ class MongoAccessQueries implements AccessQueries {
     return key?.project_id ?? null;
   }
   async listProjects(scope: Scope): Promise<ProjectView[]> {
-    const filter = scope.all ? {} : { _id: { $in: [...scope.projectIds] } };
-    return (await this.db.collection<ProjectDoc>('projects').find(filter).sort({ created_at: 1, _id: 1 }).toArray()).map(toProject);
+    return (await this.db.collection<ProjectDoc>('projects').find(inProjects(projectsInScope(scope), '_id')).sort({ created_at: 1, _id: 1 }).toArray()).map(toProject);
   }
   async getProject(id: string, scope: Scope): Promise<ProjectView | null> {
     if (!inScope(scope, id)) return null;

@@ -75,7 +75,7 @@ class SqliteAccessQueries implements AccessQueries {
   }
   async listProjects(scope: Scope): Promise<ProjectView[]> {
     const all = this.stmts.allProjects.all();
-    return scope.all ? all : all.filter((p) => scope.projectIds.includes(p.id));
+    return all.filter((p) => inScope(scope, p.id));
   }
   async getProject(id: string, scope: Scope): Promise<ProjectView | null> {
     if (!inScope(scope, id)) return null;

@@ -3,7 +3,7 @@ import { WINDOW_RETENTION_MS, bucketStart, type AuthFailureSeries, type ServiceC
 import type { AnomalyWindowsQueries, AnomalyWindowsWriter, WindowContribution } from './port.ts';
 import { addPending, applyPending, type CounterDoc, type CounterUpdate, type Pending } from '../store/mongo-counters.ts';
 import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
-import { ServiceSeriesBuilder } from './series.ts';
+import { ServiceSeriesBuilder } from '../../domain/service-series.ts';
 
 const SERVICES = 'anomaly_service_10s';
 const AUTH = 'anomaly_auth_10s';

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { WINDOW_RETENTION_MS, bucketStart, type AuthFailureSeries, type ServiceCounts, type ServiceSeries } from '../../domain/anomaly.ts';
 import type { AnomalyWindowsQueries, AnomalyWindowsWriter, WindowContribution } from './port.ts';
 import type { BatchedWriter, SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
-import { ServiceSeriesBuilder } from './series.ts';
+import { ServiceSeriesBuilder } from '../../domain/service-series.ts';
 
 /** 10-second buckets of every service (events, errors, DELETEs) and of every identifier that got
  *  a 401, keyed by bucket first: the scan reads a time range across all projects, and pruning

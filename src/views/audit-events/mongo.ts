@@ -1,10 +1,10 @@
 import type { Db, Filter, Sort } from 'mongodb';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
-import { inScope, type Scope } from '../../domain/scope.ts';
+import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery } from './port.ts';
-import type { Page } from '../../domain/page.ts';
-import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
+import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** The audit-events read model in MongoDB: the list fields as top-level fields (filters, sorts,
  *  indexes) and the full event as a JSON string in `doc`, since senders' bodies may hold keys
@@ -49,14 +49,9 @@ const SORT_FIELD: Record<AuditListQuery['sort_by'], keyof AuditDoc> = {
 
 /** The query for a filter within a scope; null when the scope excludes everything asked for. */
 const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
-  const q: Filter<AuditDoc> = {};
-  if (f.project_id !== undefined) {
-    if (!inScope(scope, f.project_id)) return null;
-    q.project_id = f.project_id;
-  } else if (!scope.all) {
-    if (scope.projectIds.length === 0) return null;
-    q.project_id = { $in: [...scope.projectIds] };
-  }
+  const projects = projectsInScope(scope, f.project_id);
+  if (seesNothing(projects)) return null;
+  const q: Filter<AuditDoc> = inProjects(projects);
   for (const key of ['service_name', 'path', 'method', 'environment', 'identifier', 'event_type'] as const) {
     if (f[key] !== undefined) q[key] = f[key];
   }
@@ -75,28 +70,26 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
 
   async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
     const filter = toFilter(q, scope);
-    if (!filter) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
+    if (!filter) return emptyPage(q);
     const dir = q.sort_order === 'asc' ? 1 : -1;
     const sort: Sort = { [SORT_FIELD[q.sort_by]]: dir, position: dir };
     const collection = this.db.collection<AuditDoc>(COLLECTION);
     const [rows, total] = await Promise.all([
-      collection.find(filter, options.withRequestBody ? {} : { projection: { doc: 0 } }).sort(sort).skip((q.page - 1) * q.limit).limit(q.limit).toArray(),
+      collection.find(filter, options.withRequestBody ? {} : { projection: { doc: 0 } }).sort(sort).skip(offsetOf(q)).limit(q.limit).toArray(),
       collection.countDocuments(filter),
     ]);
-    return {
-      data: rows.map((r) => ({
-        id: r._id, project_id: r.project_id, event_type: r.event_type, method: r.method, path: r.path,
-        status_code: r.status_code, response_time: r.response_time, identifier: r.identifier, user_email: r.user_email,
-        service_name: r.service_name, environment: r.environment, timestamp: new Date(r.ts).toISOString(),
-        ...(options.withRequestBody ? { request_body: (JSON.parse(r.doc) as StoredAuditEvent).request_body ?? null } : {}),
-      })),
-      pagination: { page: q.page, limit: q.limit, totalItems: total, totalPage: Math.ceil(total / q.limit) },
-    };
+    return pageOf(rows.map((r) => ({
+      id: r._id, project_id: r.project_id, event_type: r.event_type, method: r.method, path: r.path,
+      status_code: r.status_code, response_time: r.response_time, identifier: r.identifier, user_email: r.user_email,
+      service_name: r.service_name, environment: r.environment, timestamp: new Date(r.ts).toISOString(),
+      ...(options.withRequestBody ? { request_body: (JSON.parse(r.doc) as StoredAuditEvent).request_body ?? null } : {}),
+    })), q, total);
   }
 
   async sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents> {
-    if (!scope.all && scope.projectIds.length === 0) return { total: 0, lastTimestamp: null, events: [] };
-    const filter: Filter<AuditDoc> = scope.all ? { session_id: sessionId } : { session_id: sessionId, project_id: { $in: [...scope.projectIds] } };
+    const projects = projectsInScope(scope);
+    if (seesNothing(projects)) return { total: 0, lastTimestamp: null, events: [] };
+    const filter: Filter<AuditDoc> = { session_id: sessionId, ...inProjects(projects) };
     const collection = this.db.collection<AuditDoc>(COLLECTION);
     const [rows, total, last] = await Promise.all([
       collection.find(filter, { projection: { method: 1, path: 1, status_code: 1, ts: 1, identifier: 1, service_name: 1 } })

@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
+import { epochMsOf } from '../../domain/codecs.ts';
 import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
-import { inScope, type Scope } from '../../domain/scope.ts';
+import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery } from './port.ts';
-import type { Page } from '../../domain/page.ts';
-import { statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
+import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
+import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
 /** The audit-events read model. `position` (the log position of the event that produced the row)
  *  is the rowid and the tie-breaker of every sort, so pages are stable. Each filter of SPEC 4.2
@@ -89,35 +90,11 @@ class SqliteAuditEventsWriter implements AuditEventsWriter {
   }
 }
 
-/** WHERE clause for a filter within a scope; null when the scope excludes everything asked for. */
-const whereClause = (f: AuditFilter, scope: Scope): { sql: string; params: unknown[] } | null => {
-  const clauses: string[] = [];
-  const params: unknown[] = [];
-  if (f.project_id !== undefined) {
-    if (!inScope(scope, f.project_id)) return null;
-    clauses.push('project_id = ?');
-    params.push(f.project_id);
-  } else if (!scope.all) {
-    if (scope.projectIds.length === 0) return null;
-    clauses.push(`project_id IN (${scope.projectIds.map(() => '?').join(', ')})`);
-    params.push(...scope.projectIds);
-  }
-  for (const key of EQUALITY_FILTERS) {
-    const value = f[key];
-    if (value !== undefined) {
-      clauses.push(`${key} = ?`);
-      params.push(value);
-    }
-  }
-  if (f.start_date !== undefined) {
-    clauses.push('ts >= ?');
-    params.push(Date.parse(f.start_date));
-  }
-  if (f.end_date !== undefined) {
-    clauses.push('ts <= ?');
-    params.push(Date.parse(f.end_date));
-  }
-  return { sql: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+/** WHERE clause for a filter within a scope. */
+const whereClause = (f: AuditFilter, scope: Scope): Where => {
+  const where = new Where().inProjects(projectsInScope(scope, f.project_id));
+  for (const key of EQUALITY_FILTERS) where.addIf(f[key], `${key} = ?`);
+  return where.addIf(epochMsOf(f.start_date), 'ts >= ?').addIf(epochMsOf(f.end_date), 'ts <= ?');
 };
 
 const toListItem = (r: ListRow): AuditListItem => ({
@@ -145,31 +122,27 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
 
   async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
     const where = whereClause(q, scope);
-    if (!where) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
+    if (where.matchesNothing) return emptyPage(q);
     const dir = q.sort_order === 'asc' ? 'ASC' : 'DESC';
     const rows = this.stmt(
       `SELECT id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
               service_name, environment, ts${options.withRequestBody ? ', doc' : ''}
-       FROM audit_events ${where.sql}
+       FROM audit_events ${where}
        ORDER BY ${SORT_COLUMN[q.sort_by]} ${dir}, position ${dir} LIMIT ? OFFSET ?`,
-    ).all(...where.params, q.limit, (q.page - 1) * q.limit) as ListRow[];
-    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${where.sql}`).get(...where.params) as { n: number };
-    return {
-      data: rows.map((r) => (options.withRequestBody
-        ? { ...toListItem(r), request_body: (JSON.parse(r.doc!) as StoredAuditEvent).request_body ?? null }
-        : toListItem(r))),
-      pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) },
-    };
+    ).all(...where.params, q.limit, offsetOf(q)) as ListRow[];
+    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${where}`).get(...where.params) as { n: number };
+    return pageOf(rows.map((r) => (options.withRequestBody
+      ? { ...toListItem(r), request_body: (JSON.parse(r.doc!) as StoredAuditEvent).request_body ?? null }
+      : toListItem(r))), q, n);
   }
 
   async sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents> {
-    if (!scope.all && scope.projectIds.length === 0) return { total: 0, lastTimestamp: null, events: [] };
-    const inProjects = scope.all ? '' : ` AND project_id IN (${scope.projectIds.map(() => '?').join(', ')})`;
-    const params = [sessionId, ...(scope.all ? [] : scope.projectIds)];
+    const where = new Where().add('session_id = ?', sessionId).inProjects(projectsInScope(scope));
+    if (where.matchesNothing) return { total: 0, lastTimestamp: null, events: [] };
     const rows = this.stmt(`SELECT id, method, path, status_code, ts, identifier, service_name FROM audit_events
-      WHERE session_id = ?${inProjects} ORDER BY ts, position LIMIT ?`).all(...params, limit) as Array<Omit<SessionEvent, 'timestamp'> & { ts: number }>;
-    const { n, last } = this.stmt(`SELECT COUNT(*) AS n, MAX(ts) AS last FROM audit_events WHERE session_id = ?${inProjects}`)
-      .get(...params) as { n: number; last: number | null };
+      ${where} ORDER BY ts, position LIMIT ?`).all(...where.params, limit) as Array<Omit<SessionEvent, 'timestamp'> & { ts: number }>;
+    const { n, last } = this.stmt(`SELECT COUNT(*) AS n, MAX(ts) AS last FROM audit_events ${where}`)
+      .get(...where.params) as { n: number; last: number | null };
     return {
       total: n,
       lastTimestamp: last === null ? null : new Date(last).toISOString(),
@@ -179,21 +152,21 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
 
   async count(filter: AuditFilter, scope: Scope): Promise<number> {
     const where = whereClause(filter, scope);
-    if (!where) return 0;
-    return (this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${where.sql}`).get(...where.params) as { n: number }).n;
+    if (where.matchesNothing) return 0;
+    return (this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${where}`).get(...where.params) as { n: number }).n;
   }
 
   /** Keyset pages of EXPORT_BATCH rows: each page is one short synchronous query, and the
    *  consumer's backpressure decides when the next one runs. */
   async *exportBatches(filter: AuditFilter, scope: Scope, limit: number): AsyncIterable<StoredAuditEvent[]> {
     const where = whereClause(filter, scope);
-    if (!where) return;
-    const conjunction = where.sql ? `${where.sql} AND` : 'WHERE';
+    if (where.matchesNothing) return;
+    const conjunction = String(where) ? `${where} AND` : 'WHERE';
     let last: { ts: number; position: number } | null = null;
     for (let sent = 0; sent < limit;) {
       const size = Math.min(EXPORT_BATCH, limit - sent);
       const rows = (last === null
-        ? this.stmt(`SELECT position, ts, doc FROM audit_events ${where.sql} ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, size)
+        ? this.stmt(`SELECT position, ts, doc FROM audit_events ${where} ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, size)
         : this.stmt(`SELECT position, ts, doc FROM audit_events ${conjunction} (ts < ? OR (ts = ? AND position < ?))
             ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, last.ts, last.ts, last.position, size)
       ) as Array<{ position: number; ts: number; doc: string }>;

@@ -1,8 +1,8 @@
 import type { Db, Document } from 'mongodb';
 import type { ChannelTarget } from '../../domain/channel.ts';
-import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
+import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { ChannelView, ChannelsQueries, ChannelsWriter } from './port.ts';
-import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** Channels keyed by id (the target beside the view, never returned by queries); every write is
  *  an idempotent upsert or a keyed update. */
@@ -34,9 +34,8 @@ class MongoChannelsQueries implements ChannelsQueries {
 
   async list(scope: Scope, projectId?: string): Promise<ChannelView[]> {
     const projects = projectsInScope(scope, projectId);
-    if (projects !== null && projects.length === 0) return [];
-    const filter: Document = projects === null ? {} : { project_id: { $in: projects } };
-    return (await this.db.collection<ChannelDoc>('channels').find(filter).sort({ created_at: 1, _id: 1 }).toArray()).map(toView);
+    if (seesNothing(projects)) return [];
+    return (await this.db.collection<ChannelDoc>('channels').find(inProjects(projects)).sort({ created_at: 1, _id: 1 }).toArray()).map(toView);
   }
 
   async get(id: string, scope: Scope): Promise<ChannelView | null> {

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ChannelEvents, ChannelTarget } from '../../domain/channel.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { ChannelView, ChannelsQueries, ChannelsWriter } from './port.ts';
-import type { SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
+import { Where, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
 
 /** Channels (the view as JSON plus the target, with its secret, for delivery only). */
 const channelsSchema: SqliteSchema = {
@@ -65,10 +65,9 @@ class SqliteChannelsQueries implements ChannelsQueries {
   }
 
   async list(scope: Scope, projectId?: string): Promise<ChannelView[]> {
-    const projects = projectsInScope(scope, projectId);
-    if (projects !== null && projects.length === 0) return [];
-    const where = projects === null ? '' : `WHERE project_id IN (${projects.map(() => '?').join(', ')})`;
-    return (this.db.prepare(`SELECT view FROM channels ${where} ORDER BY created_at, id`).all(...(projects ?? [])) as Array<{ view: string }>)
+    const where = new Where().inProjects(projectsInScope(scope, projectId));
+    if (where.matchesNothing) return [];
+    return (this.db.prepare(`SELECT view FROM channels ${where} ORDER BY created_at, id`).all(...where.params) as Array<{ view: string }>)
       .map((r) => JSON.parse(r.view) as ChannelView);
   }
 

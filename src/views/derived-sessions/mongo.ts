@@ -1,9 +1,9 @@
 import type { Db, Document } from 'mongodb';
-import { addEvent, type SessionSpan } from '../../domain/sessions.ts';
+import { addEvent, sessionTimes, type SessionSpan } from '../../domain/sessions.ts';
 import type { DerivedSession, DerivedSessionsQueries, DerivedSessionsQuery, DerivedSessionsWriter, SessionKey } from './port.ts';
-import type { Page } from '../../domain/page.ts';
-import type { Scope } from '../../domain/scope.ts';
-import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
+import { projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
+import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** Derived sessions in MongoDB: one document per project × identifier × service holding all its
  *  sessions and the last log position applied to it. A single-document update is atomic, so a
@@ -58,10 +58,9 @@ class MongoDerivedSessionsQueries implements DerivedSessionsQueries {
   constructor(private readonly db: Db) {}
 
   async list(q: DerivedSessionsQuery, scope: Scope): Promise<Page<DerivedSession>> {
-    const empty = { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
-    if (!scope.all && scope.projectIds.length === 0) return empty;
-    const match: Document = {};
-    if (!scope.all) match.project_id = { $in: [...scope.projectIds] };
+    const projects = projectsInScope(scope, q.project_id);
+    if (seesNothing(projects)) return emptyPage(q);
+    const match: Document = inProjects(projects);
     if (q.identifier !== undefined) match.identifier = q.identifier;
     if (q.service_name !== undefined) match.service_name = q.service_name;
     const start: Document = {};
@@ -74,19 +73,9 @@ class MongoDerivedSessionsQueries implements DerivedSessionsQueries {
       ...inRange,
       { $project: { _id: 0, project_id: 1, identifier: 1, service_name: 1, s: '$sessions' } },
       { $sort: { 's.start': -1, project_id: 1, identifier: 1, service_name: 1 } },
-      { $facet: { data: [{ $skip: (q.page - 1) * q.limit }, { $limit: q.limit }], total: [{ $count: 'n' }] } },
+      { $facet: { data: [{ $skip: offsetOf(q) }, { $limit: q.limit }], total: [{ $count: 'n' }] } },
     ]).toArray();
-    const n = result?.total[0]?.n ?? 0;
-    return {
-      data: (result?.data ?? []).map(({ s, ...key }) => ({
-        ...key,
-        session_start: new Date(s.start).toISOString(),
-        session_end: new Date(s.end).toISOString(),
-        duration_seconds: Math.floor((s.end - s.start) / 1000),
-        event_count: s.count,
-      })),
-      pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) },
-    };
+    return pageOf((result?.data ?? []).map(({ s, ...key }) => ({ ...key, ...sessionTimes(s) })), q, result?.total[0]?.n ?? 0);
   }
 }
 

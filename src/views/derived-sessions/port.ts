@@ -10,6 +10,7 @@ export interface DerivedSessionsWriter {
 }
 
 export interface DerivedSessionsQuery {
+  project_id?: string;
   identifier?: string;
   service_name?: string;
   /** Inclusive bounds on session_start, ISO 8601. */

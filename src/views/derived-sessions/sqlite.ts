@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
-import { SESSION_GAP_MS, mergeEvent, type SessionSpan } from '../../domain/sessions.ts';
+import { epochMsOf } from '../../domain/codecs.ts';
+import { SESSION_GAP_MS, mergeEvent, sessionTimes, type SessionSpan } from '../../domain/sessions.ts';
 import type { DerivedSession, DerivedSessionsQueries, DerivedSessionsQuery, DerivedSessionsWriter, SessionKey } from './port.ts';
-import type { Page } from '../../domain/page.ts';
-import type { Scope } from '../../domain/scope.ts';
-import { statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
+import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
+import { projectsInScope, type Scope } from '../../domain/scope.ts';
+import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
 /** Derived sessions as rows, one per session; an event merges the (at most two) sessions it
  *  touches into one, inside the projection's transaction. */
@@ -47,14 +48,9 @@ class SqliteDerivedSessionsWriter implements DerivedSessionsWriter {
   }
 }
 
-export const toDerivedSession = (r: Row): DerivedSession => ({
-  project_id: r.project_id,
-  identifier: r.identifier,
-  service_name: r.service_name,
-  session_start: new Date(r.session_start).toISOString(),
-  session_end: new Date(r.session_end).toISOString(),
-  duration_seconds: Math.floor((r.session_end - r.session_start) / 1000),
-  event_count: r.event_count,
+const toDerivedSession = (r: Row): DerivedSession => ({
+  project_id: r.project_id, identifier: r.identifier, service_name: r.service_name,
+  ...sessionTimes({ start: r.session_start, end: r.session_end, count: r.event_count }),
 });
 
 class SqliteDerivedSessionsQueries implements DerivedSessionsQueries {
@@ -64,24 +60,15 @@ class SqliteDerivedSessionsQueries implements DerivedSessionsQueries {
   }
 
   async list(q: DerivedSessionsQuery, scope: Scope): Promise<Page<DerivedSession>> {
-    const empty = { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
-    if (!scope.all && scope.projectIds.length === 0) return empty;
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    if (!scope.all) {
-      clauses.push(`project_id IN (${scope.projectIds.map(() => '?').join(', ')})`);
-      params.push(...scope.projectIds);
-    }
-    if (q.identifier !== undefined) { clauses.push('identifier = ?'); params.push(q.identifier); }
-    if (q.service_name !== undefined) { clauses.push('service_name = ?'); params.push(q.service_name); }
-    if (q.start_date !== undefined) { clauses.push('session_start >= ?'); params.push(Date.parse(q.start_date)); }
-    if (q.end_date !== undefined) { clauses.push('session_start <= ?'); params.push(Date.parse(q.end_date)); }
-    const where = clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
+    const where = new Where().inProjects(projectsInScope(scope, q.project_id))
+      .addIf(q.identifier, 'identifier = ?').addIf(q.service_name, 'service_name = ?')
+      .addIf(epochMsOf(q.start_date), 'session_start >= ?').addIf(epochMsOf(q.end_date), 'session_start <= ?');
+    if (where.matchesNothing) return emptyPage(q);
     const rows = this.stmt(`SELECT * FROM derived_sessions ${where}
       ORDER BY session_start DESC, project_id, identifier, service_name LIMIT ? OFFSET ?`)
-      .all(...params, q.limit, (q.page - 1) * q.limit) as Row[];
-    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM derived_sessions ${where}`).get(...params) as { n: number };
-    return { data: rows.map(toDerivedSession), pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) } };
+      .all(...where.params, q.limit, offsetOf(q)) as Row[];
+    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM derived_sessions ${where}`).get(...where.params) as { n: number };
+    return pageOf(rows.map(toDerivedSession), q, n);
   }
 }
 

@@ -1,8 +1,8 @@
 import type { Db, Document } from 'mongodb';
 import { CHECKS_KEPT } from '../../domain/monitor.ts';
-import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
+import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
-import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** Monitors keyed by id, checks keyed by log position. Check writes read the monitor first (a
  *  check recorded after a delete must not resurrect history), so they run as deferred steps in
@@ -25,26 +25,21 @@ const toCheck = (c: CheckDoc): CheckView => ({ checked_at: c.checked_at, status_
 const positionKey = (position: string) => position.padStart(20, '0');
 
 const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
-  const steps: Array<(db: Db) => Promise<void>> = [];
-  const queue = (step: (db: Db) => Promise<void>) => {
-    steps.push(step);
-    if (steps.length === 1) ops.defer(async (db) => { for (const s of steps) await s(db); });
-  };
   return {
-    created: ({ id, ...rest }) => queue(async (db) => {
+    created: ({ id, ...rest }) => ops.defer(async (db) => {
       await db.collection<MonitorDoc>('monitors').updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
     }),
-    updated: (id, changes, updatedAt) => queue(async (db) => {
+    updated: (id, changes, updatedAt) => ops.defer(async (db) => {
       await db.collection<MonitorDoc>('monitors').updateOne({ _id: id }, { $set: { ...changes, updated_at: updatedAt } });
     }),
-    deleted: (id) => queue(async (db) => {
+    deleted: (id) => ops.defer(async (db) => {
       await db.collection<MonitorDoc>('monitors').deleteOne({ _id: id });
       await db.collection<CheckDoc>('monitor_checks').deleteMany({ monitor_id: id });
     }),
-    status: (id, status, since) => queue(async (db) => {
+    status: (id, status, since) => ops.defer(async (db) => {
       await db.collection<MonitorDoc>('monitors').updateOne({ _id: id }, { $set: { status, status_since: since } });
     }),
-    checked: (id, check, position) => queue(async (db) => {
+    checked: (id, check, position) => ops.defer(async (db) => {
       const monitors = db.collection<MonitorDoc>('monitors');
       if (!(await monitors.findOne({ _id: id }, { projection: { _id: 1 } }))) return;
       const checks = db.collection<CheckDoc>('monitor_checks');
@@ -68,9 +63,8 @@ class MongoMonitorsQueries implements MonitorsQueries {
 
   async list(scope: Scope, projectId?: string): Promise<MonitorView[]> {
     const projects = projectsInScope(scope, projectId);
-    if (projects !== null && projects.length === 0) return [];
-    const filter: Document = projects === null ? {} : { project_id: { $in: projects } };
-    return (await this.db.collection<MonitorDoc>('monitors').find(filter).sort({ created_at: 1, _id: 1 }).toArray()).map(toMonitor);
+    if (seesNothing(projects)) return [];
+    return (await this.db.collection<MonitorDoc>('monitors').find(inProjects(projects)).sort({ created_at: 1, _id: 1 }).toArray()).map(toMonitor);
   }
 
   async get(id: string, scope: Scope): Promise<MonitorView | null> {

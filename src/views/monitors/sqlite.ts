@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { CHECKS_KEPT, type MonitorSettings } from '../../domain/monitor.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
-import type { SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
+import { Where, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
 
 /** Monitors with their state and last check, and the last CHECKS_KEPT checks of each. */
 const monitorsSchema: SqliteSchema = {
@@ -110,11 +110,9 @@ class SqliteMonitorsQueries implements MonitorsQueries {
   }
 
   async list(scope: Scope, projectId?: string): Promise<MonitorView[]> {
-    const projects = projectsInScope(scope, projectId);
-    if (projects !== null && projects.length === 0) return [];
-    const where = projects === null ? '' : `WHERE project_id IN (${projects.map(() => '?').join(', ')})`;
-    const rows = this.db.prepare(`SELECT * FROM monitors ${where} ORDER BY created_at, id`).all(...(projects ?? [])) as MonitorRow[];
-    return rows.map(toMonitor);
+    const where = new Where().inProjects(projectsInScope(scope, projectId));
+    if (where.matchesNothing) return [];
+    return (this.db.prepare(`SELECT * FROM monitors ${where} ORDER BY created_at, id`).all(...where.params) as MonitorRow[]).map(toMonitor);
   }
 
   async get(id: string, scope: Scope): Promise<MonitorView | null> {

@@ -1,10 +1,10 @@
 import type { Db, Document } from 'mongodb';
 import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
-import { projectsInScope, type Scope } from '../../domain/scope.ts';
+import { projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { AuditListItem } from '../audit-events/port.ts';
 import type { OrphansQueries, OrphansQuery, OrphansWriter } from './port.ts';
-import type { Page } from '../../domain/page.ts';
-import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
+import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** Orphans in MongoDB: browser events keyed by event id, backend request times keyed by their
  *  content; every write is an idempotent upsert or a monotonic "matched" flag, applied in log
@@ -22,14 +22,9 @@ const orphansMongoSchema: MongoSchema = {
 };
 
 const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
-  const steps: Array<(db: Db) => Promise<void>> = [];
-  const queue = (step: (db: Db) => Promise<void>) => {
-    steps.push(step);
-    if (steps.length === 1) ops.defer(async (db) => { for (const s of steps) await s(db); });
-  };
   return {
     browserEvent(item, requestId) {
-      queue(async (db) => {
+      ops.defer(async (db) => {
         const ts = Date.parse(item.timestamp);
         const near = await db.collection<BackendDoc>('backend_requests')
           .findOne({ project_id: item.project_id, request_id: requestId, ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS } });
@@ -39,7 +34,7 @@ const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
       });
     },
     backendEvent(projectId, requestId, ts) {
-      queue(async (db) => {
+      ops.defer(async (db) => {
         await db.collection<BackendDoc>('backend_requests').updateOne(
           { _id: JSON.stringify([projectId, requestId, ts]) },
           { $setOnInsert: { project_id: projectId, request_id: requestId, ts } }, { upsert: true });
@@ -56,22 +51,18 @@ class MongoOrphansQueries implements OrphansQueries {
 
   async list(q: OrphansQuery, scope: Scope): Promise<Page<AuditListItem & { request_id: string }>> {
     const projects = projectsInScope(scope, q.project_id);
-    if (projects !== null && projects.length === 0) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
+    if (seesNothing(projects)) return emptyPage(q);
     const ts: Document = { $lte: q.settledBefore };
     if (q.start_date !== undefined) ts.$gte = Date.parse(q.start_date);
     if (q.end_date !== undefined) ts.$lte = Math.min(q.settledBefore, Date.parse(q.end_date));
-    const filter: Document = { matched: false, ts };
-    if (projects !== null) filter.project_id = { $in: projects };
+    const filter: Document = { matched: false, ts, ...inProjects(projects) };
     if (q.service_name !== undefined) filter.service_name = q.service_name;
     const collection = this.db.collection<BrowserDoc>('browser_requests');
     const [rows, n] = await Promise.all([
-      collection.find(filter).sort({ ts: -1, _id: 1 }).skip((q.page - 1) * q.limit).limit(q.limit).toArray(),
+      collection.find(filter).sort({ ts: -1, _id: 1 }).skip(offsetOf(q)).limit(q.limit).toArray(),
       collection.countDocuments(filter),
     ]);
-    return {
-      data: rows.map((r) => ({ ...r.item, request_id: r.request_id })),
-      pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) },
-    };
+    return pageOf(rows.map((r) => ({ ...r.item, request_id: r.request_id })), q, n);
   }
 }
 

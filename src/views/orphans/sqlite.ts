@@ -3,8 +3,9 @@ import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { AuditListItem } from '../audit-events/port.ts';
 import type { OrphansQueries, OrphansQuery, OrphansWriter } from './port.ts';
-import type { Page } from '../../domain/page.ts';
-import { statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
+import { epochMsOf } from '../../domain/codecs.ts';
+import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
+import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
 /** Browser events with a request_id (and whether a backend event matched them yet), and the
  *  backend events' request ids and times, so either side can arrive first. */
@@ -63,22 +64,13 @@ class SqliteOrphansQueries implements OrphansQueries {
   }
 
   async list(q: OrphansQuery, scope: Scope): Promise<Page<AuditListItem & { request_id: string }>> {
-    const projects = projectsInScope(scope, q.project_id);
-    if (projects !== null && projects.length === 0) return { data: [], pagination: { page: q.page, limit: q.limit, totalItems: 0, totalPage: 0 } };
-    const clauses = ['matched = 0', 'ts <= ?'];
-    const params: unknown[] = [q.settledBefore];
-    if (projects !== null) { clauses.push(`project_id IN (${projects.map(() => '?').join(', ')})`); params.push(...projects); }
-    if (q.service_name !== undefined) { clauses.push('service_name = ?'); params.push(q.service_name); }
-    if (q.start_date !== undefined) { clauses.push('ts >= ?'); params.push(Date.parse(q.start_date)); }
-    if (q.end_date !== undefined) { clauses.push('ts <= ?'); params.push(Date.parse(q.end_date)); }
-    const where = `WHERE ${clauses.join(' AND ')}`;
+    const where = new Where().add('matched = 0').add('ts <= ?', q.settledBefore).inProjects(projectsInScope(scope, q.project_id))
+      .addIf(q.service_name, 'service_name = ?').addIf(epochMsOf(q.start_date), 'ts >= ?').addIf(epochMsOf(q.end_date), 'ts <= ?');
+    if (where.matchesNothing) return emptyPage(q);
     const rows = this.stmt(`SELECT item, request_id FROM browser_requests ${where} ORDER BY ts DESC, id LIMIT ? OFFSET ?`)
-      .all(...params, q.limit, (q.page - 1) * q.limit) as Array<{ item: string; request_id: string }>;
-    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM browser_requests ${where}`).get(...params) as { n: number };
-    return {
-      data: rows.map((r) => ({ ...(JSON.parse(r.item) as AuditListItem), request_id: r.request_id })),
-      pagination: { page: q.page, limit: q.limit, totalItems: n, totalPage: Math.ceil(n / q.limit) },
-    };
+      .all(...where.params, q.limit, offsetOf(q)) as Array<{ item: string; request_id: string }>;
+    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM browser_requests ${where}`).get(...where.params) as { n: number };
+    return pageOf(rows.map((r) => ({ ...(JSON.parse(r.item) as AuditListItem), request_id: r.request_id })), q, n);
   }
 }
 

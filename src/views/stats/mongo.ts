@@ -1,10 +1,10 @@
 import type { Db, Document } from 'mongodb';
 import { HOUR_MS, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
 import type { ServiceActivity } from '../../domain/anomaly.ts';
-import { projectsInScope, type Scope } from '../../domain/scope.ts';
+import { projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { ServiceKey, StatsFilter, StatsQueries, StatsWriter, ServiceBaselineRow } from './port.ts';
 import { addPending, applyPending, type CounterDoc, type CounterUpdate, type Pending } from '../store/mongo-counters.ts';
-import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** Stats buckets in MongoDB: counter documents (see counters.ts), so a replayed batch (after a
  *  crash before the checkpoint) counts nothing twice. */
@@ -113,12 +113,9 @@ class MongoStatsQueries implements StatsQueries {
   }
 
   async buckets(f: StatsFilter, scope: Scope): Promise<StatsBucket[]> {
-    const query: Document = {};
     const projects = projectsInScope(scope, f.project_id);
-    if (projects !== null) {
-      if (projects.length === 0) return [];
-      query.project_id = { $in: projects };
-    }
+    if (seesNothing(projects)) return [];
+    const query: Document = inProjects(projects);
     if (f.service_name !== undefined) query.service_name = f.service_name;
     if (f.environment !== undefined) query.environment = f.environment;
     const read = (collection: string, minute: Document) =>

@@ -3,7 +3,7 @@ import { HOUR_MS, hourOf, planRange, type Bins, type StatsBucket } from '../../d
 import type { ServiceActivity } from '../../domain/anomaly.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { ServiceBaselineRow, StatsFilter, StatsQueries, StatsWriter } from './port.ts';
-import { statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
+import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
 /** Stats buckets: one row per project × minute × service × environment (the key, in the order
  *  range queries use it), counters as columns, response-time bins as a JSON object. */
@@ -128,19 +128,13 @@ class SqliteStatsQueries implements StatsQueries {
   }
 
   async buckets(f: StatsFilter, scope: Scope): Promise<StatsBucket[]> {
-    const projects = projectsInScope(scope, f.project_id);
-    if (projects !== null && projects.length === 0) return [];
-    const clauses: string[] = [];
-    const params: unknown[] = [];
-    if (projects !== null) {
-      clauses.push(`project_id IN (${projects.map(() => '?').join(', ')})`);
-      params.push(...projects);
-    }
-    if (f.service_name !== undefined) { clauses.push('service_name = ?'); params.push(f.service_name); }
-    if (f.environment !== undefined) { clauses.push('environment = ?'); params.push(f.environment); }
-    const read = (table: string, [start, end]: [number, number], endOp: '<' | '<=') =>
-      (this.stmt(`SELECT * FROM ${table} WHERE ${[...clauses, 'minute >= ?', `minute ${endOp} ?`].join(' AND ')}`)
-        .all(...params, start, end) as Row[]).map(toBucket);
+    const scoped = () => new Where().inProjects(projectsInScope(scope, f.project_id))
+      .addIf(f.service_name, 'service_name = ?').addIf(f.environment, 'environment = ?');
+    if (scoped().matchesNothing) return [];
+    const read = (table: string, [start, end]: [number, number], endOp: '<' | '<=') => {
+      const where = scoped().add('minute >= ?', start).add(`minute ${endOp} ?`, end);
+      return (this.stmt(`SELECT * FROM ${table} ${where}`).all(...where.params) as Row[]).map(toBucket);
+    };
     const plan = f.hourly ? planRange(f.from, f.to) : { hours: null, minutes: [[f.from, f.to] as [number, number]] };
     return [
       ...(plan.hours ? read('stats_hour', plan.hours, '<') : []),

@@ -124,3 +124,7 @@ export class MongoLeases implements Leases {
     await this.db.collection<LeaseDoc>('leases').deleteOne({ _id: name, holder });
   }
 }
+
+/** The filter on `field` for the projects a query may read, from projectsInScope (null: any). */
+export const inProjects = (projects: readonly string[] | null, field = 'project_id'): Document =>
+  (projects === null ? {} : projects.length === 1 ? { [field]: projects[0] } : { [field]: { $in: [...projects] } });

@@ -152,3 +152,34 @@ export const statementCache = (db: Database.Database) => {
     return stmt;
   };
 };
+
+/** A WHERE clause built condition by condition, with its parameters in order. */
+export class Where {
+  private readonly conditions: string[] = [];
+  readonly params: unknown[] = [];
+  /** Set once a condition can match no row (a caller who may see no project). */
+  matchesNothing = false;
+
+  add(condition: string, ...params: unknown[]): this {
+    this.conditions.push(condition);
+    this.params.push(...params);
+    return this;
+  }
+
+  /** `condition` with `value` as its parameter, when a value is given. */
+  addIf(value: unknown, condition: string): this {
+    return value === undefined ? this : this.add(condition, value);
+  }
+
+  /** Rows of the projects a query may read, from projectsInScope (null: any). */
+  inProjects(projects: readonly string[] | null, column = 'project_id'): this {
+    if (projects === null) return this;
+    if (projects.length === 0) this.matchesNothing = true;
+    if (projects.length === 1) return this.add(`${column} = ?`, projects[0]);
+    return this.add(`${column} IN (${projects.map(() => '?').join(', ')})`, ...projects);
+  }
+
+  toString(): string {
+    return this.conditions.length > 0 ? `WHERE ${this.conditions.join(' AND ')}` : '';
+  }
+}

@@ -1,4 +1,4 @@
-import type { ServiceCounts, ServiceSeries } from '../../domain/anomaly.ts';
+import type { ServiceCounts, ServiceSeries } from './anomaly.ts';
 
 type Growing = ServiceSeries & { buckets: Map<number, ServiceCounts>; total: number; last_ts: number };
 

@@ -1,0 +1,86 @@
+import type Router from '@koa/router';
+import * as t from 'io-ts';
+import type { CommandContext } from '../../commands/handle.ts';
+import { Uuid } from '../../domain/codecs.ts';
+import type { Scope } from '../../domain/scope.ts';
+import type { ReadModelKey } from '../../views/read-models.ts';
+import { commandContext, principalOf, requireRole, visibleOr404, type Principal } from '../middleware/auth.ts';
+import { readJsonBody } from '../middleware/body.ts';
+import { decodeOrThrow } from '../middleware/errors.ts';
+import { singleValued } from '../middleware/query.ts';
+import type { RouteDeps } from '../deps.ts';
+import type { AppState } from '../state.ts';
+
+const ListQuery = t.exact(t.partial({ project_id: Uuid }));
+
+type Written = Promise<{ position: string | null }>;
+
+/** A resource that belongs to one project, as its routes see it. */
+export interface ProjectResource<V extends { id: string }, C extends { project_id: string }, U> {
+  /** The collection's path, e.g. `/v1/monitors`. */
+  path: string;
+  /** Its name in messages, e.g. `monitor`. */
+  what: string;
+  readModel: ReadModelKey;
+  list(scope: Scope, projectId?: string): Promise<V[]>;
+  get(id: string, scope: Scope): Promise<V | null>;
+  createInput: t.Type<C, unknown, unknown>;
+  create(input: C, ctx: CommandContext): Promise<{ id: string; position: string | null }>;
+  updateInput: t.Type<U, unknown, unknown>;
+  update(id: string, input: U, ctx: CommandContext): Written;
+  remove(id: string, ctx: CommandContext): Written;
+}
+
+/** List, create, read, update and delete of a project's resource. Everyone reads those of the
+ *  projects they see; admins and members change them; one of a project the caller cannot see is
+ *  404, never a hint that it exists. Every change answers once the read model shows it. Returns
+ *  the visible-or-404 lookup, for the resource's other routes. */
+export const projectResourceRoutes = <V extends { id: string }, C extends { project_id: string }, U>(
+  router: Router<AppState>, deps: RouteDeps, r: ProjectResource<V, C, U>,
+) => {
+  const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
+  const visible = (principal: Principal, id: string | undefined) => visibleOr404(id, r.what, (uuid) => r.get(uuid, principal.scope));
+  const viewAfter = async (id: string, position: string | null) => {
+    await deps.caughtUp([r.readModel], position);
+    return r.get(id, { all: true });
+  };
+
+  router.get(r.path, ...deps.jwt, async (ctx) => {
+    const { project_id } = decodeOrThrow(ListQuery, singleValued(ctx.query), 'query');
+    ctx.body = await r.list(principalOf(ctx.state).scope, project_id);
+  });
+
+  router.post(r.path, ...deps.jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    requireRole(principal, 'admin', 'member');
+    const input = decodeOrThrow(r.createInput, await readJsonBody(ctx, deps.bodyLimitBytes), r.what);
+    await visibleOr404(input.project_id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
+    const { id, position } = await r.create(input, context(principal, ctx.state.correlationId));
+    ctx.status = 201;
+    ctx.body = await viewAfter(id, position);
+  });
+
+  router.get(`${r.path}/:id`, ...deps.jwt, async (ctx) => {
+    ctx.body = await visible(principalOf(ctx.state), ctx.params.id);
+  });
+
+  router.put(`${r.path}/:id`, ...deps.jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const found = await visible(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    const input = decodeOrThrow(r.updateInput, await readJsonBody(ctx, deps.bodyLimitBytes), r.what);
+    const { position } = await r.update(found.id, input, context(principal, ctx.state.correlationId));
+    ctx.body = await viewAfter(found.id, position);
+  });
+
+  router.delete(`${r.path}/:id`, ...deps.jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const found = await visible(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    const { position } = await r.remove(found.id, context(principal, ctx.state.correlationId));
+    await deps.caughtUp([r.readModel], position);
+    ctx.status = 204;
+  });
+
+  return { visible };
+};

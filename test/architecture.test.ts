@@ -1,0 +1,153 @@
+import test from 'ava';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+/** The layering rule of ARCHITECTURE.md, checked on the import graph of src/ and projections/:
+ *  imports point down (http | jobs | reactors → commands → domain; projections → domain + view
+ *  ports), only src/compose/ names an adapter or a store driver, and nothing outside an adapter
+ *  tests `instanceof` an adapter class. */
+
+type Layer =
+  | 'domain' | 'log-port' | 'view-port' | 'log-adapter' | 'view-adapter' | 'projection' | 'commands' | 'checks'
+  | 'reactors' | 'jobs' | 'http' | 'config' | 'compose' | 'main' | 'platform';
+
+/** The layer of a file, from its path relative to the repository root. */
+export const layerOf = (file: string): Layer => {
+  const rules: Array<[RegExp, Layer]> = [
+    [/^src\/domain\//, 'domain'],
+    [/^src\/log\/event-log\.ts$/, 'log-port'],
+    [/^src\/log\//, 'log-adapter'],
+    [/^src\/views\/(read-models\.ts|[^/]+\/port\.ts)$/, 'view-port'],
+    [/^src\/views\/[^/]+\/(sqlite|mongo)(-[\w-]+)?\.ts$/, 'view-adapter'],
+    [/^projections\//, 'projection'],
+    [/^src\/commands\//, 'commands'],
+    [/^src\/checks\//, 'checks'],
+    [/^src\/reactors\//, 'reactors'],
+    [/^src\/jobs\//, 'jobs'],
+    [/^src\/http\//, 'http'],
+    [/^src\/config\.ts$/, 'config'],
+    [/^src\/compose\//, 'compose'],
+    [/^src\/main\.ts$/, 'main'],
+    [/^src\/threads\.ts$/, 'platform'],
+  ];
+  const found = rules.find(([pattern]) => pattern.test(file));
+  if (!found) throw new Error(`${file} is in no layer: add it to the table in test/architecture.test.ts and ARCHITECTURE.md`);
+  return found[1];
+};
+
+/** What each layer may import. Everything else is an upward or sideways import. */
+const ALLOWED: Record<Layer, readonly Layer[]> = {
+  domain: ['domain'],
+  'log-port': ['domain'],
+  'view-port': ['domain', 'log-port'],
+  'log-adapter': ['domain', 'log-port', 'platform'],
+  'view-adapter': ['domain', 'log-port', 'view-port'],
+  projection: ['domain', 'log-port', 'view-port'],
+  commands: ['domain', 'log-port'],
+  checks: ['domain'],
+  reactors: ['domain', 'log-port', 'view-port', 'commands', 'projection'],
+  jobs: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
+  http: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
+  config: ['domain'],
+  compose: ['domain', 'log-port', 'view-port', 'log-adapter', 'view-adapter', 'projection', 'commands', 'checks', 'reactors', 'jobs', 'http', 'config', 'platform'],
+  main: ['compose', 'config'],
+  platform: [],
+};
+
+const ADAPTER_LAYERS: ReadonlySet<Layer> = new Set(['log-adapter', 'view-adapter']);
+
+/** Store drivers: only adapters and the composition root may use them. */
+const DRIVERS = ['better-sqlite3', 'mongodb', '@kurrent/kurrentdb-client', '@agendajs/mongo-backend', '@watchlog/agenda-sqlite'];
+
+/** What domain code may import from outside: codecs and pure computation, nothing with I/O. */
+const DOMAIN_PACKAGES = ['io-ts', 'fp-ts', '@datadog/sketches-js', 'node:crypto'];
+
+/** An adapter's technology: a SQLite adapter never uses a MongoDB one, nor the reverse. */
+const technologyOf = (file: string): string | null => /(sqlite|mongo|kurrent)/.exec(file)?.[1] ?? null;
+
+export interface SourceFile { path: string; text: string }
+
+const packageOf = (specifier: string) =>
+  specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+
+/** The rule's violations in a set of files (paths relative to the repository root). */
+export const violations = (files: readonly SourceFile[]): string[] => {
+  const found: string[] = [];
+  const adapterClasses = new Set<string>();
+  for (const f of files) {
+    if (!ADAPTER_LAYERS.has(layerOf(f.path))) continue;
+    for (const m of f.text.matchAll(/export\s+(?:abstract\s+)?class\s+(\w+)/g)) adapterClasses.add(m[1]!);
+  }
+  for (const f of files) {
+    const layer = layerOf(f.path);
+    for (const { fileName: specifier } of ts.preProcessFile(f.text, true, true).importedFiles) {
+      if (specifier.startsWith('.')) {
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(f.path), specifier));
+        const targetLayer = layerOf(target);
+        if (targetLayer !== layer && !ALLOWED[layer].includes(targetLayer)) {
+          found.push(`${f.path} (${layer}) imports ${target} (${targetLayer})`);
+        }
+        if (ADAPTER_LAYERS.has(targetLayer) && layer !== 'compose') {
+          if (!ADAPTER_LAYERS.has(layer)) found.push(`${f.path} imports the adapter ${target}: only src/compose/ may`);
+          else if (technologyOf(target) !== technologyOf(f.path)) found.push(`${f.path} imports ${target}, an adapter of another store`);
+        }
+      } else {
+        const pkg = packageOf(specifier);
+        if (DRIVERS.includes(pkg) && !ADAPTER_LAYERS.has(layer) && layer !== 'compose') {
+          found.push(`${f.path} (${layer}) uses the store driver ${pkg}: only adapters and src/compose/ may`);
+        }
+        if (layer === 'domain' && !DOMAIN_PACKAGES.includes(pkg)) found.push(`${f.path} (domain) imports ${specifier}, which the domain may not`);
+      }
+    }
+    if (!ADAPTER_LAYERS.has(layer)) {
+      for (const m of f.text.matchAll(/instanceof\s+(\w+)/g)) {
+        if (adapterClasses.has(m[1]!)) found.push(`${f.path} (${layer}) tests instanceof ${m[1]}, an adapter class`);
+      }
+    }
+  }
+  return found;
+};
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const sourcesUnder = (dir: string): SourceFile[] => readdirSync(path.join(root, dir)).flatMap((name) => {
+  const rel = `${dir}/${name}`;
+  if (statSync(path.join(root, rel)).isDirectory()) return sourcesUnder(rel);
+  return rel.endsWith('.ts') ? [{ path: rel, text: readFileSync(path.join(root, rel), 'utf8') }] : [];
+});
+
+test('the tree keeps the layering rule', (t) => {
+  const files = [...sourcesUnder('src'), ...sourcesUnder('projections')];
+  t.true(files.length > 50, 'the walk found the sources');
+  t.deepEqual(violations(files), []);
+});
+
+test('the check finds an upward import, an adapter or driver outside compose, and an adapter instanceof', (t) => {
+  const file = (p: string, text: string): SourceFile => ({ path: p, text });
+  t.deepEqual(violations([
+    file('src/domain/a.ts', "import { x } from '../http/app.ts';\nimport fs from 'node:fs';"),
+    file('src/commands/b.ts', "import type { MonitorsQueries } from '../views/monitors/port.ts';"),
+    file('src/http/app.ts', "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';"),
+    file('src/log/sqlite/event-log.ts', 'export class SqliteEventLog {}'),
+    file('src/jobs/trim.ts', "import type { EventLog } from '../log/event-log.ts';\nconst f = (log: EventLog) => log instanceof SqliteEventLog;"),
+    file('src/log/event-log.ts', ''),
+    file('src/views/monitors/port.ts', ''),
+    file('src/views/monitors/sqlite.ts', "import { MongoLeases } from '../store/mongo.ts';"),
+    file('src/views/store/mongo.ts', 'export class MongoLeases {}'),
+    file('src/compose/roles.ts', "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';"),
+  ]), [
+    'src/domain/a.ts (domain) imports src/http/app.ts (http)',
+    'src/domain/a.ts (domain) imports node:fs, which the domain may not',
+    'src/commands/b.ts (commands) imports src/views/monitors/port.ts (view-port)',
+    'src/http/app.ts (http) imports src/log/sqlite/event-log.ts (log-adapter)',
+    'src/http/app.ts imports the adapter src/log/sqlite/event-log.ts: only src/compose/ may',
+    'src/http/app.ts (http) uses the store driver mongodb: only adapters and src/compose/ may',
+    'src/jobs/trim.ts (jobs) tests instanceof SqliteEventLog, an adapter class',
+    'src/views/monitors/sqlite.ts imports src/views/store/mongo.ts, an adapter of another store',
+  ]);
+});
+
+test('a file in no layer is reported, so new folders get a place in the rule', (t) => {
+  t.throws(() => layerOf('src/somewhere/new.ts'), { message: /is in no layer/ });
+});
