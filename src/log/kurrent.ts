@@ -56,6 +56,7 @@ export class KurrentEventLog implements EventLog {
   private readonly batchSize: number;
   private readonly reconnectDelayMs: number;
   private readonly namespace: string;
+  private readonly appendListeners = new Set<() => void>();
 
   constructor(connectionString: string, private readonly options: KurrentEventLogOptions = {}) {
     this.client = KurrentDBClient.connectionString(connectionString);
@@ -85,6 +86,7 @@ export class KurrentEventLog implements EventLog {
         { streamState: streamState(expected) },
       );
       if (!result.position) throw new Error(`append to ${stream} returned no position`);
+      for (const listener of this.appendListeners) listener();
       return { revision: Number(result.nextExpectedRevision), position: result.position.commit.toString(10) };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
@@ -199,11 +201,12 @@ export class KurrentEventLog implements EventLog {
     return 0;
   }
 
-  /** Appends reach subscriptions through the server, whichever client made them. */
-  onAppend(): () => void {
-    return () => undefined;
+  onAppend(listener: () => void): () => void {
+    this.appendListeners.add(listener);
+    return () => this.appendListeners.delete(listener);
   }
 
+  /** Appends reach subscriptions through the server, whichever client made them. */
   notifyAppended(): void {}
 
   async close(): Promise<void> {

@@ -137,6 +137,29 @@ export const eventLogContract = (adapter: string, open: () => Promise<EventLogFi
     t.deepEqual(kept.map((e) => (e.data as { i: number }).i), [2, 3, 4]);
   });
 
+  withLog('trim removes only what maxCount already hides', async (t, { log }) => {
+    const stream = `checks-${randomUUID()}`;
+    await log.setStreamMaxCount(stream, 2);
+    for (let i = 0; i < 5; i += 1) await log.append(stream, [event('CheckRecorded', { i })], 'any');
+    const deleted = await log.trim();
+    t.true(Number.isInteger(deleted) && deleted >= 0);
+    t.deepEqual((await log.readStream(stream)).map((e) => (e.data as { i: number }).i), [3, 4]);
+    const next = await log.append(stream, [event('CheckRecorded', { i: 5 })], 'any');
+    t.is(next.revision, 5, 'revisions go on after a trim');
+  });
+
+  withLog('onAppend hears each append made through this handle, until removed', async (t, { log }) => {
+    let heard = 0;
+    const remove = log.onAppend(() => { heard += 1; });
+    await log.append(`s-${randomUUID()}`, [event()], 'no_stream');
+    await Promise.all([log.append(`s-${randomUUID()}`, [event()], 'any'), log.append(`s-${randomUUID()}`, [event()], 'any')]);
+    t.true(heard >= 2, 'a group commit may tell its appends at once');
+    const before = heard;
+    remove();
+    await log.append(`s-${randomUUID()}`, [event()], 'any');
+    t.is(heard, before);
+  });
+
   withLog('appended events survive a reopen', async (t, fixture) => {
     if (!fixture.reopen) {
       t.pass('adapter has no local reopen');

@@ -24,6 +24,31 @@ for (const writerThread of [false, true]) {
 
 const meta = { recorded_at: new Date(0).toISOString(), actor: 't', correlation_id: 'c', schema_version: 1 };
 
+test('sqlite event log: notifyAppended wakes a live subscription for an append made through another handle', async (t) => {
+  const dir = tempDir();
+  const file = path.join(dir, 'log.db');
+  // A poll interval far beyond the test's patience: only the wake-up can deliver in time.
+  const reader = new SqliteEventLog(file, { pollIntervalMs: 600_000 });
+  const writer = new SqliteEventLog(file);
+  t.teardown(async () => {
+    await reader.close();
+    await writer.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const subscription = reader.subscribeAll(null);
+  const first = subscription[Symbol.asyncIterator]().next();
+  await new Promise((r) => setTimeout(r, 50));
+  const heardByWriter: number[] = [];
+  writer.onAppend(() => heardByWriter.push(1));
+  await writer.append('s', [{ id: randomUUID(), type: 'X', data: {}, metadata: meta }], 'any');
+  t.is(heardByWriter.length, 1);
+  reader.notifyAppended();
+  const delivered = await Promise.race([first, new Promise<'late'>((r) => setTimeout(() => r('late'), 5000))]);
+  t.not(delivered, 'late');
+  t.is((delivered as IteratorResult<readonly unknown[]>).value?.length, 1);
+  await subscription.close();
+});
+
 test('sqlite event log: concurrent appends share one group commit', async (t) => {
   const dir = tempDir();
   const log = new SqliteEventLog(path.join(dir, 'log.db'));

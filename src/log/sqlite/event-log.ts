@@ -59,7 +59,11 @@ export class SqliteEventLog implements EventLog {
     this.batchSize = options.batchSize ?? 1000;
     this.db = openLogDatabase(file);
     this.appended.setMaxListeners(0);
-    const onCommit = () => this.appended.emit('append');
+    // 'commit': an append through this handle; 'wake': live subscriptions should read again.
+    const onCommit = () => {
+      this.appended.emit('commit');
+      this.appended.emit('wake');
+    };
     this.appender = options.writerThread ? new ThreadAppender(file, onCommit) : new InlineAppender(this.db, onCommit);
     this.stmts = {
       head: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
@@ -85,13 +89,13 @@ export class SqliteEventLog implements EventLog {
 
   /** Called after every commit made through this handle (wires in-process wake-ups across threads). */
   onAppend(listener: () => void): () => void {
-    this.appended.on('append', listener);
-    return () => this.appended.off('append', listener);
+    this.appended.on('commit', listener);
+    return () => this.appended.off('commit', listener);
   }
 
   /** Wakes live subscriptions now: another handle on the same file has committed. */
   notifyAppended(): void {
-    this.appended.emit('append');
+    this.appended.emit('wake');
   }
 
   async readStream(stream: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
@@ -137,8 +141,8 @@ export class SqliteEventLog implements EventLog {
     let position = after;
     let closed = false;
     let wake: (() => void) | null = null;
-    const onAppend = () => wake?.();
-    this.appended.on('append', onAppend);
+    const onWake = () => wake?.();
+    this.appended.on('wake', onWake);
     const waitForAppend = () =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(() => { wake = null; resolve(); }, this.pollIntervalMs);
@@ -159,7 +163,7 @@ export class SqliteEventLog implements EventLog {
       },
       async close() {
         closed = true;
-        self.appended.off('append', onAppend);
+        self.appended.off('wake', onWake);
         wake?.();
       },
     };
@@ -170,7 +174,7 @@ export class SqliteEventLog implements EventLog {
     if (this.closed) return;
     await this.appender.close();
     this.closed = true;
-    this.appended.emit('append');
+    this.appended.emit('wake');
     this.db.close();
   }
 }
