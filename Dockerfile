@@ -3,6 +3,10 @@ FROM node:22-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace package (packages/*, see package.json): npm ci needs its package.json to
+# match the lock, and the root's prepare script builds it into packages/agenda-sqlite/dist.
+COPY packages/agenda-sqlite/package.json packages/agenda-sqlite/tsconfig.json packages/agenda-sqlite/tsconfig.build.json ./packages/agenda-sqlite/
+COPY packages/agenda-sqlite/src ./packages/agenda-sqlite/src
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -15,6 +19,10 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 WATCHLOG_DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# node_modules/@watchlog/agenda-sqlite is a workspace symlink to packages/agenda-sqlite: its
+# package.json (exports) and compiled dist must be there.
+COPY --from=build /app/packages/agenda-sqlite/package.json ./packages/agenda-sqlite/
+COPY --from=build /app/packages/agenda-sqlite/dist ./packages/agenda-sqlite/dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
 USER node

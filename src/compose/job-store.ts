@@ -2,7 +2,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { AgendaBackend } from 'agenda';
-import { SqliteBackend } from '../jobs/sqlite-backend.ts';
+import { SqliteBackend } from '@watchlog/agenda-sqlite';
 import { CHECK_JOB } from '../jobs/worker-jobs.ts';
 import { mongoDatabaseName } from './read-models.ts';
 import type { StoreConfig } from './stores.ts';

@@ -2,7 +2,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { MongoBackend } from '@agendajs/mongo-backend';
-import { agendaBackendContract } from '../contracts/agenda-backend.ts';
+import { agendaBackendContract } from '@watchlog/agenda-sqlite/contract';
 
 /** The Agenda backend contract on the official MongoDB backend, the reference for its semantics,
  *  when WATCHLOG_MONGO_URL names a server; each test gets its own database, dropped afterwards. */

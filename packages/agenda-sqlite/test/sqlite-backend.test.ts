@@ -1,12 +1,14 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { JobParameters } from 'agenda';
-import { SqliteBackend } from '../../src/jobs/sqlite-backend.ts';
-import { agendaBackendContract } from '../contracts/agenda-backend.ts';
-import { tempDir } from '../helpers/server.ts';
+import { SqliteBackend } from '../src/index.ts';
+import { agendaBackendContract } from './contract.ts';
+
+const tempDir = () => mkdtempSync(path.join(tmpdir(), 'agenda-sqlite-test-'));
 
 agendaBackendContract('sqlite', async () => {
   const dir = tempDir();
@@ -165,7 +167,7 @@ withFile('workers on their own connections lock each job once and upsert each un
       workerData: {
         name, file, barrier,
         tsx: import.meta.resolve('tsx/esm/api'),
-        backend: new URL('../../src/jobs/sqlite-backend.ts', import.meta.url).href,
+        backend: new URL('../src/index.ts', import.meta.url).href,
       },
     });
     return new Promise<string[]>((resolve, reject) => {
