@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { AnomalySettings, AnomalySettingsPatch } from '../domain/anomaly-settings.ts';
 import { anomaliesDecider, type Finding, type RuleName } from '../domain/anomaly.ts';
-import { assertProjectExists, projectDecider } from '../domain/project.ts';
-import { anomaliesStream, projectStream } from '../domain/streams.ts';
-import { handle, load, type CommandContext, type CommandDeps } from './handle.ts';
+import { anomaliesStream } from '../domain/streams.ts';
+import { handle, type CommandContext, type CommandDeps } from './handle.ts';
+import { requireProject } from './projects.ts';
 
 /** Changes a project's settings (a partial update; null puts a field back to the default). The
  *  result must be consistent as a whole (validation_error naming the field otherwise). */
 export const updateAnomalySettings = async (
   deps: CommandDeps, projectId: string, patch: AnomalySettingsPatch, defaults: AnomalySettings, ctx: CommandContext,
 ) => {
-  assertProjectExists((await load(deps.log, projectStream(projectId), projectDecider)).state);
+  await requireProject(deps, projectId);
   return handle(deps, anomaliesStream(projectId), anomaliesDecider, {
     type: 'UpdateAnomalySettings', project_id: projectId, patch, defaults, at: ctx.now().toISOString(),
   }, ctx);

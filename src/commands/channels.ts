@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { channelDecider, targetOf, type ChannelCreateInput, type ChannelUpdateInput } from '../domain/channel.ts';
-import { assertProjectExists, projectDecider } from '../domain/project.ts';
-import { channelStream, projectStream } from '../domain/streams.ts';
-import { handle, load, type CommandContext, type CommandDeps } from './handle.ts';
+import { channelStream } from '../domain/streams.ts';
+import { handle, type CommandContext, type CommandDeps } from './handle.ts';
+import { requireProject } from './projects.ts';
 
 export const createChannel = async (deps: CommandDeps, input: ChannelCreateInput, ctx: CommandContext) => {
-  assertProjectExists((await load(deps.log, projectStream(input.project_id), projectDecider)).state);
+  await requireProject(deps, input.project_id);
   const id = randomUUID();
   const handled = await handle(deps, channelStream(id), channelDecider, {
     type: 'CreateChannel', channel_id: id, project_id: input.project_id, target: targetOf(input), events: input.events ?? ['healthcheck'],

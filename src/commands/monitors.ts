@@ -3,9 +3,9 @@ import { DomainError } from '../domain/errors.ts';
 import {
   CHECKS_KEPT, DEFAULTS, MONITORS_PER_PROJECT, monitorDecider, type CheckResult, type MonitorCreateInput, type MonitorState, type MonitorUpdateInput,
 } from '../domain/monitor.ts';
-import { assertProjectExists, projectDecider } from '../domain/project.ts';
-import { checksStream, monitorStream, projectStream } from '../domain/streams.ts';
+import { checksStream, monitorStream } from '../domain/streams.ts';
 import { handle, load, newEvent, type CommandContext, type CommandDeps, type Handled, type Loaded } from './handle.ts';
+import { requireProject } from './projects.ts';
 
 export const loadMonitor = (deps: CommandDeps, id: string) => load(deps.log, monitorStream(id), monitorDecider);
 
@@ -29,7 +29,7 @@ const oneAtATime = <T>(key: string, work: () => Promise<T>): Promise<T> => {
 
 export const createMonitor = (deps: MonitorCreationDeps, input: MonitorCreateInput, ctx: CommandContext) =>
   oneAtATime(input.project_id, async () => {
-    assertProjectExists((await load(deps.log, projectStream(input.project_id), projectDecider)).state);
+    await requireProject(deps, input.project_id);
     const { project_id, ...given } = input;
     if ((await deps.monitorsInProject(project_id)) >= MONITORS_PER_PROJECT) {
       throw new DomainError('conflict', `a project has at most ${MONITORS_PER_PROJECT} monitors`, [

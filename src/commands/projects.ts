@@ -1,7 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { projectDecider } from '../domain/project.ts';
+import { assertProjectExists, projectDecider } from '../domain/project.ts';
 import { projectStream } from '../domain/streams.ts';
-import { handle, type CommandContext, type CommandDeps } from './handle.ts';
+import { handle, load, type CommandContext, type CommandDeps } from './handle.ts';
+
+/** A command about a project's resources needs the project (not_found otherwise). */
+export const requireProject = async (deps: CommandDeps, projectId: string): Promise<void> =>
+  assertProjectExists((await load(deps.log, projectStream(projectId), projectDecider)).state);
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 

@@ -12,15 +12,7 @@ export const channelRoutes = (router: Router<AppState>, deps: RouteDeps): void =
   });
 
   projectResourceRoutes(router, deps, {
-    path: '/v1/channels',
-    what: 'channel',
-    readModel: 'channels',
-    list: (scope, projectId) => deps.readModels.channels.list(scope, projectId),
-    get: (id, scope) => deps.readModels.channels.get(id, scope),
-    createInput: ChannelCreateInput,
-    create: (input, ctx) => createChannel(deps.commands, input, ctx),
-    updateInput: ChannelUpdateInput,
-    update: (id, input, ctx) => updateChannel(deps.commands, id, input, ctx),
-    remove: (id, ctx) => deleteChannel(deps.commands, id, ctx),
+    path: '/v1/channels', what: 'channel', readModel: 'channels', queries: deps.readModels.channels,
+    inputs: [ChannelCreateInput, ChannelUpdateInput], commands: { create: createChannel, update: updateChannel, remove: deleteChannel },
   });
 };

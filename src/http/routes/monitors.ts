@@ -17,16 +17,8 @@ const HistoryQuery = t.exact(t.partial({ limit: IntFromString(`integer 1-${CHECK
 /** SPEC 4.10: monitors, their check history, and a check on demand. */
 export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const { visible } = projectResourceRoutes(router, deps, {
-    path: '/v1/monitors',
-    what: 'monitor',
-    readModel: 'monitors',
-    list: (scope, projectId) => deps.readModels.monitors.list(scope, projectId),
-    get: (id, scope) => deps.readModels.monitors.get(id, scope),
-    createInput: MonitorCreateInput,
-    create: (input, ctx) => createMonitor(deps.commands, input, ctx),
-    updateInput: MonitorUpdateInput,
-    update: (id, input, ctx) => updateMonitor(deps.commands, id, input, ctx),
-    remove: (id, ctx) => deleteMonitor(deps.commands, id, ctx),
+    path: '/v1/monitors', what: 'monitor', readModel: 'monitors', queries: deps.readModels.monitors,
+    inputs: [MonitorCreateInput, MonitorUpdateInput], commands: { create: createMonitor, update: updateMonitor, remove: deleteMonitor },
   });
 
   router.get('/v1/monitors/:id/history', ...deps.jwt, async (ctx) => {

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
-import type { CommandContext } from '../../commands/handle.ts';
+import type { CommandContext, CommandDeps } from '../../commands/handle.ts';
+import type { MonitorCreationDeps } from '../../commands/monitors.ts';
 import { Uuid } from '../../domain/codecs.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { ReadModelKey } from '../../views/read-models.ts';
@@ -22,13 +23,14 @@ export interface ProjectResource<V extends { id: string }, C extends { project_i
   /** Its name in messages, e.g. `monitor`. */
   what: string;
   readModel: ReadModelKey;
-  list(scope: Scope, projectId?: string): Promise<V[]>;
-  get(id: string, scope: Scope): Promise<V | null>;
-  createInput: t.Type<C, unknown, unknown>;
-  create(input: C, ctx: CommandContext): Promise<{ id: string; position: string | null }>;
-  updateInput: t.Type<U, unknown, unknown>;
-  update(id: string, input: U, ctx: CommandContext): Written;
-  remove(id: string, ctx: CommandContext): Written;
+  queries: { list(scope: Scope, projectId?: string): Promise<V[]>; get(id: string, scope: Scope): Promise<V | null> };
+  /** The bodies of create and update. */
+  inputs: readonly [t.Type<C, unknown, unknown>, t.Type<U, unknown, unknown>];
+  commands: {
+    create(deps: MonitorCreationDeps, input: C, ctx: CommandContext): Promise<{ id: string; position: string | null }>;
+    update(deps: CommandDeps, id: string, input: U, ctx: CommandContext): Written;
+    remove(deps: CommandDeps, id: string, ctx: CommandContext): Written;
+  };
 }
 
 /** List, create, read, update and delete of a project's resource. Everyone reads those of the
@@ -39,23 +41,23 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
   router: Router<AppState>, deps: RouteDeps, r: ProjectResource<V, C, U>,
 ) => {
   const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
-  const visible = (principal: Principal, id: string | undefined) => visibleOr404(id, r.what, (uuid) => r.get(uuid, principal.scope));
+  const visible = (principal: Principal, id: string | undefined) => visibleOr404(id, r.what, (uuid) => r.queries.get(uuid, principal.scope));
   const viewAfter = async (id: string, position: string | null) => {
     await deps.caughtUp([r.readModel], position);
-    return r.get(id, { all: true });
+    return r.queries.get(id, { all: true });
   };
 
   router.get(r.path, ...deps.jwt, async (ctx) => {
     const { project_id } = decodeOrThrow(ListQuery, singleValued(ctx.query), 'query');
-    ctx.body = await r.list(principalOf(ctx.state).scope, project_id);
+    ctx.body = await r.queries.list(principalOf(ctx.state).scope, project_id);
   });
 
   router.post(r.path, ...deps.jwt, async (ctx) => {
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin', 'member');
-    const input = decodeOrThrow(r.createInput, await readJsonBody(ctx, deps.bodyLimitBytes), r.what);
+    const input = decodeOrThrow(r.inputs[0], await readJsonBody(ctx, deps.bodyLimitBytes), r.what);
     await visibleOr404(input.project_id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
-    const { id, position } = await r.create(input, context(principal, ctx.state.correlationId));
+    const { id, position } = await r.commands.create(deps.commands, input, context(principal, ctx.state.correlationId));
     ctx.status = 201;
     ctx.body = await viewAfter(id, position);
   });
@@ -68,8 +70,8 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
     const principal = principalOf(ctx.state);
     const found = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
-    const input = decodeOrThrow(r.updateInput, await readJsonBody(ctx, deps.bodyLimitBytes), r.what);
-    const { position } = await r.update(found.id, input, context(principal, ctx.state.correlationId));
+    const input = decodeOrThrow(r.inputs[1], await readJsonBody(ctx, deps.bodyLimitBytes), r.what);
+    const { position } = await r.commands.update(deps.commands, found.id, input, context(principal, ctx.state.correlationId));
     ctx.body = await viewAfter(found.id, position);
   });
 
@@ -77,7 +79,7 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
     const principal = principalOf(ctx.state);
     const found = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
-    const { position } = await r.remove(found.id, context(principal, ctx.state.correlationId));
+    const { position } = await r.commands.remove(deps.commands, found.id, context(principal, ctx.state.correlationId));
     await deps.caughtUp([r.readModel], position);
     ctx.status = 204;
   });

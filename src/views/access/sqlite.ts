@@ -56,7 +56,7 @@ class SqliteAccessWriter implements AccessWriter {
 
 class SqliteAccessQueries implements AccessQueries {
   private readonly stmts;
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
     this.stmts = {
       keyProject: db.prepare<[string], { project_id: string }>(
         'SELECT project_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),

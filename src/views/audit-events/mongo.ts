@@ -1,6 +1,6 @@
 import type { Db, Filter, Sort } from 'mongodb';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
-import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
+import type { SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';

@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { ChannelTarget } from '../../domain/channel.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { ChannelView, ChannelsQueries, ChannelsWriter } from './port.ts';
@@ -6,13 +6,15 @@ import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from 
 
 /** Channels keyed by id (the target beside the view, never returned by queries); every write is
  *  an idempotent upsert or a keyed update. */
+const CHANNELS = 'channels';
+
 type ChannelDoc = Omit<ChannelView, 'id'> & { _id: string; target: ChannelTarget };
 
 const channelsMongoSchema: MongoSchema = {
   version: 1,
-  collections: ['channels'],
+  collections: [CHANNELS],
   async ensureIndexes(db) {
-    await db.collection('channels').createIndexes([{ key: { project_id: 1, created_at: 1 } }]);
+    await db.collection(CHANNELS).createIndexes([{ key: { project_id: 1, created_at: 1 } }]);
   },
 };
 
@@ -20,13 +22,13 @@ const toView = ({ _id, target: _, ...rest }: ChannelDoc): ChannelView => ({ id: 
 
 const mongoChannelsWriter = (ops: BulkOps): ChannelsWriter => ({
   created: ({ id, ...view }, target) =>
-    ops.add('channels', { updateOne: { filter: { _id: id }, update: { $setOnInsert: { ...view, target } }, upsert: true } }),
-  updated: (id, changes, updatedAt) => ops.add('channels', {
+    ops.add(CHANNELS, { updateOne: { filter: { _id: id }, update: { $setOnInsert: { ...view, target } }, upsert: true } }),
+  updated: (id, changes, updatedAt) => ops.add(CHANNELS, {
     updateOne: { filter: { _id: id }, update: { $set: { ...changes, updated_at: updatedAt, ...(changes.active === true ? { deactivated_reason: null } : {}) } } },
   }),
   deactivated: (id, reason, at) =>
-    ops.add('channels', { updateOne: { filter: { _id: id }, update: { $set: { active: false, deactivated_reason: reason, updated_at: at } } } }),
-  deleted: (id) => ops.add('channels', { deleteOne: { filter: { _id: id } } }),
+    ops.add(CHANNELS, { updateOne: { filter: { _id: id }, update: { $set: { active: false, deactivated_reason: reason, updated_at: at } } } }),
+  deleted: (id) => ops.add(CHANNELS, { deleteOne: { filter: { _id: id } } }),
 });
 
 class MongoChannelsQueries implements ChannelsQueries {
@@ -35,16 +37,16 @@ class MongoChannelsQueries implements ChannelsQueries {
   async list(scope: Scope, projectId?: string): Promise<ChannelView[]> {
     const projects = projectsInScope(scope, projectId);
     if (seesNothing(projects)) return [];
-    return (await this.db.collection<ChannelDoc>('channels').find(inProjects(projects)).sort({ created_at: 1, _id: 1 }).toArray()).map(toView);
+    return (await this.db.collection<ChannelDoc>(CHANNELS).find(inProjects(projects)).sort({ created_at: 1, _id: 1 }).toArray()).map(toView);
   }
 
   async get(id: string, scope: Scope): Promise<ChannelView | null> {
-    const doc = await this.db.collection<ChannelDoc>('channels').findOne({ _id: id });
+    const doc = await this.db.collection<ChannelDoc>(CHANNELS).findOne({ _id: id });
     return doc && inScope(scope, doc.project_id) ? toView(doc) : null;
   }
 
   async targets(projectId: string, kind: 'healthcheck' | 'alert'): Promise<Array<{ id: string; target: ChannelTarget }>> {
-    const docs = await this.db.collection<ChannelDoc>('channels').find({ project_id: projectId, active: true, events: kind }).sort({ created_at: 1, _id: 1 }).toArray();
+    const docs = await this.db.collection<ChannelDoc>(CHANNELS).find({ project_id: projectId, active: true, events: kind }).sort({ created_at: 1, _id: 1 }).toArray();
     return docs.map((d) => ({ id: d._id, target: d.target }));
   }
 }

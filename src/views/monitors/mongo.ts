@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb';
+import type { Db } from 'mongodb';
 import { CHECKS_KEPT } from '../../domain/monitor.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
@@ -7,15 +7,18 @@ import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from 
 /** Monitors keyed by id, checks keyed by log position. Check writes read the monitor first (a
  *  check recorded after a delete must not resurrect history), so they run as deferred steps in
  *  log order after the batch's bulk writes; every step is idempotent. */
+const MONITORS = 'monitors';
+const CHECKS = 'monitor_checks';
+
 type MonitorDoc = Omit<MonitorView, 'id'> & { _id: string };
 interface CheckDoc extends CheckView { _id: string; monitor_id: string }
 
 const monitorsMongoSchema: MongoSchema = {
   version: 1,
-  collections: ['monitors', 'monitor_checks'],
+  collections: [MONITORS, CHECKS],
   async ensureIndexes(db) {
-    await db.collection('monitors').createIndexes([{ key: { project_id: 1, created_at: 1 } }]);
-    await db.collection('monitor_checks').createIndexes([{ key: { monitor_id: 1, checked_at: -1, _id: -1 } }]);
+    await db.collection(MONITORS).createIndexes([{ key: { project_id: 1, created_at: 1 } }]);
+    await db.collection(CHECKS).createIndexes([{ key: { monitor_id: 1, checked_at: -1, _id: -1 } }]);
   },
 };
 
@@ -27,22 +30,22 @@ const positionKey = (position: string) => position.padStart(20, '0');
 const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
   return {
     created: ({ id, ...rest }) => ops.defer(async (db) => {
-      await db.collection<MonitorDoc>('monitors').updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
+      await db.collection<MonitorDoc>(MONITORS).updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
     }),
     updated: (id, changes, updatedAt) => ops.defer(async (db) => {
-      await db.collection<MonitorDoc>('monitors').updateOne({ _id: id }, { $set: { ...changes, updated_at: updatedAt } });
+      await db.collection<MonitorDoc>(MONITORS).updateOne({ _id: id }, { $set: { ...changes, updated_at: updatedAt } });
     }),
     deleted: (id) => ops.defer(async (db) => {
-      await db.collection<MonitorDoc>('monitors').deleteOne({ _id: id });
-      await db.collection<CheckDoc>('monitor_checks').deleteMany({ monitor_id: id });
+      await db.collection<MonitorDoc>(MONITORS).deleteOne({ _id: id });
+      await db.collection<CheckDoc>(CHECKS).deleteMany({ monitor_id: id });
     }),
     status: (id, status, since) => ops.defer(async (db) => {
-      await db.collection<MonitorDoc>('monitors').updateOne({ _id: id }, { $set: { status, status_since: since } });
+      await db.collection<MonitorDoc>(MONITORS).updateOne({ _id: id }, { $set: { status, status_since: since } });
     }),
     checked: (id, check, position) => ops.defer(async (db) => {
-      const monitors = db.collection<MonitorDoc>('monitors');
+      const monitors = db.collection<MonitorDoc>(MONITORS);
       if (!(await monitors.findOne({ _id: id }, { projection: { _id: 1 } }))) return;
-      const checks = db.collection<CheckDoc>('monitor_checks');
+      const checks = db.collection<CheckDoc>(CHECKS);
       await checks.updateOne({ _id: positionKey(position) }, { $setOnInsert: { monitor_id: id, ...check } }, { upsert: true });
       await monitors.updateOne(
         { _id: id, $or: [{ last_checked_at: null }, { last_checked_at: { $lte: check.checked_at } }] },
@@ -64,20 +67,20 @@ class MongoMonitorsQueries implements MonitorsQueries {
   async list(scope: Scope, projectId?: string): Promise<MonitorView[]> {
     const projects = projectsInScope(scope, projectId);
     if (seesNothing(projects)) return [];
-    return (await this.db.collection<MonitorDoc>('monitors').find(inProjects(projects)).sort({ created_at: 1, _id: 1 }).toArray()).map(toMonitor);
+    return (await this.db.collection<MonitorDoc>(MONITORS).find(inProjects(projects)).sort({ created_at: 1, _id: 1 }).toArray()).map(toMonitor);
   }
 
   async get(id: string, scope: Scope): Promise<MonitorView | null> {
-    const doc = await this.db.collection<MonitorDoc>('monitors').findOne({ _id: id });
+    const doc = await this.db.collection<MonitorDoc>(MONITORS).findOne({ _id: id });
     return doc && inScope(scope, doc.project_id) ? toMonitor(doc) : null;
   }
 
   async countInProject(projectId: string): Promise<number> {
-    return this.db.collection<MonitorDoc>('monitors').countDocuments({ project_id: projectId });
+    return this.db.collection<MonitorDoc>(MONITORS).countDocuments({ project_id: projectId });
   }
 
   async history(id: string, limit: number): Promise<CheckView[]> {
-    return (await this.db.collection<CheckDoc>('monitor_checks').find({ monitor_id: id }).sort({ checked_at: -1, _id: -1 }).limit(limit).toArray()).map(toCheck);
+    return (await this.db.collection<CheckDoc>(CHECKS).find({ monitor_id: id }).sort({ checked_at: -1, _id: -1 }).limit(limit).toArray()).map(toCheck);
   }
 }
 
