@@ -1,0 +1,82 @@
+import { accessProjection } from '../../projections/access.ts';
+import type { Role } from '../../src/domain/codecs.ts';
+import type { DomainEvent } from '../../src/domain/events.ts';
+import type { ReadModels } from '../../src/views/read-models.ts';
+import { projectionTests, scenarioTests } from '../helpers/fold.ts';
+
+const it = projectionTests(accessProjection, (m) => m.stores.access);
+
+const [SHOP, BILLING] = ['e4cfab7d-f809-4b2c-9b9c-0d1e2f3a4b01', 'e4cfab7d-f809-4b2c-9b9c-0d1e2f3a4b02'];
+const [CI, LAPTOP, DEPLOY] = [1, 2, 3].map((i) => `f5d0bc8e-091a-4c3d-8cad-1e2f3a4b5c0${i}`) as [string, string, string];
+const [ROOT, ANN, AUDITOR] = [1, 2, 3].map((i) => `06e1cd9f-1a2b-4d4e-9dbe-2f3a4b5c6d0${i}`) as [string, string, string];
+const hash = (c: string) => c.repeat(64);
+
+const at = (minute: number) => new Date(Date.UTC(2026, 0, 5, 8, minute)).toISOString();
+
+const project = (project_id: string, name: string, minute: number): DomainEvent =>
+  ({ type: 'ProjectCreated', data: { project_id, name, created_at: at(minute) } });
+const key = (key_id: string, project_id: string, name: string, c: string, minute: number): DomainEvent =>
+  ({ type: 'ApiKeyIssued', data: { project_id, key_id, name, prefix: `wl_${c.repeat(6)}`, key_hash: hash(c), issued_at: at(minute) } });
+const revoked = (key_id: string, project_id: string, minute: number): DomainEvent =>
+  ({ type: 'ApiKeyRevoked', data: { project_id, key_id, revoked_at: at(minute) } });
+const user = (user_id: string, email: string, role: Role, project_ids: string[], minute: number): DomainEvent =>
+  ({ type: 'UserRegistered', data: { user_id, email, password_hash: `scrypt$${email}`, role, project_ids, registered_at: at(minute) } });
+
+const read = async (m: ReadModels) => ({
+  projects: await m.access.listProjects({ all: true }),
+  keys: { shop: await m.access.listApiKeys(SHOP), billing: await m.access.listApiKeys(BILLING) },
+  projectOfKey: await Promise.all(['a', 'b', 'c'].map((c) => m.access.projectOfKey(hash(c)))),
+  users: await m.access.listUsers(),
+  ann: await m.access.userByEmail('ann@example.com'),
+});
+
+scenarioTests(it, {
+  projectId: SHOP,
+  events: () => [
+    project(SHOP, 'shop', 0),
+    project(BILLING, 'billing', 1),
+    key(CI, SHOP, 'ci', 'a', 2),
+    key(LAPTOP, SHOP, 'laptop', 'b', 3),
+    user(ROOT, 'root@example.com', 'admin', [], 4),
+    key(DEPLOY, BILLING, 'deploy', 'c', 5),
+    revoked(LAPTOP, SHOP, 6),
+    user(ANN, 'ann@example.com', 'member', [SHOP, BILLING], 7),
+    user(AUDITOR, 'audit@example.com', 'auditor', [BILLING], 8),
+  ],
+  read,
+  expected: () => ({
+    projects: [{ id: SHOP, name: 'shop', created_at: at(0) }, { id: BILLING, name: 'billing', created_at: at(1) }],
+    keys: {
+      shop: [
+        { id: CI, project_id: SHOP, name: 'ci', prefix: 'wl_aaaaaa', created_at: at(2), revoked_at: null },
+        { id: LAPTOP, project_id: SHOP, name: 'laptop', prefix: 'wl_bbbbbb', created_at: at(3), revoked_at: at(6) },
+      ],
+      billing: [{ id: DEPLOY, project_id: BILLING, name: 'deploy', prefix: 'wl_cccccc', created_at: at(5), revoked_at: null }],
+    },
+    projectOfKey: [SHOP, null, BILLING],
+    users: [
+      { id: ROOT, email: 'root@example.com', role: 'admin', project_ids: [], created_at: at(4) },
+      { id: ANN, email: 'ann@example.com', role: 'member', project_ids: [SHOP, BILLING], created_at: at(7) },
+      { id: AUDITOR, email: 'audit@example.com', role: 'auditor', project_ids: [BILLING], created_at: at(8) },
+    ],
+    ann: { id: ANN, email: 'ann@example.com', password_hash: 'scrypt$ann@example.com', role: 'member', project_ids: [SHOP, BILLING], created_at: at(7) },
+  }),
+});
+
+it('a key finds its project by its hash alone, until it is revoked', async (t, f) => {
+  await f.fold([project(SHOP, 'shop', 0), key(CI, SHOP, 'ci', 'a', 1)]);
+  t.is(await f.models.access.projectOfKey(hash('a')), SHOP);
+  t.is(await f.models.access.projectOfKey(CI), null, 'not by its id');
+  t.is(await f.models.access.projectOfKey('wl_aaaaaa'), null, 'not by its prefix');
+  await f.fold([revoked(CI, SHOP, 2)]);
+  t.is(await f.models.access.projectOfKey(hash('a')), null);
+  t.deepEqual((await f.models.access.listApiKeys(SHOP)).map((k) => [k.id, k.revoked_at]), [[CI, at(2)]]);
+});
+
+it('users are found by e-mail with their password hash, which no listing shows', async (t, f) => {
+  await f.fold([user(ROOT, 'root@example.com', 'admin', [], 0), user(ANN, 'ann@example.com', 'member', [SHOP], 1)]);
+  t.is((await f.models.access.userByEmail('root@example.com'))?.password_hash, 'scrypt$root@example.com');
+  t.is(await f.models.access.userByEmail('nobody@example.com'), null);
+  t.false(JSON.stringify(await f.models.access.listUsers()).includes('scrypt$'));
+  t.is(await f.models.access.countUsers(), 2);
+});

@@ -1,0 +1,146 @@
+import { monitorsProjection } from '../../projections/monitors.ts';
+import type { DomainEvent } from '../../src/domain/events.ts';
+import type { CheckResult, MonitorSettings } from '../../src/domain/monitor.ts';
+import type { MonitorView } from '../../src/views/monitors/port.ts';
+import { projectionTests, scenarioTests } from '../helpers/fold.ts';
+
+const it = projectionTests(monitorsProjection, (m) => m.stores.monitors);
+
+const P = '0b6f3a52-8c1e-4d7a-9f10-3e2d5c4b1a01';
+const Q = '0b6f3a52-8c1e-4d7a-9f10-3e2d5c4b1a02';
+const ORDERS = '5d1c7e20-1b2a-4c3d-8e4f-5a6b7c8d9e01';
+const BILLING = '5d1c7e20-1b2a-4c3d-8e4f-5a6b7c8d9e02';
+const LEGACY = '5d1c7e20-1b2a-4c3d-8e4f-5a6b7c8d9e03';
+const URL = 'https://orders.example.com/health';
+const REFUSED = 'connect ECONNREFUSED 10.0.0.7:443';
+
+const at = (second: number) => new Date(Date.UTC(2026, 2, 1, 9, 0, second)).toISOString();
+const ordersSettings: MonitorSettings = { name: 'orders', url: URL, interval_seconds: 60, timeout_seconds: 10, expected_status: 200, enabled: true };
+
+const created = (monitor_id: string, project_id: string, second: number, settings: Partial<MonitorSettings> = {}): DomainEvent =>
+  ({ type: 'MonitorCreated', data: { monitor_id, project_id, created_at: at(second), ...ordersSettings, ...settings } });
+const check = (monitor_id: string, second: number, result: Omit<CheckResult, 'checked_at'>): DomainEvent =>
+  ({ type: 'CheckRecorded', data: { monitor_id, project_id: P, checked_at: at(second), ...result } });
+const established = (second: number): DomainEvent => ({
+  type: 'MonitorStatusEstablished',
+  data: { monitor_id: ORDERS, project_id: P, status: 'UP', checked_at: at(second), ok: true, response_ms: 120, status_code: 200 },
+});
+const wentDown = (monitor_id: string, second: number): DomainEvent => ({
+  type: 'MonitorWentDown',
+  data: { monitor_id, project_id: P, name: 'orders', url: URL, expected_status: 200, went_down_at: at(second), response_ms: 3, error: REFUSED },
+});
+const cameUp = (second: number): DomainEvent => ({
+  type: 'MonitorCameUp',
+  data: { monitor_id: ORDERS, project_id: P, name: 'orders', url: URL, came_up_at: at(second), status_code: 200, response_ms: 95, downtime_seconds: 120 },
+});
+const updated = (second: number, changes: Partial<MonitorSettings>): DomainEvent =>
+  ({ type: 'MonitorUpdated', data: { monitor_id: ORDERS, project_id: P, changes, updated_at: at(second) } });
+const deleted = (monitor_id: string, second: number): DomainEvent =>
+  ({ type: 'MonitorDeleted', data: { monitor_id, project_id: P, deleted_at: at(second) } });
+
+/** A new monitor, before any check. */
+const pending = (id: string, project_id: string, second: number, settings: MonitorSettings): MonitorView => ({
+  id, project_id, ...settings, status: 'PENDING', status_since: null, last_checked_at: null, last_status_code: null,
+  last_response_ms: null, last_error: null, created_at: at(second), updated_at: at(second),
+});
+
+const billingSettings: MonitorSettings = {
+  name: 'billing', url: 'https://billing.example.com/', interval_seconds: 300, timeout_seconds: 30, expected_status: 204, enabled: false,
+};
+
+scenarioTests(it, {
+  projectId: P,
+  // orders goes up, down (refused, then a 503 that is no new transition), up again, and is renamed;
+  // billing is never checked; legacy is checked once and deleted.
+  events: () => [
+    created(ORDERS, P, 0),
+    created(BILLING, Q, 1, billingSettings),
+    created(LEGACY, P, 2, { name: 'legacy', url: 'http://legacy.example.com/' }),
+    check(ORDERS, 60, { ok: true, response_ms: 120, status_code: 200 }),
+    established(60),
+    check(LEGACY, 62, { ok: true, response_ms: 7, status_code: 200 }),
+    check(ORDERS, 120, { ok: false, response_ms: 3, error: REFUSED }),
+    wentDown(ORDERS, 120),
+    check(ORDERS, 180, { ok: false, response_ms: 40, status_code: 503 }),
+    deleted(LEGACY, 200),
+    check(ORDERS, 240, { ok: true, response_ms: 95, status_code: 200 }),
+    cameUp(240),
+    updated(300, { name: 'orders-api', interval_seconds: 30 }),
+  ],
+  read: async (m) => ({
+    monitors: await m.monitors.list({ all: true }),
+    history: {
+      orders: await m.monitors.history(ORDERS, 50),
+      billing: await m.monitors.history(BILLING, 50),
+      legacy: await m.monitors.history(LEGACY, 50),
+    },
+  }),
+  expected: () => ({
+    monitors: [
+      {
+        ...pending(ORDERS, P, 0, ordersSettings), name: 'orders-api', interval_seconds: 30, status: 'UP', status_since: at(240),
+        last_checked_at: at(240), last_status_code: 200, last_response_ms: 95, last_error: null, updated_at: at(300),
+      },
+      pending(BILLING, Q, 1, billingSettings),
+    ],
+    history: {
+      orders: [
+        { checked_at: at(240), status_code: 200, response_ms: 95, ok: true, error: null },
+        { checked_at: at(180), status_code: 503, response_ms: 40, ok: false, error: null },
+        { checked_at: at(120), status_code: null, response_ms: 3, ok: false, error: REFUSED },
+        { checked_at: at(60), status_code: 200, response_ms: 120, ok: true, error: null },
+      ],
+      billing: [],
+      legacy: [],
+    },
+  }),
+});
+
+it('the status follows the transitions, each since its own time; a first failed check goes from PENDING to DOWN', async (t, f) => {
+  const statusOf = async (id: string) => {
+    const view = await f.models.monitors.get(id, { all: true });
+    return view && [view.status, view.status_since];
+  };
+  const seen = [];
+  for (const event of [created(ORDERS, P, 0), established(60), wentDown(ORDERS, 120), cameUp(240)]) {
+    await f.fold([event]);
+    seen.push(await statusOf(ORDERS));
+  }
+  t.deepEqual(seen, [['PENDING', null], ['UP', at(60)], ['DOWN', at(120)], ['UP', at(240)]]);
+
+  await f.fold([created(LEGACY, P, 300), wentDown(LEGACY, 360)]);
+  t.deepEqual(await statusOf(LEGACY), ['DOWN', at(360)]);
+});
+
+it('a check that arrives after a newer one joins the history but leaves the last check alone', async (t, f) => {
+  await f.fold([
+    created(ORDERS, P, 0),
+    check(ORDERS, 120, { ok: false, response_ms: 40, status_code: 503 }),
+    check(ORDERS, 60, { ok: true, response_ms: 120, status_code: 200 }),
+  ]);
+  t.like(await f.models.monitors.get(ORDERS, { all: true }), {
+    last_checked_at: at(120), last_status_code: 503, last_response_ms: 40, last_error: null,
+  });
+  t.deepEqual((await f.models.monitors.history(ORDERS, 50)).map((c) => c.checked_at), [at(120), at(60)]);
+});
+
+it('a check recorded after the monitor was deleted brings back neither the monitor nor its history', async (t, f) => {
+  await f.fold([created(ORDERS, P, 0), check(ORDERS, 60, { ok: true, response_ms: 9, status_code: 200 }), deleted(ORDERS, 90)]);
+  await f.fold([check(ORDERS, 120, { ok: true, response_ms: 8, status_code: 200 })]);
+  t.deepEqual(await f.models.monitors.list({ all: true }), []);
+  t.is(await f.models.monitors.get(ORDERS, { all: true }), null);
+  t.deepEqual(await f.models.monitors.history(ORDERS, 50), []);
+  t.is(await f.models.monitors.countInProject(P), 0);
+});
+
+it('an update changes the settings it names and updated_at, nothing else', async (t, f) => {
+  await f.fold([
+    created(ORDERS, P, 0),
+    updated(30, { enabled: false, expected_status: 204 }),
+    updated(45, { url: 'https://orders.example.com/ready', timeout_seconds: 5 }),
+  ]);
+  t.deepEqual(await f.models.monitors.get(ORDERS, { all: true }), {
+    ...pending(ORDERS, P, 0, ordersSettings),
+    enabled: false, expected_status: 204, url: 'https://orders.example.com/ready', timeout_seconds: 5, updated_at: at(45),
+  });
+});
