@@ -6,10 +6,10 @@ import { deciderSpec } from '../helpers/decider-spec.ts';
 
 const spec = deciderSpec(anomaliesDecider);
 
-const P = '0b7c2a4e-1111-4a4a-8a8a-000000000001';
-const T0 = '2026-11-23T10:00:00.000Z';
-const T1 = '2026-11-23T10:05:00.000Z';
-const T2 = '2026-11-23T10:10:00.000Z';
+const [P, T0, T1, T2] = [
+  '0b7c2a4e-1111-4a4a-8a8a-000000000001', '2026-11-23T10:00:00.000Z', '2026-11-23T10:05:00.000Z',
+  '2026-11-23T10:10:00.000Z',
+];
 
 // ---- UpdateAnomalySettings ----
 

@@ -5,11 +5,10 @@ import { deciderSpec } from '../helpers/decider-spec.ts';
 
 const spec = deciderSpec(channelDecider);
 
-const C = '7a2e4b6c-4444-4d4d-8e8e-000000000001';
-const P = '0b7c2a4e-1111-4a4a-8a8a-000000000001';
-const T0 = '2026-11-23T10:00:00.000Z';
-const T1 = '2026-11-23T10:05:00.000Z';
-const T2 = '2026-11-23T10:10:00.000Z';
+const [C, P, T0, T1, T2] = [
+  '7a2e4b6c-4444-4d4d-8e8e-000000000001', '0b7c2a4e-1111-4a4a-8a8a-000000000001', '2026-11-23T10:00:00.000Z',
+  '2026-11-23T10:05:00.000Z', '2026-11-23T10:10:00.000Z',
+];
 const ids = { channel_id: C, project_id: P };
 
 const webhook: ChannelTarget = { type: 'webhook', url: 'https://hooks.example.com/watchlog', secret: 'sh4r3d-s3cret' };

@@ -5,12 +5,11 @@ import { deciderSpec } from '../helpers/decider-spec.ts';
 
 const spec = deciderSpec(projectDecider);
 
-const P = '0b7c2a4e-1111-4a4a-8a8a-000000000001';
-const K1 = '0b7c2a4e-2222-4a4a-8a8a-000000000001';
-const K2 = '0b7c2a4e-2222-4a4a-8a8a-000000000002';
-const T0 = '2026-11-23T10:00:00.000Z';
-const T1 = '2026-11-23T10:05:00.000Z';
-const T2 = '2026-11-23T10:10:00.000Z';
+const [P, K1, K2, T0, T1, T2] = [
+  '0b7c2a4e-1111-4a4a-8a8a-000000000001', '0b7c2a4e-2222-4a4a-8a8a-000000000001',
+  '0b7c2a4e-2222-4a4a-8a8a-000000000002', '2026-11-23T10:00:00.000Z', '2026-11-23T10:05:00.000Z',
+  '2026-11-23T10:10:00.000Z',
+];
 
 const create: ProjectCommand = { type: 'CreateProject', project_id: P, name: 'shop', at: T0 };
 const created: DomainEvent = { type: 'ProjectCreated', data: { project_id: P, name: 'shop', created_at: T0 } };

@@ -6,12 +6,11 @@ import { projectionTests, scenarioTests } from '../helpers/fold.ts';
 
 const it = projectionTests(anomaliesProjection, (m) => m.stores.anomalies);
 
-const P = 'a08b6d39-b4c5-47e8-9d5e-6f7a8b9c0d01';
-const Q = 'a08b6d39-b4c5-47e8-9d5e-6f7a8b9c0d02';
-const A1 = 'b19c7e4a-c5d6-48f9-8e6f-7a8b9c0d1e01';
-const A2 = 'b19c7e4a-c5d6-48f9-8e6f-7a8b9c0d1e02';
-const A3 = 'b19c7e4a-c5d6-48f9-8e6f-7a8b9c0d1e03';
-const A4 = 'b19c7e4a-c5d6-48f9-8e6f-7a8b9c0d1e04';
+const [P, Q, A1, A2, A3, A4] = [
+  'a08b6d39-b4c5-47e8-9d5e-6f7a8b9c0d01', 'a08b6d39-b4c5-47e8-9d5e-6f7a8b9c0d02',
+  'b19c7e4a-c5d6-48f9-8e6f-7a8b9c0d1e01', 'b19c7e4a-c5d6-48f9-8e6f-7a8b9c0d1e02',
+  'b19c7e4a-c5d6-48f9-8e6f-7a8b9c0d1e03', 'b19c7e4a-c5d6-48f9-8e6f-7a8b9c0d1e04',
+];
 
 const at = (minute: number) => new Date(Date.UTC(2026, 9, 1, 6, minute)).toISOString();
 

@@ -6,12 +6,11 @@ import { projectionTests, scenarioTests } from '../helpers/fold.ts';
 
 const it = projectionTests(auditEventsProjection, (m) => m.stores.auditEvents);
 
-const P = '1c9e7a40-2b3d-4e5f-8a6b-7c8d9e0f1a01';
-const Q = '1c9e7a40-2b3d-4e5f-8a6b-7c8d9e0f1a02';
-const MONITOR = '2d0f8b51-3c4e-4f60-9b7c-8d9e0f1a2b01';
-const ALERT = '3e1a9c62-4d5f-4071-8c8d-9e0f1a2b3c01';
-const URL = 'https://orders.example.com/health';
-const REFUSED = 'connect ECONNREFUSED 10.0.0.7:443';
+const [P, Q, MONITOR, ALERT, URL, REFUSED] = [
+  '1c9e7a40-2b3d-4e5f-8a6b-7c8d9e0f1a01', '1c9e7a40-2b3d-4e5f-8a6b-7c8d9e0f1a02',
+  '2d0f8b51-3c4e-4f60-9b7c-8d9e0f1a2b01', '3e1a9c62-4d5f-4071-8c8d-9e0f1a2b3c01', 'https://orders.example.com/health',
+  'connect ECONNREFUSED 10.0.0.7:443',
+];
 
 const at = (second: number) => new Date(Date.UTC(2026, 3, 1, 12, 0, second)).toISOString();
 

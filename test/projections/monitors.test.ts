@@ -6,13 +6,11 @@ import { projectionTests, scenarioTests } from '../helpers/fold.ts';
 
 const it = projectionTests(monitorsProjection, (m) => m.stores.monitors);
 
-const P = '0b6f3a52-8c1e-4d7a-9f10-3e2d5c4b1a01';
-const Q = '0b6f3a52-8c1e-4d7a-9f10-3e2d5c4b1a02';
-const ORDERS = '5d1c7e20-1b2a-4c3d-8e4f-5a6b7c8d9e01';
-const BILLING = '5d1c7e20-1b2a-4c3d-8e4f-5a6b7c8d9e02';
-const LEGACY = '5d1c7e20-1b2a-4c3d-8e4f-5a6b7c8d9e03';
-const URL = 'https://orders.example.com/health';
-const REFUSED = 'connect ECONNREFUSED 10.0.0.7:443';
+const [P, Q, ORDERS, BILLING, LEGACY, URL, REFUSED] = [
+  '0b6f3a52-8c1e-4d7a-9f10-3e2d5c4b1a01', '0b6f3a52-8c1e-4d7a-9f10-3e2d5c4b1a02',
+  '5d1c7e20-1b2a-4c3d-8e4f-5a6b7c8d9e01', '5d1c7e20-1b2a-4c3d-8e4f-5a6b7c8d9e02',
+  '5d1c7e20-1b2a-4c3d-8e4f-5a6b7c8d9e03', 'https://orders.example.com/health', 'connect ECONNREFUSED 10.0.0.7:443',
+];
 
 const at = (second: number) => new Date(Date.UTC(2026, 2, 1, 9, 0, second)).toISOString();
 const ordersSettings: MonitorSettings = { name: 'orders', url: URL, interval_seconds: 60, timeout_seconds: 10, expected_status: 200, enabled: true };
