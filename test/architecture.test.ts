@@ -33,7 +33,7 @@ export const layerOf = (file: string): Layer => {
     [/^src\/threads\.ts$/, 'platform'],
   ];
   const found = rules.find(([pattern]) => pattern.test(file));
-  if (!found) throw new Error(`${file} is in no layer: add it to the table in test/architecture.test.ts and ARCHITECTURE.md`);
+  if (!found) throw new Error(`${file} is in no layer: add it to the table in test/architecture.test.ts and docs/architecture.md`);
   return found[1];
 };
 

@@ -6,7 +6,7 @@ import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 
 /** Monitors (SPEC 2.8, 3.1, 3.2, 8): payload codecs, the aggregate, and the transition rule.
- *  Pure: the HTTP check itself is an adapter (src/jobs/check.ts). */
+ *  Pure: the HTTP check itself is in src/checks/http-probe.ts. */
 
 export const MONITORS_PER_PROJECT = 10;
 export const MIN_INTERVAL_SECONDS = 10;
