@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { decodeEvent, type DomainEvent } from '../src/domain/events.ts';
 import { comparePositions, type EventLog, type RecordedEvent, type Subscription } from '../src/log/event-log.ts';
-import { LeaseLostError, type Leases, type ProjectionStore } from '../src/views/store/port.ts';
+import { LeaseLostError, leaseHolderId, type Leases, type ProjectionStore } from '../src/views/store/port.ts';
 import type { Projection } from './projection.ts';
 
 export type Decoder = (recorded: RecordedEvent) => DomainEvent;
@@ -51,7 +51,7 @@ export type ProgressListener = (projections: readonly string[], position: string
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
-export const newLeaseHolder = () => `${hostname()}:${process.pid}:${threadId}:${randomUUID().slice(0, 8)}`;
+export const newLeaseHolder = () => leaseHolderId(hostname(), process.pid, threadId, randomUUID().slice(0, 8));
 
 export interface ProjectorOptions {
   /** Once live (a batch smaller than `fullBatch` means caught up), wait this long before the

@@ -1,11 +1,15 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
-import { startThread } from '../threads.ts';
 import type { Logger } from 'pino';
+import { newLeaseHolder } from '../../projections/projector.ts';
 import type { EventLog } from '../log/event-log.ts';
+import type { Leases } from '../views/store/port.ts';
+import { startThread } from '../threads.ts';
 import type { ProjectorThreadData, ToProjectorThread } from './projector-thread.ts';
 
-/** Runs the projectors' thread, forwards this thread's appends to it, restarts it if it dies. */
+/** Runs the projectors' thread, forwards this thread's appends to it, restarts it if it dies. A
+ *  dead thread's leases are released before the restart, so its successor takes its projections
+ *  at once instead of after the lease time. */
 export class ProjectorThread {
   private worker: Worker | null = null;
   private stopping = false;
@@ -13,17 +17,24 @@ export class ProjectorThread {
 
   /** `log`: this thread's log, whose appends are forwarded so the thread's live subscription
    *  wakes at once. */
-  constructor(private readonly data: ProjectorThreadData, log: EventLog, private readonly logger: Logger) {
+  constructor(
+    private readonly data: Omit<ProjectorThreadData, 'holder'>,
+    log: EventLog,
+    private readonly leases: Leases,
+    private readonly logger: Logger,
+  ) {
     this.unsubscribe = log.onAppend(() => this.send('appended'));
   }
 
   start(): void {
-    const worker = startThread(import.meta.url, 'projector-thread', this.data);
+    const holder = newLeaseHolder();
+    const worker = startThread(import.meta.url, 'projector-thread', { ...this.data, holder } satisfies ProjectorThreadData);
     this.worker = worker;
     worker.on('error', (err) => this.logger.error({ err }, 'projector thread failed'));
     worker.on('exit', (code) => {
       if (this.stopping) return;
       this.logger.error({ code }, 'projector thread exited; restarting in 1 s');
+      this.leases.releaseAll(holder).catch((err: unknown) => this.logger.warn({ err }, 'could not release the dead projector thread\'s leases'));
       setTimeout(() => !this.stopping && this.start(), 1000).unref();
     });
   }

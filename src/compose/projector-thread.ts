@@ -9,7 +9,7 @@ import { openStores, type StoreConfig } from './stores.ts';
  *  handles on the same files; the main thread forwards "appended" so live batches start without
  *  polling. */
 
-export interface ProjectorThreadData extends StoreConfig { logLevel: string; leaseTtlMs: number; vapid: VapidKeys; vapidSubject: string }
+export interface ProjectorThreadData extends StoreConfig { logLevel: string; leaseTtlMs: number; vapid: VapidKeys; vapidSubject: string; holder: string }
 export type ToProjectorThread = 'appended' | 'stop';
 
 const data = workerData as ProjectorThreadData;

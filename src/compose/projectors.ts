@@ -12,6 +12,8 @@ export interface ProjectorsConfig {
   /** Tuning of delivery (tests shorten retries and delays). */
   notifier?: Pick<NotifierDeps, 'webhook' | 'push' | 'maxAgeMs' | 'now'>;
   liveBatchDelayMs?: number;
+  /** The lease holder id both projectors use (default: a new one). */
+  holder?: string;
 }
 
 export interface Projectors {
@@ -25,7 +27,11 @@ export interface Projectors {
  *  holds up the read models. */
 export const startProjectors = (stores: Pick<Stores, 'log' | 'readModels' | 'runners'>, logger: Logger, config: ProjectorsConfig): Projectors => {
   const { log, readModels, runners } = stores;
-  const options = { leaseTtlMs: config.leaseTtlMs, ...(config.liveBatchDelayMs === undefined ? {} : { liveBatchDelayMs: config.liveBatchDelayMs }) };
+  const options = {
+    leaseTtlMs: config.leaseTtlMs,
+    ...(config.liveBatchDelayMs === undefined ? {} : { liveBatchDelayMs: config.liveBatchDelayMs }),
+    ...(config.holder === undefined ? {} : { holder: config.holder }),
+  };
   const projector = new Projector(log, runners, readModels.leases, logger, options);
   const notifier = config.notifications === false ? null : new Projector(log, [notificationsRunner({
     log, readModels, logger, vapid: config.vapid, vapidSubject: config.vapidSubject, ...config.notifier,

@@ -90,7 +90,7 @@ export const serve = async (role: Role, config: Config, logger: Logger): Promise
     const thread = new ProjectorThread({
       dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
       logLevel: config.logLevel, ...projectorsConfig,
-    }, runtime.log, logger);
+    }, runtime.log, runtime.readModels.leases, logger);
     thread.start();
     return thread;
   })();

@@ -5,19 +5,21 @@ import { rmSync } from 'node:fs';
 import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, tempDir } from '../helpers/server.ts';
 import { freePort, runCli, waitForLog, type CliProcess } from '../helpers/process.ts';
 
-// Long enough that a busy CI machine does not make a live holder miss its renewals.
-const LEASE_MS = 4000;
+// Long enough that a busy CI machine does not make a live holder miss its renewals (every third
+// of it), and that a killed holder's lease is still unexpired when its standby takes it over.
+const LEASE_MS = 9000;
 
-/** The pid in the holder id (`host:pid:thread:nonce`) of a projection's lease. */
-const leaseHolderPid = (dataDir: string, projection: string): number | undefined => {
+/** A projection's lease row: the pid in its holder id (`host:pid:thread:nonce`), and its expiry. */
+const leaseOf = (dataDir: string, projection: string): { pid: number; expiresAt: number } | undefined => {
   const db = new Database(path.join(dataDir, 'views.db'), { readonly: true });
   try {
-    const row = db.prepare<[string], { holder: string }>('SELECT holder FROM leases WHERE projection = ?').get(projection);
-    return row ? Number(row.holder.split(':')[1]) : undefined;
+    const row = db.prepare<[string], { holder: string; expires_at: number }>('SELECT holder, expires_at FROM leases WHERE projection = ?').get(projection);
+    return row ? { pid: Number(row.holder.split(':')[1]), expiresAt: row.expires_at } : undefined;
   } finally {
     db.close();
   }
 };
+const leaseHolderPid = (dataDir: string, projection: string) => leaseOf(dataDir, projection)?.pid;
 
 const acquisitions = (p: CliProcess, projection: string) =>
   p.stdout().split('\n').filter((l) => l.startsWith('{'))
@@ -46,19 +48,23 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
 
   await ingest(50);
   await eventually(async () => ((await count()) === 50 ? true : undefined), 10_000);
-  // Wait a few lease periods: the standby must keep failing to take the lease.
-  await new Promise((r) => setTimeout(r, LEASE_MS * 2));
+  // Wait two of the standby's attempts (one every third of the lease): it must keep failing.
+  await new Promise((r) => setTimeout(r, (LEASE_MS * 2) / 3 + 500));
   for (const projection of ['audit-events', 'access']) {
     t.deepEqual(workers.map((w) => acquisitions(w, projection)).sort(), [0, 1], projection);
   }
 
-  const holder = workers.find((w) => w.child.pid === leaseHolderPid(dataDir, 'audit-events'))!;
+  const held = leaseOf(dataDir, 'audit-events')!;
+  const holder = workers.find((w) => w.child.pid === held.pid)!;
   const standby = workers.find((w) => w !== holder)!;
   holder.child.kill('SIGKILL');
   await holder.exited;
+  // The holder's process is gone: its lease is taken over at the standby's next attempt, before
+  // it expires.
+  await eventually(async () => (leaseHolderPid(dataDir, 'audit-events') === standby.child.pid ? true : undefined), LEASE_MS);
+  t.true(Date.now() < held.expiresAt, 'taken over before the dead holder\'s lease expired');
   await ingest(30);
-  await eventually(async () => ((await count()) === 80 ? true : undefined), LEASE_MS * 5);
-  t.is(leaseHolderPid(dataDir, 'audit-events'), standby.child.pid, 'the standby took the projection over');
+  await eventually(async () => ((await count()) === 80 ? true : undefined), LEASE_MS * 2);
   t.is(await count(), 80);
 
   // A rebuild refuses to run beside a live worker.

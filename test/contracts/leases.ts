@@ -26,6 +26,17 @@ export const leasesContract = (adapter: string, open: () => Promise<{ readModels
     t.true(await leases.acquire(name, 'b', 10_000));
   });
 
+  withModels('releaseAll frees every lease of one holder, and only those', async (t, { leases }) => {
+    const [a, b, c] = [`p-${randomUUID()}`, `p-${randomUUID()}`, `p-${randomUUID()}`];
+    t.true(await leases.acquire(a, 'dead-thread', 10_000));
+    t.true(await leases.acquire(b, 'dead-thread', 10_000));
+    t.true(await leases.acquire(c, 'other', 10_000));
+    await leases.releaseAll('dead-thread');
+    t.true(await leases.acquire(a, 'successor', 10_000));
+    t.true(await leases.acquire(b, 'successor', 10_000));
+    t.false(await leases.acquire(c, 'successor', 10_000));
+  });
+
   withModels('an expired lease can be taken over', async (t, { leases }) => {
     const name = `p-${randomUUID()}`;
     t.true(await leases.acquire(name, 'a', 50));

@@ -1,5 +1,8 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
+import { leaseHolderId } from '../../src/views/store/port.ts';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { openSqliteReadModels } from '../../src/compose/read-models.ts';
@@ -43,4 +46,24 @@ test('a read model built by another schema version is dropped and replayed', asy
   t.is(await third.stores.auditEvents.checkpoint(), '8', 'the same version keeps what it built');
   await third.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('sqlite leases: the lease of a holder whose process is gone is taken over before it expires', async (t) => {
+  const { readModels, cleanup } = await open();
+  t.teardown(cleanup);
+  const { leases } = readModels;
+  const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+  const deadHolder = leaseHolderId(hostname(), gone, 1, 'aaaa');
+  t.true(await leases.acquire('p-dead', deadHolder, 600_000));
+  t.true(await leases.acquire('p-dead', 'successor', 10_000), 'its process exited: no need to wait 10 minutes');
+  // A live process (this test's parent), a process of another machine, or an id of another shape
+  // keep their leases until they expire.
+  for (const [name, holder] of [
+    ['p-live', leaseHolderId(hostname(), process.ppid, 1, 'bbbb')],
+    ['p-remote', leaseHolderId(`not-${hostname()}`, gone, 1, 'cccc')],
+    ['p-other', 'holder-without-a-pid'],
+  ] as const) {
+    t.true(await leases.acquire(name, holder, 600_000));
+    t.false(await leases.acquire(name, 'successor', 10_000), name);
+  }
 });

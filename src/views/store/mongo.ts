@@ -101,7 +101,9 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
 interface LeaseDoc { _id: string; holder: string; expires_at: number }
 
 /** Leases as documents: an upsert that matches only a free, expired or own lease. When another
- *  live holder has it, the upsert collides on _id (E11000) and the answer is false. */
+ *  live holder has it, the upsert collides on _id (E11000) and the answer is false. Holders may
+ *  run on other machines, so a dead holder's lease is taken over only when it expires
+ *  (WATCHLOG_PROJECTION_LEASE_MS). */
 export class MongoLeases implements Leases {
   constructor(private readonly db: Db) {}
 
@@ -122,6 +124,10 @@ export class MongoLeases implements Leases {
 
   async release(name: string, holder: string): Promise<void> {
     await this.db.collection<LeaseDoc>('leases').deleteOne({ _id: name, holder });
+  }
+
+  async releaseAll(holder: string): Promise<void> {
+    await this.db.collection<LeaseDoc>('leases').deleteMany({ holder });
   }
 }
 

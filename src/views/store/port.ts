@@ -15,12 +15,26 @@ export interface ProjectionStore<W> {
   reset(): Promise<void>;
 }
 
-/** One running projector per projection across all worker processes: a lease in the read store. */
+/** One running projector per projection across all worker processes: a lease in the read store.
+ *  Holders are named by `leaseHolderId()`, so a store on this machine can tell when a holder's
+ *  process is gone. */
 export interface Leases {
   /** Takes or renews the lease on `name` for `holder`; false while another live holder has it. */
   acquire(name: string, holder: string, ttlMs: number): Promise<boolean>;
   release(name: string, holder: string): Promise<void>;
+  /** Releases every lease `holder` has (a projector thread that died). */
+  releaseAll(holder: string): Promise<void>;
 }
+
+/** A lease holder's id: `host:pid:thread:nonce`. */
+export const leaseHolderId = (host: string, pid: number, thread: number, nonce: string): string => `${host}:${pid}:${thread}:${nonce}`;
+
+/** The host and process of a holder id; null for an id of another shape. */
+export const holderProcess = (holder: string): { host: string; pid: number } | null => {
+  const parts = holder.split(':');
+  const pid = Number(parts[1]);
+  return parts.length === 4 && parts[0] && Number.isInteger(pid) && pid > 0 ? { host: parts[0], pid } : null;
+};
 
 export class LeaseLostError extends Error {
   constructor(readonly projection: string, readonly holder: string) {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
+import { hostname } from 'node:os';
 import { comparePositions, type RecordedEvent } from '../../log/event-log.ts';
-import { LeaseLostError, type Leases, type ProjectionStore } from './port.ts';
+import { LeaseLostError, holderProcess, type Leases, type ProjectionStore } from './port.ts';
 
 /** Read models are disposable (rebuilt from the log), so synchronous=NORMAL: a power loss may
  *  drop the last commits, and the projector replays them from the checkpoint committed with them. */
@@ -16,22 +17,48 @@ CREATE TABLE IF NOT EXISTS read_model_versions (projection TEXT PRIMARY KEY, ver
   return db;
 };
 
-/** Leases as rows: taken when free or expired, renewed by their holder, in one statement. */
+/** Whether `holder` names a process of this machine that no longer runs. (A reused pid counts as
+ *  alive: the lease then simply expires.) */
+const holderIsGone = (holder: string): boolean => {
+  const owner = holderProcess(holder);
+  if (!owner || owner.host !== hostname() || owner.pid === process.pid) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+};
+
+/** Leases as rows: taken when free or expired, renewed by their holder, in one statement. The
+ *  file is local, so every holder runs on this machine: a lease whose holder process is gone
+ *  (killed, crashed) is taken over at once rather than after its expiry. */
 export class SqliteLeases implements Leases {
   private readonly take;
+  private readonly takeFrom;
+  private readonly current;
   private readonly drop;
+  private readonly dropAll;
   constructor(db: Database.Database) {
     this.take = db.prepare(`INSERT INTO leases (projection, holder, expires_at) VALUES (@name, @holder, @expires)
       ON CONFLICT (projection) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
       WHERE leases.holder = excluded.holder OR leases.expires_at < @now`);
+    this.takeFrom = db.prepare('UPDATE leases SET holder = @holder, expires_at = @expires WHERE projection = @name AND holder = @gone');
+    this.current = db.prepare<[string], { holder: string }>('SELECT holder FROM leases WHERE projection = ?');
     this.drop = db.prepare('DELETE FROM leases WHERE projection = ? AND holder = ?');
+    this.dropAll = db.prepare('DELETE FROM leases WHERE holder = ?');
   }
   async acquire(name: string, holder: string, ttlMs: number): Promise<boolean> {
     const now = Date.now();
-    return this.take.run({ name, holder, expires: now + ttlMs, now }).changes === 1;
+    if (this.take.run({ name, holder, expires: now + ttlMs, now }).changes === 1) return true;
+    const gone = this.current.get(name)?.holder;
+    return gone !== undefined && holderIsGone(gone) && this.takeFrom.run({ name, holder, expires: now + ttlMs, gone }).changes === 1;
   }
   async release(name: string, holder: string): Promise<void> {
     this.drop.run(name, holder);
+  }
+  async releaseAll(holder: string): Promise<void> {
+    this.dropAll.run(holder);
   }
 }
 
