@@ -80,7 +80,7 @@ const onSignals = (logger: Logger, config: Config, stop: () => Promise<void>) =>
 
 /** Runs a role until SIGTERM or SIGINT. */
 export const serve = async (role: Role, config: Config, logger: Logger): Promise<void> => {
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, { logger });
   const projectorsConfig = { leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject };
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by
   // projecting on a thread; a `worker` process, or MongoDB's asynchronous writes, need none.

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { MonitorCreationDeps } from '../commands/monitors.ts';
 import type { VapidKeys } from '../reactors/notifications/webpush.ts';
@@ -17,8 +18,8 @@ export interface Runtime extends Stores {
   settled(readModels: readonly ReadModelKey[], position: string, timeoutMs?: number): Promise<boolean>;
 }
 
-export const openRuntime = async (config: Config, { writerThread = true } = {}): Promise<Runtime> => {
-  const stores = await openStores(config, { writerThread });
+export const openRuntime = async (config: Config, { writerThread = true, logger }: { writerThread?: boolean; logger?: Logger } = {}): Promise<Runtime> => {
+  const stores = await openStores(config, { writerThread, ...(logger ? { logger } : {}) });
   const settled = async (keys: readonly ReadModelKey[], position: string, timeoutMs = 10_000) =>
     (await Promise.all(keys.map((key) => waitForCheckpoint(stores.readModels.stores[key], position, timeoutMs)))).every(Boolean);
   return {

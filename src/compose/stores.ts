@@ -1,5 +1,6 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { KurrentEventLog } from '../log/kurrent.ts';
@@ -34,8 +35,16 @@ const ensureDataDir = (dir: string) => {
   }
 };
 
-const openLog = async (config: StoreConfig, writerThread: boolean): Promise<EventLog> => {
-  if (config.eventStoreUrl === undefined) return new SqliteEventLog(path.join(config.dataDir, 'log.db'), { writerThread });
+const openLog = async (config: StoreConfig, writerThread: boolean, logger?: Logger): Promise<EventLog> => {
+  if (config.eventStoreUrl === undefined) {
+    return new SqliteEventLog(path.join(config.dataDir, 'log.db'), {
+      writerThread,
+      onWriterStateChange(state) {
+        if (state.running) logger?.info('log writer thread running again');
+        else logger?.error({ reason: state.reason }, 'log writer thread stopped; restarting it (appends wait, then answer 503)');
+      },
+    });
+  }
   const log = new KurrentEventLog(config.eventStoreUrl, { namespace: config.eventStoreNamespace });
   try {
     await log.ping();
@@ -57,9 +66,9 @@ const openReadModels = async (config: StoreConfig): Promise<ReadModels> => {
 
 /** Embedded SQLite files in the data dir, or KurrentDB / MongoDB when their URLs are configured.
  *  `writerThread`: the embedded log commits on a thread of its own (servers), not the caller's. */
-export const openStores = async (config: StoreConfig, { writerThread }: { writerThread: boolean }): Promise<Stores> => {
+export const openStores = async (config: StoreConfig, { writerThread, logger }: { writerThread: boolean; logger?: Logger }): Promise<Stores> => {
   ensureDataDir(config.dataDir);
-  const log = await openLog(config, writerThread);
+  const log = await openLog(config, writerThread, logger);
   const readModels = await openReadModels(config).catch(async (error: unknown) => {
     await log.close();
     throw error;

@@ -30,6 +30,17 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/** The log cannot take appends now (its writer is down): nothing was stored, and a retry is
+ *  safe. */
+export class LogUnavailableError extends Error {}
+
+/** The log's writer stopped after an append was handed to it and before it confirmed: the events
+ *  may or may not be stored. A retry may store them twice unless it carries an idempotency key. */
+export class AppendOutcomeUnknownError extends Error {}
+
+/** Whether the log can take appends now. */
+export type LogHealth = { readonly ok: true } | { readonly ok: false; readonly since: string; readonly reason: string };
+
 /** A catch-up subscription: batches in log order, first from the store, then live. */
 export interface Subscription extends AsyncIterable<readonly RecordedEvent[]> {
   close(): Promise<void>;
@@ -52,6 +63,7 @@ export interface EventLog {
   onAppend(listener: () => void): () => void;
   /** Another handle on the same log has appended: wake this handle's live subscriptions now. */
   notifyAppended(): void;
+  health(): LogHealth;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@ import {
 import type { EventMetadata } from '../domain/events.ts';
 import {
   WrongExpectedRevisionError,
-  type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
+  type AppendResult, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
 } from './event-log.ts';
 
 /** The EventLog port on KurrentDB (and EventStoreDB 21.10+, which speaks the same gRPC API) with
@@ -208,6 +208,12 @@ export class KurrentEventLog implements EventLog {
 
   /** Appends reach subscriptions through the server, whichever client made them. */
   notifyAppended(): void {}
+
+  /** The client reconnects on its own; an append made while the server is unreachable fails
+   *  with the client's error. */
+  health(): LogHealth {
+    return { ok: true };
+  }
 
   async close(): Promise<void> {
     await this.client.dispose();

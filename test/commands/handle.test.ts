@@ -45,6 +45,7 @@ const wrap = (log: EventLog, replaced: Partial<EventLog>): EventLog => ({
   trim: () => log.trim(),
   onAppend: (listener) => log.onAppend(listener),
   notifyAppended: () => log.notifyAppended(),
+  health: () => log.health(),
   close: () => log.close(),
   ...replaced,
 });

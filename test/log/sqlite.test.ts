@@ -2,7 +2,10 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { AppendOutcomeUnknownError } from '../../src/log/event-log.ts';
+import { ThreadAppender, type WriterState } from '../../src/log/sqlite/appender.ts';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
+import { serializeAppend } from '../../src/log/sqlite/writer.ts';
 import { eventLogContract } from '../contracts/event-log.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -86,4 +89,59 @@ test('sqlite event log: close commits appends still queued (writer thread)', asy
   t.is((await reopened.readStream('s')).length, 1);
   await reopened.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+const ingestEvent = () => ({ id: randomUUID(), type: 'X', data: {}, metadata: meta });
+
+test('sqlite event log: a writer thread that dies is restarted; appends in flight are "outcome unknown", later ones are stored', async (t) => {
+  const dir = tempDir();
+  const states: WriterState[] = [];
+  const log = new SqliteEventLog(path.join(dir, 'log.db'), { writerThread: true, onWriterStateChange: (s) => states.push(s) });
+  t.teardown(async () => {
+    await log.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await log.append('warm', [ingestEvent()], 'any');
+  const appends = Array.from({ length: 3000 }, (_, i) => {
+    const event = ingestEvent();
+    return log.append(`s-${i % 7}`, [event], 'any').then(() => ({ id: event.id, outcome: 'stored' }), (error: unknown) => ({ id: event.id, outcome: error }));
+  });
+  // Let the batch reach the thread, then kill it mid-commit.
+  await new Promise((r) => setImmediate(r));
+  await log.writerThread!.terminate();
+  await new Promise((r) => setImmediate(r));
+  t.like(log.health(), { ok: false, reason: 'log writer thread exited with code 1' }, 'stopped until it runs again (it restarts after 100 ms)');
+  const results = await Promise.all(appends);
+  t.like(states[0], { running: false });
+  const unknown = results.filter((r) => r.outcome instanceof AppendOutcomeUnknownError);
+  t.true(unknown.length > 0, 'some appends were in flight when the thread died');
+  t.true(results.every((r) => r.outcome === 'stored' || r.outcome instanceof AppendOutcomeUnknownError), 'nothing else: no plain errors');
+  // The thread comes back on its own; a new append is stored and health is ok again.
+  await log.append('after', [ingestEvent()], 'any');
+  t.deepEqual(log.health(), { ok: true });
+  t.like(states[states.length - 1], { running: true });
+  // Every append reported stored is in the log, once; unknown ones are there or not, never twice.
+  const stored = new Map<string, number>();
+  for (const e of await log.readAll(null, 10_000)) stored.set(e.id, (stored.get(e.id) ?? 0) + 1);
+  t.true(results.filter((r) => r.outcome === 'stored').every((r) => stored.get(r.id) === 1));
+  t.true([...stored.values()].every((n) => n === 1));
+});
+
+test('sqlite writer thread: appends made while it restarts wait for it, and fail as unavailable (nothing stored) past the wait', async (t) => {
+  const dir = tempDir();
+  const file = path.join(dir, 'log.db');
+  const opened = new SqliteEventLog(file); // creates the schema
+  t.teardown(async () => {
+    await opened.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  for (const [waitMs, expected] of [[10_000, 'ok'], [1, 'unavailable']] as const) {
+    const appender = new ThreadAppender(file, () => undefined, { restartWaitMs: waitMs });
+    await appender.append(serializeAppend('warm', [ingestEvent()], 'any'));
+    await appender.thread!.terminate();
+    const outcome = await appender.append(serializeAppend(`held-${waitMs}`, [ingestEvent()], 'any'));
+    t.is(outcome.ok ? 'ok' : outcome.kind, expected);
+    t.is((await opened.readStream(`held-${waitMs}`)).length, expected === 'ok' ? 1 : 0);
+    await appender.close();
+  }
 });

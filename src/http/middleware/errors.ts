@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { DomainError, type ErrorDetail } from '../../domain/errors.ts';
 import { describeErrors } from '../../domain/decode-errors.ts';
+import { AppendOutcomeUnknownError, LogUnavailableError } from '../../log/event-log.ts';
 
 /** One error shape everywhere: `{ error: { code, message, details: [{ path, message }] } }`. */
 
@@ -42,6 +43,14 @@ export const errorHandler = (logger: Logger): Middleware => async (ctx, next) =>
     if (err instanceof HttpError) {
       status = err.status;
       body = { code: err.code, message: err.message, details: err.details };
+    } else if (err instanceof LogUnavailableError || err instanceof AppendOutcomeUnknownError) {
+      // Nothing a client did: the log's writer is restarting. Unknown outcomes say so, so that a
+      // client retries with the same idempotency key rather than assume either way.
+      status = 503;
+      ctx.set('Retry-After', '1');
+      body = err instanceof LogUnavailableError
+        ? { code: 'log_unavailable', message: `the event log cannot take writes now; nothing was stored; retry: ${err.message}`, details: [] }
+        : { code: 'outcome_unknown', message: `the event log stopped before confirming: the write may or may not be stored; retry it: ${err.message}`, details: [] };
     } else if (err instanceof DomainError) {
       status = STATUS_OF[err.code];
       body = { code: err.code, message: err.message, details: err.details };

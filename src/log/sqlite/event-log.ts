@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import type { EventMetadata } from '../../domain/events.ts';
-import { InlineAppender, ThreadAppender, type Appender } from './appender.ts';
+import type { Worker } from 'node:worker_threads';
+import { InlineAppender, ThreadAppender, type Appender, type WriterState } from './appender.ts';
 import { openLogDatabase, serializeAppend } from './writer.ts';
 import {
-  WrongExpectedRevisionError,
+  AppendOutcomeUnknownError, LogUnavailableError, WrongExpectedRevisionError, type LogHealth,
   type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
 } from '../event-log.ts';
 
@@ -43,6 +44,8 @@ export interface SqliteEventLogOptions {
   batchSize?: number;
   /** Commit appends on a dedicated thread (servers) rather than on the caller's (tools, tests). */
   writerThread?: boolean;
+  /** Told when the writer thread stops and when it runs again (it is restarted on its own). */
+  onWriterStateChange?: (state: WriterState) => void;
 }
 
 export class SqliteEventLog implements EventLog {
@@ -64,7 +67,9 @@ export class SqliteEventLog implements EventLog {
       this.appended.emit('commit');
       this.appended.emit('wake');
     };
-    this.appender = options.writerThread ? new ThreadAppender(file, onCommit) : new InlineAppender(this.db, onCommit);
+    this.appender = options.writerThread
+      ? new ThreadAppender(file, onCommit, { ...(options.onWriterStateChange ? { onStateChange: options.onWriterStateChange } : {}) })
+      : new InlineAppender(this.db, onCommit);
     this.stmts = {
       head: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
       readStream: this.db.prepare<[string, number, number], Row>(
@@ -84,7 +89,19 @@ export class SqliteEventLog implements EventLog {
     const outcome = await this.appender.append(serializeAppend(stream, events, expected));
     if (outcome.ok) return { revision: outcome.revision, position: outcome.position };
     if (outcome.kind === 'wrong_revision') throw new WrongExpectedRevisionError(outcome.stream, outcome.expected, outcome.actual);
+    if (outcome.kind === 'unknown') throw new AppendOutcomeUnknownError(outcome.message);
+    if (outcome.kind === 'unavailable') throw new LogUnavailableError(outcome.message);
     throw new Error(outcome.message);
+  }
+
+  health(): LogHealth {
+    const state = this.appender instanceof ThreadAppender ? this.appender.state : { running: true as const };
+    return state.running ? { ok: true } : { ok: false, since: state.since, reason: state.reason };
+  }
+
+  /** The writer thread, when appends commit on one (fault-injection tests terminate it). */
+  get writerThread(): Worker | null {
+    return this.appender instanceof ThreadAppender ? this.appender.thread : null;
   }
 
   /** Called after every commit made through this handle (wires in-process wake-ups across threads). */

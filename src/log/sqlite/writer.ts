@@ -41,7 +41,11 @@ export interface SerializedAppend {
 export type AppendOutcome =
   | { ok: true; revision: number; position: string }
   | { ok: false; kind: 'wrong_revision'; stream: string; expected: ExpectedRevision; actual: number | 'no_stream' }
-  | { ok: false; kind: 'error'; message: string };
+  | { ok: false; kind: 'error'; message: string }
+  /** Sent to a writer that stopped before answering: it may have committed, or not. */
+  | { ok: false; kind: 'unknown'; message: string }
+  /** Never sent: no writer was running. Nothing was stored. */
+  | { ok: false; kind: 'unavailable'; message: string };
 
 export const serializeAppend = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): SerializedAppend => ({
   stream,
