@@ -47,6 +47,13 @@ export const bindProjection = <W>(projection: Projection<W>, store: ProjectionSt
   };
 };
 
+/** A catch-up found a projection leased by a live projector. */
+export class LeasedElsewhereError extends Error {
+  constructor(readonly projection: string) {
+    super(`projection ${projection} is leased by a running worker; stop the service first (a killed worker's lease is freed at once on the embedded store, after WATCHLOG_PROJECTION_LEASE_MS on MongoDB)`);
+  }
+}
+
 export type ProgressListener = (projections: readonly string[], position: string, head: string | null) => void;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
@@ -287,7 +294,7 @@ export class Projector {
   async catchUp(onProgress?: ProgressListener, { reset = false, batchSize = 5000 } = {}): Promise<void> {
     for (const m of this.members) {
       if (!(await this.leases.acquire(m.runner.name, this.holder, 24 * 3_600_000))) {
-        throw new Error(`projection ${m.runner.name} is leased by a running worker; stop the service first (the lease of a killed worker expires after WATCHLOG_PROJECTION_LEASE_MS)`);
+        throw new LeasedElsewhereError(m.runner.name);
       }
     }
     try {

@@ -100,7 +100,7 @@ test('rebuild prints progress and exits', async (t) => {
   await server.exited;
   const rebuild = runCli(['rebuild'], env);
   t.is(await rebuild.exited, 0);
-  t.regex(rebuild.stderr(), /rebuild [a-z-, ]*access[a-z-, ]*: \d+\/\d+ \(100%\)/);
+  t.regex(rebuild.stderr(), /rebuild \[#{20}\] 100% (\d+)\/\1 \(\d+ ev\/s, ETA 0 s\): [a-z-, ]*access/);
   t.regex(rebuild.stderr(), /rebuild done: 9 read models/);
   rmSync(dataDir, { recursive: true, force: true });
 });

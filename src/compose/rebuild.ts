@@ -13,3 +13,16 @@ export const rebuildReadModels = async (stores: Pick<Stores, 'log' | 'runners' |
   await projector.catchUp((projections, position) => onProgress({ projections, position, head }), { reset: true });
   return { head };
 };
+
+/** One progress line: percentage, position of head, rate and time left, and what moved. Rates
+ *  are of log positions (events on the embedded log, whose positions are dense). */
+export const progressLine = (p: RebuildProgress, elapsedMs: number, width = 20): string => {
+  const position = Number(p.position);
+  const head = p.head === null ? position : Number(p.head);
+  const ratio = head > 0 ? Math.min(1, position / head) : 1;
+  const rate = elapsedMs > 0 ? Math.round((position * 1000) / elapsedMs) : 0;
+  const eta = rate > 0 ? Math.ceil((head - position) / rate) : 0;
+  const filled = Math.round(ratio * width);
+  const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`;
+  return `rebuild [${bar}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${position}/${head} (${rate} ev/s, ETA ${eta} s): ${p.projections.join(', ')}`;
+};

@@ -6,7 +6,8 @@ import { createApp } from '../http/app.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import { ProjectorThread } from './projector-host.ts';
 import { startProjectors } from './projectors.ts';
-import { rebuildReadModels } from './rebuild.ts';
+import { progressLine, rebuildReadModels } from './rebuild.ts';
+import { LeasedElsewhereError } from '../../projections/projector.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { StartupError, openStores } from './stores.ts';
 import { startWorkerJobs } from './worker-jobs.ts';
@@ -113,18 +114,26 @@ export const serve = async (role: Role, config: Config, logger: Logger): Promise
   ensureAdmin(runtime, config.admin, logger).catch((err: unknown) => logger.error({ err }, 'could not create the admin user'));
 };
 
-/** Drops every read model and replays the log into it, printing progress to stderr. */
+/** Drops every read model and replays the log into it, with progress on stderr: one line redrawn
+ *  on a terminal, a line every 2 s otherwise. Refuses, in one line, beside a running worker. */
 export const rebuild = async (config: Config): Promise<void> => {
   const stores = await openStores(config, { writerThread: false });
   const started = Date.now();
+  const tty = process.stderr.isTTY === true;
   let lastPrint = 0;
-  const { head } = await rebuildReadModels(stores, ({ projections, position, head }) => {
-    const now = Date.now();
-    if (now - lastPrint < 250 && position !== head) return;
-    lastPrint = now;
-    const pct = head === null ? 100 : Math.floor((Number(position) / Number(head)) * 100);
-    process.stderr.write(`rebuild ${projections.join(', ')}: ${position}/${head ?? 0} (${pct}%)\n`);
-  });
-  await stores.close();
-  process.stderr.write(`rebuild done: ${stores.runners.length} read models, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
+  try {
+    const { head } = await rebuildReadModels(stores, (progress) => {
+      const now = Date.now();
+      if (now - lastPrint < (tty ? 250 : 2000) && progress.position !== progress.head) return;
+      lastPrint = now;
+      process.stderr.write(tty ? `\r${progressLine(progress, now - started)}\u001b[K` : `${progressLine(progress, now - started)}\n`);
+    });
+    const ms = Date.now() - started;
+    process.stderr.write(`${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, log head ${head ?? 'empty'}, ${ms} ms\n`);
+  } catch (error) {
+    if (error instanceof LeasedElsewhereError) throw new StartupError(error.message);
+    throw error;
+  } finally {
+    await stores.close();
+  }
 };

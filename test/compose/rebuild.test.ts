@@ -1,7 +1,7 @@
 import test from 'ava';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { rebuildReadModels, type RebuildProgress } from '../../src/compose/rebuild.ts';
+import { progressLine, rebuildReadModels, type RebuildProgress } from '../../src/compose/rebuild.ts';
 import { openRuntime } from '../../src/compose/runtime.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, tempDir } from '../helpers/server.ts';
 
@@ -58,4 +58,11 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     t.deepEqual(await snapshot(again.url, await login(again.url), projectId), before, variant);
     await again.stop({ remove: variant === 'file deleted' });
   }
+});
+
+test('progress lines: a bar, the percentage, position of head, rate and time left, and what moved', (t) => {
+  const at = (position: string, head: string | null) => ({ projections: ['access', 'stats-buckets'], position, head });
+  t.is(progressLine(at('250000', '1000000'), 5000), 'rebuild [#####...............]  25% 250000/1000000 (50000 ev/s, ETA 15 s): access, stats-buckets');
+  t.is(progressLine(at('1000000', '1000000'), 20_000), 'rebuild [####################] 100% 1000000/1000000 (50000 ev/s, ETA 0 s): access, stats-buckets');
+  t.is(progressLine(at('0', '10'), 0, 4), 'rebuild [....]   0% 0/10 (0 ev/s, ETA 0 s): access, stats-buckets');
 });
