@@ -179,7 +179,7 @@ export class Projector {
           m.position = await m.runner.checkpoint();
           m.held = true;
           m.retryAt = 0;
-          m.log.info('projection lease acquired');
+          m.log.debug('projection lease acquired');
         } else if (!kept && m.held) {
           m.held = false;
           m.log.warn('projection lease lost');

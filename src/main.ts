@@ -72,7 +72,7 @@ const main = async (argv: string[]): Promise<number> => {
     await rebuild(config);
     return 0;
   }
-  await serve(command as Role, config, pino({ level: config.logLevel, base: { service: 'watchlog', mode: command } }));
+  await serve(command as Role, config, pino({ level: config.logLevel, base: { service: 'watchlog', mode: command } }), version());
   return -1;
 };
 

@@ -16,7 +16,12 @@ test('the real server: login, project, key, ingest, list and detail; SIGTERM sto
   const first = runCli(['start'], env);
   t.teardown(() => first.child.kill('SIGKILL'));
   const listening = await waitForLog(first, 'listening');
-  t.is(listening.port, port);
+  t.like(listening, {
+    port, url, role: 'start', data_dir: dataDir, log: 'sqlite (log.db)', read_models: 'sqlite (views.db)',
+    runs: ['api', 'projectors (own thread)', 'jobs', 'notifications'],
+  });
+  t.regex(String(listening.version), /^\d+\.\d+\.\d+/);
+  t.is(first.stdout().split('\n').filter((l) => l.includes('"projection lease acquired"')).length, 0, 'lease messages are debug');
 
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);

@@ -31,7 +31,8 @@ export const appFor = (runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 
     now,
   });
 
-const listen = async (server: http.Server, config: Config, logger: Logger) => {
+/** Listens; resolves to the port (PORT=0 picks a free one). */
+const listen = async (server: http.Server, config: Config): Promise<number> => {
   server.listen(config.port, config.host);
   try {
     await once(server, 'listening');
@@ -42,8 +43,25 @@ const listen = async (server: http.Server, config: Config, logger: Logger) => {
       : `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   }
   const address = server.address();
-  logger.info({ host: config.host, port: typeof address === 'object' && address ? address.port : config.port }, 'listening');
+  return typeof address === 'object' && address ? address.port : config.port;
 };
+
+/** A server URL as it may be logged: without its password. */
+const withoutPassword = (url: string): string => url.replace(/^([a-z+]+:\/\/[^:/@]+):[^@/]*@/i, '$1:***@');
+
+/** The one start-up line: what runs in this process and on what. */
+const startupFields = (role: Role, config: Config, version: string, port: number | null, onThread: boolean) => ({
+  version,
+  role,
+  ...(port === null ? {} : { url: `http://${config.host}:${port}`, host: config.host, port }),
+  data_dir: config.dataDir,
+  log: config.eventStoreUrl === undefined ? 'sqlite (log.db)' : `kurrentdb ${withoutPassword(config.eventStoreUrl)}`,
+  read_models: config.mongoUrl === undefined ? 'sqlite (views.db)' : `mongodb ${withoutPassword(config.mongoUrl)}`,
+  runs: [
+    ...(role === 'worker' ? [] : ['api']),
+    ...(role === 'api' ? [] : [onThread ? 'projectors (own thread)' : 'projectors', 'jobs', 'notifications']),
+  ],
+});
 
 const closeServer = async (server: http.Server) => {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -80,14 +98,15 @@ const onSignals = (logger: Logger, config: Config, stop: () => Promise<void>) =>
 };
 
 /** Runs a role until SIGTERM or SIGINT. */
-export const serve = async (role: Role, config: Config, logger: Logger): Promise<void> => {
+export const serve = async (role: Role, config: Config, logger: Logger, version: string): Promise<void> => {
   const runtime = await openRuntime(config, { logger });
   const projectorsConfig = { leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject };
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by
   // projecting on a thread; a `worker` process, or MongoDB's asynchronous writes, need none.
+  const onThread = role === 'start' && runtime.embeddedReadModels;
   const projectors = ((): { stop(): Promise<void> } | null => {
     if (role === 'api') return null;
-    if (role === 'worker' || !runtime.embeddedReadModels) return startProjectors(runtime, logger, projectorsConfig);
+    if (!onThread) return startProjectors(runtime, logger, projectorsConfig);
     const thread = new ProjectorThread({
       dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
       logLevel: config.logLevel, ...projectorsConfig,
@@ -104,12 +123,13 @@ export const serve = async (role: Role, config: Config, logger: Logger): Promise
     await runtime.close();
   });
   if (role === 'worker') {
-    logger.info({ projections: runtime.runners.map((r) => r.name) }, 'worker started');
+    logger.info({ ...startupFields(role, config, version, null, false), projections: runtime.runners.map((r) => r.name) }, 'worker started');
     return;
   }
   server = http.createServer(appFor(runtime, config, logger, () => new Date()).callback());
   server.keepAliveTimeout = 5_000;
-  await listen(server, config, logger);
+  const port = await listen(server, config);
+  logger.info(startupFields(role, config, version, port, onThread), 'listening');
   // After listening: on a fresh read store the admin check waits for the projectors' replay.
   ensureAdmin(runtime, config.admin, logger).catch((err: unknown) => logger.error({ err }, 'could not create the admin user'));
 };

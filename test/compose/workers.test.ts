@@ -31,7 +31,7 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
   const port = await freePort();
   const env = {
     PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
-    WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS),
+    WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS), WATCHLOG_LOG_LEVEL: 'debug',
   };
   const url = `http://127.0.0.1:${port}`;
   const workers = [runCli(['worker'], env), runCli(['worker'], env)];
