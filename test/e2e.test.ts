@@ -17,6 +17,7 @@ test('the real server: login, project, key, ingest, list and detail; SIGTERM sto
   t.teardown(() => first.child.kill('SIGKILL'));
   const listening = await waitForLog(first, 'listening');
   t.is(listening.port, port);
+  await waitForLog(first, 'admin user created', 45_000);
 
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
@@ -141,7 +142,7 @@ test('the real server checks a new monitor at once and notifies a signed webhook
     hook.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  await waitForLog(server, 'listening');
+  await waitForLog(server, 'admin user created', 45_000);
   const token = await login(url);
   const { projectId } = await projectWithKey(url, token);
   const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
@@ -170,7 +171,7 @@ test('the real server runs the anomaly scan on its schedule: a brute force is an
     server.child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
-  await waitForLog(server, 'listening');
+  await waitForLog(server, 'admin user created', 45_000);
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
   for (let i = 0; i < 5; i++) {
