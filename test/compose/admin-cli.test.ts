@@ -11,7 +11,7 @@ const stop = async (p: CliProcess) => {
   await p.exited;
 };
 
-test('admin --help explains reset-password; a wrong use is exit 2; an unknown e-mail is exit 1', async (t) => {
+test.serial('admin --help explains reset-password; a wrong use is exit 2; an unknown e-mail is exit 1', async (t) => {
   const help = runCli(['admin', '--help'], {});
   t.is(await help.exited, 0);
   t.regex(help.stdout(), /watchlog admin reset-password EMAIL/);
@@ -32,7 +32,7 @@ test('admin --help explains reset-password; a wrong use is exit 2; an unknown e-
   t.regex(short.stderr(), /8 to 1024 characters/);
 });
 
-test('a fresh data dir without admin variables says how to create the first admin', async (t) => {
+test.serial('a fresh data dir without admin variables says how to create the first admin', async (t) => {
   const dataDir = tempDir();
   const server = runCli(['start'], { PORT: String(await freePort()), WATCHLOG_DATA_DIR: dataDir });
   t.teardown(() => {
@@ -44,7 +44,7 @@ test('a fresh data dir without admin variables says how to create the first admi
   await stop(server);
 });
 
-test('reset-password with the service stopped: the new password from stdin works; the old admin variables get one warning', async (t) => {
+test.serial('reset-password with the service stopped: the new password from stdin works; the old admin variables get one warning', async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
