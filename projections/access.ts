@@ -3,7 +3,10 @@ import type { Projection } from './projection.ts';
 
 export const accessProjection: Projection<AccessWriter> = {
   name: 'access',
-  handles: ['ProjectCreated', 'ApiKeyIssued', 'ApiKeyRevoked', 'UserRegistered'],
+  handles: [
+    'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRevoked',
+    'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged', 'UserPasswordRehashed',
+  ],
   apply(event, _recorded, writer) {
     switch (event.type) {
       case 'ProjectCreated':
@@ -24,10 +27,27 @@ export const accessProjection: Projection<AccessWriter> = {
         const u = event.data;
         writer.userRegistered({
           id: u.user_id, email: u.email, password_hash: u.password_hash, role: u.role,
-          project_ids: u.project_ids, created_at: u.registered_at,
+          project_ids: u.project_ids, disabled: false, tokens_valid_after: null, created_at: u.registered_at,
         });
         break;
       }
+      // A change of access, disabling and a new password end every token issued before them;
+      // enabling does not bring those back, and a rehash (the same password) leaves them valid.
+      case 'UserAccessChanged':
+        writer.userChanged(event.data.user_id, { role: event.data.role, project_ids: event.data.project_ids, tokens_valid_after: event.data.changed_at });
+        break;
+      case 'UserDisabled':
+        writer.userChanged(event.data.user_id, { disabled: true, tokens_valid_after: event.data.disabled_at });
+        break;
+      case 'UserEnabled':
+        writer.userChanged(event.data.user_id, { disabled: false });
+        break;
+      case 'UserPasswordChanged':
+        writer.userChanged(event.data.user_id, { password_hash: event.data.password_hash, tokens_valid_after: event.data.changed_at });
+        break;
+      case 'UserPasswordRehashed':
+        writer.userChanged(event.data.user_id, { password_hash: event.data.password_hash });
+        break;
       default:
         break;
     }

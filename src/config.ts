@@ -5,6 +5,7 @@ import {
   AnomalySettingsPatch, DEFAULT_ANOMALY_SETTINGS, applyPatch, effectiveSettings, settingsProblems, type AnomalySettings,
 } from './domain/anomaly-settings.ts';
 import { describeErrors } from './domain/decode-errors.ts';
+import { DEFAULT_LOGIN_LIMITS, type LoginLimits } from './domain/login-throttle.ts';
 
 /** Environment → typed configuration. Every variable, its default and its rule are here; the
  *  README's configuration table mirrors this file. */
@@ -63,6 +64,11 @@ const Env = t.type({
   WATCHLOG_VAPID_SUBJECT: optional(matching('mailto: or https: URL', /^(mailto:|https:\/\/)\S+$/)),
   WATCHLOG_ANOMALY_SCAN_SECONDS: optional(intFromEnv('integer 5-3600', 5, 3600)),
   WATCHLOG_ANOMALY_DEFAULTS: optional(stringMin('JSON object', 2)),
+  WATCHLOG_LOGIN_ACCOUNT_FAILURES: optional(intFromEnv('integer 1-100', 1, 100)),
+  WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS: optional(intFromEnv('integer 1-3600', 1, 3600)),
+  WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS: optional(intFromEnv('integer 1-86400', 1, 86_400)),
+  WATCHLOG_LOGIN_ADDRESS_FAILURES: optional(intFromEnv('integer 1-100000', 1, 100_000)),
+  WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS: optional(intFromEnv('integer 1-86400', 1, 86_400)),
 });
 
 export interface Config {
@@ -89,6 +95,8 @@ export interface Config {
   anomalyScanMs: number;
   /** Every project's anomaly settings until it changes them. */
   anomalyDefaults: AnomalySettings;
+  /** When failed logins are answered 429 (src/domain/login-throttle.ts). */
+  loginLimits: LoginLimits;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +147,16 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   if ((e.WATCHLOG_VAPID_PUBLIC_KEY === undefined) !== (e.WATCHLOG_VAPID_PRIVATE_KEY === undefined)) {
     throw new ConfigError(['WATCHLOG_VAPID_PUBLIC_KEY and WATCHLOG_VAPID_PRIVATE_KEY must be set together']);
   }
+  const loginLimits: LoginLimits = {
+    accountFailures: e.WATCHLOG_LOGIN_ACCOUNT_FAILURES ?? DEFAULT_LOGIN_LIMITS.accountFailures,
+    accountLockSeconds: e.WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS ?? DEFAULT_LOGIN_LIMITS.accountLockSeconds,
+    accountMaxLockSeconds: e.WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS ?? DEFAULT_LOGIN_LIMITS.accountMaxLockSeconds,
+    addressFailures: e.WATCHLOG_LOGIN_ADDRESS_FAILURES ?? DEFAULT_LOGIN_LIMITS.addressFailures,
+    addressWindowSeconds: e.WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS ?? DEFAULT_LOGIN_LIMITS.addressWindowSeconds,
+  };
+  if (loginLimits.accountMaxLockSeconds < loginLimits.accountLockSeconds) {
+    throw new ConfigError([`WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS (${loginLimits.accountMaxLockSeconds}) must be at least WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS (${loginLimits.accountLockSeconds})`]);
+  }
   return {
     port: e.PORT ?? 3000,
     host: e.HOST ?? '127.0.0.1',
@@ -161,5 +179,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     vapidSubject: e.WATCHLOG_VAPID_SUBJECT ?? 'mailto:watchlog@localhost',
     anomalyScanMs: (e.WATCHLOG_ANOMALY_SCAN_SECONDS ?? 30) * 1000,
     anomalyDefaults: anomalyDefaultsOf(e.WATCHLOG_ANOMALY_DEFAULTS),
+    loginLimits,
   };
 };

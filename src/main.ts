@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { generatePasswordForReset, resetPassword } from './compose/admin.ts';
 import { rebuild, serve, type Role } from './compose/roles.ts';
 import { StartupError } from './compose/stores.ts';
 
@@ -17,6 +18,7 @@ Commands:
              notifications
   rebuild    drop every read model and replay the log into it, with progress
              (stop the service first)
+  admin      account administration: \`watchlog admin --help\`
 
 Options:
   -h, --help     show this help
@@ -29,7 +31,27 @@ Configuration comes from environment variables (see the README):
   WATCHLOG_EVENTSTORE_URL (KurrentDB log), WATCHLOG_EVENTSTORE_NAMESPACE,
   WATCHLOG_VAPID_PUBLIC_KEY, WATCHLOG_VAPID_PRIVATE_KEY, WATCHLOG_VAPID_SUBJECT,
   WATCHLOG_MONGO_URL (MongoDB read models), WATCHLOG_ANOMALY_SCAN_SECONDS,
-  WATCHLOG_ANOMALY_DEFAULTS (JSON, e.g. '{"brute_force":{"threshold":5}}')
+  WATCHLOG_ANOMALY_DEFAULTS (JSON, e.g. '{"brute_force":{"threshold":5}}'),
+  WATCHLOG_LOGIN_ACCOUNT_FAILURES, WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS,
+  WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS, WATCHLOG_LOGIN_ADDRESS_FAILURES,
+  WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS (login throttling)
+`;
+
+const ADMIN_HELP = `watchlog admin — account administration
+
+Usage: watchlog admin reset-password EMAIL
+
+  reset-password EMAIL   set a new password for the user with this e-mail (an admin
+                         locked out, say). The new password is the first line of
+                         standard input; when standard input is a terminal or empty,
+                         one is generated and printed. Tokens issued before the reset
+                         are refused, and the account's failed logins are forgotten.
+                         Writes to the log directly, so it works whether or not the
+                         service runs; use the same WATCHLOG_DATA_DIR (or
+                         WATCHLOG_EVENTSTORE_URL and WATCHLOG_MONGO_URL) as the service.
+
+Example:
+  printf '%s\\n' 'a new long password' | watchlog admin reset-password admin@example.com
 `;
 
 /** package.json sits one level up from src/ and two from dist/src/. */
@@ -44,8 +66,54 @@ const version = (): string => {
   return 'unknown';
 };
 
+/** The first line of standard input, or '' when it is a terminal (nothing is piped). */
+const readStdinLine = async (): Promise<string> => {
+  if (process.stdin.isTTY) return '';
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  return text.split(/\r?\n/)[0] ?? '';
+};
+
+const loadConfigOrExit = (): Config | number => {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`watchlog: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+};
+
+const admin = async (argv: string[]): Promise<number> => {
+  const [sub, email, ...rest] = argv;
+  if (sub === undefined || sub === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(ADMIN_HELP);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== 'reset-password' || email === undefined || rest.length > 0) {
+    process.stderr.write(`watchlog admin: expected \`reset-password EMAIL\`\n\n${ADMIN_HELP}`);
+    return 2;
+  }
+  const config = loadConfigOrExit();
+  if (typeof config === 'number') return config;
+  const given = await readStdinLine();
+  if (given !== '' && (given.length < 8 || given.length > 1024)) {
+    process.stderr.write('watchlog admin: the new password must have 8 to 1024 characters\n');
+    return 2;
+  }
+  const password = given === '' ? generatePasswordForReset() : given;
+  const reset = await resetPassword(config, email, password);
+  process.stdout.write(`password of ${email.trim().toLowerCase()} (${reset.role}) reset; tokens issued before now are refused\n`);
+  if (given === '') process.stdout.write(`new password: ${password}\n`);
+  if (reset.disabled) process.stdout.write('note: this account is disabled; an admin can enable it with PUT /v1/users/:id {"disabled": false}\n');
+  return 0;
+};
+
 const main = async (argv: string[]): Promise<number> => {
   const command = argv[0] ?? 'start';
+  if (command === 'admin') return admin(argv.slice(1));
   if (command === '-h' || command === '--help' || command === 'help' || argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(HELP);
     return 0;
@@ -58,16 +126,8 @@ const main = async (argv: string[]): Promise<number> => {
     process.stderr.write(`watchlog: unknown command "${command}"\n\n${HELP}`);
     return 2;
   }
-  let config: Config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`watchlog: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
+  if (typeof config === 'number') return config;
   if (command === 'rebuild') {
     await rebuild(config);
     return 0;

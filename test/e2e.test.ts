@@ -22,6 +22,7 @@ test('the real server: login, project, key, ingest, list and detail; SIGTERM sto
   });
   t.regex(String(listening.version), /^\d+\.\d+\.\d+/);
   t.is(first.stdout().split('\n').filter((l) => l.includes('"projection lease acquired"')).length, 0, 'lease messages are debug');
+  await waitForLog(first, 'admin user created', 45_000);
 
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
@@ -146,7 +147,7 @@ test('the real server checks a new monitor at once and notifies a signed webhook
     hook.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  await waitForLog(server, 'listening');
+  await waitForLog(server, 'admin user created', 45_000);
   const token = await login(url);
   const { projectId } = await projectWithKey(url, token);
   const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
@@ -175,7 +176,7 @@ test('the real server runs the anomaly scan on its schedule: a brute force is an
     server.child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
   });
-  await waitForLog(server, 'listening');
+  await waitForLog(server, 'admin user created', 45_000);
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
   for (let i = 0; i < 5; i++) {

@@ -21,6 +21,7 @@ export const appFor = (runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 
   createApp({
     readModels: runtime.readModels,
     commands: runtime.commands,
+    loginThrottle: runtime.loginThrottle,
     settled: (readModels, position) => runtime.settled(readModels, position, 5000),
     logger,
     jwtSecret: runtime.jwtSecret,

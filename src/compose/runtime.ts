@@ -1,15 +1,20 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { MonitorCreationDeps } from '../commands/monitors.ts';
+import { Passwords, SCRYPT_PARAMS, type ScryptParams } from '../commands/passwords.ts';
+import type { UserCommandDeps } from '../commands/users.ts';
+import type { LoginThrottle } from '../views/login-throttle/port.ts';
 import type { VapidKeys } from '../reactors/notifications/webpush.ts';
 import { waitForCheckpoint } from '../../projections/projector.ts';
 import type { ReadModelKey } from '../views/read-models.ts';
 import { loadOrCreateSecret, loadOrCreateVapidKeys } from './secrets.ts';
-import { openStores, type Stores } from './stores.ts';
+import { openLoginThrottle, openStores, type Stores } from './stores.ts';
 
 /** The stores of one deployment, with what the commands and the processes around them need. */
 export interface Runtime extends Stores {
-  readonly commands: MonitorCreationDeps;
+  readonly commands: MonitorCreationDeps & UserCommandDeps;
+  /** Failed logins per account and address, in the read-model store. */
+  readonly loginThrottle: LoginThrottle;
   readonly jwtSecret: string;
   /** Web Push keys: from the configuration, else generated once into the data dir. */
   readonly vapid: VapidKeys;
@@ -18,14 +23,33 @@ export interface Runtime extends Stores {
   settled(readModels: readonly ReadModelKey[], position: string, timeoutMs?: number): Promise<boolean>;
 }
 
-export const openRuntime = async (config: Config, { writerThread = true, logger }: { writerThread?: boolean; logger?: Logger } = {}): Promise<Runtime> => {
+export interface RuntimeOptions {
+  /** The embedded log commits on a thread of its own (servers), not the caller's. */
+  readonly writerThread?: boolean;
+  /** The cost of new password hashes: OWASP's unless a test asks for less. */
+  readonly scrypt?: ScryptParams;
+  /** Where the stores report faults they recover from (the log writer thread's restarts). */
+  readonly logger?: Logger;
+}
+
+export const openRuntime = async (config: Config, { writerThread = true, scrypt = SCRYPT_PARAMS, logger }: RuntimeOptions = {}): Promise<Runtime> => {
   const stores = await openStores(config, { writerThread, ...(logger ? { logger } : {}) });
+  const loginThrottle = await openLoginThrottle(config).catch(async (error: unknown) => {
+    await stores.close();
+    throw error;
+  });
   const settled = async (keys: readonly ReadModelKey[], position: string, timeoutMs = 10_000) =>
     (await Promise.all(keys.map((key) => waitForCheckpoint(stores.readModels.stores[key], position, timeoutMs)))).every(Boolean);
   return {
     ...stores,
+    loginThrottle,
+    async close() {
+      await loginThrottle.close();
+      await stores.close();
+    },
     commands: {
       log: stores.log,
+      passwords: new Passwords(scrypt),
       async monitorsInProject(projectId) {
         const head = await stores.log.headPosition();
         if (head !== null) await settled(['monitors'], head, 5000);

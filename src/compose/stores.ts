@@ -7,7 +7,12 @@ import { KurrentEventLog } from '../log/kurrent.ts';
 import { SqliteEventLog } from '../log/sqlite/event-log.ts';
 import type { ReadModels } from '../views/read-models.ts';
 import type { ProjectionRunner } from '../../projections/projector.ts';
-import { openMongoReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
+import { MongoClient } from 'mongodb';
+import type { LoginThrottle } from '../views/login-throttle/port.ts';
+import { mongoLoginThrottle } from '../views/login-throttle/mongo.ts';
+import { sqliteLoginThrottle } from '../views/login-throttle/sqlite.ts';
+import { openViewsDatabase } from '../views/store/sqlite.ts';
+import { mongoDatabaseName, openMongoReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
 
 /** A start-up failure the user can fix (a port in use, a server out of reach): printed as one
  *  line, without a stack. */
@@ -35,7 +40,7 @@ const ensureDataDir = (dir: string) => {
   }
 };
 
-const openLog = async (config: StoreConfig, writerThread: boolean, logger?: Logger): Promise<EventLog> => {
+export const openLog = async (config: StoreConfig, writerThread: boolean, logger?: Logger): Promise<EventLog> => {
   if (config.eventStoreUrl === undefined) {
     return new SqliteEventLog(path.join(config.dataDir, 'log.db'), {
       writerThread,
@@ -83,4 +88,23 @@ export const openStores = async (config: StoreConfig, { writerThread, logger }: 
       await readModels.close();
     },
   };
+};
+
+/** The login throttle in the read-model store, where every API process sees the same counts: a
+ *  connection of its own to `views.db`, or to the MongoDB database of the read models. */
+export const openLoginThrottle = async (config: StoreConfig & Pick<Config, 'loginLimits'>): Promise<LoginThrottle> => {
+  if (config.mongoUrl === undefined) {
+    const db = openViewsDatabase(path.join(config.dataDir, 'views.db'));
+    const throttle = sqliteLoginThrottle(db, config.loginLimits);
+    return { ...throttle, async close() { await throttle.close(); db.close(); } };
+  }
+  const client = new MongoClient(config.mongoUrl, { serverSelectionTimeoutMS: 5000 });
+  try {
+    await client.connect();
+    const throttle = await mongoLoginThrottle(client.db(mongoDatabaseName(config.mongoUrl)), config.loginLimits);
+    return { ...throttle, async close() { await throttle.close(); await client.close(); } };
+  } catch (error) {
+    await client.close();
+    throw new StartupError(`cannot reach MongoDB (WATCHLOG_MONGO_URL): ${(error as Error).message}`);
+  }
 };

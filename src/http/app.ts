@@ -3,6 +3,8 @@ import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyCache } from './middleware/api-key-cache.ts';
 import { requireJwt } from './middleware/auth.ts';
+import { UserStateCache } from './middleware/user-cache.ts';
+import { logLogins } from './login-record.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
@@ -47,10 +49,13 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
+  const users = new UserStateCache(deps.readModels.access);
   const routeDeps: RouteDeps = {
     ...deps,
     apiKeys: new ApiKeyCache(deps.readModels.access),
-    jwt: requireJwt(deps.jwtSecret),
+    users,
+    recordLogin: deps.recordLogin ?? logLogins(deps.logger),
+    jwt: requireJwt(deps.jwtSecret, users),
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());
       if (upTo !== null) await deps.settled(readModels, upTo);

@@ -1,15 +1,23 @@
 import type { Logger } from 'pino';
 import type { Middleware } from 'koa';
 import type { MonitorCreationDeps } from '../commands/monitors.ts';
+import type { UserCommandDeps } from '../commands/users.ts';
 import type { AnomalySettings } from '../domain/anomaly-settings.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
+import type { LoginThrottle } from '../views/login-throttle/port.ts';
 import type { ApiKeyCache } from './middleware/api-key-cache.ts';
+import type { UserStateCache } from './middleware/user-cache.ts';
+import type { RecordLogin } from './login-record.ts';
 import type { AppState } from './state.ts';
 
 /** What the HTTP app is given. */
 export interface AppDeps {
   readonly readModels: ReadModels;
-  readonly commands: MonitorCreationDeps;
+  readonly commands: MonitorCreationDeps & UserCommandDeps;
+  /** Failed logins per account and per client address, shared by every API process. */
+  readonly loginThrottle: LoginThrottle;
+  /** Where every login attempt is reported; by default, the service's log. */
+  readonly recordLogin?: RecordLogin;
   /** Resolves true once the read models named have applied the log up to `position`. */
   readonly settled: (readModels: readonly ReadModelKey[], position: string) => Promise<boolean>;
   readonly logger: Logger;
@@ -26,6 +34,9 @@ export interface AppDeps {
 /** What the routes get: the app's dependencies plus what the app builds once for all of them. */
 export interface RouteDeps extends AppDeps {
   readonly apiKeys: ApiKeyCache;
+  /** Users' current state, for the token check of every request. */
+  readonly users: UserStateCache;
+  readonly recordLogin: RecordLogin;
   /** JWT verification and principal decoding, to put in front of every protected route. */
   readonly jwt: Middleware<AppState>[];
   /** Read-your-writes: waits until the read models named show a command's events (`position`),

@@ -12,6 +12,7 @@ import { handle, load, newEvent, type CommandContext } from '../../src/commands/
 import { createMonitor, loadMonitor, recordCheck } from '../../src/commands/monitors.ts';
 import { createProject, issueApiKey } from '../../src/commands/projects.ts';
 import { registerUser } from '../../src/commands/users.ts';
+import { testPasswords } from '../helpers/passwords.ts';
 import { WrongExpectedRevisionError, type EventLog, type NewEvent } from '../../src/log/event-log.ts';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import { tempDir } from '../helpers/server.ts';
@@ -115,8 +116,8 @@ test('two registrations of the same e-mail at once give one user and one conflic
     },
   });
   const outcomes = await Promise.allSettled([
-    registerUser({ log: racing }, { email: 'ana@example.com', password: 'first password', role: 'admin', project_ids: [] }, ctx),
-    registerUser({ log: racing }, { email: 'Ana@Example.com', password: 'second password', role: 'admin', project_ids: [] }, otherWriter),
+    registerUser({ log: racing, passwords: testPasswords }, { email: 'ana@example.com', password: 'first password', role: 'admin', project_ids: [] }, ctx),
+    registerUser({ log: racing, passwords: testPasswords }, { email: 'Ana@Example.com', password: 'second password', role: 'admin', project_ids: [] }, otherWriter),
   ]);
   t.is(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
   const refused = outcomes.find((o) => o.status === 'rejected')?.reason as unknown;

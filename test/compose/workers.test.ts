@@ -38,7 +38,7 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
   const apiProcess = runCli(['api'], env);
   t.teardown(() => [...workers, apiProcess].forEach((p) => p.child.kill('SIGKILL')));
   await Promise.all(workers.map((w) => waitForLog(w, 'worker started')));
-  await waitForLog(apiProcess, 'listening');
+  await waitForLog(apiProcess, 'admin user created', 45_000);
 
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);

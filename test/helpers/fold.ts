@@ -21,7 +21,8 @@ import { tempDir } from './server.ts';
 const streamOf = (e: DomainEvent): string => {
   switch (e.type) {
     case 'ProjectCreated': case 'ApiKeyIssued': case 'ApiKeyRevoked': return streams.projectStream(e.data.project_id);
-    case 'UserRegistered': return streams.userStream(e.data.user_id);
+    case 'UserRegistered': case 'UserAccessChanged': case 'UserDisabled': case 'UserEnabled': case 'UserPasswordChanged':
+    case 'UserPasswordRehashed': return streams.userStream(e.data.user_id);
     case 'AuditEventRecorded': return streams.auditStream(e.data.project_id);
     case 'CheckRecorded': return streams.checksStream(e.data.monitor_id);
     case 'MonitorCreated': case 'MonitorUpdated': case 'MonitorDeleted': case 'MonitorStatusEstablished':
@@ -170,6 +171,11 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
     ApiKeyIssued: { project_id: projectId, key_id: randomUUID(), name: 'sample', prefix: 'wl_sampl', key_hash: 'f'.repeat(64), issued_at: at },
     ApiKeyRevoked: { project_id: projectId, key_id: randomUUID(), revoked_at: at },
     UserRegistered: { user_id: randomUUID(), email: 'sample@example.com', password_hash: 'scrypt$sample', role: 'member', project_ids: [projectId], registered_at: at },
+    UserAccessChanged: { user_id: randomUUID(), role: 'auditor', project_ids: [projectId], changed_at: at },
+    UserDisabled: { user_id: randomUUID(), disabled_at: at },
+    UserEnabled: { user_id: randomUUID(), enabled_at: at },
+    UserPasswordChanged: { user_id: randomUUID(), password_hash: 'scrypt$sample-2', changed_at: at },
+    UserPasswordRehashed: { user_id: randomUUID(), password_hash: 'scrypt$sample-3', rehashed_at: at },
     AuditEventRecorded: {
       id: randomUUID(), project_id: projectId, event_type: 'http', timestamp: at, path: '/sample', method: 'GET', identifier: 'sample',
       service_name: 'sample', environment: 'production', source: 'browser', status_code: 401, response_time: 5, request_id: 'sample',

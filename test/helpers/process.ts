@@ -21,12 +21,14 @@ export interface CliProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs the `watchlog` CLI (src/main.ts through tsx) with only the given environment added. */
-export const runCli = (args: string[], env: Record<string, string>): CliProcess => {
+/** Runs the `watchlog` CLI (src/main.ts through tsx) with only the given environment added;
+ *  `input` is written to its standard input (otherwise it reads nothing). */
+export const runCli = (args: string[], env: Record<string, string>, { input }: { input?: string } = {}): CliProcess => {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin!.end(input);
   let out = '';
   let err = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));

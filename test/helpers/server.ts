@@ -13,6 +13,7 @@ import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
 import { startWorkerJobs } from '../../src/compose/worker-jobs.ts';
 import type { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
 import type { Projector } from '../../projections/projector.ts';
+import { TEST_SCRYPT } from './passwords.ts';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
 
@@ -70,7 +71,7 @@ export const startTestServer = async ({
     ...serverAdapters(dataDir), ...env,
   });
   const logger = pino({ level: 'silent' });
-  const runtime = await openRuntime(config);
+  const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT });
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
   const projectors: Projectors = startProjectors(runtime, logger, {
     leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, notifications,
@@ -136,9 +137,11 @@ export const api = async <T = any>(
   return { status: res.status, body: parsed as T, headers: res.headers };
 };
 
-/** Logs in, retrying: a server process creates its admin just after it starts listening, once
- *  its projector thread has started and the access projection has caught up, which on a loaded
- *  2-core machine running other suites can take well over the ~3 s it takes when idle. */
+/** Logs in, retrying on 401: a server process creates its admin just after it starts listening,
+ *  once its projector thread has started and the access projection has caught up, which on a
+ *  loaded 2-core machine running other suites can take well over the ~3 s it takes when idle.
+ *  Each 401 counts as a failed login for the account, so a test of a CLI process waits for its
+ *  "admin user created" line first, and the login throttle's 429 ends the retries. */
 export const login = async (base: string, email = ADMIN.email, password = ADMIN.password): Promise<string> => {
   const deadline = Date.now() + 45_000;
   for (;;) {

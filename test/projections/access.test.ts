@@ -22,6 +22,15 @@ const revoked = (key_id: string, project_id: string, minute: number): DomainEven
 const user = (user_id: string, email: string, role: Role, project_ids: string[], minute: number): DomainEvent =>
   ({ type: 'UserRegistered', data: { user_id, email, password_hash: `scrypt$${email}`, role, project_ids, registered_at: at(minute) } });
 
+const accessChanged = (user_id: string, role: Role, project_ids: string[], minute: number): DomainEvent =>
+  ({ type: 'UserAccessChanged', data: { user_id, role, project_ids, changed_at: at(minute) } });
+const disabled = (user_id: string, minute: number): DomainEvent => ({ type: 'UserDisabled', data: { user_id, disabled_at: at(minute) } });
+const enabled = (user_id: string, minute: number): DomainEvent => ({ type: 'UserEnabled', data: { user_id, enabled_at: at(minute) } });
+const passwordChanged = (user_id: string, password_hash: string, minute: number): DomainEvent =>
+  ({ type: 'UserPasswordChanged', data: { user_id, password_hash, changed_at: at(minute) } });
+const rehashed = (user_id: string, password_hash: string, minute: number): DomainEvent =>
+  ({ type: 'UserPasswordRehashed', data: { user_id, password_hash, rehashed_at: at(minute) } });
+
 const read = async (m: ReadModels) => ({
   projects: await m.access.listProjects({ all: true }),
   keys: { shop: await m.access.listApiKeys(SHOP), billing: await m.access.listApiKeys(BILLING) },
@@ -42,6 +51,11 @@ scenarioTests(it, {
     revoked(LAPTOP, SHOP, 6),
     user(ANN, 'ann@example.com', 'member', [SHOP, BILLING], 7),
     user(AUDITOR, 'audit@example.com', 'auditor', [BILLING], 8),
+    accessChanged(ANN, 'auditor', [SHOP], 9),
+    disabled(AUDITOR, 10),
+    enabled(AUDITOR, 11),
+    passwordChanged(ROOT, 'scrypt$root-2', 12),
+    rehashed(ANN, 'scrypt$ann-2', 13),
   ],
   read,
   expected: () => ({
@@ -55,11 +69,14 @@ scenarioTests(it, {
     },
     projectOfKey: [SHOP, null, BILLING],
     users: [
-      { id: ROOT, email: 'root@example.com', role: 'admin', project_ids: [], created_at: at(4) },
-      { id: ANN, email: 'ann@example.com', role: 'member', project_ids: [SHOP, BILLING], created_at: at(7) },
-      { id: AUDITOR, email: 'audit@example.com', role: 'auditor', project_ids: [BILLING], created_at: at(8) },
+      { id: ROOT, email: 'root@example.com', role: 'admin', project_ids: [], disabled: false, tokens_valid_after: at(12), created_at: at(4) },
+      { id: ANN, email: 'ann@example.com', role: 'auditor', project_ids: [SHOP], disabled: false, tokens_valid_after: at(9), created_at: at(7) },
+      { id: AUDITOR, email: 'audit@example.com', role: 'auditor', project_ids: [BILLING], disabled: false, tokens_valid_after: at(10), created_at: at(8) },
     ],
-    ann: { id: ANN, email: 'ann@example.com', password_hash: 'scrypt$ann@example.com', role: 'member', project_ids: [SHOP, BILLING], created_at: at(7) },
+    ann: {
+      id: ANN, email: 'ann@example.com', password_hash: 'scrypt$ann-2', role: 'auditor', project_ids: [SHOP], disabled: false,
+      tokens_valid_after: at(9), created_at: at(7),
+    },
   }),
 });
 
@@ -79,4 +96,24 @@ it('users are found by e-mail with their password hash, which no listing shows',
   t.is(await f.models.access.userByEmail('nobody@example.com'), null);
   t.false(JSON.stringify(await f.models.access.listUsers()).includes('scrypt$'));
   t.is(await f.models.access.countUsers(), 2);
+});
+
+it('tokens_valid_after moves with a new password, a change of access and disabling; not with a rehash or enabling', async (t, f) => {
+  await f.fold([user(ANN, 'ann@example.com', 'member', [SHOP], 0)]);
+  const state = async () => {
+    const u = await f.models.access.userByEmail('ann@example.com');
+    return u && { role: u.role, project_ids: u.project_ids, disabled: u.disabled, tokens_valid_after: u.tokens_valid_after, password_hash: u.password_hash };
+  };
+  t.deepEqual(await state(), { role: 'member', project_ids: [SHOP], disabled: false, tokens_valid_after: null, password_hash: 'scrypt$ann@example.com' });
+  await f.fold([rehashed(ANN, 'scrypt$stronger', 1)]);
+  t.like(await state(), { tokens_valid_after: null, password_hash: 'scrypt$stronger' });
+  await f.fold([passwordChanged(ANN, 'scrypt$new', 2)]);
+  t.like(await state(), { tokens_valid_after: at(2), password_hash: 'scrypt$new' });
+  await f.fold([accessChanged(ANN, 'member', [SHOP, BILLING], 3)]);
+  t.like(await state(), { project_ids: [SHOP, BILLING], tokens_valid_after: at(3) });
+  await f.fold([disabled(ANN, 4)]);
+  t.like(await state(), { disabled: true, tokens_valid_after: at(4) });
+  await f.fold([enabled(ANN, 5)]);
+  t.like(await state(), { disabled: false, tokens_valid_after: at(4) });
+  t.false(JSON.stringify(await f.models.access.listUsers()).includes('scrypt$'), 'no listing shows a hash');
 });

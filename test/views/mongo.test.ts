@@ -4,6 +4,8 @@ import { MongoClient } from 'mongodb';
 import { openMongoReadModels } from '../../src/compose/read-models.ts';
 import { leasesContract } from '../contracts/leases.ts';
 import { readModelsContract } from '../contracts/read-models.ts';
+import { loginThrottleContract } from '../contracts/login-throttle.ts';
+import { mongoLoginThrottle } from '../../src/views/login-throttle/mongo.ts';
 
 /** The same contracts on MongoDB, when WATCHLOG_MONGO_URL names a server; each test gets its own
  *  database, dropped afterwards. */
@@ -27,4 +29,17 @@ if (url === undefined) {
   };
   readModelsContract('mongo', open);
   leasesContract('mongo', open);
+  loginThrottleContract('mongo', async (limits) => {
+    const dbName = `watchlog_test_${randomUUID().slice(0, 8)}`;
+    const client = await new MongoClient(url).connect();
+    const throttle = await mongoLoginThrottle(client.db(dbName), limits);
+    return {
+      throttle,
+      cleanup: async () => {
+        await throttle.close();
+        await client.db(dbName).dropDatabase();
+        await client.close();
+      },
+    };
+  });
 }

@@ -8,6 +8,9 @@ import path from 'node:path';
 import { openSqliteReadModels } from '../../src/compose/read-models.ts';
 import { leasesContract } from '../contracts/leases.ts';
 import { readModelsContract } from '../contracts/read-models.ts';
+import { loginThrottleContract } from '../contracts/login-throttle.ts';
+import { sqliteLoginThrottle } from '../../src/views/login-throttle/sqlite.ts';
+import { openViewsDatabase } from '../../src/views/store/sqlite.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const open = async () => {
@@ -24,6 +27,19 @@ const open = async () => {
 
 readModelsContract('sqlite', open);
 leasesContract('sqlite', open);
+loginThrottleContract('sqlite', async (limits) => {
+  const dir = tempDir();
+  const db = openViewsDatabase(path.join(dir, 'views.db'));
+  const throttle = sqliteLoginThrottle(db, limits);
+  return {
+    throttle,
+    cleanup: async () => {
+      await throttle.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
 
 test('a read model built by another schema version is dropped and replayed', async (t) => {
   const dir = tempDir();

@@ -11,11 +11,13 @@ import type { UserView } from '../../views/access/port.ts';
 import { HttpError } from './errors.ts';
 import type { AppState } from '../state.ts';
 
-/** JWT claims: `sub`, `role`, `projects` (ids, or "*" for admins), `exp`. */
+/** JWT claims: `sub`, `role`, `projects` (ids, or "*" for admins), `iat` (seconds, with
+ *  milliseconds as a fraction, which RFC 7519 NumericDate allows) and `exp`. */
 export const Claims = t.type({
   sub: t.string,
   role: Role,
   projects: t.union([t.literal('*'), t.array(t.string)]),
+  iat: t.number,
   exp: t.number,
 });
 export type Claims = t.TypeOf<typeof Claims>;
@@ -26,19 +28,32 @@ export interface Principal {
   readonly scope: Scope;
 }
 
+/** `iat` keeps milliseconds: a token issued just after a password or access change (in the same
+ *  second) is still after the user's `tokens_valid_after`. */
 export const signToken = (user: UserView, secret: string, ttlSeconds: number, now: Date) => {
   const exp = Math.floor(now.getTime() / 1000) + ttlSeconds;
-  const claims: Claims = { sub: user.id, role: user.role, projects: user.role === 'admin' ? '*' : user.project_ids, exp };
+  const iat = now.getTime() / 1000;
+  const claims: Claims = { sub: user.id, role: user.role, projects: user.role === 'admin' ? '*' : user.project_ids, iat, exp };
   return { token: jwt.sign(claims, secret, { algorithm: 'HS256' }), expires_at: new Date(exp * 1000).toISOString() };
 };
 
-/** koa-jwt verifies signature and expiry (401 otherwise); the claims are then decoded into a principal. */
-export const requireJwt = (secret: string): Middleware<AppState>[] => [
+/** Whether a token issued at `iat` (JWT seconds) is still good for `user`: not disabled, and
+ *  not issued before the last change of password, role or projects. */
+export const tokenStillValid = (user: Pick<UserView, 'disabled' | 'tokens_valid_after'> | null, iat: number): boolean =>
+  user !== null && !user.disabled && (user.tokens_valid_after === null || Math.round(iat * 1000) >= Date.parse(user.tokens_valid_after));
+
+/** koa-jwt verifies signature and expiry (401 otherwise); the claims are then decoded into a
+ *  principal, once the user's current state (`users`, a short cache of the access read model)
+ *  says the token is still good. */
+export const requireJwt = (secret: string, users: { get(id: string): Promise<UserView | null> }): Middleware<AppState>[] => [
   koaJwt({ secret, algorithms: ['HS256'], key: 'claims' }) as unknown as Middleware<AppState>,
   async (ctx, next) => {
     const claims = Claims.decode(ctx.state.claims);
     if (isLeft(claims)) throw new HttpError(401, 'unauthorized', 'token claims are invalid');
-    const { sub, role, projects } = claims.right;
+    const { sub, role, projects, iat } = claims.right;
+    if (!tokenStillValid(await users.get(sub), iat)) {
+      throw new HttpError(401, 'unauthorized', 'token is no longer valid (account disabled, or password, role or projects changed): log in again');
+    }
     ctx.state.principal = {
       userId: sub,
       role,

@@ -9,7 +9,11 @@ import { AppendOutcomeUnknownError, LogUnavailableError } from '../../log/event-
 /** One error shape everywhere: `{ error: { code, message, details: [{ path, message }] } }`. */
 
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details: readonly ErrorDetail[] = []) {
+  constructor(
+    readonly status: number, readonly code: string, message: string, readonly details: readonly ErrorDetail[] = [],
+    /** Headers the answer carries (`Retry-After` of a 429). */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
     super(message);
   }
 }
@@ -20,7 +24,7 @@ const STATUS_OF: Record<DomainError['code'], number> = {
 
 const CODE_OF_STATUS: Record<number, string> = {
   400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
-  409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type',
+  409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'too_many_requests',
 };
 
 export const decodeOrThrow = <A, O>(codec: t.Type<A, O, unknown>, value: unknown, what: string): A => {
@@ -41,6 +45,7 @@ export const errorHandler = (logger: Logger): Middleware => async (ctx, next) =>
     let status: number;
     let body: { code: string; message: string; details: readonly ErrorDetail[] };
     if (err instanceof HttpError) {
+      ctx.set(err.headers);
       status = err.status;
       body = { code: err.code, message: err.message, details: err.details };
     } else if (err instanceof LogUnavailableError || err instanceof AppendOutcomeUnknownError) {

@@ -2,11 +2,11 @@ import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { Email, Role, Uuid, boundedString, isUuid } from '../../domain/codecs.ts';
 import { createProject, issueApiKey, revokeApiKey } from '../../commands/projects.ts';
-import { registerUser } from '../../commands/users.ts';
-import { decoyHash, verifyPassword } from '../../commands/passwords.ts';
+import { changePassword, registerUser, rehashPassword, updateUser, type UserUpdate } from '../../commands/users.ts';
 import { commandContext, principalOf, requireRole, signToken, visibleOr404, type Principal } from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
-import { notFound } from '../../domain/errors.ts';
+import { DomainError, notFound } from '../../domain/errors.ts';
+import type { LoginAttempt } from '../../views/login-throttle/port.ts';
 import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
@@ -19,6 +19,17 @@ const NewUserBody = t.type({
   project_ids: t.array(Uuid, 'array of project ids'),
 });
 const NameBody = t.type({ name: boundedString('string (1-200 chars)', 1, 200) });
+const UserUpdateBody = t.exact(t.partial({ role: Role, project_ids: t.array(Uuid, 'array of project ids'), disabled: t.boolean }), 'user update');
+const PasswordBody = t.exact(t.intersection([
+  t.type({ password: boundedString('password (8-1024 chars)', 8, 1024) }),
+  t.partial({ current_password: t.string }),
+]), 'password change');
+
+/** 429 with the seconds to wait, rounded up. */
+const tooManyAttempts = (retryAfterMs: number) => {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new HttpError(429, 'too_many_requests', `too many failed logins: retry in ${seconds} s`, [], { 'Retry-After': String(seconds) });
+};
 
 /** Login, users, projects and API keys. Admins create projects and users; admins and members
  *  manage the keys of projects they see; auditors only read. */
@@ -29,11 +40,34 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   const visibleProject = (principal: Principal, id: string | undefined) =>
     visibleOr404(id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
 
+  /** The socket's peer: the app does not trust X-Forwarded-For (`app.proxy` is false). */
+  const clientAddress = (ctx: { request: { ip: string } }) => ctx.request.ip || 'unknown';
+
   router.post('/v1/auth/login', async (ctx) => {
-    const { email, password } = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'login');
-    const user = await deps.readModels.access.userByEmail(email.trim().toLowerCase());
-    const ok = await verifyPassword(password, user?.password_hash ?? await decoyHash);
-    if (!user || !ok) throw new HttpError(401, 'unauthorized', 'wrong e-mail or password');
+    const body = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'login');
+    const attempt: LoginAttempt = { email: body.email.trim().toLowerCase(), address: clientAddress(ctx) };
+    const at = new Date();
+    // Asked before any hashing: a refused attempt costs no scrypt.
+    const retryAfterMs = await deps.loginThrottle.retryAfterMs(attempt);
+    if (retryAfterMs > 0) {
+      await deps.recordLogin({ ...attempt, ok: false, at, reason: 'throttled' });
+      throw tooManyAttempts(retryAfterMs);
+    }
+    const passwords = deps.commands.passwords;
+    const user = await deps.readModels.access.userByEmail(attempt.email);
+    const matches = await passwords.verify(body.password, user?.password_hash ?? await passwords.decoy());
+    // A disabled account answers as a wrong password does: the answer tells nothing about it.
+    if (!user || !matches || user.disabled) {
+      await deps.loginThrottle.failed(attempt);
+      await deps.recordLogin({ ...attempt, ok: false, at, reason: 'wrong_credentials' });
+      throw new HttpError(401, 'unauthorized', 'wrong e-mail or password');
+    }
+    await deps.loginThrottle.succeeded(attempt);
+    await deps.recordLogin({ ...attempt, ok: true, at, userId: user.id });
+    if (passwords.needsRehash(user.password_hash)) {
+      await rehashPassword(deps.commands, user.id, user.password_hash, body.password, { actor: `user:${user.id}`, correlationId: ctx.state.correlationId, now: deps.now })
+        .catch((err: unknown) => deps.logger.warn({ err, user_id: user.id }, 'could not rehash the password at the current cost'));
+    }
     // Token expiry follows the wall clock, as koa-jwt's verification does.
     ctx.body = signToken(user, deps.jwtSecret, deps.jwtTtlSeconds, new Date());
   });
@@ -52,6 +86,70 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   router.get('/v1/users', ...jwt, async (ctx) => {
     requireRole(principalOf(ctx.state), 'admin');
     ctx.body = await deps.readModels.access.listUsers();
+  });
+
+  /** A user id from the path (a uuid), or 404. */
+  const userIdOf = (id: string | undefined): string => {
+    if (!id || !isUuid(id)) throw notFound('user');
+    return id.toLowerCase();
+  };
+
+  /** Applies a change to a user, waits for the access read model to show it, and forgets the
+   *  user's cached state so this process checks their tokens against it at once. */
+  const changeUser = async (principal: Principal, correlationId: string, id: string, update: UserUpdate) => {
+    const { position } = await updateUser(deps.commands, id, update, principal.userId, context(principal, correlationId));
+    await deps.caughtUp(['access'], position);
+    deps.users.invalidate(id);
+  };
+
+  router.put('/v1/users/:id', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    requireRole(principal, 'admin');
+    const id = userIdOf(ctx.params.id);
+    const update = decodeOrThrow(UserUpdateBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'user update');
+    await changeUser(principal, ctx.state.correlationId, id, update);
+    ctx.body = await deps.readModels.access.userById(id);
+  });
+
+  router.delete('/v1/users/:id', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    requireRole(principal, 'admin');
+    await changeUser(principal, ctx.state.correlationId, userIdOf(ctx.params.id), { disabled: true });
+    ctx.status = 204;
+  });
+
+  /** Admins set anyone's password; everyone sets their own with their current one, a check the
+   *  login throttle counts like a login. */
+  router.post('/v1/users/:id/password', ...jwt, async (ctx) => {
+    const principal = principalOf(ctx.state);
+    const id = userIdOf(ctx.params.id);
+    const self = principal.userId === id;
+    if (!self) requireRole(principal, 'admin');
+    const body = decodeOrThrow(PasswordBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'password change');
+    if (self && body.current_password === undefined) {
+      throw new HttpError(400, 'validation_error', 'invalid password change: current_password', [
+        { path: 'current_password', message: 'required to change your own password' },
+      ]);
+    }
+    const user = await deps.readModels.access.userById(id);
+    if (!user) throw notFound('user');
+    const attempt: LoginAttempt = { email: user.email, address: clientAddress(ctx) };
+    if (self) {
+      const retryAfterMs = await deps.loginThrottle.retryAfterMs(attempt);
+      if (retryAfterMs > 0) throw tooManyAttempts(retryAfterMs);
+    }
+    let position: string | null;
+    try {
+      ({ position } = await changePassword(deps.commands, id, body.password, context(principal, ctx.state.correlationId), self ? body.current_password : undefined));
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'forbidden') await deps.loginThrottle.failed(attempt);
+      throw error;
+    }
+    // A new password is a fresh start: the account's failed logins and lock are forgotten.
+    await deps.loginThrottle.forgetAccount(user.email);
+    await deps.caughtUp(['access'], position);
+    deps.users.invalidate(id);
+    ctx.status = 204;
   });
 
   router.post('/v1/projects', ...jwt, async (ctx) => {

@@ -7,10 +7,12 @@ import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from 
 /** The access read model in MongoDB: projects, API keys (unique hash), users (unique e-mail). */
 interface ProjectDoc { _id: string; name: string; created_at: string }
 interface KeyDoc { _id: string; project_id: string; name: string; prefix: string; key_hash: string; created_at: string; revoked_at: string | null }
-interface UserDoc { _id: string; email: string; password_hash: string; role: Role; project_ids: string[]; created_at: string }
+interface UserDoc {
+  _id: string; email: string; password_hash: string; role: Role; project_ids: string[]; disabled: boolean; tokens_valid_after: string | null; created_at: string;
+}
 
 const accessMongoSchema: MongoSchema = {
-  version: 1,
+  version: 2,
   collections: ['projects', 'api_keys', 'users'],
   async ensureIndexes(db) {
     await db.collection('api_keys').createIndexes([{ key: { key_hash: 1 }, unique: true }, { key: { project_id: 1, created_at: 1 } }]);
@@ -30,14 +32,21 @@ const mongoAccessWriter = (ops: BulkOps): AccessWriter => ({
   apiKeyRevoked: (keyId, revokedAt) =>
     ops.add('api_keys', { updateOne: { filter: { _id: keyId, revoked_at: null }, update: { $set: { revoked_at: revokedAt } } } }),
   userRegistered: (u) => insertOnce<UserDoc>(ops, 'users', {
-    _id: u.id, email: u.email, password_hash: u.password_hash, role: u.role, project_ids: u.project_ids, created_at: u.created_at,
+    _id: u.id, email: u.email, password_hash: u.password_hash, role: u.role, project_ids: u.project_ids,
+    disabled: u.disabled, tokens_valid_after: u.tokens_valid_after, created_at: u.created_at,
   }),
+  // $set of the event's values: applying it again (a replayed batch) changes nothing.
+  userChanged: (id, changes) => {
+    if (Object.keys(changes).length > 0) ops.add('users', { updateOne: { filter: { _id: id }, update: { $set: { ...changes } } } });
+  },
 });
 
 const toKey = (k: KeyDoc): ApiKeyView => ({
   id: k._id, project_id: k.project_id, name: k.name, prefix: k.prefix, created_at: k.created_at, revoked_at: k.revoked_at,
 });
-const toUser = (u: UserDoc): UserView => ({ id: u._id, email: u.email, role: u.role, project_ids: u.project_ids, created_at: u.created_at });
+const toUser = (u: UserDoc): UserView => ({
+  id: u._id, email: u.email, role: u.role, project_ids: u.project_ids, disabled: u.disabled, tokens_valid_after: u.tokens_valid_after, created_at: u.created_at,
+});
 const toProject = (p: ProjectDoc): ProjectView => ({ id: p._id, name: p.name, created_at: p.created_at });
 
 class MongoAccessQueries implements AccessQueries {
@@ -61,6 +70,10 @@ class MongoAccessQueries implements AccessQueries {
   async userByEmail(email: string): Promise<UserCredentials | null> {
     const u = await this.db.collection<UserDoc>('users').findOne({ email });
     return u ? { ...toUser(u), password_hash: u.password_hash } : null;
+  }
+  async userById(id: string): Promise<UserView | null> {
+    const u = await this.db.collection<UserDoc>('users').findOne({ _id: id });
+    return u ? toUser(u) : null;
   }
   async listUsers(): Promise<UserView[]> {
     return (await this.db.collection<UserDoc>('users').find().sort({ created_at: 1, _id: 1 }).toArray()).map(toUser);

@@ -7,16 +7,21 @@ export interface ProjectView { id: string; name: string; created_at: string }
 export interface ApiKeyView {
   id: string; project_id: string; name: string; prefix: string; created_at: string; revoked_at: string | null;
 }
+/** A user as the API shows it. `tokens_valid_after`: tokens issued before this time are refused
+ *  (set by a password change, a change of role or projects, and disabling); null until then. */
 export interface UserView {
-  id: string; email: string; role: Role; project_ids: string[]; created_at: string;
+  id: string; email: string; role: Role; project_ids: string[]; disabled: boolean; tokens_valid_after: string | null; created_at: string;
 }
 export interface UserCredentials extends UserView { password_hash: string }
+/** What a user event changes in a user's row. */
+export type UserChanges = Partial<Pick<UserCredentials, 'role' | 'project_ids' | 'disabled' | 'tokens_valid_after' | 'password_hash'>>;
 
 export interface AccessWriter {
   projectCreated(p: ProjectView): void;
   apiKeyIssued(k: ApiKeyView & { key_hash: string }): void;
   apiKeyRevoked(keyId: string, revokedAt: string): void;
   userRegistered(u: UserCredentials): void;
+  userChanged(id: string, changes: UserChanges): void;
 }
 
 export interface AccessQueries {
@@ -26,6 +31,8 @@ export interface AccessQueries {
   getProject(id: string, scope: Scope): Promise<ProjectView | null>;
   listApiKeys(projectId: string): Promise<ApiKeyView[]>;
   userByEmail(email: string): Promise<UserCredentials | null>;
+  /** Without the password hash. */
+  userById(id: string): Promise<UserView | null>;
   listUsers(): Promise<UserView[]>;
   countUsers(): Promise<number>;
 }

@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { Role } from '../../domain/codecs.ts';
 import { inScope, type Scope } from '../../domain/scope.ts';
-import type { AccessQueries, AccessWriter, ApiKeyView, ProjectView, UserCredentials, UserView } from './port.ts';
-import type { SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
+import type { AccessQueries, AccessWriter, ApiKeyView, ProjectView, UserChanges, UserCredentials, UserView } from './port.ts';
+import { statementCache, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
 
 /** The access read model: projects, API keys by hash, users by e-mail. */
 const accessSchema: SqliteSchema = {
-  version: 1,
+  version: 2,
   tables: ['projects', 'api_keys', 'users'],
   create: `
 CREATE TABLE IF NOT EXISTS projects (
@@ -19,25 +19,43 @@ CREATE TABLE IF NOT EXISTS api_keys (
 CREATE INDEX IF NOT EXISTS api_keys_project ON api_keys (project_id, created_at);
 CREATE TABLE IF NOT EXISTS users (
   id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, password_hash TEXT NOT NULL, role TEXT NOT NULL,
-  project_ids TEXT NOT NULL, created_at TEXT NOT NULL
+  project_ids TEXT NOT NULL, disabled INTEGER NOT NULL DEFAULT 0, tokens_valid_after TEXT, created_at TEXT NOT NULL
 );
 `,
 };
 
-interface UserRow { id: string; email: string; password_hash: string; role: Role; project_ids: string; created_at: string }
+interface UserRow {
+  id: string; email: string; password_hash: string; role: Role; project_ids: string; disabled: number; tokens_valid_after: string | null; created_at: string;
+}
 
-const toUser = ({ password_hash: _hash, ...r }: UserRow): UserView => ({ ...r, project_ids: JSON.parse(r.project_ids) as string[] });
+const toUser = (r: UserRow): UserView => ({
+  id: r.id, email: r.email, role: r.role, project_ids: JSON.parse(r.project_ids) as string[], disabled: r.disabled === 1,
+  tokens_valid_after: r.tokens_valid_after, created_at: r.created_at,
+});
+
+/** The columns of a user's row that a change sets, as SQL values. */
+const userColumns = (c: UserChanges): Array<[string, unknown]> => {
+  const columns: Array<[string, unknown]> = [];
+  if (c.role !== undefined) columns.push(['role', c.role]);
+  if (c.project_ids !== undefined) columns.push(['project_ids', JSON.stringify(c.project_ids)]);
+  if (c.disabled !== undefined) columns.push(['disabled', c.disabled ? 1 : 0]);
+  if (c.tokens_valid_after !== undefined) columns.push(['tokens_valid_after', c.tokens_valid_after]);
+  if (c.password_hash !== undefined) columns.push(['password_hash', c.password_hash]);
+  return columns;
+};
 
 class SqliteAccessWriter implements AccessWriter {
   private readonly stmts;
+  private readonly statement;
   constructor(db: Database.Database) {
+    this.statement = statementCache(db);
     this.stmts = {
       project: db.prepare('INSERT OR IGNORE INTO projects (id, name, created_at) VALUES (?, ?, ?)'),
       key: db.prepare(`INSERT OR IGNORE INTO api_keys (id, project_id, name, prefix, key_hash, created_at, revoked_at)
                        VALUES (?, ?, ?, ?, ?, ?, ?)`),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-      user: db.prepare(`INSERT OR IGNORE INTO users (id, email, password_hash, role, project_ids, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?)`),
+      user: db.prepare(`INSERT OR IGNORE INTO users (id, email, password_hash, role, project_ids, disabled, tokens_valid_after, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
     };
   }
   projectCreated(p: ProjectView): void {
@@ -50,7 +68,12 @@ class SqliteAccessWriter implements AccessWriter {
     this.stmts.revoke.run(revokedAt, keyId);
   }
   userRegistered(u: UserCredentials): void {
-    this.stmts.user.run(u.id, u.email, u.password_hash, u.role, JSON.stringify(u.project_ids), u.created_at);
+    this.stmts.user.run(u.id, u.email, u.password_hash, u.role, JSON.stringify(u.project_ids), u.disabled ? 1 : 0, u.tokens_valid_after, u.created_at);
+  }
+  userChanged(id: string, changes: UserChanges): void {
+    const columns = userColumns(changes);
+    if (columns.length === 0) return;
+    this.statement(`UPDATE users SET ${columns.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...columns.map(([, v]) => v), id);
   }
 }
 
@@ -65,6 +88,7 @@ class SqliteAccessQueries implements AccessQueries {
       keys: db.prepare<[string], ApiKeyView>(
         'SELECT id, project_id, name, prefix, created_at, revoked_at FROM api_keys WHERE project_id = ? ORDER BY created_at, id'),
       userByEmail: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?'),
+      userById: db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?'),
       users: db.prepare<[], UserRow>('SELECT * FROM users ORDER BY created_at, id'),
       countUsers: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM users'),
     };
@@ -87,6 +111,10 @@ class SqliteAccessQueries implements AccessQueries {
   async userByEmail(email: string): Promise<UserCredentials | null> {
     const row = this.stmts.userByEmail.get(email);
     return row ? { ...toUser(row), password_hash: row.password_hash } : null;
+  }
+  async userById(id: string): Promise<UserView | null> {
+    const row = this.stmts.userById.get(id);
+    return row ? toUser(row) : null;
   }
   async listUsers(): Promise<UserView[]> {
     return this.stmts.users.all().map(toUser);
