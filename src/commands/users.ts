@@ -1,5 +1,5 @@
 import type { Role } from '../domain/codecs.ts';
-import { DomainError } from '../domain/errors.ts';
+import { invalid } from '../domain/errors.ts';
 import { projectStream, userStream } from '../domain/streams.ts';
 import { userDecider, userIdForEmail } from '../domain/user.ts';
 import { handle, type CommandContext, type CommandDeps } from './handle.ts';
@@ -15,7 +15,7 @@ export const registerUser = async (deps: CommandDeps, user: NewUser, ctx: Comman
     if ((await deps.log.readStream(projectStream(id), { maxCount: 1 })).length === 0) missing.push(i);
   }
   if (missing.length > 0) {
-    throw new DomainError('validation_error', 'unknown project', missing.map((i) => ({ path: `project_ids.${i}`, message: 'no such project' })));
+    throw invalid('user', missing.map((i) => ({ path: `project_ids.${i}`, message: 'is not a known project' })));
   }
   const id = userIdForEmail(user.email);
   const handled = await handle(deps, userStream(id), userDecider, {

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
-import { Email, Role, Uuid, boundedString, isUuid } from '../../domain/codecs.ts';
+import { Email, Role, Uuid, boundedString, closed, isUuid } from '../../domain/codecs.ts';
 import { createProject, issueApiKey, revokeApiKey } from '../../commands/projects.ts';
 import { registerUser } from '../../commands/users.ts';
 import { decoyHash, verifyPassword } from '../../commands/passwords.ts';
@@ -8,17 +8,19 @@ import { commandContext, principalOf, requireRole, signToken, visibleOr404, type
 import { readJsonBody } from '../middleware/body.ts';
 import { notFound } from '../../domain/errors.ts';
 import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
+import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
-const LoginBody = t.type({ email: t.string, password: t.string });
-const NewUserBody = t.type({
+/** Bodies refuse unknown fields: a misspelt field is a 400 naming it. */
+const LoginBody = closed(t.type({ email: t.string, password: t.string }), 'field', 'a login');
+const NewUserBody = closed(t.type({
   email: Email,
-  password: boundedString('password (8-1024 chars)', 8, 1024),
+  password: boundedString(8, 1024),
   role: Role,
-  project_ids: t.array(Uuid, 'array of project ids'),
-});
-const NameBody = t.type({ name: boundedString('string (1-200 chars)', 1, 200) });
+  project_ids: t.array(Uuid),
+}), 'field', 'a user');
+const NameBody = closed(t.type({ name: boundedString(1, 200) }), 'field', 'a name');
 
 /** Login, users, projects and API keys. Admins create projects and users; admins and members
  *  manage the keys of projects they see; auditors only read. */
@@ -30,6 +32,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     visibleOr404(id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
 
   router.post('/v1/auth/login', async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const { email, password } = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'login');
     const user = await deps.readModels.access.userByEmail(email.trim().toLowerCase());
     const ok = await verifyPassword(password, user?.password_hash ?? await decoyHash);
@@ -39,6 +42,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.post('/v1/users', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
     const body = decodeOrThrow(NewUserBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'user');
@@ -50,11 +54,13 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.get('/v1/users', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     requireRole(principalOf(ctx.state), 'admin');
     ctx.body = await deps.readModels.access.listUsers();
   });
 
   router.post('/v1/projects', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
     const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'project');
@@ -65,14 +71,17 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.get('/v1/projects', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     ctx.body = await deps.readModels.access.listProjects(principalOf(ctx.state).scope);
   });
 
   router.get('/v1/projects/:id', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     ctx.body = await visibleProject(principalOf(ctx.state), ctx.params.id);
   });
 
   router.post('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const project = await visibleProject(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
@@ -84,11 +93,13 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.get('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const project = await visibleProject(principalOf(ctx.state), ctx.params.id);
     ctx.body = await deps.readModels.access.listApiKeys(project.id);
   });
 
   router.delete('/v1/projects/:id/api-keys/:keyId', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const project = await visibleProject(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
