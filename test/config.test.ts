@@ -64,8 +64,8 @@ test('anomaly scan interval and defaults: a settings update in JSON over the bui
   t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{brute' }), { message: /WATCHLOG_ANOMALY_DEFAULTS: expected a JSON object/ });
   const error = t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":0},"mass_delete":{"window_secs":15}}' }), { instanceOf: ConfigError });
   t.deepEqual(error?.problems, [
-    'WATCHLOG_ANOMALY_DEFAULTS: brute_force.threshold: expected integer 1-1000000 or null',
-    'WATCHLOG_ANOMALY_DEFAULTS: mass_delete.window_secs: expected multiple of 10 from 10 to 3600 or null',
+    'WATCHLOG_ANOMALY_DEFAULTS: brute_force.threshold: must be an integer from 1 to 1000000 or null',
+    'WATCHLOG_ANOMALY_DEFAULTS: mass_delete.window_secs: must be a multiple of 10 from 10 to 3600 or null',
   ]);
   t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"volume_spike":{"baseline_minutes":20}}' }), { message: /volume_spike.min_baseline_minutes: must not exceed baseline_minutes \(20\)/ });
   t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":null}}' }), { message: /null is not a value here/ });

@@ -1,5 +1,5 @@
 import got, { RequestError, TimeoutError } from 'got';
-import { checkPasses, type CheckResult, type MonitorSettings } from '../domain/monitor.ts';
+import { checkPasses, failureText, type CheckResult, type MonitorSettings } from '../domain/monitor.ts';
 
 export type CheckTarget = Pick<MonitorSettings, 'url' | 'timeout_seconds' | 'expected_status'>;
 
@@ -21,7 +21,8 @@ const describe = (error: unknown, target: CheckTarget): string => {
 
 /** One HTTP GET (SPEC 4.10): the monitor's timeout for the whole exchange up to the response
  *  headers, no retries, redirects not followed (a 301 is a status like any other, so a monitor
- *  can expect it). The body is not read: the status decides, and a large page costs nothing. */
+ *  can expect it). The body is not read: the status decides, and a large page costs nothing.
+ *  Every failed result carries its error text, whether a response came or not. */
 export const runCheck = async (target: CheckTarget, now: () => Date = () => new Date()): Promise<CheckResult> => {
   const checkedAt = now();
   const started = performance.now();
@@ -43,8 +44,9 @@ export const runCheck = async (target: CheckTarget, now: () => Date = () => new 
       });
       stream.once('error', reject);
     });
-    const ok = checkPasses(target.expected_status, statusCode);
-    return { checked_at: checkedAt.toISOString(), ok, status_code: statusCode, response_ms: elapsed() };
+    const result: CheckResult = { checked_at: checkedAt.toISOString(), ok: true, status_code: statusCode, response_ms: elapsed() };
+    // A failed check says why, as the docs and the down event do: "expected status 200, received 503".
+    return checkPasses(target.expected_status, statusCode) ? result : { ...result, ok: false, error: failureText(target.expected_status, result) };
   } catch (error) {
     return { checked_at: checkedAt.toISOString(), ok: false, response_ms: elapsed(), error: describe(error, target) };
   }

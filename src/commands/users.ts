@@ -1,5 +1,5 @@
 import type { Role } from '../domain/codecs.ts';
-import { DomainError, notFound } from '../domain/errors.ts';
+import { DomainError, invalid, notFound } from '../domain/errors.ts';
 import { projectStream, userStream } from '../domain/streams.ts';
 import { userDecider, userIdForEmail } from '../domain/user.ts';
 import { handle, load, type CommandContext, type CommandDeps } from './handle.ts';
@@ -20,7 +20,7 @@ const assertProjectsExist = async (deps: CommandDeps, projectIds: readonly strin
     if ((await deps.log.readStream(projectStream(id), { maxCount: 1 })).length === 0) missing.push(i);
   }
   if (missing.length > 0) {
-    throw new DomainError('validation_error', 'unknown project', missing.map((i) => ({ path: `project_ids.${i}`, message: 'no such project' })));
+    throw invalid('user', missing.map((i) => ({ path: `project_ids.${i}`, message: 'is not a known project' })));
   }
 };
 

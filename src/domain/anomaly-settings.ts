@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
-import { intRange } from './codecs.ts';
-import { DomainError, type ErrorDetail } from './errors.ts';
+import { closed, intRange } from './codecs.ts';
+import { invalid, type ErrorDetail } from './errors.ts';
 
 /** Per-project anomaly settings: one io-ts definition gives the full settings, the partial
  *  update a PUT (or WATCHLOG_ANOMALY_DEFAULTS) may send, and their types. */
@@ -17,26 +17,26 @@ const numberAbove = (name: string, min: number, max: number): t.Type<number, num
 /** Windows are counted in 10-second buckets, so they are whole multiples of the bucket. */
 export const MAX_WINDOW_SECS = 3600;
 const WindowSecs = new t.Type<number, number, unknown>(
-  `multiple of 10 from 10 to ${MAX_WINDOW_SECS}`,
+  `a multiple of 10 from 10 to ${MAX_WINDOW_SECS}`,
   (u): u is number => Number.isInteger(u) && (u as number) >= 10 && (u as number) <= MAX_WINDOW_SECS && (u as number) % 10 === 0,
   (u, c) => (Number.isInteger(u) && (u as number) >= 10 && (u as number) <= MAX_WINDOW_SECS && (u as number) % 10 === 0 ? t.success(u as number) : t.failure(u, c)),
   t.identity,
 );
 
-const Count = intRange('integer 1-1000000', 1, 1_000_000);
+const Count = intRange(1, 1_000_000);
 export const MAX_BASELINE_MINUTES = 240;
 
 const fields = {
   volume_spike: {
     enabled: t.boolean,
-    z_threshold: numberAbove('number above 0, at most 100', 0, 100),
-    baseline_minutes: intRange(`integer 10-${MAX_BASELINE_MINUTES}`, 10, MAX_BASELINE_MINUTES),
-    min_baseline_minutes: intRange(`integer 1-${MAX_BASELINE_MINUTES}`, 1, MAX_BASELINE_MINUTES),
+    z_threshold: numberAbove('a number above 0 and at most 100', 0, 100),
+    baseline_minutes: intRange(10, MAX_BASELINE_MINUTES),
+    min_baseline_minutes: intRange(1, MAX_BASELINE_MINUTES),
     min_rate: Count,
   },
   error_rate: {
     enabled: t.boolean,
-    threshold_percent: numberAbove('number above 0, below 100', 0, 99.999),
+    threshold_percent: numberAbove('a number above 0 and below 100', 0, 99.999),
     window_secs: WindowSecs,
     min_events: Count,
   },
@@ -44,7 +44,7 @@ const fields = {
   mass_delete: { enabled: t.boolean, threshold: Count, window_secs: WindowSecs },
   silent_service: {
     enabled: t.boolean,
-    threshold_minutes: intRange('integer 1-1440', 1, 1440),
+    threshold_minutes: intRange(1, 1440),
     min_events_24h: Count,
   },
 } as const;
@@ -59,29 +59,11 @@ export const AnomalySettings = t.type(
 );
 export type AnomalySettings = t.TypeOf<typeof AnomalySettings>;
 
-/** A key the object does not define: reported by its path rather than silently dropped, so a
- *  misspelt setting is a 400 and not an update that changes nothing. */
-const KnownKey = new t.Type<never>('a known setting name', (u): u is never => false, (u, c) => t.failure(u, c), () => {
-  throw new Error('never encoded');
-});
+/** Like t.exact(t.partial(props)), but unknown keys are errors (a misspelt setting is a 400 and
+ *  not an update that changes nothing). */
+const closedPartial = <P extends t.Props>(props: P, name: string) => closed(t.exact(t.partial(props)), 'field', name);
 
-/** Like t.exact(t.partial(props)), but extra keys are errors. */
-const closedPartial = <P extends t.Props>(props: P, name: string) => {
-  const partial = t.exact(t.partial(props));
-  return new t.Type<t.TypeOf<typeof partial>, t.OutputOf<typeof partial>, unknown>(name, partial.is, (u, c) => {
-    const result = partial.validate(u, c);
-    if (typeof u !== 'object' || u === null || Array.isArray(u)) return result;
-    const extra = Object.keys(u).filter((k) => !Object.hasOwn(props, k));
-    if (extra.length === 0) return result;
-    const errors: t.Errors = extra.map((key) => {
-      const value = (u as Record<string, unknown>)[key];
-      return { value, context: [...c, { key, type: KnownKey, actual: value }] };
-    });
-    return t.failures(result._tag === 'Left' ? [...errors, ...result.left] : errors);
-  }, partial.encode);
-};
-
-const orNull = <C extends t.Mixed>(codec: C) => t.union([codec, t.null], `${codec.name} or null`);
+const orNull = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 type NullableProps<P extends t.Props> = { [K in keyof P]: t.UnionC<[P[K], t.NullC]> };
 const nullable = <P extends t.Props>(props: P): NullableProps<P> =>
   Object.fromEntries(Object.entries(props).map(([k, codec]) => [k, orNull(codec)])) as unknown as NullableProps<P>;
@@ -92,7 +74,7 @@ export const AnomalySettingsPatch = closedPartial(
   Object.fromEntries(RULES.map((rule) => [rule, closedPartial(nullable(fields[rule]), `${rule} settings`)])) as {
     [R in RuleName]: ReturnType<typeof closedPartial<NullableProps<Fields[R]>>>
   },
-  'AnomalySettingsPatch',
+  'anomaly settings',
 );
 export type AnomalySettingsPatch = t.TypeOf<typeof AnomalySettingsPatch>;
 
@@ -141,5 +123,5 @@ export const settingsProblems = (s: AnomalySettings): ErrorDetail[] =>
 
 export const assertValidSettings = (s: AnomalySettings): void => {
   const problems = settingsProblems(s);
-  if (problems.length > 0) throw new DomainError('validation_error', 'invalid anomaly settings', problems);
+  if (problems.length > 0) throw invalid('anomaly settings', problems);
 };

@@ -11,43 +11,46 @@ export const Source = t.keyof({ backend: null, browser: null }, 'backend | brows
 
 /** Absent, null (decoded as absent), or a valid value. Unlike a union it builds no failure for
  *  an absent field, which matters on the ingest path where most optional fields are absent. */
-const optional = <A, O>(codec: t.Type<A, O, unknown>) =>
+const optional = <A, O>(codec: t.Type<A, O, unknown>) => Object.assign(
   new t.Type<A | undefined, O | undefined, unknown>(
     codec.name,
     (u): u is A | undefined => u === undefined || codec.is(u),
     (u, c) => (u === undefined || u === null ? t.success(undefined) : codec.validate(u, c)),
     (a) => (a === undefined ? undefined : codec.encode(a)),
-  );
+  ),
+  // Validation messages describe the wrapped codec's rule.
+  { _tag: 'OptionalType' as const, type: codec },
+);
 
 const requiredFields = {
-  path: boundedString('string (1-255 chars)', 1, 255),
+  path: boundedString(1, 255),
   method: HttpMethod,
-  identifier: boundedString('string (1-100 chars)', 1, 100),
-  service_name: boundedString('string (1-255 chars)', 1, 255),
+  identifier: boundedString(1, 100),
+  service_name: boundedString(1, 255),
   environment: Environment,
 };
 
 const optionalFields = {
-  status_code: optional(intRange('integer 100-599', 100, 599)),
-  response_time: optional(intRange('integer >= 0 (milliseconds)', 0, Number.MAX_SAFE_INTEGER)),
-  user_email: optional(boundedString('string (max 320 chars)', 0, 320)),
+  status_code: optional(intRange(100, 599)),
+  response_time: optional(intRange(0, Number.MAX_SAFE_INTEGER)),
+  user_email: optional(boundedString(0, 320)),
   user_name: optional(t.string),
-  user_roles: optional(t.array(t.string, 'array of string')),
+  user_roles: optional(t.array(t.string)),
   user_type: optional(t.string),
   tenant_id: optional(t.string),
-  ip: optional(boundedString('string (max 64 chars)', 0, 64)),
+  ip: optional(boundedString(0, 64)),
   user_agent: optional(t.string),
-  request_id: optional(boundedString('string (max 255 chars)', 0, 255)),
+  request_id: optional(boundedString(0, 255)),
   query_params: optional(JsonObject),
   path_params: optional(JsonObject),
   request_body: optional(JsonObject),
   response_body: optional(JsonObject),
   error_message: optional(t.string),
-  session_id: optional(boundedString('string (max 255 chars)', 0, 255)),
+  session_id: optional(boundedString(0, 255)),
   source: optional(Source),
 };
 
-export const AuditEventInput = t.exact(t.intersection([t.type(requiredFields), t.partial(optionalFields)]), 'AuditEventInput');
+export const AuditEventInput = t.exact(t.intersection([t.type(requiredFields), t.partial(optionalFields)]), 'an audit event');
 export type AuditEventInput = t.TypeOf<typeof AuditEventInput>;
 
 /** The stored event: the input (masked) plus what the service assigns. Absent optionals are omitted. */

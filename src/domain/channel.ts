@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { boundedString, Uuid } from './codecs.ts';
+import { boundedString, closed, discriminated, Uuid } from './codecs.ts';
 import { MonitorUrl } from './monitor.ts';
 import type { Decider } from './decider.ts';
 import { DomainError, notFound } from './errors.ts';
@@ -7,24 +7,27 @@ import type { DomainEvent } from './events.ts';
 
 /** Notification channels of a project: where monitor transitions (and, opting in, alerts) go. */
 
-export const ChannelEvents = t.array(t.keyof({ healthcheck: null, alert: null }, 'healthcheck | alert'), 'array of healthcheck | alert');
+export const ChannelEvents = t.array(t.keyof({ healthcheck: null, alert: null }));
 export type ChannelEvents = t.TypeOf<typeof ChannelEvents>;
 
+/** As the browser's `PushSubscription.toJSON()` gives it (its other keys, such as
+ *  `expirationTime`, are let through: browsers send them). */
 export const PushSubscriptionInput = t.type({
   endpoint: MonitorUrl,
-  keys: t.type({ p256dh: boundedString('string (1-200 chars)', 1, 200), auth: boundedString('string (1-200 chars)', 1, 200) }),
+  keys: t.type({ p256dh: boundedString(1, 200), auth: boundedString(1, 200) }),
 });
 
 const common = { project_id: Uuid };
 const optional = t.partial({ events: ChannelEvents, active: t.boolean });
 
-export const ChannelCreateInput = t.union([
-  t.exact(t.intersection([t.type({ ...common, type: t.literal('webhook'), url: MonitorUrl }), t.partial({ secret: boundedString('string (8-256 chars)', 8, 256) }), optional])),
-  t.exact(t.intersection([t.type({ ...common, type: t.literal('webpush'), subscription: PushSubscriptionInput }), optional])),
-], 'ChannelCreateInput');
+/** A webhook or a Web Push subscription, chosen by `type`; unknown fields are refused. */
+export const ChannelCreateInput = discriminated('type', {
+  webhook: closed(t.exact(t.intersection([t.type({ ...common, type: t.literal('webhook'), url: MonitorUrl }), t.partial({ secret: boundedString(8, 256) }), optional]))),
+  webpush: closed(t.exact(t.intersection([t.type({ ...common, type: t.literal('webpush'), subscription: PushSubscriptionInput }), optional]))),
+}, 'a channel');
 export type ChannelCreateInput = t.TypeOf<typeof ChannelCreateInput>;
 
-export const ChannelUpdateInput = t.exact(t.partial({ active: t.boolean, events: ChannelEvents }), 'ChannelUpdateInput');
+export const ChannelUpdateInput = closed(t.exact(t.partial({ active: t.boolean, events: ChannelEvents })), 'field', 'a channel update');
 export type ChannelUpdateInput = t.TypeOf<typeof ChannelUpdateInput>;
 
 const Target = t.union([

@@ -1,19 +1,27 @@
 import * as t from 'io-ts';
 
 /** Codecs shared by payloads and events. Each keeps its plain TypeScript type (string, number)
- *  so callers are not burdened with brands; the rule lives in `validate`. */
+ *  so callers are not burdened with brands; the rule lives in `validate`. A codec's name is its
+ *  rule in words ("an integer from 100 to 599"): validation messages say "must be <name>". */
 
-export const boundedString = (name: string, min: number, max: number): t.Type<string, string, unknown> =>
+const lengthRule = (min: number, max: number) =>
+  min > 0 ? `a string of ${min} to ${max} characters` : `a string of at most ${max} characters`;
+
+export const boundedString = (min: number, max: number): t.Type<string, string, unknown> =>
   new t.Type<string, string, unknown>(
-    name,
+    lengthRule(min, max),
     (u): u is string => typeof u === 'string' && u.length >= min && u.length <= max,
     (u, c) => (typeof u === 'string' && u.length >= min && u.length <= max ? t.success(u) : t.failure(u, c)),
     t.identity,
   );
 
-export const intRange = (name: string, min: number, max: number): t.Type<number, number, unknown> =>
+/** "an integer from 1 to 100", or "an integer of at least 0" when there is no real maximum. */
+export const integerRule = (min: number, max: number): string =>
+  max >= Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+
+export const intRange = (min: number, max: number): t.Type<number, number, unknown> =>
   new t.Type<number, number, unknown>(
-    name,
+    integerRule(min, max),
     (u): u is number => Number.isInteger(u) && (u as number) >= min && (u as number) <= max,
     (u, c) => (Number.isInteger(u) && (u as number) >= min && (u as number) <= max ? t.success(u as number) : t.failure(u, c)),
     t.identity,
@@ -23,7 +31,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const isUuid = (s: string): boolean => UUID_RE.test(s);
 
 export const Uuid = new t.Type<string, string, unknown>(
-  'uuid',
+  'a UUID',
   (u): u is string => typeof u === 'string' && UUID_RE.test(u),
   (u, c) => (typeof u === 'string' && UUID_RE.test(u) ? t.success(u.toLowerCase()) : t.failure(u, c)),
   t.identity,
@@ -31,7 +39,7 @@ export const Uuid = new t.Type<string, string, unknown>(
 
 /** An ISO 8601 date-time (or date) that `Date.parse` understands; normalised to UTC with milliseconds. */
 export const IsoTimestamp = new t.Type<string, string, unknown>(
-  'ISO 8601 timestamp',
+  'an ISO 8601 date or date-time',
   (u): u is string => typeof u === 'string' && !Number.isNaN(Date.parse(u)),
   (u, c) => {
     if (typeof u !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(u)) return t.failure(u, c);
@@ -43,14 +51,14 @@ export const IsoTimestamp = new t.Type<string, string, unknown>(
 
 /** A plain JSON object (not an array, not null). */
 export const JsonObject = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
-  'object',
+  'a JSON object',
   (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
   (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as Record<string, unknown>) : t.failure(u, c)),
   t.identity,
 );
 
 export const Email = new t.Type<string, string, unknown>(
-  'e-mail address',
+  'an e-mail address',
   (u): u is string => typeof u === 'string' && /^[^\s@]+@[^\s@]+$/.test(u) && u.length <= 320,
   (u, c) => (typeof u === 'string' && /^[^\s@]+@[^\s@]+$/.test(u) && u.length <= 320 ? t.success(u.trim().toLowerCase()) : t.failure(u, c)),
   t.identity,
@@ -61,3 +69,105 @@ export type Role = t.TypeOf<typeof Role>;
 
 /** An optional ISO 8601 timestamp (already decoded) as epoch milliseconds. */
 export const epochMsOf = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : Date.parse(iso));
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
+
+type Described = { _tag?: string; type?: t.Mixed; types?: t.Mixed[]; props?: t.Props };
+
+/** The keys an object codec defines, through exact, closed and intersection codecs; null for a
+ *  codec without a fixed set of keys. */
+export const keysOf = (codec: t.Mixed): string[] | null => {
+  const c = codec as unknown as Described;
+  switch (c._tag) {
+    case 'InterfaceType': case 'PartialType': case 'StrictType':
+      return Object.keys(c.props ?? {});
+    case 'ExactType': case 'ReadonlyType': case 'ClosedType':
+      return c.type ? keysOf(c.type) : null;
+    case 'IntersectionType': {
+      const keys = (c.types ?? []).map(keysOf);
+      return keys.some((k) => k === null) ? null : keys.flat() as string[];
+    }
+    default:
+      return null;
+  }
+};
+
+const normalised = (s: string) => s.toLowerCase().replace(/[-_\s.]/g, '');
+
+/** Levenshtein distance, for "did you mean" hints on short names. */
+const distance = (a: string, b: string): number => {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+};
+
+/** The known name `key` was probably meant to be (`projectid`, `projectId` → `project_id`;
+ *  `interval` → `interval_seconds`; `enviroment` → `environment`). */
+export const closestName = (key: string, known: readonly string[]): string | undefined => {
+  const k = normalised(key);
+  const prefixOf = k.length >= 4 ? known.filter((name) => normalised(name).startsWith(k)) : [];
+  return known.find((name) => normalised(name) === k)
+    ?? (prefixOf.length === 1 ? prefixOf[0] : undefined)
+    ?? known.map((name) => [name, distance(k, normalised(name))] as const).filter(([, d]) => d <= 2 && d < k.length / 2)
+      .sort((a, b) => a[1] - b[1])[0]?.[0];
+};
+
+/** An object codec that refuses keys it does not define (each reported under its own path, with
+ *  a hint when it looks like a misspelt known one), where `t.exact` would silently drop them: a
+ *  misspelt filter or field is a 400, not a request that quietly does something else. */
+export interface ClosedType<C extends t.Mixed> extends t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown> {
+  readonly _tag: 'ClosedType';
+  readonly type: C;
+}
+
+export const closed = <C extends t.Mixed>(codec: C, noun: 'field' | 'parameter' = 'field', name = codec.name): ClosedType<C> => {
+  const known = keysOf(codec);
+  if (known === null) throw new Error(`closed(): ${codec.name} has no fixed set of keys`);
+  const type = new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(name, codec.is, (u, c) => {
+    const result = codec.validate(u, c);
+    if (!isRecord(u)) return result;
+    const extra = Object.keys(u).filter((key) => !known.includes(key));
+    if (extra.length === 0) return result;
+    const errors: t.Errors = extra.map((key) => {
+      const hint = closestName(key, known);
+      return {
+        value: u[key], context: [...c, { key, type: t.unknown, actual: u[key] }],
+        message: `is not a known ${noun}${hint === undefined ? '' : ` (did you mean ${hint}?)`}`,
+      };
+    });
+    return t.failures(result._tag === 'Left' ? [...errors, ...result.left] : errors);
+  }, codec.encode);
+  return Object.assign(type, { _tag: 'ClosedType' as const, type: codec });
+};
+
+/** One of several object codecs, chosen by the string in `key` (`type: "webhook"`): a missing or
+ *  unknown tag is one error on `key` naming the choices, and a known tag's errors are its
+ *  variant's alone (a plain union would report every variant's). */
+export const discriminated = <V extends Record<string, t.Mixed>>(key: string, variants: V, name: string) => {
+  const tags = t.keyof(Object.fromEntries(Object.keys(variants).map((tag) => [tag, null])) as Record<string, null>);
+  const all = Object.values(variants);
+  const type = new t.Type<t.TypeOf<V[keyof V]>, t.OutputOf<V[keyof V]>, unknown>(
+    name,
+    (u): u is t.TypeOf<V[keyof V]> => all.some((v) => v.is(u)),
+    (u, c) => {
+      if (!isRecord(u)) return t.failure(u, c, 'must be a JSON object');
+      const tag = u[key];
+      const variant = typeof tag === 'string' && Object.hasOwn(variants, tag) ? variants[tag] : undefined;
+      if (!variant) return t.failure(tag, [...c, { key, type: tags, actual: tag }]);
+      // The variant stands where this codec stood, so its errors read as if it had been asked directly.
+      const last = c[c.length - 1]!;
+      return variant.validate(u, [...c.slice(0, -1), { ...last, type: variant }]) as t.Validation<t.TypeOf<V[keyof V]>>;
+    },
+    (a) => {
+      const variant = variants[(a as Record<string, string>)[key]!];
+      return variant ? variant.encode(a) as t.OutputOf<V[keyof V]> : a as t.OutputOf<V[keyof V]>;
+    },
+  );
+  return Object.assign(type, { _tag: 'DiscriminatedType' as const, key, variants });
+};

@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
-import { boundedString, intRange, Uuid } from './codecs.ts';
-import { DomainError, notFound } from './errors.ts';
+import { boundedString, closed, intRange, Uuid } from './codecs.ts';
+import { DomainError, invalid, notFound } from './errors.ts';
 import type { StoredAuditEvent } from './audit-event.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
@@ -18,7 +18,7 @@ export const DEFAULTS = { interval_seconds: 60, timeout_seconds: 10, expected_st
 
 /** http(s) only, with a host; at most 2048 characters. */
 export const MonitorUrl = new t.Type<string, string, unknown>(
-  'http(s) URL',
+  'an http or https URL of at most 2048 characters',
   (u): u is string => typeof u === 'string' && isHttpUrl(u),
   (u, c) => (typeof u === 'string' && isHttpUrl(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
@@ -35,24 +35,26 @@ function isHttpUrl(s: string): boolean {
 }
 
 const settings = {
-  name: boundedString('string (1-255 chars)', 1, 255),
+  name: boundedString(1, 255),
   url: MonitorUrl,
-  interval_seconds: intRange(`integer ${MIN_INTERVAL_SECONDS}-${MAX_INTERVAL_SECONDS}`, MIN_INTERVAL_SECONDS, MAX_INTERVAL_SECONDS),
-  timeout_seconds: intRange(`integer 1-${MAX_TIMEOUT_SECONDS}`, 1, MAX_TIMEOUT_SECONDS),
-  expected_status: intRange('integer 100-599', 100, 599),
+  interval_seconds: intRange(MIN_INTERVAL_SECONDS, MAX_INTERVAL_SECONDS),
+  timeout_seconds: intRange(1, MAX_TIMEOUT_SECONDS),
+  expected_status: intRange(100, 599),
   enabled: t.boolean,
 };
 
-export const MonitorCreateInput = t.exact(t.intersection([
+/** Create and update bodies: unknown fields are refused (a misspelt setting is a 400, not a
+ *  default silently applied). */
+export const MonitorCreateInput = closed(t.exact(t.intersection([
   t.type({ project_id: Uuid, name: settings.name, url: settings.url }),
   t.partial({
     interval_seconds: settings.interval_seconds, timeout_seconds: settings.timeout_seconds,
     expected_status: settings.expected_status, enabled: settings.enabled,
   }),
-]), 'MonitorCreateInput');
+])), 'field', 'a monitor');
 export type MonitorCreateInput = t.TypeOf<typeof MonitorCreateInput>;
 
-export const MonitorUpdateInput = t.exact(t.partial(settings), 'MonitorUpdateInput');
+export const MonitorUpdateInput = closed(t.exact(t.partial(settings)), 'field', 'a monitor update');
 export type MonitorUpdateInput = t.TypeOf<typeof MonitorUpdateInput>;
 
 export const MonitorSettings = t.type({
@@ -188,15 +190,16 @@ export const decideTransition = (state: MonitorState, result: CheckResult): Tran
 export const decideUpdate = (state: MonitorState, changes: MonitorUpdateInput): Partial<MonitorSettings> => {
   assertMonitorExists(state);
   const next = { ...state.settings, ...changes };
-  assertTimeoutBelowInterval(next);
+  assertTimeoutWithinInterval(next);
   return Object.fromEntries(Object.entries(changes).filter(([k, v]) => state.settings[k as keyof MonitorSettings] !== v));
 };
 
-export const assertTimeoutBelowInterval = (s: Pick<MonitorSettings, 'timeout_seconds' | 'interval_seconds'>): void => {
-  if (s.timeout_seconds >= s.interval_seconds) {
-    throw new DomainError('validation_error', 'invalid monitor', [
-      { path: 'timeout_seconds', message: `must be less than interval_seconds (${s.interval_seconds})` },
-    ]);
+/** A check may wait as long as the interval: with the minimum interval (10 s) the default timeout
+ *  (10 s) is allowed. A check that times out ends as the next one is due; the job's lock keeps two
+ *  checks of one monitor from overlapping. */
+export const assertTimeoutWithinInterval = (s: Pick<MonitorSettings, 'timeout_seconds' | 'interval_seconds'>): void => {
+  if (s.timeout_seconds > s.interval_seconds) {
+    throw invalid('monitor', [{ path: 'timeout_seconds', message: `must not exceed interval_seconds (${s.interval_seconds})` }]);
   }
 };
 
@@ -238,7 +241,7 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand> = {
     switch (command.type) {
       case 'CreateMonitor':
         if (state.id !== null) throw new DomainError('conflict', 'monitor already exists');
-        assertTimeoutBelowInterval(command.settings);
+        assertTimeoutWithinInterval(command.settings);
         return [{ type: 'MonitorCreated', data: { monitor_id: command.monitor_id, project_id: command.project_id, created_at: command.at, ...command.settings } }];
       case 'UpdateMonitor': {
         const changes = decideUpdate(state, command.changes);

@@ -37,6 +37,22 @@ export const planRange = (from: number, to: number): RangePlan => {
   return { hours: [firstHour, endHour], minutes };
 };
 
+/** A range with exact bounds (epoch ms, both inclusive), as the whole minutes inside it (answered
+ *  from minute buckets, or null when there are none) and the partial minutes at its edges
+ *  (answered from the few events in them): the same events the list counts for the same bounds,
+ *  at the cost of the buckets plus the events of at most two minutes. */
+export interface ExactRange { minutes: [number, number] | null; edges: Array<[number, number]> }
+
+export const exactRange = (from: number, to: number): ExactRange => {
+  const first = Math.ceil(from / MINUTE_MS) * MINUTE_MS;
+  const last = minuteOf(to + 1) - MINUTE_MS;
+  if (first > last) return { minutes: null, edges: [[from, to]] };
+  const edges: Array<[number, number]> = [];
+  if (from < first) edges.push([from, first - 1]);
+  if (last + MINUTE_MS <= to) edges.push([last + MINUTE_MS, to]);
+  return { minutes: [first, last], edges };
+};
+
 /** One minute of one service in one environment of one project. */
 export interface StatsBucket {
   project_id: string;

@@ -1,11 +1,11 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyCache } from './middleware/api-key-cache.ts';
 import { requireJwt } from './middleware/auth.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
 import { logLogins } from './login-record.ts';
-import { errorHandler } from './middleware/errors.ts';
+import { HttpError, errorHandler } from './middleware/errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
 import { channelRoutes } from './routes/channels.ts';
@@ -69,6 +69,26 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   channelRoutes(router, routeDeps);
   anomalySettingsRoutes(router, routeDeps);
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  app.use(methodNotAllowed);
   return app;
+};
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** After the router, for requests no route took: a path that routes serve, asked with a method
+ *  none of them takes, is 405 with `Allow` (OPTIONS: 204 with `Allow`); a path no route serves
+ *  is left to the 404. Whatever the method (TRACE, PROPFIND, PURGE…): never a 500, never an
+ *  error in the log. HEAD is served wherever GET is (the router's GET routes take it). */
+const methodNotAllowed: Middleware<AppState> = (ctx) => {
+  const matched = (ctx as { matched?: Array<{ methods: readonly string[] }> }).matched ?? [];
+  const methods = new Set(matched.flatMap((layer) => layer.methods));
+  if (methods.size === 0) return;
+  methods.add('OPTIONS');
+  const allow = METHOD_ORDER.filter((m) => methods.has(m)).join(', ');
+  ctx.set('Allow', allow);
+  if (ctx.method === 'OPTIONS') {
+    ctx.status = 204;
+    return;
+  }
+  throw new HttpError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`);
 };

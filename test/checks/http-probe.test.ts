@@ -3,7 +3,7 @@ import { runCheck } from '../../src/checks/http-probe.ts';
 import { freePort } from '../helpers/process.ts';
 import { startTarget } from '../helpers/target.ts';
 
-test('the expected status passes; another status fails with the status code recorded', async (t) => {
+test('the expected status passes; another status fails with the status code and the error text recorded', async (t) => {
   const target = await startTarget(200);
   t.teardown(() => target.close());
   const up = await runCheck({ url: target.url, timeout_seconds: 2, expected_status: 200 });
@@ -14,7 +14,7 @@ test('the expected status passes; another status fails with the status code reco
 
   target.status = 503;
   const down = await runCheck({ url: target.url, timeout_seconds: 2, expected_status: 200 });
-  t.like(down, { ok: false, status_code: 503 });
+  t.like(down, { ok: false, status_code: 503, error: 'expected status 200, received 503' });
   t.is(target.hits, 2, 'one request per check, no retries');
 });
 
@@ -47,7 +47,7 @@ test('redirects are not followed: a 301 is the status, and passes when expected'
   const target = await startTarget(200);
   t.teardown(() => target.close());
   const url = target.url.replace('/health', '/redirect');
-  t.like(await runCheck({ url, timeout_seconds: 2, expected_status: 200 }), { ok: false, status_code: 301 });
+  t.like(await runCheck({ url, timeout_seconds: 2, expected_status: 200 }), { ok: false, status_code: 301, error: 'expected status 200, received 301' });
   t.like(await runCheck({ url, timeout_seconds: 2, expected_status: 301 }), { ok: true, status_code: 301 });
   t.is(target.hits, 2);
 });

@@ -50,7 +50,10 @@ test('earlier patches are part of the settings a new patch is checked against', 
 test('resetting a field to a default that no longer fits the other overrides is refused', (t) => {
   const overrides = settingsUpdated({ volume_spike: { baseline_minutes: 120, min_baseline_minutes: 90 } }, T0);
   spec(t).given([overrides]).when(patch({ volume_spike: { baseline_minutes: null } }))
-    .thenThrows({ code: 'validation_error', message: 'invalid anomaly settings', details: baselineProblem(60) });
+    .thenThrows({
+      code: 'validation_error', message: 'invalid anomaly settings: volume_spike.min_baseline_minutes must not exceed baseline_minutes (60)',
+      details: baselineProblem(60),
+    });
   // Resetting both goes back to the defaults, which fit.
   const both: AnomalySettingsPatch = { volume_spike: { baseline_minutes: null, min_baseline_minutes: null } };
   spec(t).given([overrides]).when(patch(both)).then([settingsUpdated(both)]);

@@ -52,18 +52,20 @@ test('CreateMonitor again is a conflict, also once the monitor is deleted (its i
   spec(t).given([created, deleted]).when(create()).thenThrows({ code: 'conflict', message: 'monitor already exists' });
 });
 
-test('CreateMonitor with a timeout not below the interval is a validation_error on timeout_seconds', (t) => {
-  for (const s of [{ interval_seconds: 10, timeout_seconds: 10 }, { interval_seconds: 30, timeout_seconds: 120 }]) {
+test('CreateMonitor with a timeout longer than the interval is a validation_error on timeout_seconds', (t) => {
+  for (const s of [{ interval_seconds: 10, timeout_seconds: 11 }, { interval_seconds: 30, timeout_seconds: 120 }]) {
     spec(t).given([]).when(create(s)).thenThrows({
       code: 'validation_error',
-      details: [{ path: 'timeout_seconds', message: `must be less than interval_seconds (${s.interval_seconds})` }],
+      message: `invalid monitor: timeout_seconds must not exceed interval_seconds (${s.interval_seconds})`,
+      details: [{ path: 'timeout_seconds', message: `must not exceed interval_seconds (${s.interval_seconds})` }],
     });
   }
 });
 
-test('CreateMonitor accepts a timeout one second below the interval', (t) => {
-  const s = { interval_seconds: 10, timeout_seconds: 9 };
-  spec(t).given([]).when(create(s)).then([{ type: 'MonitorCreated', data: { ...ids, created_at: at(0), ...settings, ...s } }]);
+test('CreateMonitor accepts a timeout as long as the interval: SPEC\'s minimum interval (10) with its default timeout (10)', (t) => {
+  for (const s of [{ interval_seconds: 10, timeout_seconds: 10 }, { interval_seconds: 10, timeout_seconds: 9 }]) {
+    spec(t).given([]).when(create(s)).then([{ type: 'MonitorCreated', data: { ...ids, created_at: at(0), ...settings, ...s } }]);
+  }
 });
 
 // ---- UpdateMonitor ----
@@ -86,19 +88,24 @@ test('UpdateMonitor checks the timeout against the settings as updated, not as c
   spec(t).given([created, updated({ interval_seconds: 120 })]).when(update({ timeout_seconds: 90 })).then([updated({ timeout_seconds: 90 })]);
 });
 
-test('UpdateMonitor refusals: missing, deleted, and a timeout no longer below the interval', (t) => {
+test('UpdateMonitor refusals: missing, deleted, and a timeout that would exceed the interval', (t) => {
   spec(t).given([]).when(update({ name: 'x' })).thenThrows({ code: 'not_found', message: 'monitor not found' });
   spec(t).given([created, deleted]).when(update({ name: 'x' })).thenThrows({ code: 'not_found', message: 'monitor not found' });
   const cases: Array<[Partial<MonitorSettings>, number]> = [
-    [{ interval_seconds: 10 }, 10], // shrinking the interval onto the kept timeout
-    [{ timeout_seconds: 60 }, 60], // growing the timeout onto the kept interval
+    [{ interval_seconds: 10, timeout_seconds: 11 }, 10], // shrinking the interval below the new timeout
+    [{ timeout_seconds: 61 }, 60], // growing the timeout past the kept interval
     [{ interval_seconds: 20, timeout_seconds: 30 }, 20],
   ];
   for (const [changes, interval] of cases) {
     spec(t).given([created]).when(update(changes)).thenThrows({
-      code: 'validation_error', details: [{ path: 'timeout_seconds', message: `must be less than interval_seconds (${interval})` }],
+      code: 'validation_error', details: [{ path: 'timeout_seconds', message: `must not exceed interval_seconds (${interval})` }],
     });
   }
+});
+
+test('UpdateMonitor accepts a timeout equal to the interval, from either side', (t) => {
+  spec(t).given([created]).when(update({ interval_seconds: 10 })).then([updated({ interval_seconds: 10 })]);
+  spec(t).given([created]).when(update({ timeout_seconds: 60 })).then([updated({ timeout_seconds: 60 })]);
 });
 
 // ---- DeleteMonitor ----

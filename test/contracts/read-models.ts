@@ -6,6 +6,7 @@ import type { RecordedEvent } from '../../src/log/event-log.ts';
 import type { AuditListItem, AuditListQuery } from '../../src/views/audit-events/port.ts';
 import type { OrphansWriter } from '../../src/views/orphans/port.ts';
 import type { ReadModels } from '../../src/views/read-models.ts';
+import type { Scope } from '../../src/domain/scope.ts';
 import type { WindowContribution } from '../../src/views/anomaly-windows/port.ts';
 import { WINDOW_RETENTION_MS } from '../../src/domain/anomaly.ts';
 
@@ -111,6 +112,28 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     const none: StoredAuditEvent[] = [];
     for await (const batch of m.auditEvents.exportBatches({}, { all: false, projectIds: [] }, 10)) none.push(...batch);
     t.deepEqual(none, []);
+  });
+
+  withModels('audit events: stats contributions of the http events within exact bounds, filters and scope', async (t, m) => {
+    const { a, b, events } = await seed(m);
+    const ts = (e: StoredAuditEvent) => Date.parse(e.timestamp);
+    const ofA = events.filter((e) => e.project_id === a);
+    const byMinute = (x: { minute: number; service_name: string }, y: { minute: number; service_name: string }) => x.minute - y.minute;
+    const expected = (from: number, to: number, pred: (e: StoredAuditEvent) => boolean = () => true) => ofA
+      .filter((e) => e.event_type === 'http' && ts(e) >= from && ts(e) <= to && pred(e)).map((e) => bucketOf(e)).sort(byMinute);
+    const got = async (from: number, to: number, extra: { service_name?: string; environment?: string } = {}, scope: Scope = { all: true }) =>
+      (await m.auditEvents.statsContributions({ project_id: a, from, to, ...extra }, scope)).sort(byMinute);
+    // Both bounds inclusive, to the millisecond; alerts (i % 5 === 0) never count.
+    const [from, to] = [ts(ofA[9]!), ts(ofA[16]!)];
+    t.is((await got(from, to)).length, 6);
+    t.deepEqual(await got(from, to), expected(from, to));
+    t.deepEqual(await got(from + 1, to - 1), expected(from + 1, to - 1));
+    t.deepEqual(await got(from, to, { service_name: 'svc-1' }), expected(from, to, (e) => e.service_name === 'svc-1'));
+    t.deepEqual(await got(from, to, { environment: 'staging' }), []);
+    t.deepEqual(await got(from, to, {}, { all: false, projectIds: [b] }), [], 'a project outside the scope');
+    t.deepEqual(await got(from, to, {}, { all: false, projectIds: [a] }), expected(from, to));
+    const everywhere = await m.auditEvents.statsContributions({ from: ts(events[0]!), to: ts(events[events.length - 1]!) }, { all: false, projectIds: [a, b] });
+    t.is(everywhere.length, events.filter((e) => e.event_type === 'http').length);
   });
 
   withModels('audit events: explicit sessions, oldest first, within scope, with total and last time', async (t, m) => {

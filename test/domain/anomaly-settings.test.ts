@@ -21,8 +21,8 @@ test('a patch names each faulty field by its path, unknown keys included', (t) =
     'brute_force.threshold', 'brute_force.treshold', 'error_rate.threshold_percent', 'error_rate.window_secs', 'mass_delete', 'nope',
     'silent_service.threshold_minutes', 'volume_spike.enabled',
   ]);
-  t.is(bad.find((d) => d.path === 'brute_force.treshold')?.message, 'expected a known setting name');
-  t.is(bad.find((d) => d.path === 'error_rate.window_secs')?.message, 'expected multiple of 10 from 10 to 3600 or null');
+  t.is(bad.find((d) => d.path === 'brute_force.treshold')?.message, 'is not a known field (did you mean threshold?)');
+  t.is(bad.find((d) => d.path === 'error_rate.window_secs')?.message, 'must be a multiple of 10 from 10 to 3600 or null');
   t.deepEqual(problems({ __proto__: { x: 1 } }).map((d) => d.path), []); // a literal __proto__ sets the prototype, not a key
   t.deepEqual(problems(JSON.parse('{"__proto__": {"threshold": 1}}')).map((d) => d.path), ['__proto__'], 'a JSON __proto__ key is just unknown');
   t.deepEqual(problems([]).map((d) => d.path), ['(root)']);

@@ -59,8 +59,8 @@ test('error paths name fields, never union or intersection indexes', (t) => {
   const details = describeErrors(r.left);
   t.deepEqual(details.map((d) => d.path).sort(), ['environment', 'identifier', 'method', 'path', 'service_name', 'status_code', 'user_roles.1']);
   t.is(details.find((d) => d.path === 'path')?.message, 'is required');
-  t.is(details.find((d) => d.path === 'status_code')?.message, 'expected integer 100-599');
-  t.is(details.find((d) => d.path === 'user_roles.1')?.message, 'expected string');
+  t.is(details.find((d) => d.path === 'status_code')?.message, 'must be an integer from 100 to 599');
+  t.is(details.find((d) => d.path === 'user_roles.1')?.message, 'must be a string');
 });
 
 test('the stored event: id, event_type, receive time, project, default source, masked bodies, no absent fields', (t) => {

@@ -74,9 +74,10 @@ test('deleted or unknown monitors decide nothing', (t) => {
   t.is(decideTransition(evolveMonitor(created, { type: 'MonitorDeleted', data: { monitor_id: 'm1', project_id: 'p1', deleted_at: at(1) } }), fail(2)), null);
 });
 
-test('create input: defaults are not invented by the codec; bounds and URL schemes are checked', (t) => {
-  const ok = MonitorCreateInput.decode({ project_id: '00000000-0000-4000-8000-000000000000', name: 'a', url: 'https://example.com/x', extra: 1 });
+test('create input: defaults are not invented by the codec; bounds, URL schemes and unknown fields are checked', (t) => {
+  const ok = MonitorCreateInput.decode({ project_id: '00000000-0000-4000-8000-000000000000', name: 'a', url: 'https://example.com/x' });
   t.true(isRight(ok));
+  t.false(isRight(MonitorCreateInput.decode({ project_id: '00000000-0000-4000-8000-000000000000', name: 'a', url: 'https://example.com/x', extra: 1 })));
   for (const bad of [
     { interval_seconds: 9 }, { interval_seconds: 86_401 }, { interval_seconds: 10.5 }, { timeout_seconds: 0 },
     { expected_status: 99 }, { expected_status: 600 }, { url: 'ftp://example.com' }, { url: 'not a url' }, { name: '' },
@@ -86,8 +87,9 @@ test('create input: defaults are not invented by the codec; bounds and URL schem
   t.true(isRight(MonitorUpdateInput.decode({ enabled: false })));
 });
 
-test('an update keeps only real changes and refuses a timeout not below the interval', (t) => {
+test('an update keeps only real changes and refuses a timeout longer than the interval', (t) => {
   t.deepEqual(decideUpdate(created, { name: 'orders', enabled: false }), { enabled: false });
-  const error = t.throws(() => decideUpdate(created, { timeout_seconds: 60 }), { instanceOf: DomainError });
+  t.deepEqual(decideUpdate(created, { timeout_seconds: 60 }), { timeout_seconds: 60 }, 'as long as the interval');
+  const error = t.throws(() => decideUpdate(created, { timeout_seconds: 61 }), { instanceOf: DomainError });
   t.deepEqual(error?.details.map((d) => d.path), ['timeout_seconds']);
 });

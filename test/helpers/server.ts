@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
 import { startProjectors, type Projectors } from '../../src/compose/projectors.ts';
@@ -49,6 +49,8 @@ export interface TestServerOptions {
   scanNow?: () => Date;
   /** Also run the notification reactor (short retry delays). */
   notifications?: boolean;
+  /** The server's logger (default: silent), for a test that reads what is logged. */
+  logger?: Logger;
 }
 
 /** With WATCHLOG_EVENTSTORE_URL / WATCHLOG_MONGO_URL set, the suites run on those servers: each
@@ -65,12 +67,12 @@ const serverAdapters = (dataDir: string): Record<string, string> => {
 
 export const startTestServer = async ({
   env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, anomalyScanMs = 300, scanNow = now, notifications = false,
+  logger = pino({ level: 'silent' }),
 }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
     ...serverAdapters(dataDir), ...env,
   });
-  const logger = pino({ level: 'silent' });
   const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT });
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
   const projectors: Projectors = startProjectors(runtime, logger, {
@@ -187,4 +189,11 @@ export const eventually = async <T>(check: () => Promise<T | undefined>, timeout
 export const afterScans = async (server: Pick<TestServer, 'scans'>, n: number, timeoutMs = 15_000): Promise<void> => {
   const target = server.scans() + n;
   await eventually(async () => (server.scans() >= target ? true : undefined), timeoutMs);
+};
+
+/** A logger that keeps every line it writes, parsed, for tests that check what was logged. */
+export const capturingLogger = (level = 'info'): { logger: Logger; lines: Array<Record<string, unknown> & { level: number; msg?: string }> } => {
+  const lines: Array<Record<string, unknown> & { level: number; msg?: string }> = [];
+  const logger = pino({ level }, { write: (line: string) => { lines.push(JSON.parse(line) as (typeof lines)[number]); } });
+  return { logger, lines };
 };

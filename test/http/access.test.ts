@@ -37,7 +37,9 @@ test('JWT routes: missing, forged and expired tokens get 401 with the error shap
   const forged = jwt.sign({ sub: 'x', role: 'admin', projects: '*' }, 'not-the-secret-not-the-secret-not-the', { expiresIn: 60 });
   t.is((await api(server.url, 'GET', '/v1/projects', { token: forged })).status, 401);
   const expired = jwt.sign({ sub: 'x', role: 'admin', projects: '*', exp: Math.floor(Date.now() / 1000) - 10 }, server.runtime.jwtSecret);
-  t.is((await api(server.url, 'GET', '/v1/projects', { token: expired })).status, 401);
+  const late = await api(server.url, 'GET', '/v1/projects', { token: expired });
+  t.is(late.status, 401);
+  t.is(late.body.error.message, 'token expired: log in again');
   const noneAlg = jwt.sign({ sub: 'x', role: 'admin', projects: '*', exp: Math.floor(Date.now() / 1000) + 60 }, '', { algorithm: 'none' });
   t.is((await api(server.url, 'GET', '/v1/projects', { token: noneAlg })).status, 401);
   const badClaims = jwt.sign({ sub: 'x', role: 'root', projects: '*' }, server.runtime.jwtSecret, { expiresIn: 60 });
@@ -107,9 +109,8 @@ test('members see only their projects; others are 404 and lists are limited', as
   t.true(all.body.data.length > 0);
   t.true(all.body.data.every((e: { project_id: string }) => e.project_id === mine.projectId));
   const foreign = await api(server.url, 'GET', `/v1/audit?project_id=${theirs.projectId}`, { token: member });
-  t.is(foreign.status, 200);
-  t.deepEqual(foreign.body.data, []);
-  t.is(foreign.body.pagination.totalItems, 0);
+  t.is(foreign.status, 404);
+  t.deepEqual(foreign.body, (await api(server.url, 'GET', `/v1/projects/${theirs.projectId}`, { token: member })).body);
 
   t.is((await api(server.url, 'POST', '/v1/projects', { token: member, body: { name: 'nope' } })).status, 403);
   t.is((await api(server.url, 'POST', '/v1/users', { token: member, body: {} })).status, 403);
@@ -134,5 +135,6 @@ test('unknown routes and methods use the error shape', async (t) => {
   const method = await api(server.url, 'PATCH', '/v1/projects', { token: admin });
   t.is(method.status, 405);
   t.is(method.body.error.code, 'method_not_allowed');
+  t.is(method.headers.get('allow'), 'GET, HEAD, POST, OPTIONS');
   t.deepEqual((await api(server.url, 'GET', '/healthz')).body, { status: 'ok' });
 });

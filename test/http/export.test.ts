@@ -81,7 +81,7 @@ test('bad parameters are 400; no token is 401', async (t) => {
 });
 
 test('exactly 100000 events export whole; 100001 are cut to 100000 and say so', async (t) => {
-  const projectId = randomUUID();
+  const { projectId } = await projectWithKey(server.url, token, 'bulk');
   const seed = async (count: number, offset: number) => {
     for (let start = 0; start < count; start += 10_000) {
       const n = Math.min(10_000, count - start);

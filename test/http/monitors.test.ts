@@ -35,7 +35,7 @@ test('create applies the defaults and answers 201 with the monitor, PENDING befo
   t.deepEqual((await api(server.url, 'GET', `/v1/monitors/${res.body.id}`, { token })).body, res.body);
 });
 
-test('invalid values are 400 naming each field; a timeout not below the interval too', async (t) => {
+test('invalid values are 400 naming each field; a timeout longer than the interval too', async (t) => {
   const { projectId } = await projectWithKey(server.url, token, 'invalid');
   const bad = await post({ project_id: projectId, name: '', url: 'ftp://x', interval_seconds: 9, timeout_seconds: 0, expected_status: 600 });
   t.is(bad.status, 400);
@@ -44,9 +44,9 @@ test('invalid values are 400 naming each field; a timeout not below the interval
     ['expected_status', 'interval_seconds', 'name', 'timeout_seconds', 'url']);
   const missing = await post({});
   t.deepEqual(missing.body.error.details.map((d: { path: string }) => d.path).sort(), ['name', 'project_id', 'url']);
-  const slow = await post({ project_id: projectId, name: 'a', url: target.url, interval_seconds: 10, timeout_seconds: 10 });
+  const slow = await post({ project_id: projectId, name: 'a', url: target.url, interval_seconds: 10, timeout_seconds: 11 });
   t.is(slow.status, 400);
-  t.deepEqual(slow.body.error.details, [{ path: 'timeout_seconds', message: 'must be less than interval_seconds (10)' }]);
+  t.deepEqual(slow.body.error.details, [{ path: 'timeout_seconds', message: 'must not exceed interval_seconds (10)' }]);
   t.is((await post({ project_id: randomUUID(), name: 'a', url: target.url })).status, 404, 'unknown project');
   t.is((await api(server.url, 'POST', '/v1/monitors', { token, body: '{"project_id":', headers: { 'content-type': 'application/json' } })).status, 400);
   t.is((await api(server.url, 'GET', '/v1/monitors?project_id=nope', { token })).status, 400);

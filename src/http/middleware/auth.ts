@@ -2,12 +2,12 @@ import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import jwt from 'jsonwebtoken';
 import koaJwt from 'koa-jwt';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { Role, isUuid } from '../../domain/codecs.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { CommandContext } from '../../commands/handle.ts';
 import type { Scope } from '../../domain/scope.ts';
-import type { UserView } from '../../views/access/port.ts';
+import type { AccessQueries, UserView } from '../../views/access/port.ts';
 import { HttpError } from './errors.ts';
 import type { AppState } from '../state.ts';
 
@@ -42,17 +42,38 @@ export const signToken = (user: UserView, secret: string, ttlSeconds: number, no
 export const tokenStillValid = (user: Pick<UserView, 'disabled' | 'tokens_valid_after'> | null, iat: number): boolean =>
   user !== null && !user.disabled && (user.tokens_valid_after === null || Math.round(iat * 1000) >= Date.parse(user.tokens_valid_after));
 
-/** koa-jwt verifies signature and expiry (401 otherwise); the claims are then decoded into a
- *  principal, once the user's current state (`users`, a short cache of the access read model)
- *  says the token is still good. */
+/** A 401 with RFC 6750's challenge, so a client can tell "send a token" from "this token is bad". */
+const unauthorized = (ctx: Context, message: string, error?: 'invalid_request' | 'invalid_token'): HttpError => {
+  ctx.set('WWW-Authenticate', error
+    ? `Bearer realm="watchlog", error="${error}", error_description="${message.replace(/["\\]/g, "'")}"`
+    : 'Bearer realm="watchlog"');
+  return new HttpError(401, 'unauthorized', message);
+};
+
+const BEARER = /^Bearer\s+\S+$/i;
+
+/** koa-jwt verifies signature and expiry; it passes its verdict through so the answer can say
+ *  what is wrong: no token, an Authorization header that is not `Bearer <token>`, an expired
+ *  token, or one that is malformed or not signed by this service (all 401). The claims are then
+ *  decoded into a principal, once the user's current state (`users`, a short cache of the access
+ *  read model) says the token is still good. */
 export const requireJwt = (secret: string, users: { get(id: string): Promise<UserView | null> }): Middleware<AppState>[] => [
-  koaJwt({ secret, algorithms: ['HS256'], key: 'claims' }) as unknown as Middleware<AppState>,
+  koaJwt({ secret, algorithms: ['HS256'], key: 'claims', passthrough: true }) as unknown as Middleware<AppState>,
   async (ctx, next) => {
+    const header = ctx.get('authorization').trim();
+    if (header === '') throw unauthorized(ctx, 'missing token: send the header "Authorization: Bearer <token>"');
+    if (!BEARER.test(header)) throw unauthorized(ctx, 'malformed Authorization header: expected "Bearer <token>"', 'invalid_request');
+    const failure = (ctx.state as { jwtOriginalError?: unknown }).jwtOriginalError;
+    // By name: koa-jwt may verify with its own copy of jsonwebtoken.
+    if ((failure as { name?: unknown } | undefined)?.name === 'TokenExpiredError') throw unauthorized(ctx, 'token expired: log in again', 'invalid_token');
+    if (failure !== undefined || ctx.state.claims === undefined) {
+      throw unauthorized(ctx, 'invalid token: malformed, or not signed by this service', 'invalid_token');
+    }
     const claims = Claims.decode(ctx.state.claims);
-    if (isLeft(claims)) throw new HttpError(401, 'unauthorized', 'token claims are invalid');
+    if (isLeft(claims)) throw unauthorized(ctx, 'invalid token: its claims are not those of a watchlog token', 'invalid_token');
     const { sub, role, projects, iat } = claims.right;
     if (!tokenStillValid(await users.get(sub), iat)) {
-      throw new HttpError(401, 'unauthorized', 'token is no longer valid (account disabled, or password, role or projects changed): log in again');
+      throw unauthorized(ctx, 'token is no longer valid (account disabled, or password, role or projects changed): log in again', 'invalid_token');
     }
     ctx.state.principal = {
       userId: sub,
@@ -82,4 +103,13 @@ export const visibleOr404 = async <T>(id: string | undefined, what: string, get:
   const found = id && isUuid(id) ? await get(id.toLowerCase()) : null;
   if (!found) throw notFound(what);
   return found;
+};
+
+/** A `project_id` filter must name a project the caller may see: one it may not see is 404, with
+ *  the message of `GET /v1/projects/:id`, rather than an empty answer (which would say nothing
+ *  about whether the filter was right). No filter: nothing to check. */
+export const visibleProjectFilter = async (
+  access: Pick<AccessQueries, 'getProject'>, scope: Scope, projectId: string | undefined,
+): Promise<void> => {
+  if (projectId !== undefined) await visibleOr404(projectId, 'project', (uuid) => access.getProject(uuid, scope));
 };

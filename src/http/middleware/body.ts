@@ -81,10 +81,10 @@ export const readJsonBody = async (ctx: Context, limit: number): Promise<unknown
   try {
     value = JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new HttpError(400, 'invalid_json', 'request body is not valid JSON');
+    throw new HttpError(400, 'invalid_json', 'body is not valid JSON', [{ path: 'body', message: 'is not valid JSON' }]);
   }
   if (exceedsDepth(value, MAX_DEPTH)) {
-    throw new HttpError(400, 'too_deep', `request body nests deeper than ${MAX_DEPTH} levels`);
+    throw new HttpError(400, 'too_deep', `body nests deeper than ${MAX_DEPTH} levels`, [{ path: 'body', message: `must not nest deeper than ${MAX_DEPTH} levels` }]);
   }
   return value;
 };

@@ -2,7 +2,7 @@ import type * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { DomainError, type ErrorDetail } from '../../domain/errors.ts';
+import { DomainError, sentenceOf, type ErrorDetail } from '../../domain/errors.ts';
 import { describeErrors } from '../../domain/decode-errors.ts';
 import { AppendOutcomeUnknownError, LogUnavailableError } from '../../log/event-log.ts';
 
@@ -27,12 +27,15 @@ const CODE_OF_STATUS: Record<number, string> = {
   409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'too_many_requests',
 };
 
-export const decodeOrThrow = <A, O>(codec: t.Type<A, O, unknown>, value: unknown, what: string): A => {
+/** A 400 whose message names each faulty field or parameter and its rule. */
+export const validationError = (what: string, details: readonly ErrorDetail[]) =>
+  new HttpError(400, 'validation_error', `invalid ${what}: ${sentenceOf(details)}`, details);
+
+/** Decodes a request body (`what` names it in messages: "monitor", "channel"); a body that is not
+ *  what the codec wants at all is reported as `body` ("body must be a JSON object"). */
+export const decodeOrThrow = <A, O>(codec: t.Type<A, O, unknown>, value: unknown, what: string, root = 'body'): A => {
   const result = codec.decode(value);
-  if (isLeft(result)) {
-    const details = describeErrors(result.left);
-    throw new HttpError(400, 'validation_error', `invalid ${what}: ${details.map((d) => d.path).join(', ')}`, details);
-  }
+  if (isLeft(result)) throw validationError(what, describeErrors(result.left, root));
   return result.right;
 };
 

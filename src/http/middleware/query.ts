@@ -1,12 +1,13 @@
 import * as t from 'io-ts';
 import type { ParsedUrlQuery } from 'node:querystring';
-import { HttpError } from './errors.ts';
+import { closed, integerRule } from '../../domain/codecs.ts';
+import { decodeOrThrow, validationError } from './errors.ts';
 
 /** Query-string codecs: every value arrives as a string. */
 
-export const IntFromString = (name: string, min: number, max: number) =>
+export const IntFromString = (min: number, max: number) =>
   new t.Type<number, string, unknown>(
-    name,
+    integerRule(min, max),
     (u): u is number => Number.isInteger(u),
     (u, c) => {
       if (typeof u !== 'string' || !/^-?\d+$/.test(u)) return t.failure(u, c);
@@ -24,6 +25,18 @@ export const singleValued = (query: ParsedUrlQuery): Record<string, string> => {
     if (Array.isArray(value)) details.push({ path: key, message: 'must be given once' });
     else if (value !== undefined) out[key] = value;
   }
-  if (details.length > 0) throw new HttpError(400, 'validation_error', 'invalid query', details);
+  if (details.length > 0) throw validationError('query', details);
   return out;
 };
+
+/** A route's query parameters, decoded: each given once, each valid, and none unknown (a misspelt
+ *  filter such as `projectid` is a 400 naming it, never a filter silently left out). */
+const closedQueries = new WeakMap<t.Mixed, t.Mixed>();
+export const readQuery = <C extends t.Mixed>(query: ParsedUrlQuery, codec: C): t.TypeOf<C> => {
+  let strict = closedQueries.get(codec);
+  if (!strict) closedQueries.set(codec, strict = closed(codec, 'parameter'));
+  return decodeOrThrow(strict, singleValued(query), 'query', 'query') as t.TypeOf<C>;
+};
+
+/** For routes that take no query parameters. */
+export const NoParameters = t.exact(t.type({}));

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
-import { Email, Role, Uuid, boundedString, isUuid } from '../../domain/codecs.ts';
+import { Email, Role, Uuid, boundedString, closed, isUuid } from '../../domain/codecs.ts';
 import { createProject, issueApiKey, revokeApiKey } from '../../commands/projects.ts';
 import { changePassword, registerUser, rehashPassword, updateUser, type UserUpdate } from '../../commands/users.ts';
 import { commandContext, principalOf, requireRole, signToken, visibleOr404, type Principal } from '../middleware/auth.ts';
@@ -8,22 +8,24 @@ import { readJsonBody } from '../middleware/body.ts';
 import { DomainError, notFound } from '../../domain/errors.ts';
 import type { LoginAttempt } from '../../views/login-throttle/port.ts';
 import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
+import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
-const LoginBody = t.type({ email: t.string, password: t.string });
-const NewUserBody = t.type({
+/** Bodies refuse unknown fields: a misspelt field is a 400 naming it. */
+const LoginBody = closed(t.type({ email: t.string, password: t.string }), 'field', 'a login');
+const NewUserBody = closed(t.type({
   email: Email,
-  password: boundedString('password (8-1024 chars)', 8, 1024),
+  password: boundedString(8, 1024),
   role: Role,
-  project_ids: t.array(Uuid, 'array of project ids'),
-});
-const NameBody = t.type({ name: boundedString('string (1-200 chars)', 1, 200) });
-const UserUpdateBody = t.exact(t.partial({ role: Role, project_ids: t.array(Uuid, 'array of project ids'), disabled: t.boolean }), 'user update');
-const PasswordBody = t.exact(t.intersection([
-  t.type({ password: boundedString('password (8-1024 chars)', 8, 1024) }),
+  project_ids: t.array(Uuid),
+}), 'field', 'a user');
+const NameBody = closed(t.type({ name: boundedString(1, 200) }), 'field', 'a name');
+const UserUpdateBody = closed(t.partial({ role: Role, project_ids: t.array(Uuid), disabled: t.boolean }), 'field', 'a user update');
+const PasswordBody = closed(t.intersection([
+  t.type({ password: boundedString(8, 1024) }),
   t.partial({ current_password: t.string }),
-]), 'password change');
+]), 'field', 'a password change');
 
 /** 429 with the seconds to wait, rounded up. */
 const tooManyAttempts = (retryAfterMs: number) => {
@@ -44,6 +46,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   const clientAddress = (ctx: { request: { ip: string } }) => ctx.request.ip || 'unknown';
 
   router.post('/v1/auth/login', async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const body = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'login');
     const attempt: LoginAttempt = { email: body.email.trim().toLowerCase(), address: clientAddress(ctx) };
     const at = new Date();
@@ -73,6 +76,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.post('/v1/users', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
     const body = decodeOrThrow(NewUserBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'user');
@@ -84,6 +88,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.get('/v1/users', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     requireRole(principalOf(ctx.state), 'admin');
     ctx.body = await deps.readModels.access.listUsers();
   });
@@ -103,6 +108,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   };
 
   router.put('/v1/users/:id', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
     const id = userIdOf(ctx.params.id);
@@ -112,6 +118,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.delete('/v1/users/:id', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
     await changeUser(principal, ctx.state.correlationId, userIdOf(ctx.params.id), { disabled: true });
@@ -121,6 +128,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   /** Admins set anyone's password; everyone sets their own with their current one, a check the
    *  login throttle counts like a login. */
   router.post('/v1/users/:id/password', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const id = userIdOf(ctx.params.id);
     const self = principal.userId === id;
@@ -153,6 +161,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.post('/v1/projects', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
     const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'project');
@@ -163,14 +172,17 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.get('/v1/projects', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     ctx.body = await deps.readModels.access.listProjects(principalOf(ctx.state).scope);
   });
 
   router.get('/v1/projects/:id', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     ctx.body = await visibleProject(principalOf(ctx.state), ctx.params.id);
   });
 
   router.post('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const project = await visibleProject(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
@@ -182,11 +194,13 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   });
 
   router.get('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const project = await visibleProject(principalOf(ctx.state), ctx.params.id);
     ctx.body = await deps.readModels.access.listApiKeys(project.id);
   });
 
   router.delete('/v1/projects/:id/api-keys/:keyId', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const project = await visibleProject(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');

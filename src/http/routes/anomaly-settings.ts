@@ -4,6 +4,7 @@ import { updateAnomalySettings } from '../../commands/anomalies.ts';
 import { commandContext, principalOf, requireRole, visibleOr404 } from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { decodeOrThrow } from '../middleware/errors.ts';
+import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
@@ -22,12 +23,14 @@ export const anomalySettingsRoutes = (router: Router<AppState>, deps: RouteDeps)
   };
 
   router.get(path, ...deps.jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     ctx.body = await settingsOf(project.id);
   });
 
   router.put(path, ...deps.jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     requireRole(principal, 'admin', 'member');

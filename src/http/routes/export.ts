@@ -4,16 +4,15 @@ import * as t from 'io-ts';
 import { PassThrough, Readable, pipeline } from 'node:stream';
 import { CSV_COLUMNS, toCsvRow } from '../../domain/export-csv.ts';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
-import { principalOf } from '../middleware/auth.ts';
-import { decodeOrThrow } from '../middleware/errors.ts';
-import { singleValued } from '../middleware/query.ts';
+import { principalOf, visibleProjectFilter } from '../middleware/auth.ts';
+import { readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 import { AuditFilterQuery, checkDateRange } from './audit.ts';
 
 export const MAX_EXPORT_EVENTS = 100_000;
 
-const ExportQuery = t.exact(t.intersection([AuditFilterQuery, t.partial({ format: t.keyof({ csv: null, json: null }, 'csv | json') })]));
+const ExportQuery = t.exact(t.intersection([AuditFilterQuery, t.partial({ format: t.keyof({ csv: null, json: null }) })]));
 
 async function* csvRecords(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIterable<string[]> {
   for await (const batch of batches) for (const event of batch) yield toCsvRow(event);
@@ -32,26 +31,33 @@ async function* jsonArray(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIter
 }
 
 /** SPEC 4.8: the list's filters, newest first, at most MAX_EXPORT_EVENTS; `X-Export-Total` says
- *  how many matched and `X-Export-Truncated: true` when that is more than were sent. */
+ *  how many matched and `X-Export-Truncated: true` when that is more than were sent. HEAD answers
+ *  the same headers without reading a single event. */
 export const exportRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   router.get('/v1/audit/export', ...deps.jwt, async (ctx) => {
-    const { format = 'csv', ...filter } = decodeOrThrow(ExportQuery, singleValued(ctx.query), 'query');
+    const { format = 'csv', ...filter } = readQuery(ctx.query, ExportQuery);
     checkDateRange(filter);
     const scope = principalOf(ctx.state).scope;
+    await visibleProjectFilter(deps.readModels.access, scope, filter.project_id);
     const total = await deps.readModels.auditEvents.count(filter, scope);
     ctx.set('X-Export-Total', String(total));
     if (total > MAX_EXPORT_EVENTS) ctx.set('X-Export-Truncated', 'true');
     ctx.attachment(`watchlog-audit-${deps.now().toISOString().slice(0, 10)}.${format}`);
-    const batches = deps.readModels.auditEvents.exportBatches(filter, scope, MAX_EXPORT_EVENTS);
-    const onError = (err: Error | null) => {
-      if (err) deps.logger.error({ err, req_id: ctx.state.correlationId }, 'export failed while streaming');
-    };
-    if (format === 'json') {
-      ctx.type = 'application/json; charset=utf-8';
-      ctx.body = pipeline(Readable.from(jsonArray(batches)), new PassThrough(), onError);
-    } else {
-      ctx.type = 'text/csv; charset=utf-8';
-      ctx.body = pipeline(Readable.from(csvRecords(batches)), stringify({ header: true, columns: [...CSV_COLUMNS] }), onError);
+    ctx.type = format === 'json' ? 'application/json; charset=utf-8' : 'text/csv; charset=utf-8';
+    if (ctx.method === 'HEAD') {
+      // No stream: one that is never read would only be torn down when the response ends.
+      ctx.status = 200;
+      return;
     }
+    const batches = deps.readModels.auditEvents.exportBatches(filter, scope, MAX_EXPORT_EVENTS);
+    const onError = (err: (Error & { code?: string }) | null) => {
+      if (!err) return;
+      // A client that stops reading (closed tab, cancelled download) is not a server fault.
+      if (err.code === 'ERR_STREAM_PREMATURE_CLOSE') deps.logger.info({ req_id: ctx.state.correlationId }, 'export stopped: the client went away');
+      else deps.logger.error({ err, req_id: ctx.state.correlationId }, 'export failed while streaming');
+    };
+    ctx.body = format === 'json'
+      ? pipeline(Readable.from(jsonArray(batches)), new PassThrough(), onError)
+      : pipeline(Readable.from(csvRecords(batches)), stringify({ header: true, columns: [...CSV_COLUMNS] }), onError);
   });
 };

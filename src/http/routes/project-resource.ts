@@ -5,10 +5,10 @@ import type { MonitorCreationDeps } from '../../commands/monitors.ts';
 import { Uuid } from '../../domain/codecs.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { ReadModelKey } from '../../views/read-models.ts';
-import { commandContext, principalOf, requireRole, visibleOr404, type Principal } from '../middleware/auth.ts';
+import { commandContext, principalOf, requireRole, visibleOr404, visibleProjectFilter, type Principal } from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { decodeOrThrow } from '../middleware/errors.ts';
-import { singleValued } from '../middleware/query.ts';
+import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
@@ -48,11 +48,14 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
   };
 
   router.get(r.path, ...deps.jwt, async (ctx) => {
-    const { project_id } = decodeOrThrow(ListQuery, singleValued(ctx.query), 'query');
-    ctx.body = await r.queries.list(principalOf(ctx.state).scope, project_id);
+    const { project_id } = readQuery(ctx.query, ListQuery);
+    const { scope } = principalOf(ctx.state);
+    await visibleProjectFilter(deps.readModels.access, scope, project_id);
+    ctx.body = await r.queries.list(scope, project_id);
   });
 
   router.post(r.path, ...deps.jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin', 'member');
     const input = decodeOrThrow(r.inputs[0], await readJsonBody(ctx, deps.bodyLimitBytes), r.what);
@@ -63,10 +66,12 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
   });
 
   router.get(`${r.path}/:id`, ...deps.jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     ctx.body = await visible(principalOf(ctx.state), ctx.params.id);
   });
 
   router.put(`${r.path}/:id`, ...deps.jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const found = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
@@ -76,6 +81,7 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
   });
 
   router.delete(`${r.path}/:id`, ...deps.jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const found = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');

@@ -2,7 +2,10 @@ import type { Db, Filter, Sort } from 'mongodb';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import type { SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
-import type { AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery } from './port.ts';
+import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
+import type {
+  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, StatsEventsFilter,
+} from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
@@ -105,6 +108,22 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
         identifier: r.identifier, service_name: r.service_name,
       })),
     };
+  }
+
+  /** Served by the (project_id, event_type, ts) index, or (ts) for every project. */
+  async statsContributions(f: StatsEventsFilter, scope: Scope): Promise<StatsBucket[]> {
+    const projects = projectsInScope(scope, f.project_id);
+    if (seesNothing(projects)) return [];
+    const query: Filter<AuditDoc> = { ...inProjects(projects), event_type: 'http', ts: { $gte: f.from, $lte: f.to } };
+    if (f.service_name !== undefined) query.service_name = f.service_name;
+    if (f.environment !== undefined) query.environment = f.environment;
+    const rows = await this.db.collection<AuditDoc>(COLLECTION).find(query, {
+      projection: { _id: 0, project_id: 1, service_name: 1, environment: 1, method: 1, status_code: 1, response_time: 1, ts: 1 },
+    }).toArray();
+    return rows.map((r) => bucketOf({
+      project_id: r.project_id, service_name: r.service_name, environment: r.environment, method: r.method,
+      status_code: r.status_code ?? undefined, response_time: r.response_time ?? undefined, timestamp: new Date(r.ts).toISOString(),
+    }));
   }
 
   async count(filter: AuditFilter, scope: Scope): Promise<number> {

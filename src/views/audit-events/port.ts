@@ -2,6 +2,7 @@ import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import type { Page } from '../../domain/page.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { SessionEvents } from '../../domain/sessions.ts';
+import type { StatsBucket } from '../../domain/stats.ts';
 
 export const SORT_FIELDS = [
   'timestamp', 'status_code', 'response_time', 'path', 'method', 'service_name', 'identifier', 'environment',
@@ -58,7 +59,21 @@ export interface AuditListOptions {
 
 export type AuditListItemWithBody = AuditListItem & { request_body?: Record<string, unknown> | null };
 
+/** The http events a statistics range counts, in exact bounds. */
+export interface StatsEventsFilter {
+  project_id?: string;
+  service_name?: string;
+  environment?: string;
+  /** Epoch ms, both inclusive. */
+  from: number;
+  to: number;
+}
+
 export interface AuditEventsQueries {
+  /** The stats contribution (`bucketOf`) of each http event in the range: the partial minutes at
+   *  the edges of a statistics range, whose buckets would count events outside it. Meant for
+   *  short ranges (the events of a minute or two). */
+  statsContributions(filter: StatsEventsFilter, scope: Scope): Promise<StatsBucket[]>;
   /** How many events match. */
   count(filter: AuditFilter, scope: Scope): Promise<number>;
   /** The matching full events, newest first, at most `limit`, in batches read from a cursor so

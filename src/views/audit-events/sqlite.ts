@@ -3,7 +3,10 @@ import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import { epochMsOf } from '../../domain/codecs.ts';
 import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
-import type { AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery } from './port.ts';
+import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
+import type {
+  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, StatsEventsFilter,
+} from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
@@ -148,6 +151,19 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
       lastTimestamp: last === null ? null : new Date(last).toISOString(),
       events: rows.map(({ ts, ...r }) => ({ ...r, timestamp: new Date(ts).toISOString() })),
     };
+  }
+
+  /** Served by audit_project_type (project, event_type, ts), or audit_ts for every project. */
+  async statsContributions(f: StatsEventsFilter, scope: Scope): Promise<StatsBucket[]> {
+    const where = new Where().inProjects(projectsInScope(scope, f.project_id)).add('event_type = ?', 'http')
+      .addIf(f.service_name, 'service_name = ?').addIf(f.environment, 'environment = ?').add('ts >= ?', f.from).add('ts <= ?', f.to);
+    if (where.matchesNothing) return [];
+    const rows = this.stmt(`SELECT project_id, service_name, environment, method, status_code, response_time, ts FROM audit_events ${where}`)
+      .all(...where.params) as Array<Pick<ListRow, 'project_id' | 'service_name' | 'environment' | 'method' | 'status_code' | 'response_time' | 'ts'>>;
+    return rows.map((r) => bucketOf({
+      project_id: r.project_id, service_name: r.service_name, environment: r.environment, method: r.method,
+      status_code: r.status_code ?? undefined, response_time: r.response_time ?? undefined, timestamp: new Date(r.ts).toISOString(),
+    }));
   }
 
   async count(filter: AuditFilter, scope: Scope): Promise<number> {
