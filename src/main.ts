@@ -29,7 +29,9 @@ Configuration comes from environment variables (see the README):
   WATCHLOG_EVENTSTORE_URL (KurrentDB log), WATCHLOG_EVENTSTORE_NAMESPACE,
   WATCHLOG_VAPID_PUBLIC_KEY, WATCHLOG_VAPID_PRIVATE_KEY, WATCHLOG_VAPID_SUBJECT,
   WATCHLOG_MONGO_URL (MongoDB read models), WATCHLOG_ANOMALY_SCAN_SECONDS,
-  WATCHLOG_ANOMALY_DEFAULTS (JSON, e.g. '{"brute_force":{"threshold":5}}')
+  WATCHLOG_ANOMALY_DEFAULTS (JSON, e.g. '{"brute_force":{"threshold":5}}'),
+  WATCHLOG_EGRESS_DENY, WATCHLOG_EGRESS_ALLOW (where checks and notifications may
+  connect: IPs, CIDRs, and host names to allow)
 `;
 
 /** package.json sits one level up from src/ and two from dist/src/. */

@@ -26,6 +26,7 @@ export const appFor = (runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 
     jwtTtlSeconds: config.jwtTtlSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
     vapidPublicKey: runtime.vapid.publicKey,
+    egress: runtime.egress,
     anomalyDefaults: config.anomalyDefaults,
     now,
   });
@@ -86,10 +87,10 @@ export const serve = async (role: Role, config: Config, logger: Logger): Promise
   // projecting on a thread; a `worker` process, or MongoDB's asynchronous writes, need none.
   const projectors = ((): { stop(): Promise<void> } | null => {
     if (role === 'api') return null;
-    if (role === 'worker' || !runtime.embeddedReadModels) return startProjectors(runtime, logger, projectorsConfig);
+    if (role === 'worker' || !runtime.embeddedReadModels) return startProjectors(runtime, logger, { ...projectorsConfig, egress: runtime.egress });
     const thread = new ProjectorThread({
       dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
-      logLevel: config.logLevel, ...projectorsConfig,
+      logLevel: config.logLevel, ...projectorsConfig, egress: config.egress,
     }, runtime.log, logger);
     thread.start();
     return thread;
