@@ -6,6 +6,7 @@ import {
 } from './domain/anomaly-settings.ts';
 import { describeErrors } from './domain/decode-errors.ts';
 import { DEFAULT_LOGIN_LIMITS, type LoginLimits } from './domain/login-throttle.ts';
+import { formatCidr, parseAddressList, type AddressList, type EgressRules } from './domain/egress-rules.ts';
 
 /** Environment → typed configuration. Every variable, its default and its rule are here; the
  *  README's configuration table mirrors this file. */
@@ -38,6 +39,29 @@ const matching = (name: string, scheme: RegExp) =>
     t.identity,
   );
 
+/** A comma-separated list of IPs and CIDRs (and host names when `hosts`); a failure names the
+ *  faulty entries. */
+const addressList = (name: string, hosts: boolean) =>
+  new t.Type<AddressList, string, unknown>(
+    name,
+    (u): u is AddressList => typeof u === 'object' && u !== null && 'cidrs' in u && 'hosts' in u,
+    (u, c) => {
+      if (typeof u !== 'string') return t.failure(u, c);
+      const { list, bad } = parseAddressList(u, { hosts });
+      return bad.length === 0 ? t.success(list) : t.failure(bad.join(', '), c);
+    },
+    (list) => [...list.cidrs.map(formatCidr), ...list.hosts].join(','),
+  );
+
+/** Never a connection's destination unless WATCHLOG_EGRESS_ALLOW says so: link-local (where
+ *  cloud metadata services answer, 169.254.169.254), the other metadata addresses (AWS IPv6,
+ *  Alibaba), "this network" and unspecified (which reach the local host), broadcast and
+ *  multicast. Loopback and private ranges stay allowed: the embedded deployment watches local
+ *  services; docker-compose.yml denies them too. */
+export const DEFAULT_EGRESS_DENY = [
+  '169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254', '100.100.100.200', '0.0.0.0/8', '::/128', '255.255.255.255/32', '224.0.0.0/4', 'ff00::/8',
+].join(',');
+
 const LogLevel = t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null },
   'fatal | error | warn | info | debug | trace | silent');
 
@@ -69,6 +93,8 @@ const Env = t.type({
   WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS: optional(intFromEnv('integer 1-86400', 1, 86_400)),
   WATCHLOG_LOGIN_ADDRESS_FAILURES: optional(intFromEnv('integer 1-100000', 1, 100_000)),
   WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS: optional(intFromEnv('integer 1-86400', 1, 86_400)),
+  WATCHLOG_EGRESS_DENY: optional(addressList('comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7)', false)),
+  WATCHLOG_EGRESS_ALLOW: optional(addressList('comma-separated IP addresses, CIDRs or host names', true)),
 });
 
 export interface Config {
@@ -97,6 +123,8 @@ export interface Config {
   anomalyDefaults: AnomalySettings;
   /** When failed logins are answered 429 (src/domain/login-throttle.ts). */
   loginLimits: LoginLimits;
+  /** Where monitor checks, webhooks and Web Push may connect (src/checks/egress.ts). */
+  egress: EgressRules;
 }
 
 export class ConfigError extends Error {
@@ -136,7 +164,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       const key = e.context[1]?.key ?? '?';
       const expected = e.context[1]?.type.name ?? 'valid value';
       const name = ['WATCHLOG_JWT_SECRET', 'WATCHLOG_ADMIN_PASSWORD', 'WATCHLOG_EVENTSTORE_URL', 'WATCHLOG_MONGO_URL', 'WATCHLOG_VAPID_PRIVATE_KEY'].includes(key) ? '(hidden)' : describe(e.value);
-      if (!problems.has(key)) problems.set(key, `${key}: expected ${expected}, got ${name}`);
+      // The last error of a variable is its codec's (the first is `optional`'s undefined), which
+      // for the address lists names only the faulty entries.
+      problems.set(key, `${key}: expected ${expected}, got ${name}`);
     }
     throw new ConfigError([...problems.values()]);
   }
@@ -180,5 +210,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     anomalyScanMs: (e.WATCHLOG_ANOMALY_SCAN_SECONDS ?? 30) * 1000,
     anomalyDefaults: anomalyDefaultsOf(e.WATCHLOG_ANOMALY_DEFAULTS),
     loginLimits,
+    egress: {
+      deny: (e.WATCHLOG_EGRESS_DENY ?? parseAddressList(DEFAULT_EGRESS_DENY, { hosts: false }).list).cidrs,
+      allow: e.WATCHLOG_EGRESS_ALLOW?.cidrs ?? [],
+      allowHosts: e.WATCHLOG_EGRESS_ALLOW?.hosts ?? [],
+    },
   };
 };

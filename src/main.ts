@@ -34,7 +34,9 @@ Configuration comes from environment variables (see the README):
   WATCHLOG_ANOMALY_DEFAULTS (JSON, e.g. '{"brute_force":{"threshold":5}}'),
   WATCHLOG_LOGIN_ACCOUNT_FAILURES, WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS,
   WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS, WATCHLOG_LOGIN_ADDRESS_FAILURES,
-  WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS (login throttling)
+  WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS (login throttling),
+  WATCHLOG_EGRESS_DENY, WATCHLOG_EGRESS_ALLOW (where checks and notifications may
+  connect: IPs, CIDRs, and host names to allow)
 `;
 
 const ADMIN_HELP = `watchlog admin — account administration

@@ -47,7 +47,7 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   projection: ['domain', 'log-port', 'view-port'],
   commands: ['domain', 'log-port'],
   checks: ['domain'],
-  reactors: ['domain', 'log-port', 'view-port', 'commands', 'projection'],
+  reactors: ['domain', 'log-port', 'view-port', 'commands', 'projection', 'checks'],
   jobs: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
   http: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
   config: ['domain'],

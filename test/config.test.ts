@@ -1,6 +1,7 @@
 import test from 'ava';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { formatCidr } from '../src/domain/egress-rules.ts';
 
 test('defaults', (t) => {
   const c = loadConfig({});
@@ -69,4 +70,25 @@ test('anomaly scan interval and defaults: a settings update in JSON over the bui
   ]);
   t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"volume_spike":{"baseline_minutes":20}}' }), { message: /volume_spike.min_baseline_minutes: must not exceed baseline_minutes \(20\)/ });
   t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":null}}' }), { message: /null is not a value here/ });
+});
+
+test('egress rules: the default deny list, lists of IPs and CIDRs, host names only in the allow list, one line per faulty variable', (t) => {
+  const c = loadConfig({});
+  t.deepEqual(c.egress.deny.map(formatCidr), [
+    '169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254', '100.100.100.200', '0.0.0.0/8', '::', '255.255.255.255', '224.0.0.0/4', 'ff00::/8',
+  ]);
+  t.deepEqual([c.egress.allow, c.egress.allowHosts], [[], []]);
+  const custom = loadConfig({ WATCHLOG_EGRESS_DENY: '127.0.0.0/8, ::1/128,10.0.0.0/8', WATCHLOG_EGRESS_ALLOW: '10.1.2.3,Status.Example.com' });
+  t.deepEqual(custom.egress.deny.map(formatCidr), ['127.0.0.0/8', '::1', '10.0.0.0/8']);
+  t.deepEqual(custom.egress.allow.map(formatCidr), ['10.1.2.3']);
+  t.deepEqual(custom.egress.allowHosts, ['status.example.com']);
+  t.deepEqual(loadConfig({ WATCHLOG_EGRESS_DENY: '' }).egress.deny, c.egress.deny, 'empty is unset: the default');
+
+  const error = t.throws(() => loadConfig({ WATCHLOG_EGRESS_DENY: '10.0.0.0/33,example.com,192.168.0.0/16', WATCHLOG_EGRESS_ALLOW: '300.1.1.1,fd00::/8', PORT: 'x' }), { instanceOf: ConfigError });
+  t.deepEqual(error?.problems, [
+    'PORT: expected integer 0-65535, got "x"',
+    'WATCHLOG_EGRESS_DENY: expected comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7), got "10.0.0.0/33, example.com"',
+    'WATCHLOG_EGRESS_ALLOW: expected comma-separated IP addresses, CIDRs or host names, got "300.1.1.1"',
+  ]);
+  t.throws(() => loadConfig({ WATCHLOG_EGRESS_DENY: ',' }), { message: /WATCHLOG_EGRESS_DENY: expected .*, got "\(no entries\)"/ });
 });

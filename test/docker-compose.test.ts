@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_EGRESS_DENY, loadConfig } from '../src/config.ts';
 
 /** docker-compose.yml is validated by Debian's docker-compose (`config -q` parses, interpolates and
  *  checks the file against the compose schema without an engine). .ci/run installs it. */
@@ -24,6 +25,21 @@ if (!installed) {
     t.regex(result.stdout, /WATCHLOG_MONGO_URL: mongodb:\/\/mongodb:27017\/watchlog/);
     const tuned = config(path.join(root, 'docker-compose.yml'), { WATCHLOG_JWT_SECRET: 'x'.repeat(48), WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":5}}' });
     t.is(tuned.stdout.match(/WATCHLOG_ANOMALY_DEFAULTS: '\{"brute_force":\{"threshold":5\}\}'/g)?.length, 2, 'api and worker get the same defaults');
+  });
+
+  test('api and worker deny loopback and private ranges on top of the built-in egress deny list, and the deny list is valid', (t) => {
+    const result = config(path.join(root, 'docker-compose.yml'), { WATCHLOG_JWT_SECRET: 'x'.repeat(48) });
+    t.is(result.status, 0, result.stderr);
+    const lists = [...result.stdout.matchAll(/WATCHLOG_EGRESS_DENY: (.+)/g)].map((m) => m[1]!.replace(/^'(.*)'$/, '$1'));
+    t.is(lists.length, 2, 'api and worker');
+    t.is(lists[0], lists[1]);
+    const deny = lists[0]!.split(',');
+    for (const range of [...DEFAULT_EGRESS_DENY.split(','), '127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7']) {
+      t.true(deny.includes(range), range);
+    }
+    t.notThrows(() => loadConfig({ WATCHLOG_EGRESS_DENY: lists[0] }), 'watchlog accepts it');
+    const opened = config(path.join(root, 'docker-compose.yml'), { WATCHLOG_JWT_SECRET: 'x'.repeat(48), WATCHLOG_EGRESS_ALLOW: 'status.internal' });
+    t.is(opened.stdout.match(/WATCHLOG_EGRESS_ALLOW: status\.internal/g)?.length, 2);
   });
 
   test('the validator rejects what is wrong: a missing JWT secret, an unknown key', (t) => {

@@ -1,5 +1,6 @@
 import got, { RequestError, TimeoutError } from 'got';
 import { checkPasses, failureText, type CheckResult, type MonitorSettings } from '../domain/monitor.ts';
+import { refusalOf, type EgressPolicy } from './egress.ts';
 
 export type CheckTarget = Pick<MonitorSettings, 'url' | 'timeout_seconds' | 'expected_status'>;
 
@@ -7,6 +8,8 @@ const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 
 /** The error text of a check that got no response. */
 const describe = (error: unknown, target: CheckTarget): string => {
+  const refused = refusalOf(error);
+  if (refused !== null) return refused;
   if (error instanceof TimeoutError) return `timeout: no response within ${target.timeout_seconds} s`;
   if (error instanceof RequestError) {
     const host = new URL(target.url).host;
@@ -22,8 +25,10 @@ const describe = (error: unknown, target: CheckTarget): string => {
 /** One HTTP GET (SPEC 4.10): the monitor's timeout for the whole exchange up to the response
  *  headers, no retries, redirects not followed (a 301 is a status like any other, so a monitor
  *  can expect it). The body is not read: the status decides, and a large page costs nothing.
- *  Every failed result carries its error text, whether a response came or not. */
-export const runCheck = async (target: CheckTarget, now: () => Date = () => new Date()): Promise<CheckResult> => {
+ *  Every failed result carries its error text, whether a response came or not. The connection
+ *  goes through the egress policy: a refused address is a failed check with the policy's text as
+ *  its error, and nothing is sent. */
+export const runCheck = async (target: CheckTarget, egress: EgressPolicy, now: () => Date = () => new Date()): Promise<CheckResult> => {
   const checkedAt = now();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -31,6 +36,7 @@ export const runCheck = async (target: CheckTarget, now: () => Date = () => new 
     const statusCode = await new Promise<number>((resolve, reject) => {
       const stream = got.stream(target.url, {
         method: 'GET',
+        agent: egress.agent,
         timeout: { request: target.timeout_seconds * 1000 },
         retry: { limit: 0 },
         followRedirect: false,

@@ -7,6 +7,8 @@ export interface ProjectorsConfig {
   leaseTtlMs: number;
   vapid: NotifierDeps['vapid'];
   vapidSubject: string;
+  /** Where notification deliveries may connect. */
+  egress: NotifierDeps['egress'];
   /** Also run the notification reactor (default true). */
   notifications?: boolean;
   /** Tuning of delivery (tests shorten retries and delays). */
@@ -34,7 +36,7 @@ export const startProjectors = (stores: Pick<Stores, 'log' | 'readModels' | 'run
   };
   const projector = new Projector(log, runners, readModels.leases, logger, options);
   const notifier = config.notifications === false ? null : new Projector(log, [notificationsRunner({
-    log, readModels, logger, vapid: config.vapid, vapidSubject: config.vapidSubject, ...config.notifier,
+    log, readModels, logger, vapid: config.vapid, vapidSubject: config.vapidSubject, egress: config.egress, ...config.notifier,
   })], readModels.leases, logger, options);
   projector.start();
   notifier?.start();

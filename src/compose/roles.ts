@@ -28,6 +28,7 @@ export const appFor = (runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 
     jwtTtlSeconds: config.jwtTtlSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
     vapidPublicKey: runtime.vapid.publicKey,
+    egress: runtime.egress,
     anomalyDefaults: config.anomalyDefaults,
     now,
   });
@@ -107,10 +108,10 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
   const onThread = role === 'start' && runtime.embeddedReadModels;
   const projectors = ((): { stop(): Promise<void> } | null => {
     if (role === 'api') return null;
-    if (!onThread) return startProjectors(runtime, logger, projectorsConfig);
+    if (!onThread) return startProjectors(runtime, logger, { ...projectorsConfig, egress: runtime.egress });
     const thread = new ProjectorThread({
       dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
-      logLevel: config.logLevel, ...projectorsConfig,
+      logLevel: config.logLevel, ...projectorsConfig, egress: config.egress,
     }, runtime.log, runtime.readModels.leases, logger);
     thread.start();
     return thread;

@@ -5,6 +5,7 @@ import { Passwords, SCRYPT_PARAMS, type ScryptParams } from '../commands/passwor
 import type { UserCommandDeps } from '../commands/users.ts';
 import type { LoginThrottle } from '../views/login-throttle/port.ts';
 import type { VapidKeys } from '../reactors/notifications/webpush.ts';
+import { egressPolicy, type EgressPolicy } from '../checks/egress.ts';
 import { waitForCheckpoint } from '../../projections/projector.ts';
 import type { ReadModelKey } from '../views/read-models.ts';
 import { loadOrCreateSecret, loadOrCreateVapidKeys } from './secrets.ts';
@@ -18,6 +19,8 @@ export interface Runtime extends Stores {
   readonly jwtSecret: string;
   /** Web Push keys: from the configuration, else generated once into the data dir. */
   readonly vapid: VapidKeys;
+  /** Where outbound requests may connect: built once, from the configuration, for this thread. */
+  readonly egress: EgressPolicy;
   /** Resolves true once the read models named have applied the log up to `position` (false after
    *  `timeoutMs`). Polls their checkpoints, so it works whichever process projects. */
   settled(readModels: readonly ReadModelKey[], position: string, timeoutMs?: number): Promise<boolean>;
@@ -58,6 +61,7 @@ export const openRuntime = async (config: Config, { writerThread = true, scrypt 
     },
     jwtSecret: config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret'),
     vapid: config.vapid ?? loadOrCreateVapidKeys(config.dataDir),
+    egress: egressPolicy(config.egress),
     settled,
   };
 };

@@ -37,7 +37,7 @@ export const startWorkerJobs = async (
     tuning.onScan ? { ...scan, run: () => scan.run().then(tuning.onScan) } : scan,
     logTrimJob(runtime.log, logger, tuning.trimEveryMs),
   ];
-  const jobs = new WorkerJobs(store.backend, { log: runtime.log, monitors: runtime.readModels.monitors }, logger, { ...tuning.scheduler, repeating });
+  const jobs = new WorkerJobs(store.backend, { log: runtime.log, monitors: runtime.readModels.monitors, egress: runtime.egress }, logger, { ...tuning.scheduler, repeating });
   try {
     await jobs.start();
   } catch (error) {

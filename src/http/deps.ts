@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Middleware } from 'koa';
 import type { MonitorCreationDeps } from '../commands/monitors.ts';
 import type { UserCommandDeps } from '../commands/users.ts';
+import type { EgressPolicy } from '../checks/egress.ts';
 import type { AnomalySettings } from '../domain/anomaly-settings.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import type { LoginThrottle } from '../views/login-throttle/port.ts';
@@ -28,6 +29,8 @@ export interface AppDeps {
   readonly vapidPublicKey: string;
   /** The deployment's anomaly settings, under each project's own. */
   readonly anomalyDefaults: AnomalySettings;
+  /** Monitor checks on demand connect through it; saved URLs with a denied literal address are refused. */
+  readonly egress: EgressPolicy;
   readonly now: () => Date;
 }
 

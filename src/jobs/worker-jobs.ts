@@ -4,6 +4,7 @@ import type { CommandDeps } from '../commands/handle.ts';
 import { loadMonitor, recordCheck } from '../commands/monitors.ts';
 import type { MonitorView, MonitorsQueries } from '../views/monitors/port.ts';
 import { runCheck } from '../checks/http-probe.ts';
+import type { EgressPolicy } from '../checks/egress.ts';
 import { MAX_TIMEOUT_SECONDS } from '../domain/monitor.ts';
 
 export const CHECK_JOB = 'monitor-check';
@@ -62,7 +63,7 @@ export class WorkerJobs {
 
   constructor(
     backend: AgendaBackend,
-    private readonly deps: CommandDeps & { readonly monitors: Pick<MonitorsQueries, 'list'> },
+    private readonly deps: CommandDeps & { readonly monitors: Pick<MonitorsQueries, 'list'>; readonly egress: EgressPolicy },
     private readonly logger: Logger,
     options: WorkerJobsOptions = {},
   ) {
@@ -161,7 +162,7 @@ export class WorkerJobs {
     const loaded = await loadMonitor(this.deps, monitorId);
     const { state } = loaded;
     if (state.id === null || state.deleted || !state.settings.enabled) return;
-    const result = await runCheck(state.settings, this.now);
+    const result = await runCheck(state.settings, this.deps.egress, this.now);
     const { events } = await recordCheck(this.deps, monitorId, result, {
       actor: 'system:monitor', correlationId: monitorId, now: this.now,
     }, loaded);

@@ -76,7 +76,7 @@ export const startTestServer = async ({
   const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT });
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
   const projectors: Projectors = startProjectors(runtime, logger, {
-    leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, notifications,
+    leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: runtime.egress, notifications,
     notifier: { webhook: { ...retries, timeoutMs: 2000 }, push: retries },
     ...(notifications ? { liveBatchDelayMs: 5 } : {}),
   });

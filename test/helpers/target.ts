@@ -8,13 +8,15 @@ export interface Target {
   /** Milliseconds to wait before answering. */
   delayMs: number;
   hits: number;
+  /** TCP connections accepted. */
+  connections: number;
   close(): Promise<void>;
 }
 
 export const startTarget = async (status = 200): Promise<Target> => {
   const sockets = new Set<import('node:net').Socket>();
   const target: Target = {
-    url: '', status, delayMs: 0, hits: 0,
+    url: '', status, delayMs: 0, hits: 0, connections: 0,
     close: () => new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
       server.close(() => resolve());
@@ -23,8 +25,9 @@ export const startTarget = async (status = 200): Promise<Target> => {
   const server = http.createServer((req, res) => {
     target.hits += 1;
     const answer = () => {
-      if (req.url === '/redirect') {
-        res.writeHead(301, { location: '/' }).end();
+      if (req.url?.startsWith('/redirect')) {
+        // `/redirect?to=<url>` redirects there; `/redirect` to `/`.
+        res.writeHead(301, { location: new URL(req.url, 'http://target').searchParams.get('to') ?? '/' }).end();
         return;
       }
       res.writeHead(target.status, { 'content-type': 'text/plain' }).end('target');
@@ -33,6 +36,7 @@ export const startTarget = async (status = 200): Promise<Target> => {
     else answer();
   });
   server.on('connection', (s) => {
+    target.connections += 1;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });

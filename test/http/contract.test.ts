@@ -9,6 +9,7 @@ import {
   api, capturingLogger, eventually, login, projectWithKey, sampleEvent, startTestServer, type TestServer,
 } from '../helpers/server.ts';
 import { startTarget, type Target } from '../helpers/target.ts';
+import { defaultEgress } from '../helpers/egress.ts';
 
 /** The HTTP contract across routes: methods, HEAD, error messages, unknown parameters, project
  *  filters, bare-array paging, monitor timeouts, check error texts and exact statistics bounds. */
@@ -142,7 +143,7 @@ test.serial('item 10: a check with an unexpected status carries "expected status
   const text = 'expected status 200, received 503';
   const tried = await api(server.url, 'POST', `/v1/monitors/${monitor.id}/test`, { token: admin });
   t.like(tried.body, { ok: false, status_code: 503, error: text });
-  await recordCheck(server.runtime.commands, monitor.id, await runCheck(monitor), { actor: 'test', correlationId: 'test', now: () => new Date() });
+  await recordCheck(server.runtime.commands, monitor.id, await runCheck(monitor, defaultEgress), { actor: 'test', correlationId: 'test', now: () => new Date() });
   const view = await eventually(async () => {
     const res = (await api(server.url, 'GET', `/v1/monitors/${monitor.id}`, { token: admin })).body;
     return res.status === 'DOWN' ? res : undefined;

@@ -73,7 +73,7 @@ test('PUT changes only the given fields; DELETE removes the monitor and its hist
   const bad = await api(server.url, 'PUT', `/v1/monitors/${created.id}`, { token, body: { interval_seconds: 5, enabled: 'yes' } });
   t.deepEqual(bad.body.error.details.map((d: { path: string }) => d.path).sort(), ['enabled', 'interval_seconds']);
 
-  await recordCheck(server.runtime.commands, created.id, await runCheck({ ...created, expected_status: 200 }), ctx);
+  await recordCheck(server.runtime.commands, created.id, await runCheck({ ...created, expected_status: 200 }, server.runtime.egress), ctx);
   await eventually(async () => ((await api(server.url, 'GET', `/v1/monitors/${created.id}/history`, { token })).body.length === 1 ? true : undefined));
 
   t.is((await api(server.url, 'DELETE', `/v1/monitors/${created.id}`, { token })).status, 204);
@@ -89,7 +89,7 @@ test.serial('UP→DOWN→UP: two transitions, two system.healthcheck events; rep
   const monitor = (await post({ project_id: projectId, name: 'flip-service', url: target.url, timeout_seconds: 1 })).body;
   const check = async (status: number) => {
     target.status = status;
-    return recordCheck(server.runtime.commands, monitor.id, await runCheck(monitor), ctx);
+    return recordCheck(server.runtime.commands, monitor.id, await runCheck(monitor, server.runtime.egress), ctx);
   };
   const kinds = [];
   for (const status of [200, 200, 503, 500, 503, 200, 200]) kinds.push((await check(status)).events[0]?.type ?? '-');

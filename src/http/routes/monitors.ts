@@ -15,9 +15,15 @@ const HistoryQuery = t.exact(t.partial({ limit: IntFromString(1, CHECKS_KEPT) })
 
 /** SPEC 4.10: monitors, their check history, and a check on demand. */
 export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
+  // A URL whose host is a literal address the egress policy denies could never be checked.
+  const url = ({ url }: { url?: string }) => {
+    const refused = url === undefined ? null : deps.egress.literalRefusal(url);
+    return refused === null ? [] : [{ path: 'url', message: refused }];
+  };
   const { visible } = projectResourceRoutes(router, deps, {
     path: '/v1/monitors', what: 'monitor', readModel: 'monitors', queries: deps.readModels.monitors,
     inputs: [MonitorCreateInput, MonitorUpdateInput], commands: { create: createMonitor, update: updateMonitor, remove: deleteMonitor },
+    problems: { create: url, update: url },
   });
 
   router.get('/v1/monitors/:id/history', ...deps.jwt, async (ctx) => {
@@ -32,7 +38,7 @@ export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const principal = principalOf(ctx.state);
     const monitor = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
-    const result = await runCheck(monitor, deps.now);
+    const result = await runCheck(monitor, deps.egress, deps.now);
     ctx.body = { checked_at: result.checked_at, status_code: result.status_code ?? null, response_ms: result.response_ms, ok: result.ok, error: result.error ?? null };
   });
 };

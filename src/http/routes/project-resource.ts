@@ -3,11 +3,12 @@ import * as t from 'io-ts';
 import type { CommandContext, CommandDeps } from '../../commands/handle.ts';
 import type { MonitorCreationDeps } from '../../commands/monitors.ts';
 import { Uuid } from '../../domain/codecs.ts';
+import type { ErrorDetail } from '../../domain/errors.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { ReadModelKey } from '../../views/read-models.ts';
 import { commandContext, principalOf, requireRole, visibleOr404, visibleProjectFilter, type Principal } from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
-import { decodeOrThrow } from '../middleware/errors.ts';
+import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
 import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
@@ -26,6 +27,8 @@ export interface ProjectResource<V extends { id: string }, C extends { project_i
   queries: { list(scope: Scope, projectId?: string): Promise<V[]>; get(id: string, scope: Scope): Promise<V | null> };
   /** The bodies of create and update. */
   inputs: readonly [t.Type<C, unknown, unknown>, t.Type<U, unknown, unknown>];
+  /** What is wrong with a decoded body beyond its shape (a 400 like a decoding error). */
+  problems?: { create?(input: C): ErrorDetail[]; update?(input: U): ErrorDetail[] };
   commands: {
     create(deps: MonitorCreationDeps, input: C, ctx: CommandContext): Promise<{ id: string; position: string | null }>;
     update(deps: CommandDeps, id: string, input: U, ctx: CommandContext): Written;
@@ -42,6 +45,12 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
 ) => {
   const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
   const visible = (principal: Principal, id: string | undefined) => visibleOr404(id, r.what, (uuid) => r.queries.get(uuid, principal.scope));
+  const decode = <A>(codec: t.Type<A, unknown, unknown>, body: unknown, problemsOf?: (input: A) => ErrorDetail[]): A => {
+    const input = decodeOrThrow(codec, body, r.what);
+    const details = problemsOf?.(input) ?? [];
+    if (details.length > 0) throw new HttpError(400, 'validation_error', `invalid ${r.what}: ${details.map((d) => d.path).join(', ')}`, details);
+    return input;
+  };
   const viewAfter = async (id: string, position: string | null) => {
     await deps.caughtUp([r.readModel], position);
     return r.queries.get(id, { all: true });
@@ -58,7 +67,7 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin', 'member');
-    const input = decodeOrThrow(r.inputs[0], await readJsonBody(ctx, deps.bodyLimitBytes), r.what);
+    const input = decode(r.inputs[0], await readJsonBody(ctx, deps.bodyLimitBytes), r.problems?.create);
     await visibleOr404(input.project_id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     const { id, position } = await r.commands.create(deps.commands, input, context(principal, ctx.state.correlationId));
     ctx.status = 201;
@@ -75,7 +84,7 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
     const principal = principalOf(ctx.state);
     const found = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
-    const input = decodeOrThrow(r.inputs[1], await readJsonBody(ctx, deps.bodyLimitBytes), r.what);
+    const input = decode(r.inputs[1], await readJsonBody(ctx, deps.bodyLimitBytes), r.problems?.update);
     const { position } = await r.commands.update(deps.commands, found.id, input, context(principal, ctx.state.correlationId));
     ctx.body = await viewAfter(found.id, position);
   });

@@ -3,6 +3,7 @@ import { deactivateChannel } from '../../commands/channels.ts';
 import { alertNotification, transitionNotification, type Notification } from '../../domain/notification.ts';
 import type { ChannelTarget } from '../../domain/channel.ts';
 import { comparePositions, type EventLog, type RecordedEvent } from '../../log/event-log.ts';
+import type { EgressPolicy } from '../../checks/egress.ts';
 import { deliverWebhook, type DeliveryOutcome, type WebhookOptions } from './webhook.ts';
 import { deliverWebPush, type VapidKeys, type WebPushOptions } from './webpush.ts';
 import type { DeliveryRecord } from '../../views/deliveries/port.ts';
@@ -15,12 +16,14 @@ export interface NotifierDeps {
   logger: Logger;
   vapid: VapidKeys;
   vapidSubject: string;
+  /** Where deliveries may connect. */
+  egress: EgressPolicy;
   /** Transitions and alerts older than this when the reactor reaches them are recorded, not
    *  sent: a new read store replaying the log must not page anyone about last month. */
   maxAgeMs?: number;
   now?: () => Date;
-  webhook?: WebhookOptions;
-  push?: Omit<WebPushOptions, 'subject'>;
+  webhook?: Omit<WebhookOptions, 'egress'>;
+  push?: Omit<WebPushOptions, 'subject' | 'egress'>;
 }
 
 /** The reactor's name: its lease, and the checkpoint of the deliveries it records. */
@@ -42,8 +45,8 @@ export const notificationsRunner = (deps: NotifierDeps): ProjectionRunner => {
   const maxAgeMs = deps.maxAgeMs ?? 3_600_000;
 
   const deliver = async (target: ChannelTarget, channelId: string, n: Notification): Promise<DeliveryOutcome> => {
-    if (target.type === 'webhook') return deliverWebhook(target, n, deps.webhook);
-    const outcome = await deliverWebPush(target.subscription, n, deps.vapid, { subject: deps.vapidSubject, ...deps.push });
+    if (target.type === 'webhook') return deliverWebhook(target, n, { ...deps.webhook, egress: deps.egress });
+    const outcome = await deliverWebPush(target.subscription, n, deps.vapid, { ...deps.push, subject: deps.vapidSubject, egress: deps.egress });
     if (outcome.gone) {
       await deactivateChannel(deps, channelId, `push subscription gone (${outcome.status ?? 'no status'})`, {
         actor: 'system:notifications', correlationId: n.id, now,
