@@ -5,6 +5,7 @@ import { StoredAuditEvent } from './audit-event.ts';
 import { monitorEvents } from './monitor.ts';
 import { channelEvents } from './channel.ts';
 import { anomalyEvents } from './anomaly.ts';
+import { maskingEvents } from './masking-rules.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -24,6 +25,7 @@ export const catalogue = {
     prefix: t.string, key_hash: t.string, issued_at: t.string,
   }),
   ApiKeyRevoked: t.type({ project_id: t.string, key_id: t.string, revoked_at: t.string }),
+  ...maskingEvents,
   UserRegistered: t.type({
     user_id: t.string, email: t.string, password_hash: t.string,
     role: Role, project_ids: t.array(t.string), registered_at: t.string,

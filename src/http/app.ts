@@ -2,12 +2,14 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyCache } from './middleware/api-key-cache.ts';
+import { MaskingCache } from './middleware/masking-cache.ts';
 import { requireJwt } from './middleware/auth.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
 import { channelRoutes } from './routes/channels.ts';
 import { anomalySettingsRoutes } from './routes/anomaly-settings.ts';
+import { maskingRoutes } from './routes/masking.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
@@ -50,6 +52,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   const routeDeps: RouteDeps = {
     ...deps,
     apiKeys: new ApiKeyCache(deps.readModels.access),
+    maskingRules: new MaskingCache(deps.readModels.masking),
     jwt: requireJwt(deps.jwtSecret),
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());
@@ -63,6 +66,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   monitorRoutes(router, routeDeps);
   channelRoutes(router, routeDeps);
   anomalySettingsRoutes(router, routeDeps);
+  maskingRoutes(router, routeDeps);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -4,6 +4,7 @@ import type { MonitorCreationDeps } from '../commands/monitors.ts';
 import type { AnomalySettings } from '../domain/anomaly-settings.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import type { ApiKeyCache } from './middleware/api-key-cache.ts';
+import type { MaskingCache } from './middleware/masking-cache.ts';
 import type { AppState } from './state.ts';
 
 /** What the HTTP app is given. */
@@ -26,6 +27,8 @@ export interface AppDeps {
 /** What the routes get: the app's dependencies plus what the app builds once for all of them. */
 export interface RouteDeps extends AppDeps {
   readonly apiKeys: ApiKeyCache;
+  /** Each project's own masking rules, compiled, for ingest. */
+  readonly maskingRules: MaskingCache;
   /** JWT verification and principal decoding, to put in front of every protected route. */
   readonly jwt: Middleware<AppState>[];
   /** Read-your-writes: waits until the read models named show a command's events (`position`),
