@@ -3,6 +3,7 @@ import { ingestBenchmark, printIngest } from './ingest.ts';
 import { printQueries, queriesBenchmark } from './queries.ts';
 import { monitorsBenchmark, printMonitors } from './monitors.ts';
 import { anomaliesBenchmark, printAnomalies } from './anomalies.ts';
+import { maskingBenchmark, printMasking } from './masking.ts';
 
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
@@ -14,6 +15,7 @@ const sections: Section[] = [
   { name: 'queries', run: async () => { const r = await queriesBenchmark(); return { result: r, lines: printQueries(r) }; } },
   { name: 'monitors', run: async () => { const r = await monitorsBenchmark(); return { result: r, lines: printMonitors(r) }; } },
   { name: 'anomalies', run: async () => { const r = await anomaliesBenchmark(); return { result: r, lines: printAnomalies(r) }; } },
+  { name: 'masking', run: async () => { const r = await maskingBenchmark(); return { result: r, lines: printMasking(r) }; } },
 ];
 
 const only = process.argv.slice(2);

@@ -61,8 +61,9 @@ const ADAPTER_LAYERS: ReadonlySet<Layer> = new Set(['log-adapter', 'view-adapter
 /** Store drivers: only adapters and the composition root may use them. */
 const DRIVERS = ['better-sqlite3', 'mongodb', '@kurrent/kurrentdb-client', '@agendajs/mongo-backend', '@watchlog/agenda-sqlite'];
 
-/** What domain code may import from outside: codecs and pure computation, nothing with I/O. */
-const DOMAIN_PACKAGES = ['io-ts', 'fp-ts', '@datadog/sketches-js', 'node:crypto'];
+/** What domain code may import from outside: codecs and pure computation, nothing with I/O
+ *  (re2js: the linear-time regular expressions of projects' masking patterns). */
+const DOMAIN_PACKAGES = ['io-ts', 'fp-ts', '@datadog/sketches-js', 'node:crypto', 're2js'];
 
 /** An adapter's technology: a SQLite adapter never uses a MongoDB one, nor the reverse. */
 const technologyOf = (file: string): string | null => /(sqlite|mongo|kurrent)/.exec(file)?.[1] ?? null;

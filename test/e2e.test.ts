@@ -107,7 +107,7 @@ test('rebuild prints progress and exits', async (t) => {
   const rebuild = runCli(['rebuild'], env);
   t.is(await rebuild.exited, 0);
   t.regex(rebuild.stderr(), /rebuild \[#{20}\] 100% (\d+)\/\1 \(\d+ ev\/s, ETA 0 s\): [a-z-, ]*access/);
-  t.regex(rebuild.stderr(), /rebuild done: 9 read models/);
+  t.regex(rebuild.stderr(), /rebuild done: 10 read models/);
   rmSync(dataDir, { recursive: true, force: true });
 });
 

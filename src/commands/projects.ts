@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { MaskingRules } from '../domain/masking-rules.ts';
 import { assertProjectExists, projectDecider } from '../domain/project.ts';
 import { projectStream } from '../domain/streams.ts';
 import { handle, load, type CommandContext, type CommandDeps } from './handle.ts';
@@ -25,3 +26,7 @@ export const issueApiKey = async (deps: CommandDeps, projectId: string, name: st
 
 export const revokeApiKey = (deps: CommandDeps, projectId: string, keyId: string, ctx: CommandContext) =>
   handle(deps, projectStream(projectId), projectDecider, { type: 'RevokeApiKey', project_id: projectId, key_id: keyId, at: ctx.now().toISOString() }, ctx);
+
+/** Replaces the project's own masking rules (validation_error naming each faulty entry). */
+export const setMaskingRules = (deps: CommandDeps, projectId: string, rules: MaskingRules, ctx: CommandContext) =>
+  handle(deps, projectStream(projectId), projectDecider, { type: 'SetMaskingRules', project_id: projectId, rules, at: ctx.now().toISOString() }, ctx);

@@ -7,6 +7,7 @@ import { anomalyWindowsProjection } from '../../projections/anomaly-windows.ts';
 import { auditEventsProjection } from '../../projections/audit-events.ts';
 import { channelsProjection } from '../../projections/channels.ts';
 import { derivedSessionsProjection } from '../../projections/derived-sessions.ts';
+import { maskingProjection } from '../../projections/masking.ts';
 import { monitorsProjection } from '../../projections/monitors.ts';
 import { orphansProjection } from '../../projections/orphans.ts';
 import { statsProjection } from '../../projections/stats.ts';
@@ -29,6 +30,8 @@ import { mongoDeliveries } from '../views/deliveries/mongo.ts';
 import { sqliteDeliveries } from '../views/deliveries/sqlite.ts';
 import { mongoDerivedSessions } from '../views/derived-sessions/mongo.ts';
 import { sqliteDerivedSessions } from '../views/derived-sessions/sqlite.ts';
+import { mongoMasking } from '../views/masking/mongo.ts';
+import { sqliteMasking } from '../views/masking/sqlite.ts';
 import { mongoMonitors } from '../views/monitors/mongo.ts';
 import { sqliteMonitors } from '../views/monitors/sqlite.ts';
 import { mongoOrphans } from '../views/orphans/mongo.ts';
@@ -62,6 +65,7 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   channels: projected(channelsProjection, sqliteChannels, mongoChannels),
   anomalyWindows: projected(anomalyWindowsProjection, sqliteAnomalyWindows, mongoAnomalyWindows),
   anomalies: projected(anomaliesProjection, sqliteAnomalies, mongoAnomalies),
+  masking: projected(maskingProjection, sqliteMasking, mongoMasking),
   deliveries: { projection: null, name: NOTIFICATIONS, sqlite: sqliteDeliveries, mongo: mongoDeliveries },
 };
 

@@ -5,6 +5,7 @@ import { monitorEvents } from './monitor.ts';
 import { channelEvents } from './channel.ts';
 import { anomalyEvents } from './anomaly.ts';
 import { userEvents } from './user.ts';
+import { maskingEvents } from './masking-rules.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -25,6 +26,7 @@ export const catalogue = {
   }),
   ApiKeyRevoked: t.type({ project_id: t.string, key_id: t.string, revoked_at: t.string }),
   ...userEvents,
+  ...maskingEvents,
   AuditEventRecorded: StoredAuditEvent,
   ...monitorEvents,
   ...channelEvents,

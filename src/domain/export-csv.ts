@@ -9,12 +9,17 @@ export const CSV_COLUMNS = [
   'query_params', 'path_params', 'request_body', 'response_body',
 ] as const satisfies ReadonlyArray<keyof StoredAuditEvent>;
 
-/** A spreadsheet would run a cell starting with one of these as a formula (CSV injection). */
-const FORMULA_START = /^[=+\-@]/;
+/** A spreadsheet may run a cell that starts with one of these as a formula (CSV injection):
+ *  OWASP's list (`=`, `+`, `-`, `@`, tab, carriage return) and the full-width forms of the first
+ *  four (U+FF1D, U+FF0B, U+FF0D, U+FF20), which Apple Numbers reads as the ASCII ones. */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
+/** A guarded cell is the value with a single quote in front (`=1+2` → `'=1+2`, tab `=1` → `'` tab
+ *  `=1`): spreadsheets show it as text, and dropping that first `'` gives the stored value back. */
 export const guardFormula = (cell: string): string => (FORMULA_START.test(cell) ? `'${cell}` : cell);
 
-/** One CSV row: empty for absent fields, JSON for objects and arrays, guarded text. */
+/** One CSV row: empty for absent fields, JSON for objects and arrays, guarded text. Numbers are
+ *  written as they are: a negative number is a number, never a formula. */
 export const toCsvRow = (event: StoredAuditEvent): string[] =>
   CSV_COLUMNS.map((column) => {
     const value: unknown = event[column];

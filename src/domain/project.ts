@@ -1,15 +1,17 @@
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 import { DomainError, notFound } from './errors.ts';
+import { NO_MASKING_RULES, maskingRulesProblems, sameRules, withoutRepeats, type MaskingRules } from './masking-rules.ts';
 
-/** The project aggregate: its existence and its API keys. Pure decide/evolve. */
+/** The project aggregate: its existence, its API keys and its masking rules. Pure decide/evolve. */
 export interface ProjectState {
   readonly id: string | null;
   readonly name: string;
   readonly keys: ReadonlyMap<string, { readonly revoked: boolean }>;
+  readonly masking: MaskingRules;
 }
 
-export const initialProject: ProjectState = { id: null, name: '', keys: new Map() };
+export const initialProject: ProjectState = { id: null, name: '', keys: new Map(), masking: NO_MASKING_RULES };
 
 export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectState => {
   switch (event.type) {
@@ -19,6 +21,8 @@ export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectS
       return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: false }) };
     case 'ApiKeyRevoked':
       return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: true }) };
+    case 'MaskingRulesSet':
+      return { ...state, masking: { keys: event.data.keys, patterns: event.data.patterns } };
     default:
       return state;
   }
@@ -38,7 +42,8 @@ export const assertKeyRevocable = (state: ProjectState, keyId: string): void => 
 export type ProjectCommand =
   | { type: 'CreateProject'; project_id: string; name: string; at: string }
   | { type: 'IssueApiKey'; project_id: string; key_id: string; name: string; prefix: string; key_hash: string; at: string }
-  | { type: 'RevokeApiKey'; project_id: string; key_id: string; at: string };
+  | { type: 'RevokeApiKey'; project_id: string; key_id: string; at: string }
+  | { type: 'SetMaskingRules'; project_id: string; rules: MaskingRules; at: string };
 
 export const projectDecider: Decider<ProjectState, ProjectCommand> = {
   initialState: initialProject,
@@ -56,6 +61,16 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
       case 'RevokeApiKey':
         assertKeyRevocable(state, command.key_id);
         return [{ type: 'ApiKeyRevoked', data: { project_id: command.project_id, key_id: command.key_id, revoked_at: command.at } }];
+      // The rules replace the project's; repeats are dropped, and rules that change nothing
+      // record nothing.
+      case 'SetMaskingRules': {
+        assertProjectExists(state);
+        const rules = withoutRepeats(command.rules);
+        const problems = maskingRulesProblems(rules);
+        if (problems.length > 0) throw new DomainError('validation_error', 'invalid masking rules', problems);
+        if (sameRules(rules, state.masking)) return [];
+        return [{ type: 'MaskingRulesSet', data: { project_id: command.project_id, keys: [...rules.keys], patterns: [...rules.patterns], updated_at: command.at } }];
+      }
     }
   },
 };

@@ -2,6 +2,7 @@ import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { ApiKeyCache } from './middleware/api-key-cache.ts';
+import { MaskingCache } from './middleware/masking-cache.ts';
 import { requireJwt } from './middleware/auth.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
 import { logLogins } from './login-record.ts';
@@ -10,6 +11,7 @@ import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
 import { channelRoutes } from './routes/channels.ts';
 import { anomalySettingsRoutes } from './routes/anomaly-settings.ts';
+import { maskingRoutes } from './routes/masking.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
@@ -55,6 +57,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     apiKeys: new ApiKeyCache(deps.readModels.access),
     users,
     recordLogin: deps.recordLogin ?? logLogins(deps.logger),
+    maskingRules: new MaskingCache(deps.readModels.masking),
     jwt: requireJwt(deps.jwtSecret, users),
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());
@@ -68,6 +71,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   monitorRoutes(router, routeDeps);
   channelRoutes(router, routeDeps);
   anomalySettingsRoutes(router, routeDeps);
+  maskingRoutes(router, routeDeps);
   app.use(router.routes());
   app.use(methodNotAllowed);
   return app;

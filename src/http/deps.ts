@@ -9,6 +9,7 @@ import type { LoginThrottle } from '../views/login-throttle/port.ts';
 import type { ApiKeyCache } from './middleware/api-key-cache.ts';
 import type { UserStateCache } from './middleware/user-cache.ts';
 import type { RecordLogin } from './login-record.ts';
+import type { MaskingCache } from './middleware/masking-cache.ts';
 import type { AppState } from './state.ts';
 
 /** What the HTTP app is given. */
@@ -40,6 +41,8 @@ export interface RouteDeps extends AppDeps {
   /** Users' current state, for the token check of every request. */
   readonly users: UserStateCache;
   readonly recordLogin: RecordLogin;
+  /** Each project's own masking rules, compiled, for ingest. */
+  readonly maskingRules: MaskingCache;
   /** JWT verification and principal decoding, to put in front of every protected route. */
   readonly jwt: Middleware<AppState>[];
   /** Read-your-writes: waits until the read models named show a command's events (`position`),

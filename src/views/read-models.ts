@@ -5,6 +5,7 @@ import type { AuditEventsQueries, AuditEventsWriter } from './audit-events/port.
 import type { ChannelsQueries, ChannelsWriter } from './channels/port.ts';
 import type { DeliveriesQueries, DeliveriesWriter } from './deliveries/port.ts';
 import type { DerivedSessionsQueries, DerivedSessionsWriter } from './derived-sessions/port.ts';
+import type { MaskingQueries, MaskingWriter } from './masking/port.ts';
 import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
 import type { StatsQueries, StatsWriter } from './stats/port.ts';
@@ -23,6 +24,7 @@ export interface ReadModels {
   readonly deliveries: DeliveriesQueries;
   readonly anomalyWindows: AnomalyWindowsQueries;
   readonly anomalies: AnomaliesQueries;
+  readonly masking: MaskingQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -34,6 +36,7 @@ export interface ReadModels {
     readonly deliveries: ProjectionStore<DeliveriesWriter>;
     readonly anomalyWindows: ProjectionStore<AnomalyWindowsWriter>;
     readonly anomalies: ProjectionStore<AnomaliesWriter>;
+    readonly masking: ProjectionStore<MaskingWriter>;
   };
   close(): Promise<void>;
 }

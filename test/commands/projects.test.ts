@@ -56,3 +56,45 @@ test('RevokeApiKey refusals: missing project, unknown key, key already revoked',
     spec(t).given(given).when(revoke(key)).thenThrows({ code, message });
   }
 });
+
+// ---- SetMaskingRules ----
+
+const setRules = (keys: string[], patterns: string[], at = T2): ProjectCommand => ({ type: 'SetMaskingRules', project_id: P, rules: { keys, patterns }, at });
+const rulesSet = (keys: string[], patterns: string[], at = T2): DomainEvent => ({ type: 'MaskingRulesSet', data: { project_id: P, keys, patterns, updated_at: at } });
+
+test('SetMaskingRules records the project\'s rules as given', (t) => {
+  spec(t).given([created]).when(setRules(['Session-Id'], ['sk_live_[0-9a-z]+'])).then([rulesSet(['Session-Id'], ['sk_live_[0-9a-z]+'])]);
+});
+
+test('SetMaskingRules replaces the rules whole, down to none', (t) => {
+  const first = rulesSet(['a', 'b'], ['x+y'], T1);
+  spec(t).given([created, first]).when(setRules(['b'], [])).then([rulesSet(['b'], [])]);
+  spec(t).given([created, first]).when(setRules([], [])).then([rulesSet([], [])]);
+});
+
+test('SetMaskingRules drops repeats before recording: keys that normalise alike, identical patterns', (t) => {
+  spec(t).given([created]).when(setRules(['Session-Id', 'session_id', 'x'], ['a+', 'a+'])).then([rulesSet(['Session-Id', 'x'], ['a+'])]);
+});
+
+test('SetMaskingRules that changes nothing records nothing', (t) => {
+  spec(t).given([created]).when(setRules([], [])).thenNothing();
+  spec(t).given([created, rulesSet(['k'], ['p+'], T1)]).when(setRules(['k', 'K'], ['p+'])).thenNothing();
+});
+
+test('SetMaskingRules refusals: no project; invalid entries, each named', (t) => {
+  spec(t).given([]).when(setRules(['k'], [])).thenThrows({ code: 'not_found', message: 'project not found' });
+  spec(t).given([created]).when(setRules(['--'], ['(', '.*', 'ok'])).thenThrows({
+    code: 'validation_error',
+    message: 'invalid masking rules',
+    details: [
+      { path: 'keys.0', message: 'must have a character other than - and _' },
+      { path: 'patterns.0', message: 'not a valid RE2 pattern: error parsing regexp: missing closing ): `(`' },
+      { path: 'patterns.1', message: 'matches the empty string, so it would mask every value' },
+    ],
+  });
+});
+
+test('masking rules and API keys live side by side in the project stream', (t) => {
+  spec(t).given([created, rulesSet(['k'], [], T1), issued(K1)]).when(revoke(K1)).then([revoked(K1)]);
+  spec(t).given([created, issued(K1), revoked(K1)]).when(setRules(['k'], [])).then([rulesSet(['k'], [])]);
+});

@@ -16,7 +16,7 @@ const QUERIES = [
 
 const snapshot = async (url: string, token: string, projectId: string) => {
   const out: Record<string, unknown> = {};
-  for (const q of [...QUERIES, `/v1/projects/${projectId}/anomaly-settings`]) out[q] = (await api(url, 'GET', q, { token })).body;
+  for (const q of [...QUERIES, `/v1/projects/${projectId}/anomaly-settings`, `/v1/projects/${projectId}/masking`]) out[q] = (await api(url, 'GET', q, { token })).body;
   out.projects = (await api(url, 'GET', '/v1/projects', { token })).body;
   out.users = (await api(url, 'GET', '/v1/users', { token })).body;
   return out;
@@ -29,6 +29,8 @@ test('a rebuild from the log gives identical query results, even from a deleted 
   const { apiKey, projectId } = await projectWithKey(first.url, token, 'a');
   const tuned = await api(first.url, 'PUT', `/v1/projects/${projectId}/anomaly-settings`, { token, body: { brute_force: { threshold: 4 } } });
   t.is(tuned.status, 200);
+  const masked = await api(first.url, 'PUT', `/v1/projects/${projectId}/masking`, { token, body: { keys: ['session_id'], patterns: ['sk_live_[0-9]+'] } });
+  t.is(masked.status, 200);
   const b = await projectWithKey(first.url, token, 'b');
   for (let i = 0; i < 120; i += 1) {
     const body = sampleEvent({ method: ['GET', 'POST', 'DELETE'][i % 3], identifier: `user-${i % 4}`, response_time: (i * 13) % 50, path: `/x/${i % 9}` });
@@ -52,7 +54,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     const { head } = await rebuildReadModels(runtime, (p) => progress.push(p));
     await runtime.close();
     t.truthy(head);
-    t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors', 'channels', 'anomaly-windows', 'anomalies']), variant);
+    t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors', 'channels', 'anomaly-windows', 'anomalies', 'masking']), variant);
     t.true(progress.every((p) => p.head === head));
     const again = await startTestServer({ dataDir });
     t.deepEqual(await snapshot(again.url, await login(again.url), projectId), before, variant);

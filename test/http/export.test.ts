@@ -10,6 +10,7 @@ let server: TestServer;
 let token: string;
 let main: { projectId: string; apiKey: string };
 let other: { projectId: string; apiKey: string };
+let guarded: { projectId: string; apiKey: string };
 
 test.before(async () => {
   server = await startTestServer({ now: () => new Date('2026-05-17T08:00:00.000Z') });
@@ -23,7 +24,12 @@ test.before(async () => {
   ];
   for (const body of bodies) await api(server.url, 'POST', '/v1/audit', { apiKey: main.apiKey, body });
   await api(server.url, 'POST', '/v1/audit', { apiKey: other.apiKey, body: sampleEvent({ path: '/other' }) });
-  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit', { token })).body.pagination.totalItems === 4 ? true : undefined));
+  guarded = await projectWithKey(server.url, token, 'csv-guard');
+  await api(server.url, 'POST', '/v1/audit', {
+    apiKey: guarded.apiKey,
+    body: sampleEvent({ path: '\t=1+2', identifier: '\r=HYPERLINK("http://evil")', user_name: '\uFF1D1+2', user_agent: 'a;=1+1', error_message: '@SUM(1)' }),
+  });
+  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit', { token })).body.pagination.totalItems === 5 ? true : undefined));
 });
 test.after.always(() => server.stop());
 
@@ -55,6 +61,21 @@ test('CSV: attachment with the date, documented columns, RFC 4180 quoting, formu
   t.is(byPath('/plain').user_roles, '["admin","ops"]');
   t.is(byPath('/plain').status_code, '201');
   t.is(byPath('/plain').session_id, '');
+});
+
+test('CSV: cells starting with tab or carriage return are guarded too; every text cell is quoted', async (t) => {
+  const { res, text } = await download(`?project_id=${guarded.projectId}`);
+  t.is(res.status, 200);
+  const [row] = parse(text, { columns: true }) as Array<Record<string, string>>;
+  t.is(row!.path, "'\t=1+2");
+  t.is(row!.identifier, '\'\r=HYPERLINK("http://evil")');
+  t.is(row!.user_name, "'\uFF1D1+2");
+  t.is(row!.error_message, "'@SUM(1)");
+  t.is(row!.status_code, '201');
+  // Quoted, a cell stays one cell for a spreadsheet that splits on ";" (so "=1+1" never starts one).
+  t.true(text.includes('"a;=1+1"'));
+  t.true(text.includes(`"'\t=1+2"`));
+  t.true(text.includes(`"${guarded.projectId}"`));
 });
 
 test('JSON: a streamed array of full events; filters and scope as in the list', async (t) => {
@@ -109,5 +130,5 @@ test('exactly 100000 events export whole; 100001 are cut to 100000 and say so', 
   t.is(cut.res.headers.get('x-export-truncated'), 'true');
   t.is(lines(cut.text), 100_000);
   t.true(cut.text.includes('/bulk/100000'), 'newest first: the cut drops the oldest');
-  t.false(cut.text.includes('/bulk/0,'));
+  t.false(cut.text.includes('"/bulk/0"'));
 });

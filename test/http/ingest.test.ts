@@ -97,6 +97,28 @@ test('secrets and card numbers are masked before they reach the log', async (t) 
   t.deepEqual(event.path_params, { api_key: '********' });
 });
 
+test('the common secret names are masked before the log too, however spelt', async (t) => {
+  const res = await ingest(sampleEvent({
+    request_body: {
+      apikey: 'k1', 'X-API-Key': 'k2', Client_Secret: 'cs', CLIENTSECRET: 'cs2', 'private-key': 'pk', passwd: 'pw',
+      cvv: '123', CVC: '456', Pin: '0000', ssn: '078-05-1120', nested: [{ 'client-secret': 'cs3' }],
+    },
+    response_body: { 'Set-Cookie': ['sid=abc; HttpOnly'], cookie: 'sid=abc', pinned: 'kept' },
+  }));
+  t.is(res.status, 202);
+  const raw = JSON.stringify(await server.runtime.log.readStream(`audit-${projectId}`));
+  for (const secret of ['k1', 'k2', '"cs"', 'cs2', 'cs3', '"pk"', '"pw"', '"123"', '"456"', '"0000"', '078-05-1120', 'sid=abc']) t.false(raw.includes(secret), secret);
+  const event = await eventually(async () => {
+    const r = await api(server.url, 'GET', `/v1/audit/${res.body.id}`, { token });
+    return r.status === 200 ? r.body : undefined;
+  });
+  const M = '********';
+  t.deepEqual(event.request_body, {
+    apikey: M, 'X-API-Key': M, Client_Secret: M, CLIENTSECRET: M, 'private-key': M, passwd: M, cvv: M, CVC: M, Pin: M, ssn: M, nested: [{ 'client-secret': M }],
+  });
+  t.deepEqual(event.response_body, { 'Set-Cookie': M, cookie: M, pinned: 'kept' });
+});
+
 test('wrong content type is 415, malformed JSON 400, never 500', async (t) => {
   const text = await api(server.url, 'POST', '/v1/audit', { apiKey, body: JSON.stringify(sampleEvent()), headers: { 'content-type': 'text/plain' } });
   t.is(text.status, 415);

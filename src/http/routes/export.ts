@@ -58,6 +58,8 @@ export const exportRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     };
     ctx.body = format === 'json'
       ? pipeline(Readable.from(jsonArray(batches)), new PassThrough(), onError)
-      : pipeline(Readable.from(csvRecords(batches)), stringify({ header: true, columns: [...CSV_COLUMNS] }), onError);
+      // Text cells are quoted even when RFC 4180 does not need it (empty ones are not): a
+      // spreadsheet that splits on ";" then keeps "a;=1+1" in one cell (OWASP, CSV injection).
+      : pipeline(Readable.from(csvRecords(batches)), stringify({ header: true, columns: [...CSV_COLUMNS], quoted_string: true, quoted_empty: false }), onError);
   });
 };
