@@ -101,7 +101,7 @@ test('rebuild prints progress and exits', async (t) => {
   const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password };
   const server = runCli(['start'], env);
   t.teardown(() => server.child.kill('SIGKILL'));
-  await waitForLog(server, 'listening');
+  await waitForLog(server, 'admin user created', 45_000);
   server.child.kill('SIGTERM');
   await server.exited;
   const rebuild = runCli(['rebuild'], env);
