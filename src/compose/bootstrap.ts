@@ -1,18 +1,21 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { ensureWatchlogProject } from '../commands/self-audit.ts';
 import { registerUser } from '../commands/users.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Runtime } from './runtime.ts';
 
 const RESET_HINT = 'to set a password on an existing data dir, run `watchlog admin reset-password EMAIL` (see `watchlog admin --help`)';
 
-/** Creates the configured admin when no user exists yet, and otherwise says what the admin
+/** Creates the built-in `watchlog` project (where watchlog audits itself) unless it exists, and
+ *  the configured admin when no user exists yet, and otherwise says what the admin
  *  variables did: they apply to an empty data dir only, so a changed password there is ignored
  *  with one warning. Without them, an empty data dir logs how to create the first admin. Waits
  *  for the access read model to reach the log's head first, so "no user" is not just "not
  *  projected yet"; a long replay (a restore, a new read store) makes it wait, with a log line
  *  every 30 s, not fail. */
 export const ensureAdmin = async (runtime: Runtime, admin: Config['admin'], logger: Logger): Promise<void> => {
+  await ensureWatchlogProject(runtime.commands, { actor: 'system:bootstrap', correlationId: 'bootstrap', now: () => new Date() });
   const head = await runtime.log.headPosition();
   while (head !== null && !(await runtime.settled(['access'], head, 30_000))) {
     logger.warn({ head, checkpoint: await runtime.readModels.stores.access.checkpoint() }, 'waiting for the access projection to catch up before checking for users');

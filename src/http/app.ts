@@ -5,7 +5,7 @@ import { ApiKeyCache } from './middleware/api-key-cache.ts';
 import { MaskingCache } from './middleware/masking-cache.ts';
 import { requireJwt } from './middleware/auth.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
-import { logLogins } from './login-record.ts';
+import { loginRecorder } from './login-record.ts';
 import { HttpError, errorHandler } from './middleware/errors.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
@@ -56,7 +56,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     ...deps,
     apiKeys: new ApiKeyCache(deps.readModels.access),
     users,
-    recordLogin: deps.recordLogin ?? logLogins(deps.logger),
+    recordLogin: deps.recordLogin ?? loginRecorder(deps.logger, deps.commands),
     maskingRules: new MaskingCache(deps.readModels.masking),
     jwt: requireJwt(deps.jwtSecret, users),
     async caughtUp(readModels, position) {

@@ -57,7 +57,8 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors', 'channels', 'anomaly-windows', 'anomalies', 'masking']), variant);
     t.true(progress.every((p) => p.head === head));
     const again = await startTestServer({ dataDir });
-    t.deepEqual(await snapshot(again.url, await login(again.url), projectId), before, variant);
+    // The first server's token: a login would add its own system.access event.
+    t.deepEqual(await snapshot(again.url, token, projectId), before, variant);
     await again.stop({ remove: variant === 'file deleted' });
   }
 });

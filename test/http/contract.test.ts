@@ -45,7 +45,7 @@ test.before(async () => {
   }
   clock = eventTime(EVENTS);
   await api(server.url, 'POST', '/v1/audit', { apiKey: b.apiKey, body: sampleEvent() });
-  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit', { token: admin })).body.pagination.totalItems === EVENTS + 1 ? true : undefined));
+  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit?event_type=http', { token: admin })).body.pagination.totalItems === EVENTS + 1 ? true : undefined));
   const monitor = await api(server.url, 'POST', '/v1/monitors', { token: admin, body: { project_id: a.projectId, name: 'orders', url: target.url, enabled: false } });
   const channel = await api(server.url, 'POST', '/v1/channels', { token: admin, body: { project_id: a.projectId, type: 'webhook', url: 'http://127.0.0.1:9/hook' } });
   ids = { event: first, monitor: monitor.body.id, channel: channel.body.id };

@@ -29,7 +29,7 @@ test.before(async () => {
     apiKey: guarded.apiKey,
     body: sampleEvent({ path: '\t=1+2', identifier: '\r=HYPERLINK("http://evil")', user_name: '\uFF1D1+2', user_agent: 'a;=1+1', error_message: '@SUM(1)' }),
   });
-  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit', { token })).body.pagination.totalItems === 5 ? true : undefined));
+  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems === 5 ? true : undefined));
 });
 test.after.always(() => server.stop());
 

@@ -31,7 +31,7 @@ test.before(async () => {
   await send(other.apiKey, 620, browser('r-never', '/other-project')); // same id, other project: not a match for /never
   await send(main.apiKey, 700, browser('r-fresh', '/fresh'));
   clock = start + 760 * 1000;
-  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit', { token })).body.pagination.totalItems === 10 ? true : undefined));
+  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems === 10 ? true : undefined));
 });
 test.after.always(() => server.stop());
 

@@ -21,7 +21,7 @@ test.before(async () => {
   await send(main.apiKey, 5, { identifier: 'ann', path: '/no-session' });
   await send(main.apiKey, 95, { session_id: 'sess-1', identifier: 'ann', service_name: 'api', path: '/pay', method: 'POST', status_code: 402 });
   await send(other.apiKey, 1, { session_id: 'sess-other', identifier: 'bob' });
-  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit', { token })).body.pagination.totalItems === 5 ? true : undefined));
+  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems === 5 ? true : undefined));
 });
 test.after.always(() => server.stop());
 

@@ -7,6 +7,7 @@ import { Role, isUuid } from '../../domain/codecs.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { CommandContext } from '../../commands/handle.ts';
 import type { Scope } from '../../domain/scope.ts';
+import { WATCHLOG_PROJECT_ID } from '../../domain/self-audit.ts';
 import type { AccessQueries, UserView } from '../../views/access/port.ts';
 import { HttpError } from './errors.ts';
 import type { AppState } from '../state.ts';
@@ -78,7 +79,8 @@ export const requireJwt = (secret: string, users: { get(id: string): Promise<Use
     ctx.state.principal = {
       userId: sub,
       role,
-      scope: projects === '*' ? { all: true } : { all: false, projectIds: projects },
+      // Auditors also see the built-in project, where watchlog audits itself.
+      scope: projects === '*' ? { all: true } : { all: false, projectIds: role === 'auditor' ? [...projects, WATCHLOG_PROJECT_ID] : projects },
     };
     await next();
   },

@@ -49,11 +49,14 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     readQuery(ctx.query, NoParameters);
     const body = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'login');
     const attempt: LoginAttempt = { email: body.email.trim().toLowerCase(), address: clientAddress(ctx) };
-    const at = new Date();
+    // The service clock, as every other event of the service has (the token's expiry alone
+    // follows the wall clock, as koa-jwt checks it).
+    const at = deps.now();
+    const seen = { requestId: ctx.state.correlationId, ...(ctx.get('user-agent') ? { userAgent: ctx.get('user-agent') } : {}) };
     // Asked before any hashing: a refused attempt costs no scrypt.
     const retryAfterMs = await deps.loginThrottle.retryAfterMs(attempt);
     if (retryAfterMs > 0) {
-      await deps.recordLogin({ ...attempt, ok: false, at, reason: 'throttled' });
+      await deps.recordLogin({ ...attempt, ...seen, ok: false, at, reason: 'throttled' });
       throw tooManyAttempts(retryAfterMs);
     }
     const passwords = deps.commands.passwords;
@@ -62,11 +65,11 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     // A disabled account answers as a wrong password does: the answer tells nothing about it.
     if (!user || !matches || user.disabled) {
       await deps.loginThrottle.failed(attempt);
-      await deps.recordLogin({ ...attempt, ok: false, at, reason: 'wrong_credentials' });
+      await deps.recordLogin({ ...attempt, ...seen, ok: false, at, reason: 'wrong_credentials' });
       throw new HttpError(401, 'unauthorized', 'wrong e-mail or password');
     }
     await deps.loginThrottle.succeeded(attempt);
-    await deps.recordLogin({ ...attempt, ok: true, at, userId: user.id });
+    await deps.recordLogin({ ...attempt, ...seen, ok: true, at, userId: user.id });
     if (passwords.needsRehash(user.password_hash)) {
       await rehashPassword(deps.commands, user.id, user.password_hash, body.password, { actor: `user:${user.id}`, correlationId: ctx.state.correlationId, now: deps.now })
         .catch((err: unknown) => deps.logger.warn({ err, user_id: user.id }, 'could not rehash the password at the current cost'));

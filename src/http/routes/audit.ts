@@ -15,7 +15,7 @@ import { IntFromString, NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
-export const EventType = t.keyof({ http: null, 'system.alert': null, 'system.healthcheck.down': null, 'system.healthcheck.up': null });
+export const EventType = t.keyof({ http: null, 'system.alert': null, 'system.healthcheck.down': null, 'system.healthcheck.up': null, 'system.access': null });
 
 export const MAX_PAGE_SIZE = 100;
 export const MAX_SESSION_EVENTS = 10_000;

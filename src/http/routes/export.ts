@@ -4,7 +4,8 @@ import * as t from 'io-ts';
 import { PassThrough, Readable, pipeline } from 'node:stream';
 import { CSV_COLUMNS, toCsvRow } from '../../domain/export-csv.ts';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
-import { principalOf, visibleProjectFilter } from '../middleware/auth.ts';
+import { recordExport } from '../../commands/self-audit.ts';
+import { commandContext, principalOf, visibleProjectFilter } from '../middleware/auth.ts';
 import { readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
@@ -37,7 +38,8 @@ export const exportRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   router.get('/v1/audit/export', ...deps.jwt, async (ctx) => {
     const { format = 'csv', ...filter } = readQuery(ctx.query, ExportQuery);
     checkDateRange(filter);
-    const scope = principalOf(ctx.state).scope;
+    const principal = principalOf(ctx.state);
+    const scope = principal.scope;
     await visibleProjectFilter(deps.readModels.access, scope, filter.project_id);
     const total = await deps.readModels.auditEvents.count(filter, scope);
     ctx.set('X-Export-Total', String(total));
@@ -49,6 +51,11 @@ export const exportRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
       ctx.status = 200;
       return;
     }
+    // Recorded before the first row leaves: no export goes unrecorded (503 when it cannot be).
+    await recordExport(deps.commands, {
+      userId: principal.userId, format, filters: filter, rows: Math.min(total, MAX_EXPORT_EVENTS), address: ctx.request.ip || 'unknown',
+      requestId: ctx.state.correlationId, at: deps.now(),
+    }, commandContext(principal, ctx.state.correlationId, deps.now));
     const batches = deps.readModels.auditEvents.exportBatches(filter, scope, MAX_EXPORT_EVENTS);
     const onError = (err: (Error & { code?: string }) | null) => {
       if (!err) return;

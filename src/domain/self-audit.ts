@@ -1,0 +1,181 @@
+import type { StoredAuditEvent } from './audit-event.ts';
+import type { DomainEvent, EventMetadata, EventType } from './events.ts';
+
+/** watchlog audits itself: logins, exports and every change made through it (users and their
+ *  grants, projects, API keys, channels, monitors, settings) are audit events of `event_type`
+ *  `system.access` in a built-in project, `watchlog`, that admins and auditors see. Logins and
+ *  exports are recorded as they happen (they change nothing else); changes are the rows the
+ *  audit-events projection derives from their own events, so nothing is written twice. */
+
+/** The built-in project's id, the same in every deployment. */
+export const WATCHLOG_PROJECT_ID = '00000000-0000-4000-8000-00000000a0d1';
+export const WATCHLOG_PROJECT_NAME = 'watchlog';
+export const ACCESS_EVENT_TYPE = 'system.access';
+const SERVICE = 'watchlog';
+/** The path of login rows: the brute_force rule counts their failures per identifier. */
+export const LOGIN_PATH = '/v1/auth/login';
+
+const common = {
+  project_id: WATCHLOG_PROJECT_ID, event_type: ACCESS_EVENT_TYPE, service_name: SERVICE, environment: 'production', source: 'backend' as const,
+};
+
+/** Identifiers are at most 100 characters (SPEC 2.1). */
+const identifierOf = (who: string) => who.slice(0, 100);
+
+export interface LoginAttemptRecord {
+  readonly email: string;
+  readonly ok: boolean;
+  readonly address: string;
+  readonly userAgent?: string;
+  readonly reason?: 'wrong_credentials' | 'throttled';
+  readonly userId?: string;
+  readonly requestId: string;
+  readonly at: Date;
+}
+
+/** A login attempt: 200, 401 (wrong e-mail or password, or a disabled account) or 429
+ *  (refused by the throttle); the identifier is the e-mail tried. */
+export const loginAccessEvent = (id: string, a: LoginAttemptRecord): StoredAuditEvent => ({
+  ...common,
+  id,
+  timestamp: a.at.toISOString(),
+  method: 'POST',
+  path: LOGIN_PATH,
+  status_code: a.ok ? 200 : a.reason === 'throttled' ? 429 : 401,
+  identifier: identifierOf(a.email),
+  ip: a.address,
+  request_id: a.requestId,
+  ...(a.userAgent ? { user_agent: a.userAgent.slice(0, 512) } : {}),
+  request_body: { action: 'login', ok: a.ok, ...(a.reason ? { reason: a.reason } : {}), ...(a.userId ? { user_id: a.userId } : {}) },
+});
+
+/** Whether a `system.access` row is a failed login, which the brute_force rule counts. */
+export const isFailedLogin = (e: Pick<StoredAuditEvent, 'event_type' | 'path' | 'status_code'>): boolean =>
+  e.event_type === ACCESS_EVENT_TYPE && e.path === LOGIN_PATH && (e.status_code === 401 || e.status_code === 429);
+
+export interface ExportRecord {
+  readonly userId: string;
+  readonly format: 'csv' | 'json';
+  readonly filters: Readonly<Record<string, string | number>>;
+  /** How many events the export holds: those matching when it started, at most the limit. */
+  readonly rows: number;
+  readonly address: string;
+  readonly requestId: string;
+  readonly at: Date;
+}
+
+export const exportAccessEvent = (id: string, e: ExportRecord): StoredAuditEvent => ({
+  ...common,
+  id,
+  timestamp: e.at.toISOString(),
+  method: 'GET',
+  path: '/v1/audit/export',
+  status_code: 200,
+  identifier: identifierOf(`user:${e.userId}`),
+  ip: e.address,
+  request_id: e.requestId,
+  request_body: { action: 'export', format: e.format, filters: { ...e.filters }, rows: e.rows },
+});
+
+/** What a change is, as the row shows it: never a password hash, a key hash, a webhook secret or
+ *  push keys. */
+interface Change { action: string; method: 'POST' | 'PUT' | 'DELETE'; path: string; status: number; details: Record<string, unknown> }
+
+const changeOf = (event: DomainEvent): Change | null => {
+  switch (event.type) {
+    case 'ProjectCreated':
+      return { action: 'project.created', method: 'POST', path: '/v1/projects', status: 201, details: { project_id: event.data.project_id, name: event.data.name } };
+    case 'ApiKeyIssued': {
+      const { project_id, key_id, name, prefix } = event.data;
+      return { action: 'api_key.issued', method: 'POST', path: `/v1/projects/${project_id}/api-keys`, status: 201, details: { project_id, key_id, name, prefix } };
+    }
+    case 'ApiKeyRevoked': {
+      const { project_id, key_id } = event.data;
+      return { action: 'api_key.revoked', method: 'DELETE', path: `/v1/projects/${project_id}/api-keys/${key_id}`, status: 204, details: { project_id, key_id } };
+    }
+    case 'MaskingRulesSet': {
+      const { project_id, keys, patterns } = event.data;
+      return { action: 'masking.set', method: 'PUT', path: `/v1/projects/${project_id}/masking`, status: 200, details: { project_id, keys, patterns } };
+    }
+    case 'AnomalySettingsUpdated': {
+      const { project_id, changes } = event.data;
+      return { action: 'anomaly_settings.updated', method: 'PUT', path: `/v1/projects/${project_id}/anomaly-settings`, status: 200, details: { project_id, changes } };
+    }
+    case 'UserRegistered': {
+      const { user_id, email, role, project_ids } = event.data;
+      return { action: 'user.registered', method: 'POST', path: '/v1/users', status: 201, details: { user_id, email, role, project_ids } };
+    }
+    case 'UserAccessChanged': {
+      const { user_id, role, project_ids } = event.data;
+      return { action: 'user.access_changed', method: 'PUT', path: `/v1/users/${user_id}`, status: 200, details: { user_id, role, project_ids } };
+    }
+    case 'UserDisabled':
+      return { action: 'user.disabled', method: 'DELETE', path: `/v1/users/${event.data.user_id}`, status: 204, details: { user_id: event.data.user_id } };
+    case 'UserEnabled':
+      return { action: 'user.enabled', method: 'PUT', path: `/v1/users/${event.data.user_id}`, status: 200, details: { user_id: event.data.user_id } };
+    case 'UserPasswordChanged':
+      return { action: 'user.password_changed', method: 'POST', path: `/v1/users/${event.data.user_id}/password`, status: 204, details: { user_id: event.data.user_id } };
+    case 'ChannelCreated': {
+      const { channel_id, project_id, target, events, active } = event.data;
+      const where = target.type === 'webhook' ? { url: target.url } : { endpoint: target.subscription.endpoint };
+      return { action: 'channel.created', method: 'POST', path: '/v1/channels', status: 201, details: { channel_id, project_id, type: target.type, ...where, events, active } };
+    }
+    case 'ChannelUpdated': {
+      const { channel_id, project_id, changes } = event.data;
+      return { action: 'channel.updated', method: 'PUT', path: `/v1/channels/${channel_id}`, status: 200, details: { channel_id, project_id, changes } };
+    }
+    case 'ChannelDeleted': {
+      const { channel_id, project_id } = event.data;
+      return { action: 'channel.deleted', method: 'DELETE', path: `/v1/channels/${channel_id}`, status: 204, details: { channel_id, project_id } };
+    }
+    case 'ChannelDeactivated': {
+      const { channel_id, project_id, reason } = event.data;
+      return { action: 'channel.deactivated', method: 'PUT', path: `/v1/channels/${channel_id}`, status: 200, details: { channel_id, project_id, reason } };
+    }
+    case 'MonitorCreated': {
+      const { monitor_id, project_id, name, url, interval_seconds, timeout_seconds, expected_status, enabled } = event.data;
+      return {
+        action: 'monitor.created', method: 'POST', path: '/v1/monitors', status: 201,
+        details: { monitor_id, project_id, name, url, interval_seconds, timeout_seconds, expected_status, enabled },
+      };
+    }
+    case 'MonitorUpdated': {
+      const { monitor_id, project_id, changes } = event.data;
+      return { action: 'monitor.updated', method: 'PUT', path: `/v1/monitors/${monitor_id}`, status: 200, details: { monitor_id, project_id, changes } };
+    }
+    case 'MonitorDeleted': {
+      const { monitor_id, project_id } = event.data;
+      return { action: 'monitor.deleted', method: 'DELETE', path: `/v1/monitors/${monitor_id}`, status: 204, details: { monitor_id, project_id } };
+    }
+    default:
+      return null;
+  }
+};
+
+/** The event types that are changes made through watchlog. */
+export const AUDITED_CHANGES: readonly EventType[] = [
+  'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRevoked', 'MaskingRulesSet', 'AnomalySettingsUpdated',
+  'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged',
+  'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelDeactivated',
+  'MonitorCreated', 'MonitorUpdated', 'MonitorDeleted',
+];
+
+/** A change as its `system.access` row, keyed by the event's id: who (the actor of its metadata),
+ *  when (when it was recorded), what, and the request it came from. Null for other events, and
+ *  for the creation of the built-in project itself. */
+export const changeAccessEvent = (id: string, event: DomainEvent, metadata: EventMetadata): StoredAuditEvent | null => {
+  if (event.type === 'ProjectCreated' && event.data.project_id === WATCHLOG_PROJECT_ID) return null;
+  const change = changeOf(event);
+  if (!change) return null;
+  return {
+    ...common,
+    id,
+    timestamp: metadata.recorded_at,
+    method: change.method,
+    path: change.path.slice(0, 255),
+    status_code: change.status,
+    identifier: identifierOf(metadata.actor),
+    request_id: metadata.correlation_id,
+    request_body: { action: change.action, ...change.details },
+  };
+};
