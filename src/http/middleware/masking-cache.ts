@@ -1,6 +1,9 @@
 import { compileMaskingRules } from '../../domain/masking-rules.ts';
 import type { ProjectMasking } from '../../domain/masking.ts';
 import type { MaskingQueries } from '../../views/masking/port.ts';
+import { ReadThroughCache } from './read-through-cache.ts';
+
+interface Compiled { updatedAt: string | null; masking: ProjectMasking | null }
 
 /** Project → its masking rules, compiled, remembered for a short time so that ingest reads the
  *  read model about once a second per project and compiles the patterns only when they change.
@@ -9,34 +12,23 @@ import type { MaskingQueries } from '../../views/masking/port.ts';
  *  process applies here within `ttlMs` of that read model having it. When the read model cannot
  *  be read, ingest fails rather than store an event without the project's rules. */
 export class MaskingCache {
-  private readonly entries = new Map<string, { updatedAt: string | null; masking: ProjectMasking | null; expiresAt: number }>();
-  /** Bumped by every invalidation: a read that began before one is not remembered, so it
-   *  cannot put back the rules the invalidation dropped. */
-  private generation = 0;
+  private readonly cache;
 
-  constructor(
-    private readonly masking: Pick<MaskingQueries, 'rulesOf'>,
-    private readonly ttlMs = 1000,
-    private readonly maxEntries = 10_000,
-  ) {}
+  constructor(masking: Pick<MaskingQueries, 'rulesOf'>, ttlMs = 1000, maxEntries = 10_000) {
+    this.cache = new ReadThroughCache<string, Compiled>(async (projectId, previous) => {
+      const rules = await masking.rulesOf(projectId);
+      const updatedAt = rules?.updated_at ?? null;
+      if (previous && previous.updatedAt === updatedAt) return previous;
+      return { updatedAt, masking: rules && compileMaskingRules(rules) };
+    }, { ttlMs, maxEntries });
+  }
 
   /** Null when the project has no rules of its own. */
   async of(projectId: string): Promise<ProjectMasking | null> {
-    const now = Date.now();
-    const hit = this.entries.get(projectId);
-    if (hit && hit.expiresAt > now) return hit.masking;
-    const generation = this.generation;
-    const rules = await this.masking.rulesOf(projectId);
-    const updatedAt = rules?.updated_at ?? null;
-    const masking = hit && hit.updatedAt === updatedAt ? hit.masking : rules && compileMaskingRules(rules);
-    if (generation !== this.generation) return masking;
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(projectId, { updatedAt, masking, expiresAt: now + this.ttlMs });
-    return masking;
+    return (await this.cache.get(projectId)).masking;
   }
 
   invalidate(projectId: string): void {
-    this.generation += 1;
-    this.entries.delete(projectId);
+    this.cache.invalidate(projectId);
   }
 }

@@ -1,33 +1,24 @@
 import type { AccessQueries, UserView } from '../../views/access/port.ts';
+import { ReadThroughCache } from './read-through-cache.ts';
 
 /** A user's current state (role, projects, disabled, `tokens_valid_after`) for the token check
  *  of every request, remembered for `ttlMs` so a burst of requests reads the access read model
  *  once. A change made through this process forgets its user at once; one made through another
  *  API process takes effect here within `ttlMs` after the access projection has applied it. */
 export class UserStateCache {
-  private readonly entries = new Map<string, { user: UserView; expiresAt: number }>();
+  private readonly cache;
 
-  constructor(
-    private readonly access: Pick<AccessQueries, 'userById'>,
-    readonly ttlMs = 1000,
-    private readonly maxEntries = 10_000,
-  ) {}
+  constructor(access: Pick<AccessQueries, 'userById'>, readonly ttlMs = 1000, maxEntries = 10_000) {
+    this.cache = new ReadThroughCache<string, UserView | null>((id) => access.userById(id), {
+      ttlMs, maxEntries, remember: (user) => user !== null,
+    });
+  }
 
-  async get(id: string): Promise<UserView | null> {
-    const now = Date.now();
-    const hit = this.entries.get(id);
-    if (hit && hit.expiresAt > now) return hit.user;
-    const user = await this.access.userById(id);
-    if (user === null) {
-      this.entries.delete(id);
-      return null;
-    }
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(id, { user, expiresAt: now + this.ttlMs });
-    return user;
+  get(id: string): Promise<UserView | null> {
+    return this.cache.get(id);
   }
 
   invalidate(id: string): void {
-    this.entries.delete(id);
+    this.cache.invalidate(id);
   }
 }
