@@ -36,7 +36,9 @@ Configuration comes from environment variables (see the README):
   WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS, WATCHLOG_LOGIN_ADDRESS_FAILURES,
   WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS (login throttling),
   WATCHLOG_EGRESS_DENY, WATCHLOG_EGRESS_ALLOW (where checks and notifications may
-  connect: IPs, CIDRs, and host names to allow)
+  connect: IPs, CIDRs, and host names to allow),
+  WATCHLOG_METRICS_TOKEN (GET /metrics behind this bearer token),
+  WATCHLOG_METRICS_PORT, WATCHLOG_METRICS_HOST (/metrics on a port of its own)
 `;
 
 const ADMIN_HELP = `watchlog admin — account administration

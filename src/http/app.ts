@@ -17,6 +17,7 @@ import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
 import type { AppState } from './state.ts';
 import type { AppDeps, RouteDeps } from './deps.ts';
+import { NO_HTTP_METRICS, metricsRoute } from './metrics.ts';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -25,9 +26,11 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   app.proxy = false;
   app.silent = true;
 
-  // Correlation id and access log. Accepted ingests are logged at debug: they are the
-  // high-volume path and the log itself records them.
+  // Correlation id, access log and request metrics. Accepted ingests and metrics scrapes are
+  // logged at debug: the first are the high-volume path and the log itself records them, the
+  // second come every few seconds.
   const debug = deps.logger.isLevelEnabled('debug');
+  const metrics = deps.metrics ?? NO_HTTP_METRICS;
   app.use(async (ctx, next) => {
     const started = performance.now();
     const given = ctx.get('x-request-id');
@@ -36,11 +39,14 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     try {
       await next();
     } finally {
-      const entry = {
-        req_id: ctx.state.correlationId, method: ctx.method, path: ctx.path, status: ctx.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      };
-      if (ctx.status !== 202 || ctx.path !== '/v1/audit') deps.logger.info(entry, 'request');
+      const ms = performance.now() - started;
+      // The route's template (set by the router), never the URL: a label of bounded values.
+      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      if (route === '/v1/audit' && ctx.method === 'POST') metrics.ingested(ctx.status, ms / 1000);
+      else if (typeof route === 'string' && route.startsWith('/v1/') && (ctx.method === 'GET' || ctx.method === 'HEAD')) metrics.queried(route, ms / 1000);
+      const entry = { req_id: ctx.state.correlationId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 };
+      const routine = ctx.status === 202 ? ctx.path === '/v1/audit' : ctx.status === 200 && route === '/metrics';
+      if (!routine) deps.logger.info(entry, 'request');
       else if (debug) deps.logger.debug(entry, 'request');
     }
   });
@@ -72,6 +78,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   channelRoutes(router, routeDeps);
   anomalySettingsRoutes(router, routeDeps);
   maskingRoutes(router, routeDeps);
+  if (deps.metricsEndpoint) metricsRoute(router, deps.metricsEndpoint.source, deps.metricsEndpoint.token);
   app.use(router.routes());
   app.use(methodNotAllowed);
   return app;
