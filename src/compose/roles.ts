@@ -6,6 +6,7 @@ import { createApp } from '../http/app.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import { ProjectorThread } from './projector-host.ts';
 import { startProjectors } from './projectors.ts';
+import { readinessProbe, watchForProjectors } from './readiness.ts';
 import { progressLine, rebuildReadModels } from './rebuild.ts';
 import { LeasedElsewhereError } from '../../projections/projector.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
@@ -17,8 +18,12 @@ import { startWorkerJobs } from './worker-jobs.ts';
 export type Role = 'start' | 'api' | 'worker';
 
 /** The HTTP app on a runtime. */
-export const appFor = (runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults'>, logger: Logger, now: () => Date) =>
+export const appFor = (
+  runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'readyMaxLagMs'>, logger: Logger, now: () => Date,
+  bootstrapped: () => boolean,
+) =>
   createApp({
+    readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped }),
     readModels: runtime.readModels,
     commands: runtime.commands,
     loginThrottle: runtime.loginThrottle,
@@ -128,12 +133,20 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
     logger.info({ ...startupFields(role, config, version, null, false), projections: runtime.runners.map((r) => r.name) }, 'worker started');
     return;
   }
-  server = http.createServer(appFor(runtime, config, logger, () => new Date()).callback());
+  let bootstrapped = false;
+  server = http.createServer(appFor(runtime, config, logger, () => new Date(), () => bootstrapped).callback());
   server.keepAliveTimeout = 5_000;
   const port = await listen(server, config);
   logger.info(startupFields(role, config, version, port, onThread), 'listening');
   // After listening: on a fresh read store the admin check waits for the projectors' replay.
-  ensureAdmin(runtime, config.admin, logger).catch((err: unknown) => logger.error({ err }, 'could not create the admin user'));
+  ensureAdmin(runtime, config.admin, logger).then(
+    () => { bootstrapped = true; },
+    (err: unknown) => logger.error({ err }, 'could not create the admin user'),
+  );
+  if (role === 'api') {
+    const watch = watchForProjectors(runtime, logger, config.projectionLeaseMs);
+    process.once('exit', () => watch.stop());
+  }
 };
 
 /** Drops every read model and replays the log into it, with progress on stderr: one line redrawn

@@ -1,12 +1,13 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import { randomUUID } from 'node:crypto';
 import { ApiKeyCache } from './middleware/api-key-cache.ts';
 import { MaskingCache } from './middleware/masking-cache.ts';
 import { requireJwt } from './middleware/auth.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
 import { loginRecorder } from './login-record.ts';
 import { HttpError, errorHandler } from './middleware/errors.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { healthRoutes } from './routes/health.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
 import { channelRoutes } from './routes/channels.ts';
@@ -18,39 +19,16 @@ import { statsRoutes } from './routes/stats.ts';
 import type { AppState } from './state.ts';
 import type { AppDeps, RouteDeps } from './deps.ts';
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
-
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>();
   app.proxy = false;
   app.silent = true;
 
-  // Correlation id and access log. Accepted ingests are logged at debug: they are the
-  // high-volume path and the log itself records them.
-  const debug = deps.logger.isLevelEnabled('debug');
-  app.use(async (ctx, next) => {
-    const started = performance.now();
-    const given = ctx.get('x-request-id');
-    ctx.state.correlationId = REQUEST_ID.test(given) ? given : randomUUID();
-    ctx.set('X-Request-Id', ctx.state.correlationId);
-    try {
-      await next();
-    } finally {
-      const entry = {
-        req_id: ctx.state.correlationId, method: ctx.method, path: ctx.path, status: ctx.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      };
-      if (ctx.status !== 202 || ctx.path !== '/v1/audit') deps.logger.info(entry, 'request');
-      else if (debug) deps.logger.debug(entry, 'request');
-    }
-  });
+  app.use(accessLog(deps.logger));
   app.use(errorHandler(deps.logger));
 
   // One router: each extra router would match every request's path again.
   const router = new Router<AppState>();
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
   const users = new UserStateCache(deps.readModels.access);
   const routeDeps: RouteDeps = {
     ...deps,
@@ -61,9 +39,14 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     jwt: requireJwt(deps.jwtSecret, users),
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());
-      if (upTo !== null) await deps.settled(readModels, upTo);
+      if (upTo === null || (await deps.settled(readModels, upTo))) return;
+      // Recorded, but not visible: answering from the read model would show the old state.
+      throw new HttpError(503, 'not_yet_visible',
+        `recorded in the log (position ${upTo}), but the ${readModels.join(', ')} read model has not applied it yet: is a worker running? Read it again shortly`,
+        [], { 'Retry-After': '5' });
     },
   };
+  healthRoutes(router, routeDeps);
   exportRoutes(router, routeDeps);
   statsRoutes(router, routeDeps);
   auditRoutes(router, routeDeps);

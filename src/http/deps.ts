@@ -11,6 +11,7 @@ import type { UserStateCache } from './middleware/user-cache.ts';
 import type { RecordLogin } from './login-record.ts';
 import type { MaskingCache } from './middleware/masking-cache.ts';
 import type { AppState } from './state.ts';
+import type { Readiness } from './routes/health.ts';
 
 /** What the HTTP app is given. */
 export interface AppDeps {
@@ -33,6 +34,8 @@ export interface AppDeps {
   /** Monitor checks on demand connect through it; saved URLs with a denied literal address are refused. */
   readonly egress: EgressPolicy;
   readonly now: () => Date;
+  /** Whether a request would succeed now, and why not. */
+  readonly readiness: () => Promise<Readiness>;
 }
 
 /** What the routes get: the app's dependencies plus what the app builds once for all of them. */

@@ -86,7 +86,7 @@ export const startTestServer = async ({
     scheduler: { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 },
     scanNow, trimEveryMs: 300, onScan: () => { scans += 1; },
   }) : null;
-  const app = appFor(runtime, config, logger, now);
+  const app = appFor(runtime, config, logger, now, () => true);
   const server = http.createServer(app.callback());
   // Longer than the client's idle time, so fetch never reuses a socket the server is closing
   // (a race a loaded machine makes likely).
