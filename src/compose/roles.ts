@@ -121,7 +121,8 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
     thread.start();
     return thread;
   })();
-  const jobs = role === 'api' ? null : await startWorkerJobs(runtime, config, logger);
+  // Checks start once the API listens: a monitor of watchlog's own endpoints must find them up.
+  let jobs: Awaited<ReturnType<typeof startWorkerJobs>> | null = role === 'worker' ? await startWorkerJobs(runtime, config, logger) : null;
   let server: http.Server | null = null;
   onSignals(logger, config, async () => {
     if (server) await closeServer(server);
@@ -137,6 +138,7 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
   server = http.createServer(appFor(runtime, config, logger, () => new Date(), () => bootstrapped).callback());
   server.keepAliveTimeout = 5_000;
   const port = await listen(server, config);
+  if (role === 'start') jobs = await startWorkerJobs(runtime, config, logger);
   logger.info(startupFields(role, config, version, port, onThread), 'listening');
   // After listening: on a fresh read store the admin check waits for the projectors' replay.
   ensureAdmin(runtime, config.admin, logger).then(

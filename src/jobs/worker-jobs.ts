@@ -5,7 +5,7 @@ import { loadMonitor, recordCheck } from '../commands/monitors.ts';
 import type { MonitorView, MonitorsQueries } from '../views/monitors/port.ts';
 import { runCheck } from '../checks/http-probe.ts';
 import type { EgressPolicy } from '../checks/egress.ts';
-import { MAX_TIMEOUT_SECONDS } from '../domain/monitor.ts';
+import { MAX_TIMEOUT_SECONDS, decideTransition } from '../domain/monitor.ts';
 
 export const CHECK_JOB = 'monitor-check';
 
@@ -33,6 +33,8 @@ export interface WorkerJobsOptions {
   now?: () => Date;
   /** Maintenance and scans (log trim, anomaly scan). */
   repeating?: readonly RepeatingJob[];
+  /** How long to wait before checking again a monitor that fails just after a restart. */
+  recheckDelayMs?: number;
 }
 
 /** What a monitor's job must look like; a change means the job is saved again. */
@@ -60,6 +62,8 @@ export class WorkerJobs {
   private readonly now: () => Date;
   private readonly repeating: readonly RepeatingJob[];
   private readonly lockLifetimeMs: number;
+  private readonly startedAt: number;
+  private readonly recheckDelayMs: number;
 
   constructor(
     backend: AgendaBackend,
@@ -70,6 +74,8 @@ export class WorkerJobs {
     this.reconcileEveryMs = options.reconcileEveryMs ?? 1000;
     this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.now = options.now ?? (() => new Date());
+    this.startedAt = this.now().getTime();
+    this.recheckDelayMs = options.recheckDelayMs ?? 1000;
     this.repeating = options.repeating ?? [];
     // Above the longest check (MAX_TIMEOUT_SECONDS) with room for recording it.
     this.lockLifetimeMs = options.lockLifetimeMs ?? (MAX_TIMEOUT_SECONDS + 30) * 1000;
@@ -162,7 +168,16 @@ export class WorkerJobs {
     const loaded = await loadMonitor(this.deps, monitorId);
     const { state } = loaded;
     if (state.id === null || state.deleted || !state.settings.enabled) return;
-    const result = await runCheck(state.settings, this.deps.egress, this.now);
+    let result = await runCheck(state.settings, this.deps.egress, this.now);
+    // Within its first interval after a restart, a failure that would take a monitor DOWN is
+    // checked again first: what failed may be what restarted with watchlog (its own health
+    // endpoint, a service started beside it), and a DOWN and UP pair would page people for it.
+    const sinceStart = this.now().getTime() - this.startedAt;
+    if (sinceStart < state.settings.interval_seconds * 1000 && decideTransition(state, result)?.type === 'MonitorWentDown') {
+      this.logger.debug({ monitor_id: monitorId, error: result.error }, 'a check failed just after a restart; checking again before going DOWN');
+      await new Promise((r) => setTimeout(r, this.recheckDelayMs));
+      result = await runCheck(state.settings, this.deps.egress, this.now);
+    }
     const { events } = await recordCheck(this.deps, monitorId, result, {
       actor: 'system:monitor', correlationId: monitorId, now: this.now,
     }, loaded);
