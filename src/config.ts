@@ -130,6 +130,9 @@ export interface Config {
   egress: EgressRules;
 }
 
+/** Every variable watchlog reads, in the order of the README's table. */
+export const CONFIG_VARIABLES = Object.keys(Env.props) as ReadonlyArray<keyof typeof Env.props>;
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
