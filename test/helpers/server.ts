@@ -7,6 +7,7 @@ import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
+import { ProjectorThread } from '../../src/compose/projector-host.ts';
 import { startProjectors, type Projectors } from '../../src/compose/projectors.ts';
 import { appFor } from '../../src/compose/roles.ts';
 import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
@@ -24,9 +25,12 @@ export interface TestServer {
   dataDir: string;
   config: Config;
   runtime: Runtime;
-  projector: Projector;
+  /** The projectors on this thread; null with `projectorThread`. */
+  projector: Projector | null;
   jobs: WorkerJobs | null;
   notifier: Projector | null;
+  /** The projectors' thread, with `projectorThread`. */
+  projectorThread: ProjectorThread | null;
   /** Anomaly scans completed so far (with `jobs`). */
   scans(): number;
   /** Stops the server and projector and closes the stores; the data dir stays unless `remove`. */
@@ -51,6 +55,8 @@ export interface TestServerOptions {
   notifications?: boolean;
   /** The server's logger (default: silent), for a test that reads what is logged. */
   logger?: Logger;
+  /** Project on a thread of its own, as `watchlog start` does (a fault test can kill it). */
+  projectorThread?: boolean;
 }
 
 /** With WATCHLOG_EVENTSTORE_URL / WATCHLOG_MONGO_URL set, the suites run on those servers: each
@@ -67,7 +73,7 @@ const serverAdapters = (dataDir: string): Record<string, string> => {
 
 export const startTestServer = async ({
   env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, anomalyScanMs = 300, scanNow = now, notifications = false,
-  logger = pino({ level: 'silent' }),
+  logger = pino({ level: 'silent' }), projectorThread: onThread = false,
 }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
@@ -75,7 +81,12 @@ export const startTestServer = async ({
   });
   const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT });
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
-  const projectors: Projectors = startProjectors(runtime, logger, {
+  const thread = onThread ? new ProjectorThread({
+    dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
+    logLevel: 'silent', leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: config.egress,
+  }, runtime.log, runtime.readModels.leases, logger) : null;
+  thread?.start();
+  const projectors: Projectors | null = thread ? null : startProjectors(runtime, logger, {
     leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: runtime.egress, notifications,
     notifier: { webhook: { ...retries, timeoutMs: 2000 }, push: retries },
     ...(notifications ? { liveBatchDelayMs: 5 } : {}),
@@ -99,15 +110,17 @@ export const startTestServer = async ({
     dataDir,
     config,
     runtime,
-    projector: projectors.projector,
+    projector: projectors?.projector ?? null,
     jobs: worker?.jobs ?? null,
-    notifier: projectors.notifier,
+    notifier: projectors?.notifier ?? null,
+    projectorThread: thread,
     scans: () => scans,
     async stop({ remove = true } = {}) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await worker?.stop();
-      await projectors.stop();
+      await projectors?.stop();
+      await thread?.stop();
       await runtime.close();
       if (remove) rmSync(dataDir, { recursive: true, force: true });
     },

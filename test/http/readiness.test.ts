@@ -37,7 +37,7 @@ test('readiness is false, by name, while no projector runs a read model or it la
   bootstrapped = true;
 
   // The projectors stop (as when no worker runs): their leases are released.
-  await server.projector.stop();
+  await server.projector!.stop();
   const stopped = await probe();
   t.false(stopped.ready);
   t.like(stopped.checks.read_models['audit-events'], { ok: false, projector: false });
@@ -59,7 +59,7 @@ test('a change whose read model does not show it in time is 503 not_yet_visible,
   const server = await startTestServer();
   t.teardown(() => server.stop());
   const token = await login(server.url);
-  await server.projector.stop();
+  await server.projector!.stop();
   const res = await api(server.url, 'POST', '/v1/projects', { token, body: { name: 'unseen' } });
   t.is(res.status, 503);
   t.is(res.body.error.code, 'not_yet_visible');

@@ -15,8 +15,9 @@ const routine = (req: IncomingMessage, res: ServerResponse) =>
 
 /** The access log, by pino-http's conventions: one line per response with the request id (the
  *  client's `X-Request-Id` when it is sane, else a new uuid, echoed on the response), method,
- *  URL, status and `responseTime` in ms. Errors (5xx) at error, the routine at debug, the rest at
- *  info. Headers are never logged: they carry tokens and API keys. */
+ *  URL, status and `responseTime` in ms. Server errors at error (503, a temporary refusal, at
+ *  warn), the routine at debug, the rest at info. Headers are never logged: they carry tokens and
+ *  API keys. */
 export const accessLog = (logger: Logger): Middleware<AppState> => {
   const log = pinoHttp({
     logger,
@@ -26,9 +27,15 @@ export const accessLog = (logger: Logger): Middleware<AppState> => {
       res.setHeader('X-Request-Id', id);
       return id;
     },
-    customLogLevel: (req, res, err) => (err || res.statusCode >= 500 ? 'error' : routine(req, res) ? 'debug' : 'info'),
+    // 503 is a known, temporary refusal (a writer restarting, a read model behind): warn.
+    customLogLevel: (req, res) => (res.statusCode === 503 ? 'warn' : res.statusCode >= 500 ? 'error' : routine(req, res) ? 'debug' : 'info'),
     customSuccessMessage: () => 'request',
     customErrorMessage: () => 'request failed',
+    // pino-http makes up an Error for every 5xx; the error handler has logged the real one.
+    customErrorObject: (_req, _res, _err, value: Record<string, unknown>) => {
+      const { err: _, ...rest } = value;
+      return rest;
+    },
     serializers: {
       req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
