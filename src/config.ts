@@ -80,6 +80,7 @@ const Env = t.type({
   WATCHLOG_LOG_LEVEL: optional(LogLevel),
   WATCHLOG_SHUTDOWN_TIMEOUT_MS: optional(intFromEnv('integer 0-600000', 0, 600_000)),
   WATCHLOG_PROJECTION_LEASE_MS: optional(intFromEnv('integer 1000-600000', 1000, 600_000)),
+  WATCHLOG_READY_MAX_LAG_MS: optional(intFromEnv('integer 100-3600000', 100, 3_600_000)),
   WATCHLOG_EVENTSTORE_URL: optional(matching('kurrentdb://, esdb:// or their +discover forms', /^(kurrentdb|kdb|esdb)(\+discover)?:\/\//)),
   WATCHLOG_MONGO_URL: optional(matching('mongodb:// or mongodb+srv:// URL', /^mongodb(\+srv)?:\/\//)),
   WATCHLOG_EVENTSTORE_NAMESPACE: optional(matching('letters, digits, _ or -, up to 64', /^[A-Za-z0-9_-]{1,64}$/)),
@@ -111,6 +112,8 @@ export interface Config {
   logLevel: t.TypeOf<typeof LogLevel>;
   shutdownTimeoutMs: number;
   projectionLeaseMs: number;
+  /** How far behind the log (in time) a read model may be while the API says it is ready. */
+  readyMaxLagMs: number;
   /** KurrentDB connection string; unset: the embedded log in the data dir. */
   eventStoreUrl: string | undefined;
   /** MongoDB URL; unset: the embedded read models in the data dir. */
@@ -133,6 +136,9 @@ export interface Config {
    *  `host`, the only place a worker serves it. Neither: not served. */
   metrics: { token: string | undefined; port: number | undefined; host: string };
 }
+
+/** Every variable watchlog reads, in the order of the README's table. */
+export const CONFIG_VARIABLES = Object.keys(Env.props) as ReadonlyArray<keyof typeof Env.props>;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -217,6 +223,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     logLevel: e.WATCHLOG_LOG_LEVEL ?? 'info',
     shutdownTimeoutMs: e.WATCHLOG_SHUTDOWN_TIMEOUT_MS ?? 10_000,
     projectionLeaseMs: e.WATCHLOG_PROJECTION_LEASE_MS ?? 10_000,
+    readyMaxLagMs: e.WATCHLOG_READY_MAX_LAG_MS ?? 5000,
     eventStoreUrl: e.WATCHLOG_EVENTSTORE_URL,
     mongoUrl: e.WATCHLOG_MONGO_URL,
     eventStoreNamespace: e.WATCHLOG_EVENTSTORE_NAMESPACE ?? '',

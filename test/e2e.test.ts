@@ -68,6 +68,9 @@ test('--help prints usage; bad configuration fails fast with a clear message', a
   t.is(await help.exited, 0);
   t.regex(help.stdout(), /Usage: watchlog <command>/);
   t.regex(help.stdout(), /rebuild/);
+  const own = runCli(['worker', '--help'], {});
+  t.is(await own.exited, 0);
+  t.regex(own.stdout(), /^watchlog worker — [\s\S]*Usage: watchlog worker\n/);
 
   const bad = runCli(['start'], { PORT: 'abc', WATCHLOG_JWT_SECRET: 'short' });
   t.is(await bad.exited, 2);

@@ -47,6 +47,11 @@ export class ProjectorThread {
     });
   }
 
+  /** The running thread (fault-injection tests terminate it). */
+  get thread(): Worker | null {
+    return this.worker;
+  }
+
   private send(message: ToProjectorThread): void {
     this.worker?.postMessage(message);
   }

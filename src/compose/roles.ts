@@ -6,6 +6,7 @@ import { createApp } from '../http/app.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import { ProjectorThread } from './projector-host.ts';
 import { startProjectors } from './projectors.ts';
+import { readinessProbe, watchForProjectors } from './readiness.ts';
 import { progressLine, rebuildReadModels } from './rebuild.ts';
 import { LeasedElsewhereError } from '../../projections/projector.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
@@ -21,10 +22,11 @@ export type Role = 'start' | 'api' | 'worker';
 /** The HTTP app on a runtime; with `telemetry`, its requests are measured, and with a metrics
  *  token configured it serves `GET /metrics` behind it. */
 export const appFor = (
-  runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'metrics'>, logger: Logger, now: () => Date,
-  telemetry?: Telemetry,
+  runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics'>, logger: Logger, now: () => Date,
+  bootstrapped: () => boolean, telemetry?: Telemetry,
 ) =>
   createApp({
+    readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped }),
     ...(telemetry ? { metrics: telemetry } : {}),
     ...(telemetry && config.metrics.token !== undefined ? { metricsEndpoint: { source: telemetry, token: config.metrics.token } } : {}),
     readModels: runtime.readModels,
@@ -126,7 +128,8 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
     thread.start();
     return thread;
   })();
-  const jobs = role === 'api' ? null : await startWorkerJobs(runtime, config, logger, { metrics: telemetry });
+  // Checks start once the API listens: a monitor of watchlog's own endpoints must find them up.
+  let jobs: Awaited<ReturnType<typeof startWorkerJobs>> | null = role === 'worker' ? await startWorkerJobs(runtime, config, logger, { metrics: telemetry }) : null;
   const metricsServer = await startMetricsServer(telemetry, config, logger);
   let server: http.Server | null = null;
   onSignals(logger, config, async () => {
@@ -142,12 +145,21 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
     logger.info({ ...startupFields(role, config, version, null, false), ...metricsFields, projections: runtime.runners.map((r) => r.name) }, 'worker started');
     return;
   }
-  server = http.createServer(appFor(runtime, config, logger, () => new Date(), telemetry).callback());
+  let bootstrapped = false;
+  server = http.createServer(appFor(runtime, config, logger, () => new Date(), () => bootstrapped, telemetry).callback());
   server.keepAliveTimeout = 5_000;
   const port = await listen(server, config);
+  if (role === 'start') jobs = await startWorkerJobs(runtime, config, logger, { metrics: telemetry });
   logger.info({ ...startupFields(role, config, version, port, onThread), ...metricsFields }, 'listening');
   // After listening: on a fresh read store the admin check waits for the projectors' replay.
-  ensureAdmin(runtime, config.admin, logger).catch((err: unknown) => logger.error({ err }, 'could not create the admin user'));
+  ensureAdmin(runtime, config.admin, logger).then(
+    () => { bootstrapped = true; },
+    (err: unknown) => logger.error({ err }, 'could not create the admin user'),
+  );
+  if (role === 'api') {
+    const watch = watchForProjectors(runtime, logger, config.projectionLeaseMs);
+    process.once('exit', () => watch.stop());
+  }
 };
 
 /** Drops every read model and replays the log into it, with progress on stderr: one line redrawn

@@ -1,12 +1,13 @@
 import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
-import { randomUUID } from 'node:crypto';
 import { ApiKeyCache } from './middleware/api-key-cache.ts';
 import { MaskingCache } from './middleware/masking-cache.ts';
 import { requireJwt } from './middleware/auth.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
 import { loginRecorder } from './login-record.ts';
 import { HttpError, errorHandler } from './middleware/errors.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { healthRoutes } from './routes/health.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
 import { channelRoutes } from './routes/channels.ts';
@@ -17,46 +18,19 @@ import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
 import type { AppState } from './state.ts';
 import type { AppDeps, RouteDeps } from './deps.ts';
-import { NO_HTTP_METRICS, metricsRoute } from './metrics.ts';
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
+import { NO_HTTP_METRICS, metricsRoute, requestMetrics } from './metrics.ts';
 
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>();
   app.proxy = false;
   app.silent = true;
 
-  // Correlation id, access log and request metrics. Accepted ingests and metrics scrapes are
-  // logged at debug: the first are the high-volume path and the log itself records them, the
-  // second come every few seconds.
-  const debug = deps.logger.isLevelEnabled('debug');
-  const metrics = deps.metrics ?? NO_HTTP_METRICS;
-  app.use(async (ctx, next) => {
-    const started = performance.now();
-    const given = ctx.get('x-request-id');
-    ctx.state.correlationId = REQUEST_ID.test(given) ? given : randomUUID();
-    ctx.set('X-Request-Id', ctx.state.correlationId);
-    try {
-      await next();
-    } finally {
-      const ms = performance.now() - started;
-      // The route's template (set by the router), never the URL: a label of bounded values.
-      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-      if (route === '/v1/audit' && ctx.method === 'POST') metrics.ingested(ctx.status, ms / 1000);
-      else if (typeof route === 'string' && route.startsWith('/v1/') && (ctx.method === 'GET' || ctx.method === 'HEAD')) metrics.queried(route, ms / 1000);
-      const entry = { req_id: ctx.state.correlationId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 };
-      const routine = ctx.status === 202 ? ctx.path === '/v1/audit' : ctx.status === 200 && route === '/metrics';
-      if (!routine) deps.logger.info(entry, 'request');
-      else if (debug) deps.logger.debug(entry, 'request');
-    }
-  });
+  app.use(accessLog(deps.logger));
+  app.use(requestMetrics(deps.metrics ?? NO_HTTP_METRICS));
   app.use(errorHandler(deps.logger));
 
   // One router: each extra router would match every request's path again.
   const router = new Router<AppState>();
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
   const users = new UserStateCache(deps.readModels.access);
   const routeDeps: RouteDeps = {
     ...deps,
@@ -67,9 +41,14 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     jwt: requireJwt(deps.jwtSecret, users),
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());
-      if (upTo !== null) await deps.settled(readModels, upTo);
+      if (upTo === null || (await deps.settled(readModels, upTo))) return;
+      // Recorded, but not visible: answering from the read model would show the old state.
+      throw new HttpError(503, 'not_yet_visible',
+        `recorded in the log (position ${upTo}), but the ${readModels.join(', ')} read model has not applied it yet: is a worker running? Read it again shortly`,
+        [], { 'Retry-After': '5' });
     },
   };
+  healthRoutes(router, routeDeps);
   exportRoutes(router, routeDeps);
   statsRoutes(router, routeDeps);
   auditRoutes(router, routeDeps);

@@ -11,6 +11,7 @@ import type { UserStateCache } from './middleware/user-cache.ts';
 import type { RecordLogin } from './login-record.ts';
 import type { MaskingCache } from './middleware/masking-cache.ts';
 import type { AppState } from './state.ts';
+import type { Readiness } from './routes/health.ts';
 import type { HttpMetrics, MetricsSource } from './metrics.ts';
 
 /** What the HTTP app is given. */
@@ -34,6 +35,8 @@ export interface AppDeps {
   /** Monitor checks on demand connect through it; saved URLs with a denied literal address are refused. */
   readonly egress: EgressPolicy;
   readonly now: () => Date;
+  /** Whether a request would succeed now, and why not. */
+  readonly readiness: () => Promise<Readiness>;
   /** Where ingest and read requests are counted and timed (default: nowhere). */
   readonly metrics?: HttpMetrics;
   /** `GET /metrics` on this app, behind this bearer token; absent, the path is 404. */

@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
+import { accessLog } from './middleware/access-log.ts';
 import { HttpError, errorHandler } from './middleware/errors.ts';
 import { NoParameters, readQuery } from './middleware/query.ts';
 import type { AppState } from './state.ts';
@@ -18,6 +19,21 @@ export interface HttpMetrics {
 }
 
 export const NO_HTTP_METRICS: HttpMetrics = { ingested: () => undefined, queried: () => undefined };
+
+/** Measures ingests and read requests. Between the access log and the error handler, so that it
+ *  sees the status every answer ends with. The route is the router's template, never the URL: a
+ *  label of bounded values. */
+export const requestMetrics = (metrics: HttpMetrics): Koa.Middleware<AppState> => async (ctx, next) => {
+  const started = performance.now();
+  try {
+    await next();
+  } finally {
+    const seconds = (performance.now() - started) / 1000;
+    const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+    if (route === '/v1/audit' && ctx.method === 'POST') metrics.ingested(ctx.status, seconds);
+    else if (typeof route === 'string' && route.startsWith('/v1/') && (ctx.method === 'GET' || ctx.method === 'HEAD')) metrics.queried(route, seconds);
+  }
+};
 
 /** The exposition of this process's metrics, in the Prometheus text format. */
 export interface MetricsSource {
@@ -61,6 +77,7 @@ export const createMetricsApp = (source: MetricsSource, token: string | undefine
   const app = new Koa<AppState>();
   app.proxy = false;
   app.silent = true;
+  app.use(accessLog(logger));
   app.use(errorHandler(logger));
   const router = new Router<AppState>();
   metricsRoute(router, source, token);

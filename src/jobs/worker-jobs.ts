@@ -5,7 +5,7 @@ import { loadMonitor, recordCheck } from '../commands/monitors.ts';
 import type { MonitorView, MonitorsQueries } from '../views/monitors/port.ts';
 import { probe } from '../checks/http-probe.ts';
 import type { EgressPolicy } from '../checks/egress.ts';
-import { MAX_TIMEOUT_SECONDS } from '../domain/monitor.ts';
+import { MAX_TIMEOUT_SECONDS, decideTransition } from '../domain/monitor.ts';
 import { NO_JOB_METRICS, type CheckOutcome, type JobMetrics } from './metrics.ts';
 
 export const CHECK_JOB = 'monitor-check';
@@ -34,6 +34,8 @@ export interface WorkerJobsOptions {
   now?: () => Date;
   /** Maintenance and scans (log trim, anomaly scan). */
   repeating?: readonly RepeatingJob[];
+  /** How long to wait before checking again a monitor that fails just after a restart. */
+  recheckDelayMs?: number;
 }
 
 /** How late a check started against its schedule, in seconds: Agenda runs a repeating job one
@@ -73,6 +75,8 @@ export class WorkerJobs {
   private readonly now: () => Date;
   private readonly repeating: readonly RepeatingJob[];
   private readonly lockLifetimeMs: number;
+  private readonly startedAt: number;
+  private readonly recheckDelayMs: number;
 
   constructor(
     backend: AgendaBackend,
@@ -88,6 +92,8 @@ export class WorkerJobs {
     this.reconcileEveryMs = options.reconcileEveryMs ?? 1000;
     this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.now = options.now ?? (() => new Date());
+    this.startedAt = this.now().getTime();
+    this.recheckDelayMs = options.recheckDelayMs ?? 1000;
     this.repeating = options.repeating ?? [];
     // Above the longest check (MAX_TIMEOUT_SECONDS) with room for recording it.
     this.lockLifetimeMs = options.lockLifetimeMs ?? (MAX_TIMEOUT_SECONDS + 30) * 1000;
@@ -187,12 +193,23 @@ export class WorkerJobs {
       ]);
       const { state } = loaded;
       if (state.id === null || state.deleted || !state.settings.enabled) return;
-      const { result, refused } = await probe(state.settings, this.deps.egress, this.now);
+      let probed = await probe(state.settings, this.deps.egress, this.now);
+      const lateness = latenessOf(view, state.settings.interval_seconds, probed.result.checked_at);
+      // Within its first interval after a restart, a failure that would take a monitor DOWN is
+      // checked again first: what failed may be what restarted with watchlog (its own health
+      // endpoint, a service started beside it), and a DOWN and UP pair would page people for it.
+      const sinceStart = this.now().getTime() - this.startedAt;
+      if (sinceStart < state.settings.interval_seconds * 1000 && decideTransition(state, probed.result)?.type === 'MonitorWentDown') {
+        this.logger.debug({ monitor_id: monitorId, error: probed.result.error }, 'a check failed just after a restart; checking again before going DOWN');
+        await new Promise((r) => setTimeout(r, this.recheckDelayMs));
+        probed = await probe(state.settings, this.deps.egress, this.now);
+      }
+      const { result, refused } = probed;
       const { events } = await recordCheck(this.deps, monitorId, result, {
         actor: 'system:monitor', correlationId: monitorId, now: this.now,
       }, loaded);
       outcome = result.ok ? 'up' : refused ? 'blocked' : 'down';
-      metrics.checked(outcome, result.response_ms / 1000, latenessOf(view, state.settings.interval_seconds, result.checked_at));
+      metrics.checked(outcome, result.response_ms / 1000, lateness);
       for (const e of events) this.logger.info({ monitor_id: monitorId, transition: e.type }, 'monitor state changed');
     } catch (error) {
       if (outcome === null) metrics.checked('error', null, null);

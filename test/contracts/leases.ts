@@ -26,6 +26,18 @@ export const leasesContract = (adapter: string, open: () => Promise<{ readModels
     t.true(await leases.acquire(name, 'b', 10_000));
   });
 
+  withModels('holderOf says who holds a lease and until when; nobody once released', async (t, { leases }) => {
+    const name = `p-${randomUUID()}`;
+    t.is(await leases.holderOf(name), null);
+    const before = Date.now();
+    t.true(await leases.acquire(name, 'a', 10_000));
+    const held = await leases.holderOf(name);
+    t.is(held?.holder, 'a');
+    t.true(held!.expiresAt >= before + 10_000 && held!.expiresAt <= Date.now() + 10_000);
+    await leases.release(name, 'a');
+    t.is(await leases.holderOf(name), null);
+  });
+
   withModels('releaseAll frees every lease of one holder, and only those', async (t, { leases }) => {
     const [a, b, c] = [`p-${randomUUID()}`, `p-${randomUUID()}`, `p-${randomUUID()}`];
     t.true(await leases.acquire(a, 'dead-thread', 10_000));

@@ -7,6 +7,7 @@ import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
+import { ProjectorThread } from '../../src/compose/projector-host.ts';
 import { startProjectors, type Projectors } from '../../src/compose/projectors.ts';
 import { appFor } from '../../src/compose/roles.ts';
 import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
@@ -26,9 +27,12 @@ export interface TestServer {
   dataDir: string;
   config: Config;
   runtime: Runtime;
-  projector: Projector;
+  /** The projectors on this thread; null with `projectorThread`. */
+  projector: Projector | null;
   jobs: WorkerJobs | null;
   notifier: Projector | null;
+  /** The projectors' thread, with `projectorThread`. */
+  projectorThread: ProjectorThread | null;
   /** Anomaly scans completed so far (with `jobs`). */
   scans(): number;
   /** The process's metrics, as `GET /metrics` serves them. */
@@ -57,6 +61,8 @@ export interface TestServerOptions {
   notifications?: boolean;
   /** The server's logger (default: silent), for a test that reads what is logged. */
   logger?: Logger;
+  /** Project on a thread of its own, as `watchlog start` does (a fault test can kill it). */
+  projectorThread?: boolean;
   /** Also collect prom-client's process metrics (off by default: many servers share a process). */
   processMetrics?: boolean;
 }
@@ -75,18 +81,23 @@ const serverAdapters = (dataDir: string): Record<string, string> => {
 
 export const startTestServer = async ({
   env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, anomalyScanMs = 300, scanNow = now, notifications = false,
-  logger = pino({ level: 'silent' }), processMetrics = false,
+  logger = pino({ level: 'silent' }), projectorThread: onThread = false, processMetrics = false,
 }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
     ...serverAdapters(dataDir), ...env,
   });
-  // Wired as `watchlog start` wires it (src/compose/roles.ts), the projectors on this thread.
+  // Wired as `watchlog start` wires it (src/compose/roles.ts).
   const telemetry = createTelemetry({ role: 'start', version: 'test', logger, defaultMetrics: processMetrics });
   const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT, onCommitted: telemetry.committed });
   watchRuntime(telemetry, runtime, { projections: true, notifications });
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
-  const projectors: Projectors = startProjectors(runtime, logger, {
+  const thread = onThread ? new ProjectorThread({
+    dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
+    logLevel: 'silent', leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: config.egress,
+  }, runtime.log, runtime.readModels.leases, logger, telemetry) : null;
+  thread?.start();
+  const projectors: Projectors | null = thread ? null : startProjectors(runtime, logger, {
     leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: runtime.egress, notifications,
     notifier: { webhook: { ...retries, timeoutMs: 2000 }, push: retries }, metrics: telemetry,
     ...(notifications ? { liveBatchDelayMs: 5 } : {}),
@@ -98,7 +109,7 @@ export const startTestServer = async ({
     scanNow, trimEveryMs: 300, onScan: () => { scans += 1; }, metrics: telemetry,
   }) : null;
   const metricsServer = await startMetricsServer(telemetry, config, logger);
-  const app = appFor(runtime, config, logger, now, telemetry);
+  const app = appFor(runtime, config, logger, now, () => true, telemetry);
   const server = http.createServer(app.callback());
   // Longer than the client's idle time, so fetch never reuses a socket the server is closing
   // (a race a loaded machine makes likely).
@@ -111,9 +122,10 @@ export const startTestServer = async ({
     dataDir,
     config,
     runtime,
-    projector: projectors.projector,
+    projector: projectors?.projector ?? null,
     jobs: worker?.jobs ?? null,
-    notifier: projectors.notifier,
+    notifier: projectors?.notifier ?? null,
+    projectorThread: thread,
     scans: () => scans,
     telemetry,
     metricsUrl: metricsServer?.url ?? null,
@@ -122,7 +134,8 @@ export const startTestServer = async ({
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await metricsServer?.close();
       await worker?.stop();
-      await projectors.stop();
+      await projectors?.stop();
+      await thread?.stop();
       await runtime.close();
       if (remove) rmSync(dataDir, { recursive: true, force: true });
     },

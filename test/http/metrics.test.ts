@@ -4,7 +4,7 @@ import { parseExposition, type Exposition } from '../helpers/prometheus.ts';
 import { freePort } from '../helpers/process.ts';
 import { startTarget } from '../helpers/target.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
-import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
+import { api, capturingLogger, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
 
 /** GET /metrics through the real app on real stores (the embedded ones, or the servers the
  *  environment names), parsed as Prometheus parses it. */
@@ -63,6 +63,20 @@ test('with WATCHLOG_METRICS_TOKEN: 401 without the token or with a wrong one, th
     if (metrics.types.get(name) === 'counter') t.regex(name, /_total$/);
   }
   t.is((await fetch(`${server.url}/metrics`, { method: 'HEAD', headers: { authorization: `Bearer ${TOKEN}` } })).status, 200);
+});
+
+test('scrapes answered are logged at debug, refused ones at info, on either port; the token never', async (t) => {
+  const { logger, lines } = capturingLogger('debug');
+  const server = await startTestServer({ env: { ...WITH_TOKEN, WATCHLOG_METRICS_PORT: '0' }, logger });
+  t.teardown(() => server.stop());
+  await scrape(`${server.url}/metrics`);
+  t.is((await api(server.url, 'GET', '/metrics', { headers: { authorization: 'Bearer not-the-token-at-all' } })).status, 401);
+  await scrape(server.metricsUrl!);
+  t.is((await api(server.metricsUrl!, 'GET', '')).status, 401);
+  await new Promise((r) => setTimeout(r, 50));
+  const scrapes = lines.filter((l) => l.msg === 'request' && (l.req as { url: string }).url === '/metrics');
+  t.deepEqual(scrapes.map((l) => [l.level, (l.res as { statusCode: number }).statusCode]), [[20, 200], [30, 401], [20, 200], [30, 401]]);
+  t.false(JSON.stringify(lines).includes(TOKEN));
 });
 
 test('ingest: the accepted count, each rejection under its reason, latencies; read requests by route template; the log\'s commits', async (t) => {
@@ -145,7 +159,7 @@ test('projections: caught up, each one\'s lag is 0 and its position the log head
     t.is(caughtUp.value('watchlog_projection_lag_seconds', { projection }), 0, projection);
   }
 
-  await server.projector.stop();
+  await server.projector!.stop();
   for (let i = 0; i < 3; i++) t.is((await api(server.url, 'POST', '/v1/audit', { apiKey, body: sampleEvent() })).status, 202);
   const behind = await scrape(`${server.url}/metrics`);
   const newHead = Number(await server.runtime.log.headPosition());

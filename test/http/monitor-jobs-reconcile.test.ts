@@ -18,7 +18,7 @@ test('a monitor missing from the read model (not projected yet) keeps its job; a
   await eventually(async () => ((await jobs()).length === 1 ? true : undefined), 5000);
 
   // The read model is emptied and not rebuilt: as during a rebuild or on a new read store.
-  await server.projector.stop();
+  await server.projector!.stop();
   await server.runtime.readModels.stores.monitors.reset();
   t.deepEqual(await server.runtime.readModels.monitors.list({ all: true }), []);
   await server.jobs!.reconcile();

@@ -129,6 +129,11 @@ export class MongoLeases implements Leases {
   async releaseAll(holder: string): Promise<void> {
     await this.db.collection<LeaseDoc>('leases').deleteMany({ holder });
   }
+
+  async holderOf(name: string): Promise<{ holder: string; expiresAt: number } | null> {
+    const doc = await this.db.collection<LeaseDoc>('leases').findOne({ _id: name });
+    return doc ? { holder: doc.holder, expiresAt: doc.expires_at } : null;
+  }
 }
 
 /** The filter on `field` for the projects a query may read, from projectsInScope (null: any). */

@@ -24,6 +24,9 @@ export interface Leases {
   release(name: string, holder: string): Promise<void>;
   /** Releases every lease `holder` has (a projector thread that died). */
   releaseAll(holder: string): Promise<void>;
+  /** Who holds the lease on `name` and until when (epoch ms); null when nobody ever took it or it
+   *  was released. A lease past its expiry is held by nobody alive. */
+  holderOf(name: string): Promise<{ holder: string; expiresAt: number } | null>;
 }
 
 /** A lease holder's id: `host:pid:thread:nonce`. */

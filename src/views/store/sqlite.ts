@@ -44,7 +44,7 @@ export class SqliteLeases implements Leases {
       ON CONFLICT (projection) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
       WHERE leases.holder = excluded.holder OR leases.expires_at < @now`);
     this.takeFrom = db.prepare('UPDATE leases SET holder = @holder, expires_at = @expires WHERE projection = @name AND holder = @gone');
-    this.current = db.prepare<[string], { holder: string }>('SELECT holder FROM leases WHERE projection = ?');
+    this.current = db.prepare<[string], { holder: string; expires_at: number }>('SELECT holder, expires_at FROM leases WHERE projection = ?');
     this.drop = db.prepare('DELETE FROM leases WHERE projection = ? AND holder = ?');
     this.dropAll = db.prepare('DELETE FROM leases WHERE holder = ?');
   }
@@ -59,6 +59,10 @@ export class SqliteLeases implements Leases {
   }
   async releaseAll(holder: string): Promise<void> {
     this.dropAll.run(holder);
+  }
+  async holderOf(name: string): Promise<{ holder: string; expiresAt: number } | null> {
+    const row = this.current.get(name);
+    return row ? { holder: row.holder, expiresAt: row.expires_at } : null;
   }
 }
 

@@ -1,0 +1,103 @@
+import { CONFIG_VARIABLES } from '../config.ts';
+
+/** `watchlog --help` and `watchlog <command> --help`. The variables are those the configuration
+ *  decodes, so the list cannot drift from the code; the README's table says what each means. */
+
+const STORES = 'WATCHLOG_DATA_DIR (embedded SQLite files), or WATCHLOG_EVENTSTORE_URL (KurrentDB log,\n  WATCHLOG_EVENTSTORE_NAMESPACE) and WATCHLOG_MONGO_URL (MongoDB read models and jobs)';
+
+const COMMANDS: Record<string, { summary: string; text: string }> = {
+  start: {
+    summary: 'HTTP API, projectors, monitor checks, anomaly scan and notifications in one process\n             (the default)',
+    text: `Runs the API on HOST:PORT, the log's writer thread, a thread that projects every read model
+and runs the notification reactor, and Agenda (monitor checks, the anomaly scan, log trim), which
+starts once the API listens. /healthz answers as soon as the process runs; /readyz once a request
+would succeed. SIGTERM drains requests, stops jobs and projectors, and exits 0.
+
+Stores: ${STORES}.
+Every variable applies (\`watchlog --help\` lists them).`,
+  },
+  api: {
+    summary: 'HTTP API only (run any number of them beside one or more workers)',
+    text: `Runs the API on HOST:PORT and nothing else: read models are projected by a \`watchlog worker\`.
+Without one, changes do not show, /readyz stays 503 naming each read model without a projector,
+and one warning says so. Creates the first admin (WATCHLOG_ADMIN_EMAIL, WATCHLOG_ADMIN_PASSWORD)
+when no user exists.
+
+Stores: ${STORES}.
+Also: PORT, HOST, WATCHLOG_JWT_SECRET (the same on every API process), WATCHLOG_JWT_TTL_SECONDS,
+  WATCHLOG_BODY_LIMIT_BYTES, WATCHLOG_READY_MAX_LAG_MS, WATCHLOG_LOGIN_*, WATCHLOG_EGRESS_*
+  (POST /v1/monitors/:id/test connects), WATCHLOG_ANOMALY_DEFAULTS (settings answers).`,
+  },
+  worker: {
+    summary: 'projectors, Agenda jobs (monitor checks, anomaly scan, log trim) and notifications',
+    text: `Runs the projectors (one per read model, each in one worker at a time through a lease), the
+notification reactor, and Agenda's jobs: monitor checks, the anomaly scan, log trim. No HTTP.
+
+Stores: ${STORES}.
+Also: WATCHLOG_PROJECTION_LEASE_MS, WATCHLOG_ANOMALY_SCAN_SECONDS, WATCHLOG_ANOMALY_DEFAULTS,
+  WATCHLOG_EGRESS_DENY, WATCHLOG_EGRESS_ALLOW, WATCHLOG_VAPID_*, WATCHLOG_LOG_LEVEL.`,
+  },
+  rebuild: {
+    summary: 'drop every read model and replay the log into it, with a progress bar (refuses\n             beside a running worker)',
+    text: `Drops every read model and replays the whole log into it, reading each batch once for all of
+them, with a progress bar, rate and ETA on stderr. Refuses, in one line, while a worker holds a
+projection (stop the service first). The log is not changed.
+
+Stores: ${STORES}.`,
+  },
+  admin: {
+    summary: 'account administration: `watchlog admin --help`',
+    text: `Usage: watchlog admin reset-password EMAIL
+
+  reset-password EMAIL   set a new password for the user with this e-mail (an admin
+                         locked out, say). The new password is the first line of
+                         standard input; when standard input is a terminal or empty,
+                         one is generated and printed. Tokens issued before the reset
+                         are refused, and the account's failed logins are forgotten.
+                         Writes to the log directly, so it works whether or not the
+                         service runs; use the same WATCHLOG_DATA_DIR (or
+                         WATCHLOG_EVENTSTORE_URL and WATCHLOG_MONGO_URL) as the service.
+
+Example:
+  printf '%s\\n' 'a new long password' | watchlog admin reset-password admin@example.com`,
+  },
+};
+
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
+/** The variables, wrapped to the terminal's 80 columns. */
+const variables = (): string => {
+  const lines: string[] = [];
+  let line = ' ';
+  for (const name of CONFIG_VARIABLES) {
+    if (line.length + name.length + 2 > 80) {
+      lines.push(line.trimEnd());
+      line = ' ';
+    }
+    line += ` ${name},`;
+  }
+  lines.push(line.replace(/,$/, ''));
+  return lines.join('\n');
+};
+
+export const generalHelp = (): string => `watchlog — self-hosted audit logging and uptime monitoring
+
+Usage: watchlog <command> [--help]
+
+Commands:
+${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(9)}  ${c.summary}`).join('\n')}
+
+Options:
+  -h, --help     show this help (\`watchlog <command> --help\` for a command's own)
+  -v, --version  print the version
+
+Configuration comes from environment variables (the README's table says what each means):
+${variables()}
+`;
+
+export const commandHelp = (command: string): string | null => {
+  const c = COMMANDS[command];
+  if (!c) return null;
+  const usage = command === 'admin' ? '' : `\nUsage: watchlog ${command}\n`;
+  return `watchlog ${command} — ${c.summary.replace(/\s*\n\s*/g, ' ')}\n${usage}\n${c.text}\n`;
+};

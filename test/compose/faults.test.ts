@@ -1,0 +1,124 @@
+import test, { type ExecutionContext } from 'ava';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
+import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, startTestServer, tempDir } from '../helpers/server.ts';
+import { freePort, runCli, waitForLog } from '../helpers/process.ts';
+
+/** Fault injection under load: the log's writer thread, the projectors' thread and the whole
+ *  process are killed while events arrive. Nothing acknowledged is lost, nothing is counted
+ *  twice, readiness says so while it lasts, and the process keeps serving. */
+
+interface Load { acked: string[]; refused: number[]; stop(): Promise<void> }
+
+/** `connections` clients each sending events one after another until stopped. */
+const load = (url: string, apiKey: string, connections = 8): Load => {
+  const acked: string[] = [];
+  const refused: number[] = [];
+  let running = true;
+  const clients = Array.from({ length: connections }, async (_, c) => {
+    for (let i = 0; running; i += 1) {
+      try {
+        const res = await api(url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ identifier: `c${c}`, path: `/load/${i}` }) });
+        if (res.status === 202) acked.push(res.body.id as string);
+        else refused.push(res.status);
+      } catch {
+        // The process was killed under this request: no answer, nothing acknowledged.
+      }
+    }
+  });
+  return { acked, refused, stop: async () => { running = false; await Promise.all(clients); } };
+};
+
+/** Every event of the project, from the read model, with how often each id appears. */
+const stored = async (url: string, token: string, projectId: string) => {
+  const res = await api<Array<{ id: string }>>(url, 'GET', `/v1/audit/export?format=json&project_id=${projectId}`, { token });
+  const counts = new Map<string, number>();
+  for (const e of res.body) counts.set(e.id, (counts.get(e.id) ?? 0) + 1);
+  return counts;
+};
+
+const statsTotal = async (url: string, token: string, projectId: string) =>
+  (await api(url, 'GET', `/v1/audit/stats?project_id=${projectId}`, { token })).body.total as number;
+
+/** After the fault: the read models converge on the log, every acknowledged event once. */
+const converged = async (t: ExecutionContext, url: string, token: string, projectId: string, acked: readonly string[], inLog: () => Promise<number>) => {
+  const events = await inLog();
+  await eventually(async () => ((await stored(url, token, projectId)).size === events ? true : undefined), 60_000);
+  const counts = await stored(url, token, projectId);
+  t.true(acked.every((id) => counts.get(id) === 1), 'every acknowledged event, once');
+  t.true([...counts.values()].every((n) => n === 1), 'no event twice');
+  await eventually(async () => ((await statsTotal(url, token, projectId)) === events ? true : undefined), 30_000);
+};
+
+test.serial('the log writer thread killed under load: no acknowledged event lost or doubled, readiness false then true, the process serves on', async (t) => {
+  const server = await startTestServer();
+  t.teardown(() => server.stop());
+  if (!(server.runtime.log instanceof SqliteEventLog)) return t.pass('the KurrentDB log has no writer thread');
+  const log = server.runtime.log;
+  const token = await login(server.url);
+  const { projectId, apiKey } = await projectWithKey(server.url, token);
+  const running = load(server.url, apiKey);
+  await eventually(async () => (running.acked.length > 200 ? true : undefined), 30_000);
+  await log.writerThread!.terminate();
+  await new Promise((r) => setImmediate(r));
+  t.false(log.health().ok, 'not ready while the writer is down');
+  await eventually(async () => ((await api(server.url, 'GET', '/readyz')).status === 200 ? true : undefined), 30_000);
+  const before = running.acked.length;
+  await eventually(async () => (running.acked.length > before + 200 ? true : undefined), 30_000);
+  await running.stop();
+  t.true(running.refused.every((s) => s === 503), `only 503s were refused: ${[...new Set(running.refused)].join(', ')}`);
+  await converged(t, server.url, token, projectId, running.acked, async () => (await log.readStream(`audit-${projectId}`)).length);
+});
+
+test.serial('the projectors\' thread killed under load: restarted with its leases at once, readiness false then true, read models converge', async (t) => {
+  const server = await startTestServer({ projectorThread: true });
+  t.teardown(() => server.stop());
+  const token = await login(server.url);
+  const { projectId, apiKey } = await projectWithKey(server.url, token);
+  await eventually(async () => ((await api(server.url, 'GET', '/readyz')).status === 200 ? true : undefined), 30_000);
+  const running = load(server.url, apiKey);
+  await eventually(async () => (running.acked.length > 200 ? true : undefined), 30_000);
+  await server.projectorThread!.thread!.terminate();
+  const notReady = await eventually(async () => {
+    const res = await api(server.url, 'GET', '/readyz');
+    return res.status === 503 ? res : undefined;
+  }, 10_000);
+  t.false(notReady.body.read_models['audit-events'].projector, 'its projector is gone');
+  await eventually(async () => ((await api(server.url, 'GET', '/readyz')).status === 200 ? true : undefined), 30_000);
+  await running.stop();
+  t.deepEqual(running.refused, [], 'ingest never stopped: only the projections paused');
+  await converged(t, server.url, token, projectId, running.acked, async () => (await server.runtime.log.readStream(`audit-${projectId}`)).length);
+});
+
+test.serial('kill -9 of the whole process under load: after a restart every acknowledged event is there, once', async (t) => {
+  const dataDir = tempDir();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password };
+  const first = runCli(['start'], env);
+  t.teardown(() => first.child.kill('SIGKILL'));
+  await waitForLog(first, 'admin user created', 60_000);
+  let token = await login(url);
+  const { projectId, apiKey } = await projectWithKey(url, token);
+  const running = load(url, apiKey);
+  await eventually(async () => (running.acked.length > 300 ? true : undefined), 60_000);
+  first.child.kill('SIGKILL');
+  await first.exited;
+  await running.stop();
+
+  const second = runCli(['start'], env);
+  t.teardown(() => {
+    second.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  await waitForLog(second, 'listening', 60_000);
+  await eventually(async () => ((await api(url, 'GET', '/readyz')).status === 200 ? true : undefined), 60_000);
+  token = await login(url);
+  // The log holds the acknowledged events and maybe a few whose answer the kill cut off.
+  const log = new SqliteEventLog(path.join(dataDir, 'log.db'));
+  t.teardown(() => log.close());
+  const inLog = async () => (await log.readStream(`audit-${projectId}`)).length;
+  await converged(t, url, token, projectId, running.acked, inLog);
+  t.true((await inLog()) >= running.acked.length);
+});
