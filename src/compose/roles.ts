@@ -23,7 +23,7 @@ export const appFor = (
   bootstrapped: () => boolean,
 ) =>
   createApp({
-    readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped }),
+    readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped, clock: now }),
     readModels: runtime.readModels,
     commands: runtime.commands,
     loginThrottle: runtime.loginThrottle,
