@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, tempDir } from './helpers/server.ts';
 import { freePort, runCli, waitForLog } from './helpers/process.ts';
 
-test('the real server: login, project, key, ingest, list and detail; SIGTERM stops it cleanly; a restart keeps everything', async (t) => {
+test.serial('the real server: login, project, key, ingest, list and detail; SIGTERM stops it cleanly; a restart keeps everything', async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
   const env = {
@@ -63,7 +63,7 @@ test('the real server: login, project, key, ingest, list and detail; SIGTERM sto
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('--help prints usage; bad configuration fails fast with a clear message', async (t) => {
+test.serial('--help prints usage; bad configuration fails fast with a clear message', async (t) => {
   const help = runCli(['--help'], {});
   t.is(await help.exited, 0);
   t.regex(help.stdout(), /Usage: watchlog <command>/);
@@ -83,7 +83,7 @@ test('--help prints usage; bad configuration fails fast with a clear message', a
   t.regex(unknown.stderr(), /unknown command "launch"/);
 });
 
-test('a port in use is a clear startup error', async (t) => {
+test.serial('a port in use is a clear startup error', async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
   const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir };
@@ -98,7 +98,7 @@ test('a port in use is a clear startup error', async (t) => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('rebuild prints progress and exits', async (t) => {
+test.serial('rebuild prints progress and exits', async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
   const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password };
@@ -114,7 +114,7 @@ test('rebuild prints progress and exits', async (t) => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('an unreachable KurrentDB or MongoDB stops start-up with a clear message', async (t) => {
+test.serial('an unreachable KurrentDB or MongoDB stops start-up with a clear message', async (t) => {
   const dataDir = tempDir();
   const closed = await freePort();
   const mongo = runCli(['start'], { WATCHLOG_DATA_DIR: dataDir, WATCHLOG_MONGO_URL: `mongodb://127.0.0.1:${closed}` });
@@ -130,7 +130,7 @@ test('an unreachable KurrentDB or MongoDB stops start-up with a clear message', 
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('the real server checks a new monitor at once and notifies a signed webhook from its projector thread', async (t) => {
+test.serial('the real server checks a new monitor at once and notifies a signed webhook from its projector thread', async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -167,7 +167,7 @@ test('the real server checks a new monitor at once and notifies a signed webhook
   t.is(await server.exited, 0);
 });
 
-test('the real server runs the anomaly scan on its schedule: a brute force is an alert, logged, within one interval', async (t) => {
+test.serial('the real server runs the anomaly scan on its schedule: a brute force is an alert, logged, within one interval', async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

@@ -39,6 +39,9 @@ export interface TelemetryOptions {
   /** prom-client's process and Node.js metrics (default true; tests that start many servers in
    *  one process leave them out). */
   defaultMetrics?: boolean;
+  /** The clock that stamps events' `recorded_at`, on which their age is read (default: the
+   *  wall clock). */
+  clock?: () => Date;
 }
 
 /** An ingest answer's status, as the reason label of a rejection. */
@@ -75,6 +78,7 @@ const toNumber = (position: string | null): number => (position === null ? 0 : N
 class PrometheusTelemetry implements Telemetry {
   readonly registry = new Registry();
   private readonly logger: Logger;
+  private readonly clock: () => Date;
   private watched: { log: EventLog; projections: readonly Checkpointed[] } | null = null;
 
   private readonly ingestAccepted;
@@ -98,8 +102,9 @@ class PrometheusTelemetry implements Telemetry {
   private readonly scanDuration;
   private readonly refreshFailures;
 
-  constructor({ role, version, logger, defaultMetrics = true }: TelemetryOptions) {
+  constructor({ role, version, logger, defaultMetrics = true, clock = () => new Date() }: TelemetryOptions) {
     this.logger = logger;
+    this.clock = clock;
     const registers = [this.registry];
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
     new Gauge({ name: 'watchlog_build_info', help: 'Always 1: the version of watchlog and the role of this process.', labelNames: ['version', 'role'], registers })
@@ -225,6 +230,7 @@ class PrometheusTelemetry implements Telemetry {
     if (!watched) return;
     this.writerUp.set(watched.log.health().ok ? 1 : 0);
     try {
+      const now = this.clock().getTime();
       const head = await watched.log.headPosition();
       const positions = await Promise.all(watched.projections.map(async (p) => ({ name: p.name, position: await p.checkpoint() })));
       const oldestUnapplied = new Map<string | null, Promise<number>>();
@@ -233,7 +239,7 @@ class PrometheusTelemetry implements Telemetry {
         if (age === undefined) {
           age = watched.log.readAll(position, 1).then(([next]) => {
             const recordedAt = next ? Date.parse(next.metadata.recorded_at) : NaN;
-            return Number.isFinite(recordedAt) ? Math.max(0, (Date.now() - recordedAt) / 1000) : 0;
+            return Number.isFinite(recordedAt) ? Math.max(0, (now - recordedAt) / 1000) : 0;
           });
           oldestUnapplied.set(position, age);
         }

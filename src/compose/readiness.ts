@@ -12,11 +12,14 @@ export const API_READ_MODELS: readonly ReadModelKey[] = [
 /** Readiness: the API can serve. The bootstrap is done (the admin can log in), the log takes
  *  appends (its writer runs), and every read model the API answers from has a live projector and
  *  is no further behind the log than `maxLagMs` (measured from the recorded time of the oldest
- *  event it has not applied, so a steady stream of new events is not "behind"). */
+ *  event it has not applied, so a steady stream of new events is not "behind"). The lag is read on
+ *  `clock`, the clock that stamps `recorded_at`; leases expire on the wall clock, as they are taken. */
 export const readinessProbe = (
-  runtime: Pick<Runtime, 'log' | 'readModels'>, options: { maxLagMs: number; bootstrapped: () => boolean; readModels?: readonly ReadModelKey[] },
+  runtime: Pick<Runtime, 'log' | 'readModels'>,
+  options: { maxLagMs: number; bootstrapped: () => boolean; readModels?: readonly ReadModelKey[]; clock?: () => Date },
 ) => async (): Promise<Readiness> => {
   const now = Date.now();
+  const recordedNow = options.clock?.().getTime() ?? now;
   const health = runtime.log.health();
   const head = await runtime.log.headPosition();
   const readModels: Record<string, ReadModelReadiness> = {};
@@ -26,7 +29,7 @@ export const readinessProbe = (
     let lagMs = 0;
     if (comparePositions(position, head) < 0) {
       const [next] = await runtime.log.readAll(position, 1);
-      if (next) lagMs = Math.max(0, now - Date.parse(next.metadata.recorded_at));
+      if (next) lagMs = Math.max(0, recordedNow - Date.parse(next.metadata.recorded_at));
     }
     const lease = await runtime.readModels.leases.holderOf(store.name);
     const projector = lease !== null && lease.expiresAt >= now;

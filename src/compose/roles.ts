@@ -26,7 +26,7 @@ export const appFor = (
   bootstrapped: () => boolean, telemetry?: Telemetry,
 ) =>
   createApp({
-    readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped }),
+    readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped, clock: now }),
     ...(telemetry ? { metrics: telemetry } : {}),
     ...(telemetry && config.metrics.token !== undefined ? { metricsEndpoint: { source: telemetry, token: config.metrics.token } } : {}),
     readModels: runtime.readModels,

@@ -88,7 +88,7 @@ export const startTestServer = async ({
     ...serverAdapters(dataDir), ...env,
   });
   // Wired as `watchlog start` wires it (src/compose/roles.ts).
-  const telemetry = createTelemetry({ role: 'start', version: 'test', logger, defaultMetrics: processMetrics });
+  const telemetry = createTelemetry({ role: 'start', version: 'test', logger, defaultMetrics: processMetrics, clock: now });
   const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT, onCommitted: telemetry.committed });
   watchRuntime(telemetry, runtime, { projections: true, notifications });
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
