@@ -96,6 +96,9 @@ const Env = t.type({
   WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS: optional(intFromEnv('integer 1-86400', 1, 86_400)),
   WATCHLOG_EGRESS_DENY: optional(addressList('comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7)', false)),
   WATCHLOG_EGRESS_ALLOW: optional(addressList('comma-separated IP addresses, CIDRs or host names', true)),
+  WATCHLOG_METRICS_TOKEN: optional(matching('16 to 512 printable characters without spaces', /^[\x21-\x7e]{16,512}$/)),
+  WATCHLOG_METRICS_PORT: optional(intFromEnv('integer 0-65535', 0, 65535)),
+  WATCHLOG_METRICS_HOST: optional(stringMin('host name or address', 1)),
 });
 
 export interface Config {
@@ -128,6 +131,10 @@ export interface Config {
   loginLimits: LoginLimits;
   /** Where monitor checks, webhooks and Web Push may connect (src/checks/egress.ts). */
   egress: EgressRules;
+  /** `GET /metrics` (Prometheus): with `token`, on the API's port behind that bearer token (and
+   *  the token is also required on the metrics port); with `port`, on a listener of its own at
+   *  `host`, the only place a worker serves it. Neither: not served. */
+  metrics: { token: string | undefined; port: number | undefined; host: string };
 }
 
 /** Every variable watchlog reads, in the order of the README's table. */
@@ -169,7 +176,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     for (const e of decoded.left) {
       const key = e.context[1]?.key ?? '?';
       const expected = e.context[1]?.type.name ?? 'valid value';
-      const name = ['WATCHLOG_JWT_SECRET', 'WATCHLOG_ADMIN_PASSWORD', 'WATCHLOG_EVENTSTORE_URL', 'WATCHLOG_MONGO_URL', 'WATCHLOG_VAPID_PRIVATE_KEY'].includes(key) ? '(hidden)' : describe(e.value);
+      const name = ['WATCHLOG_JWT_SECRET', 'WATCHLOG_ADMIN_PASSWORD', 'WATCHLOG_EVENTSTORE_URL', 'WATCHLOG_MONGO_URL', 'WATCHLOG_VAPID_PRIVATE_KEY', 'WATCHLOG_METRICS_TOKEN'].includes(key) ? '(hidden)' : describe(e.value);
       // The last error of a variable is its codec's (the first is `optional`'s undefined), which
       // for the address lists names only the faulty entries.
       problems.set(key, `${key}: expected ${expected}, got ${name}`);
@@ -183,6 +190,16 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   if ((e.WATCHLOG_VAPID_PUBLIC_KEY === undefined) !== (e.WATCHLOG_VAPID_PRIVATE_KEY === undefined)) {
     throw new ConfigError(['WATCHLOG_VAPID_PUBLIC_KEY and WATCHLOG_VAPID_PRIVATE_KEY must be set together']);
   }
+  if (e.WATCHLOG_METRICS_HOST !== undefined && e.WATCHLOG_METRICS_PORT === undefined) {
+    throw new ConfigError(['WATCHLOG_METRICS_HOST is the address of the metrics port: set WATCHLOG_METRICS_PORT too']);
+  }
+  const port = e.PORT ?? 3000;
+  const host = e.HOST ?? '127.0.0.1';
+  const metricsHost = e.WATCHLOG_METRICS_HOST ?? '127.0.0.1';
+  // On one address the two listeners would collide (other overlaps are reported when listening).
+  if (e.WATCHLOG_METRICS_PORT !== undefined && e.WATCHLOG_METRICS_PORT !== 0 && e.WATCHLOG_METRICS_PORT === port && metricsHost === host) {
+    throw new ConfigError([`WATCHLOG_METRICS_PORT (${port}) must differ from PORT on ${host}: the metrics port is a listener of its own (WATCHLOG_METRICS_TOKEN alone serves metrics on the API's port)`]);
+  }
   const loginLimits: LoginLimits = {
     accountFailures: e.WATCHLOG_LOGIN_ACCOUNT_FAILURES ?? DEFAULT_LOGIN_LIMITS.accountFailures,
     accountLockSeconds: e.WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS ?? DEFAULT_LOGIN_LIMITS.accountLockSeconds,
@@ -194,8 +211,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     throw new ConfigError([`WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS (${loginLimits.accountMaxLockSeconds}) must be at least WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS (${loginLimits.accountLockSeconds})`]);
   }
   return {
-    port: e.PORT ?? 3000,
-    host: e.HOST ?? '127.0.0.1',
+    port,
+    host,
     dataDir: path.resolve(e.WATCHLOG_DATA_DIR ?? './data'),
     jwtSecret: e.WATCHLOG_JWT_SECRET,
     jwtTtlSeconds: e.WATCHLOG_JWT_TTL_SECONDS ?? 43_200,
@@ -222,5 +239,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       allow: e.WATCHLOG_EGRESS_ALLOW?.cidrs ?? [],
       allowHosts: e.WATCHLOG_EGRESS_ALLOW?.hosts ?? [],
     },
+    metrics: { token: e.WATCHLOG_METRICS_TOKEN, port: e.WATCHLOG_METRICS_PORT, host: metricsHost },
   };
 };

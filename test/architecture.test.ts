@@ -6,8 +6,8 @@ import ts from 'typescript';
 
 /** The layering rule of ARCHITECTURE.md, checked on the import graph of src/ and projections/:
  *  imports point down (http | jobs | reactors → commands → domain; projections → domain + view
- *  ports), only src/compose/ names an adapter or a store driver, and nothing outside an adapter
- *  tests `instanceof` an adapter class. */
+ *  ports), only src/compose/ names an adapter, a store driver or the metrics library, and nothing
+ *  outside an adapter tests `instanceof` an adapter class. */
 
 type Layer =
   | 'domain' | 'log-port' | 'view-port' | 'log-adapter' | 'view-adapter' | 'projection' | 'commands' | 'checks'
@@ -61,6 +61,11 @@ const ADAPTER_LAYERS: ReadonlySet<Layer> = new Set(['log-adapter', 'view-adapter
 /** Store drivers: only adapters and the composition root may use them. */
 const DRIVERS = ['better-sqlite3', 'mongodb', '@kurrent/kurrentdb-client', '@agendajs/mongo-backend', '@watchlog/agenda-sqlite'];
 
+/** The metrics library: one registry per process, built in src/compose/ (src/compose/metrics.ts);
+ *  every other layer reports through the small interface it declares (HttpMetrics, JobMetrics,
+ *  NotificationMetrics, the log's CommitObserver). */
+const METRICS_LIBRARIES = ['prom-client'];
+
 /** What domain code may import from outside: codecs and pure computation, nothing with I/O
  *  (re2js: the linear-time regular expressions of projects' masking patterns). */
 const DOMAIN_PACKAGES = ['io-ts', 'fp-ts', '@datadog/sketches-js', 'node:crypto', 're2js'];
@@ -99,6 +104,9 @@ export const violations = (files: readonly SourceFile[]): string[] => {
         if (DRIVERS.includes(pkg) && !ADAPTER_LAYERS.has(layer) && layer !== 'compose') {
           found.push(`${f.path} (${layer}) uses the store driver ${pkg}: only adapters and src/compose/ may`);
         }
+        if (METRICS_LIBRARIES.includes(pkg) && layer !== 'compose') {
+          found.push(`${f.path} (${layer}) uses the metrics library ${pkg}: only src/compose/ may`);
+        }
         if (layer === 'domain' && !DOMAIN_PACKAGES.includes(pkg)) found.push(`${f.path} (domain) imports ${specifier}, which the domain may not`);
       }
     }
@@ -124,7 +132,7 @@ test('the tree keeps the layering rule', (t) => {
   t.deepEqual(violations(files), []);
 });
 
-test('the check finds an upward import, an adapter or driver outside compose, and an adapter instanceof', (t) => {
+test('the check finds an upward import, an adapter, driver or the metrics library outside compose, and an adapter instanceof', (t) => {
   const file = (p: string, text: string): SourceFile => ({ path: p, text });
   t.deepEqual(violations([
     file('src/domain/a.ts', "import { x } from '../http/app.ts';\nimport fs from 'node:fs';"),
@@ -137,6 +145,8 @@ test('the check finds an upward import, an adapter or driver outside compose, an
     file('src/views/monitors/sqlite.ts', "import { MongoLeases } from '../store/mongo.ts';"),
     file('src/views/store/mongo.ts', 'export class MongoLeases {}'),
     file('src/compose/roles.ts', "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';"),
+    file('src/log/sqlite/writer-thread.ts', "import { Histogram } from 'prom-client';"),
+    file('src/compose/metrics.ts', "import { Registry } from 'prom-client';"),
   ]), [
     'src/domain/a.ts (domain) imports src/http/app.ts (http)',
     'src/domain/a.ts (domain) imports node:fs, which the domain may not',
@@ -146,6 +156,7 @@ test('the check finds an upward import, an adapter or driver outside compose, an
     'src/http/app.ts (http) uses the store driver mongodb: only adapters and src/compose/ may',
     'src/jobs/trim.ts (jobs) tests instanceof SqliteEventLog, an adapter class',
     'src/views/monitors/sqlite.ts imports src/views/store/mongo.ts, an adapter of another store',
+    'src/log/sqlite/writer-thread.ts (log-adapter) uses the metrics library prom-client: only src/compose/ may',
   ]);
 });
 

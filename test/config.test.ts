@@ -92,3 +92,21 @@ test('egress rules: the default deny list, lists of IPs and CIDRs, host names on
   ]);
   t.throws(() => loadConfig({ WATCHLOG_EGRESS_DENY: ',' }), { message: /WATCHLOG_EGRESS_DENY: expected .*, got "\(no entries\)"/ });
 });
+
+test('metrics: a bearer token for /metrics on the API port, a port of their own (on 127.0.0.1 by default), neither by default', (t) => {
+  t.deepEqual(loadConfig({}).metrics, { token: undefined, port: undefined, host: '127.0.0.1' });
+  const token = 'a-metrics-token-0123';
+  t.deepEqual(loadConfig({ WATCHLOG_METRICS_TOKEN: token, WATCHLOG_METRICS_PORT: '9464', WATCHLOG_METRICS_HOST: '0.0.0.0' }).metrics, { token, port: 9464, host: '0.0.0.0' });
+  t.deepEqual(loadConfig({ WATCHLOG_METRICS_PORT: '0', WATCHLOG_METRICS_TOKEN: '' }).metrics, { token: undefined, port: 0, host: '127.0.0.1' });
+  // The same port on another address is for the listeners to judge.
+  t.is(loadConfig({ PORT: '3000', WATCHLOG_METRICS_PORT: '3000', WATCHLOG_METRICS_HOST: '10.0.0.5' }).metrics.port, 3000);
+
+  const bad = t.throws(() => loadConfig({ WATCHLOG_METRICS_TOKEN: 'short token', WATCHLOG_METRICS_PORT: '70000' }), { instanceOf: ConfigError });
+  t.is(bad?.problems.length, 2);
+  t.regex(bad!.message, /WATCHLOG_METRICS_TOKEN: expected 16 to 512 printable characters without spaces, got \(hidden\)/);
+  t.regex(bad!.message, /WATCHLOG_METRICS_PORT: expected integer 0-65535, got "70000"/);
+  t.false(bad!.message.includes('short token'));
+  t.throws(() => loadConfig({ WATCHLOG_METRICS_TOKEN: 'x'.repeat(15) }), { instanceOf: ConfigError, message: /WATCHLOG_METRICS_TOKEN/ });
+  t.throws(() => loadConfig({ WATCHLOG_METRICS_HOST: '0.0.0.0' }), { instanceOf: ConfigError, message: /WATCHLOG_METRICS_HOST .*set WATCHLOG_METRICS_PORT too/ });
+  t.throws(() => loadConfig({ PORT: '3000', WATCHLOG_METRICS_PORT: '3000' }), { instanceOf: ConfigError, message: /WATCHLOG_METRICS_PORT \(3000\) must differ from PORT on 127\.0\.0\.1/ });
+});

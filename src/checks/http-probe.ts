@@ -28,7 +28,13 @@ const describe = (error: unknown, target: CheckTarget): string => {
  *  Every failed result carries its error text, whether a response came or not. The connection
  *  goes through the egress policy: a refused address is a failed check with the policy's text as
  *  its error, and nothing is sent. */
-export const runCheck = async (target: CheckTarget, egress: EgressPolicy, now: () => Date = () => new Date()): Promise<CheckResult> => {
+export const runCheck = async (target: CheckTarget, egress: EgressPolicy, now: () => Date = () => new Date()): Promise<CheckResult> =>
+  (await probe(target, egress, now)).result;
+
+/** `runCheck`, also saying whether the egress policy refused the connection (for metrics). */
+export const probe = async (
+  target: CheckTarget, egress: EgressPolicy, now: () => Date = () => new Date(),
+): Promise<{ result: CheckResult; refused: boolean }> => {
   const checkedAt = now();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -52,8 +58,11 @@ export const runCheck = async (target: CheckTarget, egress: EgressPolicy, now: (
     });
     const result: CheckResult = { checked_at: checkedAt.toISOString(), ok: true, status_code: statusCode, response_ms: elapsed() };
     // A failed check says why, as the docs and the down event do: "expected status 200, received 503".
-    return checkPasses(target.expected_status, statusCode) ? result : { ...result, ok: false, error: failureText(target.expected_status, result) };
+    return {
+      result: checkPasses(target.expected_status, statusCode) ? result : { ...result, ok: false, error: failureText(target.expected_status, result) },
+      refused: false,
+    };
   } catch (error) {
-    return { checked_at: checkedAt.toISOString(), ok: false, response_ms: elapsed(), error: describe(error, target) };
+    return { result: { checked_at: checkedAt.toISOString(), ok: false, response_ms: elapsed(), error: describe(error, target) }, refused: refusalOf(error) !== null };
   }
 };

@@ -26,16 +26,19 @@ when no user exists.
 Stores: ${STORES}.
 Also: PORT, HOST, WATCHLOG_JWT_SECRET (the same on every API process), WATCHLOG_JWT_TTL_SECONDS,
   WATCHLOG_BODY_LIMIT_BYTES, WATCHLOG_READY_MAX_LAG_MS, WATCHLOG_LOGIN_*, WATCHLOG_EGRESS_*
-  (POST /v1/monitors/:id/test connects), WATCHLOG_ANOMALY_DEFAULTS (settings answers).`,
+  (POST /v1/monitors/:id/test connects), WATCHLOG_ANOMALY_DEFAULTS (settings answers),
+  WATCHLOG_METRICS_* (GET /metrics behind a token, or on a port of its own).`,
   },
   worker: {
     summary: 'projectors, Agenda jobs (monitor checks, anomaly scan, log trim) and notifications',
     text: `Runs the projectors (one per read model, each in one worker at a time through a lease), the
-notification reactor, and Agenda's jobs: monitor checks, the anomaly scan, log trim. No HTTP.
+notification reactor, and Agenda's jobs: monitor checks, the anomaly scan, log trim. No HTTP
+API: its metrics are served only on WATCHLOG_METRICS_PORT (WATCHLOG_METRICS_HOST), when set.
 
 Stores: ${STORES}.
 Also: WATCHLOG_PROJECTION_LEASE_MS, WATCHLOG_ANOMALY_SCAN_SECONDS, WATCHLOG_ANOMALY_DEFAULTS,
-  WATCHLOG_EGRESS_DENY, WATCHLOG_EGRESS_ALLOW, WATCHLOG_VAPID_*, WATCHLOG_LOG_LEVEL.`,
+  WATCHLOG_EGRESS_DENY, WATCHLOG_EGRESS_ALLOW, WATCHLOG_VAPID_*, WATCHLOG_LOG_LEVEL,
+  WATCHLOG_METRICS_PORT, WATCHLOG_METRICS_HOST, WATCHLOG_METRICS_TOKEN.`,
   },
   rebuild: {
     summary: 'drop every read model and replay the log into it, with a progress bar (refuses\n             beside a running worker)',

@@ -2,10 +2,11 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { newLeaseHolder } from '../../projections/projector.ts';
-import type { EventLog } from '../log/event-log.ts';
+import type { CommitObserver, EventLog } from '../log/event-log.ts';
 import type { Leases } from '../views/store/port.ts';
 import { startThread } from '../threads.ts';
-import type { ProjectorThreadData, ToProjectorThread } from './projector-thread.ts';
+import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './projector-thread.ts';
+import type { NotificationMetrics } from '../reactors/notifications/metrics.ts';
 
 /** Runs the projectors' thread, forwards this thread's appends to it, restarts it if it dies. A
  *  dead thread's leases are released before the restart, so its successor takes its projections
@@ -16,12 +17,14 @@ export class ProjectorThread {
   private readonly unsubscribe: () => void;
 
   /** `log`: this thread's log, whose appends are forwarded so the thread's live subscription
-   *  wakes at once. */
+   *  wakes at once. `metrics`: where what the thread reports (deliveries, its own commits) is
+   *  counted. */
   constructor(
     private readonly data: Omit<ProjectorThreadData, 'holder'>,
     log: EventLog,
     private readonly leases: Leases,
     private readonly logger: Logger,
+    private readonly metrics?: NotificationMetrics & { readonly committed: CommitObserver },
   ) {
     this.unsubscribe = log.onAppend(() => this.send('appended'));
   }
@@ -31,6 +34,11 @@ export class ProjectorThread {
     const worker = startThread(import.meta.url, 'projector-thread', { ...this.data, holder } satisfies ProjectorThreadData);
     this.worker = worker;
     worker.on('error', (err) => this.logger.error({ err }, 'projector thread failed'));
+    worker.on('message', (message: FromProjectorThread) => {
+      if (message === 'stopped' || !this.metrics) return;
+      if (message.type === 'delivered') this.metrics.delivered(message.channelType, message.outcome, message.seconds);
+      else this.metrics.committed(message.stats);
+    });
     worker.on('exit', (code) => {
       if (this.stopping) return;
       this.logger.error({ code }, 'projector thread exited; restarting in 1 s');

@@ -3,6 +3,8 @@ import pino from 'pino';
 import type { VapidKeys } from '../reactors/notifications/webpush.ts';
 import { egressPolicy } from '../checks/egress.ts';
 import type { EgressRules } from '../domain/egress-rules.ts';
+import type { CommitStats } from '../log/event-log.ts';
+import type { DeliveryOutcome, NotificationMetrics } from '../reactors/notifications/metrics.ts';
 import { startProjectors } from './projectors.ts';
 import { openStores, type StoreConfig } from './stores.ts';
 
@@ -17,11 +19,20 @@ export interface ProjectorThreadData extends StoreConfig {
   egress: EgressRules;
 }
 export type ToProjectorThread = 'appended' | 'stop';
+/** 'stopped', or what the main thread's metrics should count: the thread keeps none itself, the
+ *  main thread serves them. */
+export type FromProjectorThread =
+  | 'stopped'
+  | { type: 'delivered'; channelType: 'webhook' | 'webpush'; outcome: DeliveryOutcome; seconds: number }
+  | { type: 'committed'; stats: CommitStats };
 
 const data = workerData as ProjectorThreadData;
+const post = (message: FromProjectorThread) => parentPort!.postMessage(message);
 const logger = pino({ level: data.logLevel, base: { service: 'watchlog', mode: 'projector-thread' } });
-const stores = await openStores(data, { writerThread: false });
-const projectors = startProjectors(stores, logger, { ...data, egress: egressPolicy(data.egress) });
+// The thread's own appends (a push subscription gone deactivates its channel) commit here.
+const stores = await openStores(data, { writerThread: false, onCommitted: (stats) => post({ type: 'committed', stats }) });
+const metrics: NotificationMetrics = { delivered: (channelType, outcome, seconds) => post({ type: 'delivered', channelType, outcome, seconds }) };
+const projectors = startProjectors(stores, logger, { ...data, egress: egressPolicy(data.egress), metrics });
 
 parentPort!.on('message', (message: ToProjectorThread) => {
   if (message === 'appended') {
@@ -31,7 +42,7 @@ parentPort!.on('message', (message: ToProjectorThread) => {
   void (async () => {
     await projectors.stop();
     await stores.close();
-    parentPort!.postMessage('stopped');
+    post('stopped');
     parentPort!.close();
   })();
 });

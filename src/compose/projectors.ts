@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { Projector } from '../../projections/projector.ts';
 import { notificationsRunner, type NotifierDeps } from '../reactors/notifications/reactor.ts';
+import type { NotificationMetrics } from '../reactors/notifications/metrics.ts';
 import type { Stores } from './stores.ts';
 
 export interface ProjectorsConfig {
@@ -16,6 +17,8 @@ export interface ProjectorsConfig {
   liveBatchDelayMs?: number;
   /** The lease holder id both projectors use (default: a new one). */
   holder?: string;
+  /** Where the notification reactor counts its deliveries. */
+  metrics?: NotificationMetrics;
 }
 
 export interface Projectors {
@@ -37,6 +40,7 @@ export const startProjectors = (stores: Pick<Stores, 'log' | 'readModels' | 'run
   const projector = new Projector(log, runners, readModels.leases, logger, options);
   const notifier = config.notifications === false ? null : new Projector(log, [notificationsRunner({
     log, readModels, logger, vapid: config.vapid, vapidSubject: config.vapidSubject, egress: config.egress, ...config.notifier,
+    ...(config.metrics ? { metrics: config.metrics } : {}),
   })], readModels.leases, logger, options);
   projector.start();
   notifier?.start();

@@ -12,18 +12,23 @@ import { LeasedElsewhereError } from '../../projections/projector.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { StartupError, openStores } from './stores.ts';
 import { startWorkerJobs } from './worker-jobs.ts';
+import { createTelemetry, watchRuntime, type Telemetry } from './metrics.ts';
+import { startMetricsServer } from './metrics-server.ts';
 
 /** What a process runs: `start` everything in one process, `api` the HTTP API only (any number
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
 export type Role = 'start' | 'api' | 'worker';
 
-/** The HTTP app on a runtime. */
+/** The HTTP app on a runtime; with `telemetry`, its requests are measured, and with a metrics
+ *  token configured it serves `GET /metrics` behind it. */
 export const appFor = (
-  runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'readyMaxLagMs'>, logger: Logger, now: () => Date,
-  bootstrapped: () => boolean,
+  runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics'>, logger: Logger, now: () => Date,
+  bootstrapped: () => boolean, telemetry?: Telemetry,
 ) =>
   createApp({
     readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped, clock: now }),
+    ...(telemetry ? { metrics: telemetry } : {}),
+    ...(telemetry && config.metrics.token !== undefined ? { metricsEndpoint: { source: telemetry, token: config.metrics.token } } : {}),
     readModels: runtime.readModels,
     commands: runtime.commands,
     loginThrottle: runtime.loginThrottle,
@@ -106,40 +111,46 @@ const onSignals = (logger: Logger, config: Config, stop: () => Promise<void>) =>
 
 /** Runs a role until SIGTERM or SIGINT. */
 export const serve = async (role: Role, config: Config, logger: Logger, version: string): Promise<void> => {
-  const runtime = await openRuntime(config, { logger });
+  const telemetry = createTelemetry({ role, version, logger });
+  const runtime = await openRuntime(config, { logger, onCommitted: telemetry.committed });
+  watchRuntime(telemetry, runtime, { projections: role !== 'api' });
   const projectorsConfig = { leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject };
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by
   // projecting on a thread; a `worker` process, or MongoDB's asynchronous writes, need none.
   const onThread = role === 'start' && runtime.embeddedReadModels;
   const projectors = ((): { stop(): Promise<void> } | null => {
     if (role === 'api') return null;
-    if (!onThread) return startProjectors(runtime, logger, { ...projectorsConfig, egress: runtime.egress });
+    if (!onThread) return startProjectors(runtime, logger, { ...projectorsConfig, egress: runtime.egress, metrics: telemetry });
     const thread = new ProjectorThread({
       dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
       logLevel: config.logLevel, ...projectorsConfig, egress: config.egress,
-    }, runtime.log, runtime.readModels.leases, logger);
+    }, runtime.log, runtime.readModels.leases, logger, telemetry); // the thread reports its deliveries and commits by message
     thread.start();
     return thread;
   })();
   // Checks start once the API listens: a monitor of watchlog's own endpoints must find them up.
-  let jobs: Awaited<ReturnType<typeof startWorkerJobs>> | null = role === 'worker' ? await startWorkerJobs(runtime, config, logger) : null;
+  let jobs: Awaited<ReturnType<typeof startWorkerJobs>> | null = role === 'worker' ? await startWorkerJobs(runtime, config, logger, { metrics: telemetry }) : null;
+  const metricsServer = await startMetricsServer(telemetry, config, logger);
   let server: http.Server | null = null;
   onSignals(logger, config, async () => {
     if (server) await closeServer(server);
+    await metricsServer?.close();
     await jobs?.stop();
     await projectors?.stop();
     await runtime.close();
   });
+  const metricsFields = metricsServer ? { metrics_url: metricsServer.url } : {};
   if (role === 'worker') {
-    logger.info({ ...startupFields(role, config, version, null, false), projections: runtime.runners.map((r) => r.name) }, 'worker started');
+    if (!metricsServer && config.metrics.token !== undefined) logger.warn('WATCHLOG_METRICS_TOKEN is set, but a worker has no HTTP server: it serves metrics only on WATCHLOG_METRICS_PORT');
+    logger.info({ ...startupFields(role, config, version, null, false), ...metricsFields, projections: runtime.runners.map((r) => r.name) }, 'worker started');
     return;
   }
   let bootstrapped = false;
-  server = http.createServer(appFor(runtime, config, logger, () => new Date(), () => bootstrapped).callback());
+  server = http.createServer(appFor(runtime, config, logger, () => new Date(), () => bootstrapped, telemetry).callback());
   server.keepAliveTimeout = 5_000;
   const port = await listen(server, config);
-  if (role === 'start') jobs = await startWorkerJobs(runtime, config, logger);
-  logger.info(startupFields(role, config, version, port, onThread), 'listening');
+  if (role === 'start') jobs = await startWorkerJobs(runtime, config, logger, { metrics: telemetry });
+  logger.info({ ...startupFields(role, config, version, port, onThread), ...metricsFields }, 'listening');
   // After listening: on a fresh read store the admin check waits for the projectors' replay.
   ensureAdmin(runtime, config.admin, logger).then(
     () => { bootstrapped = true; },

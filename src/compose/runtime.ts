@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import type { CommitObserver } from '../log/event-log.ts';
 import type { MonitorCreationDeps } from '../commands/monitors.ts';
 import { Passwords, SCRYPT_PARAMS, type ScryptParams } from '../commands/passwords.ts';
 import type { UserCommandDeps } from '../commands/users.ts';
@@ -33,10 +34,12 @@ export interface RuntimeOptions {
   readonly scrypt?: ScryptParams;
   /** Where the stores report faults they recover from (the log writer thread's restarts). */
   readonly logger?: Logger;
+  /** Told the size and time of each of the log's commits (metrics). */
+  readonly onCommitted?: CommitObserver;
 }
 
-export const openRuntime = async (config: Config, { writerThread = true, scrypt = SCRYPT_PARAMS, logger }: RuntimeOptions = {}): Promise<Runtime> => {
-  const stores = await openStores(config, { writerThread, ...(logger ? { logger } : {}) });
+export const openRuntime = async (config: Config, { writerThread = true, scrypt = SCRYPT_PARAMS, logger, onCommitted }: RuntimeOptions = {}): Promise<Runtime> => {
+  const stores = await openStores(config, { writerThread, ...(logger ? { logger } : {}), ...(onCommitted ? { onCommitted } : {}) });
   const loginThrottle = await openLoginThrottle(config).catch(async (error: unknown) => {
     await stores.close();
     throw error;

@@ -2,7 +2,7 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { EventLog } from '../log/event-log.ts';
+import type { CommitObserver, EventLog } from '../log/event-log.ts';
 import { KurrentEventLog } from '../log/kurrent.ts';
 import { SqliteEventLog } from '../log/sqlite/event-log.ts';
 import type { ReadModels } from '../views/read-models.ts';
@@ -40,17 +40,19 @@ const ensureDataDir = (dir: string) => {
   }
 };
 
-export const openLog = async (config: StoreConfig, writerThread: boolean, logger?: Logger): Promise<EventLog> => {
+export const openLog = async (config: StoreConfig, writerThread: boolean, logger?: Logger, onCommitted?: CommitObserver): Promise<EventLog> => {
+  const observed = onCommitted ? { onCommitted } : {};
   if (config.eventStoreUrl === undefined) {
     return new SqliteEventLog(path.join(config.dataDir, 'log.db'), {
       writerThread,
+      ...observed,
       onWriterStateChange(state) {
         if (state.running) logger?.info('log writer thread running again');
         else logger?.error({ reason: state.reason }, 'log writer thread stopped; restarting it (appends wait, then answer 503)');
       },
     });
   }
-  const log = new KurrentEventLog(config.eventStoreUrl, { namespace: config.eventStoreNamespace });
+  const log = new KurrentEventLog(config.eventStoreUrl, { namespace: config.eventStoreNamespace, ...observed });
   try {
     await log.ping();
   } catch (error) {
@@ -70,10 +72,13 @@ const openReadModels = async (config: StoreConfig): Promise<ReadModels> => {
 };
 
 /** Embedded SQLite files in the data dir, or KurrentDB / MongoDB when their URLs are configured.
- *  `writerThread`: the embedded log commits on a thread of its own (servers), not the caller's. */
-export const openStores = async (config: StoreConfig, { writerThread, logger }: { writerThread: boolean; logger?: Logger }): Promise<Stores> => {
+ *  `writerThread`: the embedded log commits on a thread of its own (servers), not the caller's;
+ *  `onCommitted` is told the size and time of each of its commits (metrics). */
+export const openStores = async (
+  config: StoreConfig, { writerThread, logger, onCommitted }: { writerThread: boolean; logger?: Logger; onCommitted?: CommitObserver },
+): Promise<Stores> => {
   ensureDataDir(config.dataDir);
-  const log = await openLog(config, writerThread, logger);
+  const log = await openLog(config, writerThread, logger, onCommitted);
   const readModels = await openReadModels(config).catch(async (error: unknown) => {
     await log.close();
     throw error;

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import { anomalyScanJob } from '../jobs/anomaly-scan.ts';
 import { logTrimJob } from '../jobs/log-trim.ts';
 import { WorkerJobs, type RepeatingJob, type WorkerJobsOptions } from '../jobs/worker-jobs.ts';
+import type { JobMetrics } from '../jobs/metrics.ts';
 import { openJobStore } from './job-store.ts';
 import type { Runtime } from './runtime.ts';
 import { StartupError } from './stores.ts';
@@ -21,8 +22,9 @@ export interface WorkerJobsTuning {
  *  stops start-up with a clear error. */
 export const startWorkerJobs = async (
   runtime: Runtime, config: Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl' | 'anomalyDefaults' | 'anomalyScanMs'>,
-  logger: Logger, tuning: WorkerJobsTuning = {},
+  logger: Logger, tuning: WorkerJobsTuning & { metrics?: JobMetrics } = {},
 ): Promise<{ jobs: WorkerJobs; stop(): Promise<void> }> => {
+  const { metrics } = tuning;
   let store: Awaited<ReturnType<typeof openJobStore>>;
   try {
     store = await openJobStore(config);
@@ -30,14 +32,14 @@ export const startWorkerJobs = async (
     throw new StartupError(`cannot open the job store: ${(error as Error).message}`);
   }
   const scan = anomalyScanJob({
-    log: runtime.log, readModels: runtime.readModels, defaults: config.anomalyDefaults, intervalMs: config.anomalyScanMs, logger,
+    log: runtime.log, readModels: runtime.readModels, defaults: config.anomalyDefaults, intervalMs: config.anomalyScanMs, logger, metrics,
     settled: (position) => runtime.settled(['anomalyWindows', 'stats', 'anomalies'], position),
   }, tuning.scanNow ?? (() => new Date()));
   const repeating: RepeatingJob[] = [
     tuning.onScan ? { ...scan, run: () => scan.run().then(tuning.onScan) } : scan,
     logTrimJob(runtime.log, logger, tuning.trimEveryMs),
   ];
-  const jobs = new WorkerJobs(store.backend, { log: runtime.log, monitors: runtime.readModels.monitors, egress: runtime.egress }, logger, { ...tuning.scheduler, repeating });
+  const jobs = new WorkerJobs(store.backend, { log: runtime.log, monitors: runtime.readModels.monitors, egress: runtime.egress, metrics }, logger, { ...tuning.scheduler, repeating });
   try {
     await jobs.start();
   } catch (error) {

@@ -18,6 +18,7 @@ import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
 import type { AppState } from './state.ts';
 import type { AppDeps, RouteDeps } from './deps.ts';
+import { NO_HTTP_METRICS, metricsRoute, requestMetrics } from './metrics.ts';
 
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>();
@@ -25,6 +26,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   app.silent = true;
 
   app.use(accessLog(deps.logger));
+  app.use(requestMetrics(deps.metrics ?? NO_HTTP_METRICS));
   app.use(errorHandler(deps.logger));
 
   // One router: each extra router would match every request's path again.
@@ -55,6 +57,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   channelRoutes(router, routeDeps);
   anomalySettingsRoutes(router, routeDeps);
   maskingRoutes(router, routeDeps);
+  if (deps.metricsEndpoint) metricsRoute(router, deps.metricsEndpoint.source, deps.metricsEndpoint.token);
   app.use(router.routes());
   app.use(methodNotAllowed);
   return app;

@@ -12,6 +12,7 @@ import type { RecordLogin } from './login-record.ts';
 import type { MaskingCache } from './middleware/masking-cache.ts';
 import type { AppState } from './state.ts';
 import type { Readiness } from './routes/health.ts';
+import type { HttpMetrics, MetricsSource } from './metrics.ts';
 
 /** What the HTTP app is given. */
 export interface AppDeps {
@@ -36,6 +37,10 @@ export interface AppDeps {
   readonly now: () => Date;
   /** Whether a request would succeed now, and why not. */
   readonly readiness: () => Promise<Readiness>;
+  /** Where ingest and read requests are counted and timed (default: nowhere). */
+  readonly metrics?: HttpMetrics;
+  /** `GET /metrics` on this app, behind this bearer token; absent, the path is 404. */
+  readonly metricsEndpoint?: { readonly source: MetricsSource; readonly token: string };
 }
 
 /** What the routes get: the app's dependencies plus what the app builds once for all of them. */

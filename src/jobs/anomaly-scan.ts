@@ -9,6 +9,7 @@ import {
 import type { EventLog } from '../log/event-log.ts';
 import type { ReadModels } from '../views/read-models.ts';
 import type { RepeatingJob } from './worker-jobs.ts';
+import { NO_JOB_METRICS, type JobMetrics } from './metrics.ts';
 
 export const ANOMALY_SCAN_JOB = 'anomaly-scan';
 const DAY_MS = 86_400_000;
@@ -34,6 +35,8 @@ export interface AnomalyScanDeps {
   /** The scan's interval: each scan evaluates every window position since the previous one. */
   intervalMs: number;
   logger: Logger;
+  /** Where scans are counted and timed (default: nowhere). */
+  metrics?: JobMetrics;
 }
 
 export interface ScanReport {
@@ -154,7 +157,16 @@ export const anomalyScanJob = (deps: AnomalyScanDeps, now: () => Date): Repeatin
   name: ANOMALY_SCAN_JOB,
   everyMs: deps.intervalMs,
   async run() {
-    const result = await scanAnomalies(deps, now());
+    const metrics = deps.metrics ?? NO_JOB_METRICS;
+    const started = performance.now();
+    let result: ScanReport;
+    try {
+      result = await scanAnomalies(deps, now());
+    } catch (error) {
+      metrics.scanned('failed', (performance.now() - started) / 1000);
+      throw error;
+    }
+    metrics.scanned(result.skipped ? 'skipped' : 'done', (performance.now() - started) / 1000);
     deps.logger.debug({ ms: result.ms, findings: result.findings, raised: result.raised.length, cleared: result.cleared }, 'anomaly scan done');
   },
 });

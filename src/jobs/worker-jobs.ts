@@ -3,9 +3,10 @@ import type { Logger } from 'pino';
 import type { CommandDeps } from '../commands/handle.ts';
 import { loadMonitor, recordCheck } from '../commands/monitors.ts';
 import type { MonitorView, MonitorsQueries } from '../views/monitors/port.ts';
-import { runCheck } from '../checks/http-probe.ts';
+import { probe } from '../checks/http-probe.ts';
 import type { EgressPolicy } from '../checks/egress.ts';
 import { MAX_TIMEOUT_SECONDS, decideTransition } from '../domain/monitor.ts';
+import { NO_JOB_METRICS, type CheckOutcome, type JobMetrics } from './metrics.ts';
 
 export const CHECK_JOB = 'monitor-check';
 
@@ -37,6 +38,18 @@ export interface WorkerJobsOptions {
   recheckDelayMs?: number;
 }
 
+/** How late a check started against its schedule, in seconds: Agenda runs a repeating job one
+ *  interval after its previous run started, so the schedule is the previous check (as the
+ *  monitors read model has it, whichever worker made it) plus the interval. Null without a
+ *  previous check, or when the monitor changed since (a new interval, or enabled again). */
+export const latenessOf = (
+  view: Pick<MonitorView, 'last_checked_at' | 'updated_at'> | null, intervalSeconds: number, checkedAt: string,
+): number | null => {
+  if (view?.last_checked_at == null || Date.parse(view.last_checked_at) < Date.parse(view.updated_at)) return null;
+  const due = Date.parse(view.last_checked_at) + intervalSeconds * 1000;
+  return Math.max(0, Date.parse(checkedAt) - due) / 1000;
+};
+
 /** What a monitor's job must look like; a change means the job is saved again. */
 const shapeOf = (m: Pick<MonitorView, 'interval_seconds' | 'enabled'>) => `${m.interval_seconds}:${m.enabled}`;
 
@@ -67,7 +80,12 @@ export class WorkerJobs {
 
   constructor(
     backend: AgendaBackend,
-    private readonly deps: CommandDeps & { readonly monitors: Pick<MonitorsQueries, 'list'>; readonly egress: EgressPolicy },
+    private readonly deps: CommandDeps & {
+      readonly monitors: Pick<MonitorsQueries, 'list' | 'get'>;
+      readonly egress: EgressPolicy;
+      /** Where checks are counted and timed (default: nowhere). */
+      readonly metrics?: JobMetrics;
+    },
     private readonly logger: Logger,
     options: WorkerJobsOptions = {},
   ) {
@@ -165,22 +183,37 @@ export class WorkerJobs {
 
   /** The job's work: reads the monitor from its stream, checks it, records the result. */
   async check(monitorId: string): Promise<void> {
-    const loaded = await loadMonitor(this.deps, monitorId);
-    const { state } = loaded;
-    if (state.id === null || state.deleted || !state.settings.enabled) return;
-    let result = await runCheck(state.settings, this.deps.egress, this.now);
-    // Within its first interval after a restart, a failure that would take a monitor DOWN is
-    // checked again first: what failed may be what restarted with watchlog (its own health
-    // endpoint, a service started beside it), and a DOWN and UP pair would page people for it.
-    const sinceStart = this.now().getTime() - this.startedAt;
-    if (sinceStart < state.settings.interval_seconds * 1000 && decideTransition(state, result)?.type === 'MonitorWentDown') {
-      this.logger.debug({ monitor_id: monitorId, error: result.error }, 'a check failed just after a restart; checking again before going DOWN');
-      await new Promise((r) => setTimeout(r, this.recheckDelayMs));
-      result = await runCheck(state.settings, this.deps.egress, this.now);
+    const metrics = this.deps.metrics ?? NO_JOB_METRICS;
+    let outcome: CheckOutcome | null = null;
+    try {
+      // The read model's last check is read beside the stream, for the check's lateness only.
+      const [loaded, view] = await Promise.all([
+        loadMonitor(this.deps, monitorId),
+        this.deps.metrics ? this.deps.monitors.get(monitorId, { all: true }).catch(() => null) : null,
+      ]);
+      const { state } = loaded;
+      if (state.id === null || state.deleted || !state.settings.enabled) return;
+      let probed = await probe(state.settings, this.deps.egress, this.now);
+      const lateness = latenessOf(view, state.settings.interval_seconds, probed.result.checked_at);
+      // Within its first interval after a restart, a failure that would take a monitor DOWN is
+      // checked again first: what failed may be what restarted with watchlog (its own health
+      // endpoint, a service started beside it), and a DOWN and UP pair would page people for it.
+      const sinceStart = this.now().getTime() - this.startedAt;
+      if (sinceStart < state.settings.interval_seconds * 1000 && decideTransition(state, probed.result)?.type === 'MonitorWentDown') {
+        this.logger.debug({ monitor_id: monitorId, error: probed.result.error }, 'a check failed just after a restart; checking again before going DOWN');
+        await new Promise((r) => setTimeout(r, this.recheckDelayMs));
+        probed = await probe(state.settings, this.deps.egress, this.now);
+      }
+      const { result, refused } = probed;
+      const { events } = await recordCheck(this.deps, monitorId, result, {
+        actor: 'system:monitor', correlationId: monitorId, now: this.now,
+      }, loaded);
+      outcome = result.ok ? 'up' : refused ? 'blocked' : 'down';
+      metrics.checked(outcome, result.response_ms / 1000, lateness);
+      for (const e of events) this.logger.info({ monitor_id: monitorId, transition: e.type }, 'monitor state changed');
+    } catch (error) {
+      if (outcome === null) metrics.checked('error', null, null);
+      throw error;
     }
-    const { events } = await recordCheck(this.deps, monitorId, result, {
-      actor: 'system:monitor', correlationId: monitorId, now: this.now,
-    }, loaded);
-    for (const e of events) this.logger.info({ monitor_id: monitorId, transition: e.type }, 'monitor state changed');
   }
 }

@@ -38,6 +38,17 @@ export class LogUnavailableError extends Error {}
  *  may or may not be stored. A retry may store them twice unless it carries an idempotency key. */
 export class AppendOutcomeUnknownError extends Error {}
 
+/** One commit of the log's writer, as metrics see it: how many appends (requests) and events it
+ *  stored and how long the write took (the embedded log: one group-committed transaction with its
+ *  fsync; KurrentDB: one append call). Adapters report it to a `CommitObserver` they are given,
+ *  so the log has no metrics library of its own. */
+export interface CommitStats {
+  readonly appends: number;
+  readonly events: number;
+  readonly seconds: number;
+}
+export type CommitObserver = (stats: CommitStats) => void;
+
 /** Whether the log can take appends now. */
 export type LogHealth = { readonly ok: true } | { readonly ok: false; readonly since: string; readonly reason: string };
 

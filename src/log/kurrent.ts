@@ -5,7 +5,7 @@ import {
 import type { EventMetadata } from '../domain/events.ts';
 import {
   WrongExpectedRevisionError,
-  type AppendResult, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
+  type AppendResult, type CommitObserver, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
 } from './event-log.ts';
 
 /** The EventLog port on KurrentDB (and EventStoreDB 21.10+, which speaks the same gRPC API) with
@@ -49,6 +49,8 @@ export interface KurrentEventLogOptions {
   /** Prefix of every stream this log writes and reads, so several deployments (or test runs) can
    *  share one KurrentDB; $all reads and subscriptions then filter on it server-side. */
   namespace?: string;
+  /** Told the size and time of every append that succeeded (each append is its own write). */
+  onCommitted?: CommitObserver;
 }
 
 export class KurrentEventLog implements EventLog {
@@ -79,6 +81,7 @@ export class KurrentEventLog implements EventLog {
   }
 
   async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const started = performance.now();
     try {
       const result = await this.client.appendToStream(
         this.namespace + stream,
@@ -86,6 +89,7 @@ export class KurrentEventLog implements EventLog {
         { streamState: streamState(expected) },
       );
       if (!result.position) throw new Error(`append to ${stream} returned no position`);
+      this.options.onCommitted?.({ appends: 1, events: events.length, seconds: (performance.now() - started) / 1000 });
       for (const listener of this.appendListeners) listener();
       return { revision: Number(result.nextExpectedRevision), position: result.position.commit.toString(10) };
     } catch (error) {

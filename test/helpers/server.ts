@@ -12,6 +12,8 @@ import { startProjectors, type Projectors } from '../../src/compose/projectors.t
 import { appFor } from '../../src/compose/roles.ts';
 import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
 import { startWorkerJobs } from '../../src/compose/worker-jobs.ts';
+import { createTelemetry, watchRuntime, type Telemetry } from '../../src/compose/metrics.ts';
+import { startMetricsServer } from '../../src/compose/metrics-server.ts';
 import type { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
 import type { Projector } from '../../projections/projector.ts';
 import { TEST_SCRYPT } from './passwords.ts';
@@ -33,6 +35,10 @@ export interface TestServer {
   projectorThread: ProjectorThread | null;
   /** Anomaly scans completed so far (with `jobs`). */
   scans(): number;
+  /** The process's metrics, as `GET /metrics` serves them. */
+  telemetry: Telemetry;
+  /** `GET /metrics` on the metrics port, when WATCHLOG_METRICS_PORT is in `env`. */
+  metricsUrl: string | null;
   /** Stops the server and projector and closes the stores; the data dir stays unless `remove`. */
   stop(options?: { remove?: boolean }): Promise<void>;
 }
@@ -57,6 +63,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Project on a thread of its own, as `watchlog start` does (a fault test can kill it). */
   projectorThread?: boolean;
+  /** Also collect prom-client's process metrics (off by default: many servers share a process). */
+  processMetrics?: boolean;
 }
 
 /** With WATCHLOG_EVENTSTORE_URL / WATCHLOG_MONGO_URL set, the suites run on those servers: each
@@ -73,31 +81,35 @@ const serverAdapters = (dataDir: string): Record<string, string> => {
 
 export const startTestServer = async ({
   env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, anomalyScanMs = 300, scanNow = now, notifications = false,
-  logger = pino({ level: 'silent' }), projectorThread: onThread = false,
+  logger = pino({ level: 'silent' }), projectorThread: onThread = false, processMetrics = false,
 }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
     ...serverAdapters(dataDir), ...env,
   });
-  const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT });
+  // Wired as `watchlog start` wires it (src/compose/roles.ts).
+  const telemetry = createTelemetry({ role: 'start', version: 'test', logger, defaultMetrics: processMetrics, clock: now });
+  const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT, onCommitted: telemetry.committed });
+  watchRuntime(telemetry, runtime, { projections: true, notifications });
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
   const thread = onThread ? new ProjectorThread({
     dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
     logLevel: 'silent', leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: config.egress,
-  }, runtime.log, runtime.readModels.leases, logger) : null;
+  }, runtime.log, runtime.readModels.leases, logger, telemetry) : null;
   thread?.start();
   const projectors: Projectors | null = thread ? null : startProjectors(runtime, logger, {
     leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: runtime.egress, notifications,
-    notifier: { webhook: { ...retries, timeoutMs: 2000 }, push: retries },
+    notifier: { webhook: { ...retries, timeoutMs: 2000 }, push: retries }, metrics: telemetry,
     ...(notifications ? { liveBatchDelayMs: 5 } : {}),
   });
   await ensureAdmin(runtime, config.admin, logger);
   let scans = 0;
   const worker = withJobs ? await startWorkerJobs(runtime, { ...config, anomalyScanMs }, logger, {
     scheduler: { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 },
-    scanNow, trimEveryMs: 300, onScan: () => { scans += 1; },
+    scanNow, trimEveryMs: 300, onScan: () => { scans += 1; }, metrics: telemetry,
   }) : null;
-  const app = appFor(runtime, config, logger, now, () => true);
+  const metricsServer = await startMetricsServer(telemetry, config, logger);
+  const app = appFor(runtime, config, logger, now, () => true, telemetry);
   const server = http.createServer(app.callback());
   // Longer than the client's idle time, so fetch never reuses a socket the server is closing
   // (a race a loaded machine makes likely).
@@ -115,9 +127,12 @@ export const startTestServer = async ({
     notifier: projectors?.notifier ?? null,
     projectorThread: thread,
     scans: () => scans,
+    telemetry,
+    metricsUrl: metricsServer?.url ?? null,
     async stop({ remove = true } = {}) {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await metricsServer?.close();
       await worker?.stop();
       await projectors?.stop();
       await thread?.stop();

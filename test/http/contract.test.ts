@@ -29,7 +29,7 @@ const EVENTS = 45;
 const eventTime = (i: number) => T0 + 3000 + i * 7000;
 
 test.before(async () => {
-  server = await startTestServer({ now: () => new Date(clock), logger });
+  server = await startTestServer({ now: () => new Date(clock), logger, env: { WATCHLOG_METRICS_TOKEN: METRICS_TOKEN } });
   target = await startTarget(200);
   admin = await login(server.url);
   a = await projectWithKey(server.url, admin, 'a');
@@ -56,6 +56,8 @@ test.after.always(async () => {
   await server.stop();
   await target.close();
 });
+
+const METRICS_TOKEN = 'contract-metrics-token-0123';
 
 /** node:http, since fetch refuses methods such as TRACE. */
 const raw = (method: string, path: string, token = admin) => new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
@@ -93,9 +95,11 @@ test('item 5: any method on a served path is 405 with Allow, on another path 404
   const paths = documented.map((p) => p.replace(/^\/v1\/(\w+)\/:id/, (_, r: string) => `/v1/${r}/${resources[r]}`).replace(':session_id', 'sess-1'));
   paths.push('/v1/audit/export?format=json', `/v1/audit/stats?project_id=${a.projectId}`);
   for (const path of paths) {
-    const get = await raw('GET', path);
+    // /metrics takes the metrics token, not a login's.
+    const token = path === '/metrics' ? METRICS_TOKEN : admin;
+    const get = await raw('GET', path, token);
     t.is(get.status, 200, `GET ${path}`);
-    const head = await raw('HEAD', path);
+    const head = await raw('HEAD', path, token);
     t.is(head.status, get.status, `HEAD ${path}`);
     t.is(head.body, '', `HEAD ${path} has no body`);
     t.is(head.headers['content-type'], get.headers['content-type'], `HEAD ${path}`);

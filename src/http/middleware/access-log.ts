@@ -8,10 +8,12 @@ import type { AppState } from '../state.ts';
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Lines that would drown the rest when all is well: health and readiness probes (a container
- *  platform asks every few seconds) and accepted ingests (the high-volume path; the log itself
+ *  platform asks every few seconds), metrics scrapes answered (Prometheus scrapes every few
+ *  seconds; refused ones are logged) and accepted ingests (the high-volume path; the log itself
  *  records them). */
 const routine = (req: IncomingMessage, res: ServerResponse) =>
-  req.url === '/healthz' || req.url === '/readyz' || (req.method === 'POST' && req.url === '/v1/audit' && res.statusCode === 202);
+  req.url === '/healthz' || req.url === '/readyz' || (req.url === '/metrics' && res.statusCode === 200)
+  || (req.method === 'POST' && req.url === '/v1/audit' && res.statusCode === 202);
 
 /** The access log, by pino-http's conventions: one line per response with the request id (the
  *  client's `X-Request-Id` when it is sane, else a new uuid, echoed on the response), method,

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../../threads.ts';
 import type Database from 'better-sqlite3';
+import type { CommitObserver, CommitStats } from '../event-log.ts';
 import { SqliteLogWriter, encodeAppends, type AppendOutcome, type SerializedAppend } from './writer.ts';
 
 /** Group commit: appends arriving in the same turn of the event loop share one transaction (and
@@ -42,11 +43,12 @@ export class InlineAppender implements Appender {
   private readonly writer;
   private readonly batcher: TurnBatcher;
 
-  constructor(db: Database.Database, onCommit: () => void) {
+  constructor(db: Database.Database, onCommit: () => void, onCommitted?: CommitObserver) {
     this.writer = new SqliteLogWriter(db);
     this.batcher = new TurnBatcher((batch) => {
-      const outcomes = this.writer.commit(batch.map((p) => p.request));
+      const { outcomes, stats } = this.writer.commitTimed(batch.map((p) => p.request));
       batch.forEach((p, i) => p.resolve(outcomes[i]!));
+      onCommitted?.(stats);
       onCommit();
     });
   }
@@ -61,7 +63,7 @@ export class InlineAppender implements Appender {
 }
 
 export type ToWriterThread = { type: 'append'; seqs: number[]; payload: string } | { type: 'close' };
-export type FromWriterThread = { type: 'committed'; seqs: number[]; outcomes: AppendOutcome[] };
+export type FromWriterThread = { type: 'committed'; seqs: number[]; outcomes: AppendOutcome[]; stats: CommitStats };
 
 /** What the writer thread is doing, for readiness and logs. */
 export type WriterState = { running: true } | { running: false; since: string; reason: string };
@@ -72,6 +74,8 @@ export interface ThreadAppenderOptions {
   onStateChange?: (state: WriterState) => void;
   /** Batches wait this long for a writer that is restarting before they fail as unavailable. */
   restartWaitMs?: number;
+  /** Told the size and time of each commit the thread made. */
+  onCommitted?: CommitObserver;
 }
 
 /** Commits on a dedicated thread, and restarts it when it dies (with backoff, 100 ms doubling to
@@ -127,6 +131,7 @@ export class ThreadAppender implements Appender {
         this.waiting.get(seq)?.(message.outcomes[i]!);
         this.waiting.delete(seq);
       });
+      this.options.onCommitted?.(message.stats);
       this.onCommit();
     });
     worker.on('error', (error) => {

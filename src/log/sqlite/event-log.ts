@@ -5,7 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import { InlineAppender, ThreadAppender, type Appender, type WriterState } from './appender.ts';
 import { openLogDatabase, serializeAppend } from './writer.ts';
 import {
-  AppendOutcomeUnknownError, LogUnavailableError, WrongExpectedRevisionError, type LogHealth,
+  AppendOutcomeUnknownError, LogUnavailableError, WrongExpectedRevisionError, type CommitObserver, type LogHealth,
   type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
 } from '../event-log.ts';
 
@@ -46,6 +46,8 @@ export interface SqliteEventLogOptions {
   writerThread?: boolean;
   /** Told when the writer thread stops and when it runs again (it is restarted on its own). */
   onWriterStateChange?: (state: WriterState) => void;
+  /** Told the size and time of every commit, on this thread (metrics). */
+  onCommitted?: CommitObserver;
 }
 
 export class SqliteEventLog implements EventLog {
@@ -68,8 +70,11 @@ export class SqliteEventLog implements EventLog {
       this.appended.emit('wake');
     };
     this.appender = options.writerThread
-      ? new ThreadAppender(file, onCommit, { ...(options.onWriterStateChange ? { onStateChange: options.onWriterStateChange } : {}) })
-      : new InlineAppender(this.db, onCommit);
+      ? new ThreadAppender(file, onCommit, {
+        ...(options.onWriterStateChange ? { onStateChange: options.onWriterStateChange } : {}),
+        ...(options.onCommitted ? { onCommitted: options.onCommitted } : {}),
+      })
+      : new InlineAppender(this.db, onCommit, options.onCommitted);
     this.stmts = {
       head: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
       readStream: this.db.prepare<[string, number, number], Row>(

@@ -12,8 +12,10 @@ let scheduled = false;
 const commit = () => {
   scheduled = false;
   if (requests.length === 0) return;
-  const outcomes = writer.commit(requests);
-  parentPort!.postMessage({ type: 'committed', seqs, outcomes } satisfies FromWriterThread);
+  // The commit's size and time travel back with its outcomes: metrics are kept by the thread
+  // that serves them, never here.
+  const { outcomes, stats } = writer.commitTimed(requests);
+  parentPort!.postMessage({ type: 'committed', seqs, outcomes, stats } satisfies FromWriterThread);
   seqs = [];
   requests = [];
 };

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { ExpectedRevision, NewEvent } from '../event-log.ts';
+import type { CommitStats, ExpectedRevision, NewEvent } from '../event-log.ts';
 
 /** The write side of the embedded log: schema, pragmas, and one group commit. Runs on whichever
  *  thread owns the writer (see sqlite-appender.ts). */
@@ -105,6 +105,18 @@ export class SqliteLogWriter {
    *  the append reads the stream head before writing, and in WAL mode a deferred transaction that
    *  must upgrade after another process's commit fails at once instead of waiting its turn. */
   commit(batch: readonly SerializedAppend[]): AppendOutcome[] {
+    return this.commitTimed(batch).outcomes;
+  }
+
+  /** `commit`, with what it stored and how long it took (for the log's metrics). */
+  commitTimed(batch: readonly SerializedAppend[]): { outcomes: AppendOutcome[]; stats: CommitStats } {
+    const started = performance.now();
+    const outcomes = this.commitBatch(batch);
+    const events = batch.reduce((n, a, i) => n + (outcomes[i]!.ok ? a.events.length : 0), 0);
+    return { outcomes, stats: { appends: batch.length, events, seconds: (performance.now() - started) / 1000 } };
+  }
+
+  private commitBatch(batch: readonly SerializedAppend[]): AppendOutcome[] {
     try {
       return this.db.transaction(() => batch.map((a): AppendOutcome => {
         try {

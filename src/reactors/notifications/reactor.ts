@@ -7,6 +7,7 @@ import type { EgressPolicy } from '../../checks/egress.ts';
 import { deliverWebhook, type DeliveryOutcome, type WebhookOptions } from './webhook.ts';
 import { deliverWebPush, type VapidKeys, type WebPushOptions } from './webpush.ts';
 import type { DeliveryRecord } from '../../views/deliveries/port.ts';
+import { NO_NOTIFICATION_METRICS, type NotificationMetrics } from './metrics.ts';
 import type { ReadModels } from '../../views/read-models.ts';
 import { batchDecoder, waitForCheckpoint, type ProjectionRunner } from '../../../projections/projector.ts';
 
@@ -24,6 +25,8 @@ export interface NotifierDeps {
   now?: () => Date;
   webhook?: Omit<WebhookOptions, 'egress'>;
   push?: Omit<WebPushOptions, 'subject' | 'egress'>;
+  /** Where deliveries are counted and timed (default: nowhere). */
+  metrics?: NotificationMetrics;
 }
 
 /** The reactor's name: its lease, and the checkpoint of the deliveries it records. */
@@ -43,6 +46,7 @@ export const notificationsRunner = (deps: NotifierDeps): ProjectionRunner => {
   const channels = { checkpoint: () => deps.readModels.stores.channels.checkpoint() };
   const now = deps.now ?? (() => new Date());
   const maxAgeMs = deps.maxAgeMs ?? 3_600_000;
+  const metrics = deps.metrics ?? NO_NOTIFICATION_METRICS;
 
   const deliver = async (target: ChannelTarget, channelId: string, n: Notification): Promise<DeliveryOutcome> => {
     if (target.type === 'webhook') return deliverWebhook(target, n, { ...deps.webhook, egress: deps.egress });
@@ -66,8 +70,13 @@ export const notificationsRunner = (deps: NotifierDeps): ProjectionRunner => {
     const stale = now().getTime() - Date.parse(notification.timestamp) > maxAgeMs;
     return Promise.all(targets.map(async ({ id, target }): Promise<DeliveryRecord> => {
       const at = now().toISOString();
-      if (stale) return { event_id: recorded.id, channel_id: id, ok: false, attempts: 0, detail: 'not sent: older than the delivery window', at };
+      if (stale) {
+        metrics.delivered(target.type, 'stale', 0);
+        return { event_id: recorded.id, channel_id: id, ok: false, attempts: 0, detail: 'not sent: older than the delivery window', at };
+      }
+      const started = performance.now();
       const outcome = await deliver(target, id, notification);
+      metrics.delivered(target.type, outcome.ok ? 'sent' : 'failed', (performance.now() - started) / 1000);
       const log = deps.logger.child({ event_id: recorded.id, channel_id: id, channel_type: target.type, attempts: outcome.attempts });
       if (outcome.ok) log.info({ status: outcome.status }, 'notification delivered');
       else log.warn({ status: outcome.status, error: outcome.error }, 'notification not delivered');

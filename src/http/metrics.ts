@@ -1,0 +1,87 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import { accessLog } from './middleware/access-log.ts';
+import { HttpError, errorHandler } from './middleware/errors.ts';
+import { NoParameters, readQuery } from './middleware/query.ts';
+import type { AppState } from './state.ts';
+
+/** What the HTTP app tells the service's metrics, and how it serves them. The metrics library
+ *  lives in src/compose/ (one registry per process); routes only see these interfaces. */
+
+export interface HttpMetrics {
+  /** An ingest request (`POST /v1/audit`) was answered with `status` after `seconds`. */
+  ingested(status: number, seconds: number): void;
+  /** A read request (`GET` or `HEAD` under `/v1/`) of the route `route` (its template, such as
+   *  `/v1/audit/:id`, never the URL) was answered after `seconds`. */
+  queried(route: string, seconds: number): void;
+}
+
+export const NO_HTTP_METRICS: HttpMetrics = { ingested: () => undefined, queried: () => undefined };
+
+/** Measures ingests and read requests. Between the access log and the error handler, so that it
+ *  sees the status every answer ends with. The route is the router's template, never the URL: a
+ *  label of bounded values. */
+export const requestMetrics = (metrics: HttpMetrics): Koa.Middleware<AppState> => async (ctx, next) => {
+  const started = performance.now();
+  try {
+    await next();
+  } finally {
+    const seconds = (performance.now() - started) / 1000;
+    const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+    if (route === '/v1/audit' && ctx.method === 'POST') metrics.ingested(ctx.status, seconds);
+    else if (typeof route === 'string' && route.startsWith('/v1/') && (ctx.method === 'GET' || ctx.method === 'HEAD')) metrics.queried(route, seconds);
+  }
+};
+
+/** The exposition of this process's metrics, in the Prometheus text format. */
+export interface MetricsSource {
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** `Authorization: Bearer <token>`, compared in constant time (over digests, so the length of
+ *  the token does not show either). */
+const bearerMatches = (header: string, token: string): boolean => {
+  const given = /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1];
+  return given !== undefined && timingSafeEqual(digest(given), digest(token));
+};
+
+const unauthorized = (ctx: Koa.Context, message: string, error?: 'invalid_token'): HttpError => {
+  ctx.set('WWW-Authenticate', error ? `Bearer realm="watchlog-metrics", error="${error}"` : 'Bearer realm="watchlog-metrics"');
+  return new HttpError(401, 'unauthorized', message);
+};
+
+/** `GET /metrics` (and HEAD): the exposition; with a `token`, only for a request that carries it
+ *  as a bearer token (401 otherwise). */
+export const metricsRoute = (router: Router<AppState>, source: MetricsSource, token: string | undefined): void => {
+  router.get('/metrics', async (ctx) => {
+    readQuery(ctx.query, NoParameters);
+    if (token !== undefined) {
+      const header = ctx.get('authorization');
+      if (header.trim() === '') throw unauthorized(ctx, 'missing token: send the header "Authorization: Bearer <WATCHLOG_METRICS_TOKEN>"');
+      if (!bearerMatches(header, token)) throw unauthorized(ctx, 'wrong metrics token', 'invalid_token');
+    }
+    const { contentType, body } = await source.scrape();
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = contentType;
+    ctx.body = body;
+  });
+};
+
+/** The metrics port (`WATCHLOG_METRICS_PORT`): `/metrics` and nothing else, errors in the API's
+ *  shape. */
+export const createMetricsApp = (source: MetricsSource, token: string | undefined, logger: Logger): Koa<AppState> => {
+  const app = new Koa<AppState>();
+  app.proxy = false;
+  app.silent = true;
+  app.use(accessLog(logger));
+  app.use(errorHandler(logger));
+  const router = new Router<AppState>();
+  metricsRoute(router, source, token);
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+};
