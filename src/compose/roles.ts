@@ -1,8 +1,10 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createApp } from '../http/app.ts';
+import { DRAINING_BODY_TIMEOUT_MS } from '../http/middleware/body.ts';
+import { HttpServer, type DrainOptions } from './http-server.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import { ProjectorThread } from './projector-host.ts';
 import { startProjectors } from './projectors.ts';
@@ -16,8 +18,10 @@ import { startWorkerJobs } from './worker-jobs.ts';
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
 export type Role = 'start' | 'api' | 'worker';
 
-/** The HTTP app on a runtime. */
-export const appFor = (runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults'>, logger: Logger, now: () => Date) =>
+type AppConfig = Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'http'>;
+
+/** The HTTP app on a runtime; `draining` is aborted when its server starts draining. */
+export const appFor = (runtime: Runtime, config: AppConfig, logger: Logger, now: () => Date, draining?: AbortSignal) =>
   createApp({
     readModels: runtime.readModels,
     commands: runtime.commands,
@@ -27,11 +31,26 @@ export const appFor = (runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 
     jwtSecret: runtime.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+    ...(draining ? { draining } : {}),
     vapidPublicKey: runtime.vapid.publicKey,
     egress: runtime.egress,
     anomalyDefaults: config.anomalyDefaults,
     now,
   });
+
+/** The app behind a server with the configured timeouts and connection limit, and its drain. */
+export const httpServerFor = (runtime: Runtime, config: AppConfig, logger: Logger, now: () => Date): HttpServer =>
+  new HttpServer(config.http, logger, (draining) => appFor(runtime, config, logger, now, draining).callback());
+
+/** The HTTP drain's share of a shutdown of `shutdownTimeoutMs`: a connection still sending its
+ *  headers gets as long as a stalled body does during a drain (1 s); connections still open at
+ *  80 % of the timeout are closed, which leaves the rest to the projectors' last batch and the
+ *  stores. */
+export const drainOptionsFor = (shutdownTimeoutMs: number): DrainOptions => ({
+  graceMs: DRAINING_BODY_TIMEOUT_MS,
+  deadlineMs: Math.floor(shutdownTimeoutMs * 0.8),
+});
 
 /** Listens; resolves to the port (PORT=0 picks a free one). */
 const listen = async (server: http.Server, config: Config): Promise<number> => {
@@ -65,28 +84,46 @@ const startupFields = (role: Role, config: Config, version: string, port: number
   ],
 });
 
-const closeServer = async (server: http.Server) => {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  await closed;
-};
+/** The steps of a shutdown: what each is waiting for while it runs (described when the timeout
+ *  passes with it still open), and how long each took. */
+class ShutdownSteps {
+  private readonly open = new Map<string, () => unknown>();
+  readonly took: Record<string, number> = {};
 
-/** Stops accepting connections, lets requests in flight (and their appends) finish, stops the
- *  projectors after their current batch and checkpoint, then closes the databases. */
-const onSignals = (logger: Logger, config: Config, stop: () => Promise<void>) => {
+  async run<T>(name: string, describe: () => unknown, work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    this.open.set(name, describe);
+    try {
+      return await work();
+    } finally {
+      this.open.delete(name);
+      this.took[name] = Math.round(performance.now() - started);
+    }
+  }
+
+  stillOpen(): Record<string, unknown> {
+    return Object.fromEntries([...this.open].map(([name, describe]) => [name, describe()]));
+  }
+}
+
+/** Runs `stop` on the first SIGTERM or SIGINT and exits 0 when it is done. Past
+ *  WATCHLOG_SHUTDOWN_TIMEOUT_MS it logs what was still open and exits 1. */
+const onSignals = (logger: Logger, config: Config, stop: (steps: ShutdownSteps) => Promise<Record<string, unknown>>) => {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    const started = performance.now();
+    const steps = new ShutdownSteps();
+    logger.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'shutting down');
     const timer = setTimeout(() => {
-      logger.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown timed out');
+      logger.error({ timeout_ms: config.shutdownTimeoutMs, still_open: steps.stillOpen(), steps_ms: steps.took }, 'shutdown timed out');
       process.exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
-    stop().then(
-      () => {
-        logger.info('stopped');
+    stop(steps).then(
+      (report) => {
+        logger.info({ ms: Math.round(performance.now() - started), steps_ms: steps.took, ...report }, 'stopped');
         process.exit(0);
       },
       (error: unknown) => {
@@ -117,20 +154,25 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
     return thread;
   })();
   const jobs = role === 'api' ? null : await startWorkerJobs(runtime, config, logger);
-  let server: http.Server | null = null;
-  onSignals(logger, config, async () => {
-    if (server) await closeServer(server);
-    await jobs?.stop();
-    await projectors?.stop();
-    await runtime.close();
+  let server: HttpServer | null = null;
+  // HTTP drains while the jobs stop (both still append to the log); then the projectors finish
+  // their batch and release their leases; then the stores close.
+  onSignals(logger, config, async (steps) => {
+    const web = server;
+    const [drained] = await Promise.all([
+      web ? steps.run('http', () => web.openNow(), () => web.drain(drainOptionsFor(config.shutdownTimeoutMs))) : null,
+      jobs ? steps.run('jobs', () => ({ running: jobs.jobs.runningNow() }), () => jobs.stop()) : null,
+    ]);
+    if (projectors) await steps.run('projectors', () => 'finishing their batch', () => projectors.stop());
+    await steps.run('stores', () => 'closing', () => runtime.close());
+    return drained ? { http: drained } : {};
   });
   if (role === 'worker') {
     logger.info({ ...startupFields(role, config, version, null, false), projections: runtime.runners.map((r) => r.name) }, 'worker started');
     return;
   }
-  server = http.createServer(appFor(runtime, config, logger, () => new Date()).callback());
-  server.keepAliveTimeout = 5_000;
-  const port = await listen(server, config);
+  server = httpServerFor(runtime, config, logger, () => new Date());
+  const port = await listen(server.server, config);
   logger.info(startupFields(role, config, version, port, onThread), 'listening');
   // After listening: on a fresh read store the admin check waits for the projectors' replay.
   ensureAdmin(runtime, config.admin, logger).catch((err: unknown) => logger.error({ err }, 'could not create the admin user'));

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,9 +7,10 @@ import pino, { type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
 import { startProjectors, type Projectors } from '../../src/compose/projectors.ts';
-import { appFor } from '../../src/compose/roles.ts';
+import { httpServerFor } from '../../src/compose/roles.ts';
 import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
 import { startWorkerJobs } from '../../src/compose/worker-jobs.ts';
+import type { HttpServer } from '../../src/compose/http-server.ts';
 import type { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
 import type { Projector } from '../../projections/projector.ts';
 import { TEST_SCRYPT } from './passwords.ts';
@@ -24,6 +24,8 @@ export interface TestServer {
   dataDir: string;
   config: Config;
   runtime: Runtime;
+  /** The HTTP server, with its drain. */
+  http: HttpServer;
   projector: Projector;
   jobs: WorkerJobs | null;
   notifier: Projector | null;
@@ -71,6 +73,9 @@ export const startTestServer = async ({
 }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    // Longer than the client's idle time, so fetch never reuses a socket the server is closing
+    // (a race a loaded machine makes likely).
+    WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '30000',
     ...serverAdapters(dataDir), ...env,
   });
   const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT });
@@ -86,11 +91,9 @@ export const startTestServer = async ({
     scheduler: { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 },
     scanNow, trimEveryMs: 300, onScan: () => { scans += 1; },
   }) : null;
-  const app = appFor(runtime, config, logger, now);
-  const server = http.createServer(app.callback());
-  // Longer than the client's idle time, so fetch never reuses a socket the server is closing
-  // (a race a loaded machine makes likely).
-  server.keepAliveTimeout = 30_000;
+  // The server `watchlog` runs: its timeouts, connection limit and drain.
+  const web = httpServerFor(runtime, config, logger, now);
+  const server = web.server;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };
@@ -99,6 +102,7 @@ export const startTestServer = async ({
     dataDir,
     config,
     runtime,
+    http: web,
     projector: projectors.projector,
     jobs: worker?.jobs ?? null,
     notifier: projectors.notifier,
