@@ -79,6 +79,11 @@ const Env = t.type({
   WATCHLOG_BODY_LIMIT_BYTES: optional(intFromEnv('integer 1024-104857600', 1024, 104_857_600)),
   WATCHLOG_LOG_LEVEL: optional(LogLevel),
   WATCHLOG_SHUTDOWN_TIMEOUT_MS: optional(intFromEnv('integer 0-600000', 0, 600_000)),
+  WATCHLOG_HEADERS_TIMEOUT_MS: optional(intFromEnv('integer 100-600000', 100, 600_000)),
+  WATCHLOG_REQUEST_TIMEOUT_MS: optional(intFromEnv('integer 100-3600000', 100, 3_600_000)),
+  WATCHLOG_BODY_TIMEOUT_MS: optional(intFromEnv('integer 100-600000', 100, 600_000)),
+  WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: optional(intFromEnv('integer 100-600000', 100, 600_000)),
+  WATCHLOG_MAX_CONNECTIONS: optional(intFromEnv('integer 1-1000000', 1, 1_000_000)),
   WATCHLOG_PROJECTION_LEASE_MS: optional(intFromEnv('integer 1000-600000', 1000, 600_000)),
   WATCHLOG_READY_MAX_LAG_MS: optional(intFromEnv('integer 100-3600000', 100, 3_600_000)),
   WATCHLOG_EVENTSTORE_URL: optional(matching('kurrentdb://, esdb:// or their +discover forms', /^(kurrentdb|kdb|esdb)(\+discover)?:\/\//)),
@@ -111,6 +116,8 @@ export interface Config {
   bodyLimitBytes: number;
   logLevel: t.TypeOf<typeof LogLevel>;
   shutdownTimeoutMs: number;
+  /** The HTTP server's limits (docs/operations.md#shutdown-and-limits). */
+  http: HttpLimits;
   projectionLeaseMs: number;
   /** How far behind the log (in time) a read model may be while the API says it is ready. */
   readyMaxLagMs: number;
@@ -139,6 +146,20 @@ export interface Config {
 
 /** Every variable watchlog reads, in the order of the README's table. */
 export const CONFIG_VARIABLES = Object.keys(Env.props) as ReadonlyArray<keyof typeof Env.props>;
+
+/** How long a client may take, and how many may connect at once. */
+export interface HttpLimits {
+  /** Until a request's headers are complete (from its first byte, or from the connection). */
+  headersTimeoutMs: number;
+  /** Until the whole request, headers and body, is received. */
+  requestTimeoutMs: number;
+  /** Longest pause in a request body while it is read: past it, `408`. */
+  bodyTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveTimeoutMs: number;
+  /** Connections open at once; more are refused. */
+  maxConnections: number;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -210,6 +231,16 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   if (loginLimits.accountMaxLockSeconds < loginLimits.accountLockSeconds) {
     throw new ConfigError([`WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS (${loginLimits.accountMaxLockSeconds}) must be at least WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS (${loginLimits.accountLockSeconds})`]);
   }
+  const http: HttpLimits = {
+    headersTimeoutMs: e.WATCHLOG_HEADERS_TIMEOUT_MS ?? 10_000,
+    requestTimeoutMs: e.WATCHLOG_REQUEST_TIMEOUT_MS ?? 30_000,
+    bodyTimeoutMs: e.WATCHLOG_BODY_TIMEOUT_MS ?? 10_000,
+    keepAliveTimeoutMs: e.WATCHLOG_KEEP_ALIVE_TIMEOUT_MS ?? 5_000,
+    maxConnections: e.WATCHLOG_MAX_CONNECTIONS ?? 1_000,
+  };
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    throw new ConfigError([`WATCHLOG_HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed WATCHLOG_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`]);
+  }
   return {
     port,
     host,
@@ -222,6 +253,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     bodyLimitBytes: e.WATCHLOG_BODY_LIMIT_BYTES ?? 1_048_576,
     logLevel: e.WATCHLOG_LOG_LEVEL ?? 'info',
     shutdownTimeoutMs: e.WATCHLOG_SHUTDOWN_TIMEOUT_MS ?? 10_000,
+    http,
     projectionLeaseMs: e.WATCHLOG_PROJECTION_LEASE_MS ?? 10_000,
     readyMaxLagMs: e.WATCHLOG_READY_MAX_LAG_MS ?? 5000,
     eventStoreUrl: e.WATCHLOG_EVENTSTORE_URL,

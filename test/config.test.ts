@@ -110,3 +110,27 @@ test('metrics: a bearer token for /metrics on the API port, a port of their own 
   t.throws(() => loadConfig({ WATCHLOG_METRICS_HOST: '0.0.0.0' }), { instanceOf: ConfigError, message: /WATCHLOG_METRICS_HOST .*set WATCHLOG_METRICS_PORT too/ });
   t.throws(() => loadConfig({ PORT: '3000', WATCHLOG_METRICS_PORT: '3000' }), { instanceOf: ConfigError, message: /WATCHLOG_METRICS_PORT \(3000\) must differ from PORT on 127\.0\.0\.1/ });
 });
+
+test('HTTP limits: defaults, values, ranges, and headers within the request timeout', (t) => {
+  t.deepEqual(loadConfig({}).http, {
+    headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, bodyTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxConnections: 1_000,
+  });
+  t.deepEqual(loadConfig({
+    WATCHLOG_HEADERS_TIMEOUT_MS: '2000', WATCHLOG_REQUEST_TIMEOUT_MS: '60000', WATCHLOG_BODY_TIMEOUT_MS: '500',
+    WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '65000', WATCHLOG_MAX_CONNECTIONS: '20000',
+  }).http, { headersTimeoutMs: 2000, requestTimeoutMs: 60_000, bodyTimeoutMs: 500, keepAliveTimeoutMs: 65_000, maxConnections: 20_000 });
+  const error = t.throws(() => loadConfig({
+    WATCHLOG_HEADERS_TIMEOUT_MS: '10', WATCHLOG_REQUEST_TIMEOUT_MS: '30s', WATCHLOG_BODY_TIMEOUT_MS: '0',
+    WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '600001', WATCHLOG_MAX_CONNECTIONS: '0',
+  }), { instanceOf: ConfigError });
+  t.deepEqual(error?.problems, [
+    'WATCHLOG_HEADERS_TIMEOUT_MS: expected integer 100-600000, got "10"',
+    'WATCHLOG_REQUEST_TIMEOUT_MS: expected integer 100-3600000, got "30s"',
+    'WATCHLOG_BODY_TIMEOUT_MS: expected integer 100-600000, got "0"',
+    'WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: expected integer 100-600000, got "600001"',
+    'WATCHLOG_MAX_CONNECTIONS: expected integer 1-1000000, got "0"',
+  ]);
+  t.throws(() => loadConfig({ WATCHLOG_HEADERS_TIMEOUT_MS: '40000' }), {
+    instanceOf: ConfigError, message: /WATCHLOG_HEADERS_TIMEOUT_MS \(40000\) must not exceed WATCHLOG_REQUEST_TIMEOUT_MS \(30000\)/,
+  });
+});

@@ -1,8 +1,10 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createApp } from '../http/app.ts';
+import { DRAINING_BODY_TIMEOUT_MS } from '../http/middleware/body.ts';
+import { HttpServer, type DrainOptions } from './http-server.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import { ProjectorThread } from './projector-host.ts';
 import { startProjectors } from './projectors.ts';
@@ -19,12 +21,20 @@ import { startMetricsServer } from './metrics-server.ts';
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
 export type Role = 'start' | 'api' | 'worker';
 
-/** The HTTP app on a runtime; with `telemetry`, its requests are measured, and with a metrics
- *  token configured it serves `GET /metrics` behind it. */
-export const appFor = (
-  runtime: Runtime, config: Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics'>, logger: Logger, now: () => Date,
-  bootstrapped: () => boolean, telemetry?: Telemetry,
-) =>
+type AppConfig = Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics' | 'http'>;
+
+/** What the app is told by the process around it. */
+interface AppContext {
+  /** The admin exists (readiness waits for it). */
+  bootstrapped: () => boolean;
+  /** With it, requests are measured, and with a metrics token configured `GET /metrics` is served. */
+  telemetry?: Telemetry;
+  /** Aborted when the app's server starts draining. */
+  draining?: AbortSignal;
+}
+
+/** The HTTP app on a runtime. */
+export const appFor = (runtime: Runtime, config: AppConfig, logger: Logger, now: () => Date, { bootstrapped, telemetry, draining }: AppContext) =>
   createApp({
     readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped, clock: now }),
     ...(telemetry ? { metrics: telemetry } : {}),
@@ -40,8 +50,23 @@ export const appFor = (
     vapidPublicKey: runtime.vapid.publicKey,
     egress: runtime.egress,
     anomalyDefaults: config.anomalyDefaults,
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+    ...(draining ? { draining } : {}),
     now,
   });
+
+/** The app behind a server with the configured timeouts and connection limit, and its drain. */
+export const httpServerFor = (runtime: Runtime, config: AppConfig, logger: Logger, now: () => Date, context: Omit<AppContext, 'draining'>): HttpServer =>
+  new HttpServer(config.http, logger, (draining) => appFor(runtime, config, logger, now, { ...context, draining }).callback());
+
+/** The HTTP drain's share of a shutdown of `shutdownTimeoutMs`: a connection still sending its
+ *  headers gets as long as a stalled body does during a drain (1 s); connections still open at
+ *  80 % of the timeout are closed, which leaves the rest to the projectors' last batch and the
+ *  stores. */
+export const drainOptionsFor = (shutdownTimeoutMs: number): DrainOptions => ({
+  graceMs: DRAINING_BODY_TIMEOUT_MS,
+  deadlineMs: Math.floor(shutdownTimeoutMs * 0.8),
+});
 
 /** Listens; resolves to the port (PORT=0 picks a free one). */
 const listen = async (server: http.Server, config: Config): Promise<number> => {
@@ -75,28 +100,46 @@ const startupFields = (role: Role, config: Config, version: string, port: number
   ],
 });
 
-const closeServer = async (server: http.Server) => {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  await closed;
-};
+/** The steps of a shutdown: what each is waiting for while it runs (described when the timeout
+ *  passes with it still open), and how long each took. */
+class ShutdownSteps {
+  private readonly open = new Map<string, () => unknown>();
+  readonly took: Record<string, number> = {};
 
-/** Stops accepting connections, lets requests in flight (and their appends) finish, stops the
- *  projectors after their current batch and checkpoint, then closes the databases. */
-const onSignals = (logger: Logger, config: Config, stop: () => Promise<void>) => {
+  async run<T>(name: string, describe: () => unknown, work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    this.open.set(name, describe);
+    try {
+      return await work();
+    } finally {
+      this.open.delete(name);
+      this.took[name] = Math.round(performance.now() - started);
+    }
+  }
+
+  stillOpen(): Record<string, unknown> {
+    return Object.fromEntries([...this.open].map(([name, describe]) => [name, describe()]));
+  }
+}
+
+/** Runs `stop` on the first SIGTERM or SIGINT and exits 0 when it is done. Past
+ *  WATCHLOG_SHUTDOWN_TIMEOUT_MS it logs what was still open and exits 1. */
+const onSignals = (logger: Logger, config: Config, stop: (steps: ShutdownSteps) => Promise<Record<string, unknown>>) => {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
+    const started = performance.now();
+    const steps = new ShutdownSteps();
+    logger.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'shutting down');
     const timer = setTimeout(() => {
-      logger.error({ timeout_ms: config.shutdownTimeoutMs }, 'shutdown timed out');
+      logger.error({ timeout_ms: config.shutdownTimeoutMs, still_open: steps.stillOpen(), steps_ms: steps.took }, 'shutdown timed out');
       process.exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
-    stop().then(
-      () => {
-        logger.info('stopped');
+    stop(steps).then(
+      (report) => {
+        logger.info({ ms: Math.round(performance.now() - started), steps_ms: steps.took, ...report }, 'stopped');
         process.exit(0);
       },
       (error: unknown) => {
@@ -131,13 +174,20 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
   // Checks start once the API listens: a monitor of watchlog's own endpoints must find them up.
   let jobs: Awaited<ReturnType<typeof startWorkerJobs>> | null = role === 'worker' ? await startWorkerJobs(runtime, config, logger, { metrics: telemetry }) : null;
   const metricsServer = await startMetricsServer(telemetry, config, logger);
-  let server: http.Server | null = null;
-  onSignals(logger, config, async () => {
-    if (server) await closeServer(server);
-    await metricsServer?.close();
-    await jobs?.stop();
-    await projectors?.stop();
-    await runtime.close();
+  let server: HttpServer | null = null;
+  // HTTP drains while the jobs stop (both still append to the log); then the projectors finish
+  // their batch and release their leases; then the stores close.
+  onSignals(logger, config, async (steps) => {
+    const web = server;
+    const running = jobs;
+    const [drained] = await Promise.all([
+      web ? steps.run('http', () => web.openNow(), () => web.drain(drainOptionsFor(config.shutdownTimeoutMs))) : null,
+      running ? steps.run('jobs', () => ({ running: running.jobs.runningNow() }), () => running.stop()) : null,
+      metricsServer ? steps.run('metrics', () => 'closing', () => metricsServer.close()) : null,
+    ]);
+    if (projectors) await steps.run('projectors', () => 'finishing their batch', () => projectors.stop());
+    await steps.run('stores', () => 'closing', () => runtime.close());
+    return drained ? { http: drained } : {};
   });
   const metricsFields = metricsServer ? { metrics_url: metricsServer.url } : {};
   if (role === 'worker') {
@@ -146,9 +196,8 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
     return;
   }
   let bootstrapped = false;
-  server = http.createServer(appFor(runtime, config, logger, () => new Date(), () => bootstrapped, telemetry).callback());
-  server.keepAliveTimeout = 5_000;
-  const port = await listen(server, config);
+  server = httpServerFor(runtime, config, logger, () => new Date(), { bootstrapped: () => bootstrapped, telemetry });
+  const port = await listen(server.server, config);
   if (role === 'start') jobs = await startWorkerJobs(runtime, config, logger, { metrics: telemetry });
   logger.info({ ...startupFields(role, config, version, port, onThread), ...metricsFields }, 'listening');
   // After listening: on a fresh read store the admin check waits for the projectors' replay.

@@ -13,9 +13,10 @@ import type { MaskingCache } from './middleware/masking-cache.ts';
 import type { AppState } from './state.ts';
 import type { Readiness } from './routes/health.ts';
 import type { HttpMetrics, MetricsSource } from './metrics.ts';
+import type { BodyReading } from './middleware/body.ts';
 
-/** What the HTTP app is given. */
-export interface AppDeps {
+/** What the HTTP app is given. `draining` is aborted when the server starts its shutdown drain. */
+export interface AppDeps extends BodyReading {
   readonly readModels: ReadModels;
   readonly commands: MonitorCreationDeps & UserCommandDeps;
   /** Failed logins per account and per client address, shared by every API process. */
@@ -27,7 +28,6 @@ export interface AppDeps {
   readonly logger: Logger;
   readonly jwtSecret: string;
   readonly jwtTtlSeconds: number;
-  readonly bodyLimitBytes: number;
   /** The VAPID public key browsers subscribe with. */
   readonly vapidPublicKey: string;
   /** The deployment's anomaly settings, under each project's own. */

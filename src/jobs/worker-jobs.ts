@@ -77,6 +77,9 @@ export class WorkerJobs {
   private readonly lockLifetimeMs: number;
   private readonly startedAt: number;
   private readonly recheckDelayMs: number;
+  /** Job runs under way in this process (from Agenda's start to its complete). */
+  private running = 0;
+  private whenIdle: Array<() => void> = [];
 
   constructor(
     backend: AgendaBackend,
@@ -107,6 +110,16 @@ export class WorkerJobs {
       lockLimit: 0,
     });
     this.agenda.on('error', (err) => this.logger.error({ err }, 'job scheduler error'));
+    this.agenda.on('start', () => {
+      this.running += 1;
+    });
+    this.agenda.on('complete', () => {
+      this.running -= 1;
+      if (this.running > 0) return;
+      const waiting = this.whenIdle;
+      this.whenIdle = [];
+      for (const resolve of waiting) resolve();
+    });
     this.agenda.define<CheckJobData>(CHECK_JOB, async (job: Job<CheckJobData>) => this.check(job.attrs.data.monitor_id), {
       concurrency: options.concurrency ?? 200,
       lockLifetime: this.lockLifetimeMs,
@@ -141,10 +154,21 @@ export class WorkerJobs {
     this.timer.unref();
   }
 
+  /** Job runs under way in this process. */
+  runningNow(): number {
+    return this.running;
+  }
+
+  /** Starts no more runs, and unlocks the jobs this process had locked but not started, so the
+   *  next process runs them at once; a run already under way finishes (a check records its
+   *  result) and saves its job. The caller closes the job store afterwards. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.reconciling;
-    await this.agenda.stop();
+    await this.agenda.stop(false);
+    // A run that had passed Agenda's last check when it stopped reports its start after a turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.running > 0) await new Promise<void>((resolve) => this.whenIdle.push(resolve));
   }
 
   /** Runs at most one reconciliation at a time. */

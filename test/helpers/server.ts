@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,11 +8,12 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
 import { ProjectorThread } from '../../src/compose/projector-host.ts';
 import { startProjectors, type Projectors } from '../../src/compose/projectors.ts';
-import { appFor } from '../../src/compose/roles.ts';
+import { httpServerFor } from '../../src/compose/roles.ts';
 import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
 import { startWorkerJobs } from '../../src/compose/worker-jobs.ts';
 import { createTelemetry, watchRuntime, type Telemetry } from '../../src/compose/metrics.ts';
 import { startMetricsServer } from '../../src/compose/metrics-server.ts';
+import type { HttpServer } from '../../src/compose/http-server.ts';
 import type { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
 import type { Projector } from '../../projections/projector.ts';
 import { TEST_SCRYPT } from './passwords.ts';
@@ -27,6 +27,8 @@ export interface TestServer {
   dataDir: string;
   config: Config;
   runtime: Runtime;
+  /** The HTTP server, with its drain. */
+  http: HttpServer;
   /** The projectors on this thread; null with `projectorThread`. */
   projector: Projector | null;
   jobs: WorkerJobs | null;
@@ -85,6 +87,9 @@ export const startTestServer = async ({
 }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    // Longer than the client's idle time, so fetch never reuses a socket the server is closing
+    // (a race a loaded machine makes likely).
+    WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '30000',
     ...serverAdapters(dataDir), ...env,
   });
   // Wired as `watchlog start` wires it (src/compose/roles.ts).
@@ -109,11 +114,9 @@ export const startTestServer = async ({
     scanNow, trimEveryMs: 300, onScan: () => { scans += 1; }, metrics: telemetry,
   }) : null;
   const metricsServer = await startMetricsServer(telemetry, config, logger);
-  const app = appFor(runtime, config, logger, now, () => true, telemetry);
-  const server = http.createServer(app.callback());
-  // Longer than the client's idle time, so fetch never reuses a socket the server is closing
-  // (a race a loaded machine makes likely).
-  server.keepAliveTimeout = 30_000;
+  // The server `watchlog` runs: its timeouts, connection limit and drain.
+  const web = httpServerFor(runtime, config, logger, now, { bootstrapped: () => true, telemetry });
+  const server = web.server;
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };
@@ -122,6 +125,7 @@ export const startTestServer = async ({
     dataDir,
     config,
     runtime,
+    http: web,
     projector: projectors?.projector ?? null,
     jobs: worker?.jobs ?? null,
     notifier: projectors?.notifier ?? null,

@@ -16,33 +16,70 @@ export const exceedsDepth = (value: unknown, max: number): boolean => {
   return false;
 };
 
-const readRaw = async (ctx: Context, limit: number): Promise<Buffer> => {
+/** How a body is read: its largest size, the longest pause in its arrival, and the server's
+ *  drain (aborted on SIGTERM), which shortens that pause to DRAINING_BODY_TIMEOUT_MS. */
+export interface BodyReading {
+  readonly bodyLimitBytes: number;
+  readonly bodyTimeoutMs: number;
+  readonly draining?: AbortSignal;
+}
+
+/** During a drain, a body that stops arriving for this long is answered 408, so a stalled client
+ *  never holds a shutdown. */
+export const DRAINING_BODY_TIMEOUT_MS = 1000;
+
+const readRaw = async (ctx: Context, { bodyLimitBytes: limit, bodyTimeoutMs, draining }: BodyReading): Promise<Buffer> => {
   const declared = Number(ctx.get('content-length') || NaN);
-  const tooLarge = () => {
+  // An answer that leaves part of the body unread ends the connection: what follows on it would
+  // be read as the next request.
+  const closing = (error: HttpError) => {
     ctx.set('Connection', 'close');
-    return new HttpError(413, 'payload_too_large', `request body exceeds ${limit} bytes`);
+    return error;
   };
+  const tooLarge = () => closing(new HttpError(413, 'payload_too_large', `request body exceeds ${limit} bytes`));
   if (declared > limit) throw tooLarge();
   // Plain listeners: the stream's async iterator costs more than the rest of a small ingest.
   return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
     const req = ctx.req;
+    // Watched only while the body is still arriving: one already received (a small ingest,
+    // usually) costs no timer.
+    const watched = !req.complete;
+    let timer: NodeJS.Timeout | undefined;
+    const pauseLimit = () => (draining?.aborted ? Math.min(bodyTimeoutMs, DRAINING_BODY_TIMEOUT_MS) : bodyTimeoutMs);
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(onTimeout, pauseLimit());
+    };
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('aborted', onAborted);
+      if (!watched) return;
+      clearTimeout(timer);
+      draining?.removeEventListener('abort', arm);
+    };
+    const onTimeout = () => {
+      cleanup();
+      req.pause();
+      chunks = [];
+      const ms = pauseLimit();
+      reject(closing(new HttpError(408, 'request_timeout', `request body stopped arriving: nothing received for ${ms} ms`,
+        [{ path: 'body', message: `must arrive without a pause of ${ms} ms or more` }])));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
         cleanup();
         req.pause();
+        chunks = [];
         reject(tooLarge());
         return;
       }
       chunks.push(chunk);
+      if (watched) arm();
     };
     const onEnd = () => {
       cleanup();
@@ -60,13 +97,19 @@ const readRaw = async (ctx: Context, limit: number): Promise<Buffer> => {
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('aborted', onAborted);
+    if (watched) {
+      // The drain shortens the pause allowed, from now.
+      draining?.addEventListener('abort', arm);
+      arm();
+    }
   });
 };
 
-/** Reads a JSON request body: 415 unless the content type is JSON, 413 over the limit, 400 for
- *  malformed JSON or nesting deeper than MAX_DEPTH. `JSON.parse` makes `__proto__` an own data
+/** Reads a JSON request body: 415 unless the content type is JSON, 413 over the limit, 408 when
+ *  it stops arriving (the part received is dropped), 400 for malformed JSON or nesting deeper
+ *  than MAX_DEPTH. `JSON.parse` makes `__proto__` an own data
  *  property, so parsing alone pollutes nothing. */
-export const readJsonBody = async (ctx: Context, limit: number): Promise<unknown> => {
+export const readJsonBody = async (ctx: Context, reading: BodyReading): Promise<unknown> => {
   const [mediaType = '', ...params] = ctx.get('content-type').toLowerCase().split(';');
   const type = mediaType.trim();
   if (type !== 'application/json' && !(type.startsWith('application/') && type.endsWith('+json'))) {
@@ -76,7 +119,7 @@ export const readJsonBody = async (ctx: Context, limit: number): Promise<unknown
   if (charset && charset !== 'utf-8' && charset !== 'utf8') {
     throw new HttpError(415, 'unsupported_media_type', 'JSON bodies must be UTF-8');
   }
-  const raw = await readRaw(ctx, limit);
+  const raw = await readRaw(ctx, reading);
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));

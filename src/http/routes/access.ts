@@ -47,7 +47,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
 
   router.post('/v1/auth/login', async (ctx) => {
     readQuery(ctx.query, NoParameters);
-    const body = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'login');
+    const body = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps), 'login');
     const attempt: LoginAttempt = { email: body.email.trim().toLowerCase(), address: clientAddress(ctx) };
     // The service clock, as every other event of the service has (the token's expiry alone
     // follows the wall clock, as koa-jwt checks it).
@@ -82,7 +82,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
-    const body = decodeOrThrow(NewUserBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'user');
+    const body = decodeOrThrow(NewUserBody, await readJsonBody(ctx, deps), 'user');
     const { position } = await registerUser(deps.commands, body, context(principal, ctx.state.correlationId));
     await deps.caughtUp(['access'], position);
     const { password_hash: _, ...user } = (await deps.readModels.access.userByEmail(body.email.toLowerCase()))!;
@@ -115,7 +115,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
     const id = userIdOf(ctx.params.id);
-    const update = decodeOrThrow(UserUpdateBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'user update');
+    const update = decodeOrThrow(UserUpdateBody, await readJsonBody(ctx, deps), 'user update');
     await changeUser(principal, ctx.state.correlationId, id, update);
     ctx.body = await deps.readModels.access.userById(id);
   });
@@ -136,7 +136,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     const id = userIdOf(ctx.params.id);
     const self = principal.userId === id;
     if (!self) requireRole(principal, 'admin');
-    const body = decodeOrThrow(PasswordBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'password change');
+    const body = decodeOrThrow(PasswordBody, await readJsonBody(ctx, deps), 'password change');
     if (self && body.current_password === undefined) {
       throw new HttpError(400, 'validation_error', 'invalid password change: current_password', [
         { path: 'current_password', message: 'required to change your own password' },
@@ -167,7 +167,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin');
-    const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'project');
+    const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps), 'project');
     const { id, position } = await createProject(deps.commands, name, context(principal, ctx.state.correlationId));
     await deps.caughtUp(['access'], position);
     ctx.status = 201;
@@ -189,7 +189,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     const principal = principalOf(ctx.state);
     const project = await visibleProject(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
-    const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'API key');
+    const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps), 'API key');
     const { issued, position } = await issueApiKey(deps.commands, project.id, name, context(principal, ctx.state.correlationId));
     await deps.caughtUp(['access'], position);
     ctx.status = 201;

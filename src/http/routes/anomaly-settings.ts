@@ -34,7 +34,7 @@ export const anomalySettingsRoutes = (router: Router<AppState>, deps: RouteDeps)
     const principal = principalOf(ctx.state);
     const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     requireRole(principal, 'admin', 'member');
-    const patch = decodeOrThrow(AnomalySettingsPatch, await readJsonBody(ctx, deps.bodyLimitBytes), 'anomaly settings');
+    const patch = decodeOrThrow(AnomalySettingsPatch, await readJsonBody(ctx, deps), 'anomaly settings');
     const { position } = await updateAnomalySettings(deps.commands, project.id, patch, deps.anomalyDefaults, commandContext(principal, ctx.state.correlationId, deps.now));
     await deps.caughtUp(['anomalies'], position);
     ctx.body = await settingsOf(project.id);

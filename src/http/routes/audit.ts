@@ -68,7 +68,7 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
     const projectId = key ? await deps.apiKeys.projectOf(key) : null;
     if (!projectId) throw new HttpError(401, 'unauthorized', key ? 'invalid or revoked API key' : 'missing X-API-Key header');
     // Unknown fields are dropped, not refused: SDKs newer than the server may send more.
-    const input = decodeOrThrow(AuditEventInput, await readJsonBody(ctx, deps.bodyLimitBytes), 'audit event');
+    const input = decodeOrThrow(AuditEventInput, await readJsonBody(ctx, deps), 'audit event');
     const masking = await deps.maskingRules.of(projectId);
     const { id } = await recordAuditEvent(deps.commands.log, projectId, input, {
       actor: `project:${projectId}`, correlationId: ctx.state.correlationId, now: deps.now,

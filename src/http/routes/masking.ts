@@ -35,7 +35,7 @@ export const maskingRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const principal = principalOf(ctx.state);
     const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     requireRole(principal, 'admin', 'member');
-    const rules = decodeOrThrow(MaskingRulesBody, await readJsonBody(ctx, deps.bodyLimitBytes), 'masking rules');
+    const rules = decodeOrThrow(MaskingRulesBody, await readJsonBody(ctx, deps), 'masking rules');
     const { position } = await setMaskingRules(deps.commands, project.id, rules, commandContext(principal, ctx.state.correlationId, deps.now));
     await deps.caughtUp(['masking'], position);
     deps.maskingRules.invalidate(project.id);

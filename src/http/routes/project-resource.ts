@@ -67,7 +67,7 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin', 'member');
-    const input = decode(r.inputs[0], await readJsonBody(ctx, deps.bodyLimitBytes), r.problems?.create);
+    const input = decode(r.inputs[0], await readJsonBody(ctx, deps), r.problems?.create);
     await visibleOr404(input.project_id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     const { id, position } = await r.commands.create(deps.commands, input, context(principal, ctx.state.correlationId));
     ctx.status = 201;
@@ -84,7 +84,7 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
     const principal = principalOf(ctx.state);
     const found = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
-    const input = decode(r.inputs[1], await readJsonBody(ctx, deps.bodyLimitBytes), r.problems?.update);
+    const input = decode(r.inputs[1], await readJsonBody(ctx, deps), r.problems?.update);
     const { position } = await r.commands.update(deps.commands, found.id, input, context(principal, ctx.state.correlationId));
     ctx.body = await viewAfter(found.id, position);
   });
