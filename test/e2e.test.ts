@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { verifySignature } from '../src/domain/notification.ts';
 import { rmSync } from 'node:fs';
 import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, tempDir } from './helpers/server.ts';
-import { freePort, runCli, waitForLog } from './helpers/process.ts';
+import { freePort, runCli, serviceSetup, startService, waitForLog } from './helpers/process.ts';
 
 test.serial('the real server: login, project, key, ingest, list and detail; SIGTERM stops it cleanly; a restart keeps everything', async (t) => {
   const dataDir = tempDir();
@@ -168,18 +168,10 @@ test.serial('the real server checks a new monitor at once and notifies a signed 
 });
 
 test.serial('the real server runs the anomaly scan on its schedule: a brute force is an alert, logged, within one interval', async (t) => {
-  const dataDir = tempDir();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const server = runCli(['start'], {
-    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+  const { url, env } = await serviceSetup(t, {
     WATCHLOG_ANOMALY_SCAN_SECONDS: '5', WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":5}}',
   });
-  t.teardown(() => {
-    server.child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  await waitForLog(server, 'admin user created', 45_000);
+  const server = await startService(t, env);
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
   for (let i = 0; i < 5; i++) {

@@ -1,9 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
-import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, startTestServer, tempDir } from '../helpers/server.ts';
-import { freePort, runCli, waitForLog } from '../helpers/process.ts';
+import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
+import { runCli, serviceSetup, startService, waitForLog } from '../helpers/process.ts';
 
 /** Fault injection under load: the log's writer thread, the projectors' thread and the whole
  *  process are killed while events arrive. Nothing acknowledged is lost, nothing is counted
@@ -92,13 +91,8 @@ test.serial('the projectors\' thread killed under load: restarted with its lease
 });
 
 test.serial('kill -9 of the whole process under load: after a restart every acknowledged event is there, once', async (t) => {
-  const dataDir = tempDir();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password };
-  const first = runCli(['start'], env);
-  t.teardown(() => first.child.kill('SIGKILL'));
-  await waitForLog(first, 'admin user created', 60_000);
+  const { dataDir, url, env } = await serviceSetup(t);
+  const first = await startService(t, env, 60_000);
   let token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
   const running = load(url, apiKey);
@@ -108,10 +102,7 @@ test.serial('kill -9 of the whole process under load: after a restart every ackn
   await running.stop();
 
   const second = runCli(['start'], env);
-  t.teardown(() => {
-    second.child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  t.teardown(() => second.child.kill('SIGKILL'));
   await waitForLog(second, 'listening', 60_000);
   await eventually(async () => ((await api(url, 'GET', '/readyz')).status === 200 ? true : undefined), 60_000);
   token = await login(url);

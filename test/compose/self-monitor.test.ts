@@ -1,16 +1,10 @@
 import test from 'ava';
-import { rmSync } from 'node:fs';
-import { ADMIN, api, eventually, projectWithKey, tempDir } from '../helpers/server.ts';
-import { freePort, runCli, waitForLog } from '../helpers/process.ts';
+import { ADMIN, api, eventually, projectWithKey } from '../helpers/server.ts';
+import { runCli, serviceSetup, startService, waitForLog } from '../helpers/process.ts';
 
 test('a monitor of watchlog\'s own /healthz stays UP across a restart: checks start once the API listens', async (t) => {
-  const dataDir = tempDir();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password };
-  const first = runCli(['start'], env);
-  t.teardown(() => first.child.kill('SIGKILL'));
-  await waitForLog(first, 'admin user created', 60_000);
+  const { url, env } = await serviceSetup(t);
+  const first = await startService(t, env, 60_000);
   const token = (await api<{ token: string }>(url, 'POST', '/v1/auth/login', { body: ADMIN })).body.token;
   const { projectId } = await projectWithKey(url, token, 'self');
   const monitor = (await api(url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'watchlog', url: `${url}/healthz`, interval_seconds: 10, timeout_seconds: 2 } })).body;
@@ -32,5 +26,4 @@ test('a monitor of watchlog\'s own /healthz stays UP across a restart: checks st
   t.is((await api(url, 'GET', `/v1/monitors/${monitor.id}`, { token })).body.status, 'UP');
   second.child.kill('SIGTERM');
   await second.exited;
-  rmSync(dataDir, { recursive: true, force: true });
 });

@@ -1,10 +1,9 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, startTestServer, tempDir } from '../helpers/server.ts';
+import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
 import { startTarget } from '../helpers/target.ts';
-import { freePort, runCli, waitForLog, type CliProcess } from '../helpers/process.ts';
+import { runCli, serviceSetup, startService, waitForLog, type CliProcess } from '../helpers/process.ts';
 import { RawConnection, rawRequest, wallNow, type RawResponse } from '../helpers/raw-http.ts';
 
 /** SIGTERM drains the real `watchlog start` process: requests in flight are answered, later ones
@@ -36,16 +35,8 @@ const startServer = async (env: Record<string, string>) => {
 
 test('SIGTERM under load: in-flight requests answered, later ones 503, no acknowledged event lost, exit 0', async (t) => {
   t.timeout(110_000);
-  const dataDir = tempDir();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password };
-  const first = runCli(['start'], env);
-  t.teardown(() => {
-    first.child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  await waitForLog(first, 'admin user created', 45_000);
+  const { dataDir, port, url, env } = await serviceSetup(t);
+  const first = await startService(t, env);
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
 
@@ -153,21 +144,12 @@ test('SIGTERM under load: in-flight requests answered, later ones 503, no acknow
 
 test('SIGTERM with slow clients: a request in flight is answered, an idle keep-alive connection is closed at once, a stalled body is 408, half-sent headers are cut or 503, and the process exits 0 within the timeout', async (t) => {
   t.timeout(90_000);
-  const dataDir = tempDir();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = {
-    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+  const { port, url, env } = await serviceSetup(t, {
     WATCHLOG_SHUTDOWN_TIMEOUT_MS: '6000',
     // The clients' own timeouts are far away: only the drain may end them.
     WATCHLOG_HEADERS_TIMEOUT_MS: '60000', WATCHLOG_REQUEST_TIMEOUT_MS: '120000', WATCHLOG_BODY_TIMEOUT_MS: '60000', WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '60000',
-  };
-  const first = runCli(['start'], env);
-  t.teardown(() => {
-    first.child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
   });
-  await waitForLog(first, 'admin user created', 45_000);
+  const first = await startService(t, env);
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
   const ingest = (identifier: string) => {

@@ -1,6 +1,9 @@
+import type { ExecutionContext } from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { ADMIN, tempDir } from './server.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -51,4 +54,30 @@ export const waitForLog = async (p: CliProcess, msg: string, timeoutMs = 20_000)
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+};
+
+export interface ServiceSetup {
+  dataDir: string;
+  port: number;
+  url: string;
+  env: Record<string, string>;
+}
+
+/** A fresh data dir (removed at teardown), a free port and the environment of a service whose
+ *  bootstrap admin is `ADMIN`; `extra` adds or overrides variables. */
+export const serviceSetup = async (t: ExecutionContext, extra: Record<string, string> = {}): Promise<ServiceSetup> => {
+  const dataDir = tempDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const port = await freePort();
+  const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...extra };
+  return { dataDir, port, url: `http://127.0.0.1:${port}`, env };
+};
+
+/** `watchlog start` with this environment, killed at teardown (teardowns run last-registered first,
+ *  so before the data dir goes); resolves once the bootstrap admin exists. */
+export const startService = async (t: ExecutionContext, env: Record<string, string>, timeoutMs = 45_000): Promise<CliProcess> => {
+  const p = runCli(['start'], env);
+  t.teardown(() => p.child.kill('SIGKILL'));
+  await waitForLog(p, 'admin user created', timeoutMs);
+  return p;
 };
