@@ -7,6 +7,8 @@ COPY package.json package-lock.json ./
 # match the lock, and the root's prepare script builds it into packages/agenda-sqlite/dist.
 COPY packages/agenda-sqlite/package.json packages/agenda-sqlite/tsconfig.json packages/agenda-sqlite/tsconfig.build.json ./packages/agenda-sqlite/
 COPY packages/agenda-sqlite/src ./packages/agenda-sqlite/src
+# The dashboard (a workspace too): built by the same prepare script into web/dist.
+COPY web ./web
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -23,6 +25,7 @@ COPY --from=build /app/dist ./dist
 # package.json (exports) and compiled dist must be there.
 COPY --from=build /app/packages/agenda-sqlite/package.json ./packages/agenda-sqlite/
 COPY --from=build /app/packages/agenda-sqlite/dist ./packages/agenda-sqlite/dist
+COPY --from=build /app/web/dist ./web/dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -1,6 +1,8 @@
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   AnomalySettingsPatch, DEFAULT_ANOMALY_SETTINGS, applyPatch, effectiveSettings, settingsProblems, type AnomalySettings,
 } from './domain/anomaly-settings.ts';
@@ -104,12 +106,15 @@ const Env = t.type({
   WATCHLOG_METRICS_TOKEN: optional(matching('16 to 512 printable characters without spaces', /^[\x21-\x7e]{16,512}$/)),
   WATCHLOG_METRICS_PORT: optional(intFromEnv('integer 0-65535', 0, 65535)),
   WATCHLOG_METRICS_HOST: optional(stringMin('host name or address', 1)),
+  WATCHLOG_DASHBOARD_DIR: optional(stringMin('directory path', 1)),
 });
 
 export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** The built dashboard served at `/` (web/dist unless set). */
+  dashboardDir: string;
   jwtSecret: string | undefined;
   jwtTtlSeconds: number;
   admin: { email: string; password: string } | undefined;
@@ -189,6 +194,18 @@ const anomalyDefaultsOf = (json: string | undefined): AnomalySettings => {
   return settings;
 };
 
+/** web/dist beside the package's package.json, found from this file whether it runs from src/
+ *  (tsx) or dist/src/ (compiled), whatever the working directory. */
+const BUILT_DASHBOARD_DIR = ((): string => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'web'))) return path.join(dir, 'web', 'dist');
+    const parent = path.dirname(dir);
+    if (parent === dir) return path.resolve('web', 'dist');
+    dir = parent;
+  }
+})();
+
 export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   const raw = Object.fromEntries(Object.keys(Env.props).map((k) => [k, env[k] === '' ? undefined : env[k]]));
   const decoded = Env.decode(raw);
@@ -245,6 +262,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     port,
     host,
     dataDir: path.resolve(e.WATCHLOG_DATA_DIR ?? './data'),
+    dashboardDir: e.WATCHLOG_DASHBOARD_DIR !== undefined ? path.resolve(e.WATCHLOG_DASHBOARD_DIR) : BUILT_DASHBOARD_DIR,
     jwtSecret: e.WATCHLOG_JWT_SECRET,
     jwtTtlSeconds: e.WATCHLOG_JWT_TTL_SECONDS ?? 43_200,
     admin: e.WATCHLOG_ADMIN_EMAIL !== undefined && e.WATCHLOG_ADMIN_PASSWORD !== undefined

@@ -27,7 +27,8 @@ Stores: ${STORES}.
 Also: PORT, HOST, WATCHLOG_JWT_SECRET (the same on every API process), WATCHLOG_JWT_TTL_SECONDS,
   WATCHLOG_BODY_LIMIT_BYTES, WATCHLOG_READY_MAX_LAG_MS, WATCHLOG_LOGIN_*, WATCHLOG_EGRESS_*
   (POST /v1/monitors/:id/test connects), WATCHLOG_ANOMALY_DEFAULTS (settings answers),
-  WATCHLOG_METRICS_* (GET /metrics behind a token, or on a port of its own).`,
+  WATCHLOG_METRICS_* (GET /metrics behind a token, or on a port of its own),
+  WATCHLOG_DASHBOARD_DIR (the dashboard served at /).`,
   },
   worker: {
     summary: 'projectors, Agenda jobs (monitor checks, anomaly scan, log trim) and notifications',

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createApp } from '../http/app.ts';
+import { loadDashboard } from '../http/dashboard.ts';
 import { DRAINING_BODY_TIMEOUT_MS } from '../http/middleware/body.ts';
 import { HttpServer, type DrainOptions } from './http-server.ts';
 import { ensureAdmin } from './bootstrap.ts';
@@ -21,7 +22,7 @@ import { startMetricsServer } from './metrics-server.ts';
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
 export type Role = 'start' | 'api' | 'worker';
 
-type AppConfig = Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics' | 'http'>;
+type AppConfig = Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics' | 'http' | 'dashboardDir'>;
 
 /** What the app is told by the process around it. */
 interface AppContext {
@@ -52,6 +53,7 @@ export const appFor = (runtime: Runtime, config: AppConfig, logger: Logger, now:
     anomalyDefaults: config.anomalyDefaults,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     ...(draining ? { draining } : {}),
+    dashboard: loadDashboard(config.dashboardDir),
     now,
   });
 

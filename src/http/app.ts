@@ -19,6 +19,7 @@ import { statsRoutes } from './routes/stats.ts';
 import type { AppState } from './state.ts';
 import type { AppDeps, RouteDeps } from './deps.ts';
 import { NO_HTTP_METRICS, metricsRoute, requestMetrics } from './metrics.ts';
+import { dashboardMiddleware } from './dashboard.ts';
 
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>();
@@ -28,6 +29,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   app.use(accessLog(deps.logger));
   app.use(requestMetrics(deps.metrics ?? NO_HTTP_METRICS));
   app.use(errorHandler(deps.logger));
+  if (deps.dashboard !== undefined) app.use(dashboardMiddleware(deps.dashboard));
 
   // One router: each extra router would match every request's path again.
   const router = new Router<AppState>();

@@ -14,6 +14,7 @@ import type { AppState } from './state.ts';
 import type { Readiness } from './routes/health.ts';
 import type { HttpMetrics, MetricsSource } from './metrics.ts';
 import type { BodyReading } from './middleware/body.ts';
+import type { Dashboard } from './dashboard.ts';
 
 /** What the HTTP app is given. `draining` is aborted when the server starts its shutdown drain. */
 export interface AppDeps extends BodyReading {
@@ -41,6 +42,8 @@ export interface AppDeps extends BodyReading {
   readonly metrics?: HttpMetrics;
   /** `GET /metrics` on this app, behind this bearer token; absent, the path is 404. */
   readonly metricsEndpoint?: { readonly source: MetricsSource; readonly token: string };
+  /** The built dashboard served at `/`; null: not built (`/` says how to build it). */
+  readonly dashboard?: Dashboard | null;
 }
 
 /** What the routes get: the app's dependencies plus what the app builds once for all of them. */

@@ -90,6 +90,14 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     ctx.body = user;
   });
 
+  /** The caller: what a dashboard shows in its user menu and uses to hide what the role cannot do. */
+  router.get('/v1/auth/me', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
+    const user = await deps.readModels.access.userById(principalOf(ctx.state).userId);
+    if (!user) throw new HttpError(401, 'unauthorized', 'this token\'s user no longer exists');
+    ctx.body = user;
+  });
+
   router.get('/v1/users', ...jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
     requireRole(principalOf(ctx.state), 'admin');

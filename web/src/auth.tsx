@@ -1,0 +1,76 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { configureApi, get, post, type User } from './api.ts';
+
+/** The token lives in memory and in sessionStorage (this tab only, gone when it closes), never in
+ *  localStorage: other tabs and later visits do not inherit it. */
+const KEY = 'watchlog.session';
+
+interface Stored { token: string; expires_at: string }
+
+const load = (): Stored | null => {
+  try {
+    const s = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Stored | null;
+    return s !== null && Date.parse(s.expires_at) > Date.now() ? s : null;
+  } catch {
+    return null;
+  }
+};
+
+interface Session {
+  token: string | null;
+  user: User | undefined;
+  login(email: string, password: string): Promise<void>;
+  logout(reason?: string): void;
+  /** Why the last session ended, when the server ended it (expired, password changed). */
+  endedBecause: string | null;
+}
+
+const SessionContext = createContext<Session | null>(null);
+
+export const SessionProvider = ({ children }: { children: ReactNode }) => {
+  const [stored, setStored] = useState<Stored | null>(load);
+  const [endedBecause, setEndedBecause] = useState<string | null>(null);
+  const client = useQueryClient();
+
+  const logout = useCallback((reason?: string) => {
+    sessionStorage.removeItem(KEY);
+    setStored(null);
+    setEndedBecause(reason ?? null);
+    client.clear();
+  }, [client]);
+
+  // Set synchronously so the first queries of a restored session carry the token.
+  configureApi(() => stored?.token ?? null, () => logout('Your session ended (expired, or your password or role changed). Sign in again.'));
+
+  useEffect(() => {
+    if (stored === null) return;
+    const ms = Date.parse(stored.expires_at) - Date.now();
+    const timer = setTimeout(() => logout('Your session expired. Sign in again.'), Math.max(0, Math.min(ms, 2_147_000_000)));
+    return () => clearTimeout(timer);
+  }, [stored, logout]);
+
+  const me = useQuery({ queryKey: ['me', stored?.token], queryFn: () => get<User>('/v1/auth/me'), enabled: stored !== null, staleTime: 60_000 });
+
+  const login = useCallback(async (email: string, password: string) => {
+    const answer = await post<Stored>('/v1/auth/login', { email, password });
+    sessionStorage.setItem(KEY, JSON.stringify(answer));
+    setEndedBecause(null);
+    setStored(answer);
+  }, []);
+
+  const value = useMemo<Session>(() => ({ token: stored?.token ?? null, user: me.data, login, logout, endedBecause }), [stored, me.data, login, logout, endedBecause]);
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+};
+
+export const useSession = (): Session => {
+  const s = useContext(SessionContext);
+  if (s === null) throw new Error('useSession outside SessionProvider');
+  return s;
+};
+
+/** Whether the signed-in user may change things in projects (admins and members). */
+export const useCanWrite = (): boolean => {
+  const role = useSession().user?.role;
+  return role === 'admin' || role === 'member';
+};

@@ -1,0 +1,31 @@
+/** Display helpers: one place decides how times, numbers and durations read. */
+
+export const formatTime = (iso: string | null | undefined): string => {
+  if (iso === null || iso === undefined) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+};
+
+export const formatNumber = (n: number | null | undefined, digits = 0): string =>
+  n === null || n === undefined || Number.isNaN(n) ? '—' : n.toLocaleString(undefined, { maximumFractionDigits: digits });
+
+export const formatMs = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : `${formatNumber(n, n < 10 ? 1 : 0)} ms`);
+
+export const formatPercent = (ratio: number | null | undefined): string =>
+  ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toLocaleString(undefined, { maximumFractionDigits: 2 })} %`;
+
+export const formatDuration = (seconds: number): string => {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+};
+
+/** A relative time: "12 s ago", "3 min ago". */
+export const ago = (iso: string | null | undefined, now = Date.now()): string => {
+  if (iso === null || iso === undefined) return 'never';
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`;
+  return `${Math.floor(s / 86_400)} d ago`;
+};

@@ -1,0 +1,5 @@
+export const Users = () => (
+  <section>
+    <h1>Users and roles</h1>
+  </section>
+);
