@@ -15,7 +15,7 @@ test('sign in: a wrong password is said in words; the right one opens All projec
 
   await signIn(page);
   t.regex(page.url(), /\/p\/00000000-0000-4000-8000-000000000000\/events\?service_name=api$/, 'back to the link that was opened');
-  t.is(await page.evaluate(() => window.localStorage.length), 0, 'nothing in localStorage');
+  t.is(await page.evaluate('window.localStorage.length'), 0, 'nothing in localStorage');
   await page.reload();
   await page.getByRole('button', { name: /admin@example\.com/ }).waitFor();
 
