@@ -33,7 +33,7 @@ test('keyboard only: sign in with Tab and Enter, open the user menu, change the 
   const { page, errors } = await openTab(t, server.url);
   await page.goto('/login');
   await page.getByLabel('E-mail').waitFor();
-  t.true(await page.getByLabel('E-mail').evaluate((el) => el === document.activeElement), 'the e-mail field has the focus');
+  t.true(await page.getByLabel('E-mail').evaluate((el) => el === el.ownerDocument.activeElement), 'the e-mail field has the focus');
   await page.keyboard.type(ADMIN.email);
   await page.keyboard.press('Tab');
   await page.keyboard.type(ADMIN.password);
