@@ -57,7 +57,7 @@ const HealthCounts = ({ monitors }: { monitors: Monitor[] }) => {
   const pending = monitors.length - up - down;
   return (
     <span className="project-health">
-      <span className="up-count">{up} UP</span>
+      <span className={up > 0 ? 'up-count' : 'muted'}>{up} UP</span>
       {' · '}<span className={down > 0 ? 'down-count' : 'muted'}>{down} DOWN</span>
       {pending > 0 && <span className="muted"> · {pending} pending</span>}
     </span>
