@@ -14,11 +14,14 @@ export const TimeChart = ({ x, series, height = 220, label, yLabel }: { x: numbe
   useEffect(() => {
     const el = host.current;
     if (el === null) return;
+    const ink = getComputedStyle(el).color;
     const opts: Options = {
       width: Math.max(200, el.clientWidth),
       height,
       scales: { x: { time: true } },
-      axes: [{ stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,.2)' } }, { stroke: 'currentColor', grid: { stroke: 'rgba(128,128,128,.2)' }, label: yLabel, size: 60 }],
+      // A canvas resolves 'currentColor' to black: the page's text colour, read once, keeps the
+      // axes readable in dark mode.
+      axes: [{ stroke: ink, grid: { stroke: 'rgba(128,128,128,.2)' } }, { stroke: ink, grid: { stroke: 'rgba(128,128,128,.2)' }, label: yLabel, size: 60 }],
       series: [
         {},
         ...series.map((s) => ({
