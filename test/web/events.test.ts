@@ -176,4 +176,10 @@ test('events at a phone width: the table scrolls inside its frame, the page does
   await screenshot(page, 'events-phone');
   t.true(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), 'no horizontal scroll of the page');
   t.deepEqual(errors, []);
+
+  const dark = await openTab(t, server.url, { dark: true });
+  await signIn(dark.page, undefined, `/p/${projectId}/events`);
+  await expectRows(dark.page, 'Events', 5);
+  await screenshot(dark.page, 'events-dark');
+  t.deepEqual(dark.errors, []);
 });

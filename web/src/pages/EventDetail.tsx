@@ -8,11 +8,12 @@ import { StatusCode, safeInternal } from './events-shared.tsx';
 
 const BODIES = ['request_body', 'query_params', 'path_params', 'response_body'] as const;
 
-/** The fields in the order an operator reads them; any field a newer server adds follows. */
+/** SPEC 2.2's fields in the order an operator reads them, absent ones shown as such ("—" says
+ *  the SDK did not send it); any field a newer server adds follows. */
 const ORDER = [
   'id', 'timestamp', 'event_type', 'method', 'path', 'status_code', 'response_time', 'service_name', 'environment',
   'project_id', 'source', 'identifier', 'user_email', 'user_name', 'user_roles', 'user_type', 'tenant_id',
-  'ip', 'user_agent', 'request_id', 'session_id', 'correlation_id', 'error_message',
+  'ip', 'user_agent', 'request_id', 'session_id', 'error_message',
 ];
 
 const LABELS: Record<string, string> = {
@@ -20,7 +21,7 @@ const LABELS: Record<string, string> = {
   response_time: 'Latency', service_name: 'Service', environment: 'Environment', project_id: 'Project', source: 'Source',
   identifier: 'Identifier', user_email: 'User e-mail', user_name: 'User name', user_roles: 'User roles', user_type: 'User type',
   tenant_id: 'Tenant', ip: 'IP address', user_agent: 'User agent', request_id: 'Request id', session_id: 'Session id',
-  correlation_id: 'Correlation id', error_message: 'Error message',
+  error_message: 'Error message',
 };
 
 const pretty = (v: unknown): string => JSON.stringify(v, null, 2);
@@ -54,7 +55,7 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
 
   const e = event.data;
   const notFound = event.error instanceof ApiError && event.error.status === 404;
-  const fields = e === undefined ? [] : [...ORDER.filter((k) => k in e), ...Object.keys(e).filter((k) => !ORDER.includes(k) && !(BODIES as readonly string[]).includes(k))];
+  const fields = e === undefined ? [] : [...ORDER, ...Object.keys(e).filter((k) => !ORDER.includes(k) && !(BODIES as readonly string[]).includes(k))];
   const sessionId = typeof e?.session_id === 'string' ? e.session_id : null;
   const response = e?.response_body;
 

@@ -63,7 +63,7 @@ const FilterForm = ({ params, error, onApply, onClear }: {
   );
   return (
     <form className="panel ev-filters" onSubmit={submit} aria-label="Filters">
-      <div className="row">
+      <div className="ev-grid">
         <Field id="f-service_name" label="Service" error={fieldError('service_name')}>
           <input id="f-service_name" name="service_name" defaultValue={params.service_name ?? ''} />
         </Field>
@@ -121,7 +121,7 @@ const DownloadControl = ({ query, total }: { query: Params & { project_id: strin
         </button>
       </div>
       <small id="download-hint" className="muted">
-        {total === undefined ? 'The events matching the filters' : `The ${total.toLocaleString()} event${total === 1 ? '' : 's'} matching the filters`}, newest first (at most 100,000).
+        Exports {total === undefined ? 'the events' : `the ${total.toLocaleString()} event${total === 1 ? '' : 's'}`} matching the filters.
       </small>
       <ErrorNote error={error} title="Download failed" />
     </div>

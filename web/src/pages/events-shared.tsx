@@ -67,7 +67,7 @@ export const Pager = ({ page, totalPages, total, noun, onPage }: {
 }) => (
   <nav className="pager" aria-label={`${noun} pages`}>
     <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>Previous page</button>
-    <span aria-live="polite">Page {page} of {Math.max(totalPages, 1)} · {total.toLocaleString()} {noun}</span>
+    <span aria-live="polite">Page {page} of {Math.max(totalPages, 1)} · {total.toLocaleString()} {total === 1 ? noun.replace(/s$/, '') : noun}</span>
     <button type="button" onClick={() => onPage(page + 1)} disabled={page >= totalPages}>Next page</button>
   </nav>
 );
