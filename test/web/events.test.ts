@@ -53,6 +53,29 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
   t.regex(await table.innerText(), /DELETE\s+\/api\/orders\/1\s+500/);
   await screenshot(page, 'events');
 
+  // Live: a new event shows up on page 1 without a reload.
+  await ingest({ identifier: 'dave', service_name: 'users', method: 'PUT', path: '/api/me', status_code: 200 });
+  await expectRows(page, 'Events', 8);
+  t.regex(await rowsOf(page, 'Events').first().innerText(), /PUT/);
+
+  // Sorting by a column is kept in the URL.
+  await page.getByRole('button', { name: 'Latency' }).click();
+  await eventually(async () => (new URL(page.url()).searchParams.get('sort_by') === 'response_time' ? true : undefined));
+  t.is(new URL(page.url()).searchParams.get('sort_order'), 'asc');
+  await eventually(async () => (/3 ms/.test(await rowsOf(page, 'Events').first().innerText()) ? true : undefined));
+  t.is(await page.getByRole('columnheader', { name: /Latency/ }).getAttribute('aria-sort'), 'ascending');
+  await page.goBack();
+  await eventually(async () => ((await rowsOf(page, 'Events').first().innerText()).includes('PUT') ? true : undefined));
+
+  // A range the server refuses is said in words, next to the field.
+  await page.getByLabel('From').fill('2026-01-02T00:00:00');
+  await page.getByLabel('Until').fill('2026-01-01T00:00:00');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByRole('alert').filter({ hasText: 'must not be after end_date' }).first().waitFor();
+  await page.getByRole('button', { name: 'Clear filters' }).first().click();
+  await expectRows(page, 'Events', 8);
+  t.is(new URL(page.url()).search, '');
+
   // Filter through the form: by service, then by status; the URL holds both and a reload keeps them.
   await page.getByLabel('Service').fill('orders');
   await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -121,7 +144,7 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
 
   // Derived sessions of an identifier, kept in the URL.
   await page.goto(`/p/${projectId}/sessions`);
-  await expectRows(page, 'Sessions', 4);
+  await expectRows(page, 'Sessions', 5);
   await page.getByLabel('Identifier').fill('ann');
   await page.getByRole('button', { name: 'Show sessions' }).click();
   await expectRows(page, 'Sessions', 1);
@@ -161,18 +184,28 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
   t.deepEqual(errors, []);
 });
 
-test('events at a phone width: the table scrolls inside its frame, the page does not', async (t) => {
+test('events: 100 rows a page, paging kept in the URL; at a phone width the table scrolls inside its frame, the page does not', async (t) => {
   const server = await startTestServer();
   t.teardown(() => server.stop());
   const token = await login(server.url);
   const { projectId, apiKey } = await projectWithKey(server.url, token);
-  for (let i = 0; i < 5; i++) {
-    await api(server.url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ path: `/api/orders/${i}/items`, status_code: i === 4 ? 503 : 200 }) });
+  for (let i = 0; i < 105; i++) {
+    await api(server.url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ path: `/api/orders/${i}/items`, status_code: i % 10 === 4 ? 503 : 200 }) });
   }
-  await eventually(async () => ((await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination?.totalItems === 5 ? true : undefined));
+  await eventually(async () => ((await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination?.totalItems === 105 ? true : undefined));
   const { page, errors } = await openTab(t, server.url, { width: 390, height: 800 });
   await signIn(page, undefined, `/p/${projectId}/events`);
+  await expectRows(page, 'Events', 20);
+  await page.getByLabel('Rows per page').selectOption('100');
+  await expectRows(page, 'Events', 100);
+  await page.getByRole('button', { name: 'Next page' }).click();
   await expectRows(page, 'Events', 5);
+  t.is(new URL(page.url()).search, '?page=2&limit=100');
+  await page.getByText('Page 2 of 2 · 105 events').waitFor();
+  await page.goBack();
+  await expectRows(page, 'Events', 100);
+  await page.getByLabel('Rows per page').selectOption('20');
+  await expectRows(page, 'Events', 20);
   await screenshot(page, 'events-phone');
   // A string: the root tsconfig has no DOM library.
   t.true(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth + 1'), 'no horizontal scroll of the page');
@@ -180,7 +213,7 @@ test('events at a phone width: the table scrolls inside its frame, the page does
 
   const dark = await openTab(t, server.url, { dark: true });
   await signIn(dark.page, undefined, `/p/${projectId}/events`);
-  await expectRows(dark.page, 'Events', 5);
+  await expectRows(dark.page, 'Events', 20);
   await screenshot(dark.page, 'events-dark');
   t.deepEqual(dark.errors, []);
 });
