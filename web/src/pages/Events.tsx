@@ -1,10 +1,10 @@
 import { memo, useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { ApiError, download, get, type AuditListItem, type Paged } from '../api.ts';
-import { formatMs, formatTime } from '../format.ts';
+import { formatMs } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
-import { StatusCode, Pager, formValues, isoToLocalInput, localInputToIso, paramsOf } from './events-shared.tsx';
+import { StatusCode, Pager, rowTime, formValues, isoToLocalInput, localInputToIso, paramsOf } from './events-shared.tsx';
 
 /** SPEC 4.2's filters, in the order the form shows them. */
 const FILTERS = ['service_name', 'method', 'status_code', 'environment', 'identifier', 'start_date', 'end_date', 'event_type'] as const;
@@ -31,18 +31,21 @@ const curlLine = (origin: string) =>
   `curl -X POST ${origin}/v1/audit -H 'Content-Type: application/json' -H 'X-API-Key: <your key>' ` +
   `-d '{"path":"/api/orders","method":"POST","status_code":201,"response_time":42,"identifier":"user-1","service_name":"orders","environment":"production"}'`;
 
-const EventRow = memo(({ event, to }: { event: AuditListItem; to: string }) => (
-  <tr>
-    <td><Link to={to} aria-label={`Open event ${event.method} ${event.path} at ${formatTime(event.timestamp)}`}>{formatTime(event.timestamp)}</Link></td>
-    <td>{event.method}</td>
-    <td className="ev-path"><code>{event.path}</code></td>
-    <td className="num"><StatusCode code={event.status_code} /></td>
-    <td className="num">{formatMs(event.response_time)}</td>
-    <td>{event.service_name}</td>
-    <td>{event.identifier}</td>
-    <td>{event.environment}</td>
-  </tr>
-));
+const EventRow = memo(({ event, to }: { event: AuditListItem; to: string }) => {
+  const time = rowTime(event.timestamp);
+  return (
+    <tr>
+      <td><Link to={to} aria-label={`Open event ${event.method} ${event.path} at ${time}`}>{time}</Link></td>
+      <td>{event.method}</td>
+      <td className="ev-path"><code>{event.path}</code></td>
+      <td className="num"><StatusCode code={event.status_code} /></td>
+      <td className="num">{formatMs(event.response_time)}</td>
+      <td>{event.service_name}</td>
+      <td>{event.identifier}</td>
+      <td>{event.environment}</td>
+    </tr>
+  );
+});
 
 const FilterForm = ({ params, error, onApply, onClear }: {
   params: Params; error: unknown; onApply: (next: Params) => void; onClear: () => void;

@@ -113,7 +113,7 @@ export const Sessions = ({ projectId }: { projectId: string }) => {
                     <td>{formatTime(s.session_end)}</td>
                     <td className="num">{formatDuration(s.duration_seconds)}</td>
                     <td className="num">{formatNumber(s.event_count)}</td>
-                    <td><Link to={eventsOf(s)} aria-label={`Events of ${s.identifier}'s session in ${s.service_name} from ${formatTime(s.session_start)}`}>Its events</Link></td>
+                    <td><Link to={eventsOf(s)} aria-label={`Its events: ${s.identifier} in ${s.service_name} from ${formatTime(s.session_start)}`}>Its events</Link></td>
                   </tr>
                 ))}
               </tbody>

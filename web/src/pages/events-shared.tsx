@@ -16,6 +16,14 @@ export interface ExplicitSessionAnswer {
 
 export type OrphanItem = AuditListItem & { request_id: string };
 
+/** format.ts's formatTime with one formatter kept: toLocaleString builds a new one per call, which
+ *  a page of 100 rows re-rendered every few seconds would pay 200 times. */
+const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+export const rowTime = (iso: string): string => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : TIME.format(d);
+};
+
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** The URL keeps exact ISO instants (a shared link means the same range everywhere); the
