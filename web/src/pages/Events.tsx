@@ -51,6 +51,10 @@ const FilterForm = ({ params, error, onApply, onClear }: {
   params: Params; error: unknown; onApply: (next: Params) => void; onClear: () => void;
 }) => {
   const fieldError = (name: string) => (error instanceof ApiError ? error.fieldMessage(name) : undefined);
+  const active = FILTERS.filter((f) => params[f] !== undefined).length;
+  // Folded on a phone so the list is on the first screen; open wherever there is room, and
+  // whenever the server refused a filter (its message is inside).
+  const [openAtStart] = useState(() => window.matchMedia('(min-width: 700px)').matches || error !== null);
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const v = formValues(e.currentTarget, FILTERS);
@@ -65,32 +69,35 @@ const FilterForm = ({ params, error, onApply, onClear }: {
     </Field>
   );
   return (
-    <form className="panel ev-filters" onSubmit={submit} aria-label="Filters">
-      <div className="ev-grid">
-        <Field id="f-service_name" label="Service" error={fieldError('service_name')}>
-          <input id="f-service_name" name="service_name" defaultValue={params.service_name ?? ''} />
-        </Field>
-        {select('method', 'Method', METHODS, 'Any method')}
-        <Field id="f-status_code" label="Status code" error={fieldError('status_code')}>
-          <input id="f-status_code" name="status_code" inputMode="numeric" pattern="[1-5][0-9]{2}" title="a status code from 100 to 599" size={5} defaultValue={params.status_code ?? ''} />
-        </Field>
-        {select('environment', 'Environment', ENVIRONMENTS, 'Any environment')}
-        <Field id="f-identifier" label="Identifier" error={fieldError('identifier')}>
-          <input id="f-identifier" name="identifier" defaultValue={params.identifier ?? ''} />
-        </Field>
-        <Field id="f-start_date" label="From" error={fieldError('start_date')}>
-          <input id="f-start_date" name="start_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.start_date ?? null)} />
-        </Field>
-        <Field id="f-end_date" label="Until" error={fieldError('end_date')}>
-          <input id="f-end_date" name="end_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.end_date ?? null)} />
-        </Field>
-        {select('event_type', 'Event type', EVENT_TYPES, 'Any type')}
-      </div>
-      <div className="row ev-actions">
-        <button type="submit">Apply filters</button>
-        <button type="button" onClick={onClear}>Clear filters</button>
-      </div>
-    </form>
+    <details className="panel ev-filters" open={openAtStart}>
+      <summary>Filters{active > 0 ? ` (${active} active)` : ''}</summary>
+      <form onSubmit={submit} aria-label="Filters">
+        <div className="ev-grid">
+          <Field id="f-service_name" label="Service" error={fieldError('service_name')}>
+            <input id="f-service_name" name="service_name" defaultValue={params.service_name ?? ''} />
+          </Field>
+          {select('method', 'Method', METHODS, 'Any method')}
+          <Field id="f-status_code" label="Status code" error={fieldError('status_code')}>
+            <input id="f-status_code" name="status_code" inputMode="numeric" pattern="[1-5][0-9]{2}" title="a status code from 100 to 599" size={5} defaultValue={params.status_code ?? ''} />
+          </Field>
+          {select('environment', 'Environment', ENVIRONMENTS, 'Any environment')}
+          <Field id="f-identifier" label="Identifier" error={fieldError('identifier')}>
+            <input id="f-identifier" name="identifier" defaultValue={params.identifier ?? ''} />
+          </Field>
+          <Field id="f-start_date" label="From" error={fieldError('start_date')}>
+            <input id="f-start_date" name="start_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.start_date ?? null)} />
+          </Field>
+          <Field id="f-end_date" label="Until" error={fieldError('end_date')}>
+            <input id="f-end_date" name="end_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.end_date ?? null)} />
+          </Field>
+          {select('event_type', 'Event type', EVENT_TYPES, 'Any type')}
+        </div>
+        <div className="row ev-actions">
+          <button type="submit">Apply filters</button>
+          <button type="button" onClick={onClear}>Clear filters</button>
+        </div>
+      </form>
+    </details>
   );
 };
 
