@@ -1,6 +1,242 @@
-export const Events = ({ projectId }: { projectId: string }) => (
-  <section>
-    <h1>Events</h1>
-    <p className="muted">Not built yet ({[projectId].join(', ')}).</p>
-  </section>
-);
+import { memo, useState, type FormEvent } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { ApiError, download, get, type AuditListItem, type Paged } from '../api.ts';
+import { formatMs } from '../format.ts';
+import { Link, useSearchParams } from '../router.tsx';
+import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
+import { StatusCode, Pager, rowTime, formValues, isoToLocalInput, localInputToIso, paramsOf } from './events-shared.tsx';
+
+/** SPEC 4.2's filters, in the order the form shows them. */
+const FILTERS = ['service_name', 'method', 'status_code', 'environment', 'identifier', 'start_date', 'end_date', 'event_type'] as const;
+const VIEW = ['sort_by', 'sort_order', 'page', 'limit'] as const;
+const ALL = [...FILTERS, ...VIEW] as const;
+
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
+const ENVIRONMENTS = ['production', 'staging', 'development'];
+const EVENT_TYPES = ['http', 'system.alert', 'system.healthcheck.down', 'system.healthcheck.up', 'system.access'];
+const LIMITS = ['20', '50', '100'];
+/** The list's live refresh; only page 1 moves (later pages would shift under the reader). */
+const EVENTS_LIVE_MS = 5_000;
+
+/** Columns, each sortable by the server's `sort_by` of the same name (src/http/routes/audit.ts). */
+const COLUMNS: Array<{ key: string; label: string; num?: boolean }> = [
+  { key: 'timestamp', label: 'Time' }, { key: 'method', label: 'Method' }, { key: 'path', label: 'Path' },
+  { key: 'status_code', label: 'Status', num: true }, { key: 'response_time', label: 'Latency', num: true },
+  { key: 'service_name', label: 'Service' }, { key: 'identifier', label: 'Identifier' }, { key: 'environment', label: 'Environment' },
+];
+
+type Params = Record<string, string | undefined>;
+
+const curlLine = (origin: string) =>
+  `curl -X POST ${origin}/v1/audit -H 'Content-Type: application/json' -H 'X-API-Key: <your key>' ` +
+  `-d '{"path":"/api/orders","method":"POST","status_code":201,"response_time":42,"identifier":"user-1","service_name":"orders","environment":"production"}'`;
+
+const EventRow = memo(({ event, to }: { event: AuditListItem; to: string }) => {
+  const time = rowTime(event.timestamp);
+  return (
+    <tr>
+      <td><Link to={to} aria-label={`Open event ${event.method} ${event.path} at ${time}`}>{time}</Link></td>
+      <td>{event.method}</td>
+      <td className="ev-path"><code>{event.path}</code></td>
+      <td className="num"><StatusCode code={event.status_code} /></td>
+      <td className="num">{formatMs(event.response_time)}</td>
+      <td>{event.service_name}</td>
+      <td>{event.identifier}</td>
+      <td>{event.environment}</td>
+    </tr>
+  );
+});
+
+const FilterForm = ({ params, error, onApply, onClear }: {
+  params: Params; error: unknown; onApply: (next: Params) => void; onClear: () => void;
+}) => {
+  const fieldError = (name: string) => (error instanceof ApiError ? error.fieldMessage(name) : undefined);
+  const active = FILTERS.filter((f) => params[f] !== undefined).length;
+  // Folded on a phone so the list is on the first screen; open wherever there is room, and
+  // whenever the server refused a filter (its message is inside).
+  const [openAtStart] = useState(() => window.matchMedia('(min-width: 700px)').matches || error !== null);
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const v = formValues(e.currentTarget, FILTERS);
+    onApply({ ...v, start_date: localInputToIso(v.start_date ?? ''), end_date: localInputToIso(v.end_date ?? '', true) });
+  };
+  const select = (name: string, label: string, options: string[], all: string) => (
+    <Field id={`f-${name}`} label={label} error={fieldError(name)}>
+      <select id={`f-${name}`} name={name} defaultValue={params[name] ?? ''}>
+        <option value="">{all}</option>
+        {options.map((o) => <option key={o} value={o}>{o}</option>)}
+      </select>
+    </Field>
+  );
+  return (
+    <details className="panel ev-filters" open={openAtStart}>
+      <summary>Filters{active > 0 ? ` (${active} active)` : ''}</summary>
+      <form onSubmit={submit} aria-label="Filters">
+        <div className="ev-grid">
+          <Field id="f-service_name" label="Service" error={fieldError('service_name')}>
+            <input id="f-service_name" name="service_name" defaultValue={params.service_name ?? ''} />
+          </Field>
+          {select('method', 'Method', METHODS, 'Any method')}
+          <Field id="f-status_code" label="Status code" error={fieldError('status_code')}>
+            <input id="f-status_code" name="status_code" inputMode="numeric" pattern="[1-5][0-9]{2}" title="a status code from 100 to 599" size={5} defaultValue={params.status_code ?? ''} />
+          </Field>
+          {select('environment', 'Environment', ENVIRONMENTS, 'Any environment')}
+          <Field id="f-identifier" label="Identifier" error={fieldError('identifier')}>
+            <input id="f-identifier" name="identifier" defaultValue={params.identifier ?? ''} />
+          </Field>
+          <Field id="f-start_date" label="From" error={fieldError('start_date')}>
+            <input id="f-start_date" name="start_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.start_date ?? null)} />
+          </Field>
+          <Field id="f-end_date" label="Until" error={fieldError('end_date')}>
+            <input id="f-end_date" name="end_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.end_date ?? null)} />
+          </Field>
+          {select('event_type', 'Event type', EVENT_TYPES, 'Any type')}
+        </div>
+        <div className="row ev-actions">
+          <button type="submit">Apply filters</button>
+          <button type="button" onClick={onClear}>Clear filters</button>
+        </div>
+      </form>
+    </details>
+  );
+};
+
+const DownloadControl = ({ query, total }: { query: Params & { project_id: string }; total: number | undefined }) => {
+  const [format, setFormat] = useState<'csv' | 'json'>('csv');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await download('/v1/audit/export', { ...query, format }, `watchlog-audit.${format}`);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="ev-download">
+      <div className="row">
+        <label>
+          Format{' '}
+          <select value={format} onChange={(e) => setFormat(e.target.value === 'json' ? 'json' : 'csv')}>
+            <option value="csv">CSV</option>
+            <option value="json">JSON</option>
+          </select>
+        </label>
+        <button type="button" onClick={() => void run()} disabled={busy} aria-describedby="download-hint">
+          {busy ? 'Preparing…' : 'Download'}
+        </button>
+      </div>
+      <small id="download-hint" className="muted">
+        Exports {total === undefined ? 'the events' : `the ${total.toLocaleString()} event${total === 1 ? '' : 's'}`} matching the filters.
+      </small>
+      <ErrorNote error={error} title="Download failed" />
+    </div>
+  );
+};
+
+export const Events = ({ projectId }: { projectId: string }) => {
+  const [search, setSearch] = useSearchParams();
+  const params = paramsOf(search, ALL);
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, params[f]])) as Params;
+  const filtered = FILTERS.some((f) => params[f] !== undefined);
+  const page = Math.max(1, Number.parseInt(params.page ?? '1', 10) || 1);
+  const limit = params.limit ?? '20';
+  const sortBy = params.sort_by ?? 'timestamp';
+  const sortOrder = params.sort_order ?? 'desc';
+
+  const query = { project_id: projectId, ...filters, sort_by: params.sort_by, sort_order: params.sort_order, page: params.page, limit: params.limit };
+  const list = useQuery({
+    queryKey: ['audit', 'list', query],
+    queryFn: () => get<Paged<AuditListItem>>('/v1/audit', query),
+    refetchInterval: page === 1 ? EVENTS_LIVE_MS : false,
+    placeholderData: keepPreviousData,
+  });
+
+  const setParams = (next: Params) => setSearch(Object.fromEntries(ALL.map((k) => [k, next[k]])));
+  const sortOn = (key: string) => {
+    const order = sortBy === key ? (sortOrder === 'desc' ? 'asc' : 'desc') : key === 'timestamp' ? 'desc' : 'asc';
+    setParams({ ...params, sort_by: key === 'timestamp' && order === 'desc' ? undefined : key, sort_order: key === 'timestamp' && order === 'desc' ? undefined : order, page: undefined });
+  };
+  // Where the detail's "back" link returns: this very view, filters, sort and page included.
+  const here = `/p/${projectId}/events${search.size > 0 ? `?${search}` : ''}`;
+  const detailLink = (id: string) => `/p/${projectId}/events/${id}?back=${encodeURIComponent(here)}`;
+  const data = list.data;
+
+  return (
+    <section>
+      <div className="ev-head">
+        <h1>Events</h1>
+        <DownloadControl query={{ project_id: projectId, ...filters }} total={data?.pagination.totalItems} />
+      </div>
+      <FilterForm
+        key={search.toString()}
+        params={params}
+        error={list.error}
+        onApply={(f) => setParams({ ...f, sort_by: params.sort_by, sort_order: params.sort_order, limit: params.limit })}
+        onClear={() => setParams({ sort_by: params.sort_by, sort_order: params.sort_order, limit: params.limit })}
+      />
+      <ErrorNote error={list.error} title="The events could not be read" />
+      {list.isPending && <Loading what="events" />}
+      {data !== undefined && data.pagination.totalItems === 0 && !filtered && (
+        <Empty>
+          <p><strong>No events in this project yet.</strong> Events arrive when a service sends them with one of the project's API keys.</p>
+          <p>Create a key in <Link to={`/p/${projectId}/settings`}>Settings</Link>, then send a first event:</p>
+          <pre className="ev-curl">{curlLine(window.location.origin)}</pre>
+        </Empty>
+      )}
+      {data !== undefined && data.pagination.totalItems === 0 && filtered && (
+        <Empty>
+          <p><strong>No events match these filters.</strong></p>
+          <button type="button" onClick={() => setParams({ sort_by: params.sort_by, sort_order: params.sort_order, limit: params.limit })}>Clear filters</button>
+        </Empty>
+      )}
+      {data !== undefined && data.pagination.totalItems > 0 && (
+        <>
+          <div className="row ev-tools">
+            <label>
+              Rows per page{' '}
+              <select value={limit} onChange={(e) => setParams({ ...params, limit: e.target.value === '20' ? undefined : e.target.value, page: undefined })}>
+                {LIMITS.map((l) => <option key={l} value={l}>{l}</option>)}
+              </select>
+            </label>
+            {page === 1 && <span className="muted ev-live">Live: new events appear every {EVENTS_LIVE_MS / 1000} s.</span>}
+          </div>
+          <div className="table-wrap">
+            <table className="ev-table" aria-label="Events">
+              <thead>
+                <tr>
+                  {COLUMNS.map((c) => {
+                    const active = sortBy === c.key;
+                    return (
+                      <th key={c.key} className={c.num ? 'num' : undefined} aria-sort={active ? (sortOrder === 'asc' ? 'ascending' : 'descending') : undefined}>
+                        <button type="button" className="ev-sort" onClick={() => sortOn(c.key)}>
+                          {c.label}
+                          <span aria-hidden="true">{active ? (sortOrder === 'asc' ? ' ▲' : ' ▼') : ''}</span>
+                        </button>
+                      </th>
+                    );
+                  })}
+                </tr>
+              </thead>
+              <tbody>
+                {data.data.map((e) => <EventRow key={e.id} event={e} to={detailLink(e.id)} />)}
+              </tbody>
+            </table>
+          </div>
+          {data.data.length === 0 && <p className="muted">This page is past the last one.</p>}
+          <Pager
+            page={page}
+            totalPages={data.pagination.totalPage}
+            total={data.pagination.totalItems}
+            noun="events"
+            onPage={(p) => setParams({ ...params, page: p === 1 ? undefined : String(p) })}
+          />
+        </>
+      )}
+    </section>
+  );
+};

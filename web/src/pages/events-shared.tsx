@@ -1,0 +1,81 @@
+import type { AuditListItem } from '../api.ts';
+import './events.css';
+
+/** Shapes and helpers shared by the Events, Event, Sessions and Orphans screens. */
+
+export interface DerivedSession {
+  project_id: string; identifier: string; service_name: string;
+  session_start: string; session_end: string; duration_seconds: number; event_count: number;
+}
+
+export interface ExplicitSessionAnswer {
+  session_id: string; identifier: string; service_name: string;
+  session_start: string; session_end: string; duration_seconds: number; event_count: number;
+  events: Array<{ id: string; method: string; path: string; status_code: number | null; timestamp: string }>;
+}
+
+export type OrphanItem = AuditListItem & { request_id: string };
+
+/** format.ts's formatTime with one formatter kept: toLocaleString builds a new one per call, which
+ *  a page of 100 rows re-rendered every few seconds would pay 200 times. */
+const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+export const rowTime = (iso: string): string => {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : TIME.format(d);
+};
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** The URL keeps exact ISO instants (a shared link means the same range everywhere); the
+ *  `datetime-local` input shows them in the reader's own zone. */
+export const isoToLocalInput = (iso: string | null): string => {
+  if (iso === null || iso === '') return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+};
+
+export const localInputToIso = (value: string, end = false): string | undefined => {
+  if (value === '') return undefined;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) return undefined;
+  // An end bound typed to the second covers that whole second (the bounds are inclusive to the ms).
+  if (end && d.getMilliseconds() === 0) d.setMilliseconds(999);
+  return d.toISOString();
+};
+
+/** The text fields of a submitted form, blanks dropped. */
+export const formValues = (form: HTMLFormElement, names: readonly string[]): Record<string, string | undefined> => {
+  const data = new FormData(form);
+  const out: Record<string, string | undefined> = {};
+  for (const n of names) {
+    const v = data.get(n);
+    const s = typeof v === 'string' ? v.trim() : '';
+    out[n] = s === '' ? undefined : s;
+  }
+  return out;
+};
+
+export const paramsOf = (search: URLSearchParams, names: readonly string[]): Record<string, string | undefined> =>
+  Object.fromEntries(names.map((n) => [n, search.get(n) ?? undefined]));
+
+export const statusClass = (code: number | null): string | undefined =>
+  code === null ? undefined : code >= 500 ? 'status-5xx' : code >= 400 ? 'status-4xx' : undefined;
+
+export const StatusCode = ({ code }: { code: number | null }) => {
+  const cls = statusClass(code);
+  return <span className={cls}>{code ?? '—'}{cls !== undefined && <span className="visually-hidden"> ({cls === 'status-5xx' ? 'server error' : 'client error'})</span>}</span>;
+};
+
+/** A path that stays inside this dashboard, so a `back` parameter cannot send anyone elsewhere. */
+export const safeInternal = (to: string | null): string | null => (to !== null && to.startsWith('/') && !to.startsWith('//') ? to : null);
+
+export const Pager = ({ page, totalPages, total, noun, onPage }: {
+  page: number; totalPages: number; total: number; noun: string; onPage: (page: number) => void;
+}) => (
+  <nav className="pager" aria-label={`${noun} pages`}>
+    <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>Previous page</button>
+    <span aria-live="polite">Page {page} of {Math.max(totalPages, 1)} · {total.toLocaleString()} {total === 1 ? noun.replace(/s$/, '') : noun}</span>
+    <button type="button" onClick={() => onPage(page + 1)} disabled={page >= totalPages}>Next page</button>
+  </nav>
+);
