@@ -175,7 +175,7 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
                       <td><Health status={m.status} />{!m.enabled && <span className="muted"> (paused)</span>}</td>
                       <td title={formatTime(m.status_since)}>{m.status_since === null ? '—' : ago(m.status_since, now)}</td>
                       <td title={formatTime(m.last_checked_at)}>{ago(m.last_checked_at, now)}</td>
-                      <td className={m.last_checked_at === null ? 'muted' : m.last_error !== null ? 'check-failed' : undefined}>{lastResult(m)}</td>
+                      <td className={`last-result${m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : ''}`}>{lastResult(m)}</td>
                       <td className="num">{formatPercent(m.uptime_24h)}</td>
                       <td className="num">{formatPercent(m.uptime_7d)}</td>
                       <td>{m.enabled ? `Yes, every ${m.interval_seconds} s` : 'No, paused'}</td>
