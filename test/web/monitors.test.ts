@@ -121,3 +121,51 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
   t.is((await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body.length, 0);
   t.deepEqual(errors, []);
 });
+
+test('monitors: the 10-monitor limit said in words; an auditor reads without write controls; dark mode', async (t) => {
+  const server = await startTestServer();
+  const target = await startTarget(200);
+  t.teardown(async () => {
+    await server.stop();
+    await target.close();
+  });
+  const token = await login(server.url);
+  const { projectId } = await projectWithKey(server.url, token, 'full');
+  for (let i = 1; i <= 10; i++) {
+    const res = await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: `svc-${i}`, url: target.url, enabled: false } });
+    t.is(res.status, 201);
+  }
+
+  const { page, errors } = await openTab(t, server.url, { dark: true });
+  await signIn(page, undefined, `/p/${projectId}/monitors`);
+  const table = page.getByRole('table', { name: 'Monitors' });
+  await table.getByRole('row').filter({ hasText: 'svc-10' }).waitFor();
+  t.is(await table.getByRole('row').count(), 11, 'a header row and ten monitors');
+  await page.getByText('This project has 10 monitors, the most a project may have').waitFor();
+  t.true(await table.getByRole('row').filter({ hasText: 'svc-1' }).first().getByText('No, paused').isVisible());
+  await page.getByRole('button', { name: 'Add monitor' }).click();
+  const form = page.getByRole('form', { name: 'Add monitor' });
+  await form.getByLabel('Name').fill('one too many');
+  await form.getByLabel('URL').fill(target.url);
+  await form.getByRole('button', { name: 'Add monitor' }).click();
+  await form.getByRole('alert').filter({ hasText: /at most 10 monitors/ }).waitFor();
+  await form.getByText('This project already has 10 monitors').waitFor();
+  await screenshot(page, 'monitors-limit-dark');
+
+  // ?open= expands that monitor; its history is still empty, and says when the first check comes.
+  const [first] = (await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body as Array<{ id: string }>;
+  await page.goto(`/p/${projectId}/monitors?open=${first!.id}`);
+  t.is(await table.getByRole('button', { name: 'History of svc-1', exact: true }).getAttribute('aria-expanded'), 'true');
+  await page.getByText('No check yet.').waitFor();
+
+  const email = 'auditor@example.com';
+  await api(server.url, 'POST', '/v1/users', { token, body: { email, password: 'long enough pw', role: 'auditor', project_ids: [projectId] } });
+  const auditor = await openTab(t, server.url);
+  await signIn(auditor.page, { email, password: 'long enough pw' }, `/p/${projectId}/monitors`);
+  const seen = auditor.page.getByRole('table', { name: 'Monitors' });
+  await seen.getByRole('row').filter({ hasText: 'svc-10' }).waitFor();
+  t.is(await auditor.page.getByRole('button', { name: /Add monitor|Test .* now|Pause|Delete|Edit/ }).count(), 0, 'no write controls');
+  t.is(await seen.getByRole('columnheader', { name: 'Actions' }).count(), 0);
+  t.deepEqual(errors, []);
+  t.deepEqual(auditor.errors, []);
+});

@@ -108,7 +108,7 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
       <div className="monitors-head">
         <h1>Monitors</h1>
         {canWrite && form === null && list.length > 0 && (
-          <button type="button" className="primary" onClick={() => { setNotice(null); setForm({ editing: null }); }} disabled={full}>
+          <button type="button" className="primary" onClick={() => { setNotice(null); setForm({ editing: null }); }}>
             Add monitor
           </button>
         )}
@@ -117,7 +117,7 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
         Each monitor calls a URL on its interval and is UP while the answer has the expected status. Uptime counts the checks
         of the last 24 hours and 7 days (whole hours plus the current one). While a monitor is DOWN, a banner says so on every screen.
       </p>
-      {canWrite && full && form === null && (
+      {canWrite && full && (
         <p className="notice">This project has {MONITORS_PER_PROJECT} monitors, the most a project may have: delete one to add another.</p>
       )}
       {notice !== null && <p className="notice" role="status">{notice}</p>}
