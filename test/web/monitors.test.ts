@@ -103,6 +103,20 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
   await row.getByRole('button', { name: 'Resume checkout' }).click();
   await row.getByText('Yes, every 10 s').waitFor();
 
+  // Edit: the same form, filled with the monitor's settings, answered by PUT.
+  await row.getByRole('button', { name: 'Edit checkout' }).click();
+  const edit = page.getByRole('form', { name: 'Edit monitor checkout' });
+  t.is(await edit.getByLabel('URL').inputValue(), target.url);
+  t.is(await edit.getByLabel('Timeout (s)').inputValue(), '5');
+  await edit.getByLabel('Interval (s)').fill('3');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await edit.getByRole('alert').filter({ hasText: 'must be an integer from 10 to 86400' }).first().waitFor();
+  t.regex(await description(page, edit.getByLabel('Interval (s)')), /must be an integer from 10 to 86400/, 'the server\'s message at the interval field');
+  await edit.getByLabel('Interval (s)').fill('20');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await edit.waitFor({ state: 'detached' });
+  await row.getByText('Yes, every 20 s').waitFor();
+
   await page.setViewportSize({ width: 390, height: 844 });
   // Back to the start of the table, which the Resume button had scrolled sideways.
   await table.getByRole('button', { name: 'History of checkout' }).focus();
