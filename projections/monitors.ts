@@ -1,3 +1,4 @@
+import { uptimeHourOf } from '../src/domain/monitor.ts';
 import type { MonitorsWriter } from '../src/views/monitors/port.ts';
 import type { Projection } from './projection.ts';
 
@@ -34,6 +35,7 @@ export const monitorsProjection: Projection<MonitorsWriter> = {
         writer.checked(c.monitor_id, {
           checked_at: c.checked_at, status_code: c.status_code ?? null, response_ms: c.response_ms, ok: c.ok, error: c.error ?? null,
         }, recorded.position);
+        writer.counted(c.monitor_id, uptimeHourOf(c.checked_at), c.ok, recorded.position);
         break;
       }
       default:

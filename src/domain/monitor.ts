@@ -2,6 +2,7 @@ import * as t from 'io-ts';
 import { boundedString, closed, intRange, Uuid } from './codecs.ts';
 import { DomainError, invalid, notFound } from './errors.ts';
 import type { StoredAuditEvent } from './audit-event.ts';
+import { HOUR_MS, hourOf } from './stats.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 
@@ -14,6 +15,35 @@ export const MIN_INTERVAL_SECONDS = 10;
 export const MAX_INTERVAL_SECONDS = 86_400;
 export const MAX_TIMEOUT_SECONDS = 120;
 export const CHECKS_KEPT = 200;
+/** Uptime is counted per hour, over the last 24 and 168 whole hours plus the current one; a
+ *  monitor keeps the buckets of the 168 hours before its newest check and that check's hour. */
+export const UPTIME_HOURS_KEPT = 7 * 24 + 1;
+/** The hour a time falls in, as the epoch milliseconds of its start. */
+export const uptimeHourOf = (time: string | Date): number => hourOf(new Date(time).getTime());
+
+/** Checks that were OK over all checks of the buckets from `fromHour` to `toHour`; null without checks. */
+export const uptimeRatio = (buckets: ReadonlyArray<UptimeBucket>, fromHour: number, toHour: number): number | null => {
+  let ok = 0;
+  let total = 0;
+  for (const b of buckets) {
+    if (b.hour < fromHour || b.hour > toHour) continue;
+    ok += b.ok;
+    total += b.total;
+  }
+  return total === 0 ? null : ok / total;
+};
+
+/** A monitor's checks in one hour. */
+export interface UptimeBucket { hour: number; ok: number; total: number }
+
+/** SPEC 4.10 uptime of a monitor at `now`: over the last 24 (168) whole hours and the current one. */
+export const uptimeAt = (buckets: ReadonlyArray<UptimeBucket>, now: Date): { uptime_24h: number | null; uptime_7d: number | null } => {
+  const current = uptimeHourOf(now);
+  return {
+    uptime_24h: uptimeRatio(buckets, current - 24 * HOUR_MS, current),
+    uptime_7d: uptimeRatio(buckets, current - 7 * 24 * HOUR_MS, current),
+  };
+};
 export const DEFAULTS = { interval_seconds: 60, timeout_seconds: 10, expected_status: 200, enabled: true } as const;
 
 /** http(s) only, with a host; at most 2048 characters. */

@@ -327,6 +327,7 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
       await m.stores.monitors.commit(checks.map((c) => c.r), (r, w) => {
         const c = checks.find((x) => x.r === r)!;
         w.checked(id, check(c.i), r.position);
+        w.counted(id, Date.UTC(2026, 0, 1), check(c.i).ok, r.position);
       });
     };
     await apply();
@@ -351,6 +352,16 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.deepEqual((await m.monitors.list({ all: true })).map((x) => x.id), [id, other]);
     t.deepEqual((await m.monitors.list({ all: true }, project)).map((x) => x.id), [id]);
     t.deepEqual(await m.monitors.list({ all: false, projectIds: [] }), []);
+    // All 205 checks counted once (103 OK), despite the replay.
+    t.deepEqual(Object.fromEntries(await m.monitors.uptime([id, other], new Date(at(3600)))), {
+      [id]: { uptime_24h: 103 / 205, uptime_7d: 103 / 205 }, [other]: { uptime_24h: null, uptime_7d: null },
+    });
+    const older = [recorded(), recorded()];
+    await m.stores.monitors.commit(older, (r, w) => {
+      // An hour more than 168 hours before the newest is dropped at once.
+      w.counted(id, Date.UTC(2026, 0, 1) - 169 * 3_600_000, true, r.position);
+    });
+    t.deepEqual((await m.monitors.uptime([id], new Date(Date.UTC(2026, 0, 1) - 168 * 3_600_000))).get(id), { uptime_24h: null, uptime_7d: null });
 
     const removed = recorded();
     const late = recorded();
@@ -360,6 +371,7 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     });
     t.is(await m.monitors.get(id, { all: true }), null);
     t.deepEqual(await m.monitors.history(id, 10), []);
+    t.deepEqual((await m.monitors.uptime([id], new Date(at(0)))).get(id), { uptime_24h: null, uptime_7d: null });
     t.is(await m.monitors.countInProject(project), 0);
   });
 

@@ -161,3 +161,22 @@ test('members see and change only their projects\' monitors; auditors only read'
   }
   t.is((await api(server.url, 'GET', '/v1/monitors')).status, 401);
 });
+
+test('every monitor answer carries its uptime over 24 hours and 7 days, null before any check', async (t) => {
+  const { projectId } = await projectWithKey(server.url, token, 'uptime');
+  const created = await post({ project_id: projectId, name: 'uptime', url: target.url, enabled: false });
+  t.like(created.body, { uptime_24h: null, uptime_7d: null });
+  const ago = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+  // Two days ago a failure (in the week only), then two OK checks and a failure now.
+  for (const [hours, ok] of [[48, false], [0, true], [0, true], [0, false]] as const) {
+    await recordCheck(server.runtime.commands, created.body.id, { checked_at: ago(hours), ok, response_ms: 5, ...(ok ? { status_code: 200 } : { error: 'refused' }) }, ctx);
+  }
+  const expected = { uptime_24h: 2 / 3, uptime_7d: 2 / 4 };
+  const one = await eventually(async () => {
+    const res = await api(server.url, 'GET', `/v1/monitors/${created.body.id}`, { token });
+    return res.body.uptime_7d === expected.uptime_7d ? res : undefined;
+  });
+  t.like(one.body, expected);
+  t.like((await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body[0], { id: created.body.id, ...expected });
+  t.like((await api(server.url, 'PUT', `/v1/monitors/${created.body.id}`, { token, body: { name: 'renamed' } })).body, { name: 'renamed', ...expected });
+});

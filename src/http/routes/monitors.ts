@@ -5,6 +5,8 @@ import { createMonitor, deleteMonitor, updateMonitor } from '../../commands/moni
 import { runCheck } from '../../checks/http-probe.ts';
 import { principalOf, requireRole } from '../middleware/auth.ts';
 import { IntFromString, NoParameters, readQuery } from '../middleware/query.ts';
+import type { Scope } from '../../domain/scope.ts';
+import type { MonitorResponse, MonitorView } from '../../views/monitors/port.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 import { projectResourceRoutes } from './project-resource.ts';
@@ -20,8 +22,21 @@ export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const refused = url === undefined ? null : deps.egress.literalRefusal(url);
     return refused === null ? [] : [{ path: 'url', message: refused }];
   };
+  const monitors = deps.readModels.monitors;
+  const withUptime = async (views: MonitorView[]): Promise<MonitorResponse[]> => {
+    const uptime = await monitors.uptime(views.map((v) => v.id), deps.now());
+    return views.map((v) => ({ ...v, ...(uptime.get(v.id) ?? { uptime_24h: null, uptime_7d: null }) }));
+  };
+  // Every monitor the routes answer carries its uptime at the service clock's now.
+  const queries = {
+    list: async (scope: Scope, projectId?: string) => withUptime(await monitors.list(scope, projectId)),
+    get: async (id: string, scope: Scope) => {
+      const view = await monitors.get(id, scope);
+      return view && (await withUptime([view]))[0]!;
+    },
+  };
   const { visible } = projectResourceRoutes(router, deps, {
-    path: '/v1/monitors', what: 'monitor', readModel: 'monitors', queries: deps.readModels.monitors,
+    path: '/v1/monitors', what: 'monitor', readModel: 'monitors', queries,
     inputs: [MonitorCreateInput, MonitorUpdateInput], commands: { create: createMonitor, update: updateMonitor, remove: deleteMonitor },
     problems: { create: url, update: url },
   });

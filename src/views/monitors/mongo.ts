@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
-import { CHECKS_KEPT } from '../../domain/monitor.ts';
+import { HOUR_MS } from '../../domain/stats.ts';
+import { CHECKS_KEPT, UPTIME_HOURS_KEPT, uptimeAt, uptimeHourOf, type UptimeBucket } from '../../domain/monitor.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
-import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
+import type { CheckView, MonitorUptime, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
 import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** Monitors keyed by id, checks keyed by log position. Check writes read the monitor first (a
@@ -9,16 +10,20 @@ import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from 
  *  log order after the batch's bulk writes; every step is idempotent. */
 const MONITORS = 'monitors';
 const CHECKS = 'monitor_checks';
+const UPTIME = 'monitor_uptime';
 
 type MonitorDoc = Omit<MonitorView, 'id'> & { _id: string };
 interface CheckDoc extends CheckView { _id: string; monitor_id: string }
+/** Keyed `<monitor id>:<hour>`; `last_position` (a position key) is the last check counted. */
+interface UptimeDoc extends UptimeBucket { _id: string; monitor_id: string; last_position: string }
 
 const monitorsMongoSchema: MongoSchema = {
-  version: 1,
-  collections: [MONITORS, CHECKS],
+  version: 2,
+  collections: [MONITORS, CHECKS, UPTIME],
   async ensureIndexes(db) {
     await db.collection(MONITORS).createIndexes([{ key: { project_id: 1, created_at: 1 } }]);
     await db.collection(CHECKS).createIndexes([{ key: { monitor_id: 1, checked_at: -1, _id: -1 } }]);
+    await db.collection(UPTIME).createIndexes([{ key: { monitor_id: 1, hour: -1 } }]);
   },
 };
 
@@ -38,6 +43,7 @@ const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
     deleted: (id) => ops.defer(async (db) => {
       await db.collection<MonitorDoc>(MONITORS).deleteOne({ _id: id });
       await db.collection<CheckDoc>(CHECKS).deleteMany({ monitor_id: id });
+      await db.collection<UptimeDoc>(UPTIME).deleteMany({ monitor_id: id });
     }),
     status: (id, status, since) => ops.defer(async (db) => {
       await db.collection<MonitorDoc>(MONITORS).updateOne({ _id: id }, { $set: { status, status_since: since } });
@@ -57,6 +63,20 @@ const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
           $or: [{ checked_at: { $lt: oldestKept.checked_at } }, { checked_at: oldestKept.checked_at, _id: { $lt: oldestKept._id } }],
         });
       }
+    }),
+    counted: (id, hour, ok, position) => ops.defer(async (db) => {
+      if (!(await db.collection<MonitorDoc>(MONITORS).findOne({ _id: id }, { projection: { _id: 1 } }))) return;
+      const uptime = db.collection<UptimeDoc>(UPTIME);
+      const key = positionKey(position);
+      const _id = `${id}:${hour}`;
+      // Steps run in log order: a check at or before the bucket's last position was counted.
+      const counted = await uptime.updateOne(
+        { _id, last_position: { $lt: key } }, { $inc: { ok: ok ? 1 : 0, total: 1 }, $set: { last_position: key } });
+      if (counted.matchedCount === 0 && !(await uptime.findOne({ _id }, { projection: { _id: 1 } }))) {
+        await uptime.insertOne({ _id, monitor_id: id, hour, ok: ok ? 1 : 0, total: 1, last_position: key });
+      }
+      const newest = await uptime.find({ monitor_id: id }).sort({ hour: -1 }).limit(1).next();
+      if (newest) await uptime.deleteMany({ monitor_id: id, hour: { $lt: newest.hour - (UPTIME_HOURS_KEPT - 1) * HOUR_MS } });
     }),
   };
 };
@@ -81,6 +101,12 @@ class MongoMonitorsQueries implements MonitorsQueries {
 
   async history(id: string, limit: number): Promise<CheckView[]> {
     return (await this.db.collection<CheckDoc>(CHECKS).find({ monitor_id: id }).sort({ checked_at: -1, _id: -1 }).limit(limit).toArray()).map(toCheck);
+  }
+
+  async uptime(ids: readonly string[], now: Date): Promise<Map<string, MonitorUptime>> {
+    const from = uptimeHourOf(now) - (UPTIME_HOURS_KEPT - 1) * HOUR_MS;
+    const buckets = await this.db.collection<UptimeDoc>(UPTIME).find({ monitor_id: { $in: [...ids] }, hour: { $gte: from } }).toArray();
+    return new Map(ids.map((id) => [id, uptimeAt(buckets.filter((b) => b.monitor_id === id), now)]));
   }
 }
 

@@ -18,6 +18,13 @@ export interface MonitorView extends MonitorSettings {
   updated_at: string;
 }
 
+/** The share of OK checks over the last 24 hours and 7 days (whole hours plus the current one);
+ *  null when no check fell in the window. */
+export interface MonitorUptime { uptime_24h: number | null; uptime_7d: number | null }
+
+/** A monitor as its routes answer it. */
+export type MonitorResponse = MonitorView & MonitorUptime;
+
 /** One stored check (SPEC 2.9). */
 export interface CheckView {
   checked_at: string;
@@ -37,6 +44,11 @@ export interface MonitorsWriter {
    *  newest, to the monitor's last-check fields; ignored once the monitor is deleted. `position`
    *  keys the row, so a replay adds nothing. */
   checked(id: string, check: CheckView, position: string): void;
+  /** Counts a check in its monitor's hour bucket (`hour`: epoch ms of the hour's start), once per
+   *  `position` (a replay counts nothing), and drops the buckets more than UPTIME_HOURS_KEPT - 1
+   *  hours older than the monitor's newest; ignored once the monitor is deleted. Positions must
+   *  come in log order. */
+  counted(id: string, hour: number, ok: boolean, position: string): void;
 }
 
 export interface MonitorsQueries {
@@ -46,4 +58,6 @@ export interface MonitorsQueries {
   countInProject(projectId: string): Promise<number>;
   /** Newest first. */
   history(id: string, limit: number): Promise<CheckView[]>;
+  /** The uptime of each monitor at `now`; a monitor without buckets maps to nulls. */
+  uptime(ids: readonly string[], now: Date): Promise<Map<string, MonitorUptime>>;
 }

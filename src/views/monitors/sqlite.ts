@@ -1,13 +1,15 @@
 import type Database from 'better-sqlite3';
-import { CHECKS_KEPT, type MonitorSettings } from '../../domain/monitor.ts';
+import { HOUR_MS } from '../../domain/stats.ts';
+import { CHECKS_KEPT, UPTIME_HOURS_KEPT, uptimeAt, uptimeHourOf, type MonitorSettings, type UptimeBucket } from '../../domain/monitor.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
-import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
+import type { CheckView, MonitorUptime, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
 import { Where, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
 
-/** Monitors with their state and last check, and the last CHECKS_KEPT checks of each. */
+/** Monitors with their state and last check, the last CHECKS_KEPT checks of each, and their
+ *  checks counted per hour (for uptime). */
 const monitorsSchema: SqliteSchema = {
-  version: 1,
-  tables: ['monitors', 'monitor_checks'],
+  version: 2,
+  tables: ['monitors', 'monitor_checks', 'monitor_uptime'],
   create: `
 CREATE TABLE IF NOT EXISTS monitors (
   id TEXT PRIMARY KEY,
@@ -38,6 +40,14 @@ CREATE TABLE IF NOT EXISTS monitor_checks (
   error TEXT
 );
 CREATE INDEX IF NOT EXISTS monitor_checks_recent ON monitor_checks (monitor_id, checked_at DESC, position DESC);
+CREATE TABLE IF NOT EXISTS monitor_uptime (
+  monitor_id TEXT NOT NULL,
+  hour INTEGER NOT NULL,
+  ok INTEGER NOT NULL,
+  total INTEGER NOT NULL,
+  last_position INTEGER NOT NULL,
+  PRIMARY KEY (monitor_id, hour)
+) WITHOUT ROWID;
 `,
 };
 
@@ -65,6 +75,14 @@ class SqliteMonitorsWriter implements MonitorsWriter {
         last_error = @error WHERE id = @id AND (last_checked_at IS NULL OR last_checked_at <= @checked_at)`),
       trim: db.prepare(`DELETE FROM monitor_checks WHERE monitor_id = ? AND position NOT IN
         (SELECT position FROM monitor_checks WHERE monitor_id = ? ORDER BY checked_at DESC, position DESC LIMIT ${CHECKS_KEPT})`),
+      // A bucket remembers the last position it counted: positions come in log order, so a
+      // replayed check is one at or before it.
+      count: db.prepare(`INSERT INTO monitor_uptime VALUES (@id, @hour, @ok, 1, @position)
+        ON CONFLICT (monitor_id, hour) DO UPDATE SET ok = ok + excluded.ok, total = total + 1, last_position = excluded.last_position
+        WHERE last_position < excluded.last_position`),
+      prune: db.prepare(`DELETE FROM monitor_uptime WHERE monitor_id = ?
+        AND hour < (SELECT MAX(hour) FROM monitor_uptime WHERE monitor_id = ?) - ${(UPTIME_HOURS_KEPT - 1) * HOUR_MS}`),
+      deleteUptime: db.prepare('DELETE FROM monitor_uptime WHERE monitor_id = ?'),
     };
   }
 
@@ -84,6 +102,7 @@ class SqliteMonitorsWriter implements MonitorsWriter {
   deleted(id: string): void {
     this.stmts.delete.run(id);
     this.stmts.deleteChecks.run(id);
+    this.stmts.deleteUptime.run(id);
   }
 
   status(id: string, status: 'UP' | 'DOWN', since: string): void {
@@ -96,6 +115,12 @@ class SqliteMonitorsWriter implements MonitorsWriter {
     this.stmts.last.run({ ...check, id });
     this.stmts.trim.run(id, id);
   }
+
+  counted(id: string, hour: number, ok: boolean, position: string): void {
+    if (!this.stmts.exists.get(id)) return;
+    this.stmts.count.run({ id, hour, ok: ok ? 1 : 0, position: Number(position) });
+    this.stmts.prune.run(id, id);
+  }
 }
 
 class SqliteMonitorsQueries implements MonitorsQueries {
@@ -106,6 +131,7 @@ class SqliteMonitorsQueries implements MonitorsQueries {
       count: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM monitors WHERE project_id = ?'),
       history: db.prepare<[string, number], CheckRow>(
         'SELECT checked_at, status_code, response_ms, ok, error FROM monitor_checks WHERE monitor_id = ? ORDER BY checked_at DESC, position DESC LIMIT ?'),
+      uptime: db.prepare<[string, number], UptimeBucket>('SELECT hour, ok, total FROM monitor_uptime WHERE monitor_id = ? AND hour >= ?'),
     };
   }
 
@@ -126,6 +152,11 @@ class SqliteMonitorsQueries implements MonitorsQueries {
 
   async history(id: string, limit: number): Promise<CheckView[]> {
     return this.stmts.history.all(id, limit).map(toCheck);
+  }
+
+  async uptime(ids: readonly string[], now: Date): Promise<Map<string, MonitorUptime>> {
+    const from = uptimeHourOf(now) - (UPTIME_HOURS_KEPT - 1) * HOUR_MS;
+    return new Map(ids.map((id) => [id, uptimeAt(this.stmts.uptime.all(id, from), now)]));
   }
 }
 
