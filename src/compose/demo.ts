@@ -238,5 +238,7 @@ export const runDemo = async (config: Config, env: NodeJS.ProcessEnv, version: s
   // No wait for /readyz: the read models were built before the service started, so sign-in and
   // every list answer at once; the projectors only have the scan's alerts to add.
   startLiveTraffic(dir, report.projects);
-  process.stdout.write(`watchlog demo ready: open ${url} and sign in as ${admin.email} with password ${admin.password}\n`);
+  // A password the user chose is not echoed into terminals and logs; a generated one is shown once.
+  const password = config.admin ? 'the password in WATCHLOG_ADMIN_PASSWORD' : `password ${admin.password}`;
+  process.stdout.write(`watchlog demo ready: open ${url} and sign in as ${admin.email} with ${password}\n`);
 };
