@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
@@ -222,12 +222,16 @@ export const runDemo = async (config: Config, env: NodeJS.ProcessEnv, version: s
     // A day of traffic ending now, not at the last run: the demo's own directory is filled afresh.
     for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
   }
+  // Marked before the fill, so that a fill cut short (Ctrl-C) leaves a directory the next run may empty.
+  mkdirSync(dir, { recursive: true });
+  const mark = (details: object) => writeFileSync(path.join(dir, DEMO_MARKER), `${JSON.stringify({ made_by: 'watchlog demo', at: new Date().toISOString(), ...details }, null, 2)}\n`);
+  mark({});
   const admin = config.admin ?? { email: DEMO_ADMIN_EMAIL, password: generatePassword() };
   const target = await startTarget();
   const downUrl = `http://127.0.0.1:${await closedPort()}/health`;
   process.stderr.write(`demo: filling ${dir} with ${events.toLocaleString('en')} events over the last 24 h…\n`);
   const report = await fillDemo(config, { events, admin, upUrl: target.url, downUrl });
-  writeFileSync(path.join(dir, DEMO_MARKER), `${JSON.stringify({ made_by: 'watchlog demo', at: new Date().toISOString(), events: report.events, projects: report.projects }, null, 2)}\n`);
+  mark({ events: report.events, projects: report.projects });
   const rate = Math.round(report.events / (report.appendMs / 1000));
   process.stderr.write(`demo: appended ${report.events.toLocaleString('en')} events in ${(report.appendMs / 1000).toFixed(1)} s (${rate.toLocaleString('en')} events/s), `
     + `built the read models in ${(report.projectMs / 1000).toFixed(1)} s, ${report.alerts} anomaly alert(s) raised\n`);
