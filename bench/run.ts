@@ -4,6 +4,7 @@ import { printQueries, queriesBenchmark } from './queries.ts';
 import { monitorsBenchmark, printMonitors } from './monitors.ts';
 import { anomaliesBenchmark, printAnomalies } from './anomalies.ts';
 import { maskingBenchmark, printMasking } from './masking.ts';
+import { dashboardBenchmark, printDashboard } from './dashboard.ts';
 
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
@@ -16,6 +17,7 @@ const sections: Section[] = [
   { name: 'monitors', run: async () => { const r = await monitorsBenchmark(); return { result: r, lines: printMonitors(r) }; } },
   { name: 'anomalies', run: async () => { const r = await anomaliesBenchmark(); return { result: r, lines: printAnomalies(r) }; } },
   { name: 'masking', run: async () => { const r = await maskingBenchmark(); return { result: r, lines: printMasking(r) }; } },
+  { name: 'dashboard', run: async () => { const r = await dashboardBenchmark(); return { result: r, lines: printDashboard(r) }; } },
 ];
 
 const only = process.argv.slice(2);

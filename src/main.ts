@@ -6,6 +6,7 @@ import { generatePasswordForReset, resetPassword } from './compose/admin.ts';
 import { rebuild, serve, type Role } from './compose/roles.ts';
 import { StartupError } from './compose/stores.ts';
 import { COMMAND_NAMES, commandHelp, generalHelp } from './compose/cli-help.ts';
+import { DEFAULT_DEMO_DIR, runDemo } from './compose/demo.ts';
 
 /** package.json sits one level up from src/ and two from dist/src/. */
 const version = (): string => {
@@ -27,9 +28,9 @@ const readStdinLine = async (): Promise<string> => {
   return text.split(/\r?\n/)[0] ?? '';
 };
 
-const loadConfigOrExit = (): Config | number => {
+const loadConfigOrExit = (env: NodeJS.ProcessEnv = process.env): Config | number => {
   try {
-    return loadConfig(process.env);
+    return loadConfig(env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`watchlog: ${error.message}\n`);
@@ -82,6 +83,17 @@ const main = async (argv: string[]): Promise<number> => {
   if (!COMMAND_NAMES.includes(command)) {
     process.stderr.write(`watchlog: unknown command "${command}"\n\n${generalHelp()}`);
     return 2;
+  }
+  if (command === 'demo') {
+    // Its own directory unless told otherwise, and a quiet log: the demo's lines are what matter.
+    const demoConfig = loadConfigOrExit({
+      ...process.env,
+      WATCHLOG_DATA_DIR: process.env.WATCHLOG_DATA_DIR ?? DEFAULT_DEMO_DIR,
+      WATCHLOG_LOG_LEVEL: process.env.WATCHLOG_LOG_LEVEL ?? 'warn',
+    });
+    if (typeof demoConfig === 'number') return demoConfig;
+    await runDemo(demoConfig, process.env, version());
+    return -1;
   }
   const config = loadConfigOrExit();
   if (typeof config === 'number') return config;

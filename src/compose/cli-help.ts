@@ -49,6 +49,24 @@ projection (stop the service first). The log is not changed.
 
 Stores: ${STORES}.`,
   },
+  demo: {
+    summary: 'fill ./demo-data with a realistic day of traffic, then run the service on it',
+    text: `Fills a data dir (./demo-data, or WATCHLOG_DATA_DIR) with a day of made-up traffic and runs
+the service on it as \`watchlog start\` does, then prints the URL and how to sign in. The day:
+two projects (Acme Shop: storefront, a browser app, with auth, catalog and checkout-api;
+Acme Back Office: billing, reports), WATCHLOG_DEMO_EVENTS events (default 30000) on a daily
+curve, 4xx and 5xx, slow calls, sessions, masked secrets, orphan browser events, a brute-force
+attempt that raises an anomaly alert, and two monitors: one UP (a tiny HTTP server this process
+runs on 127.0.0.1) and one DOWN (a closed port). A few live events follow every 4 s.
+
+The admin is demo@watchlog.local with a password generated and printed once, or
+WATCHLOG_ADMIN_EMAIL and WATCHLOG_ADMIN_PASSWORD. Refuses, in one line, a directory that holds
+anything it did not make; a directory it made is emptied and filled again. Embedded stores only.
+The log is quiet (WATCHLOG_LOG_LEVEL=warn) unless WATCHLOG_LOG_LEVEL is set.
+
+Example:
+  npx watchlog demo            # or: npm run demo`,
+  },
   admin: {
     summary: 'account administration: `watchlog admin --help`',
     text: `Usage: watchlog admin reset-password EMAIL

@@ -154,8 +154,9 @@ const onSignals = (logger: Logger, config: Config, stop: (steps: ShutdownSteps) 
   process.on('SIGINT', handler);
 };
 
-/** Runs a role until SIGTERM or SIGINT. */
-export const serve = async (role: Role, config: Config, logger: Logger, version: string): Promise<void> => {
+/** Runs a role until SIGTERM or SIGINT; resolves once it runs, with the port its API listens on
+ *  (null for a worker). */
+export const serve = async (role: Role, config: Config, logger: Logger, version: string): Promise<{ port: number | null }> => {
   const telemetry = createTelemetry({ role, version, logger });
   const runtime = await openRuntime(config, { logger, onCommitted: telemetry.committed });
   watchRuntime(telemetry, runtime, { projections: role !== 'api' });
@@ -195,7 +196,7 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
   if (role === 'worker') {
     if (!metricsServer && config.metrics.token !== undefined) logger.warn('WATCHLOG_METRICS_TOKEN is set, but a worker has no HTTP server: it serves metrics only on WATCHLOG_METRICS_PORT');
     logger.info({ ...startupFields(role, config, version, null, false), ...metricsFields, projections: runtime.runners.map((r) => r.name) }, 'worker started');
-    return;
+    return { port: null };
   }
   let bootstrapped = false;
   server = httpServerFor(runtime, config, logger, () => new Date(), { bootstrapped: () => bootstrapped, telemetry });
@@ -211,6 +212,7 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
     const watch = watchForProjectors(runtime, logger, config.projectionLeaseMs);
     process.once('exit', () => watch.stop());
   }
+  return { port };
 };
 
 /** Drops every read model and replays the log into it, with progress on stderr: one line redrawn

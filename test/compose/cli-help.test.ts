@@ -10,7 +10,7 @@ test('the general help lists every command and every variable the configuration 
 });
 
 test('each command has help of its own; an unknown one has none', (t) => {
-  for (const name of ['start', 'api', 'worker', 'rebuild']) t.regex(commandHelp(name)!, new RegExp(`^watchlog ${name} — [\\s\\S]*Usage: watchlog ${name}\\n`), name);
+  for (const name of ['start', 'api', 'worker', 'rebuild', 'demo']) t.regex(commandHelp(name)!, new RegExp(`^watchlog ${name} — [\\s\\S]*Usage: watchlog ${name}\\n`), name);
   t.regex(commandHelp('admin')!, /Usage: watchlog admin reset-password EMAIL/);
   t.is(commandHelp('launch'), null);
 });
