@@ -1,5 +1,5 @@
-import { memo, useState, type FormEvent } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { memo, useEffect, useState, type FormEvent } from 'react';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, download, get, type AuditListItem, type Paged } from '../api.ts';
 import { formatMs } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
@@ -155,6 +155,16 @@ export const Events = ({ projectId }: { projectId: string }) => {
     refetchInterval: page === 1 ? EVENTS_LIVE_MS : false,
     placeholderData: keepPreviousData,
   });
+  // The next page is fetched while this one is read, so "Next" only renders (a page of 100 rows
+  // at 1M events takes the server 65–95 ms; rendering it, a few ms).
+  const client = useQueryClient();
+  const totalPage = list.data?.pagination.totalPage ?? 0;
+  const nextKey = JSON.stringify({ ...query, page: String(page + 1) });
+  useEffect(() => {
+    if (page >= totalPage) return;
+    const next = JSON.parse(nextKey) as typeof query;
+    void client.prefetchQuery({ queryKey: ['audit', 'list', next], queryFn: () => get<Paged<AuditListItem>>('/v1/audit', next), staleTime: 10_000 });
+  }, [client, page, totalPage, nextKey]);
 
   const setParams = (next: Params) => setSearch(Object.fromEntries(ALL.map((k) => [k, next[k]])));
   const sortOn = (key: string) => {
