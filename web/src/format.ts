@@ -1,13 +1,27 @@
 /** Display helpers: one place decides how times, numbers and durations read. */
 
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
 export const formatTime = (iso: string | null | undefined): string => {
   if (iso === null || iso === undefined) return '—';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+  return Number.isNaN(d.getTime()) ? iso : timeFormat.format(d);
+};
+
+// Building an Intl formatter costs far more than using one: a page of 100 rows formats hundreds
+// of numbers, so each precision gets one formatter for the page's life.
+const numberFormats = new Map<number, Intl.NumberFormat>();
+const numberFormat = (digits: number): Intl.NumberFormat => {
+  let f = numberFormats.get(digits);
+  if (f === undefined) {
+    f = new Intl.NumberFormat(undefined, { maximumFractionDigits: digits });
+    numberFormats.set(digits, f);
+  }
+  return f;
 };
 
 export const formatNumber = (n: number | null | undefined, digits = 0): string =>
-  n === null || n === undefined || Number.isNaN(n) ? '—' : n.toLocaleString(undefined, { maximumFractionDigits: digits });
+  n === null || n === undefined || Number.isNaN(n) ? '—' : numberFormat(digits).format(n);
 
 export const formatMs = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : `${formatNumber(n, n < 10 ? 1 : 0)} ms`);
 
