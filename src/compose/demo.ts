@@ -114,8 +114,8 @@ export const fillDemo = async (config: StoreConfig & Pick<Config, 'anomalyDefaul
     }
     await registerUser({ log, passwords: options.passwords ?? new Passwords() }, { ...options.admin, role: 'admin', project_ids: [] }, yesterday(3));
     const monitorDeps = { log, monitorsInProject: async () => 0 };
-    const up = await createMonitor(monitorDeps, { project_id: shop.id, name: 'Storefront health', url: options.upUrl, interval_seconds: 30, timeout_seconds: 5 }, yesterday(4));
-    const down = await createMonitor(monitorDeps, { project_id: shop.id, name: 'Inventory sync', url: options.downUrl, interval_seconds: 30, timeout_seconds: 5 }, yesterday(5));
+    const up = await createMonitor(monitorDeps, { project_id: shop.id, name: 'checkout-api', url: options.upUrl, interval_seconds: 30, timeout_seconds: 5 }, yesterday(4));
+    const down = await createMonitor(monitorDeps, { project_id: shop.id, name: 'catalog', url: options.downUrl, interval_seconds: 30, timeout_seconds: 5 }, yesterday(5));
     await backfillChecks(log, up.id, options.upUrl, now, null);
     await backfillChecks(log, down.id, options.downUrl, now, now - 40 * 60_000);
 
