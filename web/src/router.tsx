@@ -17,8 +17,9 @@ export const navigate = (to: string, { replace = false }: { replace?: boolean } 
   if (to === snapshot()) return;
   if (replace) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
-  window.scrollTo(0, 0);
   for (const l of listeners) l();
+  // After the new screen is drawn: scrolling now would lay out the old one first, for nothing.
+  requestAnimationFrame(() => window.scrollTo(0, 0));
 };
 
 export interface Location { path: string; search: URLSearchParams }

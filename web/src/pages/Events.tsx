@@ -217,6 +217,11 @@ export const Events = ({ projectId }: { projectId: string }) => {
           </div>
           <div className="table-wrap">
             <table className="ev-table" aria-label="Events">
+              {/* Fixed column widths: a new page is laid out without measuring every cell first. */}
+              <colgroup>
+                <col className="ev-col-time" /><col className="ev-col-method" /><col /><col className="ev-col-status" />
+                <col className="ev-col-latency" /><col className="ev-col-service" /><col className="ev-col-identifier" /><col className="ev-col-env" />
+              </colgroup>
               <thead>
                 <tr>
                   {COLUMNS.map((c) => {
