@@ -31,7 +31,8 @@ export const openTab = async (t: ExecutionContext, baseURL: string, { width = 12
   const context = await (await browser()).newContext({ baseURL, viewport: { width, height }, colorScheme: dark ? 'dark' : 'light', acceptDownloads: true });
   t.teardown(() => context.close());
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
+  // Generous: under a full test run the 2 cores also run every other suite, and login's scrypt is slow by design.
+  page.setDefaultTimeout(30_000);
   const errors: string[] = [];
   page.on('console', (m) => {
     // A 4xx the page asked for (a wrong password, a validation error) is shown to the user and
