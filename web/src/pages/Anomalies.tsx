@@ -79,7 +79,7 @@ const AlertList = ({ projectId }: { projectId: string }) => {
           </div>
           <div className="pager">
             <button type="button" disabled={page <= 1} onClick={() => set({ page: page - 1 })}>Previous</button>
-            <span aria-live="polite">Page {page} of {Math.max(1, alerts.data.pagination.totalPage)} · {alerts.data.pagination.totalItems} alerts</span>
+            <span aria-live="polite">Page {page} of {Math.max(1, alerts.data.pagination.totalPage)} · {alerts.data.pagination.totalItems} {alerts.data.pagination.totalItems === 1 ? 'alert' : 'alerts'}</span>
             <button type="button" disabled={page >= alerts.data.pagination.totalPage} onClick={() => set({ page: page + 1 })}>Next</button>
           </div>
         </>
