@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ExecutionContext } from 'ava';
 import pino, { type Logger } from 'pino';
+import { startTarget } from './target.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
 import { ProjectorThread } from '../../src/compose/projector-host.ts';
@@ -79,6 +81,18 @@ const serverAdapters = (dataDir: string): Record<string, string> => {
   if (log) Object.assign(env, { WATCHLOG_EVENTSTORE_URL: log, WATCHLOG_EVENTSTORE_NAMESPACE: `t${id}-` });
   if (mongo) env.WATCHLOG_MONGO_URL = mongo.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/watchlog_test_${id}`);
   return env;
+};
+
+/** A test server and a monitored target answering 200, both stopped at teardown, with the
+ *  admin's token. */
+export const serverWithTarget = async (t: ExecutionContext, options: TestServerOptions = {}) => {
+  const server = await startTestServer(options);
+  const target = await startTarget(200);
+  t.teardown(async () => {
+    await server.stop();
+    await target.close();
+  });
+  return { server, target, token: await login(server.url) };
 };
 
 export const startTestServer = async ({

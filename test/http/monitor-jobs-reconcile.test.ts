@@ -1,17 +1,11 @@
 import test from 'ava';
 import { deleteMonitor } from '../../src/commands/monitors.ts';
 import { CHECK_JOB } from '../../src/jobs/worker-jobs.ts';
-import { api, eventually, login, projectWithKey, startTestServer, tempDir } from '../helpers/server.ts';
+import { api, eventually, login, projectWithKey, serverWithTarget, startTestServer, tempDir } from '../helpers/server.ts';
 import { startTarget } from '../helpers/target.ts';
 
 test('a monitor missing from the read model (not projected yet) keeps its job; a deleted one loses it', async (t) => {
-  const server = await startTestServer({ jobs: true });
-  const target = await startTarget(200);
-  t.teardown(async () => {
-    await server.stop();
-    await target.close();
-  });
-  const token = await login(server.url);
+  const { server, target, token } = await serverWithTarget(t, { jobs: true });
   const { projectId } = await projectWithKey(server.url, token, 'reconcile');
   const { id } = (await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'kept', url: target.url } })).body;
   const jobs = async () => (await server.jobs!.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: id } })).jobs;

@@ -1,7 +1,6 @@
 import test from 'ava';
 import type { Locator, Page } from 'playwright-core';
-import { api, eventually, login, projectWithKey, startTestServer } from '../helpers/server.ts';
-import { startTarget } from '../helpers/target.ts';
+import { api, eventually, projectWithKey, serverWithTarget } from '../helpers/server.ts';
 import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 
 /** The texts an input's aria-describedby points at: its hint and the server's message for it. */
@@ -12,13 +11,7 @@ const description = async (page: Page, input: Locator): Promise<string> => {
 };
 
 test('monitors: add through the form (errors at their fields), UP, test now, DOWN banner live, history chart, pause, resume, delete', async (t) => {
-  const server = await startTestServer({ jobs: true });
-  const target = await startTarget(200);
-  t.teardown(async () => {
-    await server.stop();
-    await target.close();
-  });
-  const token = await login(server.url);
+  const { server, target, token } = await serverWithTarget(t, { jobs: true });
   const { projectId } = await projectWithKey(server.url, token, 'shop');
 
   const { page, errors } = await openTab(t, server.url);
@@ -137,13 +130,7 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
 });
 
 test('monitors: the 10-monitor limit said in words; an auditor reads without write controls; dark mode', async (t) => {
-  const server = await startTestServer();
-  const target = await startTarget(200);
-  t.teardown(async () => {
-    await server.stop();
-    await target.close();
-  });
-  const token = await login(server.url);
+  const { server, target, token } = await serverWithTarget(t);
   const { projectId } = await projectWithKey(server.url, token, 'full');
   for (let i = 1; i <= 10; i++) {
     const res = await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: `svc-${i}`, url: target.url, enabled: false } });
