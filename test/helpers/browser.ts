@@ -54,5 +54,6 @@ export const signIn = async (page: Page, { email, password } = ADMIN, at?: strin
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: new RegExp(email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) }).waitFor();
+  // The user menu's button starts with the e-mail (other buttons, e.g. "Edit <email>", only contain it).
+  await page.getByRole('button', { name: new RegExp(`^${email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) }).waitFor();
 };

@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, del, get, post, put, type Project, type User } from '../api.ts';
 import { useSession } from '../auth.tsx';
+import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
 import { formatTime } from '../format.ts';
 import { useProjects } from '../hooks.ts';
@@ -72,7 +73,6 @@ const NewUser = ({ projects }: { projects: Project[] }) => {
 };
 
 const ConfirmDisable = ({ user, onClose }: { user: User; onClose: () => void }) => {
-  const dialog = useRef<HTMLDialogElement>(null);
   const client = useQueryClient();
   const disable = useMutation({
     mutationFn: () => del(`/v1/users/${user.id}`),
@@ -81,21 +81,11 @@ const ConfirmDisable = ({ user, onClose }: { user: User; onClose: () => void }) 
       onClose();
     },
   });
-  useEffect(() => {
-    const el = dialog.current;
-    if (el !== null && !el.open) el.showModal();
-    return () => el?.close();
-  }, []);
   return (
-    <dialog ref={dialog} aria-labelledby="disable-heading" onCancel={(e) => { e.preventDefault(); onClose(); }}>
-      <h2 id="disable-heading">Disable {user.email}?</h2>
+    <ConfirmDialog title={`Disable ${user.email}?`} confirm="Disable user" busy={disable.isPending} error={disable.error}
+      failed="The user was not disabled" onConfirm={() => disable.mutate()} onCancel={onClose}>
       <p>They can no longer sign in, and their tokens stop working at once. The account is kept: an admin can enable it again.</p>
-      <ErrorNote error={disable.error} title="The user was not disabled" />
-      <div className="row">
-        <button type="button" className="danger" onClick={() => disable.mutate()} disabled={disable.isPending}>Disable user</button>
-        <button type="button" autoFocus onClick={onClose}>Cancel</button>
-      </div>
-    </dialog>
+    </ConfirmDialog>
   );
 };
 
