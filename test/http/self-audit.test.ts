@@ -103,5 +103,9 @@ test('guessing at a watchlog account raises brute_force in the built-in project,
     return res.body.data[0];
   }, 20_000);
   t.like(alert, { path: 'brute_force', service_name: 'watchlog' });
-  t.like(alert.request_body, { identifier: 'victim@example.com', count: 12 });
+  // The count is what the scan saw when it fired: at least the threshold (10), at most every guess;
+  // on a loaded machine a scan can come between the 11th and the 12th.
+  t.like(alert.request_body, { identifier: 'victim@example.com' });
+  const count = alert.request_body.count as number;
+  t.true(count >= 10 && count <= 12, `count ${count}`);
 });
