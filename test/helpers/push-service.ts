@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { ExecutionContext } from 'ava';
 import { freePort } from './process.ts';
+import { login, startTestServer } from './server.ts';
 
 /** web-push-testing: a real push service on 127.0.0.1 that subscribes, receives, decrypts and
  *  expires like a browser vendor's would. */
@@ -30,4 +32,16 @@ export const subscribe = async (service: Awaited<ReturnType<typeof pushService>>
   const { data } = JSON.parse(res.body) as { data: { endpoint: string; keys: { p256dh: string; auth: string }; clientHash: string } };
   const messages = async () => (JSON.parse((await service.post('/get-notifications', { clientHash: data.clientHash })).body) as { data: { messages: string[] } }).data.messages;
   return { subscription: { endpoint: data.endpoint, keys: data.keys }, clientHash: data.clientHash, messages };
+};
+
+/** A test server that sends notifications, a push service beside it, both stopped at teardown,
+ *  and the admin's token. */
+export const serverWithPushService = async (t: ExecutionContext) => {
+  const server = await startTestServer({ notifications: true });
+  const service = await pushService();
+  t.teardown(async () => {
+    await server.stop();
+    service.stop();
+  });
+  return { server, service, token: await login(server.url) };
 };

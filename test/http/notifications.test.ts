@@ -2,7 +2,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { recordCheck } from '../../src/commands/monitors.ts';
 import type { CheckResult } from '../../src/domain/monitor.ts';
-import { pushService, subscribe } from '../helpers/push-service.ts';
+import { pushService, serverWithPushService, subscribe } from '../helpers/push-service.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 import { api, eventually, login, projectWithKey, startTestServer, tempDir } from '../helpers/server.ts';
 
@@ -69,13 +69,7 @@ test('UP→DOWN→UP notifies every active channel twice, signed; opted-out and 
 });
 
 test('a push subscription the service has expired deactivates its channel', async (t) => {
-  const server = await startTestServer({ notifications: true });
-  const service = await pushService();
-  t.teardown(async () => {
-    await server.stop();
-    service.stop();
-  });
-  const token = await login(server.url);
+  const { server, service, token } = await serverWithPushService(t);
   const { projectId } = await projectWithKey(server.url, token, 'expired');
   const browser = await subscribe(service, server.runtime.vapid.publicKey);
   const channel = (await api(server.url, 'POST', '/v1/channels', { token, body: { project_id: projectId, type: 'webpush', subscription: browser.subscription } })).body;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { recordCheck } from '../../src/commands/monitors.ts';
-import { pushService, subscribe } from '../helpers/push-service.ts';
+import { serverWithPushService, subscribe } from '../helpers/push-service.ts';
 import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
 import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 
@@ -87,13 +87,7 @@ test('channels and masking: a webhook added through the form (its error at the f
 });
 
 test('Web Push: "Notify this browser" subscribes through the service worker and makes a channel; a DOWN monitor is pushed, encrypted, to that subscription', async (t) => {
-  const server = await startTestServer({ notifications: true });
-  const service = await pushService();
-  t.teardown(async () => {
-    await server.stop();
-    service.stop();
-  });
-  const token = await login(server.url);
+  const { server, service, token } = await serverWithPushService(t);
   const { projectId } = await projectWithKey(server.url, token, 'shop');
   const browserSide = await subscribe(service, server.runtime.vapid.publicKey);
   const { page, context, errors } = await openTab(t, server.url);

@@ -4,7 +4,7 @@ import { ApiError, download, get, type AuditListItem, type Paged } from '../api.
 import { formatMs } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
-import { StatusCode, Pager, rowTime, formValues, isoToLocalInput, localInputToIso, paramsOf } from './events-shared.tsx';
+import { DateRangeFields, Pager, StatusCode, formValues, localInputToIso, paramsOf, rowTime } from './events-shared.tsx';
 
 /** SPEC 4.2's filters, in the order the form shows them. */
 const FILTERS = ['service_name', 'method', 'status_code', 'environment', 'identifier', 'start_date', 'end_date', 'event_type'] as const;
@@ -84,12 +84,7 @@ const FilterForm = ({ params, error, onApply, onClear }: {
           <Field id="f-identifier" label="Identifier" error={fieldError('identifier')}>
             <input id="f-identifier" name="identifier" defaultValue={params.identifier ?? ''} />
           </Field>
-          <Field id="f-start_date" label="From" error={fieldError('start_date')}>
-            <input id="f-start_date" name="start_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.start_date ?? null)} />
-          </Field>
-          <Field id="f-end_date" label="Until" error={fieldError('end_date')}>
-            <input id="f-end_date" name="end_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.end_date ?? null)} />
-          </Field>
+          <DateRangeFields prefix="f" params={params} fieldError={fieldError} />
           {select('event_type', 'Event type', EVENT_TYPES, 'Any type')}
         </div>
         <div className="row ev-actions">

@@ -4,7 +4,7 @@ import { ApiError, get, type Paged } from '../api.ts';
 import { formatTime } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
-import { Pager, StatusCode, formValues, isoToLocalInput, localInputToIso, paramsOf, type OrphanItem } from './events-shared.tsx';
+import { Pager, StatusCode, formValues, localInputToIso, paramsOf, type OrphanItem, DateRangeFields } from './events-shared.tsx';
 
 const FILTERS = ['service_name', 'start_date', 'end_date'] as const;
 const ALL = [...FILTERS, 'page'] as const;
@@ -46,12 +46,7 @@ export const Orphans = ({ projectId }: { projectId: string }) => {
           <Field id="o-service_name" label="Service" error={fieldError('service_name')}>
             <input id="o-service_name" name="service_name" defaultValue={params.service_name ?? ''} />
           </Field>
-          <Field id="o-start_date" label="From" error={fieldError('start_date')}>
-            <input id="o-start_date" name="start_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.start_date ?? null)} />
-          </Field>
-          <Field id="o-end_date" label="Until" error={fieldError('end_date')}>
-            <input id="o-end_date" name="end_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.end_date ?? null)} />
-          </Field>
+          <DateRangeFields prefix="o" params={params} fieldError={fieldError} />
           <button type="submit">Apply filters</button>
           <button type="button" onClick={() => setParams({})}>Clear filters</button>
         </div>

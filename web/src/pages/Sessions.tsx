@@ -4,7 +4,7 @@ import { ApiError, request } from '../api.ts';
 import { formatDuration, formatNumber, formatTime } from '../format.ts';
 import { Link, navigate, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
-import { Pager, formValues, isoToLocalInput, localInputToIso, paramsOf, type DerivedSession } from './events-shared.tsx';
+import { Pager, formValues, localInputToIso, paramsOf, type DerivedSession, DateRangeFields } from './events-shared.tsx';
 
 const FILTERS = ['identifier', 'service_name', 'start_date', 'end_date'] as const;
 const ALL = [...FILTERS, 'page'] as const;
@@ -76,12 +76,7 @@ export const Sessions = ({ projectId }: { projectId: string }) => {
           <Field id="s-service_name" label="Service" error={fieldError('service_name')}>
             <input id="s-service_name" name="service_name" defaultValue={params.service_name ?? ''} />
           </Field>
-          <Field id="s-start_date" label="Started from" error={fieldError('start_date')}>
-            <input id="s-start_date" name="start_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.start_date ?? null)} />
-          </Field>
-          <Field id="s-end_date" label="Started until" error={fieldError('end_date')}>
-            <input id="s-end_date" name="end_date" type="datetime-local" step={1} defaultValue={isoToLocalInput(params.end_date ?? null)} />
-          </Field>
+          <DateRangeFields prefix="s" params={params} fieldError={fieldError} labels={['Started from', 'Started until']} />
           <button type="submit">Show sessions</button>
           <button type="button" onClick={() => setParams({})}>Clear</button>
         </div>

@@ -1,4 +1,5 @@
 import type { AuditListItem } from '../api.ts';
+import { Field } from '../components/ui.tsx';
 import './events.css';
 
 /** Shapes and helpers shared by the Events, Event, Sessions and Orphans screens. */
@@ -78,4 +79,17 @@ export const Pager = ({ page, totalPages, total, noun, onPage }: {
     <span aria-live="polite">Page {page} of {Math.max(totalPages, 1)} · {total.toLocaleString()} {total === 1 ? noun.replace(/s$/, '') : noun}</span>
     <button type="button" onClick={() => onPage(page + 1)} disabled={page >= totalPages}>Next page</button>
   </nav>
+);
+
+/** The From and Until fields of a filter form (local time in, exact ISO times in the URL). */
+export const DateRangeFields = ({ prefix, params, fieldError, labels = ['From', 'Until'] }: {
+  prefix: string; params: Record<string, string | undefined>; fieldError: (name: string) => string | undefined; labels?: [string, string];
+}) => (
+  <>
+    {(['start_date', 'end_date'] as const).map((name, i) => (
+      <Field key={name} id={`${prefix}-${name}`} label={labels[i]!} error={fieldError(name)}>
+        <input id={`${prefix}-${name}`} name={name} type="datetime-local" step={1} defaultValue={isoToLocalInput(params[name] ?? null)} />
+      </Field>
+    ))}
+  </>
 );
