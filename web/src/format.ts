@@ -26,7 +26,7 @@ export const formatNumber = (n: number | null | undefined, digits = 0): string =
 export const formatMs = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : `${formatNumber(n, n < 10 ? 1 : 0)} ms`);
 
 export const formatPercent = (ratio: number | null | undefined): string =>
-  ratio === null || ratio === undefined ? '—' : `${(ratio * 100).toLocaleString(undefined, { maximumFractionDigits: 2 })} %`;
+  ratio === null || ratio === undefined ? '—' : `${formatNumber(ratio * 100, 2)} %`;
 
 export const formatDuration = (seconds: number): string => {
   if (seconds < 60) return `${seconds} s`;

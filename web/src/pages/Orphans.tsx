@@ -4,7 +4,7 @@ import { ApiError, get, type Paged } from '../api.ts';
 import { formatTime } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
-import { Pager, StatusCode, formValues, localInputToIso, paramsOf, type OrphanItem, DateRangeFields } from './events-shared.tsx';
+import { Pager, StatusCode, formValues, localInputToIso, filtersKey, paramsOf, type OrphanItem, DateRangeFields } from './events-shared.tsx';
 
 const FILTERS = ['service_name', 'start_date', 'end_date'] as const;
 const ALL = [...FILTERS, 'page'] as const;
@@ -41,7 +41,7 @@ export const Orphans = ({ projectId }: { projectId: string }) => {
         Browser requests that no backend answered: a browser event whose <code>request_id</code> no backend event of this project
         carried within 2 minutes either side. Events are judged once they are 2 minutes old.
       </p>
-      <form key={search.toString()} className="panel" onSubmit={submit} aria-label="Orphans filters">
+      <form key={filtersKey(params, FILTERS)} className="panel" onSubmit={submit} aria-label="Orphans filters">
         <div className="row">
           <Field id="o-service_name" label="Service" error={fieldError('service_name')}>
             <input id="o-service_name" name="service_name" defaultValue={params.service_name ?? ''} />

@@ -4,7 +4,7 @@ import { ApiError, request } from '../api.ts';
 import { formatDuration, formatNumber, formatTime } from '../format.ts';
 import { Link, navigate, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
-import { Pager, formValues, localInputToIso, paramsOf, type DerivedSession, DateRangeFields } from './events-shared.tsx';
+import { Pager, formValues, localInputToIso, filtersKey, paramsOf, type DerivedSession, DateRangeFields } from './events-shared.tsx';
 
 const FILTERS = ['identifier', 'service_name', 'start_date', 'end_date'] as const;
 const ALL = [...FILTERS, 'page'] as const;
@@ -68,7 +68,7 @@ export const Sessions = ({ projectId }: { projectId: string }) => {
         Explicit sessions are the events your services tag with the same <code>session_id</code>.
       </p>
       <OpenExplicit projectId={projectId} />
-      <form key={search.toString()} className="panel" onSubmit={submit} aria-label="Derived sessions filters">
+      <form key={filtersKey(params, FILTERS)} className="panel" onSubmit={submit} aria-label="Derived sessions filters">
         <div className="row">
           <Field id="s-identifier" label="Identifier" error={fieldError('identifier')}>
             <input id="s-identifier" name="identifier" defaultValue={params.identifier ?? ''} />

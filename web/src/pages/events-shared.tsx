@@ -1,5 +1,6 @@
 import type { AuditListItem } from '../api.ts';
 import { Field } from '../components/ui.tsx';
+import { formatNumber } from '../format.ts';
 import './events.css';
 
 /** Shapes and helpers shared by the Events, Event, Sessions and Orphans screens. */
@@ -16,14 +17,6 @@ export interface ExplicitSessionAnswer {
 }
 
 export type OrphanItem = AuditListItem & { request_id: string };
-
-/** format.ts's formatTime with one formatter kept: toLocaleString builds a new one per call, which
- *  a page of 100 rows re-rendered every few seconds would pay 200 times. */
-const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-export const rowTime = (iso: string): string => {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : TIME.format(d);
-};
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -57,6 +50,12 @@ export const formValues = (form: HTMLFormElement, names: readonly string[]): Rec
   return out;
 };
 
+/** A filter form's React key: the form is rebuilt (its fields reset to the URL's values) when the
+ *  URL's filters change, by a link or Back; not when only the page, sort or size does, which
+ *  would rebuild every field on each "Next page". */
+export const filtersKey = (params: Record<string, string | undefined>, names: readonly string[]): string =>
+  JSON.stringify(names.map((n) => params[n] ?? null));
+
 export const paramsOf = (search: URLSearchParams, names: readonly string[]): Record<string, string | undefined> =>
   Object.fromEntries(names.map((n) => [n, search.get(n) ?? undefined]));
 
@@ -76,7 +75,7 @@ export const Pager = ({ page, totalPages, total, noun, onPage }: {
 }) => (
   <nav className="pager" aria-label={`${noun} pages`}>
     <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>Previous page</button>
-    <span aria-live="polite">Page {page} of {Math.max(totalPages, 1)} · {total.toLocaleString()} {total === 1 ? noun.replace(/s$/, '') : noun}</span>
+    <span aria-live="polite">Page {page} of {Math.max(totalPages, 1)} · {formatNumber(total)} {total === 1 ? noun.replace(/s$/, '') : noun}</span>
     <button type="button" onClick={() => onPage(page + 1)} disabled={page >= totalPages}>Next page</button>
   </nav>
 );

@@ -1,5 +1,6 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { get, type Monitor, type MonitorStatus } from '../api.ts';
+import { formatNumber } from '../format.ts';
 
 /** GET /v1/audit/stats as docs/api.md describes it: time figures are null when no event in the
  *  range had a response_time (api.ts's shared `Stats` types them as numbers). */
@@ -58,4 +59,4 @@ export const monitorFor = (monitors: readonly Monitor[], serviceName: string): M
 
 /** A part of a whole as a percentage, a dash for an empty whole. */
 export const share = (part: number, total: number): string =>
-  total === 0 ? '—' : `${((part / total) * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })} %`;
+  total === 0 ? '—' : `${formatNumber((part / total) * 100, 1)} %`;
