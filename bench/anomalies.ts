@@ -117,7 +117,7 @@ export interface ScanCost {
 const measureScan = async (services: number, identifiers: number): Promise<ScanCost> => {
   const dir = mkdtempSync(path.join(tmpdir(), 'watchlog-bench-scan-'));
   const log = new SqliteEventLog(path.join(dir, 'log.db'));
-  const readModels = openSqliteReadModels(path.join(dir, 'views.db'));
+  const readModels = await openSqliteReadModels(path.join(dir, 'views.db'));
   try {
     const now = Date.now();
     await seed(readModels, services, identifiers, now);

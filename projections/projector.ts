@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { decodeEvent, type DomainEvent } from '../src/domain/events.ts';
 import { comparePositions, type EventLog, type RecordedEvent, type Subscription } from '../src/log/event-log.ts';
-import { LeaseLostError, leaseHolderId, type Leases, type ProjectionStore } from '../src/views/store/port.ts';
+import { LeaseLostError, leaseHolderId, type Lease, type Leases, type ProjectionStore } from '../src/views/store/port.ts';
 import type { Projection } from './projection.ts';
 
 export type Decoder = (recorded: RecordedEvent) => DomainEvent;
@@ -27,8 +27,10 @@ export const batchDecoder = (): Decoder => {
 export interface ProjectionRunner {
   readonly name: string;
   checkpoint(): Promise<string | null>;
-  process(batch: readonly RecordedEvent[], leaseHolder?: string, decode?: Decoder): Promise<void>;
-  reset(): Promise<void>;
+  process(batch: readonly RecordedEvent[], lease?: Lease, decode?: Decoder): Promise<void>;
+  reset(lease?: Lease): Promise<void>;
+  /** Brings its store to this version's schema (ProjectionStore.migrate), under its lease. */
+  migrate(lease: Lease): Promise<void>;
 }
 
 /** The lease is taken under the runner's name and the checkpoint kept under the store's: they
@@ -39,11 +41,12 @@ export const bindProjection = <W>(projection: Projection<W>, store: ProjectionSt
   return {
     name: projection.name,
     checkpoint: () => store.checkpoint(),
-    reset: () => store.reset(),
-    process: (batch, leaseHolder, decode = batchDecoder()) =>
+    reset: (lease) => store.reset(lease),
+    migrate: (lease) => store.migrate(lease),
+    process: (batch, lease, decode = batchDecoder()) =>
       store.commit(batch, (recorded, writer) => {
         if (handled.has(recorded.type)) projection.apply(decode(recorded), recorded, writer);
-      }, leaseHolder),
+      }, lease),
   };
 };
 
@@ -67,17 +70,17 @@ export interface ProjectorOptions {
   liveBatchDelayMs?: number;
   fullBatch?: number;
   /** How long a projection's lease lasts without renewal; a dead holder's projections move to
-   *  another worker after this. Renewed every third of it. */
+   *  another worker after this. Renewed every third of it, also while a batch is being written. */
   leaseTtlMs?: number;
   holder?: string;
 }
 
-/** A projection as the projector drives it: whether this projector holds its lease, and how far
+/** A projection as the projector drives it: its lease when this projector holds it, and how far
  *  it has applied the log (its store's checkpoint, kept in memory while the lease is held). */
 interface Member {
   readonly runner: ProjectionRunner;
   readonly log: Logger;
-  held: boolean;
+  lease: Lease | null;
   position: string | null;
   retryAt: number;
   backoffMs: number;
@@ -126,7 +129,7 @@ export class Projector {
     this.leaseTtlMs = options.leaseTtlMs ?? 10_000;
     this.holder = options.holder ?? newLeaseHolder();
     this.members = runners.map((runner) => ({
-      runner, log: logger.child({ projection: runner.name, holder: this.holder }), held: false, position: null, retryAt: 0, backoffMs: 500,
+      runner, log: logger.child({ projection: runner.name, holder: this.holder }), lease: null, position: null, retryAt: 0, backoffMs: 500,
     }));
   }
 
@@ -146,7 +149,7 @@ export class Projector {
       while (!this.stopping) {
         if (Date.now() >= this.leasesDueAt) await this.renewLeases();
         const now = Date.now();
-        const active = this.members.filter((m) => m.held && m.retryAt <= now);
+        const active = this.members.filter((m) => m.lease !== null && m.retryAt <= now);
         if (active.length === 0) {
           await this.untilDue().done;
           continue;
@@ -158,14 +161,14 @@ export class Projector {
         }
         const batch = await this.nextLiveBatch(front);
         if (batch === null) continue;
-        await this.apply(active.filter((m) => m.held), batch, 'retry');
+        await this.apply(active.filter((m) => m.lease !== null), batch, 'retry');
         if (batch.length < this.fullBatch && !this.stopping) await sleep(this.liveBatchDelayMs);
       }
     } finally {
       await this.closeLive();
       for (const m of this.members) {
-        if (m.held) await this.leases.release(m.runner.name, this.holder).catch(() => undefined);
-        m.held = false;
+        if (m.lease) await this.leases.release(m.runner.name, this.holder).catch(() => undefined);
+        m.lease = null;
       }
     }
   }
@@ -174,27 +177,55 @@ export class Projector {
     this.leasesDueAt = Date.now() + this.leaseTtlMs / 3;
     for (const m of this.members) {
       try {
-        const kept = await this.leases.acquire(m.runner.name, this.holder, this.leaseTtlMs);
-        if (kept && !m.held) {
+        const lease = await this.leases.acquire(m.runner.name, this.holder, this.leaseTtlMs);
+        if (lease && lease.token !== m.lease?.token) {
+          // Taken (or taken back): first bring the store to this version's schema, which only
+          // the lease holder may drop and rebuild.
+          await m.runner.migrate(lease);
           m.position = await m.runner.checkpoint();
-          m.held = true;
+          m.lease = lease;
           m.retryAt = 0;
-          m.log.debug('projection lease acquired');
-        } else if (!kept && m.held) {
-          m.held = false;
+          m.log.debug({ token: lease.token }, 'projection lease acquired');
+        } else if (!lease && m.lease) {
+          m.lease = null;
           m.log.warn('projection lease lost');
         }
       } catch (err) {
         // Unsure whether the lease is still ours: stop writing; commits are fenced anyway.
-        if (m.held) m.log.warn({ err }, 'projection lease could not be renewed');
-        m.held = false;
+        if (m.lease) m.log.warn({ err }, 'projection lease could not be renewed');
+        m.lease = null;
       }
+    }
+  }
+
+  /** Renews the leases this projector holds every third of their time while `work` runs, so a
+   *  long batch (a slow store, a large catch-up) does not outlive its lease. A lease lost
+   *  meanwhile is dropped; the fenced commit of its batch then fails. */
+  private async renewingDuring<T>(members: readonly Member[], work: () => Promise<T>): Promise<T> {
+    let renewal = Promise.resolve();
+    const timer = setInterval(() => {
+      renewal = renewal.then(async () => {
+        for (const m of members) {
+          if (!m.lease) continue;
+          const lease = await this.leases.acquire(m.runner.name, this.holder, this.leaseTtlMs).catch(() => null);
+          if (lease?.token !== m.lease.token) {
+            m.lease = null;
+            m.log.warn('projection lease lost while a batch was written');
+          }
+        }
+      });
+    }, this.leaseTtlMs / 3);
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+      await renewal;
     }
   }
 
   /** Sleeps until the next lease renewal or retry, or until stopped (or cancelled). */
   private untilDue(): { done: Promise<void>; cancel: () => void } {
-    const retries = this.members.filter((m) => m.held).map((m) => m.retryAt);
+    const retries = this.members.filter((m) => m.lease !== null).map((m) => m.retryAt);
     const until = Math.min(this.leasesDueAt, ...retries);
     let wake = () => undefined as void;
     const done = new Promise<void>((resolve) => {
@@ -268,15 +299,17 @@ export class Projector {
     const last = batch[batch.length - 1];
     if (!last) return;
     const decode = batchDecoder();
-    await Promise.all(group.map(async (m) => {
+    await this.renewingDuring(group, () => Promise.all(group.map(async (m) => {
+      const lease = m.lease;
       try {
-        await m.runner.process(batch, this.holder, decode);
+        if (!lease) throw new LeaseLostError(m.runner.name, this.holder);
+        await m.runner.process(batch, lease, decode);
         m.position = last.position;
         m.backoffMs = 500;
       } catch (err) {
         if (onError === 'throw') throw err;
         if (err instanceof LeaseLostError) {
-          m.held = false;
+          m.lease = null;
           m.log.warn('projection lease lost');
           return;
         }
@@ -285,7 +318,7 @@ export class Projector {
         m.backoffMs = Math.min(m.backoffMs * 2, 30_000);
         m.position = await m.runner.checkpoint().catch(() => m.position);
       }
-    }));
+    })));
   }
 
   /** Replays each projection from its checkpoint (or, with `reset`, from scratch) to the current
@@ -293,22 +326,38 @@ export class Projector {
    *  Takes every lease first, so it refuses to run beside a live worker. */
   async catchUp(onProgress?: ProgressListener, { reset = false, batchSize = 5000 } = {}): Promise<void> {
     for (const m of this.members) {
-      if (!(await this.leases.acquire(m.runner.name, this.holder, 24 * 3_600_000))) {
+      m.lease = await this.leases.acquire(m.runner.name, this.holder, this.leaseTtlMs);
+      if (!m.lease) {
+        await this.releaseAll();
         throw new LeasedElsewhereError(m.runner.name);
       }
     }
     try {
-      if (reset) for (const m of this.members) await m.runner.reset();
-      for (const m of this.members) m.position = await m.runner.checkpoint();
-      const head = await this.log.headPosition();
-      for (;;) {
-        const behind = this.members.filter((m) => comparePositions(m.position, head) < 0);
-        if (behind.length === 0) break;
-        const moved = await this.advanceLowest(behind, batchSize, 'throw', head);
-        onProgress?.(moved.map((m) => m.runner.name), moved[0]!.position!, head);
-      }
+      // Dropping a large read model takes a while too: the leases are renewed from here on.
+      await this.renewingDuring(this.members, async () => {
+        for (const m of this.members) {
+          if (!m.lease) throw new LeaseLostError(m.runner.name, this.holder);
+          if (reset) await m.runner.reset(m.lease);
+          else await m.runner.migrate(m.lease);
+          m.position = await m.runner.checkpoint();
+        }
+        const head = await this.log.headPosition();
+        for (;;) {
+          const behind = this.members.filter((m) => comparePositions(m.position, head) < 0);
+          if (behind.length === 0) break;
+          const moved = await this.advanceLowest(behind, batchSize, 'throw', head);
+          onProgress?.(moved.map((m) => m.runner.name), moved[0]!.position!, head);
+        }
+      });
     } finally {
-      for (const m of this.members) await this.leases.release(m.runner.name, this.holder);
+      await this.releaseAll();
+    }
+  }
+
+  private async releaseAll(): Promise<void> {
+    for (const m of this.members) {
+      if (m.lease) await this.leases.release(m.runner.name, this.holder);
+      m.lease = null;
     }
   }
 }

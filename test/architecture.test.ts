@@ -30,7 +30,7 @@ export const layerOf = (file: string): Layer => {
     [/^src\/config\.ts$/, 'config'],
     [/^src\/compose\//, 'compose'],
     [/^src\/main\.ts$/, 'main'],
-    [/^src\/threads\.ts$/, 'platform'],
+    [/^src\/(threads|deadline)\.ts$/, 'platform'],
   ];
   const found = rules.find(([pattern]) => pattern.test(file));
   if (!found) throw new Error(`${file} is in no layer: add it to the table in test/architecture.test.ts and docs/architecture.md`);
@@ -48,7 +48,7 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   commands: ['domain', 'log-port'],
   checks: ['domain'],
   reactors: ['domain', 'log-port', 'view-port', 'commands', 'projection', 'checks'],
-  jobs: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
+  jobs: ['domain', 'log-port', 'view-port', 'commands', 'checks', 'platform'],
   http: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
   config: ['domain'],
   compose: ['domain', 'log-port', 'view-port', 'log-adapter', 'view-adapter', 'projection', 'commands', 'checks', 'reactors', 'jobs', 'http', 'config', 'platform'],

@@ -26,6 +26,8 @@ if (!installed) {
     for (const service of ['kurrentdb:', 'mongodb:', 'api:', 'worker:']) t.true(result.stdout.includes(`  ${service}`), service);
     t.regex(result.stdout, /WATCHLOG_EVENTSTORE_URL: kurrentdb:\/\/kurrentdb:2113\?tls=false/);
     t.regex(result.stdout, /WATCHLOG_MONGO_URL: mongodb:\/\/mongodb:27017\/watchlog/);
+    // Nothing else reclaims what $maxCount hides in KurrentDB: a scavenge is asked for on a schedule.
+    t.regex(result.stdout, /scavenger:[\s\S]*POST[\s\S]*http:\/\/kurrentdb:2113\/admin\/scavenge/);
     // Only the API is published: KurrentDB runs insecure, MongoDB without auth, inside the network.
     t.is(result.stdout.match(/^ {4}ports:/gm)?.length, 1, 'one service publishes ports');
     t.regex(result.stdout, /api:[\s\S]*ports:[\s\S]*3000/);

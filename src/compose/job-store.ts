@@ -1,20 +1,19 @@
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { MongoBackend } from '@agendajs/mongo-backend';
-import type { AgendaBackend } from 'agenda';
 import { SqliteBackend } from '@watchlog/agenda-sqlite';
-import { CHECK_JOB } from '../jobs/worker-jobs.ts';
+import { CHECK_JOB, type JobStoreBackend } from '../jobs/worker-jobs.ts';
+import { MongoJobStore } from './mongo-job-store.ts';
 import { mongoDatabaseName } from './read-models.ts';
 import type { StoreConfig } from './stores.ts';
 
 export const AGENDA_COLLECTION = 'agendaJobs';
 
 /** Agenda's job store: `jobs.db` beside the log on the embedded default, the read models'
- *  MongoDB database in production. Either way a unique index on the monitor id of check jobs
- *  makes a duplicate check job impossible, even when two workers save one at the same moment
- *  (Agenda's `unique()` is a find-then-upsert, which can race). Fails within `timeoutMs` when the
- *  server cannot be reached. */
-export const openJobStore = async (config: StoreConfig, timeoutMs = 5000): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> => {
+ *  MongoDB database in production. Either way unique indexes make a duplicate check job (on the
+ *  monitor id) or a duplicate repeating job (on the name of 'single' jobs) impossible, even when
+ *  two workers save one at the same moment (Agenda's `unique()` and `every()` are a
+ *  find-then-upsert, which can race). Fails within `timeoutMs` when the server cannot be reached. */
+export const openJobStore = async (config: StoreConfig, timeoutMs = 5000): Promise<{ backend: JobStoreBackend; close: () => Promise<void> }> => {
   if (config.mongoUrl === undefined) {
     const backend = new SqliteBackend(path.join(config.dataDir, 'jobs.db'));
     await backend.connect();
@@ -23,8 +22,15 @@ export const openJobStore = async (config: StoreConfig, timeoutMs = 5000): Promi
   }
   const client = new MongoClient(config.mongoUrl, { serverSelectionTimeoutMS: timeoutMs });
   await client.connect();
-  const db = client.db(mongoDatabaseName(config.mongoUrl));
-  await db.collection(AGENDA_COLLECTION).createIndex(
-    { 'data.monitor_id': 1 }, { unique: true, partialFilterExpression: { name: CHECK_JOB }, name: 'monitor_check_unique' });
-  return { backend: new MongoBackend({ mongo: db, collection: AGENDA_COLLECTION }), close: () => client.close() };
+  try {
+    const db = client.db(mongoDatabaseName(config.mongoUrl));
+    const backend = new MongoJobStore(db, AGENDA_COLLECTION);
+    await backend.connect();
+    await db.collection(AGENDA_COLLECTION).createIndex(
+      { 'data.monitor_id': 1 }, { unique: true, partialFilterExpression: { name: CHECK_JOB }, name: 'monitor_check_unique' });
+    return { backend, close: () => client.close() };
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
 };

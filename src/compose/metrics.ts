@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
-import { comparePositions, type CommitObserver, type CommitStats, type EventLog } from '../log/event-log.ts';
+import { comparePositions, type CommitObserver, type CommitStats, type EventLog, type LogObserver } from '../log/event-log.ts';
 import type { HttpMetrics, MetricsSource } from '../http/metrics.ts';
 import type { CheckOutcome, JobMetrics, ScanOutcome } from '../jobs/metrics.ts';
 import type { DeliveryOutcome, NotificationMetrics } from '../reactors/notifications/metrics.ts';
@@ -24,10 +24,12 @@ export interface Checkpointed {
   checkpoint(): Promise<string | null>;
 }
 
-export interface Telemetry extends HttpMetrics, JobMetrics, NotificationMetrics, MetricsSource {
+export interface Telemetry extends HttpMetrics, JobMetrics, NotificationMetrics, MetricsSource, LogObserver {
   readonly registry: Registry;
   /** The log's commit observer (bound: pass it as it is). */
   readonly committed: CommitObserver;
+  /** Events the log's reads skipped that maxCount hides but the store keeps (bound). */
+  readonly unscavenged: (events: number) => void;
   /** On each scrape, read the log's head and writer state, and each projection's checkpoint. */
   watch(log: EventLog, projections: readonly Checkpointed[]): void;
 }
@@ -86,6 +88,7 @@ class PrometheusTelemetry implements Telemetry {
   private readonly ingestDuration;
   private readonly queryDuration;
   private readonly commitDuration;
+  private readonly unscavengedEvents;
   private readonly commitAppends;
   private readonly appendedEvents;
   private readonly writerUp;
@@ -134,6 +137,10 @@ class PrometheusTelemetry implements Telemetry {
       help: 'Appends (requests) that shared one commit of the event log\'s writer: the group commit\'s batch size.',
     });
     this.appendedEvents = new Counter({ name: 'watchlog_log_appended_events_total', help: 'Events this process stored in the event log.', registers });
+    this.unscavengedEvents = new Counter({
+      name: 'watchlog_log_unscavenged_events_total', registers,
+      help: 'Events this process\'s reads of the log skipped because their stream\'s maxCount hides them while the store still keeps them (KurrentDB until a scavenge). Growing without end: nothing scavenges.',
+    });
     this.writerUp = new Gauge({
       name: 'watchlog_log_writer_up', registers,
       help: '1 when the event log can take appends (the embedded log\'s writer thread runs), 0 while it is down and restarting.',
@@ -180,6 +187,10 @@ class PrometheusTelemetry implements Telemetry {
       help: 'Scrapes for which the log head or a projection checkpoint could not be read (those gauges then keep their previous values).',
     });
   }
+
+  readonly unscavenged = (events: number): void => {
+    this.unscavengedEvents.inc(events);
+  };
 
   readonly committed = (stats: CommitStats): void => {
     this.commitDuration.observe(stats.seconds);

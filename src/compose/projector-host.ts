@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { newLeaseHolder } from '../../projections/projector.ts';
-import type { CommitObserver, EventLog } from '../log/event-log.ts';
+import type { EventLog, LogObserver } from '../log/event-log.ts';
 import type { Leases } from '../views/store/port.ts';
 import { startThread } from '../threads.ts';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './projector-thread.ts';
@@ -24,7 +24,7 @@ export class ProjectorThread {
     log: EventLog,
     private readonly leases: Leases,
     private readonly logger: Logger,
-    private readonly metrics?: NotificationMetrics & { readonly committed: CommitObserver },
+    private readonly metrics?: NotificationMetrics & LogObserver,
   ) {
     this.unsubscribe = log.onAppend(() => this.send('appended'));
   }
@@ -37,7 +37,8 @@ export class ProjectorThread {
     worker.on('message', (message: FromProjectorThread) => {
       if (message === 'stopped' || !this.metrics) return;
       if (message.type === 'delivered') this.metrics.delivered(message.channelType, message.outcome, message.seconds);
-      else this.metrics.committed(message.stats);
+      else if (message.type === 'committed') this.metrics.committed(message.stats);
+      else this.metrics.unscavenged?.(message.events);
     });
     worker.on('exit', (code) => {
       if (this.stopping) return;

@@ -24,13 +24,17 @@ export type ToProjectorThread = 'appended' | 'stop';
 export type FromProjectorThread =
   | 'stopped'
   | { type: 'delivered'; channelType: 'webhook' | 'webpush'; outcome: DeliveryOutcome; seconds: number }
-  | { type: 'committed'; stats: CommitStats };
+  | { type: 'committed'; stats: CommitStats }
+  | { type: 'unscavenged'; events: number };
 
 const data = workerData as ProjectorThreadData;
 const post = (message: FromProjectorThread) => parentPort!.postMessage(message);
 const logger = pino({ level: data.logLevel, base: { service: 'watchlog', mode: 'projector-thread' } });
 // The thread's own appends (a push subscription gone deactivates its channel) commit here.
-const stores = await openStores(data, { writerThread: false, onCommitted: (stats) => post({ type: 'committed', stats }) });
+const stores = await openStores(data, {
+  writerThread: false, logger,
+  observer: { committed: (stats) => post({ type: 'committed', stats }), unscavenged: (events) => post({ type: 'unscavenged', events }) },
+});
 const metrics: NotificationMetrics = { delivered: (channelType, outcome, seconds) => post({ type: 'delivered', channelType, outcome, seconds }) };
 const projectors = startProjectors(stores, logger, { ...data, egress: egressPolicy(data.egress), metrics });
 

@@ -1,6 +1,7 @@
 import { MongoClient } from 'mongodb';
+import { ConnectionString } from 'mongodb-connection-string-url';
 import type { Projection } from '../../projections/projection.ts';
-import { bindProjection, type ProjectionRunner } from '../../projections/projector.ts';
+import { bindProjection, newLeaseHolder, type ProjectionRunner } from '../../projections/projector.ts';
 import { accessProjection } from '../../projections/access.ts';
 import { anomaliesProjection } from '../../projections/anomalies.ts';
 import { anomalyWindowsProjection } from '../../projections/anomaly-windows.ts';
@@ -13,7 +14,7 @@ import { orphansProjection } from '../../projections/orphans.ts';
 import { statsProjection } from '../../projections/stats.ts';
 import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
-import type { ProjectionStore } from '../views/store/port.ts';
+import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
 import { SqliteLeases, SqliteProjectionStore, openViewsDatabase, type SqliteReadModel } from '../views/store/sqlite.ts';
 import { MongoLeases, MongoProjectionStore, type MongoReadModel } from '../views/store/mongo.ts';
 import { mongoAccess } from '../views/access/mongo.ts';
@@ -76,43 +77,87 @@ const KEYS = Object.keys(READ_MODELS) as ReadModelKey[];
 const perReadModel = <R extends { [K in ReadModelKey]: unknown }>(build: (entry: ReadModelEntry<unknown, unknown>) => unknown): R =>
   Object.fromEntries(KEYS.map((key) => [key, build(READ_MODELS[key] as ReadModelEntry<unknown, unknown>)])) as R;
 
-/** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt. */
-export const openSqliteReadModels = (file: string): ReadModels => {
+/** Read models another version of watchlog built are migrated (dropped, to be replayed) here
+ *  when no live process projects them; those another process holds are left to the projector
+ *  that next takes their lease (it migrates first). Says which are left. */
+const migrateUnheld = async (stores: ReadonlyArray<ProjectionStore<unknown>>, leases: Leases): Promise<Array<{ name: string; holder: string | null }>> => {
+  const busy: Array<{ name: string; holder: string | null }> = [];
+  for (const store of stores) {
+    if (await store.schemaCurrent()) continue;
+    const holder = newLeaseHolder();
+    const lease = await leases.acquire(store.name, holder, 60_000);
+    if (!lease) {
+      busy.push({ name: store.name, holder: (await leases.holderOf(store.name))?.holder ?? null });
+      continue;
+    }
+    try {
+      await store.migrate(lease);
+    } finally {
+      await leases.release(store.name, holder);
+    }
+  }
+  return busy;
+};
+
+/** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt.
+ *  Its queries are prepared on this version's tables, so a read model that another version
+ *  built and a running process still projects stops the opening (SchemaBusyError). */
+export const openSqliteReadModels = async (file: string, { faults }: { faults?: StoreFaults } = {}): Promise<ReadModels> => {
   const db = openViewsDatabase(file);
-  // The stores create (or rebuild) their tables before the queries prepare statements on them.
-  const stores = perReadModel<ReadModels['stores']>((entry) => new SqliteProjectionStore(db, entry.name, entry.sqlite));
-  return {
-    ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
-    leases: new SqliteLeases(db),
-    stores,
-    async close() {
-      db.close();
-    },
-  };
+  try {
+    const stores = perReadModel<ReadModels['stores']>((entry) => new SqliteProjectionStore(db, entry.name, entry.sqlite, faults));
+    const leases = new SqliteLeases(db);
+    const busy = await migrateUnheld(Object.values(stores), leases);
+    if (busy.length > 0) throw new SchemaBusyError(busy);
+    return {
+      ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
+      leases,
+      stores,
+      async close() {
+        db.close();
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 };
 
 /** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
- *  are created at start-up, idempotently. Fails within `timeoutMs` when the server cannot be
- *  reached. */
-export const openMongoReadModels = async (url: string, { timeoutMs = 5000, dbName }: { timeoutMs?: number; dbName?: string } = {}): Promise<ReadModels> => {
+ *  of this version are created at start-up, idempotently; a read model another version built is
+ *  migrated by whoever holds its lease. Fails within `timeoutMs` when the server cannot be
+ *  reached, and closes its client whenever it fails. */
+export const openMongoReadModels = async (
+  url: string, { timeoutMs = 5000, dbName, faults }: { timeoutMs?: number; dbName?: string; faults?: StoreFaults } = {},
+): Promise<ReadModels> => {
   const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs });
-  await client.connect();
-  const db = client.db(dbName ?? mongoDatabaseName(url));
-  const stores = perReadModel<ReadModels['stores']>((entry) => new MongoProjectionStore(db, entry.name, entry.mongo));
-  for (const store of Object.values(stores) as Array<MongoProjectionStore<unknown>>) await store.migrate();
-  return {
-    ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.mongo.queries(db)),
-    leases: new MongoLeases(db),
-    stores,
-    async close() {
-      await client.close();
-    },
-  };
+  try {
+    await client.connect();
+    const db = client.db(dbName ?? mongoDatabaseName(url));
+    const stores = perReadModel<ReadModels['stores']>((entry) => new MongoProjectionStore(db, entry.name, entry.mongo, faults));
+    const all = Object.values(stores) as Array<MongoProjectionStore<unknown>>;
+    for (const store of all) await store.open();
+    const leases = new MongoLeases(db);
+    await migrateUnheld(all, leases);
+    return {
+      ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.mongo.queries(db)),
+      leases,
+      stores,
+      async close() {
+        await client.close();
+      },
+    };
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
 };
 
-/** The URL's database, or `watchlog` (without a name the driver would use "test"). */
+/** The database the URL names, or `watchlog` (without a name the driver would use "test").
+ *  Parsed by the driver's own connection-string parser, which takes several hosts
+ *  (`mongodb://h1:27017,h2:27017/watchlog?replicaSet=rs0`), unlike the WHATWG URL. */
 export const mongoDatabaseName = (url: string): string =>
-  new URL(url.replace(/^mongodb(\+srv)?:/, 'http:')).pathname.slice(1) || 'watchlog';
+  decodeURIComponent(new ConnectionString(url).pathname.replace(/^\//, '')) || 'watchlog';
 
 /** The projections bound to their stores, in registry order. */
 export const projectionRunners = (readModels: ReadModels): ProjectionRunner[] =>

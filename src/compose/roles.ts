@@ -158,7 +158,7 @@ const onSignals = (logger: Logger, config: Config, stop: (steps: ShutdownSteps) 
  *  (null for a worker). */
 export const serve = async (role: Role, config: Config, logger: Logger, version: string): Promise<{ port: number | null }> => {
   const telemetry = createTelemetry({ role, version, logger });
-  const runtime = await openRuntime(config, { logger, onCommitted: telemetry.committed });
+  const runtime = await openRuntime(config, { logger, observer: telemetry });
   watchRuntime(telemetry, runtime, { projections: role !== 'api' });
   const projectorsConfig = { leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject };
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { CommitObserver } from '../log/event-log.ts';
+import type { LogObserver } from '../log/event-log.ts';
 import type { MonitorCreationDeps } from '../commands/monitors.ts';
 import { Passwords, SCRYPT_PARAMS, type ScryptParams } from '../commands/passwords.ts';
 import type { UserCommandDeps } from '../commands/users.ts';
@@ -34,12 +34,12 @@ export interface RuntimeOptions {
   readonly scrypt?: ScryptParams;
   /** Where the stores report faults they recover from (the log writer thread's restarts). */
   readonly logger?: Logger;
-  /** Told the size and time of each of the log's commits (metrics). */
-  readonly onCommitted?: CommitObserver;
+  /** Told the size and time of each of the log's commits, and what its reads skip (metrics). */
+  readonly observer?: LogObserver;
 }
 
-export const openRuntime = async (config: Config, { writerThread = true, scrypt = SCRYPT_PARAMS, logger, onCommitted }: RuntimeOptions = {}): Promise<Runtime> => {
-  const stores = await openStores(config, { writerThread, ...(logger ? { logger } : {}), ...(onCommitted ? { onCommitted } : {}) });
+export const openRuntime = async (config: Config, { writerThread = true, scrypt = SCRYPT_PARAMS, logger, observer }: RuntimeOptions = {}): Promise<Runtime> => {
+  const stores = await openStores(config, { writerThread, ...(logger ? { logger } : {}), ...(observer ? { observer } : {}) });
   const loginThrottle = await openLoginThrottle(config).catch(async (error: unknown) => {
     await stores.close();
     throw error;

@@ -2,7 +2,7 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { CommitObserver, EventLog } from '../log/event-log.ts';
+import type { EventLog, LogObserver } from '../log/event-log.ts';
 import { KurrentEventLog } from '../log/kurrent.ts';
 import { SqliteEventLog } from '../log/sqlite/event-log.ts';
 import type { ReadModels } from '../views/read-models.ts';
@@ -12,6 +12,7 @@ import type { LoginThrottle } from '../views/login-throttle/port.ts';
 import { mongoLoginThrottle } from '../views/login-throttle/mongo.ts';
 import { sqliteLoginThrottle } from '../views/login-throttle/sqlite.ts';
 import { openViewsDatabase } from '../views/store/sqlite.ts';
+import { SchemaBusyError } from '../views/store/port.ts';
 import { mongoDatabaseName, openMongoReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
 
 /** A start-up failure the user can fix (a port in use, a server out of reach): printed as one
@@ -40,8 +41,8 @@ const ensureDataDir = (dir: string) => {
   }
 };
 
-export const openLog = async (config: StoreConfig, writerThread: boolean, logger?: Logger, onCommitted?: CommitObserver): Promise<EventLog> => {
-  const observed = onCommitted ? { onCommitted } : {};
+export const openLog = async (config: StoreConfig, writerThread: boolean, logger?: Logger, observer?: LogObserver): Promise<EventLog> => {
+  const observed = observer ? { onCommitted: observer.committed } : {};
   if (config.eventStoreUrl === undefined) {
     return new SqliteEventLog(path.join(config.dataDir, 'log.db'), {
       writerThread,
@@ -52,7 +53,9 @@ export const openLog = async (config: StoreConfig, writerThread: boolean, logger
       },
     });
   }
-  const log = new KurrentEventLog(config.eventStoreUrl, { namespace: config.eventStoreNamespace, ...observed });
+  const log = new KurrentEventLog(config.eventStoreUrl, {
+    namespace: config.eventStoreNamespace, ...observed, ...(observer?.unscavenged ? { onUnscavenged: observer.unscavenged } : {}),
+  });
   try {
     await log.ping();
   } catch (error) {
@@ -63,7 +66,14 @@ export const openLog = async (config: StoreConfig, writerThread: boolean, logger
 };
 
 const openReadModels = async (config: StoreConfig): Promise<ReadModels> => {
-  if (config.mongoUrl === undefined) return openSqliteReadModels(path.join(config.dataDir, 'views.db'));
+  if (config.mongoUrl === undefined) {
+    try {
+      return await openSqliteReadModels(path.join(config.dataDir, 'views.db'));
+    } catch (error) {
+      if (error instanceof SchemaBusyError) throw new StartupError(error.message);
+      throw error;
+    }
+  }
   try {
     return await openMongoReadModels(config.mongoUrl);
   } catch (error) {
@@ -73,12 +83,12 @@ const openReadModels = async (config: StoreConfig): Promise<ReadModels> => {
 
 /** Embedded SQLite files in the data dir, or KurrentDB / MongoDB when their URLs are configured.
  *  `writerThread`: the embedded log commits on a thread of its own (servers), not the caller's;
- *  `onCommitted` is told the size and time of each of its commits (metrics). */
+ *  `observer` is told the size and time of each of its commits, and what its reads skip (metrics). */
 export const openStores = async (
-  config: StoreConfig, { writerThread, logger, onCommitted }: { writerThread: boolean; logger?: Logger; onCommitted?: CommitObserver },
+  config: StoreConfig, { writerThread, logger, observer }: { writerThread: boolean; logger?: Logger; observer?: LogObserver },
 ): Promise<Stores> => {
   ensureDataDir(config.dataDir);
-  const log = await openLog(config, writerThread, logger, onCommitted);
+  const log = await openLog(config, writerThread, logger, observer);
   const readModels = await openReadModels(config).catch(async (error: unknown) => {
     await log.close();
     throw error;

@@ -1,4 +1,4 @@
-import { Agenda, type AgendaBackend, type Job } from 'agenda';
+import { Agenda, type AgendaBackend, type Job, type JobParameters } from 'agenda';
 import type { Logger } from 'pino';
 import type { CommandDeps } from '../commands/handle.ts';
 import { loadMonitor, recordCheck } from '../commands/monitors.ts';
@@ -7,8 +7,28 @@ import { probe } from '../checks/http-probe.ts';
 import type { EgressPolicy } from '../checks/egress.ts';
 import { MAX_TIMEOUT_SECONDS, decideTransition } from '../domain/monitor.ts';
 import { NO_JOB_METRICS, type CheckOutcome, type JobMetrics } from './metrics.ts';
+import { withTimeout } from '../deadline.ts';
 
 export const CHECK_JOB = 'monitor-check';
+/** Brings the check jobs in step with the monitors read model; one worker at a time. */
+export const RECONCILE_JOB = 'monitor-jobs-reconcile';
+
+/** When a job runs and whether it may; never who holds it. */
+export interface JobScheduleChanges {
+  repeatInterval?: number;
+  nextRunAt?: Date;
+  disabled?: boolean;
+}
+
+/** A job store that changes a stored job's schedule and nothing else. Agenda has no such call:
+ *  its saves (Job.save(), every()) write every field, lockedAt included, so re-saving a running
+ *  job unlocks it and another worker may run it a second time. */
+export interface ScheduleUpdates {
+  /** False when no job has that id. */
+  updateSchedule(id: string, changes: JobScheduleChanges): Promise<boolean>;
+}
+
+export type JobStoreBackend = AgendaBackend & ScheduleUpdates;
 
 /** A job that runs every `everyMs` in one worker at a time (Agenda's single repeating job). */
 export interface RepeatingJob {
@@ -22,7 +42,7 @@ interface CheckJobData { monitor_id: string }
 export interface WorkerJobsOptions {
   /** How often Agenda looks for due jobs; also the worst extra delay of a check. */
   processEveryMs?: number;
-  /** How often the jobs are compared with the monitors read model. */
+  /** How often the jobs are compared with the monitors read model (by one worker). */
   reconcileEveryMs?: number;
   /** Checks running at once in this process (they mostly wait on the network). */
   concurrency?: number;
@@ -50,25 +70,49 @@ export const latenessOf = (
   return Math.max(0, Date.parse(checkedAt) - due) / 1000;
 };
 
-/** What a monitor's job must look like; a change means the job is saved again. */
-const shapeOf = (m: Pick<MonitorView, 'interval_seconds' | 'enabled'>) => `${m.interval_seconds}:${m.enabled}`;
+/** A reconciliation holds its job's lock for at most this long: a worker that dies while
+ *  reconciling delays the next reconciliation by it, not by a check's long lock. */
+const RECONCILE_LOCK_MS = 60_000;
 
-const withTimeout = <T>(work: Promise<T>, ms: number, message: string): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(message)), ms);
-    work.then((v) => { clearTimeout(timer); resolve(v); }, (e: unknown) => { clearTimeout(timer); reject(e as Error); });
-  });
+/** What a monitor's stored job must change to follow it, or null when it already does. A new
+ *  interval starts over now, and so does a monitor enabled again, as a new monitor does: each is
+ *  checked at once. Pausing only sets the flag. */
+export const scheduleChangesFor = (
+  job: Pick<JobParameters, 'repeatInterval' | 'disabled'>, monitor: Pick<MonitorView, 'interval_seconds' | 'enabled'>, now: Date,
+): JobScheduleChanges | null => {
+  const changes: JobScheduleChanges = {};
+  const intervalMs = monitor.interval_seconds * 1000;
+  if (Number(job.repeatInterval) !== intervalMs) {
+    changes.repeatInterval = intervalMs;
+    changes.nextRunAt = now;
+  }
+  const enabled = job.disabled !== true;
+  if (enabled !== monitor.enabled) {
+    changes.disabled = !monitor.enabled;
+    if (monitor.enabled) changes.nextRunAt = now;
+  }
+  return Object.keys(changes).length > 0 ? changes : null;
+};
 
-/** The worker's Agenda jobs: the `repeating` ones, and one repeating job per enabled monitor
- *  (unique on the monitor id; the first check runs at once). Monitor jobs follow the monitors read
- *  model: every `reconcileEveryMs` the jobs whose monitor changed interval or enabled flag are
- *  saved again, and those whose monitor was deleted are cancelled. Reconciling from the read model rather than reacting to each event means a missed
- *  event, a crash between two writes, or a restart all converge to the same jobs. A job handler
- *  only calls commands: it reads the monitor from its stream, checks, and records. */
+const monitorIdOf = (job: Pick<JobParameters, 'data'>): string | null => {
+  const { data } = job;
+  if (typeof data !== 'object' || data === null || !('monitor_id' in data)) return null;
+  return typeof data.monitor_id === 'string' ? data.monitor_id : null;
+};
+
+/** The worker's Agenda jobs: the `repeating` ones, and one repeating job per monitor (unique on
+ *  the monitor id, disabled while the monitor is paused; the first check runs at once). Monitor
+ *  jobs follow the monitors read model: every `reconcileEveryMs` a new monitor gets its job, a job
+ *  whose monitor changed interval or enabled flag has just those fields changed (its lock stays,
+ *  so a check under way is not run a second time elsewhere), and the job of a deleted monitor is
+ *  cancelled. Reconciling from the read model rather than reacting to each event means a missed
+ *  event, a crash between two writes, or a restart all converge to the same jobs. The
+ *  reconciliation is itself a single repeating Agenda job, so its lock lets one worker at a time
+ *  run it, with no lease of our own; were that worker to die, the lock expires and another takes
+ *  over. A job handler only calls commands: it reads the monitor from its stream, checks, and
+ *  records. */
 export class WorkerJobs {
   readonly agenda: Agenda;
-  private readonly applied = new Map<string, string>();
-  private timer: NodeJS.Timeout | null = null;
   private reconciling: Promise<void> = Promise.resolve();
   private readonly reconcileEveryMs: number;
   private readonly startTimeoutMs: number;
@@ -82,7 +126,7 @@ export class WorkerJobs {
   private whenIdle: Array<() => void> = [];
 
   constructor(
-    backend: AgendaBackend,
+    private readonly backend: JobStoreBackend,
     private readonly deps: CommandDeps & {
       readonly monitors: Pick<MonitorsQueries, 'list' | 'get'>;
       readonly egress: EgressPolicy;
@@ -136,22 +180,35 @@ export class WorkerJobs {
         }
       }, { lockLifetime: this.lockLifetimeMs, concurrency: 1 });
     }
+    // reconcile() logs its own failures, so the job never fails.
+    this.agenda.define(RECONCILE_JOB, () => this.reconcile(), {
+      lockLifetime: Math.min(this.lockLifetimeMs, RECONCILE_LOCK_MS), concurrency: 1,
+    });
   }
 
-  /** Starts the scheduler; rejects (never hangs) when the job store cannot be reached. */
+  /** The repeating jobs, the reconciliation among them. */
+  private schedules(): Array<Pick<RepeatingJob, 'name' | 'everyMs'>> {
+    return [...this.repeating, { name: RECONCILE_JOB, everyMs: this.reconcileEveryMs }];
+  }
+
+  /** Starts the scheduler; rejects (never hangs) when the job store cannot be reached. The check
+   *  jobs are brought in step by the first reconciliation, within `processEveryMs` on a new store. */
   async start(): Promise<void> {
     this.defineRepeating();
     await withTimeout(this.agenda.start(), this.startTimeoutMs, `the job store did not answer within ${this.startTimeoutMs} ms`);
-    for (const job of (await this.agenda.queryJobs({ name: CHECK_JOB })).jobs) {
-      const data = job.data as Partial<CheckJobData> | undefined;
-      if (data?.monitor_id) {
-        this.applied.set(data.monitor_id, shapeOf({ interval_seconds: Number(job.repeatInterval) / 1000, enabled: job.disabled !== true }));
-      }
+    for (const job of this.schedules()) await this.ensureRepeating(job.name, job.everyMs);
+  }
+
+  /** Agenda's every(), but a job that exists only has its interval changed: every() saves the
+   *  whole job, which would unlock it while another worker runs it (a second anomaly scan, or a
+   *  second reconciliation, at once). */
+  private async ensureRepeating(name: string, everyMs: number): Promise<void> {
+    const existing = (await this.agenda.queryJobs({ name })).jobs.find((job) => job.type === 'single');
+    if (existing?._id === undefined) {
+      await this.agenda.every(everyMs, name);
+      return;
     }
-    for (const job of this.repeating) await this.agenda.every(job.everyMs, job.name);
-    await this.reconcile();
-    this.timer = setInterval(() => void this.reconcile(), this.reconcileEveryMs);
-    this.timer.unref();
+    if (Number(existing.repeatInterval) !== everyMs) await this.backend.updateSchedule(String(existing._id), { repeatInterval: everyMs });
   }
 
   /** Job runs under way in this process. */
@@ -163,7 +220,6 @@ export class WorkerJobs {
    *  next process runs them at once; a run already under way finishes (a check records its
    *  result) and saves its job. The caller closes the job store afterwards. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
     await this.reconciling;
     await this.agenda.stop(false);
     // A run that had passed Agenda's last check when it stopped reports its start after a turn.
@@ -171,7 +227,8 @@ export class WorkerJobs {
     while (this.running > 0) await new Promise<void>((resolve) => this.whenIdle.push(resolve));
   }
 
-  /** Runs at most one reconciliation at a time. */
+  /** Brings the check jobs in step with the monitors read model now; at most one reconciliation
+   *  at a time in this process. The reconcile job calls it in the worker that holds that job. */
   reconcile(): Promise<void> {
     this.reconciling = this.reconciling.then(() => this.reconcileOnce()).catch((err: unknown) => {
       this.logger.error({ err }, 'could not bring monitor jobs in step with the monitors');
@@ -179,30 +236,52 @@ export class WorkerJobs {
     return this.reconciling;
   }
 
+  /** Compares with the stored jobs rather than with what this process saved: the reconciling
+   *  worker changes from run to run. */
   private async reconcileOnce(): Promise<void> {
-    const monitors = await this.deps.monitors.list({ all: true });
+    const [monitors, stored] = await Promise.all([this.deps.monitors.list({ all: true }), this.checkJobs()]);
     const wanted = new Set<string>();
     for (const m of monitors) {
       wanted.add(m.id);
-      const shape = shapeOf(m);
-      if (this.applied.get(m.id) === shape) continue;
-      const job = this.agenda.create<CheckJobData>(CHECK_JOB, { monitor_id: m.id })
-        .unique({ 'data.monitor_id': m.id })
-        .repeatEvery(m.interval_seconds * 1000, { skipImmediate: false });
-      if (m.enabled) job.enable();
-      else job.disable();
-      await job.save();
-      this.applied.set(m.id, shape);
+      const job = stored.get(m.id);
+      if (job === undefined) await this.createCheckJob(m);
+      else await this.followMonitor(job, m);
     }
-    for (const id of [...this.applied.keys()]) {
+    for (const id of stored.keys()) {
       if (wanted.has(id)) continue;
       // Absent from the read model may only mean "not projected yet" (a rebuild, a new read
       // store): the monitor's own stream decides whether it is really gone.
       const { state } = await loadMonitor(this.deps, id);
       if (state.id !== null && !state.deleted) continue;
       await this.agenda.cancel({ name: CHECK_JOB, data: { monitor_id: id } });
-      this.applied.delete(id);
     }
+  }
+
+  /** The stored check jobs by monitor id. */
+  private async checkJobs(): Promise<Map<string, JobParameters>> {
+    const byMonitor = new Map<string, JobParameters>();
+    for (const job of (await this.agenda.queryJobs({ name: CHECK_JOB })).jobs) {
+      const monitorId = monitorIdOf(job);
+      if (monitorId !== null) byMonitor.set(monitorId, job);
+    }
+    return byMonitor;
+  }
+
+  /** insertOnly: should the job have appeared since it was looked for, it is left as it is (a
+   *  save would unlock it) and the next reconciliation compares it. */
+  private async createCheckJob(m: Pick<MonitorView, 'id' | 'interval_seconds' | 'enabled'>): Promise<void> {
+    const job = this.agenda.create<CheckJobData>(CHECK_JOB, { monitor_id: m.id })
+      .unique({ 'data.monitor_id': m.id }, { insertOnly: true })
+      .repeatEvery(m.interval_seconds * 1000, { skipImmediate: false });
+    if (m.enabled) job.enable();
+    else job.disable();
+    await job.save();
+  }
+
+  private async followMonitor(job: JobParameters, m: Pick<MonitorView, 'interval_seconds' | 'enabled'>): Promise<void> {
+    // Agenda schedules on the wall clock, whatever clock stamps the checks.
+    const changes = scheduleChangesFor(job, m, new Date());
+    if (changes !== null && job._id !== undefined) await this.backend.updateSchedule(String(job._id), changes);
   }
 
   /** The job's work: reads the monitor from its stream, checks it, records the result. */

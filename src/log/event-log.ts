@@ -49,10 +49,19 @@ export interface CommitStats {
 }
 export type CommitObserver = (stats: CommitStats) => void;
 
+/** What a log tells the process's metrics: its commits, and the events its reads skipped because
+ *  their stream's maxCount hides them while the store still keeps them (KurrentDB keeps them
+ *  until a scavenge: a count that keeps growing means nothing scavenges). */
+export interface LogObserver {
+  readonly committed: CommitObserver;
+  readonly unscavenged?: (events: number) => void;
+}
+
 /** Whether the log can take appends now. */
 export type LogHealth = { readonly ok: true } | { readonly ok: false; readonly since: string; readonly reason: string };
 
-/** A catch-up subscription: batches in log order, first from the store, then live. */
+/** A catch-up subscription: batches in log order, first from the store, then live; like
+ *  `readAll`, without the events maxCount hides. */
 export interface Subscription extends AsyncIterable<readonly RecordedEvent[]> {
   close(): Promise<void>;
 }
@@ -61,7 +70,8 @@ export interface EventLog {
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Events of one stream in revision order (honouring its maxCount); [] when it does not exist. */
   readStream(stream: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
-  /** Events after `after` (null: from the start) in position order. */
+  /** Events after `after` (null: from the start) in position order, without those their
+   *  stream's maxCount hides (a replay never sees more of a stream than `readStream` would). */
   readAll(after: string | null, maxCount: number): Promise<RecordedEvent[]>;
   /** Position of the last event in the log, null when empty. */
   headPosition(): Promise<string | null>;

@@ -3,6 +3,7 @@ import {
   excludeSystemEvents, jsonEvent, streamNameFilter, type AllStreamResolvedEvent, type AppendStreamState, type Position, type ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import type { EventMetadata } from '../domain/events.ts';
+import { withTimeout } from '../deadline.ts';
 import {
   WrongExpectedRevisionError,
   type AppendResult, type CommitObserver, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
@@ -51,6 +52,11 @@ export interface KurrentEventLogOptions {
   namespace?: string;
   /** Told the size and time of every append that succeeded (each append is its own write). */
   onCommitted?: CommitObserver;
+  /** Told how many events a read skipped because their stream's maxCount hides them: KurrentDB
+   *  keeps them in $all until a scavenge. */
+  onUnscavenged?: (events: number) => void;
+  /** How long a stream's maxCount and last revision are trusted before they are read again. */
+  streamLimitsTtlMs?: number;
 }
 
 export class KurrentEventLog implements EventLog {
@@ -59,12 +65,41 @@ export class KurrentEventLog implements EventLog {
   private readonly reconnectDelayMs: number;
   private readonly namespace: string;
   private readonly appendListeners = new Set<() => void>();
+  /** Per stream, the first revision its maxCount does not hide (0 when it has no maxCount), and
+   *  until when that is trusted. A stale value only hides fewer events: revisions only grow. */
+  private readonly visibleFrom = new Map<string, { revision: number; until: number }>();
+  private readonly streamLimitsTtlMs: number;
 
   constructor(connectionString: string, private readonly options: KurrentEventLogOptions = {}) {
     this.client = KurrentDBClient.connectionString(connectionString);
     this.batchSize = options.batchSize ?? 1000;
     this.reconnectDelayMs = options.reconnectDelayMs ?? 500;
     this.namespace = options.namespace ?? '';
+    this.streamLimitsTtlMs = options.streamLimitsTtlMs ?? 30_000;
+  }
+
+  private async firstVisibleRevision(stream: string): Promise<number> {
+    const known = this.visibleFrom.get(stream);
+    if (known && known.until > Date.now()) return known.revision;
+    const { metadata } = await this.client.getStreamMetadata(this.namespace + stream);
+    let revision = 0;
+    if (metadata?.maxCount !== undefined) {
+      for await (const last of this.client.readStream(this.namespace + stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        if (last.event) revision = Math.max(0, Number(last.event.revision) - metadata.maxCount + 1);
+      }
+    }
+    this.visibleFrom.set(stream, { revision, until: Date.now() + this.streamLimitsTtlMs });
+    return revision;
+  }
+
+  /** `events` without those their stream's maxCount hides. $all keeps them until the server
+   *  scavenges: a replay would otherwise apply every check result ever recorded. */
+  private async visible(events: RecordedEvent[]): Promise<RecordedEvent[]> {
+    const streams = [...new Set(events.map((e) => e.stream))];
+    const from = new Map(await Promise.all(streams.map(async (s) => [s, await this.firstVisibleRevision(s)] as const)));
+    const kept = events.filter((e) => e.revision >= from.get(e.stream)!);
+    if (kept.length < events.length) this.options.onUnscavenged?.(events.length - kept.length);
+    return kept;
   }
 
   private filter() {
@@ -75,9 +110,14 @@ export class KurrentEventLog implements EventLog {
     return toRecorded(resolved, this.namespace);
   }
 
-  /** Fails when the server cannot be reached within `timeoutMs`. */
+  /** Fails when the server has not answered within `timeoutMs`. The read's own `deadline` is not
+   *  enough: the client's native bridge does not pass it on, and keeps retrying a server that
+   *  accepts connections but never answers. */
   async ping(timeoutMs = 5000): Promise<void> {
-    for await (const _ of this.client.readAll({ maxCount: 1, direction: BACKWARDS, fromPosition: END, deadline: timeoutMs })) break;
+    const read = async () => {
+      for await (const _ of this.client.readAll({ maxCount: 1, direction: BACKWARDS, fromPosition: END, deadline: timeoutMs })) break;
+    };
+    await withTimeout(read(), timeoutMs, `no answer within ${timeoutMs} ms`);
   }
 
   async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -122,6 +162,20 @@ export class KurrentEventLog implements EventLog {
 
   async readAll(after: string | null, maxCount: number): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
+    let from = after;
+    // Hidden events are dropped after the read, so a page may come back short: read on from the
+    // last position read until the page is full or the log ends.
+    for (;;) {
+      const page = await this.readPage(from, maxCount);
+      if (page.events.length > 0) out.push(...await this.visible(page.events));
+      if (out.length >= maxCount || page.ended || page.last === null) return out.slice(0, maxCount);
+      from = page.last;
+    }
+  }
+
+  /** Up to `maxCount` events after `after`, hidden ones included, and where the read stopped. */
+  private async readPage(after: string | null, maxCount: number): Promise<{ events: RecordedEvent[]; last: string | null; ended: boolean }> {
+    const events: RecordedEvent[] = [];
     // A read from a position includes the event at it; the port's `after` excludes it.
     const reading = this.client.readAll({
       direction: FORWARDS,
@@ -129,11 +183,14 @@ export class KurrentEventLog implements EventLog {
       maxCount: maxCount + (after === null ? 0 : 1),
       filter: this.filter(),
     });
+    let read = 0;
     for await (const resolved of reading) {
+      read += 1;
       const e = this.recorded(resolved);
-      if (e && e.position !== after) out.push(e);
+      if (e && e.position !== after) events.push(e);
     }
-    return out.slice(0, maxCount);
+    const page = events.slice(0, maxCount);
+    return { events: page, last: page[page.length - 1]?.position ?? null, ended: read < maxCount + (after === null ? 0 : 1) };
   }
 
   async headPosition(): Promise<string | null> {
@@ -172,7 +229,8 @@ export class KurrentEventLog implements EventLog {
               }
               if (batch.length > 0) {
                 position = batch[batch.length - 1]!.position;
-                yield batch;
+                const shown = await self.visible(batch);
+                if (shown.length > 0) yield shown;
                 delay = self.reconnectDelayMs;
               }
               if (closed) break;

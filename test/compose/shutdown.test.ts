@@ -125,7 +125,7 @@ test('SIGTERM under load: in-flight requests answered, later ones 503, no acknow
   t.is(drain.cut, 0);
   // The projectors released their leases (the next holder need not wait for them).
   const views = new Database(path.join(dataDir, 'views.db'), { readonly: true });
-  t.deepEqual(views.prepare('SELECT projection, holder FROM leases').all(), []);
+  t.deepEqual(views.prepare("SELECT projection, holder FROM leases WHERE holder != ''").all(), []);
   views.close();
 
   // Every acknowledged event is in the log after a restart, and nothing else is.

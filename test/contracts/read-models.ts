@@ -3,23 +3,43 @@ import { randomUUID } from 'node:crypto';
 import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
 import { bucketOf } from '../../src/domain/stats.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
-import type { AuditListItem, AuditListQuery } from '../../src/views/audit-events/port.ts';
+import { SORT_FIELDS, type AuditListItem, type AuditListQuery } from '../../src/views/audit-events/port.ts';
 import type { OrphansWriter } from '../../src/views/orphans/port.ts';
 import type { ReadModels } from '../../src/views/read-models.ts';
 import type { Scope } from '../../src/domain/scope.ts';
 import type { WindowContribution } from '../../src/views/anomaly-windows/port.ts';
 import { WINDOW_RETENTION_MS } from '../../src/domain/anomaly.ts';
+import { addEvent, sessionTimes, type SessionSpan } from '../../src/domain/sessions.ts';
+import type { QueryPlan } from '../helpers/query-plans.ts';
 
-/** The read-model contract (audit events, access), for every read-store adapter. `open` returns
- *  empty read models. */
-export const readModelsContract = (adapter: string, open: () => Promise<{ readModels: ReadModels; cleanup: () => Promise<void> }>): void => {
-  const withModels = (title: string, body: (t: import('ava').ExecutionContext, m: ReadModels) => Promise<void>) =>
+/** What an adapter's test opens for each test of the contract: empty read models, and what only
+ *  some adapters can tell or do. */
+export interface OpenedReadModels {
+  readModels: ReadModels;
+  cleanup: () => Promise<void>;
+  /** The plan of the audit-events list's query for `q` (not run). */
+  auditListPlan?: (q: AuditListQuery, scope: Scope) => Promise<QueryPlan>;
+  /** Moves a projection's checkpoint back (null: before the first event) and leaves what it
+   *  wrote: the state a crash between a batch's writes and its checkpoint leaves. Absent where
+   *  that state cannot happen (SQLite commits both in one transaction). */
+  rewindCheckpoint?: (projection: string, position: string | null) => Promise<void>;
+}
+
+export interface ReadModelsContractOptions {
+  /** Audit list shapes (by their names in the plan test) that this adapter's indexes do not
+   *  serve yet: their plans must still sort in memory, so that serving them shows there. */
+  auditShapesSortedInMemory?: readonly string[];
+}
+
+/** The read-model contract (audit events, access), for every read-store adapter. */
+export const readModelsContract = (adapter: string, open: () => Promise<OpenedReadModels>, options: ReadModelsContractOptions = {}): void => {
+  const withModels = (title: string, body: (t: import('ava').ExecutionContext, m: ReadModels, opened: OpenedReadModels) => Promise<void>) =>
     test(`${adapter} read models: ${title}`, async (t) => {
-      const { readModels, cleanup } = await open();
+      const opened = await open();
       try {
-        await body(t, readModels);
+        await body(t, opened.readModels, opened);
       } finally {
-        await cleanup();
+        await opened.cleanup();
       }
     });
 
@@ -86,6 +106,50 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.is((await m.auditEvents.list(query(), { all: false, projectIds: [b] })).pagination.totalItems, 5);
     t.is((await m.auditEvents.list(query({ project_id: a }), { all: false, projectIds: [b] })).pagination.totalItems, 0);
     t.is((await m.auditEvents.list(query(), { all: false, projectIds: [] })).pagination.totalItems, 0);
+  });
+
+  withModels('audit events: an index serves each common list shape in the order asked, without sorting in memory', async (t, m, opened) => {
+    const { auditListPlan } = opened;
+    if (!auditListPlan) {
+      t.pass(`${adapter} does not tell its query plans`);
+      return;
+    }
+    // Realistic proportions matter to a planner that races its candidate plans on the data:
+    // every alert is of one rule (its path), and each shape matches more than the page holds.
+    const [a, b] = [randomUUID(), randomUUID()];
+    const events = [...Array.from({ length: 120 }, (_, i) => auditEvent(i, a)), ...Array.from({ length: 40 }, (_, i) => auditEvent(i, b))]
+      .map((e) => (e.event_type === 'system.alert' ? { ...e, path: 'brute_force' } : e));
+    const batch = events.map(() => recorded());
+    await m.stores.auditEvents.commit(batch, (r, w) => w.record(events[batch.indexOf(r)]!, r.position));
+    const everything: Scope = { all: true };
+    const filters: Array<[string, Partial<AuditListQuery>]> = [
+      ['service_name', { service_name: 'svc-1' }], ['method', { method: 'DELETE' }], ['status_code', { status_code: 404 }],
+      ['environment', { environment: 'production' }], ['identifier', { identifier: 'user-2' }], ['event_type', { event_type: 'http' }],
+    ];
+    const shapes: Array<[string, Partial<AuditListQuery>, Scope]> = [
+      ['a project, newest first', { project_id: a }, everything],
+      ['a project, oldest first', { project_id: a, sort_order: 'asc' }, everything],
+      ['a project in a time range, newest first', { project_id: a, start_date: events[10]!.timestamp, end_date: events[90]!.timestamp }, everything],
+      ['every project, newest first', {}, everything],
+      ['the projects of a member, newest first', {}, { all: false, projectIds: [a, b] }],
+      ...filters.flatMap(([field, filter]): Array<[string, Partial<AuditListQuery>, Scope]> => [
+        [`a project and a ${field}, newest first`, { project_id: a, ...filter }, everything],
+        [`a project and a ${field}, oldest first`, { project_id: a, ...filter, sort_order: 'asc' }, everything],
+      ]),
+      ['a project, a service and an identifier, newest first', { project_id: a, service_name: 'svc-1', identifier: 'user-1' }, everything],
+      ['a project\'s alerts of a rule, newest first', { project_id: a, event_type: 'system.alert', path: 'brute_force' }, everything],
+      ...SORT_FIELDS.filter((field) => field !== 'timestamp').flatMap((field): Array<[string, Partial<AuditListQuery>, Scope]> => [
+        [`a project by ${field}, ascending`, { project_id: a, sort_by: field, sort_order: 'asc' }, everything],
+        [`a project by ${field}, descending`, { project_id: a, sort_by: field, sort_order: 'desc' }, everything],
+      ]),
+    ];
+    const sortedInMemory = new Set(options.auditShapesSortedInMemory);
+    for (const name of sortedInMemory) t.true(shapes.some(([shape]) => shape === name), `no shape is named ${name}`);
+    for (const [name, q, scope] of shapes) {
+      const plan = await auditListPlan(query({ ...q, limit: 5 }), scope);
+      t.true(plan.readsIndex, `${name}: ${plan.text}`);
+      t.is(plan.sortsInMemory, sortedInMemory.has(name), `${name}: ${plan.text}`);
+    }
   });
 
   withModels('audit events: detail returns the stored event within scope only', async (t, m) => {
@@ -184,6 +248,90 @@ export const readModelsContract = (adapter: string, open: () => Promise<{ readMo
     t.deepEqual(fromMinute5.data.map((s) => s.identifier), ['bob', 'bob']);
     t.deepEqual((await m.derivedSessions.list({ page: 2, limit: 2 }, scope)).data.map((s) => s.identifier), ['ann']);
     t.is((await m.derivedSessions.list({ page: 1, limit: 10 }, { all: false, projectIds: [randomUUID()] })).pagination.totalItems, 0);
+  });
+
+  /** A key's sessions as the domain makes them of its event times, newest first, as listed. */
+  const sessionsOf = (times: readonly number[]) => times.reduce<SessionSpan[]>((spans, ts) => addEvent(spans, ts), []).reverse()
+    .map((span): [string, string, number] => { const { session_start, session_end, event_count } = sessionTimes(span); return [session_start, session_end, event_count]; });
+  /** Every session of `identifier`, newest first, read page by page. */
+  const listedSessions = async (m: ReadModels, projectId: string, identifier: string) => {
+    const listed: Array<[string, string, number]> = [];
+    for (let page = 1; ; page += 1) {
+      const { data, pagination } = await m.derivedSessions.list({ project_id: projectId, identifier, page, limit: 100 }, { all: true });
+      listed.push(...data.map((s): [string, string, number] => [s.session_start, s.session_end, s.event_count]));
+      if (page >= pagination.totalPage) return { listed, total: pagination.totalItems };
+    }
+  };
+  type Planned = { r: RecordedEvent; identifier: string; ts: number };
+  const planSessions = (events: ReadonlyArray<[string, number]>): Planned[] => events.map(([identifier, ts]) => ({ r: recorded(), identifier, ts }));
+  const commitSessions = (m: ReadModels, projectId: string, batch: readonly Planned[]) => {
+    const byRecord = new Map(batch.map((x) => [x.r, x]));
+    return m.stores.derivedSessions.commit(batch.map((x) => x.r), (r, w) => {
+      const { identifier, ts } = byRecord.get(r)!;
+      w.event({ project_id: projectId, identifier, service_name: 'web' }, ts, r.position);
+    });
+  };
+  const inBatches = <T>(items: readonly T[], size: number): T[][] =>
+    Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
+
+  withModels('derived sessions: 500 sessions of one identifier, late events deep in its history; replays, also after a crash before the checkpoint, change nothing', async (t, m, opened) => {
+    const MIN = 60_000;
+    const p = randomUUID();
+    const t0 = Date.UTC(2026, 3, 1);
+    // A session every 40 minutes, every third with a second event 5 minutes in.
+    const inOrder = Array.from({ length: 500 }, (_, i) => [t0 + i * 40 * MIN, ...(i % 3 === 0 ? [t0 + (i * 40 + 5) * MIN] : [])]).flat();
+    // Joining sessions 100 and 101, and 250 and 251; lengthening 400; a new first session, and
+    // one more event 20 minutes before the old first.
+    const late = [t0 + (100 * 40 + 20) * MIN, t0 + (250 * 40 + 25) * MIN, t0 + (400 * 40 + 5) * MIN, t0 - 61 * MIN, t0 - 20 * MIN];
+    const batches = inBatches(planSessions(inOrder.map((ts) => ['ann', ts])), 100);
+    const lateBatch = planSessions([...late.map((ts): [string, number] => ['ann', ts]), ['bob', t0], ['bob', t0 + 31 * MIN]]);
+    for (const batch of batches) await commitSessions(m, p, batch);
+    await commitSessions(m, p, lateBatch);
+    const expected = { listed: sessionsOf([...inOrder, ...late]), total: 499 };
+    t.is(expected.listed.length, 499);
+    t.deepEqual(await listedSessions(m, p, 'ann'), expected);
+    t.deepEqual(await listedSessions(m, p, 'bob'), { listed: sessionsOf([t0, t0 + 31 * MIN]), total: 2 });
+
+    await commitSessions(m, p, lateBatch);
+    t.deepEqual(await listedSessions(m, p, 'ann'), expected, 'a batch at or before the checkpoint');
+    if (opened.rewindCheckpoint) {
+      const name = m.stores.derivedSessions.name;
+      await opened.rewindCheckpoint(name, batches.at(-1)!.at(-1)!.r.position);
+      await commitSessions(m, p, lateBatch);
+      t.deepEqual(await listedSessions(m, p, 'ann'), expected, 'the last batch again after a crash before its checkpoint');
+      await opened.rewindCheckpoint(name, batches[1]!.at(-1)!.r.position);
+      for (const batch of [...batches.slice(2), lateBatch]) await commitSessions(m, p, batch);
+      await opened.rewindCheckpoint(name, null);
+      await commitSessions(m, p, [...batches.flat(), ...lateBatch]);
+      t.deepEqual(await listedSessions(m, p, 'ann'), expected, 'several batches, then everything, again');
+      t.deepEqual(await listedSessions(m, p, 'bob'), { listed: sessionsOf([t0, t0 + 31 * MIN]), total: 2 });
+    }
+  });
+
+  withModels('derived sessions: events in any order, cut into batches anywhere, give the sessions of their sorted times', async (t, m, opened) => {
+    const MIN = 60_000;
+    const p = randomUUID();
+    const t0 = Date.UTC(2026, 4, 1);
+    // Gaps under, at and over 30 minutes, and repeated times.
+    const gaps = [5, 12, 31, 29, 45, 30, 1, 0, 61, 3];
+    const times = Array.from({ length: 200 }, (_, i) => i).reduce<number[]>((acc, i) => [...acc, (acc.at(-1) ?? t0) + gaps[i % gaps.length]! * MIN], []);
+    const scrambled = times.map((_, k) => times[(k * 73) % times.length]!);
+    const plan = planSessions([
+      ...scrambled.map((ts): [string, number] => ['cat', ts]),
+      ...[...times].reverse().map((ts): [string, number] => ['dan', ts]),
+    ]);
+    const batches = inBatches(plan, 37);
+    for (const batch of batches) await commitSessions(m, p, batch);
+    const expected = sessionsOf(times);
+    t.true(expected.length > 20 && expected.some(([, , count]) => count > 3), 'sessions of one event and of many');
+    t.deepEqual(await listedSessions(m, p, 'cat'), { listed: expected, total: expected.length });
+    t.deepEqual(await listedSessions(m, p, 'dan'), { listed: expected, total: expected.length });
+    if (opened.rewindCheckpoint) {
+      await opened.rewindCheckpoint(m.stores.derivedSessions.name, batches[2]!.at(-1)!.r.position);
+      for (const batch of inBatches(plan.slice(3 * 37), 50)) await commitSessions(m, p, batch);
+      t.deepEqual(await listedSessions(m, p, 'cat'), { listed: expected, total: expected.length }, 'replayed after a crash, cut otherwise');
+      t.deepEqual(await listedSessions(m, p, 'dan'), { listed: expected, total: expected.length });
+    }
   });
 
   withModels('stats buckets: contributions add up per minute; replays and overlapping replays count once', async (t, m) => {

@@ -87,7 +87,7 @@ interface Opened { models: ReadModels; rewind: ((name: string, position: string)
 
 const openSqlite = async (): Promise<Opened> => {
   const dir = tempDir();
-  const models = openSqliteReadModels(path.join(dir, 'views.db'));
+  const models = await openSqliteReadModels(path.join(dir, 'views.db'));
   return {
     models, rewind: null, cleanup: async () => {
       await models.close();

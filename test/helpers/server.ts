@@ -108,7 +108,7 @@ export const startTestServer = async ({
   });
   // Wired as `watchlog start` wires it (src/compose/roles.ts).
   const telemetry = createTelemetry({ role: 'start', version: 'test', logger, defaultMetrics: processMetrics, clock: now });
-  const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT, onCommitted: telemetry.committed });
+  const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT, observer: telemetry });
   watchRuntime(telemetry, runtime, { projections: true, notifications });
   const retries = { maxAttempts: 3, retryBaseMs: 20 };
   const thread = onThread ? new ProjectorThread({

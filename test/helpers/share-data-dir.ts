@@ -9,7 +9,7 @@ import { openSqliteReadModels } from '../../src/compose/read-models.ts';
 const [dataDir = '', rounds = '20'] = process.argv.slice(2);
 try {
   const log = openLogDatabase(path.join(dataDir, 'events.db'));
-  const views = openSqliteReadModels(path.join(dataDir, 'views.db'));
+  const views = await openSqliteReadModels(path.join(dataDir, 'views.db'));
   const writer = new SqliteLogWriter(log);
   let appended = 0;
   for (let i = 0; i < Number(rounds); i++) {

@@ -8,6 +8,7 @@ import type { DomainEvent } from '../../src/domain/events.ts';
 import { comparePositions, type RecordedEvent } from '../../src/log/event-log.ts';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import { SqliteLeases, openViewsDatabase } from '../../src/views/store/sqlite.ts';
+import type { Lease } from '../../src/views/store/port.ts';
 import { eventually, tempDir } from '../helpers/server.ts';
 
 /** A projection whose read model is the list of what it applied, with a checkpoint, that can be
@@ -25,7 +26,8 @@ class RecordingRunner implements ProjectionRunner {
     this.applied = [];
     this.position = null;
   }
-  async process(batch: readonly RecordedEvent[], _holder?: string, decode?: Decoder) {
+  async migrate() {}
+  async process(batch: readonly RecordedEvent[], _lease?: Lease, decode?: Decoder) {
     if (this.failNext > 0) {
       this.failNext -= 1;
       throw new Error(`${this.name} failed on purpose`);
@@ -109,7 +111,7 @@ test('stop releases the leases, so another projector takes the projections at on
   await append(5);
   await eventually(async () => (runner.applied.length === 5 ? true : undefined));
   await first.stop();
-  t.true(await leases.acquire('only', 'someone-else', 10_000));
+  t.truthy(await leases.acquire('only', 'someone-else', 10_000));
   await leases.release('only', 'someone-else');
 
   const second = new Projector(log, [runner], leases, pino({ level: 'silent' }), { liveBatchDelayMs: 5 });

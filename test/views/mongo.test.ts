@@ -3,9 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { openMongoReadModels } from '../../src/compose/read-models.ts';
 import { leasesContract } from '../contracts/leases.ts';
-import { readModelsContract } from '../contracts/read-models.ts';
+import { readModelsContract, type OpenedReadModels } from '../contracts/read-models.ts';
+import { auditListCursor } from '../../src/views/audit-events/mongo.ts';
+import { mongoPlan } from '../helpers/query-plans.ts';
 import { loginThrottleContract } from '../contracts/login-throttle.ts';
 import { mongoLoginThrottle } from '../../src/views/login-throttle/mongo.ts';
+import type { StoreFaults } from '../../src/views/store/port.ts';
 
 /** The same contracts on MongoDB, when WATCHLOG_MONGO_URL names a server; each test gets its own
  *  database, dropped afterwards. */
@@ -19,6 +22,12 @@ if (url === undefined) {
     const readModels = await openMongoReadModels(url, { dbName });
     return {
       readModels,
+      another: (faults: StoreFaults) => openMongoReadModels(url, { dbName, faults }),
+      ageSchema: async (projection: string) => {
+        const client = await new MongoClient(url).connect();
+        await client.db(dbName).collection<{ _id: string; version: number }>('read_model_versions').updateOne({ _id: projection }, { $inc: { version: -1 } });
+        await client.close();
+      },
       cleanup: async () => {
         await readModels.close();
         const client = await new MongoClient(url).connect();
@@ -27,7 +36,31 @@ if (url === undefined) {
       },
     };
   };
-  readModelsContract('mongo', open);
+  /** For the read-model contract, a second client that explains the list queries and rewinds
+   *  checkpoints. */
+  const openForContract = async (): Promise<OpenedReadModels> => {
+    const dbName = `watchlog_test_${randomUUID().slice(0, 8)}`;
+    const readModels = await openMongoReadModels(url, { dbName });
+    const client = await new MongoClient(url).connect();
+    const db = client.db(dbName);
+    return {
+      readModels,
+      auditListPlan: async (q, scope) => {
+        const page = auditListCursor(db, q, scope);
+        if (!page) throw new Error('the scope sees no project: nothing to plan');
+        return mongoPlan(await page.cursor.explain('queryPlanner'));
+      },
+      rewindCheckpoint: async (projection, position) => {
+        await db.collection<{ _id: string; position: string | null }>('checkpoints').updateOne({ _id: projection }, { $set: { position } });
+      },
+      cleanup: async () => {
+        await readModels.close();
+        await db.dropDatabase();
+        await client.close();
+      },
+    };
+  };
+  readModelsContract('mongo', openForContract);
   leasesContract('mongo', open);
   loginThrottleContract('mongo', async (limits) => {
     const dbName = `watchlog_test_${randomUUID().slice(0, 8)}`;

@@ -9,6 +9,15 @@ import type {
 /** What better-sqlite3 binds: booleans and undefined are not among them. */
 type SqlValue = string | number | null;
 
+/** The fields of a job that say when it runs and whether it may, as opposed to who is running it
+ *  (lockedAt) and how its runs went; an absent field is left as stored. */
+export interface JobScheduleChanges {
+  repeatInterval?: string | number;
+  /** Null: not scheduled (a one-time job that ran). */
+  nextRunAt?: Date | null;
+  disabled?: boolean;
+}
+
 const SCHEMA = `CREATE TABLE IF NOT EXISTS agenda_jobs (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -40,6 +49,15 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS agenda_jobs (
 );
 CREATE INDEX IF NOT EXISTS agenda_jobs_find_and_lock ON agenda_jobs (name, disabled, locked_at, next_run_at, priority);
 CREATE INDEX IF NOT EXISTS agenda_jobs_name_type ON agenda_jobs (name, type);`;
+
+/** One 'single' job per name (Agenda's every()), held by the database whoever writes. */
+const SINGLE_JOB_INDEX = 'agenda_jobs_single_name';
+const HAS_SINGLE_JOB_INDEX = `SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '${SINGLE_JOB_INDEX}'`;
+// Files written before the index may hold duplicates, which would fail its creation. The oldest
+// row is the one saveJob kept updating (FIND_SINGLE), so the later copies go.
+const REMOVE_DUPLICATE_SINGLE_JOBS = `DELETE FROM agenda_jobs WHERE type = 'single' AND rowid NOT IN (
+  SELECT min(rowid) FROM agenda_jobs WHERE type = 'single' GROUP BY name)`;
+const CREATE_SINGLE_JOB_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS ${SINGLE_JOB_INDEX} ON agenda_jobs (name) WHERE type = 'single'`;
 
 /** Every stored column but the id, in the order of the INSERT. */
 const COLUMNS = [
@@ -162,12 +180,15 @@ const jsonText = (value: unknown): string | null => {
 
 const parseJson = (text: string): unknown => JSON.parse(text);
 
+const repeatIntervalValue = (value: unknown): string | number | null => {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' && typeof value !== 'number') throw new TypeError('job field repeatInterval must be a string or a number');
+  return value;
+};
+
 /** Row values in and out; like the Mongo repository, every absent optional field is NULL. */
 const encodeJob = (job: JobParameters<unknown>, lastModifiedBy: string | null): JobColumns => {
-  const interval: unknown = job.repeatInterval;
-  if (interval !== undefined && interval !== null && typeof interval !== 'string' && typeof interval !== 'number') {
-    throw new TypeError('job field repeatInterval must be a string or a number');
-  }
+  const interval = repeatIntervalValue(job.repeatInterval);
   return {
     name: job.name,
     priority: optionalNumber(job.priority, 'priority') ?? 0,
@@ -180,7 +201,7 @@ const encodeJob = (job: JobParameters<unknown>, lastModifiedBy: string | null): 
     fail_reason: optionalText(job.failReason, 'failReason'),
     repeat_timezone: optionalText(job.repeatTimezone, 'repeatTimezone'),
     last_run_at: epoch(job.lastRunAt, 'lastRunAt'),
-    repeat_interval: interval ?? null,
+    repeat_interval: interval,
     data: jsonText(job.data),
     repeat_at: optionalText(job.repeatAt, 'repeatAt'),
     disabled: optionalFlag(job.disabled, 'disabled'),
@@ -485,7 +506,13 @@ export class SqliteJobRepository implements JobRepository {
       }
     }
     const db = this.db;
-    this.write(() => db.exec(SCHEMA));
+    this.write(() => {
+      db.exec(SCHEMA);
+      if (db.prepare(HAS_SINGLE_JOB_INDEX).get() === undefined) {
+        db.exec(REMOVE_DUPLICATE_SINGLE_JOBS);
+        db.exec(CREATE_SINGLE_JOB_INDEX);
+      }
+    });
   }
 
   /** Closes the database only when it opened it; a connection handed in belongs to the caller. */
@@ -625,6 +652,8 @@ export class SqliteJobRepository implements JobRepository {
     const saved = this.write((): unknown => {
       if (_id) return this.statement(UPDATE_BY_ID).get({ ...columns, id: String(_id) });
       if (job.type === 'single') {
+        // Under the write lock nobody inserts between this find and the insert, so two workers
+        // calling every() at once both end up with the one row; the unique index is the backstop.
         const existing = this.statement(FIND_SINGLE).get(job.name);
         if (existing === undefined) return this.insert(columns);
         const nextRunAt = epoch(job.nextRunAt, 'nextRunAt');
@@ -639,6 +668,32 @@ export class SqliteJobRepository implements JobRepository {
     if (saved === undefined) return job;
     // The data is the caller's own DATA, stored as JSON and parsed back.
     return decodeJob(saved) as JobParameters<DATA>;
+  }
+
+  /**
+   * Changes when a job runs and whether it may, and nothing else: the lock (lockedAt,
+   * lastModifiedBy) and the run history stay as the worker running it left them. saveJob writes
+   * every column, lockedAt included, so re-saving a running job would let a second worker take it.
+   * False when no job has that id.
+   */
+  async updateSchedule(id: JobId | string, changes: JobScheduleChanges): Promise<boolean> {
+    const assignments: string[] = [];
+    const params: Record<string, SqlValue> = { id: String(id) };
+    if (changes.repeatInterval !== undefined) {
+      assignments.push('repeat_interval = @repeat_interval');
+      params.repeat_interval = repeatIntervalValue(changes.repeatInterval);
+    }
+    if (changes.nextRunAt !== undefined) {
+      assignments.push('next_run_at = @next_run_at');
+      params.next_run_at = epoch(changes.nextRunAt, 'nextRunAt');
+    }
+    if (changes.disabled !== undefined) {
+      assignments.push('disabled = @disabled');
+      params.disabled = optionalFlag(changes.disabled, 'disabled');
+    }
+    // SQLite counts the rows an UPDATE matched, so `id = id` answers "does it exist" when nothing changes.
+    const sql = `UPDATE agenda_jobs SET ${assignments.length > 0 ? assignments.join(', ') : 'id = id'} WHERE id = @id`;
+    return this.write(() => this.statement(sql).run(params).changes) === 1;
   }
 
   async saveJobState(job: JobParameters, options: JobRepositoryOptions | undefined): Promise<void> {
@@ -812,5 +867,10 @@ export class SqliteBackend implements AgendaBackend {
   /** See SqliteJobRepository.ensureUniqueIndex. */
   ensureUniqueIndex(name: string, dataPath: string): Promise<void> {
     return this.repository.ensureUniqueIndex(name, dataPath);
+  }
+
+  /** See SqliteJobRepository.updateSchedule. */
+  updateSchedule(id: JobId | string, changes: JobScheduleChanges): Promise<boolean> {
+    return this.repository.updateSchedule(id, changes);
   }
 }

@@ -10,16 +10,31 @@ export interface OpenedBackend<B extends AgendaBackend> {
   openSecond?: () => Promise<AgendaBackend>;
 }
 
+/** When a job runs and whether it may; never who holds it. */
+export interface ScheduleChanges {
+  repeatInterval?: number;
+  nextRunAt?: Date;
+  disabled?: boolean;
+}
+
 export interface AgendaBackendContractOptions<B extends AgendaBackend> {
   /** The adapter's database-enforced "one `name` job per data.<dataPath> value", where it has one. */
   ensureUniqueIndex?: (backend: B, name: string, dataPath: string) => Promise<void>;
+  /** The adapter's change of a stored job's schedule that leaves its lock alone (Agenda's saves
+   *  reset it), where it has one; resolves false when no job has that id. */
+  updateSchedule?: (backend: B, id: string, changes: ScheduleChanges) => Promise<boolean>;
 }
+
+type AgendaSettings = Omit<Partial<AgendaOptions>, 'backend'>;
 
 interface Harness {
   backend: AgendaBackend;
   repo: JobRepository;
-  /** An Agenda on the backend, polling every 100 ms, locks living 1 s; stopped by the harness after the test. */
-  agenda: (options?: Omit<Partial<AgendaOptions>, 'backend'>) => Agenda;
+  /** An Agenda on the backend (or on `on`), polling every 100 ms, locks living 1 s; stopped by
+   *  the harness after the test. Each Agenda needs a backend of its own: stop() may close it. */
+  agenda: (options?: AgendaSettings, on?: AgendaBackend) => Agenda;
+  /** Another connected backend on the same storage, as another process has it, or the same one. */
+  otherBackend: () => Promise<AgendaBackend>;
   /** The repository of another connected backend on the same storage, or the same one. */
   otherRepo: () => Promise<JobRepository>;
 }
@@ -60,22 +75,24 @@ export const agendaBackendContract = <B extends AgendaBackend>(
       try {
         const { backend } = opened;
         await backend.connect();
+        const otherBackend = async (): Promise<AgendaBackend> => {
+          if (!opened.openSecond) return backend;
+          const other = await opened.openSecond();
+          await other.connect();
+          return other;
+        };
         await body(t, {
           backend,
           repo: backend.repository,
-          agenda: (agendaOptions = {}) => {
+          agenda: (agendaOptions = {}, on = backend) => {
             // Agenda watches each running job with a timer of lockLifetime / 2 that stop() does not
             // clear: with the default 10 minutes, the test process would not exit for 5 minutes.
-            const agenda = new Agenda({ processEvery: 100, defaultLockLifetime: 1_000, ...agendaOptions, backend });
+            const agenda = new Agenda({ processEvery: 100, defaultLockLifetime: 1_000, ...agendaOptions, backend: on });
             agendas.push(agenda);
             return agenda;
           },
-          otherRepo: async () => {
-            if (!opened.openSecond) return backend.repository;
-            const other = await opened.openSecond();
-            await other.connect();
-            return other.repository;
-          },
+          otherBackend,
+          otherRepo: async () => (await otherBackend()).repository,
         }, opened);
       } finally {
         for (const agenda of agendas) await agenda.stop();
@@ -130,6 +147,22 @@ export const agendaBackendContract = <B extends AgendaBackend>(
     const { jobs, total } = await repo.queryJobs({ name: 'hourly' });
     t.is(total, 1, 'every() twice, as two process starts would do, keeps one job');
     t.deepEqual(jobs[0]?.data, { round: 2 });
+  });
+
+  withBackend("every() from several workers at once on an empty store leaves one 'single' job per name", async (t, { repo, agenda, otherBackend }) => {
+    const names = Array.from({ length: 10 }, (_, i) => `sweep-${i}`);
+    // Three workers starting together, each on its own connection as separate processes are.
+    const workers = [agenda(), agenda({}, await otherBackend()), agenda({}, await otherBackend())];
+    await Promise.all(workers.flatMap((worker) => names.map((name) => worker.every(60_000, name))));
+    for (const name of names) {
+      const { jobs } = await repo.queryJobs({ name });
+      t.deepEqual(jobs.map((j) => j.type), ['single'], name);
+    }
+
+    // The database holds the rule, not only every(): a job made 'single' under a taken name is refused.
+    const normal = await repo.saveJob(job('sweep-0'), undefined);
+    await t.throwsAsync(repo.saveJob({ ...normal, type: 'single' }, undefined), { any: true });
+    t.deepEqual((await repo.queryJobs({ name: 'sweep-0' })).jobs.map((j) => j.type).sort(), ['normal', 'single']);
   });
 
   withBackend('a unique job is upserted by its key; insertOnly leaves the existing one alone', async (t, { repo, agenda }) => {
@@ -399,6 +432,69 @@ export const agendaBackendContract = <B extends AgendaBackend>(
     t.is(await repo.purgeAllJobs(), 8);
     t.is(await repo.getQueueSize(), 0);
   });
+
+  const scheduleTitle = 'updateSchedule: a running job keeps its lock while its interval and disabled flag change';
+  const { updateSchedule } = options;
+  if (updateSchedule === undefined) {
+    test.skip(title(`${scheduleTitle} (not supported)`), () => {});
+  } else {
+    withBackend(scheduleTitle, async (t, { repo, agenda, otherBackend, otherRepo }, { backend }) => {
+      // Longer than the test: a lock this young is live, and only its expiry may hand the job on.
+      const lockLifetime = 4_000;
+      let release = () => {};
+      const released = new Promise<void>((resolve) => { release = resolve; });
+      let runs = 0;
+      const running = agenda({ defaultLockLifetime: lockLifetime });
+      running.define('probe', async () => {
+        runs += 1;
+        await released;
+      });
+      const saved = await running.create('probe', { monitorId: 'm1' }).unique({ 'data.monitorId': 'm1' })
+        .repeatEvery(60_000, { skipImmediate: false }).save();
+      const id = String(saved.attrs._id);
+      await running.start();
+      await until(() => runs === 1, 'the run to start');
+      const locked = await repo.getJobById(id);
+      const lockedAt = locked?.lockedAt?.getTime();
+      t.truthy(lockedAt, 'the running job is locked');
+
+      let elsewhere = 0;
+      const second = agenda({ defaultLockLifetime: lockLifetime }, await otherBackend());
+      second.define('probe', async () => { elsewhere += 1; });
+      await second.start();
+      const other = await otherRepo();
+      // As WorkerJobs changes a monitor's job: a new interval starting over now, paused, resumed.
+      const changes: ScheduleChanges[] = [{ repeatInterval: 30_000, nextRunAt: new Date() }, { disabled: true }, { disabled: false, nextRunAt: new Date() }];
+      for (const change of changes) {
+        const what = JSON.stringify(change);
+        t.true(await updateSchedule(backend, id, change), what);
+        const stored = await repo.getJobById(id);
+        t.is(stored?.lockedAt?.getTime(), lockedAt, `the lock survives ${what}`);
+        t.is(stored?.lastModifiedBy, locked?.lastModifiedBy);
+        if (change.repeatInterval !== undefined) t.is(stored?.repeatInterval, change.repeatInterval);
+        if (change.nextRunAt !== undefined) t.is(stored?.nextRunAt?.getTime(), change.nextRunAt.getTime());
+        if (change.disabled !== undefined) t.is(stored?.disabled, change.disabled);
+        t.is(await other.getNextJobToRun('probe', at(60_000), at(-lockLifetime), undefined, { lastModifiedBy: 'other' }), undefined,
+          `no other worker takes it after ${what}`);
+        if (stored) t.is(await other.lockJob(stored, undefined), undefined);
+      }
+      await sleep(300);
+      t.is(elsewhere, 0, 'three scans of a second Agenda left it alone');
+
+      release();
+      await until(async () => (await repo.getJobById(id))?.lastFinishedAt !== undefined, 'the run to be recorded');
+      const finished = await repo.getJobById(id);
+      t.is(finished?.lockedAt, undefined, 'the run that held the lock released it');
+      t.like(finished, { repeatInterval: 30_000, disabled: false }, 'and kept the new schedule');
+      t.is(runs, 1);
+      t.is(elsewhere, 0);
+
+      const gone = await repo.saveJob(job('gone'), undefined);
+      await repo.removeJobs({ id: idOf(gone) });
+      t.false(await updateSchedule(backend, idOf(gone), { disabled: true }), 'a removed job is not recreated');
+      t.is(await repo.getJobById(idOf(gone)), null);
+    });
+  }
 
   const uniqueIndexTitle = 'ensureUniqueIndex: the database rejects a second job with the same data value';
   const { ensureUniqueIndex } = options;

@@ -30,6 +30,7 @@ agendaBackendContract('sqlite', async () => {
   };
 }, {
   ensureUniqueIndex: (backend, name, dataPath) => backend.ensureUniqueIndex(name, dataPath),
+  updateSchedule: (backend, id, changes) => backend.updateSchedule(id, changes),
 });
 
 const job = (name: string, fields: Partial<JobParameters> = {}): JobParameters =>
@@ -140,6 +141,10 @@ const { parentPort, workerData } = require('node:worker_threads');
     await repo.saveJob({ name: 'check', priority: 0, nextRunAt: new Date(), type: 'normal',
       data: { monitorId, by: workerData.name }, unique: { 'data.monitorId': monitorId } }, undefined);
   }
+  for (let i = 0; i < 10; i++) {
+    await repo.saveJob({ name: 'sweep' + i, priority: 0, nextRunAt: new Date(), type: 'single', repeatInterval: 60000,
+      data: { by: workerData.name } }, undefined);
+  }
   const locked = [];
   for (;;) {
     const job = await repo.getNextJobToRun('race', new Date(Date.now() + 60000), new Date(0), undefined, { lastModifiedBy: workerData.name });
@@ -198,4 +203,29 @@ withFile('workers on their own connections lock each job once and upsert each un
     t.true(ids.every((id) => lockedBy.get(id) === names[i]), `the rows say ${names[i]} locked what it reported`);
   }
   t.is((await backend.repository.queryJobs({ name: 'check' })).total, 10, 'one job per monitor id, without a unique index');
+  const singles = await backend.repository.queryJobs({ search: 'sweep' });
+  t.is(singles.total, 10, "every() from three threads at once: one 'single' job per name");
+});
+
+withFile("a file from before the single-job index: connect keeps the oldest of each name's 'single' jobs", async (t, file) => {
+  const before = new SqliteBackend(file);
+  await before.connect();
+  await before.disconnect();
+  const raw = new Database(file);
+  raw.exec(`DROP INDEX agenda_jobs_single_name;
+    INSERT INTO agenda_jobs (id, name, priority, type, next_run_at) VALUES
+      ('first', 'scan', 0, 'single', 1), ('second', 'scan', 0, 'single', 2), ('other', 'trim', 0, 'single', 3),
+      ('plain1', 'scan', 0, 'normal', 4), ('plain2', 'scan', 0, 'normal', 5)`);
+  raw.close();
+
+  const backend = new SqliteBackend(file);
+  t.teardown(() => backend.disconnect());
+  await backend.connect();
+  const ids = async (name: string) => (await backend.repository.queryJobs({ name })).jobs.map((j) => String(j._id)).sort();
+  t.deepEqual(await ids('scan'), ['first', 'plain1', 'plain2'], 'normal jobs are not touched');
+  t.deepEqual(await ids('trim'), ['other']);
+  const saved = await backend.repository.saveJob(job('scan', { type: 'single', nextRunAt: new Date(Date.now() + 60_000) }), undefined);
+  t.is(String(saved._id), 'first', 'every() goes on updating the job it kept');
+  const plain = await backend.repository.saveJob(job('trim'), undefined);
+  await t.throwsAsync(backend.repository.saveJob({ ...plain, type: 'single' }, undefined), { any: true, message: /UNIQUE/ }, 'the index now exists');
 });

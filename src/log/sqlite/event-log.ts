@@ -79,7 +79,13 @@ export class SqliteEventLog implements EventLog {
       head: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
       readStream: this.db.prepare<[string, number, number], Row>(
         'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?'),
-      readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      // Events that their stream's maxCount hides are skipped here, not only once the trim job has
+      // deleted them: a replay gives the same result before and after a trim. The probe costs
+      // one primary-key lookup per event, and the head revision only for the few capped streams.
+      readAll: this.db.prepare<[number, number], Row>(`SELECT e.* FROM events e WHERE e.position > ? AND NOT EXISTS (
+          SELECT 1 FROM stream_settings s WHERE s.stream = e.stream
+            AND e.revision <= (SELECT MAX(h.revision) FROM events h WHERE h.stream = e.stream) - s.max_count)
+        ORDER BY e.position LIMIT ?`),
       lastPosition: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
       maxCount: this.db.prepare<[string], { max_count: number }>('SELECT max_count FROM stream_settings WHERE stream = ?'),
       setMaxCount: this.db.prepare('INSERT INTO stream_settings (stream, max_count) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET max_count = excluded.max_count'),

@@ -87,8 +87,9 @@ export const notificationsRunner = (deps: NotifierDeps): ProjectionRunner => {
   return {
     name: NOTIFICATIONS,
     checkpoint: () => store.checkpoint(),
-    reset: () => store.reset(),
-    async process(batch, leaseHolder, decode = batchDecoder()) {
+    reset: (lease) => store.reset(lease),
+    migrate: (lease) => store.migrate(lease),
+    async process(batch, lease, decode = batchDecoder()) {
       const done = await store.checkpoint();
       const records = new Map<RecordedEvent, DeliveryRecord[]>();
       for (const recorded of batch) {
@@ -101,7 +102,7 @@ export const notificationsRunner = (deps: NotifierDeps): ProjectionRunner => {
       }
       await store.commit(batch, (recorded, writer) => {
         for (const record of records.get(recorded) ?? []) writer.recorded(record);
-      }, leaseHolder);
+      }, lease);
     },
   };
 };

@@ -1,7 +1,7 @@
 import type { Db } from 'mongodb';
 import { RULES, type AnomalyOverrides, type RuleName } from '../../domain/anomaly-settings.ts';
 import type { AnomaliesQueries, AnomaliesWriter, OpenAlertView, ProjectAnomalySettings } from './port.ts';
-import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
+import { TOMBSTONE, live, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 const SETTINGS = 'anomaly_settings';
 const ALERTS = 'anomaly_open_alerts';
@@ -56,7 +56,7 @@ const mongoAnomaliesWriter = (ops: BulkOps): AnomaliesWriter => ({
     ops.add(ALERTS, { updateOne: { filter: { _id: alert_id }, update: { $setOnInsert: { project_id, rule, subject, detected_at } }, upsert: true } });
   },
   cleared(projectId, alertId) {
-    ops.add(ALERTS, { deleteOne: { filter: { _id: alertId, project_id: projectId } } });
+    ops.add(ALERTS, { updateOne: { filter: { _id: alertId, project_id: projectId }, update: TOMBSTONE } });
   },
 });
 
@@ -73,7 +73,7 @@ class MongoAnomaliesQueries implements AnomaliesQueries {
   }
 
   async openAlerts(): Promise<OpenAlertView[]> {
-    return (await this.db.collection<AlertDoc>(ALERTS).find().sort({ detected_at: 1, _id: 1 }).toArray()).map(toAlert);
+    return (await this.db.collection<AlertDoc>(ALERTS).find(live({})).sort({ detected_at: 1, _id: 1 }).toArray()).map(toAlert);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Db, Filter, Sort } from 'mongodb';
+import type { Db, Filter, FindCursor, Sort } from 'mongodb';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import type { SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
@@ -17,17 +17,40 @@ type AuditDoc = Omit<AuditListItem, 'id' | 'timestamp'> & { _id: string; positio
 const COLLECTION = 'audit_events';
 const EXPORT_BATCH = 1000;
 
+/** Equality filters of the dashboard, each with an index in time order. */
+const TIME_ORDERED_FILTERS = ['service_name', 'method', 'status_code', 'environment', 'identifier', 'event_type'] as const;
+
+const SORT_FIELD: Record<AuditListQuery['sort_by'], keyof AuditDoc> = {
+  timestamp: 'ts', status_code: 'status_code', response_time: 'response_time', path: 'path', method: 'method',
+  service_name: 'service_name', identifier: 'identifier', environment: 'environment',
+};
+
+/** Sortable fields besides the timestamp, each with an index in its order. */
+const SORTED_FIELDS = Object.values(SORT_FIELD).filter((field) => field !== 'ts');
+
+/** Every list sorts by one field and then `position` (the tie-breaker, as in SQLite), so each
+ *  index below carries, after its equality fields, the whole sort; a page is then read in index
+ *  order (walked backwards for the other direction) and never sorted in memory:
+ *  - time order (the default sort, the export): {ts, position} for every project, and
+ *    {project_id, ts, position} for a project (for a list of projects the planner merges one
+ *    ordered scan per project);
+ *  - an equality filter in time order: {project_id, F, ts, position} for each of the dashboard's
+ *    filters (they also answer the page's count). With two filters, one index finds the events in
+ *    order and the other filter is checked on them. `path` is filtered only together with
+ *    event_type system.alert (the anomalies list), whose index serves it;
+ *  - a project sorted by another field: {project_id, F, position} for each sortable field.
+ *  Not served, to keep one index per filter and one per sort: sorting by a field other than the
+ *  time across all projects, or together with a filter on another field (the filter's index finds
+ *  the events and they are sorted). */
 const auditEventsMongoSchema: MongoSchema = {
-  version: 2,
+  version: 3,
   collections: [COLLECTION],
   async ensureIndexes(db) {
     await db.collection(COLLECTION).createIndexes([
       { key: { ts: -1, position: -1 } },
       { key: { project_id: 1, ts: -1, position: -1 } },
-      ...['service_name', 'method', 'status_code', 'environment', 'identifier', 'event_type']
-        .map((field) => ({ key: { project_id: 1, [field]: 1, ts: -1 } })),
-      { key: { project_id: 1, response_time: 1 } },
-      { key: { project_id: 1, path: 1 } },
+      ...TIME_ORDERED_FILTERS.map((field) => ({ key: { project_id: 1, [field]: 1, ts: -1, position: -1 } })),
+      ...SORTED_FIELDS.map((field) => ({ key: { project_id: 1, [field]: 1, position: 1 } })),
       { key: { session_id: 1, ts: 1, position: 1 }, partialFilterExpression: { session_id: { $type: 'string' } } },
     ]);
   },
@@ -44,11 +67,6 @@ const mongoAuditEventsWriter = (ops: BulkOps): AuditEventsWriter => ({
     ops.add(COLLECTION, { updateOne: { filter: { _id: e.id }, update: { $setOnInsert: doc }, upsert: true } });
   },
 });
-
-const SORT_FIELD: Record<AuditListQuery['sort_by'], keyof AuditDoc> = {
-  timestamp: 'ts', status_code: 'status_code', response_time: 'response_time', path: 'path', method: 'method',
-  service_name: 'service_name', identifier: 'identifier', environment: 'environment',
-};
 
 /** The query for a filter within a scope; null when the scope excludes everything asked for. */
 const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
@@ -68,19 +86,26 @@ const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
   return q;
 };
 
+/** The find of a list page and its filter (for the count); null when the scope excludes
+ *  everything asked for. The contract suite explains this cursor to check that an index serves
+ *  the sort. */
+export const auditListCursor = (db: Db, q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): { cursor: FindCursor<AuditDoc>; filter: Filter<AuditDoc> } | null => {
+  const filter = toFilter(q, scope);
+  if (!filter) return null;
+  const dir = q.sort_order === 'asc' ? 1 : -1;
+  const sort: Sort = { [SORT_FIELD[q.sort_by]]: dir, position: dir };
+  const cursor = db.collection<AuditDoc>(COLLECTION)
+    .find(filter, options.withRequestBody ? {} : { projection: { doc: 0 } }).sort(sort).skip(offsetOf(q)).limit(q.limit);
+  return { cursor, filter };
+};
+
 class MongoAuditEventsQueries implements AuditEventsQueries {
   constructor(private readonly db: Db) {}
 
   async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
-    const filter = toFilter(q, scope);
-    if (!filter) return emptyPage(q);
-    const dir = q.sort_order === 'asc' ? 1 : -1;
-    const sort: Sort = { [SORT_FIELD[q.sort_by]]: dir, position: dir };
-    const collection = this.db.collection<AuditDoc>(COLLECTION);
-    const [rows, total] = await Promise.all([
-      collection.find(filter, options.withRequestBody ? {} : { projection: { doc: 0 } }).sort(sort).skip(offsetOf(q)).limit(q.limit).toArray(),
-      collection.countDocuments(filter),
-    ]);
+    const page = auditListCursor(this.db, q, scope, options);
+    if (!page) return emptyPage(q);
+    const [rows, total] = await Promise.all([page.cursor.toArray(), this.db.collection<AuditDoc>(COLLECTION).countDocuments(page.filter)]);
     return pageOf(rows.map((r) => ({
       id: r._id, project_id: r.project_id, event_type: r.event_type, method: r.method, path: r.path,
       status_code: r.status_code, response_time: r.response_time, identifier: r.identifier, user_email: r.user_email,

@@ -115,6 +115,20 @@ const toListItem = (r: ListRow): AuditListItem => ({
   timestamp: new Date(r.ts).toISOString(),
 });
 
+/** The SELECT of a list page with its parameters, and its WHERE (for the count); null when the
+ *  scope excludes everything asked for. The contract suite asks SQLite for this statement's plan
+ *  to check that an index serves the sort. */
+export const auditListStatement = (q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): { sql: string; params: unknown[]; where: Where } | null => {
+  const where = whereClause(q, scope);
+  if (where.matchesNothing) return null;
+  const dir = q.sort_order === 'asc' ? 'ASC' : 'DESC';
+  const sql = `SELECT id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
+              service_name, environment, ts${options.withRequestBody ? ', doc' : ''}
+       FROM audit_events ${where}
+       ORDER BY ${SORT_COLUMN[q.sort_by]} ${dir}, position ${dir} LIMIT ? OFFSET ?`;
+  return { sql, params: [...where.params, q.limit, offsetOf(q)], where };
+};
+
 class SqliteAuditEventsQueries implements AuditEventsQueries {
   private readonly stmt;
   private readonly byId;
@@ -124,16 +138,10 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
   }
 
   async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
-    const where = whereClause(q, scope);
-    if (where.matchesNothing) return emptyPage(q);
-    const dir = q.sort_order === 'asc' ? 'ASC' : 'DESC';
-    const rows = this.stmt(
-      `SELECT id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
-              service_name, environment, ts${options.withRequestBody ? ', doc' : ''}
-       FROM audit_events ${where}
-       ORDER BY ${SORT_COLUMN[q.sort_by]} ${dir}, position ${dir} LIMIT ? OFFSET ?`,
-    ).all(...where.params, q.limit, offsetOf(q)) as ListRow[];
-    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${where}`).get(...where.params) as { n: number };
+    const page = auditListStatement(q, scope, options);
+    if (!page) return emptyPage(q);
+    const rows = this.stmt(page.sql).all(...page.params) as ListRow[];
+    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${page.where}`).get(...page.where.params) as { n: number };
     return pageOf(rows.map((r) => (options.withRequestBody
       ? { ...toListItem(r), request_body: (JSON.parse(r.doc!) as StoredAuditEvent).request_body ?? null }
       : toListItem(r))), q, n);

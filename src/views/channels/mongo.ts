@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import type { ChannelTarget } from '../../domain/channel.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { ChannelView, ChannelsQueries, ChannelsWriter } from './port.ts';
-import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
+import { TOMBSTONE, inProjects, live, unfenced, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** Channels keyed by id (the target beside the view, never returned by queries); every write is
  *  an idempotent upsert or a keyed update. */
@@ -18,7 +18,10 @@ const channelsMongoSchema: MongoSchema = {
   },
 };
 
-const toView = ({ _id, target: _, ...rest }: ChannelDoc): ChannelView => ({ id: _id, ...rest });
+const toView = (doc: ChannelDoc): ChannelView => {
+  const { _id, target: _, ...rest } = unfenced(doc);
+  return { id: _id, ...rest };
+};
 
 const mongoChannelsWriter = (ops: BulkOps): ChannelsWriter => ({
   created: ({ id, ...view }, target) =>
@@ -28,7 +31,7 @@ const mongoChannelsWriter = (ops: BulkOps): ChannelsWriter => ({
   }),
   deactivated: (id, reason, at) =>
     ops.add(CHANNELS, { updateOne: { filter: { _id: id }, update: { $set: { active: false, deactivated_reason: reason, updated_at: at } } } }),
-  deleted: (id) => ops.add(CHANNELS, { deleteOne: { filter: { _id: id } } }),
+  deleted: (id) => ops.add(CHANNELS, { updateOne: { filter: { _id: id }, update: TOMBSTONE } }),
 });
 
 class MongoChannelsQueries implements ChannelsQueries {
@@ -37,16 +40,16 @@ class MongoChannelsQueries implements ChannelsQueries {
   async list(scope: Scope, projectId?: string): Promise<ChannelView[]> {
     const projects = projectsInScope(scope, projectId);
     if (seesNothing(projects)) return [];
-    return (await this.db.collection<ChannelDoc>(CHANNELS).find(inProjects(projects)).sort({ created_at: 1, _id: 1 }).toArray()).map(toView);
+    return (await this.db.collection<ChannelDoc>(CHANNELS).find(live(inProjects(projects))).sort({ created_at: 1, _id: 1 }).toArray()).map(toView);
   }
 
   async get(id: string, scope: Scope): Promise<ChannelView | null> {
-    const doc = await this.db.collection<ChannelDoc>(CHANNELS).findOne({ _id: id });
+    const doc = await this.db.collection<ChannelDoc>(CHANNELS).findOne(live({ _id: id }));
     return doc && inScope(scope, doc.project_id) ? toView(doc) : null;
   }
 
   async targets(projectId: string, kind: 'healthcheck' | 'alert'): Promise<Array<{ id: string; target: ChannelTarget }>> {
-    const docs = await this.db.collection<ChannelDoc>(CHANNELS).find({ project_id: projectId, active: true, events: kind }).sort({ created_at: 1, _id: 1 }).toArray();
+    const docs = await this.db.collection<ChannelDoc>(CHANNELS).find(live({ project_id: projectId, active: true, events: kind })).sort({ created_at: 1, _id: 1 }).toArray();
     return docs.map((d) => ({ id: d._id, target: d.target }));
   }
 }

@@ -3,7 +3,7 @@ import { HOUR_MS } from '../../domain/stats.ts';
 import { CHECKS_KEPT, UPTIME_HOURS_KEPT, uptimeAt, uptimeHourOf, type UptimeBucket } from '../../domain/monitor.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { CheckView, MonitorUptime, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
-import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
+import { TOMBSTONE, inProjects, live, unfenced, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** Monitors keyed by id, checks keyed by log position. Check writes read the monitor first (a
  *  check recorded after a delete must not resurrect history), so they run as deferred steps in
@@ -27,7 +27,10 @@ const monitorsMongoSchema: MongoSchema = {
   },
 };
 
-const toMonitor = ({ _id, ...rest }: MonitorDoc): MonitorView => ({ id: _id, ...rest });
+const toMonitor = (doc: MonitorDoc): MonitorView => {
+  const { _id, ...rest } = unfenced(doc);
+  return { id: _id, ...rest };
+};
 const toCheck = (c: CheckDoc): CheckView => ({ checked_at: c.checked_at, status_code: c.status_code, response_ms: c.response_ms, ok: c.ok, error: c.error });
 /** Positions sort as numbers; zero-padding makes their string keys sort the same way. */
 const positionKey = (position: string) => position.padStart(20, '0');
@@ -37,20 +40,22 @@ const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
     created: ({ id, ...rest }) => ops.defer(async (db) => {
       await db.collection<MonitorDoc>(MONITORS).updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
     }),
-    updated: (id, changes, updatedAt) => ops.defer(async (db) => {
-      await db.collection<MonitorDoc>(MONITORS).updateOne({ _id: id }, { $set: { ...changes, updated_at: updatedAt } });
+    // Plain sets (the last value wins) are fenced; the check and uptime steps below are guarded
+    // by log order instead, so a former holder's late step changes nothing.
+    updated: (id, changes, updatedAt) => ops.defer(async (db, fence) => {
+      await db.collection<MonitorDoc>(MONITORS).updateOne(fence.filter({ _id: id }), fence.update({ $set: { ...changes, updated_at: updatedAt } }));
     }),
-    deleted: (id) => ops.defer(async (db) => {
-      await db.collection<MonitorDoc>(MONITORS).deleteOne({ _id: id });
+    deleted: (id) => ops.defer(async (db, fence) => {
+      await db.collection<MonitorDoc>(MONITORS).updateOne(fence.filter({ _id: id }), fence.update(TOMBSTONE));
       await db.collection<CheckDoc>(CHECKS).deleteMany({ monitor_id: id });
       await db.collection<UptimeDoc>(UPTIME).deleteMany({ monitor_id: id });
     }),
-    status: (id, status, since) => ops.defer(async (db) => {
-      await db.collection<MonitorDoc>(MONITORS).updateOne({ _id: id }, { $set: { status, status_since: since } });
+    status: (id, status, since) => ops.defer(async (db, fence) => {
+      await db.collection<MonitorDoc>(MONITORS).updateOne(fence.filter({ _id: id }), fence.update({ $set: { status, status_since: since } }));
     }),
     checked: (id, check, position) => ops.defer(async (db) => {
       const monitors = db.collection<MonitorDoc>(MONITORS);
-      if (!(await monitors.findOne({ _id: id }, { projection: { _id: 1 } }))) return;
+      if (!(await monitors.findOne(live({ _id: id }), { projection: { _id: 1 } }))) return;
       const checks = db.collection<CheckDoc>(CHECKS);
       await checks.updateOne({ _id: positionKey(position) }, { $setOnInsert: { monitor_id: id, ...check } }, { upsert: true });
       await monitors.updateOne(
@@ -65,7 +70,7 @@ const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
       }
     }),
     counted: (id, hour, ok, position) => ops.defer(async (db) => {
-      if (!(await db.collection<MonitorDoc>(MONITORS).findOne({ _id: id }, { projection: { _id: 1 } }))) return;
+      if (!(await db.collection<MonitorDoc>(MONITORS).findOne(live({ _id: id }), { projection: { _id: 1 } }))) return;
       const uptime = db.collection<UptimeDoc>(UPTIME);
       const key = positionKey(position);
       const _id = `${id}:${hour}`;
@@ -87,16 +92,16 @@ class MongoMonitorsQueries implements MonitorsQueries {
   async list(scope: Scope, projectId?: string): Promise<MonitorView[]> {
     const projects = projectsInScope(scope, projectId);
     if (seesNothing(projects)) return [];
-    return (await this.db.collection<MonitorDoc>(MONITORS).find(inProjects(projects)).sort({ created_at: 1, _id: 1 }).toArray()).map(toMonitor);
+    return (await this.db.collection<MonitorDoc>(MONITORS).find(live(inProjects(projects))).sort({ created_at: 1, _id: 1 }).toArray()).map(toMonitor);
   }
 
   async get(id: string, scope: Scope): Promise<MonitorView | null> {
-    const doc = await this.db.collection<MonitorDoc>(MONITORS).findOne({ _id: id });
+    const doc = await this.db.collection<MonitorDoc>(MONITORS).findOne(live({ _id: id }));
     return doc && inScope(scope, doc.project_id) ? toMonitor(doc) : null;
   }
 
   async countInProject(projectId: string): Promise<number> {
-    return this.db.collection<MonitorDoc>(MONITORS).countDocuments({ project_id: projectId });
+    return this.db.collection<MonitorDoc>(MONITORS).countDocuments(live({ project_id: projectId }));
   }
 
   async history(id: string, limit: number): Promise<CheckView[]> {

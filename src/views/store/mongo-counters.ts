@@ -1,4 +1,4 @@
-import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
+import { MongoBulkWriteError, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
 
 /** Counter documents without multi-document transactions. Each document records the last log
  *  position applied to it. At the end of a batch the touched documents are read, and each gets
@@ -26,7 +26,11 @@ export interface CounterUpdate {
 }
 
 /** Reads the touched documents (`applied_through` and the fields in `read`, which `update` may
- *  need to decide what to set) and writes one guarded update per document with fresh events. */
+ *  need to decide what to set) and writes one update per document with fresh events, guarded by
+ *  the `applied_through` it read (compare-and-set). A guard that no longer matches means another
+ *  writer (a former lease holder finishing a batch) moved the document meanwhile: it is read
+ *  again and only what is still missing is added, so each event counts exactly once whoever
+ *  writes first. */
 export const applyPending = async <C, S extends CounterDoc = CounterDoc>(
   db: Db,
   collectionName: string,
@@ -34,26 +38,42 @@ export const applyPending = async <C, S extends CounterDoc = CounterDoc>(
   update: (fresh: [C, ...C[]], stored: S | null) => CounterUpdate,
   read: ReadonlyArray<Exclude<keyof S, keyof CounterDoc> & string> = [],
 ): Promise<void> => {
-  if (pending.size === 0) return;
   const collection = db.collection<CounterDoc>(collectionName);
   const projection: Record<string, 1> = { applied_through: 1 };
   for (const field of read) projection[field] = 1;
-  const stored = new Map((await collection.find<S>({ _id: { $in: [...pending.keys()] } }, { projection }).toArray()).map((d) => [d._id, d]));
-  const updates: AnyBulkWriteOperation<CounterDoc>[] = [];
-  for (const [_id, events] of pending) {
-    const doc = stored.get(_id) ?? null;
-    const fresh = doc === null ? events : events.filter((e) => e.position > doc.applied_through);
-    const [first, ...rest] = fresh;
-    if (!first) continue;
-    const last = rest[rest.length - 1] ?? first;
-    const { $set, ...others } = update([first.contribution, ...rest.map((e) => e.contribution)], doc);
-    updates.push({
-      updateOne: {
-        filter: doc === null ? { _id } : { _id, applied_through: doc.applied_through },
-        update: { ...others, $set: { ...$set, applied_through: last.position } },
-        upsert: doc === null,
-      },
-    });
+  let ids = [...pending.keys()];
+  for (let attempt = 1; ids.length > 0; attempt += 1) {
+    if (attempt > 5) throw new Error(`${collectionName}: counters kept changing under this batch (${ids.length} documents)`);
+    const stored = new Map((await collection.find<S>({ _id: { $in: ids } }, { projection }).toArray()).map((d) => [d._id, d]));
+    const updates: AnyBulkWriteOperation<CounterDoc>[] = [];
+    for (const _id of ids) {
+      const doc = stored.get(_id) ?? null;
+      const events = pending.get(_id)!;
+      const fresh = doc === null ? events : events.filter((e) => e.position > doc.applied_through);
+      const [first, ...rest] = fresh;
+      if (!first) continue;
+      const last = rest[rest.length - 1] ?? first;
+      const { $set, ...others } = update([first.contribution, ...rest.map((e) => e.contribution)], doc);
+      updates.push({
+        updateOne: {
+          filter: doc === null ? { _id } : { _id, applied_through: doc.applied_through },
+          update: { ...others, $set: { ...$set, applied_through: last.position } },
+          upsert: doc === null,
+        },
+      });
+    }
+    if (updates.length === 0) return;
+    let landed: number;
+    try {
+      const result = await collection.bulkWrite(updates, { ordered: false });
+      landed = result.matchedCount + result.upsertedCount;
+    } catch (error) {
+      // Two first inserts of one document: the other writer's landed; count again on top of it.
+      const errors = error instanceof MongoBulkWriteError ? [error.writeErrors].flat() : [];
+      if (errors.length === 0 || errors.some((e) => e.code !== 11000)) throw error;
+      landed = 0;
+    }
+    if (landed === updates.length) return;
+    ids = updates.map((u) => ('updateOne' in u ? u.updateOne.filter._id as string : ''));
   }
-  if (updates.length > 0) await collection.bulkWrite(updates, { ordered: false });
 };

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
 import { comparePositions, type RecordedEvent } from '../../log/event-log.ts';
-import { LeaseLostError, holderProcess, type Leases, type ProjectionStore } from './port.ts';
+import { LeaseLostError, holderProcess, type Lease, type Leases, type ProjectionStore, type StoreFaults } from './port.ts';
 
 /** Read models are disposable (rebuilt from the log), so synchronous=NORMAL: a power loss may
  *  drop the last commits, and the projector replays them from the checkpoint committed with them. */
@@ -11,9 +11,14 @@ export const openViewsDatabase = (file: string): Database.Database => {
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL, token INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS read_model_versions (projection TEXT PRIMARY KEY, version INTEGER NOT NULL);`);
+    // Files made before leases had fencing tokens.
+    const columns = db.prepare<[], { name: string }>('PRAGMA table_info(leases)').all();
+    if (!columns.some((c) => c.name === 'token')) db.exec('ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0');
+  }).immediate();
   return db;
 };
 
@@ -32,7 +37,8 @@ const holderIsGone = (holder: string): boolean => {
 
 /** Leases as rows: taken when free or expired, renewed by their holder, in one statement. The
  *  file is local, so every holder runs on this machine: a lease whose holder process is gone
- *  (killed, crashed) is taken over at once rather than after its expiry. */
+ *  (killed, crashed) is taken over at once rather than after its expiry. A released lease keeps
+ *  its row (holder '' and its token), so tokens only grow. */
 export class SqliteLeases implements Leases {
   private readonly take;
   private readonly takeFrom;
@@ -40,19 +46,26 @@ export class SqliteLeases implements Leases {
   private readonly drop;
   private readonly dropAll;
   constructor(db: Database.Database) {
-    this.take = db.prepare(`INSERT INTO leases (projection, holder, expires_at) VALUES (@name, @holder, @expires)
-      ON CONFLICT (projection) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-      WHERE leases.holder = excluded.holder OR leases.expires_at < @now`);
-    this.takeFrom = db.prepare('UPDATE leases SET holder = @holder, expires_at = @expires WHERE projection = @name AND holder = @gone');
-    this.current = db.prepare<[string], { holder: string; expires_at: number }>('SELECT holder, expires_at FROM leases WHERE projection = ?');
-    this.drop = db.prepare('DELETE FROM leases WHERE projection = ? AND holder = ?');
-    this.dropAll = db.prepare('DELETE FROM leases WHERE holder = ?');
+    this.take = db.prepare<{ name: string; holder: string; expires: number; now: number }, { token: number }>(
+      `INSERT INTO leases (projection, holder, expires_at, token) VALUES (@name, @holder, @expires, 1)
+      ON CONFLICT (projection) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
+        token = CASE WHEN leases.holder = excluded.holder THEN leases.token ELSE leases.token + 1 END
+      WHERE leases.holder = excluded.holder OR leases.expires_at < @now
+      RETURNING token`);
+    this.takeFrom = db.prepare<{ name: string; holder: string; expires: number; gone: string }, { token: number }>(
+      'UPDATE leases SET holder = @holder, expires_at = @expires, token = token + 1 WHERE projection = @name AND holder = @gone RETURNING token');
+    this.current = db.prepare<[string], { holder: string; expires_at: number }>("SELECT holder, expires_at FROM leases WHERE projection = ? AND holder != ''");
+    this.drop = db.prepare("UPDATE leases SET holder = '', expires_at = 0 WHERE projection = ? AND holder = ?");
+    this.dropAll = db.prepare("UPDATE leases SET holder = '', expires_at = 0 WHERE holder = ?");
   }
-  async acquire(name: string, holder: string, ttlMs: number): Promise<boolean> {
+  async acquire(name: string, holder: string, ttlMs: number): Promise<Lease | null> {
     const now = Date.now();
-    if (this.take.run({ name, holder, expires: now + ttlMs, now }).changes === 1) return true;
+    const taken = this.take.get({ name, holder, expires: now + ttlMs, now });
+    if (taken) return { holder, token: taken.token };
     const gone = this.current.get(name)?.holder;
-    return gone !== undefined && holderIsGone(gone) && this.takeFrom.run({ name, holder, expires: now + ttlMs, gone }).changes === 1;
+    if (gone === undefined || !holderIsGone(gone)) return null;
+    const takenFrom = this.takeFrom.get({ name, holder, expires: now + ttlMs, gone });
+    return takenFrom ? { holder, token: takenFrom.token } : null;
   }
   async release(name: string, holder: string): Promise<void> {
     this.drop.run(name, holder);
@@ -97,43 +110,78 @@ const isBatched = (writer: unknown): writer is BatchedWriter =>
 /** One projection's read model in SQLite: its rows and its checkpoint change in one transaction.
  *  Every write transaction is IMMEDIATE: a deferred one that reads first and then writes cannot
  *  wait for another process's writer in WAL mode (SQLITE_BUSY without the busy timeout), and
- *  several workers share this file. */
+ *  several workers share this file. The lease is checked inside that transaction, so a holder
+ *  that lost it writes nothing at all. */
 export class SqliteProjectionStore<W> implements ProjectionStore<W> {
   private readonly getCheckpoint;
   private readonly setCheckpoint;
   private readonly deleteCheckpoint;
-  private readonly leaseHolder;
-  private readonly writer: W;
+  private readonly leaseOf;
+  private readonly builtVersion;
+  private readonly setVersion;
   private readonly schema: SqliteSchema;
+  private readonly makeWriter: (db: Database.Database) => W;
+  private writerNow: W | null = null;
 
   constructor(
     private readonly db: Database.Database,
     readonly name: string,
     model: Pick<SqliteReadModel<W, unknown>, 'schema' | 'writer'>,
+    private readonly faults: StoreFaults = {},
   ) {
     this.schema = model.schema;
+    this.makeWriter = model.writer;
     this.getCheckpoint = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?');
     this.setCheckpoint = db.prepare(
       'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position');
     this.deleteCheckpoint = db.prepare('DELETE FROM checkpoints WHERE projection = ?');
-    this.leaseHolder = db.prepare<[string, number], { holder: string }>(
-      'SELECT holder FROM leases WHERE projection = ? AND expires_at >= ?');
-    this.migrate();
-    this.writer = model.writer(db);
+    this.leaseOf = db.prepare<[string], { holder: string; token: number }>('SELECT holder, token FROM leases WHERE projection = ?');
+    this.builtVersion = db.prepare<[string], { version: number }>('SELECT version FROM read_model_versions WHERE projection = ?');
+    this.setVersion = db.prepare(
+      'INSERT INTO read_model_versions (projection, version) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET version = excluded.version');
+    // What this version needs and is missing is made by whoever opens it first; a read model of
+    // another version is left alone until its lease is held (migrate).
+    this.db.transaction(() => {
+      if (!this.current()) return;
+      this.db.exec(this.schema.create);
+      this.setVersion.run(this.name, this.schema.version);
+    }).immediate();
   }
 
-  /** Creates the tables; drops them first (and the checkpoint, so the projector replays the log)
-   *  when they were built by another version of the schema. */
-  private migrate(): void {
+  private current(): boolean {
+    const built = this.builtVersion.get(this.name);
+    return built === undefined || built.version === this.schema.version;
+  }
+
+  /** Made on first use: its statements need this version's tables. */
+  private get writer(): W {
+    return (this.writerNow ??= this.makeWriter(this.db));
+  }
+
+  private checkLease(lease: Lease | undefined): void {
+    if (lease === undefined) return;
+    const row = this.leaseOf.get(this.name);
+    if (row?.holder !== lease.holder || row.token !== lease.token) throw new LeaseLostError(this.name, lease.holder);
+  }
+
+  private dropAndCreate(): void {
+    for (const table of this.schema.tables) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+    this.db.exec(this.schema.create);
+    this.deleteCheckpoint.run(this.name);
+  }
+
+  async schemaCurrent(): Promise<boolean> {
+    return this.current();
+  }
+
+  /** Drops the tables (and the checkpoint, so the projector replays the log) when another version
+   *  built them, and creates this version's. */
+  async migrate(lease: Lease): Promise<void> {
     this.db.transaction(() => {
-      const built = this.db.prepare<[string], { version: number }>('SELECT version FROM read_model_versions WHERE projection = ?').get(this.name);
-      if (built && built.version !== this.schema.version) {
-        for (const table of this.schema.tables) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
-        this.deleteCheckpoint.run(this.name);
-      }
-      this.db.exec(this.schema.create);
-      this.db.prepare('INSERT INTO read_model_versions (projection, version) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET version = excluded.version')
-        .run(this.name, this.schema.version);
+      this.checkLease(lease);
+      if (this.current()) this.db.exec(this.schema.create);
+      else this.dropAndCreate();
+      this.setVersion.run(this.name, this.schema.version);
     }).immediate();
   }
 
@@ -141,18 +189,18 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
     return this.getCheckpoint.get(this.name)?.position ?? null;
   }
 
-  async commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void, leaseHolder?: string): Promise<void> {
+  async commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void, lease?: Lease): Promise<void> {
     const last = events[events.length - 1];
     if (!last) return;
-    const batched = isBatched(this.writer) ? this.writer : null;
+    const writer = this.writer;
+    const batched = isBatched(writer) ? writer : null;
+    await this.faults.beforeWrites?.(this.name);
     try {
       this.db.transaction(() => {
-        if (leaseHolder !== undefined && this.leaseHolder.get(this.name, Date.now())?.holder !== leaseHolder) {
-          throw new LeaseLostError(this.name, leaseHolder);
-        }
+        this.checkLease(lease);
         // Events at or before the checkpoint were applied already: a replay changes nothing.
         const done = this.getCheckpoint.get(this.name)?.position ?? null;
-        for (const e of events) if (comparePositions(e.position, done) > 0) apply(e, this.writer);
+        for (const e of events) if (comparePositions(e.position, done) > 0) apply(e, writer);
         batched?.flush();
         if (comparePositions(last.position, done) > 0) this.setCheckpoint.run(this.name, last.position);
       }).immediate();
@@ -162,11 +210,11 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
     }
   }
 
-  async reset(): Promise<void> {
+  async reset(lease?: Lease): Promise<void> {
     this.db.transaction(() => {
-      for (const table of this.schema.tables) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
-      this.db.exec(this.schema.create);
-      this.deleteCheckpoint.run(this.name);
+      this.checkLease(lease);
+      this.dropAndCreate();
+      this.setVersion.run(this.name, this.schema.version);
     }).immediate();
   }
 }
