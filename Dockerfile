@@ -3,10 +3,9 @@ FROM node:22-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The workspace package (packages/*, see package.json): npm ci needs its package.json to
-# match the lock, and the root's prepare script builds it into packages/agenda-sqlite/dist.
-COPY packages/agenda-sqlite/package.json packages/agenda-sqlite/tsconfig.json packages/agenda-sqlite/tsconfig.build.json ./packages/agenda-sqlite/
-COPY packages/agenda-sqlite/src ./packages/agenda-sqlite/src
+# The workspace packages (packages/*, see package.json): npm ci needs their package.json files to
+# match the lock, and the root's prepare script builds each into its dist/.
+COPY packages ./packages
 # The dashboard (a workspace too): built by the same prepare script into web/dist.
 COPY web ./web
 RUN npm ci
@@ -21,10 +20,12 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 WATCHLOG_DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# node_modules/@watchlog/agenda-sqlite is a workspace symlink to packages/agenda-sqlite: its
-# package.json (exports) and compiled dist must be there.
+# node_modules/@watchlog/agenda-sqlite and @watchlog/masking are workspace symlinks to
+# packages/: their package.json (exports) and compiled dist must be there.
 COPY --from=build /app/packages/agenda-sqlite/package.json ./packages/agenda-sqlite/
 COPY --from=build /app/packages/agenda-sqlite/dist ./packages/agenda-sqlite/dist
+COPY --from=build /app/packages/masking/package.json ./packages/masking/
+COPY --from=build /app/packages/masking/dist ./packages/masking/dist
 COPY --from=build /app/web/dist ./web/dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data

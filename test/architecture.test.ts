@@ -67,8 +67,9 @@ const DRIVERS = ['better-sqlite3', 'mongodb', '@kurrent/kurrentdb-client', '@age
 const METRICS_LIBRARIES = ['prom-client'];
 
 /** What domain code may import from outside: codecs and pure computation, nothing with I/O
- *  (re2js: the linear-time regular expressions of projects' masking patterns). */
-const DOMAIN_PACKAGES = ['io-ts', 'fp-ts', '@datadog/sketches-js', 'node:crypto', 're2js'];
+ *  (re2js: the linear-time regular expressions of projects' masking patterns; @watchlog/masking:
+ *  the built-in masking rules the SDKs share). */
+const DOMAIN_PACKAGES = ['io-ts', 'fp-ts', '@datadog/sketches-js', 'node:crypto', 're2js', '@watchlog/masking'];
 
 /** An adapter's technology: a SQLite adapter never uses a MongoDB one, nor the reverse. */
 const technologyOf = (file: string): string | null => /(sqlite|mongo|kurrent)/.exec(file)?.[1] ?? null;
