@@ -4,7 +4,7 @@ import type { Projection } from './projection.ts';
 export const accessProjection: Projection<AccessWriter> = {
   name: 'access',
   handles: [
-    'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRevoked',
+    'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRestricted', 'ApiKeyRevoked',
     'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged', 'UserPasswordRehashed',
   ],
   apply(event, _recorded, writer) {
@@ -16,10 +16,13 @@ export const accessProjection: Projection<AccessWriter> = {
         const k = event.data;
         writer.apiKeyIssued({
           id: k.key_id, project_id: k.project_id, name: k.name, prefix: k.prefix, key_hash: k.key_hash,
-          created_at: k.issued_at, revoked_at: null,
+          created_at: k.issued_at, revoked_at: null, allowed_origins: k.allowed_origins ?? [], rate_limit: k.rate_limit ?? null,
         });
         break;
       }
+      case 'ApiKeyRestricted':
+        writer.apiKeyRestricted(event.data.key_id, { allowed_origins: event.data.allowed_origins, rate_limit: event.data.rate_limit });
+        break;
       case 'ApiKeyRevoked':
         writer.apiKeyRevoked(event.data.key_id, event.data.revoked_at);
         break;

@@ -79,6 +79,10 @@ const Env = t.type({
   WATCHLOG_ADMIN_EMAIL: optional(stringMin('e-mail address', 3)),
   WATCHLOG_ADMIN_PASSWORD: optional(stringMin('password of at least 8 characters', 8)),
   WATCHLOG_BODY_LIMIT_BYTES: optional(intFromEnv('integer 1024-104857600', 1024, 104_857_600)),
+  WATCHLOG_BATCH_MAX_EVENTS: optional(intFromEnv('integer 1-100000', 1, 100_000)),
+  WATCHLOG_BATCH_BODY_LIMIT_BYTES: optional(intFromEnv('integer 1024-1073741824', 1024, 1_073_741_824)),
+  WATCHLOG_IDEMPOTENCY_WINDOW_SECONDS: optional(intFromEnv('integer 60-2592000', 60, 2_592_000)),
+  WATCHLOG_INGEST_RATE_LIMIT: optional(intFromEnv('integer 0-10000000', 0, 10_000_000)),
   WATCHLOG_LOG_LEVEL: optional(LogLevel),
   WATCHLOG_SHUTDOWN_TIMEOUT_MS: optional(intFromEnv('integer 0-600000', 0, 600_000)),
   WATCHLOG_HEADERS_TIMEOUT_MS: optional(intFromEnv('integer 100-600000', 100, 600_000)),
@@ -119,6 +123,8 @@ export interface Config {
   jwtTtlSeconds: number;
   admin: { email: string; password: string } | undefined;
   bodyLimitBytes: number;
+  /** The ingest edge: batches, idempotency keys and the per-key rate limit. */
+  ingest: IngestLimits;
   logLevel: t.TypeOf<typeof LogLevel>;
   shutdownTimeoutMs: number;
   /** The HTTP server's limits (docs/operations.md#shutdown-and-limits). */
@@ -151,6 +157,18 @@ export interface Config {
 
 /** Every variable watchlog reads, in the order of the README's table. */
 export const CONFIG_VARIABLES = Object.keys(Env.props) as ReadonlyArray<keyof typeof Env.props>;
+
+export interface IngestLimits {
+  /** Events in one `POST /v1/audit/batch`. */
+  batchMaxEvents: number;
+  /** The body of one batch. */
+  batchBodyLimitBytes: number;
+  /** How long an idempotency key answers with the event first stored under it. */
+  idempotencyWindowMs: number;
+  /** Events per second one API key may send to one API process (0: no limit), unless the key
+   *  has a limit of its own. */
+  ratePerKey: number;
+}
 
 /** How long a client may take, and how many may connect at once. */
 export interface HttpLimits {
@@ -269,6 +287,12 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       ? { email: e.WATCHLOG_ADMIN_EMAIL, password: e.WATCHLOG_ADMIN_PASSWORD }
       : undefined,
     bodyLimitBytes: e.WATCHLOG_BODY_LIMIT_BYTES ?? 1_048_576,
+    ingest: {
+      batchMaxEvents: e.WATCHLOG_BATCH_MAX_EVENTS ?? 1000,
+      batchBodyLimitBytes: e.WATCHLOG_BATCH_BODY_LIMIT_BYTES ?? 5 * 1_048_576,
+      idempotencyWindowMs: (e.WATCHLOG_IDEMPOTENCY_WINDOW_SECONDS ?? 86_400) * 1000,
+      ratePerKey: e.WATCHLOG_INGEST_RATE_LIMIT ?? 20_000,
+    },
     logLevel: e.WATCHLOG_LOG_LEVEL ?? 'info',
     shutdownTimeoutMs: e.WATCHLOG_SHUTDOWN_TIMEOUT_MS ?? 10_000,
     http,

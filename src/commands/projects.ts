@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { MaskingRules } from '../domain/masking-rules.ts';
+import type { KeyRestrictions } from '../domain/api-keys.ts';
 import { assertProjectExists, projectDecider } from '../domain/project.ts';
 import { projectStream } from '../domain/streams.ts';
 import { handle, load, type CommandContext, type CommandDeps } from './handle.ts';
@@ -17,12 +18,19 @@ export const createProject = async (deps: CommandDeps, name: string, ctx: Comman
 };
 
 /** The key is returned here, once; the log keeps only its SHA-256 and a display prefix. */
-export const issueApiKey = async (deps: CommandDeps, projectId: string, name: string, ctx: CommandContext) => {
+export const issueApiKey = async (deps: CommandDeps, projectId: string, name: string, restrictions: KeyRestrictions, ctx: CommandContext) => {
   const key = `wl_${randomBytes(24).toString('base64url')}`;
   const issued = { key_id: randomUUID(), name, prefix: key.slice(0, 11), key_hash: hashApiKey(key), at: ctx.now().toISOString() };
-  const handled = await handle(deps, projectStream(projectId), projectDecider, { type: 'IssueApiKey', project_id: projectId, ...issued }, ctx);
-  return { ...handled, key, issued: { id: issued.key_id, name, prefix: issued.prefix, key, created_at: issued.at } };
+  const handled = await handle(deps, projectStream(projectId), projectDecider, { type: 'IssueApiKey', project_id: projectId, ...issued, restrictions }, ctx);
+  return {
+    ...handled, key,
+    issued: { id: issued.key_id, name, prefix: issued.prefix, key, created_at: issued.at, allowed_origins: [...restrictions.allowed_origins], rate_limit: restrictions.rate_limit },
+  };
 };
+
+/** Changes the origins a key may be used from and its rate (the fields given). */
+export const restrictApiKey = (deps: CommandDeps, projectId: string, keyId: string, restrictions: Partial<KeyRestrictions>, ctx: CommandContext) =>
+  handle(deps, projectStream(projectId), projectDecider, { type: 'RestrictApiKey', project_id: projectId, key_id: keyId, restrictions, at: ctx.now().toISOString() }, ctx);
 
 export const revokeApiKey = (deps: CommandDeps, projectId: string, keyId: string, ctx: CommandContext) =>
   handle(deps, projectStream(projectId), projectDecider, { type: 'RevokeApiKey', project_id: projectId, key_id: keyId, at: ctx.now().toISOString() }, ctx);

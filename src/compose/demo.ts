@@ -11,6 +11,7 @@ import { toStoredAuditEvent } from '../commands/ingest.ts';
 import { createMonitor } from '../commands/monitors.ts';
 import { generatePassword, Passwords } from '../commands/passwords.ts';
 import { createProject, issueApiKey } from '../commands/projects.ts';
+import { NO_RESTRICTIONS } from '../domain/api-keys.ts';
 import { registerUser } from '../commands/users.ts';
 import { monitorDecider, type CheckResult } from '../domain/monitor.ts';
 import { auditStream, checksStream, monitorStream } from '../domain/streams.ts';
@@ -110,7 +111,7 @@ export const fillDemo = async (config: StoreConfig & Pick<Config, 'anomalyDefaul
     const shop = await createProject({ log }, 'Acme Shop', yesterday(0));
     const backoffice = await createProject({ log }, 'Acme Back Office', yesterday(1));
     for (const [id, name] of [[shop.id, 'storefront'], [shop.id, 'backend services'], [backoffice.id, 'back office']] as const) {
-      await issueApiKey({ log }, id, name, yesterday(2));
+      await issueApiKey({ log }, id, name, NO_RESTRICTIONS, yesterday(2));
     }
     await registerUser({ log, passwords: options.passwords ?? new Passwords() }, { ...options.admin, role: 'admin', project_ids: [] }, yesterday(3));
     const monitorDeps = { log, monitorsInProject: async () => 0 };

@@ -22,7 +22,7 @@ import { startMetricsServer } from './metrics-server.ts';
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
 export type Role = 'start' | 'api' | 'worker';
 
-type AppConfig = Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics' | 'http' | 'dashboardDir'>;
+type AppConfig = Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'ingest' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics' | 'http' | 'dashboardDir'>;
 
 /** What the app is told by the process around it. */
 interface AppContext {
@@ -48,6 +48,7 @@ export const appFor = (runtime: Runtime, config: AppConfig, logger: Logger, now:
     jwtSecret: runtime.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
+    ingest: config.ingest,
     vapidPublicKey: runtime.vapid.publicKey,
     egress: runtime.egress,
     anomalyDefaults: config.anomalyDefaults,

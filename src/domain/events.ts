@@ -10,19 +10,32 @@ import { maskingEvents } from './masking-rules.ts';
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
 
-export const EventMetadata = t.type({
-  recorded_at: t.string,
-  actor: t.string,
-  correlation_id: t.string,
-  schema_version: t.number,
-}, 'EventMetadata');
+/** `idempotency_key` and `idempotency_fingerprint`: an event stored once per key (a client's
+ *  Idempotency-Key): the key as sent, and a digest of the request it was stored for, so that a
+ *  replay of the key with another request is told apart. */
+export const EventMetadata = t.intersection([
+  t.type({
+    recorded_at: t.string,
+    actor: t.string,
+    correlation_id: t.string,
+    schema_version: t.number,
+  }),
+  t.partial({ idempotency_key: t.string, idempotency_fingerprint: t.string }),
+], 'EventMetadata');
 export type EventMetadata = t.TypeOf<typeof EventMetadata>;
 
 export const catalogue = {
   ProjectCreated: t.type({ project_id: t.string, name: t.string, created_at: t.string }),
-  ApiKeyIssued: t.type({
-    project_id: t.string, key_id: t.string, name: t.string,
-    prefix: t.string, key_hash: t.string, issued_at: t.string,
+  ApiKeyIssued: t.intersection([
+    t.type({
+      project_id: t.string, key_id: t.string, name: t.string,
+      prefix: t.string, key_hash: t.string, issued_at: t.string,
+    }),
+    // Absent on keys issued before keys could be restricted: any origin, the default rate.
+    t.partial({ allowed_origins: t.array(t.string), rate_limit: t.union([t.null, t.number]) }),
+  ]),
+  ApiKeyRestricted: t.type({
+    project_id: t.string, key_id: t.string, allowed_origins: t.array(t.string), rate_limit: t.union([t.null, t.number]), changed_at: t.string,
   }),
   ApiKeyRevoked: t.type({ project_id: t.string, key_id: t.string, revoked_at: t.string }),
   ...userEvents,

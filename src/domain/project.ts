@@ -2,12 +2,13 @@ import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 import { DomainError, notFound } from './errors.ts';
 import { NO_MASKING_RULES, maskingRulesProblems, sameRules, withoutRepeats, type MaskingRules } from './masking-rules.ts';
+import { NO_RESTRICTIONS, sameRestrictions, type KeyRestrictions } from './api-keys.ts';
 
 /** The project aggregate: its existence, its API keys and its masking rules. Pure decide/evolve. */
 export interface ProjectState {
   readonly id: string | null;
   readonly name: string;
-  readonly keys: ReadonlyMap<string, { readonly revoked: boolean }>;
+  readonly keys: ReadonlyMap<string, { readonly revoked: boolean; readonly restrictions: KeyRestrictions }>;
   readonly masking: MaskingRules;
 }
 
@@ -17,10 +18,19 @@ export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectS
   switch (event.type) {
     case 'ProjectCreated':
       return { ...state, id: event.data.project_id, name: event.data.name };
-    case 'ApiKeyIssued':
-      return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: false }) };
-    case 'ApiKeyRevoked':
-      return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: true }) };
+    case 'ApiKeyIssued': {
+      const restrictions = { allowed_origins: event.data.allowed_origins ?? [], rate_limit: event.data.rate_limit ?? null };
+      return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: false, restrictions }) };
+    }
+    case 'ApiKeyRestricted': {
+      const key = state.keys.get(event.data.key_id);
+      const restrictions = { allowed_origins: event.data.allowed_origins, rate_limit: event.data.rate_limit };
+      return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: key?.revoked ?? false, restrictions }) };
+    }
+    case 'ApiKeyRevoked': {
+      const key = state.keys.get(event.data.key_id);
+      return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: true, restrictions: key?.restrictions ?? NO_RESTRICTIONS }) };
+    }
     case 'MaskingRulesSet':
       return { ...state, masking: { keys: event.data.keys, patterns: event.data.patterns } };
     default:
@@ -41,7 +51,8 @@ export const assertKeyRevocable = (state: ProjectState, keyId: string): void => 
 
 export type ProjectCommand =
   | { type: 'CreateProject'; project_id: string; name: string; at: string }
-  | { type: 'IssueApiKey'; project_id: string; key_id: string; name: string; prefix: string; key_hash: string; at: string }
+  | { type: 'IssueApiKey'; project_id: string; key_id: string; name: string; prefix: string; key_hash: string; restrictions: KeyRestrictions; at: string }
+  | { type: 'RestrictApiKey'; project_id: string; key_id: string; restrictions: Partial<KeyRestrictions>; at: string }
   | { type: 'RevokeApiKey'; project_id: string; key_id: string; at: string }
   | { type: 'SetMaskingRules'; project_id: string; rules: MaskingRules; at: string };
 
@@ -55,8 +66,19 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
         return [{ type: 'ProjectCreated', data: { project_id: command.project_id, name: command.name, created_at: command.at } }];
       case 'IssueApiKey': {
         assertProjectExists(state);
-        const { project_id, key_id, name, prefix, key_hash, at } = command;
-        return [{ type: 'ApiKeyIssued', data: { project_id, key_id, name, prefix, key_hash, issued_at: at } }];
+        const { project_id, key_id, name, prefix, key_hash, restrictions, at } = command;
+        return [{ type: 'ApiKeyIssued', data: { project_id, key_id, name, prefix, key_hash, issued_at: at, ...restrictions, allowed_origins: [...restrictions.allowed_origins] } }];
+      }
+      // The fields given replace the key's; a change that changes nothing records nothing.
+      case 'RestrictApiKey': {
+        assertKeyRevocable(state, command.key_id);
+        const current = state.keys.get(command.key_id)!.restrictions;
+        const next = { ...current, ...command.restrictions };
+        if (sameRestrictions(current, next)) return [];
+        return [{
+          type: 'ApiKeyRestricted',
+          data: { project_id: command.project_id, key_id: command.key_id, allowed_origins: [...next.allowed_origins], rate_limit: next.rate_limit, changed_at: command.at },
+        }];
       }
       case 'RevokeApiKey':
         assertKeyRevocable(state, command.key_id);

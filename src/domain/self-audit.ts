@@ -86,8 +86,12 @@ const changeOf = (event: DomainEvent): Change | null => {
     case 'ProjectCreated':
       return { action: 'project.created', method: 'POST', path: '/v1/projects', status: 201, details: { project_id: event.data.project_id, name: event.data.name } };
     case 'ApiKeyIssued': {
-      const { project_id, key_id, name, prefix } = event.data;
-      return { action: 'api_key.issued', method: 'POST', path: `/v1/projects/${project_id}/api-keys`, status: 201, details: { project_id, key_id, name, prefix } };
+      const { project_id, key_id, name, prefix, allowed_origins = [], rate_limit = null } = event.data;
+      return { action: 'api_key.issued', method: 'POST', path: `/v1/projects/${project_id}/api-keys`, status: 201, details: { project_id, key_id, name, prefix, allowed_origins, rate_limit } };
+    }
+    case 'ApiKeyRestricted': {
+      const { project_id, key_id, allowed_origins, rate_limit } = event.data;
+      return { action: 'api_key.restricted', method: 'PUT', path: `/v1/projects/${project_id}/api-keys/${key_id}`, status: 200, details: { project_id, key_id, allowed_origins, rate_limit } };
     }
     case 'ApiKeyRevoked': {
       const { project_id, key_id } = event.data;
@@ -154,7 +158,7 @@ const changeOf = (event: DomainEvent): Change | null => {
 
 /** The event types that are changes made through watchlog. */
 export const AUDITED_CHANGES: readonly EventType[] = [
-  'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRevoked', 'MaskingRulesSet', 'AnomalySettingsUpdated',
+  'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRestricted', 'ApiKeyRevoked', 'MaskingRulesSet', 'AnomalySettingsUpdated',
   'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged',
   'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelDeactivated',
   'MonitorCreated', 'MonitorUpdated', 'MonitorDeleted',

@@ -14,6 +14,8 @@ import { channelRoutes } from './routes/channels.ts';
 import { anomalySettingsRoutes } from './routes/anomaly-settings.ts';
 import { maskingRoutes } from './routes/masking.ts';
 import { auditRoutes } from './routes/audit.ts';
+import { ingestCors, ingestRoutes } from './routes/ingest.ts';
+import { IngestRateLimiter } from './middleware/ingest-rate.ts';
 import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
 import type { AppState } from './state.ts';
@@ -28,6 +30,9 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
 
   app.use(accessLog(deps.logger));
   app.use(requestMetrics(deps.metrics ?? NO_HTTP_METRICS));
+  // Outside the error handler, so that error answers (400, 401, 429) carry the CORS headers a
+  // browser needs to read them.
+  app.use(ingestCors());
   app.use(errorHandler(deps.logger));
   if (deps.dashboard !== undefined) app.use(dashboardMiddleware(deps.dashboard));
 
@@ -37,6 +42,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   const routeDeps: RouteDeps = {
     ...deps,
     apiKeys: new ApiKeyCache(deps.readModels.access),
+    ingestRate: new IngestRateLimiter(deps.ingest.ratePerKey),
     users,
     recordLogin: deps.recordLogin ?? loginRecorder(deps.logger, deps.commands),
     maskingRules: new MaskingCache(deps.readModels.masking),
@@ -51,6 +57,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     },
   };
   healthRoutes(router, routeDeps);
+  ingestRoutes(router, routeDeps);
   exportRoutes(router, routeDeps);
   statsRoutes(router, routeDeps);
   auditRoutes(router, routeDeps);

@@ -15,6 +15,8 @@ import type { Readiness } from './routes/health.ts';
 import type { HttpMetrics, MetricsSource } from './metrics.ts';
 import type { BodyReading } from './middleware/body.ts';
 import type { Dashboard } from './dashboard.ts';
+import type { IngestLimits } from '../config.ts';
+import type { IngestRateLimiter } from './middleware/ingest-rate.ts';
 
 /** What the HTTP app is given. `draining` is aborted when the server starts its shutdown drain. */
 export interface AppDeps extends BodyReading {
@@ -33,6 +35,8 @@ export interface AppDeps extends BodyReading {
   readonly vapidPublicKey: string;
   /** The deployment's anomaly settings, under each project's own. */
   readonly anomalyDefaults: AnomalySettings;
+  /** Batches, idempotency keys and the per-key rate of ingest. */
+  readonly ingest: IngestLimits;
   /** Monitor checks on demand connect through it; saved URLs with a denied literal address are refused. */
   readonly egress: EgressPolicy;
   readonly now: () => Date;
@@ -49,6 +53,7 @@ export interface AppDeps extends BodyReading {
 /** What the routes get: the app's dependencies plus what the app builds once for all of them. */
 export interface RouteDeps extends AppDeps {
   readonly apiKeys: ApiKeyCache;
+  readonly ingestRate: IngestRateLimiter;
   /** Users' current state, for the token check of every request. */
   readonly users: UserStateCache;
   readonly recordLogin: RecordLogin;

@@ -18,6 +18,19 @@ export interface RecordedEvent extends NewEvent {
   readonly position: string;
 }
 
+/** An event to store once: as the next event of its own `stream`, unless that stream's last
+ *  event was recorded less than the window before this one (by their `recorded_at`). */
+export interface OnceEvent {
+  readonly stream: string;
+  readonly event: NewEvent;
+}
+
+/** What `appendOnce` did with one event: stored it, or found it there already (a replay: the
+ *  earlier event, which the caller answers with; nothing was stored). */
+export type OnceOutcome =
+  | { readonly replay: false; readonly id: string; readonly position: string }
+  | { readonly replay: true; readonly id: string; readonly position: string; readonly metadata: EventMetadata };
+
 export interface AppendResult {
   /** Revision of the last event appended: the expected revision for the next append. */
   readonly revision: number;
@@ -68,6 +81,12 @@ export interface Subscription extends AsyncIterable<readonly RecordedEvent[]> {
 
 export interface EventLog {
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Idempotent appends: each event goes to its own stream (one per idempotency key) unless that
+   *  stream's last event was recorded less than `withinMs` before it, in which case nothing is
+   *  stored and that earlier event is the answer. Atomic per stream, whatever the concurrency
+   *  (two requests with one key store one event), and durable like `append`; appends made in the
+   *  same turn as other appends of this handle commit with them where the adapter groups. */
+  appendOnce(items: readonly OnceEvent[], withinMs: number): Promise<OnceOutcome[]>;
   /** Events of one stream in revision order (honouring its maxCount); [] when it does not exist. */
   readStream(stream: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
   /** Events after `after` (null: from the start) in position order, without those their

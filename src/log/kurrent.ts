@@ -6,7 +6,8 @@ import type { EventMetadata } from '../domain/events.ts';
 import { withTimeout } from '../deadline.ts';
 import {
   WrongExpectedRevisionError,
-  type AppendResult, type CommitObserver, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
+  type AppendResult, type CommitObserver, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome,
+  type RecordedEvent, type Subscription,
 } from './event-log.ts';
 
 /** The EventLog port on KurrentDB (and EventStoreDB 21.10+, which speaks the same gRPC API) with
@@ -137,6 +138,41 @@ export class KurrentEventLog implements EventLog {
         const actual = typeof error.actualState === 'bigint' && error.actualState >= 0n ? Number(error.actualState) : 'no_stream';
         throw new WrongExpectedRevisionError(stream, expected, actual);
       }
+      throw error;
+    }
+  }
+
+  /** One append per item, at the exact revision of its stream's last event (or to a stream that
+   *  must not exist yet): KurrentDB refuses the second of two concurrent appends of one key,
+   *  which then reads the winner's event as its answer. The revision check is what makes it
+   *  atomic; KurrentDB's own deduplication of event ids is best effort with "any". */
+  async appendOnce(items: readonly OnceEvent[], withinMs: number): Promise<OnceOutcome[]> {
+    return Promise.all(items.map(async (item): Promise<OnceOutcome> => {
+      for (let attempt = 1; ; attempt += 1) {
+        const [last] = await this.readLast(item.stream);
+        if (last && Date.parse(item.event.metadata.recorded_at) - Date.parse(last.metadata.recorded_at) < withinMs) {
+          return { replay: true, id: last.id, position: last.position, metadata: last.metadata };
+        }
+        try {
+          const { position } = await this.append(item.stream, [item.event], last ? last.revision : 'no_stream');
+          return { replay: false, id: item.event.id, position };
+        } catch (error) {
+          if (!(error instanceof WrongExpectedRevisionError) || attempt >= 3) throw error;
+        }
+      }
+    }));
+  }
+
+  private async readLast(stream: string): Promise<RecordedEvent[]> {
+    try {
+      const out: RecordedEvent[] = [];
+      for await (const resolved of this.client.readStream(this.namespace + stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        const e = this.recorded(resolved);
+        if (e) out.push(e);
+      }
+      return out;
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
       throw error;
     }
   }

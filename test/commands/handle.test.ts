@@ -11,6 +11,7 @@ import { userIdForEmail } from '../../src/domain/user.ts';
 import { handle, load, newEvent, type CommandContext } from '../../src/commands/handle.ts';
 import { createMonitor, loadMonitor, recordCheck } from '../../src/commands/monitors.ts';
 import { createProject, issueApiKey } from '../../src/commands/projects.ts';
+import { NO_RESTRICTIONS } from '../../src/domain/api-keys.ts';
 import { registerUser } from '../../src/commands/users.ts';
 import { testPasswords } from '../helpers/passwords.ts';
 import { WrongExpectedRevisionError, type EventLog, type NewEvent } from '../../src/log/event-log.ts';
@@ -38,6 +39,7 @@ const openLog = (t: ExecutionContext): SqliteEventLog => {
 /** The log with some of its methods replaced; the rest delegate to it. */
 const wrap = (log: EventLog, replaced: Partial<EventLog>): EventLog => ({
   append: (stream, events, expected) => log.append(stream, events, expected),
+  appendOnce: (items, withinMs) => log.appendOnce(items, withinMs),
   readStream: (stream, options) => log.readStream(stream, options),
   readAll: (after, maxCount) => log.readAll(after, maxCount),
   headPosition: () => log.headPosition(),
@@ -194,7 +196,7 @@ test('another writer appending before every attempt: the command gives up after 
   const { id } = await createProject({ log }, 'shop', ctx);
   const stream = projectStream(id);
   const busy = meddling(log, stream, id);
-  const error = await t.throwsAsync(issueApiKey({ log: busy.log }, id, 'ci', ctx), { instanceOf: WrongExpectedRevisionError });
+  const error = await t.throwsAsync(issueApiKey({ log: busy.log }, id, 'ci', NO_RESTRICTIONS, ctx), { instanceOf: WrongExpectedRevisionError });
   t.is(error.stream, stream);
   t.is(busy.attempts(), 5);
   t.is((await load(log, stream, projectDecider)).state.keys.size, 5, "only the other writer's five keys were issued");
@@ -206,7 +208,7 @@ test('another writer appending before each of the first 4 attempts: the fifth ap
   const { id } = await createProject({ log }, 'shop', ctx);
   const stream = projectStream(id);
   const busy = meddling(log, stream, id, 4);
-  const { events, state } = await issueApiKey({ log: busy.log }, id, 'ci', ctx);
+  const { events, state } = await issueApiKey({ log: busy.log }, id, 'ci', NO_RESTRICTIONS, ctx);
   t.is(busy.attempts(), 5);
   t.deepEqual(events.map((e) => e.type), ['ApiKeyIssued']);
   // The state returned was decided on the other writer's four keys, and holds them with its own.

@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { DomainEvent } from '../../src/domain/events.ts';
 import { projectDecider, type ProjectCommand } from '../../src/domain/project.ts';
+import { NO_RESTRICTIONS } from '../../src/domain/api-keys.ts';
 import { deciderSpec } from '../helpers/decider-spec.ts';
 
 const spec = deciderSpec(projectDecider);
@@ -15,9 +16,11 @@ const create: ProjectCommand = { type: 'CreateProject', project_id: P, name: 'sh
 const created: DomainEvent = { type: 'ProjectCreated', data: { project_id: P, name: 'shop', created_at: T0 } };
 
 const issue = (key_id: string): ProjectCommand =>
-  ({ type: 'IssueApiKey', project_id: P, key_id, name: `ci ${key_id.slice(-1)}`, prefix: 'wl_abcdefgh', key_hash: `sha-${key_id}`, at: T1 });
-const issued = (key_id: string): DomainEvent =>
-  ({ type: 'ApiKeyIssued', data: { project_id: P, key_id, name: `ci ${key_id.slice(-1)}`, prefix: 'wl_abcdefgh', key_hash: `sha-${key_id}`, issued_at: T1 } });
+  ({ type: 'IssueApiKey', project_id: P, key_id, name: `ci ${key_id.slice(-1)}`, prefix: 'wl_abcdefgh', key_hash: `sha-${key_id}`, restrictions: NO_RESTRICTIONS, at: T1 });
+const issued = (key_id: string): DomainEvent => ({
+  type: 'ApiKeyIssued',
+  data: { project_id: P, key_id, name: `ci ${key_id.slice(-1)}`, prefix: 'wl_abcdefgh', key_hash: `sha-${key_id}`, issued_at: T1, allowed_origins: [], rate_limit: null },
+});
 
 const revoke = (key_id: string): ProjectCommand => ({ type: 'RevokeApiKey', project_id: P, key_id, at: T2 });
 const revoked = (key_id: string): DomainEvent => ({ type: 'ApiKeyRevoked', data: { project_id: P, key_id, revoked_at: T2 } });

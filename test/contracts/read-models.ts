@@ -401,15 +401,27 @@ export const readModelsContract = (adapter: string, open: () => Promise<OpenedRe
       const i = batch.indexOf(r);
       if (i === 0) w.projectCreated({ id: p1, name: 'one', created_at: '2026-01-01T00:00:00.000Z' });
       if (i === 1) w.projectCreated({ id: p2, name: 'two', created_at: '2026-01-02T00:00:00.000Z' });
-      if (i === 2) w.apiKeyIssued({ id: k1, project_id: p1, name: 'a', prefix: 'wl_a', key_hash: 'h1', created_at: '2026-01-01T00:00:00.000Z', revoked_at: null });
-      if (i === 3) w.apiKeyIssued({ id: k2, project_id: p1, name: 'b', prefix: 'wl_b', key_hash: 'h2', created_at: '2026-01-01T00:00:01.000Z', revoked_at: null });
+      if (i === 2) {
+        w.apiKeyIssued({
+          id: k1, project_id: p1, name: 'a', prefix: 'wl_a', key_hash: 'h1', created_at: '2026-01-01T00:00:00.000Z', revoked_at: null,
+          allowed_origins: ['https://shop.example.com'], rate_limit: 50,
+        });
+      }
+      if (i === 3) {
+        w.apiKeyIssued({
+          id: k2, project_id: p1, name: 'b', prefix: 'wl_b', key_hash: 'h2', created_at: '2026-01-01T00:00:01.000Z', revoked_at: null, allowed_origins: [], rate_limit: null,
+        });
+      }
       if (i === 4) w.userRegistered({ id: 'u1', email: 'm@example.com', password_hash: 'scrypt$x', role: 'member', project_ids: [p1], disabled: false, tokens_valid_after: null, created_at: '2026-01-01T00:00:00.000Z' });
     });
     const revoke = recorded();
     await store.commit([revoke], (_r, w) => w.apiKeyRevoked(k2, '2026-01-03T00:00:00.000Z'));
-    t.is(await m.access.projectOfKey('h1'), p1);
-    t.is(await m.access.projectOfKey('h2'), null);
-    t.is(await m.access.projectOfKey('nope'), null);
+    t.deepEqual(await m.access.activeKey('h1'), { id: k1, project_id: p1, allowed_origins: ['https://shop.example.com'], rate_limit: 50 });
+    t.is(await m.access.activeKey('h2'), null);
+    t.is(await m.access.activeKey('nope'), null);
+    const restriction = recorded();
+    await store.commit([restriction], (_r, w) => w.apiKeyRestricted(k1, { allowed_origins: [], rate_limit: 7 }));
+    t.deepEqual(await m.access.activeKey('h1'), { id: k1, project_id: p1, allowed_origins: [], rate_limit: 7 });
     t.deepEqual((await m.access.listProjects({ all: true })).map((p) => p.name), ['one', 'two']);
     t.deepEqual((await m.access.listProjects({ all: false, projectIds: [p2] })).map((p) => p.id), [p2]);
     t.is(await m.access.getProject(p1, { all: false, projectIds: [p2] }), null);
@@ -420,7 +432,7 @@ export const readModelsContract = (adapter: string, open: () => Promise<OpenedRe
     t.deepEqual(await m.access.userById('u1'), u1, 'by id, without the hash');
     t.is(await m.access.userById('u2'), null);
     t.is(await m.access.countUsers(), 1);
-    t.is(await store.checkpoint(), revoke.position);
+    t.is(await store.checkpoint(), restriction.position);
     await store.reset();
     t.is(await store.checkpoint(), null);
     t.is(await m.access.countUsers(), 0);

@@ -20,7 +20,7 @@ import { tempDir } from './server.ts';
 
 const streamOf = (e: DomainEvent): string => {
   switch (e.type) {
-    case 'ProjectCreated': case 'ApiKeyIssued': case 'ApiKeyRevoked': case 'MaskingRulesSet': return streams.projectStream(e.data.project_id);
+    case 'ProjectCreated': case 'ApiKeyIssued': case 'ApiKeyRestricted': case 'ApiKeyRevoked': case 'MaskingRulesSet': return streams.projectStream(e.data.project_id);
     case 'UserRegistered': case 'UserAccessChanged': case 'UserDisabled': case 'UserEnabled': case 'UserPasswordChanged':
     case 'UserPasswordRehashed': return streams.userStream(e.data.user_id);
     case 'AuditEventRecorded': return streams.auditStream(e.data.project_id);
@@ -169,6 +169,7 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
   const samples: { [K in EventType]: EventData<K> } = {
     ProjectCreated: { project_id: projectId, name: 'sample', created_at: at },
     ApiKeyIssued: { project_id: projectId, key_id: randomUUID(), name: 'sample', prefix: 'wl_sampl', key_hash: 'f'.repeat(64), issued_at: at },
+    ApiKeyRestricted: { project_id: projectId, key_id: randomUUID(), allowed_origins: ['https://sample.example.com'], rate_limit: 10, changed_at: at },
     ApiKeyRevoked: { project_id: projectId, key_id: randomUUID(), revoked_at: at },
     MaskingRulesSet: { project_id: projectId, keys: ['sample_key'], patterns: ['sample-[0-9]+'], updated_at: at },
     UserRegistered: { user_id: randomUUID(), email: 'sample@example.com', password_hash: 'scrypt$sample', role: 'member', project_ids: [projectId], registered_at: at },

@@ -52,7 +52,7 @@ test('projects and API keys: key shown once, only its hash in the log', async (t
   t.deepEqual(Object.keys(created.body).sort(), ['created_at', 'id', 'name']);
   const key = await api(server.url, 'POST', `/v1/projects/${created.body.id}/api-keys`, { token: admin, body: { name: 'ci' } });
   t.is(key.status, 201);
-  t.deepEqual(Object.keys(key.body).sort(), ['created_at', 'id', 'key', 'name', 'prefix']);
+  t.deepEqual(Object.keys(key.body).sort(), ['allowed_origins', 'created_at', 'id', 'key', 'name', 'prefix', 'rate_limit']);
   t.true(key.body.key.startsWith(key.body.prefix));
   const listed = await api(server.url, 'GET', `/v1/projects/${created.body.id}/api-keys`, { token: admin });
   t.is(listed.status, 200);

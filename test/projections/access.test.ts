@@ -19,6 +19,8 @@ const key = (key_id: string, project_id: string, name: string, c: string, minute
   ({ type: 'ApiKeyIssued', data: { project_id, key_id, name, prefix: `wl_${c.repeat(6)}`, key_hash: hash(c), issued_at: at(minute) } });
 const revoked = (key_id: string, project_id: string, minute: number): DomainEvent =>
   ({ type: 'ApiKeyRevoked', data: { project_id, key_id, revoked_at: at(minute) } });
+const restricted = (key_id: string, project_id: string, allowed_origins: string[], rate_limit: number | null, minute: number): DomainEvent =>
+  ({ type: 'ApiKeyRestricted', data: { project_id, key_id, allowed_origins, rate_limit, changed_at: at(minute) } });
 const user = (user_id: string, email: string, role: Role, project_ids: string[], minute: number): DomainEvent =>
   ({ type: 'UserRegistered', data: { user_id, email, password_hash: `scrypt$${email}`, role, project_ids, registered_at: at(minute) } });
 
@@ -34,7 +36,7 @@ const rehashed = (user_id: string, password_hash: string, minute: number): Domai
 const read = async (m: ReadModels) => ({
   projects: await m.access.listProjects({ all: true }),
   keys: { shop: await m.access.listApiKeys(SHOP), billing: await m.access.listApiKeys(BILLING) },
-  projectOfKey: await Promise.all(['a', 'b', 'c'].map((c) => m.access.projectOfKey(hash(c)))),
+  activeKeys: await Promise.all(['a', 'b', 'c'].map(async (c) => (await m.access.activeKey(hash(c)))?.project_id ?? null)),
   users: await m.access.listUsers(),
   ann: await m.access.userByEmail('ann@example.com'),
 });
@@ -56,18 +58,19 @@ scenarioTests(it, {
     enabled(AUDITOR, 11),
     passwordChanged(ROOT, 'scrypt$root-2', 12),
     rehashed(ANN, 'scrypt$ann-2', 13),
+    restricted(CI, SHOP, ['https://shop.example.com'], 100, 14),
   ],
   read,
   expected: () => ({
     projects: [{ id: SHOP, name: 'shop', created_at: at(0) }, { id: BILLING, name: 'billing', created_at: at(1) }],
     keys: {
       shop: [
-        { id: CI, project_id: SHOP, name: 'ci', prefix: 'wl_aaaaaa', created_at: at(2), revoked_at: null },
-        { id: LAPTOP, project_id: SHOP, name: 'laptop', prefix: 'wl_bbbbbb', created_at: at(3), revoked_at: at(6) },
+        { id: CI, project_id: SHOP, name: 'ci', prefix: 'wl_aaaaaa', created_at: at(2), revoked_at: null, allowed_origins: ['https://shop.example.com'], rate_limit: 100 },
+        { id: LAPTOP, project_id: SHOP, name: 'laptop', prefix: 'wl_bbbbbb', created_at: at(3), revoked_at: at(6), allowed_origins: [], rate_limit: null },
       ],
-      billing: [{ id: DEPLOY, project_id: BILLING, name: 'deploy', prefix: 'wl_cccccc', created_at: at(5), revoked_at: null }],
+      billing: [{ id: DEPLOY, project_id: BILLING, name: 'deploy', prefix: 'wl_cccccc', created_at: at(5), revoked_at: null, allowed_origins: [], rate_limit: null }],
     },
-    projectOfKey: [SHOP, null, BILLING],
+    activeKeys: [SHOP, null, BILLING],
     users: [
       { id: ROOT, email: 'root@example.com', role: 'admin', project_ids: [], disabled: false, tokens_valid_after: at(12), created_at: at(4) },
       { id: ANN, email: 'ann@example.com', role: 'auditor', project_ids: [SHOP], disabled: false, tokens_valid_after: at(9), created_at: at(7) },
@@ -80,14 +83,16 @@ scenarioTests(it, {
   }),
 });
 
-it('a key finds its project by its hash alone, until it is revoked', async (t, f) => {
+it('a key is found by its hash alone, with its restrictions, until it is revoked', async (t, f) => {
   await f.fold([project(SHOP, 'shop', 0), key(CI, SHOP, 'ci', 'a', 1)]);
-  t.is(await f.models.access.projectOfKey(hash('a')), SHOP);
-  t.is(await f.models.access.projectOfKey(CI), null, 'not by its id');
-  t.is(await f.models.access.projectOfKey('wl_aaaaaa'), null, 'not by its prefix');
-  await f.fold([revoked(CI, SHOP, 2)]);
-  t.is(await f.models.access.projectOfKey(hash('a')), null);
-  t.deepEqual((await f.models.access.listApiKeys(SHOP)).map((k) => [k.id, k.revoked_at]), [[CI, at(2)]]);
+  t.deepEqual(await f.models.access.activeKey(hash('a')), { id: CI, project_id: SHOP, allowed_origins: [], rate_limit: null }, 'a key issued before restrictions: none');
+  t.is(await f.models.access.activeKey(CI), null, 'not by its id');
+  t.is(await f.models.access.activeKey('wl_aaaaaa'), null, 'not by its prefix');
+  await f.fold([restricted(CI, SHOP, ['http://localhost:5173'], null, 2)]);
+  t.deepEqual(await f.models.access.activeKey(hash('a')), { id: CI, project_id: SHOP, allowed_origins: ['http://localhost:5173'], rate_limit: null });
+  await f.fold([revoked(CI, SHOP, 3)]);
+  t.is(await f.models.access.activeKey(hash('a')), null);
+  t.deepEqual((await f.models.access.listApiKeys(SHOP)).map((k) => [k.id, k.revoked_at]), [[CI, at(3)]]);
 });
 
 it('users are found by e-mail with their password hash, which no listing shows', async (t, f) => {

@@ -13,13 +13,17 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  *  records them). */
 const routine = (req: IncomingMessage, res: ServerResponse) =>
   req.url === '/healthz' || req.url === '/readyz' || (req.url === '/metrics' && res.statusCode === 200)
-  || (req.method === 'POST' && req.url === '/v1/audit' && res.statusCode === 202);
+  || (req.method === 'POST' && (req.url === '/v1/audit' || req.url?.startsWith('/v1/audit/batch')) && res.statusCode === 202);
+
+/** A batch sent by `navigator.sendBeacon` carries its API key in the URL: never logged. */
+const API_KEY_PARAMETER = /([?&]api_key=)[^&]*/gi;
+export const loggedUrl = (url: string): string => (url.includes('api_key=') ? url.replace(API_KEY_PARAMETER, '$1[hidden]') : url);
 
 /** The access log, by pino-http's conventions: one line per response with the request id (the
  *  client's `X-Request-Id` when it is sane, else a new uuid, echoed on the response), method,
  *  URL, status and `responseTime` in ms. Server errors at error (503, a temporary refusal, at
  *  warn), the routine at debug, the rest at info. Headers are never logged: they carry tokens and
- *  API keys. */
+ *  API keys (and so does a beacon's `api_key` parameter, hidden in the URL logged). */
 export const accessLog = (logger: Logger): Middleware<AppState> => {
   const log = pinoHttp({
     logger,
@@ -39,7 +43,7 @@ export const accessLog = (logger: Logger): Middleware<AppState> => {
       return rest;
     },
     serializers: {
-      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: loggedUrl(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
     },
     quietReqLogger: true,

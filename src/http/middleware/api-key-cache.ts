@@ -1,21 +1,21 @@
 import { hashApiKey } from '../../commands/projects.ts';
-import type { AccessQueries } from '../../views/access/port.ts';
+import type { AccessQueries, ActiveKey } from '../../views/access/port.ts';
 import { ReadThroughCache } from './read-through-cache.ts';
 
-/** API key → project, remembered for a short time so the ingest path skips the SHA-256 and the
- *  read-model lookup. Only active keys are remembered. A revocation through this process
- *  forgets everything at once; one made through another API process takes effect here within
- *  `ttlMs`. */
+/** API key → the active key (its project and restrictions), remembered for a short time so the
+ *  ingest path skips the SHA-256 and the read-model lookup. Only active keys are remembered. A
+ *  revocation or restriction through this process forgets everything at once; one made through
+ *  another API process takes effect here within `ttlMs`. */
 export class ApiKeyCache {
   private readonly cache;
 
-  constructor(access: Pick<AccessQueries, 'projectOfKey'>, ttlMs = 1000, maxEntries = 10_000) {
-    this.cache = new ReadThroughCache<string, string | null>((key) => access.projectOfKey(hashApiKey(key)), {
-      ttlMs, maxEntries, remember: (projectId) => projectId !== null,
+  constructor(access: Pick<AccessQueries, 'activeKey'>, ttlMs = 1000, maxEntries = 10_000) {
+    this.cache = new ReadThroughCache<string, ActiveKey | null>((key) => access.activeKey(hashApiKey(key)), {
+      ttlMs, maxEntries, remember: (found) => found !== null,
     });
   }
 
-  projectOf(key: string): Promise<string | null> {
+  activeKey(key: string): Promise<ActiveKey | null> {
     return this.cache.get(key);
   }
 

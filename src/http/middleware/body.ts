@@ -105,15 +105,17 @@ const readRaw = async (ctx: Context, { bodyLimitBytes: limit, bodyTimeoutMs, dra
   });
 };
 
-/** Reads a JSON request body: 415 unless the content type is JSON, 413 over the limit, 408 when
+/** Reads a JSON request body: 415 unless the content type is JSON (or, with `plainText`, text
+ *  holding JSON), 413 over the limit, 408 when
  *  it stops arriving (the part received is dropped), 400 for malformed JSON or nesting deeper
  *  than MAX_DEPTH. `JSON.parse` makes `__proto__` an own data
  *  property, so parsing alone pollutes nothing. */
-export const readJsonBody = async (ctx: Context, reading: BodyReading): Promise<unknown> => {
+export const readJsonBody = async (ctx: Context, reading: BodyReading, { plainText = false }: { plainText?: boolean } = {}): Promise<unknown> => {
   const [mediaType = '', ...params] = ctx.get('content-type').toLowerCase().split(';');
   const type = mediaType.trim();
-  if (type !== 'application/json' && !(type.startsWith('application/') && type.endsWith('+json'))) {
-    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+  // `plainText`: JSON sent as text/plain, as `navigator.sendBeacon` sends a string.
+  if (type !== 'application/json' && !(type.startsWith('application/') && type.endsWith('+json')) && !(plainText && type === 'text/plain')) {
+    throw new HttpError(415, 'unsupported_media_type', plainText ? 'Content-Type must be application/json (or text/plain holding JSON)' : 'Content-Type must be application/json');
   }
   const charset = params.map((p) => p.trim()).find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
   if (charset && charset !== 'utf-8' && charset !== 'utf8') {

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { DomainError, sentenceOf, type ErrorDetail } from '../../domain/errors.ts';
 import { describeErrors } from '../../domain/decode-errors.ts';
 import { AppendOutcomeUnknownError, LogUnavailableError } from '../../log/event-log.ts';
+import { loggedUrl } from './access-log.ts';
 
 /** One error shape everywhere: `{ error: { code, message, details: [{ path, message }] } }`. */
 
@@ -68,7 +69,7 @@ export const errorHandler = (logger: Logger): Middleware => async (ctx, next) =>
       status = e.status;
       body = { code: CODE_OF_STATUS[status] ?? 'error', message: e.message, details: [] };
     } else {
-      logger.error({ err, method: ctx.method, url: ctx.url }, 'unhandled error');
+      logger.error({ err, method: ctx.method, url: loggedUrl(ctx.url) }, 'unhandled error');
       status = 500;
       body = { code: 'internal_error', message: 'internal server error', details: [] };
     }

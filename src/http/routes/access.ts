@@ -1,7 +1,8 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
 import { Email, Role, Uuid, boundedString, closed, isUuid } from '../../domain/codecs.ts';
-import { createProject, issueApiKey, revokeApiKey } from '../../commands/projects.ts';
+import { createProject, issueApiKey, restrictApiKey, revokeApiKey } from '../../commands/projects.ts';
+import { ApiKeyRestrictions, NO_RESTRICTIONS } from '../../domain/api-keys.ts';
 import { changePassword, registerUser, rehashPassword, updateUser, type UserUpdate } from '../../commands/users.ts';
 import { commandContext, principalOf, requireRole, signToken, visibleOr404, type Principal } from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
@@ -21,6 +22,8 @@ const NewUserBody = closed(t.type({
   project_ids: t.array(Uuid),
 }), 'field', 'a user');
 const NameBody = closed(t.type({ name: boundedString(1, 200) }), 'field', 'a name');
+const NewKeyBody = closed(t.intersection([t.type({ name: boundedString(1, 200) }), ApiKeyRestrictions]), 'field', 'an API key');
+const KeyUpdateBody = closed(ApiKeyRestrictions, 'field', 'an API key update');
 const UserUpdateBody = closed(t.partial({ role: Role, project_ids: t.array(Uuid), disabled: t.boolean }), 'field', 'a user update');
 const PasswordBody = closed(t.intersection([
   t.type({ password: boundedString(8, 1024) }),
@@ -197,11 +200,26 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     const principal = principalOf(ctx.state);
     const project = await visibleProject(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
-    const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps), 'API key');
-    const { issued, position } = await issueApiKey(deps.commands, project.id, name, context(principal, ctx.state.correlationId));
+    const { name, ...restrictions } = decodeOrThrow(NewKeyBody, await readJsonBody(ctx, deps), 'API key');
+    const { issued, position } = await issueApiKey(deps.commands, project.id, name, { ...NO_RESTRICTIONS, ...restrictions }, context(principal, ctx.state.correlationId));
     await deps.caughtUp(['access'], position);
     ctx.status = 201;
     ctx.body = issued;
+  });
+
+  // Restricting a key in place (origins, rate) keeps it working where it is deployed.
+  router.put('/v1/projects/:id/api-keys/:keyId', ...jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
+    const principal = principalOf(ctx.state);
+    const project = await visibleProject(principal, ctx.params.id);
+    requireRole(principal, 'admin', 'member');
+    const keyId = (ctx.params.keyId ?? '').toLowerCase();
+    if (!isUuid(keyId)) throw notFound('API key');
+    const changes = decodeOrThrow(KeyUpdateBody, await readJsonBody(ctx, deps), 'API key update');
+    const { position } = await restrictApiKey(deps.commands, project.id, keyId, changes, context(principal, ctx.state.correlationId));
+    await deps.caughtUp(['access'], position);
+    deps.apiKeys.invalidate();
+    ctx.body = (await deps.readModels.access.listApiKeys(project.id)).find((k) => k.id === keyId);
   });
 
   router.get('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {

@@ -1,15 +1,13 @@
 import type Router from '@koa/router';
 import * as t from 'io-ts';
-import { AuditEventInput, Environment, HttpMethod } from '../../domain/audit-event.ts';
+import { Environment, HttpMethod } from '../../domain/audit-event.ts';
 import { IsoTimestamp, Uuid, isUuid } from '../../domain/codecs.ts';
-import { recordAuditEvent } from '../../commands/ingest.ts';
 import { summarizeExplicitSession } from '../../domain/sessions.ts';
 import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
 import { AnomalyRule } from '../../domain/anomaly.ts';
 import { SORT_FIELDS, type AuditListQuery } from '../../views/audit-events/port.ts';
 import { principalOf, visibleProjectFilter } from '../middleware/auth.ts';
-import { readJsonBody } from '../middleware/body.ts';
-import { HttpError, decodeOrThrow, validationError } from '../middleware/errors.ts';
+import { HttpError, validationError } from '../middleware/errors.ts';
 import { answerWithPageHeaders } from '../middleware/paging.ts';
 import { IntFromString, NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
@@ -63,20 +61,6 @@ export const checkDateRange = (q: { start_date?: string; end_date?: string }): v
 };
 
 export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
-  router.post('/v1/audit', async (ctx) => {
-    const key = ctx.get('x-api-key');
-    const projectId = key ? await deps.apiKeys.projectOf(key) : null;
-    if (!projectId) throw new HttpError(401, 'unauthorized', key ? 'invalid or revoked API key' : 'missing X-API-Key header');
-    // Unknown fields are dropped, not refused: SDKs newer than the server may send more.
-    const input = decodeOrThrow(AuditEventInput, await readJsonBody(ctx, deps), 'audit event');
-    const masking = await deps.maskingRules.of(projectId);
-    const { id } = await recordAuditEvent(deps.commands.log, projectId, input, {
-      actor: `project:${projectId}`, correlationId: ctx.state.correlationId, now: deps.now,
-    }, masking);
-    ctx.status = 202;
-    ctx.body = { id };
-  });
-
   router.get('/v1/audit', ...deps.jwt, async (ctx) => {
     const q = readQuery(ctx.query, AuditListQueryCodec);
     checkDateRange(q);

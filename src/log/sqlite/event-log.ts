@@ -6,7 +6,7 @@ import { InlineAppender, ThreadAppender, type Appender, type WriterState } from 
 import { openLogDatabase, serializeAppend } from './writer.ts';
 import {
   AppendOutcomeUnknownError, LogUnavailableError, WrongExpectedRevisionError, type CommitObserver, type LogHealth,
-  type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type RecordedEvent, type Subscription,
+  type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome, type RecordedEvent, type Subscription,
 } from '../event-log.ts';
 
 /** The embedded event log: one append-only table in a SQLite file (schema and durability in
@@ -103,6 +103,25 @@ export class SqliteEventLog implements EventLog {
     if (outcome.kind === 'unknown') throw new AppendOutcomeUnknownError(outcome.message);
     if (outcome.kind === 'unavailable') throw new LogUnavailableError(outcome.message);
     throw new Error(outcome.message);
+  }
+
+  /** Each item is an append of its own in the writer's next group commit: the check of the
+   *  stream's last event and the insert run in that commit's transaction. */
+  async appendOnce(items: readonly OnceEvent[], withinMs: number): Promise<OnceOutcome[]> {
+    if (this.closed) throw new Error('event log is closed');
+    const outcomes = await Promise.all(items.map((item) => this.appender.append({
+      ...serializeAppend(item.stream, [item.event], 'any'), expected: { onceWithinMs: withinMs },
+    })));
+    return outcomes.map((outcome, i): OnceOutcome => {
+      if (!outcome.ok) {
+        if (outcome.kind === 'unknown') throw new AppendOutcomeUnknownError(outcome.message);
+        if (outcome.kind === 'unavailable') throw new LogUnavailableError(outcome.message);
+        throw new Error(outcome.kind === 'error' ? outcome.message : `appendOnce to ${items[i]!.stream} met a revision conflict`);
+      }
+      return outcome.replay
+        ? { replay: true, id: outcome.replay.id, position: outcome.replay.position, metadata: JSON.parse(outcome.replay.metadata) as EventMetadata }
+        : { replay: false, id: items[i]!.event.id, position: outcome.position };
+    });
   }
 
   health(): LogHealth {

@@ -31,15 +31,19 @@ export const openLogDatabase = (file: string): Database.Database => {
   return db;
 };
 
-/** An append with its payloads already serialised, so it crosses threads as plain strings. */
+/** An append with its payloads already serialised, so it crosses threads as plain strings.
+ *  `{ onceWithinMs }`: an appendOnce (one event; see EventLog.appendOnce). */
 export interface SerializedAppend {
   stream: string;
-  expected: ExpectedRevision;
+  expected: ExpectedRevision | { onceWithinMs: number };
   events: Array<{ id: string; type: string; data: string; metadata: string }>;
 }
 
+/** The earlier event an appendOnce found, as stored. */
+export interface StoredHead { id: string; position: string; metadata: string }
+
 export type AppendOutcome =
-  | { ok: true; revision: number; position: string }
+  | { ok: true; revision: number; position: string; replay?: StoredHead }
   | { ok: false; kind: 'wrong_revision'; stream: string; expected: ExpectedRevision; actual: number | 'no_stream' }
   | { ok: false; kind: 'error'; message: string }
   /** Sent to a writer that stopped before answering: it may have committed, or not. */
@@ -60,8 +64,17 @@ export const serializeAppend = (stream: string, events: readonly NewEvent[], exp
 const FIELD = '\u0000';
 const RECORD = '\u0001';
 
+const encodeExpected = (expected: SerializedAppend['expected']): string =>
+  (typeof expected === 'object' ? `once:${expected.onceWithinMs}` : String(expected));
+
+const decodeExpected = (expected: string): SerializedAppend['expected'] => {
+  if (/^\d+$/.test(expected)) return Number(expected);
+  if (expected.startsWith('once:')) return { onceWithinMs: Number(expected.slice(5)) };
+  return expected as 'any' | 'no_stream';
+};
+
 export const encodeAppends = (appends: readonly SerializedAppend[]): string =>
-  appends.map((a) => [a.stream, String(a.expected), ...a.events.flatMap((e) => [e.id, e.type, e.data, e.metadata])].join(FIELD))
+  appends.map((a) => [a.stream, encodeExpected(a.expected), ...a.events.flatMap((e) => [e.id, e.type, e.data, e.metadata])].join(FIELD))
     .join(RECORD);
 
 export const decodeAppends = (payload: string): SerializedAppend[] =>
@@ -71,8 +84,10 @@ export const decodeAppends = (payload: string): SerializedAppend[] =>
     for (let i = 0; i + 3 < fields.length; i += 4) {
       events.push({ id: fields[i]!, type: fields[i + 1]!, data: fields[i + 2]!, metadata: fields[i + 3]! });
     }
-    return { stream, expected: /^\d+$/.test(expected) ? Number(expected) : (expected as 'any' | 'no_stream'), events };
+    return { stream, expected: decodeExpected(expected), events };
   });
+
+const recordedAt = (metadata: string): number => Date.parse((JSON.parse(metadata) as { recorded_at?: string }).recorded_at ?? '');
 
 class WrongRevision {
   constructor(readonly actual: number | 'no_stream') {}
@@ -80,17 +95,33 @@ class WrongRevision {
 
 export class SqliteLogWriter {
   private readonly head;
+  private readonly headEvent;
   private readonly insert;
   private readonly appendOne;
 
   constructor(private readonly db: Database.Database) {
     this.head = db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
+    this.headEvent = db.prepare<[string], { revision: number; id: string; position: number; metadata: string }>(
+      'SELECT revision, id, position, metadata FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1');
     this.insert = db.prepare('INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
     // A nested transaction is a savepoint: a failed append rolls back alone.
-    this.appendOne = db.transaction((a: SerializedAppend): { revision: number; position: string } => {
-      const current = this.head.get(a.stream)?.revision ?? null;
-      const expectedOk = a.expected === 'any' || (a.expected === 'no_stream' ? current === null : a.expected === current);
-      if (!expectedOk) throw new WrongRevision(current ?? 'no_stream');
+    this.appendOne = db.transaction((a: SerializedAppend): { revision: number; position: string; replay?: StoredHead } => {
+      let current: number | null;
+      if (typeof a.expected === 'object') {
+        // Once per stream within the window: checked and written in this one transaction, which
+        // the writer (one per file, IMMEDIATE across processes) runs alone.
+        const event = a.events[0];
+        if (a.events.length !== 1 || !event) throw new Error('an appendOnce stores exactly one event');
+        const head = this.headEvent.get(a.stream);
+        if (head && recordedAt(event.metadata) - recordedAt(head.metadata) < a.expected.onceWithinMs) {
+          return { revision: head.revision, position: String(head.position), replay: { id: head.id, position: String(head.position), metadata: head.metadata } };
+        }
+        current = head?.revision ?? null;
+      } else {
+        current = this.head.get(a.stream)?.revision ?? null;
+        const expectedOk = a.expected === 'any' || (a.expected === 'no_stream' ? current === null : a.expected === current);
+        if (!expectedOk) throw new WrongRevision(current ?? 'no_stream');
+      }
       let revision = current ?? -1;
       let position = 0;
       for (const e of a.events) {
@@ -122,7 +153,7 @@ export class SqliteLogWriter {
         try {
           return { ok: true, ...this.appendOne(a) };
         } catch (error) {
-          if (error instanceof WrongRevision) {
+          if (error instanceof WrongRevision && typeof a.expected !== 'object') {
             return { ok: false, kind: 'wrong_revision', stream: a.stream, expected: a.expected, actual: error.actual };
           }
           return { ok: false, kind: 'error', message: (error as Error).message };

@@ -4,9 +4,14 @@ import type { Scope } from '../../domain/scope.ts';
 /** Projects, API keys, users. */
 
 export interface ProjectView { id: string; name: string; created_at: string }
+/** `allowed_origins`: the browser origins it may be used from ([]: any); `rate_limit`: its
+ *  events per second (null: the deployment's default). */
 export interface ApiKeyView {
   id: string; project_id: string; name: string; prefix: string; created_at: string; revoked_at: string | null;
+  allowed_origins: string[]; rate_limit: number | null;
 }
+/** An active key as ingest needs it. */
+export type ActiveKey = Pick<ApiKeyView, 'id' | 'project_id' | 'allowed_origins' | 'rate_limit'>;
 /** A user as the API shows it. `tokens_valid_after`: tokens issued before this time are refused
  *  (set by a password change, a change of role or projects, and disabling); null until then. */
 export interface UserView {
@@ -19,14 +24,15 @@ export type UserChanges = Partial<Pick<UserCredentials, 'role' | 'project_ids' |
 export interface AccessWriter {
   projectCreated(p: ProjectView): void;
   apiKeyIssued(k: ApiKeyView & { key_hash: string }): void;
+  apiKeyRestricted(keyId: string, restrictions: Pick<ApiKeyView, 'allowed_origins' | 'rate_limit'>): void;
   apiKeyRevoked(keyId: string, revokedAt: string): void;
   userRegistered(u: UserCredentials): void;
   userChanged(id: string, changes: UserChanges): void;
 }
 
 export interface AccessQueries {
-  /** The project of an active (not revoked) key, by the SHA-256 hex of the key. */
-  projectOfKey(keyHash: string): Promise<string | null>;
+  /** An active (not revoked) key, by the SHA-256 hex of the key. */
+  activeKey(keyHash: string): Promise<ActiveKey | null>;
   listProjects(scope: Scope): Promise<ProjectView[]>;
   getProject(id: string, scope: Scope): Promise<ProjectView | null>;
   listApiKeys(projectId: string): Promise<ApiKeyView[]>;

@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { Role } from '../../domain/codecs.ts';
 import { inScope, type Scope } from '../../domain/scope.ts';
-import type { AccessQueries, AccessWriter, ApiKeyView, ProjectView, UserChanges, UserCredentials, UserView } from './port.ts';
+import type { AccessQueries, AccessWriter, ActiveKey, ApiKeyView, ProjectView, UserChanges, UserCredentials, UserView } from './port.ts';
 import { statementCache, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
 
 /** The access read model: projects, API keys by hash, users by e-mail. */
 const accessSchema: SqliteSchema = {
-  version: 2,
+  version: 3,
   tables: ['projects', 'api_keys', 'users'],
   create: `
 CREATE TABLE IF NOT EXISTS projects (
@@ -14,7 +14,8 @@ CREATE TABLE IF NOT EXISTS projects (
 );
 CREATE TABLE IF NOT EXISTS api_keys (
   id TEXT PRIMARY KEY, project_id TEXT NOT NULL, name TEXT NOT NULL, prefix TEXT NOT NULL,
-  key_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT
+  key_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT,
+  allowed_origins TEXT NOT NULL DEFAULT '[]', rate_limit INTEGER
 );
 CREATE INDEX IF NOT EXISTS api_keys_project ON api_keys (project_id, created_at);
 CREATE TABLE IF NOT EXISTS users (
@@ -23,6 +24,10 @@ CREATE TABLE IF NOT EXISTS users (
 );
 `,
 };
+
+interface KeyRow extends Omit<ApiKeyView, 'allowed_origins'> { allowed_origins: string }
+const toKey = <K extends Pick<KeyRow, 'allowed_origins'>>(r: K): Omit<K, 'allowed_origins'> & { allowed_origins: string[] } =>
+  ({ ...r, allowed_origins: JSON.parse(r.allowed_origins) as string[] });
 
 interface UserRow {
   id: string; email: string; password_hash: string; role: Role; project_ids: string; disabled: number; tokens_valid_after: string | null; created_at: string;
@@ -51,8 +56,9 @@ class SqliteAccessWriter implements AccessWriter {
     this.statement = statementCache(db);
     this.stmts = {
       project: db.prepare('INSERT OR IGNORE INTO projects (id, name, created_at) VALUES (?, ?, ?)'),
-      key: db.prepare(`INSERT OR IGNORE INTO api_keys (id, project_id, name, prefix, key_hash, created_at, revoked_at)
-                       VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      key: db.prepare(`INSERT OR IGNORE INTO api_keys (id, project_id, name, prefix, key_hash, created_at, revoked_at, allowed_origins, rate_limit)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      restrict: db.prepare('UPDATE api_keys SET allowed_origins = ?, rate_limit = ? WHERE id = ?'),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       user: db.prepare(`INSERT OR IGNORE INTO users (id, email, password_hash, role, project_ids, disabled, tokens_valid_after, created_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -62,7 +68,10 @@ class SqliteAccessWriter implements AccessWriter {
     this.stmts.project.run(p.id, p.name, p.created_at);
   }
   apiKeyIssued(k: ApiKeyView & { key_hash: string }): void {
-    this.stmts.key.run(k.id, k.project_id, k.name, k.prefix, k.key_hash, k.created_at, k.revoked_at);
+    this.stmts.key.run(k.id, k.project_id, k.name, k.prefix, k.key_hash, k.created_at, k.revoked_at, JSON.stringify(k.allowed_origins), k.rate_limit);
+  }
+  apiKeyRestricted(keyId: string, r: Pick<ApiKeyView, 'allowed_origins' | 'rate_limit'>): void {
+    this.stmts.restrict.run(JSON.stringify(r.allowed_origins), r.rate_limit, keyId);
   }
   apiKeyRevoked(keyId: string, revokedAt: string): void {
     this.stmts.revoke.run(revokedAt, keyId);
@@ -81,12 +90,12 @@ class SqliteAccessQueries implements AccessQueries {
   private readonly stmts;
   constructor(db: Database.Database) {
     this.stmts = {
-      keyProject: db.prepare<[string], { project_id: string }>(
-        'SELECT project_id FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),
+      activeKey: db.prepare<[string], Omit<ActiveKey, 'allowed_origins'> & { allowed_origins: string }>(
+        'SELECT id, project_id, allowed_origins, rate_limit FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),
       allProjects: db.prepare<[], ProjectView>('SELECT id, name, created_at FROM projects ORDER BY created_at, id'),
       project: db.prepare<[string], ProjectView>('SELECT id, name, created_at FROM projects WHERE id = ?'),
-      keys: db.prepare<[string], ApiKeyView>(
-        'SELECT id, project_id, name, prefix, created_at, revoked_at FROM api_keys WHERE project_id = ? ORDER BY created_at, id'),
+      keys: db.prepare<[string], KeyRow>(
+        'SELECT id, project_id, name, prefix, created_at, revoked_at, allowed_origins, rate_limit FROM api_keys WHERE project_id = ? ORDER BY created_at, id'),
       userByEmail: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?'),
       userById: db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?'),
       users: db.prepare<[], UserRow>('SELECT * FROM users ORDER BY created_at, id'),
@@ -94,8 +103,9 @@ class SqliteAccessQueries implements AccessQueries {
     };
   }
 
-  async projectOfKey(keyHash: string): Promise<string | null> {
-    return this.stmts.keyProject.get(keyHash)?.project_id ?? null;
+  async activeKey(keyHash: string): Promise<ActiveKey | null> {
+    const row = this.stmts.activeKey.get(keyHash);
+    return row ? toKey(row) : null;
   }
   async listProjects(scope: Scope): Promise<ProjectView[]> {
     const all = this.stmts.allProjects.all();
@@ -106,7 +116,7 @@ class SqliteAccessQueries implements AccessQueries {
     return this.stmts.project.get(id) ?? null;
   }
   async listApiKeys(projectId: string): Promise<ApiKeyView[]> {
-    return this.stmts.keys.all(projectId);
+    return this.stmts.keys.all(projectId).map(toKey);
   }
   async userByEmail(email: string): Promise<UserCredentials | null> {
     const row = this.stmts.userByEmail.get(email);
