@@ -71,7 +71,7 @@ export const recordAuditEvents = async (
     const fingerprint = fingerprintOf(input);
     slots.push({ keyed: keyed.length });
     keyed.push({
-      stream: auditKeyStream(projectId, sha256(idempotencyKey).slice(0, 32)),
+      stream: auditKeyStream(projectId, idempotencyKey),
       event: { ...event, metadata: { ...event.metadata, idempotency_key: idempotencyKey, idempotency_fingerprint: fingerprint } },
       fingerprint,
     });

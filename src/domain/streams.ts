@@ -7,6 +7,6 @@ export const monitorStream = (monitorId: string) => `monitor-${monitorId}`;
 export const checksStream = (monitorId: string) => `monitor-${monitorId}-checks`;
 export const channelStream = (channelId: string) => `channel-${channelId}`;
 export const anomaliesStream = (projectId: string) => `anomalies-${projectId}`;
-/** One event ingested with an idempotency key: a stream of its own per key (a digest of it, so
- *  whatever a client sends stays out of stream names), under the project's audit prefix. */
-export const auditKeyStream = (projectId: string, keyDigest: string) => `audit-${projectId}-key-${keyDigest}`;
+/** One event ingested with an idempotency key: a stream of its own per key, under the project's
+ *  audit prefix. Keys are 1–255 printable ASCII characters without spaces (checked at the edge). */
+export const auditKeyStream = (projectId: string, idempotencyKey: string) => `audit-${projectId}-key-${idempotencyKey}`;
