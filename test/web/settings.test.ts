@@ -33,6 +33,22 @@ test('API keys: created through the UI and shown once, ingest with it works; rev
   t.true((await row.innerText()).includes(key.slice(0, 8)), 'the list shows its prefix');
 
   t.is((await api(server.url, 'POST', '/v1/audit', { apiKey: key, body: sampleEvent() })).status, 202);
+
+  // Restricted in place to a web site's origin, with a rate: the server's message at the field first.
+  await row.getByRole('button', { name: 'Restrict checkout backend' }).click();
+  const restrict = page.getByRole('form', { name: 'Restrictions of checkout backend' });
+  await restrict.getByLabel('Allowed origins').fill('https://shop.example.com\nshop.example.com/path');
+  await restrict.getByLabel('Rate limit (events per second)').fill('500');
+  await restrict.getByRole('button', { name: 'Save restrictions' }).click();
+  await restrict.getByRole('alert').filter({ hasText: 'line 2: must be an origin' }).first().waitFor();
+  await restrict.getByLabel('Allowed origins').fill('https://shop.example.com');
+  await restrict.getByRole('button', { name: 'Save restrictions' }).click();
+  await restrict.waitFor({ state: 'detached' });
+  await eventually(async () => (/https:\/\/shop\.example\.com/.test(await row.innerText()) && /500\/s/.test(await row.innerText()) ? true : undefined), 10_000);
+  await screenshot(page, 'settings-key-restricted');
+  await eventually(async () => ((await api(server.url, 'POST', '/v1/audit', { apiKey: key, body: sampleEvent(), headers: { origin: 'https://other.example.net' } })).status === 403 ? true : undefined), 5_000);
+  t.is((await api(server.url, 'POST', '/v1/audit', { apiKey: key, body: sampleEvent(), headers: { origin: 'https://shop.example.com' } })).status, 202);
+
   await row.getByRole('button', { name: 'Revoke checkout backend' }).click();
   const dialog = page.getByRole('dialog', { name: 'Revoke the key checkout backend?' });
   await dialog.getByRole('button', { name: 'Revoke key' }).click();

@@ -106,8 +106,13 @@ export interface Pagination { page: number; limit: number; totalItems: number; t
 export interface Paged<T> { data: T[]; pagination: Pagination }
 
 export interface Project { id: string; name: string; created_at: string }
-export interface ApiKey { id: string; project_id: string; name: string; prefix: string; created_at: string; revoked_at: string | null }
-export interface NewApiKey { id: string; name: string; prefix: string; key: string; created_at: string }
+/** `allowed_origins`: the browser origins it may be used from ([]: any); `rate_limit`: events per
+ *  second (null: the deployment's default). */
+export interface ApiKey {
+  id: string; project_id: string; name: string; prefix: string; created_at: string; revoked_at: string | null;
+  allowed_origins: string[]; rate_limit: number | null;
+}
+export interface NewApiKey { id: string; name: string; prefix: string; key: string; created_at: string; allowed_origins: string[]; rate_limit: number | null }
 export interface User { id: string; email: string; role: Role; project_ids: string[]; disabled: boolean; created_at: string }
 
 export interface AuditListItem {

@@ -1,11 +1,43 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, del, get, post, type ApiKey, type NewApiKey } from '../../api.ts';
+import { ApiError, del, get, post, put, type ApiKey, type NewApiKey } from '../../api.ts';
 import { useCanWrite } from '../../auth.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../../components/ui.tsx';
-import { formatTime } from '../../format.ts';
+import { formatNumber, formatTime } from '../../format.ts';
+import { RestrictionsFields, restrictionsBody, restrictionsInputOf, type RestrictionsInput } from './KeyRestrictions.tsx';
+
+const NO_INPUT: RestrictionsInput = { origins: '', rate: '' };
+
+/** A key's origins and rate changed in place: where it is deployed, it keeps working. */
+const EditKey = ({ projectId, apiKey, onDone }: { projectId: string; apiKey: ApiKey; onDone: () => void }) => {
+  const client = useQueryClient();
+  const [input, setInput] = useState(() => restrictionsInputOf(apiKey));
+  const save = useMutation({
+    mutationFn: () => put<ApiKey>(`/v1/projects/${projectId}/api-keys/${apiKey.id}`, restrictionsBody(input)),
+    onSuccess: async () => {
+      await client.invalidateQueries({ queryKey: ['api-keys', projectId] });
+      onDone();
+    },
+  });
+  return (
+    <form className="panel" aria-label={`Restrictions of ${apiKey.name}`} onSubmit={(e) => { e.preventDefault(); save.mutate(); }} noValidate>
+      <h3>Restrictions of “{apiKey.name}”</h3>
+      <div className="st-new">
+        <RestrictionsFields idPrefix={`edit-${apiKey.id}`} value={input} onChange={setInput} error={save.error} />
+      </div>
+      <ErrorNote error={save.error} title="The key was not changed" />
+      <div className="row">
+        <button type="submit" className="primary" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save restrictions'}</button>
+        <button type="button" onClick={onDone}>Cancel</button>
+      </div>
+    </form>
+  );
+};
+
+const originsText = (k: ApiKey) => (k.allowed_origins.length === 0 ? 'any' : k.allowed_origins.join(', '));
+const rateText = (k: ApiKey) => (k.rate_limit === null ? 'default' : `${formatNumber(k.rate_limit)}/s`);
 
 const firstEvent = (key: string) =>
   `curl -s ${window.location.origin}/v1/audit -H 'x-api-key: ${key}' -H 'content-type: application/json' ` +
@@ -32,13 +64,16 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
   const key = ['api-keys', projectId];
   const keys = useQuery({ queryKey: key, queryFn: () => get<ApiKey[]>(`/v1/projects/${projectId}/api-keys`) });
   const [name, setName] = useState('');
+  const [restrictions, setRestrictions] = useState(NO_INPUT);
   const [created, setCreated] = useState<NewApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
   const create = useMutation({
-    mutationFn: () => post<NewApiKey>(`/v1/projects/${projectId}/api-keys`, { name }),
+    mutationFn: () => post<NewApiKey>(`/v1/projects/${projectId}/api-keys`, { name, ...restrictionsBody(restrictions) }),
     onSuccess: async (answer) => {
       setCreated(answer);
       setName('');
+      setRestrictions(NO_INPUT);
       await client.invalidateQueries({ queryKey: key });
     },
   });
@@ -57,13 +92,19 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
   return (
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">API keys</h2>
-      <p className="muted">SDKs send events with a key in the <code>X-API-Key</code> header. A key only ingests into this project; revoke it and ingest with it is refused at once.</p>
+      <p className="muted">
+        SDKs send events with a key in the <code>X-API-Key</code> header. A key only ingests into this project; revoke it and ingest with it is refused at once.
+        A key used in web pages is public: restrict it to your site's origins and give it a rate limit.
+      </p>
       {created !== null && <CreatedKey created={created} onDone={() => setCreated(null)} />}
       {canWrite && (
-        <form onSubmit={submit} aria-label="New API key" className="row" noValidate>
-          <Field id="key-name" label="Name" hint="Where it is used, e.g. checkout backend" error={create.error instanceof ApiError ? create.error.fieldMessage('name') : undefined}>
-            <input id="key-name" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
-          </Field>
+        <form onSubmit={submit} aria-label="New API key" noValidate>
+          <div className="st-new">
+            <Field id="key-name" label="Name" hint="Where it is used, e.g. checkout backend" error={create.error instanceof ApiError ? create.error.fieldMessage('name') : undefined}>
+              <input id="key-name" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
+            </Field>
+            <RestrictionsFields idPrefix="key" value={restrictions} onChange={setRestrictions} error={create.error} />
+          </div>
           <button type="submit" disabled={create.isPending}>{create.isPending ? 'Creating…' : 'Create key'}</button>
         </form>
       )}
@@ -74,16 +115,25 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
       {keys.data !== undefined && keys.data.length > 0 && (
         <div className="table-wrap">
           <table aria-label="API keys">
-            <thead><tr><th>Name</th><th>Prefix</th><th>Created</th><th>State</th>{canWrite && <th>Actions</th>}</tr></thead>
+            <thead><tr><th>Name</th><th>Prefix</th><th>Origins</th><th>Rate</th><th>Created</th><th>State</th>{canWrite && <th>Actions</th>}</tr></thead>
             <tbody>
               {keys.data.map((k) => (
                 <tr key={k.id}>
                   <td>{k.name}</td>
                   <td><code>{k.prefix}…</code></td>
+                  <td className="st-url">{originsText(k)}</td>
+                  <td>{rateText(k)}</td>
                   <td>{formatTime(k.created_at)}</td>
                   <td>{k.revoked_at === null ? 'Active' : <span className="muted">Revoked {formatTime(k.revoked_at)}</span>}</td>
                   {canWrite && (
-                    <td>{k.revoked_at === null && <button type="button" className="danger" onClick={() => { revoke.reset(); setRevoking(k); }} aria-label={`Revoke ${k.name}`}>Revoke</button>}</td>
+                    <td>
+                      {k.revoked_at === null && (
+                        <div className="st-actions">
+                          <button type="button" onClick={() => setEditing(k)} aria-label={`Restrict ${k.name}`}>Restrict</button>
+                          <button type="button" className="danger" onClick={() => { revoke.reset(); setRevoking(k); }} aria-label={`Revoke ${k.name}`}>Revoke</button>
+                        </div>
+                      )}
+                    </td>
                   )}
                 </tr>
               ))}
@@ -91,6 +141,7 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
           </table>
         </div>
       )}
+      {editing !== null && <EditKey key={editing.id} projectId={projectId} apiKey={editing} onDone={() => setEditing(null)} />}
       {revoking !== null && (
         <ConfirmDialog title={`Revoke the key ${revoking.name}?`} confirm="Revoke key" busy={revoke.isPending} error={revoke.error}
           failed="The key was not revoked" onConfirm={() => revoke.mutate(revoking.id)} onCancel={() => setRevoking(null)}>
