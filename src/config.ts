@@ -9,6 +9,7 @@ import {
 import { describeErrors } from './domain/decode-errors.ts';
 import { DEFAULT_LOGIN_LIMITS, type LoginLimits } from './domain/login-throttle.ts';
 import { formatCidr, parseAddressList, type AddressList, type EgressRules } from './domain/egress-rules.ts';
+import type { IngestLimits } from './domain/ingest-limits.ts';
 
 /** Environment → typed configuration. Every variable, its default and its rule are here; the
  *  README's configuration table mirrors this file. */
@@ -111,6 +112,11 @@ const Env = t.type({
   WATCHLOG_METRICS_PORT: optional(intFromEnv('integer 0-65535', 0, 65535)),
   WATCHLOG_METRICS_HOST: optional(stringMin('host name or address', 1)),
   WATCHLOG_DASHBOARD_DIR: optional(stringMin('directory path', 1)),
+  WATCHLOG_LOG_ORIGIN: optional(matching('a name without spaces or +, e.g. audit.example.com', /^[^\s+]{1,200}$/u)),
+  WATCHLOG_CHECKPOINT_KEY: optional(matching('base64 of a 32-byte Ed25519 seed', /^[A-Za-z0-9+/]{43}=$/)),
+  WATCHLOG_CHECKPOINT_INTERVAL_MS: optional(intFromEnv('integer 0 or 200-3600000', 0, 3_600_000)),
+  WATCHLOG_WITNESS_URL: optional(matching('http:// or https:// URL', /^https?:\/\/\S+$/)),
+  WATCHLOG_WITNESS_FILE: optional(stringMin('file path', 1)),
 });
 
 export interface Config {
@@ -153,22 +159,23 @@ export interface Config {
    *  the token is also required on the metrics port); with `port`, on a listener of its own at
    *  `host`, the only place a worker serves it. Neither: not served. */
   metrics: { token: string | undefined; port: number | undefined; host: string };
+  /** Signed checkpoints of each project's tree (docs/auditors.md). */
+  checkpoints: CheckpointConfig;
+}
+
+export interface CheckpointConfig {
+  /** The deployment's origin: the key name of its notes and the start of each project's origin. */
+  logOrigin: string;
+  /** The Ed25519 seed; unset: generated once into the data dir. */
+  seed: Buffer | undefined;
+  /** How often grown trees are signed; 0: never. */
+  intervalMs: number;
+  witnessUrl: string | undefined;
+  witnessFile: string | undefined;
 }
 
 /** Every variable watchlog reads, in the order of the README's table. */
 export const CONFIG_VARIABLES = Object.keys(Env.props) as ReadonlyArray<keyof typeof Env.props>;
-
-export interface IngestLimits {
-  /** Events in one `POST /v1/audit/batch`. */
-  batchMaxEvents: number;
-  /** The body of one batch. */
-  batchBodyLimitBytes: number;
-  /** How long an idempotency key answers with the event first stored under it. */
-  idempotencyWindowMs: number;
-  /** Events per second one API key may send to one API process (0: no limit), unless the key
-   *  has a limit of its own. */
-  ratePerKey: number;
-}
 
 /** How long a client may take, and how many may connect at once. */
 export interface HttpLimits {
@@ -232,7 +239,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     for (const e of decoded.left) {
       const key = e.context[1]?.key ?? '?';
       const expected = e.context[1]?.type.name ?? 'valid value';
-      const name = ['WATCHLOG_JWT_SECRET', 'WATCHLOG_ADMIN_PASSWORD', 'WATCHLOG_EVENTSTORE_URL', 'WATCHLOG_MONGO_URL', 'WATCHLOG_VAPID_PRIVATE_KEY', 'WATCHLOG_METRICS_TOKEN'].includes(key) ? '(hidden)' : describe(e.value);
+      const name = ['WATCHLOG_JWT_SECRET', 'WATCHLOG_ADMIN_PASSWORD', 'WATCHLOG_EVENTSTORE_URL', 'WATCHLOG_MONGO_URL', 'WATCHLOG_VAPID_PRIVATE_KEY', 'WATCHLOG_METRICS_TOKEN', 'WATCHLOG_CHECKPOINT_KEY'].includes(key) ? '(hidden)' : describe(e.value);
       // The last error of a variable is its codec's (the first is `optional`'s undefined), which
       // for the address lists names only the faulty entries.
       problems.set(key, `${key}: expected ${expected}, got ${name}`);
@@ -248,6 +255,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   }
   if (e.WATCHLOG_METRICS_HOST !== undefined && e.WATCHLOG_METRICS_PORT === undefined) {
     throw new ConfigError(['WATCHLOG_METRICS_HOST is the address of the metrics port: set WATCHLOG_METRICS_PORT too']);
+  }
+  const checkpointInterval = e.WATCHLOG_CHECKPOINT_INTERVAL_MS;
+  if (checkpointInterval !== undefined && checkpointInterval > 0 && checkpointInterval < 200) {
+    throw new ConfigError([`WATCHLOG_CHECKPOINT_INTERVAL_MS: expected 0 (no checkpoints) or 200 to 3600000, got ${checkpointInterval}`]);
   }
   const port = e.PORT ?? 3000;
   const host = e.HOST ?? '127.0.0.1';
@@ -314,5 +325,12 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       allowHosts: e.WATCHLOG_EGRESS_ALLOW?.hosts ?? [],
     },
     metrics: { token: e.WATCHLOG_METRICS_TOKEN, port: e.WATCHLOG_METRICS_PORT, host: metricsHost },
+    checkpoints: {
+      logOrigin: e.WATCHLOG_LOG_ORIGIN ?? 'watchlog.local',
+      seed: e.WATCHLOG_CHECKPOINT_KEY === undefined ? undefined : Buffer.from(e.WATCHLOG_CHECKPOINT_KEY, 'base64'),
+      intervalMs: e.WATCHLOG_CHECKPOINT_INTERVAL_MS ?? 1000,
+      witnessUrl: e.WATCHLOG_WITNESS_URL,
+      witnessFile: e.WATCHLOG_WITNESS_FILE === undefined ? undefined : path.resolve(e.WATCHLOG_WITNESS_FILE),
+    },
   };
 };

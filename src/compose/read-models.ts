@@ -12,6 +12,7 @@ import { maskingProjection } from '../../projections/masking.ts';
 import { monitorsProjection } from '../../projections/monitors.ts';
 import { orphansProjection } from '../../projections/orphans.ts';
 import { statsProjection } from '../../projections/stats.ts';
+import { treeProjection } from '../../projections/tree.ts';
 import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
@@ -39,6 +40,8 @@ import { mongoOrphans } from '../views/orphans/mongo.ts';
 import { sqliteOrphans } from '../views/orphans/sqlite.ts';
 import { mongoStats } from '../views/stats/mongo.ts';
 import { sqliteStats } from '../views/stats/sqlite.ts';
+import { mongoTree } from '../views/tree/mongo.ts';
+import { sqliteTree } from '../views/tree/sqlite.ts';
 
 type WriterOf<K extends ReadModelKey> = ReadModels['stores'][K] extends ProjectionStore<infer W> ? W : never;
 
@@ -67,6 +70,7 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   anomalyWindows: projected(anomalyWindowsProjection, sqliteAnomalyWindows, mongoAnomalyWindows),
   anomalies: projected(anomaliesProjection, sqliteAnomalies, mongoAnomalies),
   masking: projected(maskingProjection, sqliteMasking, mongoMasking),
+  tree: projected(treeProjection, sqliteTree, mongoTree),
   deliveries: { projection: null, name: NOTIFICATIONS, sqlite: sqliteDeliveries, mongo: mongoDeliveries },
 };
 

@@ -49,6 +49,7 @@ export const appFor = (runtime: Runtime, config: AppConfig, logger: Logger, now:
     jwtTtlSeconds: config.jwtTtlSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
     ingest: config.ingest,
+    checkpointKey: runtime.checkpointSigner,
     vapidPublicKey: runtime.vapid.publicKey,
     egress: runtime.egress,
     anomalyDefaults: config.anomalyDefaults,
@@ -155,13 +156,22 @@ const onSignals = (logger: Logger, config: Config, stop: (steps: ShutdownSteps) 
   process.on('SIGINT', handler);
 };
 
+/** The checkpoint sealer's settings, as the projectors (on this thread or theirs) take them. */
+export const checkpointsOf = (config: Pick<Config, 'checkpoints'>, runtime: Pick<Runtime, 'checkpointSeed'>) => ({
+  seed: runtime.checkpointSeed, logOrigin: config.checkpoints.logOrigin, intervalMs: config.checkpoints.intervalMs,
+  witnesses: { url: config.checkpoints.witnessUrl, file: config.checkpoints.witnessFile },
+});
+
 /** Runs a role until SIGTERM or SIGINT; resolves once it runs, with the port its API listens on
  *  (null for a worker). */
 export const serve = async (role: Role, config: Config, logger: Logger, version: string): Promise<{ port: number | null }> => {
   const telemetry = createTelemetry({ role, version, logger });
   const runtime = await openRuntime(config, { logger, observer: telemetry });
   watchRuntime(telemetry, runtime, { projections: role !== 'api' });
-  const projectorsConfig = { leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject };
+  const projectorsConfig = {
+    leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject,
+    checkpoints: checkpointsOf(config, runtime),
+  };
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by
   // projecting on a thread; a `worker` process, or MongoDB's asynchronous writes, need none.
   const onThread = role === 'start' && runtime.embeddedReadModels;

@@ -9,7 +9,8 @@ import type { VapidKeys } from '../reactors/notifications/webpush.ts';
 import { egressPolicy, type EgressPolicy } from '../checks/egress.ts';
 import { waitForCheckpoint } from '../../projections/projector.ts';
 import type { ReadModelKey } from '../views/read-models.ts';
-import { loadOrCreateSecret, loadOrCreateVapidKeys } from './secrets.ts';
+import { loadOrCreateCheckpointSeed, loadOrCreateSecret, loadOrCreateVapidKeys } from './secrets.ts';
+import { checkpointSigner, type CheckpointSigner } from '../domain/checkpoint.ts';
 import { openLoginThrottle, openStores, type Stores } from './stores.ts';
 
 /** The stores of one deployment, with what the commands and the processes around them need. */
@@ -22,6 +23,9 @@ export interface Runtime extends Stores {
   readonly vapid: VapidKeys;
   /** Where outbound requests may connect: built once, from the configuration, for this thread. */
   readonly egress: EgressPolicy;
+  /** The checkpoints' key: from the configuration, else generated once into the data dir. */
+  readonly checkpointSeed: Buffer;
+  readonly checkpointSigner: CheckpointSigner;
   /** Resolves true once the read models named have applied the log up to `position` (false after
    *  `timeoutMs`). Polls their checkpoints, so it works whichever process projects. */
   settled(readModels: readonly ReadModelKey[], position: string, timeoutMs?: number): Promise<boolean>;
@@ -44,6 +48,7 @@ export const openRuntime = async (config: Config, { writerThread = true, scrypt 
     await stores.close();
     throw error;
   });
+  const checkpointSeed = config.checkpoints.seed ?? loadOrCreateCheckpointSeed(config.dataDir);
   const settled = async (keys: readonly ReadModelKey[], position: string, timeoutMs = 10_000) =>
     (await Promise.all(keys.map((key) => waitForCheckpoint(stores.readModels.stores[key], position, timeoutMs)))).every(Boolean);
   return {
@@ -64,6 +69,8 @@ export const openRuntime = async (config: Config, { writerThread = true, scrypt 
     },
     jwtSecret: config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret'),
     vapid: config.vapid ?? loadOrCreateVapidKeys(config.dataDir),
+    checkpointSeed,
+    checkpointSigner: checkpointSigner(config.checkpoints.logOrigin, checkpointSeed),
     egress: egressPolicy(config.egress),
     settled,
   };

@@ -38,3 +38,14 @@ export const loadOrCreateVapidKeys = (dataDir: string): VapidKeys => {
   if (typeof keys.publicKey !== 'string' || typeof keys.privateKey !== 'string') throw new Error(`${file} does not hold VAPID keys; delete it to generate new ones`);
   return { publicKey: keys.publicKey, privateKey: keys.privateKey };
 };
+
+/** The checkpoints' Ed25519 seed, generated once into the data dir (`checkpoint-key.json`, mode
+ *  600) and reused on every start, by every process sharing the data dir. */
+export const loadOrCreateCheckpointSeed = (dataDir: string): Buffer => {
+  const file = path.join(dataDir, 'checkpoint-key.json');
+  createOnce(file, JSON.stringify({ seed: randomBytes(32).toString('base64') }));
+  const { seed } = JSON.parse(readFileSync(file, 'utf8')) as { seed?: unknown };
+  const bytes = typeof seed === 'string' ? Buffer.from(seed, 'base64') : Buffer.alloc(0);
+  if (bytes.length !== 32) throw new Error(`${file} does not hold a 32-byte Ed25519 seed; delete it to generate a new key (earlier checkpoints then no longer verify with the new key)`);
+  return bytes;
+};

@@ -44,6 +44,8 @@ export const catalogue = {
   ...monitorEvents,
   ...channelEvents,
   ...anomalyEvents,
+  /** A project's tree head, signed (docs/auditors.md): not a leaf of the tree it signs. */
+  CheckpointSigned: t.type({ project_id: t.string, size: t.number, root: t.string, note: t.string, signed_at: t.string }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

@@ -10,3 +10,5 @@ export const anomaliesStream = (projectId: string) => `anomalies-${projectId}`;
 /** One event ingested with an idempotency key: a stream of its own per key, under the project's
  *  audit prefix. Keys are 1–255 printable ASCII characters without spaces (checked at the edge). */
 export const auditKeyStream = (projectId: string, idempotencyKey: string) => `audit-${projectId}-key-${idempotencyKey}`;
+/** A project's signed checkpoints. */
+export const checkpointsStream = (projectId: string) => `checkpoints-${projectId}`;

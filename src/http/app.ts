@@ -15,6 +15,7 @@ import { anomalySettingsRoutes } from './routes/anomaly-settings.ts';
 import { maskingRoutes } from './routes/masking.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { ingestCors, ingestRoutes } from './routes/ingest.ts';
+import { auditorRoutes } from './routes/auditors.ts';
 import { IngestRateLimiter } from './middleware/ingest-rate.ts';
 import { exportRoutes } from './routes/export.ts';
 import { statsRoutes } from './routes/stats.ts';
@@ -66,6 +67,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   channelRoutes(router, routeDeps);
   anomalySettingsRoutes(router, routeDeps);
   maskingRoutes(router, routeDeps);
+  auditorRoutes(router, routeDeps);
   if (deps.metricsEndpoint) metricsRoute(router, deps.metricsEndpoint.source, deps.metricsEndpoint.token);
   app.use(router.routes());
   app.use(methodNotAllowed);

@@ -15,7 +15,8 @@ import type { Readiness } from './routes/health.ts';
 import type { HttpMetrics, MetricsSource } from './metrics.ts';
 import type { BodyReading } from './middleware/body.ts';
 import type { Dashboard } from './dashboard.ts';
-import type { IngestLimits } from '../config.ts';
+import type { IngestLimits } from '../domain/ingest-limits.ts';
+import type { CheckpointSigner } from '../domain/checkpoint.ts';
 import type { IngestRateLimiter } from './middleware/ingest-rate.ts';
 
 /** What the HTTP app is given. `draining` is aborted when the server starts its shutdown drain. */
@@ -37,6 +38,8 @@ export interface AppDeps extends BodyReading {
   readonly anomalyDefaults: AnomalySettings;
   /** Batches, idempotency keys and the per-key rate of ingest. */
   readonly ingest: IngestLimits;
+  /** The public half of the checkpoints' key, for auditors. */
+  readonly checkpointKey: Pick<CheckpointSigner, 'keyName' | 'keyId' | 'verifierKey' | 'publicKey' | 'publicKeyPem'>;
   /** Monitor checks on demand connect through it; saved URLs with a denied literal address are refused. */
   readonly egress: EgressPolicy;
   readonly now: () => Date;

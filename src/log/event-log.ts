@@ -92,6 +92,9 @@ export interface EventLog {
   /** Events after `after` (null: from the start) in position order, without those their
    *  stream's maxCount hides (a replay never sees more of a stream than `readStream` would). */
   readAll(after: string | null, maxCount: number): Promise<RecordedEvent[]>;
+  /** The events at these positions, in position order; a position with no event (trimmed,
+   *  deleted) is left out. */
+  readPositions(positions: readonly string[]): Promise<RecordedEvent[]>;
   /** Position of the last event in the log, null when empty. */
   headPosition(): Promise<string | null>;
   subscribeAll(after: string | null): Subscription;

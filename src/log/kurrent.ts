@@ -5,7 +5,7 @@ import {
 import type { EventMetadata } from '../domain/events.ts';
 import { withTimeout } from '../deadline.ts';
 import {
-  WrongExpectedRevisionError,
+  WrongExpectedRevisionError, comparePositions,
   type AppendResult, type CommitObserver, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome,
   type RecordedEvent, type Subscription,
 } from './event-log.ts';
@@ -227,6 +227,23 @@ export class KurrentEventLog implements EventLog {
     }
     const page = events.slice(0, maxCount);
     return { events: page, last: page[page.length - 1]?.position ?? null, ended: read < maxCount + (after === null ? 0 : 1) };
+  }
+
+  /** One read of $all per position (KurrentDB reads by position, not by a list of them), a
+   *  few at a time: a page of a replay costs round trips, not a scan. */
+  async readPositions(positions: readonly string[]): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    for (let i = 0; i < positions.length; i += 32) {
+      const found = await Promise.all(positions.slice(i, i + 32).map(async (p) => {
+        for await (const resolved of this.client.readAll({ direction: FORWARDS, fromPosition: toPosition(p), maxCount: 1, filter: this.filter() })) {
+          const e = this.recorded(resolved);
+          return e !== null && e.position === p ? e : null;
+        }
+        return null;
+      }));
+      for (const e of found) if (e !== null) out.push(e);
+    }
+    return out.sort((x, y) => comparePositions(x.position, y.position));
   }
 
   async headPosition(): Promise<string | null> {

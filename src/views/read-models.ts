@@ -9,6 +9,7 @@ import type { MaskingQueries, MaskingWriter } from './masking/port.ts';
 import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
 import type { StatsQueries, StatsWriter } from './stats/port.ts';
+import type { TreeQueries, TreeWriter } from './tree/port.ts';
 import type { Leases, ProjectionStore } from './store/port.ts';
 
 /** Every read model of one deployment: its queries, and the store each projection writes to. */
@@ -25,6 +26,7 @@ export interface ReadModels {
   readonly anomalyWindows: AnomalyWindowsQueries;
   readonly anomalies: AnomaliesQueries;
   readonly masking: MaskingQueries;
+  readonly tree: TreeQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -37,6 +39,7 @@ export interface ReadModels {
     readonly anomalyWindows: ProjectionStore<AnomalyWindowsWriter>;
     readonly anomalies: ProjectionStore<AnomaliesWriter>;
     readonly masking: ProjectionStore<MaskingWriter>;
+    readonly tree: ProjectionStore<TreeWriter>;
   };
   close(): Promise<void>;
 }

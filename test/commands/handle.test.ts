@@ -42,6 +42,7 @@ const wrap = (log: EventLog, replaced: Partial<EventLog>): EventLog => ({
   appendOnce: (items, withinMs) => log.appendOnce(items, withinMs),
   readStream: (stream, options) => log.readStream(stream, options),
   readAll: (after, maxCount) => log.readAll(after, maxCount),
+  readPositions: (positions) => log.readPositions(positions),
   headPosition: () => log.headPosition(),
   subscribeAll: (after) => log.subscribeAll(after),
   setStreamMaxCount: (stream, maxCount) => log.setStreamMaxCount(stream, maxCount),

@@ -194,6 +194,17 @@ export const eventLogContract = (adapter: string, open: () => Promise<EventLogFi
     }
   });
 
+  withLog('readPositions: the events at the positions asked, in position order, without those that are not there', async (t, { log }) => {
+    const stream = `by-position-${randomUUID()}`;
+    await log.append(stream, [event('A'), event('B'), event('C'), event('D')], 'any');
+    const all = (await log.readStream(stream));
+    const [a, , c, d] = all;
+    const found = await log.readPositions([d!.position, a!.position, c!.position, String(BigInt(d!.position) + 1000000n)]);
+    t.deepEqual(found.map((e) => e.type), ['A', 'C', 'D']);
+    t.deepEqual(found.map((e) => e.data), [a!.data, c!.data, d!.data]);
+    t.deepEqual(await log.readPositions([]), []);
+  });
+
   withLog('maxCount keeps only the last events of a stream', async (t, { log }) => {
     const stream = `checks-${randomUUID()}`;
     await log.setStreamMaxCount(stream, 3);

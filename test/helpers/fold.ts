@@ -29,6 +29,7 @@ const streamOf = (e: DomainEvent): string => {
     case 'MonitorWentDown': case 'MonitorCameUp': return streams.monitorStream(e.data.monitor_id);
     case 'ChannelCreated': case 'ChannelUpdated': case 'ChannelDeleted': case 'ChannelDeactivated': return streams.channelStream(e.data.channel_id);
     case 'AnomalyDetected': case 'AnomalyCleared': case 'AnomalySettingsUpdated': return streams.anomaliesStream(e.data.project_id);
+    case 'CheckpointSigned': return streams.checkpointsStream(e.data.project_id);
   }
 };
 
@@ -169,6 +170,7 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
   const samples: { [K in EventType]: EventData<K> } = {
     ProjectCreated: { project_id: projectId, name: 'sample', created_at: at },
     ApiKeyIssued: { project_id: projectId, key_id: randomUUID(), name: 'sample', prefix: 'wl_sampl', key_hash: 'f'.repeat(64), issued_at: at },
+    CheckpointSigned: { project_id: projectId, size: 1, root: 'A'.repeat(43) + '=', note: 'sample\n1\nroot\n\n— sample sig\n', signed_at: at },
     ApiKeyRestricted: { project_id: projectId, key_id: randomUUID(), allowed_origins: ['https://sample.example.com'], rate_limit: 10, changed_at: at },
     ApiKeyRevoked: { project_id: projectId, key_id: randomUUID(), revoked_at: at },
     MaskingRulesSet: { project_id: projectId, keys: ['sample_key'], patterns: ['sample-[0-9]+'], updated_at: at },

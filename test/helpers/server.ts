@@ -10,7 +10,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
 import { ProjectorThread } from '../../src/compose/projector-host.ts';
 import { startProjectors, type Projectors } from '../../src/compose/projectors.ts';
-import { httpServerFor } from '../../src/compose/roles.ts';
+import { checkpointsOf, httpServerFor } from '../../src/compose/roles.ts';
 import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
 import { startWorkerJobs } from '../../src/compose/worker-jobs.ts';
 import { createTelemetry, watchRuntime, type Telemetry } from '../../src/compose/metrics.ts';
@@ -58,6 +58,8 @@ export interface TestServerOptions {
   jobs?: boolean;
   /** The anomaly scan's interval when `jobs` is set. */
   anomalyScanMs?: number;
+  /** Also run the checkpoint sealer (WATCHLOG_CHECKPOINT_INTERVAL_MS in `env` sets how often). */
+  checkpoints?: boolean;
   /** The anomaly scan's clock, when it should differ from the service clock: a test can ingest a
    *  burst before letting the scan see its time. */
   scanNow?: () => Date;
@@ -97,7 +99,7 @@ export const serverWithTarget = async (t: ExecutionContext, options: TestServerO
 
 export const startTestServer = async ({
   env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, anomalyScanMs = 300, scanNow = now, notifications = false,
-  logger = pino({ level: 'silent' }), projectorThread: onThread = false, processMetrics = false,
+  logger = pino({ level: 'silent' }), projectorThread: onThread = false, processMetrics = false, checkpoints: withCheckpoints = false,
 }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
@@ -114,12 +116,14 @@ export const startTestServer = async ({
   const thread = onThread ? new ProjectorThread({
     dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
     logLevel: 'silent', leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: config.egress,
+    ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
   }, runtime.log, runtime.readModels.leases, logger, telemetry) : null;
   thread?.start();
   const projectors: Projectors | null = thread ? null : startProjectors(runtime, logger, {
     leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: runtime.egress, notifications,
     notifier: { webhook: { ...retries, timeoutMs: 2000 }, push: retries }, metrics: telemetry,
     ...(notifications ? { liveBatchDelayMs: 5 } : {}),
+    ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
   });
   await ensureAdmin(runtime, config.admin, logger);
   let scans = 0;

@@ -163,6 +163,26 @@ export class SqliteEventLog implements EventLog {
     return this.stmts.readAll.all(after === null ? 0 : Number(after), maxCount).map(toRecorded);
   }
 
+  async readPositions(positions: readonly string[]): Promise<RecordedEvent[]> {
+    const out: RecordedEvent[] = [];
+    // SQLite's default limit on bound parameters is far above this; pages keep the statements few.
+    for (let i = 0; i < positions.length; i += 500) {
+      const page = positions.slice(i, i + 500).map(Number);
+      out.push(...this.statementFor(page.length).all(...page).map(toRecorded));
+    }
+    return out;
+  }
+
+  private readonly byPositions = new Map<number, Database.Statement<number[], Row>>();
+  private statementFor(count: number): Database.Statement<number[], Row> {
+    let stmt = this.byPositions.get(count);
+    if (!stmt) {
+      stmt = this.db.prepare<number[], Row>(`SELECT * FROM events WHERE position IN (${Array(count).fill('?').join(', ')}) ORDER BY position`);
+      this.byPositions.set(count, stmt);
+    }
+    return stmt;
+  }
+
   async headPosition(): Promise<string | null> {
     const p = this.stmts.lastPosition.get()?.position ?? null;
     return p === null ? null : String(p);

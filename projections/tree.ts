@@ -1,0 +1,35 @@
+import { catalogue, type DomainEvent, type EventType } from '../src/domain/events.ts';
+import { leafBytes, leafHash } from '../src/domain/merkle.ts';
+import type { TreeWriter } from '../src/views/tree/port.ts';
+import type { Projection } from './projection.ts';
+
+/** Event types that are not a project's records: users belong to no project, and a checkpoint
+ *  signs the tree rather than being a leaf of it. */
+const NOT_RECORDS = [
+  'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged', 'UserPasswordRehashed', 'CheckpointSigned',
+] as const satisfies readonly EventType[];
+
+type RecordType = Exclude<EventType, (typeof NOT_RECORDS)[number]>;
+/** Every record names its project: a type without `data.project_id` fails to compile here. */
+const projectOf = (event: Extract<DomainEvent, { type: RecordType }>): string => event.data.project_id;
+
+const isRecord = (event: DomainEvent): event is Extract<DomainEvent, { type: RecordType }> =>
+  !(NOT_RECORDS as readonly string[]).includes(event.type);
+
+export const PROJECT_RECORD_TYPES = (Object.keys(catalogue) as EventType[]).filter((type): type is RecordType => !(NOT_RECORDS as readonly string[]).includes(type));
+
+/** Each project's Merkle tree (docs/auditors.md): one leaf per record, in log order, hashing the
+ *  record as stored (its raw data and metadata, not the decoded form, which a codec may trim).
+ *  Deterministic: a rebuild gives the same roots. */
+export const treeProjection: Projection<TreeWriter> = {
+  name: 'tree',
+  handles: [...PROJECT_RECORD_TYPES, 'CheckpointSigned'],
+  apply(event, recorded, writer) {
+    if (event.type === 'CheckpointSigned') {
+      const { project_id, size, root, note, signed_at } = event.data;
+      writer.checkpointSigned({ project_id, size, root, note, signed_at, position: recorded.position });
+    } else if (isRecord(event)) {
+      writer.leaf(projectOf(event), recorded.position, leafHash(leafBytes(recorded)));
+    }
+  },
+};
