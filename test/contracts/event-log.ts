@@ -1,6 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { WrongExpectedRevisionError, type EventLog, type NewEvent, type RecordedEvent } from '../../src/log/event-log.ts';
+import { EMPTY_FRONTIER, appendLeaf, frontierRoot, leafBytes, leafHash } from '../../src/domain/merkle.ts';
 
 /** The EventLog contract: every adapter passes the same suite. `open` returns a log on empty
  *  storage; `reopen` (when given) opens the same storage again, for durability checks. */
@@ -203,6 +204,23 @@ export const eventLogContract = (adapter: string, open: () => Promise<EventLogFi
     t.deepEqual(found.map((e) => e.type), ['A', 'C', 'D']);
     t.deepEqual(found.map((e) => e.data), [a!.data, c!.data, d!.data]);
     t.deepEqual(await log.readPositions([]), []);
+  });
+
+  // The tree of a project must be the same on every log (docs/auditors.md): what a log gives back
+  // must hash as what was appended, whatever it does to key order or numbers.
+  withLog('leaf bytes survive the log: the tree of the events read back is the tree of the events appended', async (t, { log }) => {
+    const before = await log.headPosition();
+    const stream = `audit-leaves-${randomUUID()}`;
+    const appended = [
+      event('AuditEventRecorded', { z: 1, a: { y: [1, 2.5, -0, 1e21, 'é\u2028"\\'], x: null }, big: 9007199254740991, small: 1e-7 }),
+      event('AuditEventRecorded', JSON.parse('{"nested": {"__proto__": {"polluted": true}, "key with space": true, "emoji": "🙂"}}')),
+      event('MonitorCreated', { empty: {}, list: [], t: true, f: false }),
+    ];
+    await log.append(stream, appended, 'any');
+    const back = (await log.readAll(before, 1000)).filter((e) => e.stream === stream);
+    const rootOf = (records: ReadonlyArray<{ id: string; type: string; data: unknown; metadata: unknown; revision: number }>) =>
+      frontierRoot(records.reduce((f, r) => appendLeaf(f, leafHash(leafBytes({ ...r, stream }))).frontier, EMPTY_FRONTIER)).toString('hex');
+    t.is(rootOf(back), rootOf(appended.map((e, revision) => ({ ...e, revision }))));
   });
 
   withLog('maxCount keeps only the last events of a stream', async (t, { log }) => {
