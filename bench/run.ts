@@ -5,6 +5,8 @@ import { monitorsBenchmark, printMonitors } from './monitors.ts';
 import { anomaliesBenchmark, printAnomalies } from './anomalies.ts';
 import { maskingBenchmark, printMasking } from './masking.ts';
 import { dashboardBenchmark, printDashboard } from './dashboard.ts';
+import { printVerify, verifyBenchmark } from './verify.ts';
+import { printSdk, sdkBenchmark } from './sdk.ts';
 
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
@@ -18,6 +20,8 @@ const sections: Section[] = [
   { name: 'anomalies', run: async () => { const r = await anomaliesBenchmark(); return { result: r, lines: printAnomalies(r) }; } },
   { name: 'masking', run: async () => { const r = await maskingBenchmark(); return { result: r, lines: printMasking(r) }; } },
   { name: 'dashboard', run: async () => { const r = await dashboardBenchmark(); return { result: r, lines: printDashboard(r) }; } },
+  { name: 'verify', run: async () => { const r = await verifyBenchmark(); return { result: r, lines: printVerify(r) }; } },
+  { name: 'sdk', run: async () => { const r = await sdkBenchmark(); return { result: r, lines: printSdk(r) }; } },
 ];
 
 const only = process.argv.slice(2);

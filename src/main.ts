@@ -7,6 +7,8 @@ import { rebuild, serve, type Role } from './compose/roles.ts';
 import { StartupError } from './compose/stores.ts';
 import { COMMAND_NAMES, commandHelp, generalHelp } from './compose/cli-help.ts';
 import { DEFAULT_DEMO_DIR, runDemo } from './compose/demo.ts';
+import { UsageError, parseVerifyArgs, runVerify, type VerifyOptions } from './verify/cli.ts';
+import { verifyDataDir } from './compose/verify-data-dir.ts';
 
 /** package.json sits one level up from src/ and two from dist/src/. */
 const version = (): string => {
@@ -65,6 +67,24 @@ const admin = async (argv: string[]): Promise<number> => {
   return 0;
 };
 
+/** Offline: no configuration, no store. Exit 0 verified, 1 failed, 2 bad usage. */
+const verify = async (argv: string[]): Promise<number> => {
+  let options: VerifyOptions;
+  try {
+    options = parseVerifyArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`watchlog verify: ${error.message} (watchlog verify --help)\n`);
+    return 2;
+  }
+  const io = {
+    out: (line: string) => process.stdout.write(`${line}\n`),
+    err: (line: string) => process.stderr.write(`${line}\n`),
+  };
+  if (options.dataDir !== undefined) return verifyDataDir(options.dataDir, io);
+  return runVerify(options, io);
+};
+
 const main = async (argv: string[]): Promise<number> => {
   const command = argv[0] ?? 'start';
   if (command === 'admin') return admin(argv.slice(1));
@@ -84,6 +104,7 @@ const main = async (argv: string[]): Promise<number> => {
     process.stderr.write(`watchlog: unknown command "${command}"\n\n${generalHelp()}`);
     return 2;
   }
+  if (command === 'verify') return verify(argv.slice(1));
   if (command === 'demo') {
     // Its own directory unless told otherwise, and a quiet log: the demo's lines are what matter.
     const demoConfig = loadConfigOrExit({

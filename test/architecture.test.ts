@@ -11,7 +11,7 @@ import ts from 'typescript';
 
 type Layer =
   | 'domain' | 'log-port' | 'view-port' | 'log-adapter' | 'view-adapter' | 'projection' | 'commands' | 'checks'
-  | 'reactors' | 'jobs' | 'http' | 'config' | 'compose' | 'main' | 'platform';
+  | 'reactors' | 'jobs' | 'http' | 'config' | 'compose' | 'main' | 'platform' | 'verify';
 
 /** The layer of a file, from its path relative to the repository root. */
 export const layerOf = (file: string): Layer => {
@@ -31,6 +31,7 @@ export const layerOf = (file: string): Layer => {
     [/^src\/compose\//, 'compose'],
     [/^src\/main\.ts$/, 'main'],
     [/^src\/(threads|deadline)\.ts$/, 'platform'],
+    [/^src\/verify\//, 'verify'],
   ];
   const found = rules.find(([pattern]) => pattern.test(file));
   if (!found) throw new Error(`${file} is in no layer: add it to the table in test/architecture.test.ts and docs/architecture.md`);
@@ -51,9 +52,12 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   jobs: ['domain', 'log-port', 'view-port', 'commands', 'checks', 'platform'],
   http: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
   config: ['domain'],
-  compose: ['domain', 'log-port', 'view-port', 'log-adapter', 'view-adapter', 'projection', 'commands', 'checks', 'reactors', 'jobs', 'http', 'config', 'platform'],
-  main: ['compose', 'config'],
+  compose: ['domain', 'log-port', 'view-port', 'log-adapter', 'view-adapter', 'projection', 'commands', 'checks', 'reactors', 'jobs', 'http', 'config', 'platform', 'verify'],
+  main: ['compose', 'config', 'verify'],
   platform: [],
+  // The offline verifier is a second implementation of the tree's hashing, proofs and notes:
+  // sharing code with the server would let one bug pass in both.
+  verify: [],
 };
 
 const ADAPTER_LAYERS: ReadonlySet<Layer> = new Set(['log-adapter', 'view-adapter']);
@@ -109,6 +113,7 @@ export const violations = (files: readonly SourceFile[]): string[] => {
           found.push(`${f.path} (${layer}) uses the metrics library ${pkg}: only src/compose/ may`);
         }
         if (layer === 'domain' && !DOMAIN_PACKAGES.includes(pkg)) found.push(`${f.path} (domain) imports ${specifier}, which the domain may not`);
+        if (layer === 'verify' && !specifier.startsWith('node:')) found.push(`${f.path} (verify) imports ${specifier}: the verifier uses Node's built-ins only`);
       }
     }
     if (!ADAPTER_LAYERS.has(layer)) {
@@ -158,6 +163,24 @@ test('the check finds an upward import, an adapter, driver or the metrics librar
     'src/jobs/trim.ts (jobs) tests instanceof SqliteEventLog, an adapter class',
     'src/views/monitors/sqlite.ts imports src/views/store/mongo.ts, an adapter of another store',
     'src/log/sqlite/writer-thread.ts (log-adapter) uses the metrics library prom-client: only src/compose/ may',
+  ]);
+});
+
+test('the verifier imports nothing of the project and no package, and only main and compose import it', (t) => {
+  const file = (p: string, text: string): SourceFile => ({ path: p, text });
+  t.deepEqual(violations([
+    file('src/verify/tree.ts', "import { createHash } from 'node:crypto';\nimport { leafHash } from '../domain/merkle.ts';\nimport fc from 'fast-check';"),
+    file('src/verify/stream.ts', "import { verifyInclusion } from './tree.ts';\nimport { canonicalJson } from '../domain/canonical-json.ts';"),
+    file('src/domain/merkle.ts', "import { verifyInclusion } from '../verify/tree.ts';"),
+    file('src/http/routes/proofs.ts', "import { verifyInclusion } from '../../verify/tree.ts';"),
+    file('src/main.ts', "import { runVerify } from './verify/cli.ts';"),
+    file('src/compose/verify-data-dir.ts', "import { verifyStream } from '../verify/stream.ts';"),
+  ]), [
+    'src/verify/tree.ts (verify) imports src/domain/merkle.ts (domain)',
+    'src/verify/tree.ts (verify) imports fast-check: the verifier uses Node\'s built-ins only',
+    'src/verify/stream.ts (verify) imports src/domain/canonical-json.ts (domain)',
+    'src/domain/merkle.ts (domain) imports src/verify/tree.ts (verify)',
+    'src/http/routes/proofs.ts (http) imports src/verify/tree.ts (verify)',
   ]);
 });
 

@@ -84,6 +84,38 @@ Example:
 Example:
   printf '%s\\n' 'a new long password' | watchlog admin reset-password admin@example.com`,
   },
+  verify: {
+    summary: 'check a replayed stream, a record or a consistency proof against signed checkpoints',
+    text: `Usage:
+  watchlog verify --key KEY --checkpoint NOTE [--checkpoint NOTE…] --stream records.ndjson
+                  [--allow-missing]
+  watchlog verify --key KEY --checkpoint NOTE --record record.json --proof inclusion.json
+  watchlog verify --key KEY --checkpoint OLD --checkpoint NEW --proof consistency.json
+  watchlog verify --data-dir DIR
+
+Checks, with no server and no database, that what the service handed out is what it signed
+(docs/auditors.md says how): each checkpoint's Ed25519 signature, then
+  --stream    every record of GET /v1/stream gives its leaf hash (else: edited), the leaf
+              indexes run 0, 1, 2… (else: deleted, reordered), the stream reaches every
+              checkpoint's size (else: truncated), and the leaves give each checkpoint's
+              root (else: the stored tree was altered, between which sizes)
+  --record    one line of the stream, with --proof the answer of GET /v1/proofs/inclusion
+  --proof     alone, with two checkpoints: the answer of GET /v1/proofs/consistency
+  --data-dir  the server's own check of a stopped data dir (embedded log)
+
+  --key FILE         the verifier key (name+id+base64), or the answer of
+                     GET /v1/checkpoints/key; repeatable (one of them must sign each note)
+  --checkpoint FILE  a signed note, the answer of GET /v1/checkpoints/latest, or a file
+                     of notes as WATCHLOG_WITNESS_FILE keeps them; repeatable
+  --allow-missing    accept records the log no longer has ({"missing":true} lines) by
+                     their leaf hash instead of failing on them
+
+Exits 0 and prints what it verified (one line per checkpoint: size and root), 1 naming the
+first thing that failed, 2 when it cannot run (bad usage, unreadable files, an unusable key).
+
+Example:
+  watchlog verify --key key.json --checkpoint latest.json --stream records.ndjson`,
+  },
 };
 
 export const COMMAND_NAMES = Object.keys(COMMANDS);
@@ -121,6 +153,6 @@ ${variables()}
 export const commandHelp = (command: string): string | null => {
   const c = COMMANDS[command];
   if (!c) return null;
-  const usage = command === 'admin' ? '' : `\nUsage: watchlog ${command}\n`;
+  const usage = c.text.startsWith('Usage:') ? '' : `\nUsage: watchlog ${command}\n`;
   return `watchlog ${command} — ${c.summary.replace(/\s*\n\s*/g, ' ')}\n${usage}\n${c.text}\n`;
 };

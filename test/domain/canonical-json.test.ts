@@ -24,3 +24,11 @@ test('equal JSON values give the same text whatever their key order; it parses b
     t.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(value)));
   }));
 });
+
+test('integer-like keys are ordered as strings, as RFC 8785 says ("10" before "9"), at any depth', (t) => {
+  t.is(canonicalJson({ 9: 'a', 10: 'b', a: 1 }), '{"10":"b","9":"a","a":1}');
+  t.is(canonicalJson({ x: [{ 2: true, 1: false }] }), '{"x":[{"1":false,"2":true}]}');
+  // RFC 8785 §3.2.3's example, keys written by their UTF-16 code units.
+  t.is(canonicalJson({ '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', 1: 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' }),
+    '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis","\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}');
+});

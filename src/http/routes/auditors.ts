@@ -4,8 +4,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { Uuid } from '../../domain/codecs.ts';
 import { consistencyProof, inclusionProof, type NodeReader } from '../../domain/merkle.ts';
-import type { RecordedEvent } from '../../log/event-log.ts';
-import type { TreeLeaf } from '../../views/tree/port.ts';
+import { streamLines } from '../../views/tree/port.ts';
 import { principalOf, visibleProjectFilter } from '../middleware/auth.ts';
 import { HttpError, validationError } from '../middleware/errors.ts';
 import { IntFromString, NoParameters, readQuery } from '../middleware/query.ts';
@@ -41,14 +40,6 @@ const ConsistencyQuery = t.exact(t.intersection([ProjectQuery, t.type({ from: In
 
 const nextOf = (position: string) => (BigInt(position) + 1n).toString();
 
-/** A stream line: the record with its leaf, or the leaf alone when the log no longer has it. */
-const lineOf = (leaf: TreeLeaf, record: RecordedEvent | undefined) => (record === undefined
-  ? { leaf_index: leaf.index, position: leaf.position, missing: true, leaf_hash: leaf.hash.toString('base64') }
-  : {
-    leaf_index: leaf.index, position: record.position, stream: record.stream, revision: record.revision, type: record.type, id: record.id,
-    data: record.data, metadata: record.metadata, recorded_at: record.metadata.recorded_at, leaf_hash: leaf.hash.toString('base64'),
-  });
-
 export const auditorRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const { tree } = deps.readModels;
 
@@ -57,19 +48,8 @@ export const auditorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     return projectId;
   };
 
-  /** Pages of the project's records from `from`, at most `limit` lines, read as they are sent. */
-  async function* lines(projectId: string, from: string, limit: number): AsyncGenerator<{ position: string; text: string }> {
-    let cursor = from;
-    let left = limit;
-    while (left > 0) {
-      const leaves = await tree.leavesFrom(projectId, cursor, Math.min(PAGE, left));
-      if (leaves.length === 0) return;
-      const records = new Map((await deps.commands.log.readPositions(leaves.map((l) => l.position))).map((r) => [r.position, r]));
-      for (const leaf of leaves) yield { position: leaf.position, text: JSON.stringify(lineOf(leaf, records.get(leaf.position))) };
-      cursor = nextOf(leaves[leaves.length - 1]!.position);
-      left -= leaves.length;
-    }
-  }
+  const lines = (projectId: string, from: string, limit: number) =>
+    streamLines(tree, (positions) => deps.commands.log.readPositions(positions), projectId, from, limit, PAGE);
 
   /** Server-sent events: what there is, then what comes, until the client or the server leaves. */
   async function* tail(ctx: Context, projectId: string, from: string): AsyncGenerator<string> {

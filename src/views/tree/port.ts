@@ -1,4 +1,5 @@
 import type { Frontier, Hash } from '../../domain/merkle.ts';
+import type { RecordedEvent } from '../../log/event-log.ts';
 
 /** Each project's Merkle tree over its records (docs/auditors.md): its head (size, right edge,
  *  root), every complete subtree's root (leaves are level 0), which record position each leaf
@@ -15,6 +16,33 @@ export interface TreeHead {
 export interface TreeLeaf { readonly index: number; readonly position: string; readonly hash: Hash }
 
 export interface LatestCheckpoint { readonly project_id: string; readonly size: number; readonly root: string; readonly note: string; readonly signed_at: string; readonly position: string }
+
+/** A line of a project's stream (docs/auditors.md#replay-get-v1stream): the record with its leaf,
+ *  or the leaf alone when the log no longer has the record. */
+export const streamLine = (leaf: TreeLeaf, record: RecordedEvent | undefined): Record<string, unknown> => (record === undefined
+  ? { leaf_index: leaf.index, position: leaf.position, missing: true, leaf_hash: leaf.hash.toString('base64') }
+  : {
+    leaf_index: leaf.index, position: record.position, stream: record.stream, revision: record.revision, type: record.type, id: record.id,
+    data: record.data, metadata: record.metadata, recorded_at: record.metadata.recorded_at, leaf_hash: leaf.hash.toString('base64'),
+  });
+
+/** A project's stream lines from `fromPosition` on, at most `limit`, a page of records read from
+ *  the log at a time (flat memory whatever the size). */
+export async function* streamLines(
+  tree: Pick<TreeQueries, 'leavesFrom'>, readPositions: (positions: readonly string[]) => Promise<RecordedEvent[]>,
+  projectId: string, fromPosition: string, limit: number, page = 1000,
+): AsyncGenerator<{ position: string; text: string }> {
+  let cursor = fromPosition;
+  let left = limit;
+  while (left > 0) {
+    const leaves = await tree.leavesFrom(projectId, cursor, Math.min(page, left));
+    if (leaves.length === 0) return;
+    const records = new Map((await readPositions(leaves.map((l) => l.position))).map((r) => [r.position, r]));
+    for (const leaf of leaves) yield { position: leaf.position, text: JSON.stringify(streamLine(leaf, records.get(leaf.position))) };
+    cursor = (BigInt(leaves[leaves.length - 1]!.position) + 1n).toString();
+    left -= leaves.length;
+  }
+}
 
 export interface TreeWriter {
   /** The project's next leaf: the record at `position`, whose leaf hash is `hash`. */
