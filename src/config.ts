@@ -99,6 +99,8 @@ const Env = t.type({
   WATCHLOG_VAPID_PUBLIC_KEY: optional(matching('URL-safe base64 VAPID public key', /^[A-Za-z0-9_-]{80,100}$/)),
   WATCHLOG_VAPID_PRIVATE_KEY: optional(matching('URL-safe base64 VAPID private key', /^[A-Za-z0-9_-]{40,50}$/)),
   WATCHLOG_VAPID_SUBJECT: optional(matching('mailto: or https: URL', /^(mailto:|https:\/\/)\S+$/)),
+  WATCHLOG_PUBLIC_URL: optional(matching('http:// or https:// URL', /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/)),
+  WATCHLOG_NOTIFY_DEGRADED_AFTER: optional(intFromEnv('integer 1-100', 1, 100)),
   WATCHLOG_ANOMALY_SCAN_SECONDS: optional(intFromEnv('integer 5-3600', 5, 3600)),
   WATCHLOG_ANOMALY_DEFAULTS: optional(stringMin('JSON object', 2)),
   WATCHLOG_LOGIN_ACCOUNT_FAILURES: optional(intFromEnv('integer 1-100', 1, 100)),
@@ -147,6 +149,9 @@ export interface Config {
   /** Web Push VAPID keys; unset: generated once into the data dir. */
   vapid: { publicKey: string; privateKey: string } | undefined;
   vapidSubject: string;
+  /** Notification channels: the dashboard's address their messages link to (null: no link), and
+   *  how many failed deliveries in a row mark a channel degraded. */
+  notifications: { publicUrl: string | null; degradedAfter: number };
   /** How often the anomaly scan runs. */
   anomalyScanMs: number;
   /** Every project's anomaly settings until it changes them. */
@@ -316,6 +321,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       ? { publicKey: e.WATCHLOG_VAPID_PUBLIC_KEY, privateKey: e.WATCHLOG_VAPID_PRIVATE_KEY }
       : undefined,
     vapidSubject: e.WATCHLOG_VAPID_SUBJECT ?? 'mailto:watchlog@localhost',
+    notifications: { publicUrl: e.WATCHLOG_PUBLIC_URL?.replace(/\/+$/, '') ?? null, degradedAfter: e.WATCHLOG_NOTIFY_DEGRADED_AFTER ?? 3 },
     anomalyScanMs: (e.WATCHLOG_ANOMALY_SCAN_SECONDS ?? 30) * 1000,
     anomalyDefaults: anomalyDefaultsOf(e.WATCHLOG_ANOMALY_DEFAULTS),
     loginLimits,

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { hostAllowed, literalRefusal, parseIp, refusalText, verdictOn, type EgressRules } from '../domain/egress-rules.ts';
+import { hostAllowed, hostKey, literalRefusal, parseIp, refusalText, verdictOn, type EgressRules } from '../domain/egress-rules.ts';
 
 /** The egress policy where connections are made: every monitor check, webhook and Web Push
  *  request (and any redirect they follow) goes through its agents, which judge the address a
@@ -33,6 +33,11 @@ export interface EgressPolicy {
   /** For validating a URL when it is saved: the refusal text when its host is a literal address
    *  the rules deny, else null (host names are judged when connecting). */
   literalRefusal(url: string): string | null;
+  /** For connections made without an agent (SMTP): the address to connect to for `host`, judged
+   *  as the agents judge it (a literal address, an allowed name as it is, else the name resolved
+   *  and every address judged); the caller connects to what this returns, so the name is not
+   *  resolved again. Rejects with an EgressRefusedError when refused. */
+  destination(host: string): Promise<string>;
 }
 
 /** The refusal text when `error` (a got error, or the policy's own) is a refusal; else null. */
@@ -107,5 +112,11 @@ export const egressPolicy = (rules: EgressRules, { resolve = systemResolver }: {
     rules,
     agent: { http: new HttpAgent({ keepAlive: false }), https: new HttpsAgent({ keepAlive: false }) },
     literalRefusal: (url) => literalRefusal(rules, url),
+    destination: (host) => new Promise((resolve, reject) => {
+      const judged = judge(rules, lookup, { host });
+      if ('refused' in judged) reject(judged.refused);
+      else if (judged.options.lookup === undefined) resolve(hostKey(host));
+      else judged.options.lookup(host, {}, (err, address) => (err ? reject(err) : resolve(address as string)));
+    }),
   };
 };

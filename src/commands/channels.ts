@@ -9,7 +9,8 @@ export const createChannel = async (deps: CommandDeps, input: ChannelCreateInput
   const id = randomUUID();
   const handled = await handle(deps, channelStream(id), channelDecider, {
     type: 'CreateChannel', channel_id: id, project_id: input.project_id, target: targetOf(input), events: input.events ?? ['healthcheck'],
-    active: input.active ?? true, at: ctx.now().toISOString(),
+    active: input.active ?? true, name: input.name ?? null, project_scope: input.project_scope ?? 'project', quiet_minutes: input.quiet_minutes ?? 0,
+    at: ctx.now().toISOString(),
   }, ctx);
   return { ...handled, id };
 };
@@ -22,3 +23,9 @@ export const deleteChannel = (deps: CommandDeps, id: string, ctx: CommandContext
 
 export const deactivateChannel = (deps: CommandDeps, id: string, reason: string, ctx: CommandContext) =>
   handle(deps, channelStream(id), channelDecider, { type: 'DeactivateChannel', reason, at: ctx.now().toISOString() }, ctx);
+
+export const degradeChannel = (deps: CommandDeps, id: string, failures: number, reason: string, ctx: CommandContext) =>
+  handle(deps, channelStream(id), channelDecider, { type: 'DegradeChannel', failures, reason, at: ctx.now().toISOString() }, ctx);
+
+export const recoverChannel = (deps: CommandDeps, id: string, ctx: CommandContext) =>
+  handle(deps, channelStream(id), channelDecider, { type: 'RecoverChannel', at: ctx.now().toISOString() }, ctx);

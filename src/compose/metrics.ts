@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { comparePositions, type CommitObserver, type CommitStats, type EventLog, type LogObserver } from '../log/event-log.ts';
 import type { HttpMetrics, MetricsSource } from '../http/metrics.ts';
 import type { CheckOutcome, JobMetrics, ScanOutcome } from '../jobs/metrics.ts';
-import type { DeliveryOutcome, NotificationMetrics } from '../reactors/notifications/metrics.ts';
+import { DELIVERY_OUTCOMES, type DeliveryOutcome, type NotificationMetrics } from '../reactors/notifications/metrics.ts';
+import { CHANNEL_TYPES, type ChannelType } from '../domain/channel.ts';
 import type { Stores } from './stores.ts';
 
 /** The service's metrics: one prom-client registry per process, built here and handed down as
@@ -54,8 +55,6 @@ const REASONS: Record<number, string> = {
 
 const CHECK_OUTCOMES: readonly CheckOutcome[] = ['up', 'down', 'blocked', 'error'];
 const SCAN_OUTCOMES: readonly ScanOutcome[] = ['done', 'skipped', 'failed'];
-const DELIVERY_OUTCOMES: readonly DeliveryOutcome[] = ['sent', 'failed', 'stale'];
-const CHANNEL_TYPES = ['webhook', 'webpush'] as const;
 
 /** Buckets, in seconds unless named otherwise. */
 const BUCKETS = {
@@ -170,12 +169,12 @@ class PrometheusTelemetry implements Telemetry {
 
     this.notifications = new Counter({
       name: 'watchlog_notifications_total', labelNames: ['channel_type', 'outcome'], registers,
-      help: 'Notification deliveries, by channel type (webhook, webpush) and outcome: sent, failed (after retries), stale (older than the delivery window, not sent).',
+      help: 'Notification deliveries, by channel type and outcome: sent, failed (after its tries), stale (older than the delivery window, not sent), quiet (inside the channel\'s quiet period, not sent).',
     });
     for (const channel_type of CHANNEL_TYPES) for (const outcome of DELIVERY_OUTCOMES) this.notifications.inc({ channel_type, outcome }, 0);
     this.deliveryDuration = new Histogram({
       name: 'watchlog_notification_delivery_duration_seconds', labelNames: ['channel_type'], buckets: BUCKETS.delivery, registers,
-      help: 'Time of a notification delivery, retries included.',
+      help: 'Time of a notification delivery, its tries and their backoff included.',
     });
 
     this.scans = new Counter({ name: 'watchlog_anomaly_scans_total', labelNames: ['outcome'], registers, help: 'Anomaly scans, by outcome: done, skipped (read models behind the log), failed.' });
@@ -220,9 +219,9 @@ class PrometheusTelemetry implements Telemetry {
     this.scanDuration.observe(seconds);
   }
 
-  delivered(channelType: 'webhook' | 'webpush', outcome: DeliveryOutcome, seconds: number): void {
+  delivered(channelType: ChannelType, outcome: DeliveryOutcome, seconds: number): void {
     this.notifications.inc({ channel_type: channelType, outcome });
-    if (outcome !== 'stale') this.deliveryDuration.observe({ channel_type: channelType }, seconds);
+    if (outcome === 'sent' || outcome === 'failed') this.deliveryDuration.observe({ channel_type: channelType }, seconds);
   }
 
   watch(log: EventLog, projections: readonly Checkpointed[]): void {
@@ -278,5 +277,5 @@ export const createTelemetry = (options: TelemetryOptions): Telemetry => new Pro
 export const watchRuntime = (
   telemetry: Telemetry, stores: Pick<Stores, 'log' | 'runners' | 'readModels'>, { projections, notifications = true }: { projections: boolean; notifications?: boolean },
 ): void => {
-  telemetry.watch(stores.log, !projections ? [] : notifications ? [...stores.runners, stores.readModels.stores.deliveries] : stores.runners);
+  telemetry.watch(stores.log, !projections ? [] : notifications ? [...stores.runners, stores.readModels.stores.notifier] : stores.runners);
 };

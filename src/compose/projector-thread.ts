@@ -3,6 +3,7 @@ import pino from 'pino';
 import type { VapidKeys } from '../reactors/notifications/webpush.ts';
 import { egressPolicy } from '../checks/egress.ts';
 import type { EgressRules } from '../domain/egress-rules.ts';
+import type { ChannelType } from '../domain/channel.ts';
 import type { CommitStats } from '../log/event-log.ts';
 import type { DeliveryOutcome, NotificationMetrics } from '../reactors/notifications/metrics.ts';
 import { startProjectors } from './projectors.ts';
@@ -15,6 +16,7 @@ import { openStores, type StoreConfig } from './stores.ts';
 
 export interface ProjectorThreadData extends StoreConfig {
   logLevel: string; leaseTtlMs: number; vapid: VapidKeys; vapidSubject: string; holder: string;
+  publicUrl: string | null; degradedAfter: number;
   /** The configuration's rules: the thread builds its own policy (agents do not cross threads). */
   egress: EgressRules;
 }
@@ -23,14 +25,14 @@ export type ToProjectorThread = 'appended' | 'stop';
  *  main thread serves them. */
 export type FromProjectorThread =
   | 'stopped'
-  | { type: 'delivered'; channelType: 'webhook' | 'webpush'; outcome: DeliveryOutcome; seconds: number }
+  | { type: 'delivered'; channelType: ChannelType; outcome: DeliveryOutcome; seconds: number }
   | { type: 'committed'; stats: CommitStats }
   | { type: 'unscavenged'; events: number };
 
 const data = workerData as ProjectorThreadData;
 const post = (message: FromProjectorThread) => parentPort!.postMessage(message);
 const logger = pino({ level: data.logLevel, base: { service: 'watchlog', mode: 'projector-thread' } });
-// The thread's own appends (a push subscription gone deactivates its channel) commit here.
+// The thread's own appends (deliveries and their tries, channels' state) commit here.
 const stores = await openStores(data, {
   writerThread: false, logger,
   observer: { committed: (stats) => post({ type: 'committed', stats }), unscavenged: (events) => post({ type: 'unscavenged', events }) },

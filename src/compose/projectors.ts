@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { Projector } from '../../projections/projector.ts';
-import { notificationsRunner, type NotifierDeps } from '../reactors/notifications/reactor.ts';
+import { notificationsReactor, type NotifierDeps } from '../reactors/notifications/reactor.ts';
 import type { NotificationMetrics } from '../reactors/notifications/metrics.ts';
 import { CheckpointSealer, type Witnesses } from '../reactors/checkpoints/sealer.ts';
 import { checkpointSigner } from '../domain/checkpoint.ts';
@@ -12,10 +12,14 @@ export interface ProjectorsConfig {
   vapidSubject: string;
   /** Where notification deliveries may connect. */
   egress: NotifierDeps['egress'];
+  /** WATCHLOG_PUBLIC_URL, for the dashboard links of messages. */
+  publicUrl: string | null;
+  /** WATCHLOG_NOTIFY_DEGRADED_AFTER. */
+  degradedAfter: number;
   /** Also run the notification reactor (default true). */
   notifications?: boolean;
   /** Tuning of delivery (tests shorten retries and delays). */
-  notifier?: Pick<NotifierDeps, 'webhook' | 'push' | 'maxAgeMs' | 'now'>;
+  notifier?: Pick<NotifierDeps, 'retry' | 'timeoutMs' | 'maxAgeMs' | 'now'>;
   liveBatchDelayMs?: number;
   /** The lease holder id both projectors use (default: a new one). */
   holder?: string;
@@ -34,8 +38,8 @@ export interface Projectors {
 }
 
 /** What follows the log on this thread: the projector of every read model, the notification
- *  reactor in a projector of its own (its own lease and checkpoint), so a slow webhook never
- *  holds up the read models, and the checkpoint sealer. */
+ *  reactor in a projector of its own (its own lease and checkpoint, its deliveries in lanes beside
+ *  it), so a slow receiver never holds up the read models, and the checkpoint sealer. */
 export const startProjectors = (stores: Pick<Stores, 'log' | 'readModels' | 'runners'>, logger: Logger, config: ProjectorsConfig): Projectors => {
   const { log, readModels, runners } = stores;
   const options = {
@@ -44,10 +48,11 @@ export const startProjectors = (stores: Pick<Stores, 'log' | 'readModels' | 'run
     ...(config.holder === undefined ? {} : { holder: config.holder }),
   };
   const projector = new Projector(log, runners, readModels.leases, logger, options);
-  const notifier = config.notifications === false ? null : new Projector(log, [notificationsRunner({
-    log, readModels, logger, vapid: config.vapid, vapidSubject: config.vapidSubject, egress: config.egress, ...config.notifier,
-    ...(config.metrics ? { metrics: config.metrics } : {}),
-  })], readModels.leases, logger, options);
+  const reactor = config.notifications === false ? null : notificationsReactor({
+    log, readModels, logger, vapid: config.vapid, vapidSubject: config.vapidSubject, egress: config.egress, publicUrl: config.publicUrl,
+    degradedAfter: config.degradedAfter, ...config.notifier, ...(config.metrics ? { metrics: config.metrics } : {}),
+  });
+  const notifier = reactor === null ? null : new Projector(log, [reactor], readModels.leases, logger, options);
   const checkpoints = config.checkpoints;
   const sealer = checkpoints === undefined || checkpoints.intervalMs === 0 ? null : new CheckpointSealer({
     log, readModels, leases: readModels.leases, signer: checkpointSigner(checkpoints.logOrigin, checkpoints.seed), logOrigin: checkpoints.logOrigin,
@@ -62,6 +67,8 @@ export const startProjectors = (stores: Pick<Stores, 'log' | 'readModels' | 'run
     sealer,
     async stop() {
       await sealer?.stop();
+      // Tries in flight are recorded while the lease is still held; then the reactor's batch.
+      await reactor?.stop();
       await notifier?.stop();
       await projector.stop();
     },

@@ -7,6 +7,7 @@ import { anomaliesProjection } from '../../projections/anomalies.ts';
 import { anomalyWindowsProjection } from '../../projections/anomaly-windows.ts';
 import { auditEventsProjection } from '../../projections/audit-events.ts';
 import { channelsProjection } from '../../projections/channels.ts';
+import { deliveriesProjection } from '../../projections/deliveries.ts';
 import { derivedSessionsProjection } from '../../projections/derived-sessions.ts';
 import { maskingProjection } from '../../projections/masking.ts';
 import { monitorsProjection } from '../../projections/monitors.ts';
@@ -36,6 +37,8 @@ import { mongoMasking } from '../views/masking/mongo.ts';
 import { sqliteMasking } from '../views/masking/sqlite.ts';
 import { mongoMonitors } from '../views/monitors/mongo.ts';
 import { sqliteMonitors } from '../views/monitors/sqlite.ts';
+import { mongoNotifier } from '../views/notifier/mongo.ts';
+import { sqliteNotifier } from '../views/notifier/sqlite.ts';
 import { mongoOrphans } from '../views/orphans/mongo.ts';
 import { sqliteOrphans } from '../views/orphans/sqlite.ts';
 import { mongoStats } from '../views/stats/mongo.ts';
@@ -71,7 +74,8 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   anomalies: projected(anomaliesProjection, sqliteAnomalies, mongoAnomalies),
   masking: projected(maskingProjection, sqliteMasking, mongoMasking),
   tree: projected(treeProjection, sqliteTree, mongoTree),
-  deliveries: { projection: null, name: NOTIFICATIONS, sqlite: sqliteDeliveries, mongo: mongoDeliveries },
+  deliveries: projected(deliveriesProjection, sqliteDeliveries, mongoDeliveries),
+  notifier: { projection: null, name: NOTIFICATIONS, sqlite: sqliteNotifier, mongo: mongoNotifier },
 };
 
 const KEYS = Object.keys(READ_MODELS) as ReadModelKey[];

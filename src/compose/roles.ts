@@ -3,6 +3,8 @@ import { once } from 'node:events';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createApp } from '../http/app.ts';
+import type { ChannelTester } from '../http/deps.ts';
+import { sendOnce } from '../reactors/notifications/send.ts';
 import { loadDashboard } from '../http/dashboard.ts';
 import { DRAINING_BODY_TIMEOUT_MS } from '../http/middleware/body.ts';
 import { HttpServer, type DrainOptions } from './http-server.ts';
@@ -22,7 +24,16 @@ import { startMetricsServer } from './metrics-server.ts';
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
 export type Role = 'start' | 'api' | 'worker';
 
-type AppConfig = Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'ingest' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics' | 'http' | 'dashboardDir'>;
+type AppConfig = Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'ingest' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics' | 'http' | 'dashboardDir' | 'notifications' | 'vapidSubject'>;
+
+/** `POST /v1/channels/:id/test`: one try with the reactor's senders, from this process. */
+const channelTester = (runtime: Runtime, config: AppConfig): ChannelTester => async (target, notification) => {
+  const started = performance.now();
+  const answer = await sendOnce(target, notification, {
+    egress: runtime.egress, publicUrl: config.notifications.publicUrl, vapid: runtime.vapid, vapidSubject: config.vapidSubject, timeoutMs: 10_000,
+  });
+  return { ok: answer.ok, status: answer.status, response: answer.response, error: answer.error, duration_ms: Math.round(performance.now() - started) };
+};
 
 /** What the app is told by the process around it. */
 interface AppContext {
@@ -52,6 +63,7 @@ export const appFor = (runtime: Runtime, config: AppConfig, logger: Logger, now:
     checkpointKey: runtime.checkpointSigner,
     vapidPublicKey: runtime.vapid.publicKey,
     egress: runtime.egress,
+    testChannel: channelTester(runtime, config),
     anomalyDefaults: config.anomalyDefaults,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     ...(draining ? { draining } : {}),
@@ -169,7 +181,7 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
   const runtime = await openRuntime(config, { logger, observer: telemetry });
   watchRuntime(telemetry, runtime, { projections: role !== 'api' });
   const projectorsConfig = {
-    leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject,
+    leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, ...config.notifications,
     checkpoints: checkpointsOf(config, runtime),
   };
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by

@@ -1,27 +1,30 @@
 import * as t from 'io-ts';
 import { closed, intRange } from './codecs.ts';
+import { withSchema } from './json-schema.ts';
 import { invalid, type ErrorDetail } from './errors.ts';
 
 /** Per-project anomaly settings: one io-ts definition gives the full settings, the partial
  *  update a PUT (or WATCHLOG_ANOMALY_DEFAULTS) may send, and their types. */
 
 /** A finite number in (min, max]: thresholds such as a z-score or a percentage. */
-const numberAbove = (name: string, min: number, max: number): t.Type<number, number, unknown> =>
+const numberAbove = (name: string, min: number, max: number): t.Type<number, number, unknown> => withSchema(
   new t.Type<number, number, unknown>(
     name,
     (u): u is number => typeof u === 'number' && Number.isFinite(u) && u > min && u <= max,
     (u, c) => (typeof u === 'number' && Number.isFinite(u) && u > min && u <= max ? t.success(u) : t.failure(u, c)),
     t.identity,
-  );
+  ),
+  { type: 'number', exclusiveMinimum: min, maximum: max },
+);
 
 /** Windows are counted in 10-second buckets, so they are whole multiples of the bucket. */
 export const MAX_WINDOW_SECS = 3600;
-const WindowSecs = new t.Type<number, number, unknown>(
+const WindowSecs = withSchema(new t.Type<number, number, unknown>(
   `a multiple of 10 from 10 to ${MAX_WINDOW_SECS}`,
   (u): u is number => Number.isInteger(u) && (u as number) >= 10 && (u as number) <= MAX_WINDOW_SECS && (u as number) % 10 === 0,
   (u, c) => (Number.isInteger(u) && (u as number) >= 10 && (u as number) <= MAX_WINDOW_SECS && (u as number) % 10 === 0 ? t.success(u as number) : t.failure(u, c)),
   t.identity,
-);
+), { type: 'integer', minimum: 10, maximum: MAX_WINDOW_SECS, multipleOf: 10 });
 
 const Count = intRange(1, 1_000_000);
 export const MAX_BASELINE_MINUTES = 240;

@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { intRange } from './codecs.ts';
+import { withSchema } from './json-schema.ts';
 
 /** What an API key may be restricted to: the browser origins it may be used from, and its own
  *  ingest rate. A key used in a web page is public (anyone can read it from the page): these
@@ -20,7 +21,7 @@ const originOf = (s: string): string | null => {
   }
 };
 
-export const AllowedOrigin = new t.Type<string, string, unknown>(
+export const AllowedOrigin = withSchema(new t.Type<string, string, unknown>(
   'an origin such as https://app.example.com (scheme, host and optional port; no path)',
   (u): u is string => typeof u === 'string' && originOf(u) === u,
   (u, c) => {
@@ -28,9 +29,9 @@ export const AllowedOrigin = new t.Type<string, string, unknown>(
     return origin === null ? t.failure(u, c) : t.success(origin);
   },
   t.identity,
-);
+), { type: 'string', pattern: '^[hH][tT][tT][pP][sS]?://[^/?#\\s@]+$', examples: ['https://app.example.com'] });
 
-const AllowedOrigins = new t.Type<string[], string[], unknown>(
+const AllowedOrigins = withSchema(new t.Type<string[], string[], unknown>(
   `a list of at most ${MAX_ALLOWED_ORIGINS} origins`,
   (u): u is string[] => Array.isArray(u) && u.length <= MAX_ALLOWED_ORIGINS && u.every((o) => AllowedOrigin.is(o)),
   (u, c) => {
@@ -40,7 +41,7 @@ const AllowedOrigins = new t.Type<string[], string[], unknown>(
     return decoded._tag === 'Right' ? t.success([...new Set(decoded.right)]) : decoded;
   },
   t.identity,
-);
+), { maxItems: MAX_ALLOWED_ORIGINS }, t.array(AllowedOrigin));
 
 /** Events per second, or null for the deployment's default (WATCHLOG_INGEST_RATE_LIMIT). */
 export const RateLimit = t.union([t.null, intRange(1, MAX_RATE_LIMIT)], `null or ${intRange(1, MAX_RATE_LIMIT).name}`);

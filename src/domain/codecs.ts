@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import { withSchema } from './json-schema.ts';
 
 /** Codecs shared by payloads and events. Each keeps its plain TypeScript type (string, number)
  *  so callers are not burdened with brands; the rule lives in `validate`. A codec's name is its
@@ -7,38 +8,47 @@ import * as t from 'io-ts';
 const lengthRule = (min: number, max: number) =>
   min > 0 ? `a string of ${min} to ${max} characters` : `a string of at most ${max} characters`;
 
-export const boundedString = (min: number, max: number): t.Type<string, string, unknown> =>
+export const boundedString = (min: number, max: number): t.Type<string, string, unknown> => withSchema(
   new t.Type<string, string, unknown>(
     lengthRule(min, max),
     (u): u is string => typeof u === 'string' && u.length >= min && u.length <= max,
     (u, c) => (typeof u === 'string' && u.length >= min && u.length <= max ? t.success(u) : t.failure(u, c)),
     t.identity,
-  );
+  ),
+  { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max },
+);
 
 /** "an integer from 1 to 100", or "an integer of at least 0" when there is no real maximum. */
 export const integerRule = (min: number, max: number): string =>
   max >= Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
 
-export const intRange = (min: number, max: number): t.Type<number, number, unknown> =>
+/** The JSON Schema of an integer from `min` to `max` (no maximum when there is no real one). */
+export const integerSchema = (min: number, max: number) =>
+  ({ type: 'integer' as const, minimum: min, ...(max >= Number.MAX_SAFE_INTEGER ? {} : { maximum: max }) });
+
+export const intRange = (min: number, max: number): t.Type<number, number, unknown> => withSchema(
   new t.Type<number, number, unknown>(
     integerRule(min, max),
     (u): u is number => Number.isInteger(u) && (u as number) >= min && (u as number) <= max,
     (u, c) => (Number.isInteger(u) && (u as number) >= min && (u as number) <= max ? t.success(u as number) : t.failure(u, c)),
     t.identity,
-  );
+  ),
+  integerSchema(min, max),
+);
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string): boolean => UUID_RE.test(s);
 
-export const Uuid = new t.Type<string, string, unknown>(
+export const Uuid = withSchema(new t.Type<string, string, unknown>(
   'a UUID',
   (u): u is string => typeof u === 'string' && UUID_RE.test(u),
   (u, c) => (typeof u === 'string' && UUID_RE.test(u) ? t.success(u.toLowerCase()) : t.failure(u, c)),
   t.identity,
-);
+), { type: 'string', format: 'uuid' });
 
-/** An ISO 8601 date-time (or date) that `Date.parse` understands; normalised to UTC with milliseconds. */
-export const IsoTimestamp = new t.Type<string, string, unknown>(
+/** An ISO 8601 date-time (or date) that `Date.parse` understands; normalised to UTC with milliseconds.
+ *  A date alone is taken too: its schema is a pattern, since `format: date-time` would refuse it. */
+export const IsoTimestamp = withSchema(new t.Type<string, string, unknown>(
   'an ISO 8601 date or date-time',
   (u): u is string => typeof u === 'string' && !Number.isNaN(Date.parse(u)),
   (u, c) => {
@@ -47,22 +57,22 @@ export const IsoTimestamp = new t.Type<string, string, unknown>(
     return Number.isNaN(ms) ? t.failure(u, c) : t.success(new Date(ms).toISOString());
   },
   t.identity,
-);
+), { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}', examples: ['2026-09-01', '2026-09-01T10:00:00Z'] });
 
 /** A plain JSON object (not an array, not null). */
-export const JsonObject = new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
+export const JsonObject = withSchema(new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
   'a JSON object',
   (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
   (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as Record<string, unknown>) : t.failure(u, c)),
   t.identity,
-);
+), { type: 'object' });
 
-export const Email = new t.Type<string, string, unknown>(
+export const Email = withSchema(new t.Type<string, string, unknown>(
   'an e-mail address',
   (u): u is string => typeof u === 'string' && /^[^\s@]+@[^\s@]+$/.test(u) && u.length <= 320,
   (u, c) => (typeof u === 'string' && /^[^\s@]+@[^\s@]+$/.test(u) && u.length <= 320 ? t.success(u.trim().toLowerCase()) : t.failure(u, c)),
   t.identity,
-);
+), { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 320 });
 
 export const Role = t.keyof({ admin: null, member: null, auditor: null }, 'admin | member | auditor');
 export type Role = t.TypeOf<typeof Role>;
@@ -83,12 +93,32 @@ export const keysOf = (codec: t.Mixed): string[] | null => {
       return Object.keys(c.props ?? {});
     case 'ExactType': case 'ReadonlyType': case 'ClosedType':
       return c.type ? keysOf(c.type) : null;
-    case 'IntersectionType': {
+    case 'IntersectionType': case 'UnionType': {
       const keys = (c.types ?? []).map(keysOf);
-      return keys.some((k) => k === null) ? null : keys.flat() as string[];
+      return keys.some((k) => k === null) ? null : [...new Set(keys.flat() as string[])];
     }
     default:
       return null;
+  }
+};
+
+/** The keys `u` may carry under `codec`: as `keysOf`, but a union contributes only the variants
+ *  `u` matches (all of them when it matches none), so `{ kind: "a", n: 2 }` is refused its `n`
+ *  when only variant "b" defines it. */
+const keysFor = (codec: t.Mixed, u: unknown): string[] => {
+  const c = codec as unknown as Described;
+  switch (c._tag) {
+    case 'ExactType': case 'ReadonlyType': case 'ClosedType':
+      return c.type ? keysFor(c.type, u) : [];
+    case 'IntersectionType':
+      return (c.types ?? []).flatMap((m) => keysFor(m, u));
+    case 'UnionType': {
+      const variants = c.types ?? [];
+      const matching = variants.filter((v) => v.validate(u, [])._tag === 'Right');
+      return (matching.length > 0 ? matching : variants).flatMap((v) => keysFor(v, u));
+    }
+    default:
+      return keysOf(codec) ?? [];
   }
 };
 
@@ -132,7 +162,8 @@ export const closed = <C extends t.Mixed>(codec: C, noun: 'field' | 'parameter' 
   const type = new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(name, codec.is, (u, c) => {
     const result = codec.validate(u, c);
     if (!isRecord(u)) return result;
-    const extra = Object.keys(u).filter((key) => !known.includes(key));
+    const allowed = keysFor(codec, u);
+    const extra = Object.keys(u).filter((key) => !allowed.includes(key));
     if (extra.length === 0) return result;
     const errors: t.Errors = extra.map((key) => {
       const hint = closestName(key, known);

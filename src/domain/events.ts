@@ -3,6 +3,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { StoredAuditEvent } from './audit-event.ts';
 import { monitorEvents } from './monitor.ts';
 import { channelEvents } from './channel.ts';
+import { deliveryEvents } from './delivery.ts';
 import { anomalyEvents } from './anomaly.ts';
 import { userEvents } from './user.ts';
 import { maskingEvents } from './masking-rules.ts';
@@ -43,6 +44,7 @@ export const catalogue = {
   AuditEventRecorded: StoredAuditEvent,
   ...monitorEvents,
   ...channelEvents,
+  ...deliveryEvents,
   ...anomalyEvents,
   /** A project's tree head, signed (docs/auditors.md): not a leaf of the tree it signs. */
   CheckpointSigned: t.type({ project_id: t.string, size: t.number, root: t.string, note: t.string, signed_at: t.string }),

@@ -1,6 +1,7 @@
 import * as t from 'io-ts';
 import { RE2JS } from 're2js';
 import { boundedString, closed } from './codecs.ts';
+import { withSchema } from './json-schema.ts';
 import type { ErrorDetail } from './errors.ts';
 import { normaliseKey, type ProjectMasking } from './masking.ts';
 
@@ -28,7 +29,7 @@ export interface MaskingRules {
 
 export const NO_MASKING_RULES: MaskingRules = { keys: [], patterns: [] };
 
-const boundedArray = <C extends t.Mixed>(item: C, max: number) =>
+const boundedArray = <C extends t.Mixed>(item: C, max: number) => withSchema(
   new t.Type<Array<t.TypeOf<C>>, Array<t.OutputOf<C>>, unknown>(
     `an array of at most ${max} items, each ${item.name}`,
     (u): u is Array<t.TypeOf<C>> => Array.isArray(u) && u.length <= max && u.every(item.is),
@@ -37,7 +38,10 @@ const boundedArray = <C extends t.Mixed>(item: C, max: number) =>
       return t.array(item).validate(u, c);
     },
     t.identity,
-  );
+  ),
+  { maxItems: max },
+  t.array(item),
+);
 
 /** The body of `PUT /v1/projects/:id/masking`: both lists, replacing the project's rules;
  *  a field it does not define is an error. */

@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { boundedString, closed, intRange, Uuid } from './codecs.ts';
+import { withSchema } from './json-schema.ts';
 import { DomainError, invalid, notFound } from './errors.ts';
 import type { StoredAuditEvent } from './audit-event.ts';
 import { HOUR_MS, hourOf } from './stats.ts';
@@ -47,12 +48,12 @@ export const uptimeAt = (buckets: ReadonlyArray<UptimeBucket>, now: Date): { upt
 export const DEFAULTS = { interval_seconds: 60, timeout_seconds: 10, expected_status: 200, enabled: true } as const;
 
 /** http(s) only, with a host; at most 2048 characters. */
-export const MonitorUrl = new t.Type<string, string, unknown>(
+export const MonitorUrl = withSchema(new t.Type<string, string, unknown>(
   'an http or https URL of at most 2048 characters',
   (u): u is string => typeof u === 'string' && isHttpUrl(u),
   (u, c) => (typeof u === 'string' && isHttpUrl(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
-);
+), { type: 'string', format: 'uri', maxLength: 2048 });
 
 function isHttpUrl(s: string): boolean {
   if (s.length > 2048) return false;

@@ -1,22 +1,24 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import * as t from 'io-ts';
 import type { monitorEvents } from './monitor.ts';
-import type { AnomalyDetected, RuleName } from './anomaly.ts';
-import type * as t from 'io-ts';
+import { AnomalyRule, type AnomalyDetected } from './anomaly.ts';
+import { JsonObject } from './codecs.ts';
 
-/** What a channel receives on a monitor transition (SPEC 3.1: only transitions notify). */
-export interface TransitionNotification {
-  /** The transition's event id: the same on every retry and redelivery, for deduplication. */
-  id: string;
-  type: 'monitor.down' | 'monitor.up';
-  project_id: string;
-  monitor: { id: string; name: string; url: string };
-  status: 'DOWN' | 'UP';
-  status_code: number | null;
-  response_ms: number;
-  error: string | null;
-  downtime_seconds: number | null;
-  timestamp: string;
-}
+/** What a channel receives on a monitor transition (SPEC 3.1: only transitions notify). The
+ *  transition's event id is `id`: the same on every retry and redelivery, for deduplication. */
+export const TransitionNotification = t.type({
+  id: t.string,
+  type: t.keyof({ 'monitor.down': null, 'monitor.up': null }),
+  project_id: t.string,
+  monitor: t.type({ id: t.string, name: t.string, url: t.string }),
+  status: t.keyof({ DOWN: null, UP: null }),
+  status_code: t.union([t.null, t.number]),
+  response_ms: t.number,
+  error: t.union([t.null, t.string]),
+  downtime_seconds: t.union([t.null, t.number]),
+  timestamp: t.string,
+});
+export type TransitionNotification = t.TypeOf<typeof TransitionNotification>;
 
 type Down = t.TypeOf<typeof monitorEvents.MonitorWentDown>;
 type Up = t.TypeOf<typeof monitorEvents.MonitorCameUp>;
@@ -37,23 +39,34 @@ export const transitionNotification = (
   };
 };
 
-/** What a channel that opted in to `alert` receives when an anomaly is detected. */
-export interface AlertNotification {
-  /** The alert's id (its system.alert audit event's id): the same on every retry and redelivery. */
-  id: string;
-  type: 'anomaly.detected';
-  project_id: string;
-  rule: RuleName;
-  service_name: string;
-  environment: string;
-  /** The service, or for brute_force the identifier. */
-  subject: string;
-  /** The rule's fields (SPEC 6.2), as in the alert's request_body. */
-  details: Record<string, unknown>;
-  timestamp: string;
-}
+/** What a channel that opted in to `alert` receives when an anomaly is detected: `id` is the
+ *  alert's (its system.alert audit event's id), `subject` the service or, for brute_force, the
+ *  identifier, `details` the rule's fields (SPEC 6.2) as in the alert's request_body. */
+export const AlertNotification = t.type({
+  id: t.string,
+  type: t.literal('anomaly.detected'),
+  project_id: t.string,
+  rule: AnomalyRule,
+  service_name: t.string,
+  environment: t.string,
+  subject: t.string,
+  details: JsonObject,
+  timestamp: t.string,
+});
+export type AlertNotification = t.TypeOf<typeof AlertNotification>;
 
-export type Notification = TransitionNotification | AlertNotification;
+/** What `POST /v1/channels/:id/test` sends: proof that the channel reaches someone. */
+export const TestNotification = t.type({
+  id: t.string,
+  type: t.literal('channel.test'),
+  project_id: t.string,
+  channel: t.type({ id: t.string, name: t.union([t.null, t.string]) }),
+  timestamp: t.string,
+});
+export type TestNotification = t.TypeOf<typeof TestNotification>;
+
+export const Notification = t.union([TransitionNotification, AlertNotification, TestNotification]);
+export type Notification = TransitionNotification | AlertNotification | TestNotification;
 
 export const alertNotification = (d: AnomalyDetected): AlertNotification => ({
   id: d.alert_id, type: 'anomaly.detected', project_id: d.project_id, rule: d.rule, service_name: d.service_name,
@@ -70,9 +83,6 @@ export const verifySignature = (secret: string, body: string, header: string | u
   const given = Buffer.from(header);
   return expected.length === given.length && timingSafeEqual(expected, given);
 };
-
-/** Delay before retry `attempt` (1-based): 0.5 s, 1 s, 2 s, … capped at 30 s. */
-export const retryDelayMs = (attempt: number, baseMs = 500, maxMs = 30_000): number => Math.min(maxMs, baseMs * 2 ** (attempt - 1));
 
 /** Network errors, 429 and 5xx may pass on a later try; other answers will not. */
 export const isRetryable = (status: number | undefined): boolean => status === undefined || status === 429 || status >= 500;

@@ -1,4 +1,5 @@
 import type { StoredAuditEvent } from './audit-event.ts';
+import { publicSettingsOf } from './channel.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 
 /** watchlog audits itself: logins, exports and every change made through it (users and their
@@ -121,7 +122,7 @@ const changeOf = (event: DomainEvent): Change | null => {
       return { action: 'user.password_changed', method: 'POST', path: `/v1/users/${event.data.user_id}/password`, status: 204, details: { user_id: event.data.user_id } };
     case 'ChannelCreated': {
       const { channel_id, project_id, target, events, active } = event.data;
-      const where = target.type === 'webhook' ? { url: target.url } : { endpoint: target.subscription.endpoint };
+      const where = target.type === 'webpush' ? { endpoint: target.subscription.endpoint } : { url: publicSettingsOf(target).url };
       return { action: 'channel.created', method: 'POST', path: '/v1/channels', status: 201, details: { channel_id, project_id, type: target.type, ...where, events, active } };
     }
     case 'ChannelUpdated': {
@@ -135,6 +136,10 @@ const changeOf = (event: DomainEvent): Change | null => {
     case 'ChannelDeactivated': {
       const { channel_id, project_id, reason } = event.data;
       return { action: 'channel.deactivated', method: 'PUT', path: `/v1/channels/${channel_id}`, status: 200, details: { channel_id, project_id, reason } };
+    }
+    case 'DeliveryRetryRequested': {
+      const { delivery_id, channel_id } = event.data;
+      return { action: 'delivery.retry_requested', method: 'POST', path: `/v1/deliveries/${delivery_id}/retry`, status: 202, details: { delivery_id, channel_id } };
     }
     case 'MonitorCreated': {
       const { monitor_id, project_id, name, url, interval_seconds, timeout_seconds, expected_status, enabled } = event.data;
@@ -160,7 +165,7 @@ const changeOf = (event: DomainEvent): Change | null => {
 export const AUDITED_CHANGES: readonly EventType[] = [
   'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRestricted', 'ApiKeyRevoked', 'MaskingRulesSet', 'AnomalySettingsUpdated',
   'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged',
-  'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelDeactivated',
+  'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelDeactivated', 'DeliveryRetryRequested',
   'MonitorCreated', 'MonitorUpdated', 'MonitorDeleted',
 ];
 

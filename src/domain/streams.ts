@@ -6,6 +6,8 @@ export const monitorStream = (monitorId: string) => `monitor-${monitorId}`;
 /** A monitor's checks; the log keeps the last CHECKS_KEPT (maxCount). */
 export const checksStream = (monitorId: string) => `monitor-${monitorId}-checks`;
 export const channelStream = (channelId: string) => `channel-${channelId}`;
+/** One notification to one channel, with its tries (src/domain/delivery.ts). */
+export const deliveryStream = (deliveryId: string) => `delivery-${deliveryId}`;
 export const anomaliesStream = (projectId: string) => `anomalies-${projectId}`;
 /** One event ingested with an idempotency key: a stream of its own per key, under the project's
  *  audit prefix. Keys are 1–255 printable ASCII characters without spaces (checked at the edge). */

@@ -11,6 +11,7 @@ import { healthRoutes } from './routes/health.ts';
 import { accessRoutes } from './routes/access.ts';
 import { monitorRoutes } from './routes/monitors.ts';
 import { channelRoutes } from './routes/channels.ts';
+import { deliveryRoutes } from './routes/deliveries.ts';
 import { anomalySettingsRoutes } from './routes/anomaly-settings.ts';
 import { maskingRoutes } from './routes/masking.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -23,6 +24,7 @@ import type { AppState } from './state.ts';
 import type { AppDeps, RouteDeps } from './deps.ts';
 import { NO_HTTP_METRICS, metricsRoute, requestMetrics } from './metrics.ts';
 import { dashboardMiddleware } from './dashboard.ts';
+import { openApiRoute } from './openapi/route.ts';
 
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>();
@@ -65,10 +67,14 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   accessRoutes(router, routeDeps);
   monitorRoutes(router, routeDeps);
   channelRoutes(router, routeDeps);
+  deliveryRoutes(router, routeDeps);
   anomalySettingsRoutes(router, routeDeps);
   maskingRoutes(router, routeDeps);
   auditorRoutes(router, routeDeps);
   if (deps.metricsEndpoint) metricsRoute(router, deps.metricsEndpoint.source, deps.metricsEndpoint.token);
+  openApiRoute(router, {
+    dashboard: deps.dashboard !== undefined && deps.dashboard !== null, metrics: deps.metricsEndpoint !== undefined, batchMaxEvents: deps.ingest.batchMaxEvents,
+  });
   app.use(router.routes());
   app.use(methodNotAllowed);
   return app;

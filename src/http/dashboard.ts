@@ -76,12 +76,14 @@ const readDashboard = (dir: string): Dashboard => {
 /** Paths the API owns: never answered with the dashboard. */
 const isApiPath = (p: string) => p === '/v1' || p.startsWith('/v1/') || p === '/healthz' || p === '/readyz' || p === '/metrics';
 
-/** Serves the dashboard at `/`: its files by path, and index.html for any other GET that asks for
+/** Serves the dashboard at `/`: its files by path, a page of its own at its directory's path
+ *  (`/docs`, the API reference: docs/index.html), and index.html for any other GET that asks for
  *  HTML (the client routes: /projects, /p/…/events), so a shared link opens the right screen.
  *  Without a build, `/` says how to make one. */
 export const dashboardMiddleware = (dashboard: Dashboard | null): Middleware<AppState> => async (ctx, next) => {
   if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || isApiPath(ctx.path)) return next();
-  const exact = dashboard?.files.get(ctx.path);
+  const exact = dashboard?.files.get(ctx.path)
+    ?? (path.extname(ctx.path) === '' ? dashboard?.files.get(`${ctx.path.replace(/\/$/, '')}/index.html`) : undefined);
   const wantsPage = exact === undefined && path.extname(ctx.path) === '' && (ctx.accepts('html') === 'html');
   const file = exact ?? (wantsPage ? dashboard?.files.get('/index.html') : undefined);
   if (file === undefined) {

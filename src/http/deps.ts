@@ -18,6 +18,23 @@ import type { Dashboard } from './dashboard.ts';
 import type { IngestLimits } from '../domain/ingest-limits.ts';
 import type { CheckpointSigner } from '../domain/checkpoint.ts';
 import type { IngestRateLimiter } from './middleware/ingest-rate.ts';
+import type { ChannelTarget } from '../domain/channel.ts';
+import type { Notification } from '../domain/notification.ts';
+
+/** What a provider answered to one try, as `POST /v1/channels/:id/test` shows it. */
+export interface TestAnswer {
+  ok: boolean;
+  /** HTTP status, or the SMTP reply code; null when no answer came. */
+  status: number | null;
+  /** The start of the provider's answer. */
+  response: string | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** Sends one notification to one channel now, once, through the egress policy (the reactor's
+ *  senders, given by src/compose/). */
+export type ChannelTester = (target: ChannelTarget, notification: Notification) => Promise<TestAnswer>;
 
 /** What the HTTP app is given. `draining` is aborted when the server starts its shutdown drain. */
 export interface AppDeps extends BodyReading {
@@ -42,6 +59,8 @@ export interface AppDeps extends BodyReading {
   readonly checkpointKey: Pick<CheckpointSigner, 'keyName' | 'keyId' | 'verifierKey' | 'publicKey' | 'publicKeyPem'>;
   /** Monitor checks on demand connect through it; saved URLs with a denied literal address are refused. */
   readonly egress: EgressPolicy;
+  /** `POST /v1/channels/:id/test`. */
+  readonly testChannel: ChannelTester;
   readonly now: () => Date;
   /** Whether a request would succeed now, and why not. */
   readonly readiness: () => Promise<Readiness>;

@@ -7,6 +7,7 @@ import type { DeliveriesQueries, DeliveriesWriter } from './deliveries/port.ts';
 import type { DerivedSessionsQueries, DerivedSessionsWriter } from './derived-sessions/port.ts';
 import type { MaskingQueries, MaskingWriter } from './masking/port.ts';
 import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
+import type { NotifierQueries, NotifierWriter } from './notifier/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
 import type { StatsQueries, StatsWriter } from './stats/port.ts';
 import type { TreeQueries, TreeWriter } from './tree/port.ts';
@@ -23,6 +24,7 @@ export interface ReadModels {
   readonly monitors: MonitorsQueries;
   readonly channels: ChannelsQueries;
   readonly deliveries: DeliveriesQueries;
+  readonly notifier: NotifierQueries;
   readonly anomalyWindows: AnomalyWindowsQueries;
   readonly anomalies: AnomaliesQueries;
   readonly masking: MaskingQueries;
@@ -36,6 +38,7 @@ export interface ReadModels {
     readonly monitors: ProjectionStore<MonitorsWriter>;
     readonly channels: ProjectionStore<ChannelsWriter>;
     readonly deliveries: ProjectionStore<DeliveriesWriter>;
+    readonly notifier: ProjectionStore<NotifierWriter>;
     readonly anomalyWindows: ProjectionStore<AnomalyWindowsWriter>;
     readonly anomalies: ProjectionStore<AnomaliesWriter>;
     readonly masking: ProjectionStore<MaskingWriter>;

@@ -16,15 +16,17 @@ const webpush: ChannelTarget = {
   type: 'webpush', subscription: { endpoint: 'https://push.example.net/send/abc', keys: { p256dh: 'BPk3y', auth: 'auth-secret' } },
 };
 
+const settings = { name: null, project_scope: 'project' as const, quiet_minutes: 0 };
 const create = (target: ChannelTarget, events: ChannelEvents = ['healthcheck'], active = true): ChannelCommand =>
-  ({ type: 'CreateChannel', ...ids, target, events, active, at: T0 });
+  ({ type: 'CreateChannel', ...ids, target, events, active, ...settings, at: T0 });
 const createdWith = (target: ChannelTarget, events: ChannelEvents = ['healthcheck'], active = true): DomainEvent =>
-  ({ type: 'ChannelCreated', data: { ...ids, target, events, active, created_at: T0 } });
+  ({ type: 'ChannelCreated', data: { ...ids, target, events, active, ...settings, created_at: T0 } });
 const created = createdWith(webpush);
 const createdInactive = createdWith(webpush, ['healthcheck'], false);
 
-const update = (changes: { active?: boolean; events?: ChannelEvents }): ChannelCommand => ({ type: 'UpdateChannel', changes, at: T1 });
-const updated = (changes: { active?: boolean; events?: ChannelEvents }): DomainEvent =>
+type Changes = { active?: boolean; events?: ChannelEvents; name?: string | null; quiet_minutes?: number };
+const update = (changes: Changes): ChannelCommand => ({ type: 'UpdateChannel', changes, at: T1 });
+const updated = (changes: Changes): DomainEvent =>
   ({ type: 'ChannelUpdated', data: { ...ids, changes, updated_at: T1 } });
 const remove: ChannelCommand = { type: 'DeleteChannel', at: T2 };
 const deleted: DomainEvent = { type: 'ChannelDeleted', data: { ...ids, deleted_at: T2 } };
@@ -95,4 +97,32 @@ test('DeactivateChannel of a channel not active gives nothing, never an error', 
 
 test('an update that leaves active out keeps the channel active for deactivation', (t) => {
   spec(t).given([created, updated({ events: ['alert'] })]).when(deactivate).then([deactivated]);
+});
+
+test('UpdateChannel changes the name and the quiet period, and only what differs', (t) => {
+  spec(t).given([created]).when(update({ name: 'Ops Slack', quiet_minutes: 30 })).then([updated({ name: 'Ops Slack', quiet_minutes: 30 })]);
+  spec(t).given([created, updated({ name: 'Ops Slack' })]).when(update({ name: 'Ops Slack', quiet_minutes: 0 })).thenNothing();
+  spec(t).given([created, updated({ name: 'Ops Slack' })]).when(update({ name: null })).then([updated({ name: null })]);
+  spec(t).given([{ type: 'ChannelCreated', data: { ...ids, target: webhook, events: ['healthcheck'], active: true, created_at: T0 } }])
+    .when(update({ quiet_minutes: 0, name: null })).thenNothing();
+});
+
+// ---- DegradeChannel / RecoverChannel: once each, until the other ----
+
+const degrade: ChannelCommand = { type: 'DegradeChannel', failures: 3, reason: '3 deliveries in a row failed; the last: answered 503', at: T1 };
+const degraded: DomainEvent = { type: 'ChannelDegraded', data: { ...ids, failures: 3, reason: '3 deliveries in a row failed; the last: answered 503', degraded_at: T1 } };
+const recover: ChannelCommand = { type: 'RecoverChannel', at: T2 };
+const recovered: DomainEvent = { type: 'ChannelRecovered', data: { ...ids, recovered_at: T2 } };
+
+test('DegradeChannel marks a channel degraded once; RecoverChannel clears it once; a deleted or unknown channel gives nothing', (t) => {
+  spec(t).given([created]).when(degrade).then([degraded]);
+  spec(t).given([created, degraded]).when(degrade).thenNothing();
+  spec(t).given([created, degraded]).when(recover).then([recovered]);
+  spec(t).given([created, degraded, recovered]).when(recover).thenNothing();
+  spec(t).given([created]).when(recover).thenNothing();
+  spec(t).given([created, degraded, recovered]).when(degrade).then([degraded]);
+  for (const given of [[], [created, deleted]]) {
+    spec(t).given(given).when(degrade).thenNothing();
+    spec(t).given(given).when(recover).thenNothing();
+  }
 });

@@ -162,7 +162,7 @@ test('a command deciding nothing appends nothing and returns position null and t
   const stream = channelStream(id);
   await handle({ log }, stream, channelDecider, {
     type: 'CreateChannel', channel_id: id, project_id: randomUUID(), target: { type: 'webhook', url: 'https://hooks.example.com/' },
-    events: ['healthcheck'], active: false, at: at(0),
+    events: ['healthcheck'], active: false, name: null, project_scope: 'project', quiet_minutes: 0, at: at(0),
   }, ctx);
   const head = await log.headPosition();
   // Deactivating a channel that is not active is nothing to do.

@@ -104,7 +104,7 @@ test.serial('watchlog start: the main thread\'s /metrics has the projector threa
   const head = m.value('watchlog_log_head_position');
   t.true(head > 0);
   for (const s of m.find('watchlog_projection_position')) t.is(s.value, head, s.labels.projection);
-  t.is(m.find('watchlog_projection_position').length, 11, 'ten read models and the notification reactor');
+  t.is(m.find('watchlog_projection_position').length, 13, 'twelve read models and the notification reactor');
   t.is(m.value('watchlog_ingest_accepted_total'), 3);
   t.true(m.value('watchlog_log_appended_events_total') >= 3, 'commits on the writer thread are counted on the main thread');
   t.true(m.value('watchlog_monitor_checks_total', { outcome: 'down' }) >= 1);

@@ -66,20 +66,22 @@ export const readModelsContract = (adapter: string, open: () => Promise<OpenedRe
     const b = randomUUID();
     const events = [...Array.from({ length: 30 }, (_, i) => auditEvent(i, a)), ...Array.from({ length: 5 }, (_, i) => auditEvent(100 + i, b))];
     const batches = [events.slice(0, 20), events.slice(20)];
+    let last = '';
     for (const batch of batches) {
       const withPositions = batch.map((e) => ({ e, r: recorded() }));
+      last = withPositions.at(-1)!.r.position;
       await m.stores.auditEvents.commit(withPositions.map((x) => x.r), (r, w) => {
         const found = withPositions.find((x) => x.r === r)!;
         w.record(found.e, r.position);
       });
     }
-    return { a, b, events };
+    return { a, b, events, last };
   };
 
   withModels('audit events: commit moves the checkpoint with the rows; a replayed batch adds nothing', async (t, m) => {
     t.is(await m.stores.auditEvents.checkpoint(), null);
-    const { a, events } = await seed(m);
-    t.is(await m.stores.auditEvents.checkpoint(), String(position));
+    const { a, events, last } = await seed(m);
+    t.is(await m.stores.auditEvents.checkpoint(), last);
     const e = events[0]!;
     const r = recorded();
     await m.stores.auditEvents.commit([r], (_r, w) => w.record(e, r.position));
@@ -538,12 +540,13 @@ export const readModelsContract = (adapter: string, open: () => Promise<OpenedRe
     t.is(await m.monitors.countInProject(project), 0);
   });
 
-  withModels('channels: views without secrets, targets of active opted-in channels, updates and removal; deliveries once per event and channel', async (t, m) => {
+  withModels('channels: views without secrets, targets of active opted-in channels and of channels for all projects, updates and removal', async (t, m) => {
     const project = randomUUID();
-    const ids = [randomUUID(), randomUUID(), randomUUID()];
+    const ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     const view = (id: string, over: Record<string, unknown> = {}) => ({
-      id, project_id: project, type: 'webhook' as const, url: `https://hooks.test/${id}`, has_secret: true, events: ['healthcheck' as const],
-      active: true, deactivated_reason: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', ...over,
+      id, project_id: project, type: 'webhook' as const, name: null, url: `https://hooks.test/${id}`, has_secret: true, settings: {},
+      events: ['healthcheck' as const], project_scope: 'project' as const, quiet_minutes: 0, active: true, deactivated_reason: null,
+      degraded: false, degraded_reason: null, degraded_since: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', ...over,
     });
     const target = (id: string) => ({ type: 'webhook' as const, url: `https://hooks.test/${id}`, secret: 'shh-secret' });
     const first = recorded();
@@ -551,35 +554,130 @@ export const readModelsContract = (adapter: string, open: () => Promise<OpenedRe
       w.created(view(ids[0]!), target(ids[0]!));
       w.created(view(ids[1]!, { events: ['alert'], created_at: '2026-01-01T12:00:00.000Z' }), target(ids[1]!));
       w.created(view(ids[2]!, { created_at: '2026-01-02T00:00:00.000Z' }), target(ids[2]!));
+      w.created(view(ids[3]!, { project_id: randomUUID(), project_scope: 'all', created_at: '2026-01-03T00:00:00.000Z' }), target(ids[3]!));
     });
     await apply();
     await apply();
-    t.deepEqual((await m.channels.list({ all: true }, project)).map((c) => c.id), ids);
+    const idsOf = (rows: Array<{ id: string }>) => rows.map((r) => r.id);
+    t.deepEqual(idsOf(await m.channels.list({ all: true }, project)), ids.slice(0, 3));
     t.false(JSON.stringify(await m.channels.list({ all: true })).includes('shh-secret'));
-    t.deepEqual((await m.channels.targets(project, 'healthcheck')).map((c) => c.id), [ids[0], ids[2]]);
+    t.deepEqual(idsOf(await m.channels.targets(project, 'healthcheck')), [ids[0], ids[2], ids[3]]);
     t.deepEqual((await m.channels.targets(project, 'healthcheck'))[0]!.target, target(ids[0]!));
-    t.deepEqual((await m.channels.targets(project, 'alert')).map((c) => c.id), [ids[1]]);
+    t.deepEqual(idsOf(await m.channels.targets(randomUUID(), 'healthcheck')), [ids[3]], 'a channel for all projects is every project\'s');
+    t.deepEqual(idsOf(await m.channels.targets(project, 'alert')), [ids[1]]);
     t.is(await m.channels.get(ids[0]!, { all: false, projectIds: [randomUUID()] }), null);
+    const owner = (await m.channels.get(ids[3]!, { all: true }))!.project_id;
+    t.is(await m.channels.get(ids[3]!, { all: false, projectIds: [owner] }), null, 'a channel for all projects is an admin\'s');
+    t.deepEqual(await m.channels.list({ all: false, projectIds: [owner] }), []);
+    t.deepEqual((await m.channels.target(ids[1]!))?.target, target(ids[1]!));
 
     const second = recorded();
     await m.stores.channels.commit([second], (_r, w) => {
       w.deactivated(ids[0]!, 'push subscription gone (410)', '2026-01-03T00:00:00.000Z');
+      w.degraded(ids[1]!, '3 deliveries in a row failed', '2026-01-03T00:00:01.000Z');
       w.deleted(ids[2]!);
+      w.deleted(ids[3]!);
     });
     t.like(await m.channels.get(ids[0]!, { all: true }), { active: false, deactivated_reason: 'push subscription gone (410)' });
+    t.like(await m.channels.get(ids[1]!, { all: true }), { degraded: true, degraded_reason: '3 deliveries in a row failed', degraded_since: '2026-01-03T00:00:01.000Z' });
     t.deepEqual(await m.channels.targets(project, 'healthcheck'), []);
+    t.is(await m.channels.target(ids[2]!), null);
     const third = recorded();
-    await m.stores.channels.commit([third], (_r, w) => w.updated(ids[0]!, { active: true, events: ['healthcheck', 'alert'] }, '2026-01-04T00:00:00.000Z'));
-    t.like(await m.channels.get(ids[0]!, { all: true }), { active: true, deactivated_reason: null, events: ['healthcheck', 'alert'], updated_at: '2026-01-04T00:00:00.000Z' });
+    await m.stores.channels.commit([third], (_r, w) => {
+      w.updated(ids[0]!, { active: true, events: ['healthcheck', 'alert'], name: 'ops', quiet_minutes: 15 }, '2026-01-04T00:00:00.000Z');
+      w.recovered(ids[1]!);
+    });
+    t.like(await m.channels.get(ids[0]!, { all: true }), {
+      active: true, deactivated_reason: null, events: ['healthcheck', 'alert'], name: 'ops', quiet_minutes: 15, updated_at: '2026-01-04T00:00:00.000Z',
+    });
+    t.like(await m.channels.get(ids[1]!, { all: true }), { degraded: false, degraded_reason: null, degraded_since: null });
     t.is(await m.channels.get(ids[2]!, { all: true }), null);
+  });
 
-    const event = randomUUID();
-    const d = { event_id: event, channel_id: ids[0]!, ok: true, attempts: 1, detail: null, at: '2026-01-04T00:00:01.000Z' };
-    const delivery = recorded();
-    await m.stores.deliveries.commit([delivery], (_r, w) => { w.recorded(d); w.recorded({ ...d, ok: false }); });
-    t.deepEqual(await m.deliveries.forEvent(event), [d]);
-    t.deepEqual(await m.deliveries.handled(event), new Set([ids[0]]));
-    t.is(await m.stores.deliveries.checkpoint(), delivery.position);
+  withModels('delivery log: created once, tries by number, status changes; by channel (paged, newest first, by status), by event, scoped', async (t, m) => {
+    const [project, other, channel, event] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const delivery = (i: number, over: Record<string, unknown> = {}) => ({
+      id: randomUUID(), channel_id: channel, channel_type: 'slack' as const, project_id: project, event_id: i === 0 ? event : randomUUID(),
+      event_type: 'monitor.down' as const, title: `m${i} is DOWN`, status: 'pending' as const, reason: null, attempts: [],
+      created_at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), updated_at: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), ...over,
+    });
+    const rows = [0, 1, 2, 3].map((i) => delivery(i));
+    const foreign = delivery(4, { project_id: other });
+    const skipped = delivery(5, { status: 'skipped', reason: 'not sent: within the quiet period' });
+    const batch = recorded();
+    const apply = () => m.stores.deliveries.commit([batch], (_r, w) => {
+      for (const d of [...rows, foreign, skipped]) w.created(d);
+      w.created({ ...rows[0]!, title: 'changed' });
+    });
+    await apply();
+    await apply();
+    const attempt = (n: number, outcome: 'delivered' | 'failed', at: string) => ({
+      attempt: n, at, outcome, status: outcome === 'failed' ? 503 : 200, error: outcome === 'failed' ? 'answered 503' : null, response: 'ok', duration_ms: 7,
+    });
+    const tries = recorded();
+    await m.stores.deliveries.commit([tries], (_r, w) => {
+      w.attempted(rows[0]!.id, attempt(1, 'failed', '2026-01-01T01:00:00.000Z'), 'pending');
+      w.attempted(rows[0]!.id, attempt(2, 'failed', '2026-01-01T01:00:01.000Z'), 'failed');
+      w.attempted(rows[1]!.id, attempt(1, 'delivered', '2026-01-01T01:00:02.000Z'), 'delivered');
+      w.statusChanged(rows[2]!.id, 'cancelled', 'channel deleted', '2026-01-01T01:00:03.000Z');
+    });
+    const got = await m.deliveries.get(rows[0]!.id, { all: true });
+    t.like(got, { title: 'm0 is DOWN', status: 'failed', updated_at: '2026-01-01T01:00:01.000Z' });
+    t.deepEqual(got!.attempts, [attempt(1, 'failed', '2026-01-01T01:00:00.000Z'), attempt(2, 'failed', '2026-01-01T01:00:01.000Z')]);
+    const retry = recorded();
+    await m.stores.deliveries.commit([retry], (_r, w) => {
+      w.statusChanged(rows[0]!.id, 'pending', null, '2026-01-01T02:00:00.000Z');
+      w.attempted(rows[0]!.id, attempt(3, 'delivered', '2026-01-01T02:00:01.000Z'), 'delivered');
+    });
+    t.like(await m.deliveries.get(rows[0]!.id, { all: true }), { status: 'delivered', reason: null });
+    t.is((await m.deliveries.get(rows[0]!.id, { all: true }))!.attempts.length, 3);
+
+    const all = await m.deliveries.forChannel(channel, { page: 1, limit: 10 }, { all: true });
+    t.deepEqual(all.data.map((d) => d.id), [skipped, foreign, ...[...rows].reverse()].map((d) => d.id));
+    t.deepEqual(all.pagination, { page: 1, limit: 10, totalItems: 6, totalPage: 1 });
+    const scoped = await m.deliveries.forChannel(channel, { page: 2, limit: 2 }, { all: false, projectIds: [project] });
+    t.deepEqual(scoped.data.map((d) => d.id), [rows[2]!.id, rows[1]!.id]);
+    t.deepEqual(scoped.pagination, { page: 2, limit: 2, totalItems: 5, totalPage: 3 });
+    t.deepEqual((await m.deliveries.forChannel(channel, { page: 1, limit: 10, status: 'cancelled' }, { all: true })).data.map((d) => d.id), [rows[2]!.id]);
+    t.deepEqual((await m.deliveries.forChannel(channel, { page: 1, limit: 10 }, { all: false, projectIds: [] })).data, []);
+    t.deepEqual((await m.deliveries.forEvent(event, { all: true })).map((d) => d.id), [rows[0]!.id]);
+    t.deepEqual(await m.deliveries.forEvent(event, { all: false, projectIds: [other] }), []);
+    t.is(await m.deliveries.get(foreign.id, { all: false, projectIds: [project] }), null);
+  });
+
+  withModels('notification reactor state: queued in order, settled, queued again; last DOWN sent per channel and monitor; failures in a row', async (t, m) => {
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const [ch1, ch2, monitor] = [randomUUID(), randomUUID(), randomUUID()];
+    const first = recorded();
+    const second = recorded();
+    await m.stores.notifier.commit([first, second], (r, w) => {
+      if (r === first) {
+        w.queued({ delivery_id: a, channel_id: ch1 }, r.position);
+        w.queued({ delivery_id: b, channel_id: ch2 }, r.position);
+        w.downSent(ch1, monitor, '2026-01-01T00:00:00.000Z');
+        w.failuresInARow(ch1, 2);
+      } else {
+        w.queued({ delivery_id: c, channel_id: ch1 }, r.position);
+        w.queued({ delivery_id: a, channel_id: ch1 }, r.position);
+        w.settled(b);
+        w.downSent(ch1, monitor, '2026-01-01T00:10:00.000Z');
+        w.failuresInARow(ch1, 3);
+      }
+    });
+    t.deepEqual(await m.notifier.pending(), [{ delivery_id: a, channel_id: ch1 }, { delivery_id: c, channel_id: ch1 }]);
+    t.is(await m.notifier.lastDownSent(ch1, monitor), '2026-01-01T00:10:00.000Z');
+    t.is(await m.notifier.lastDownSent(ch2, monitor), null);
+    t.is(await m.notifier.failuresInARow(ch1), 3);
+    t.is(await m.notifier.failuresInARow(ch2), 0);
+    const third = recorded();
+    await m.stores.notifier.commit([third], (r, w) => {
+      w.settled(a);
+      w.queued({ delivery_id: b, channel_id: ch2 }, r.position);
+      w.failuresInARow(ch1, 0);
+    });
+    t.deepEqual(await m.notifier.pending(), [{ delivery_id: c, channel_id: ch1 }, { delivery_id: b, channel_id: ch2 }]);
+    t.is(await m.notifier.failuresInARow(ch1), 0);
+    t.is(await m.stores.notifier.checkpoint(), third.position);
   });
 
   withModels('stats buckets for the anomaly scan: a project\'s per-minute baselines, and every service\'s activity since a time', async (t, m) => {

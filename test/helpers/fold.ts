@@ -27,7 +27,10 @@ const streamOf = (e: DomainEvent): string => {
     case 'CheckRecorded': return streams.checksStream(e.data.monitor_id);
     case 'MonitorCreated': case 'MonitorUpdated': case 'MonitorDeleted': case 'MonitorStatusEstablished':
     case 'MonitorWentDown': case 'MonitorCameUp': return streams.monitorStream(e.data.monitor_id);
-    case 'ChannelCreated': case 'ChannelUpdated': case 'ChannelDeleted': case 'ChannelDeactivated': return streams.channelStream(e.data.channel_id);
+    case 'ChannelCreated': case 'ChannelUpdated': case 'ChannelDeleted': case 'ChannelDeactivated': case 'ChannelDegraded':
+    case 'ChannelRecovered': return streams.channelStream(e.data.channel_id);
+    case 'DeliveryScheduled': case 'DeliverySkipped': case 'DeliveryAttempted': case 'DeliveryRetryRequested':
+    case 'DeliveryCancelled': return streams.deliveryStream(e.data.delivery_id);
     case 'AnomalyDetected': case 'AnomalyCleared': case 'AnomalySettingsUpdated': return streams.anomaliesStream(e.data.project_id);
     case 'CheckpointSigned': return streams.checkpointsStream(e.data.project_id);
   }
@@ -167,6 +170,13 @@ export type ProjectionTest = ReturnType<typeof projectionTests>;
 export const oneOfEveryType = (projectId: string): DomainEvent[] => {
   const at = '2026-01-01T00:00:00.000Z';
   const [monitor, channel, alert] = [randomUUID(), randomUUID(), randomUUID()];
+  const delivery = {
+    delivery_id: randomUUID(), channel_id: channel, channel_type: 'webhook' as const, project_id: projectId, event_id: alert,
+    notification: {
+      id: alert, type: 'anomaly.detected' as const, project_id: projectId, rule: 'brute_force' as const, service_name: 'sample',
+      environment: 'production', subject: 'sample', details: { count: 10 }, timestamp: at,
+    },
+  };
   const samples: { [K in EventType]: EventData<K> } = {
     ProjectCreated: { project_id: projectId, name: 'sample', created_at: at },
     ApiKeyIssued: { project_id: projectId, key_id: randomUUID(), name: 'sample', prefix: 'wl_sampl', key_hash: 'f'.repeat(64), issued_at: at },
@@ -207,6 +217,16 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
     ChannelUpdated: { channel_id: channel, project_id: projectId, changes: { active: false }, updated_at: at },
     ChannelDeleted: { channel_id: channel, project_id: projectId, deleted_at: at },
     ChannelDeactivated: { channel_id: channel, project_id: projectId, reason: 'sample', deactivated_at: at },
+    ChannelDegraded: { channel_id: channel, project_id: projectId, failures: 3, reason: 'sample', degraded_at: at },
+    ChannelRecovered: { channel_id: channel, project_id: projectId, recovered_at: at },
+    DeliveryScheduled: { ...delivery, scheduled_at: at },
+    DeliverySkipped: { ...delivery, reason: 'quiet_period', detail: 'sample', skipped_at: at },
+    DeliveryAttempted: {
+      delivery_id: delivery.delivery_id, channel_id: channel, project_id: projectId, attempt: 1, outcome: 'failed', final: false, status: 503,
+      error: 'answered 503', response: null, duration_ms: 5, attempted_at: at,
+    },
+    DeliveryRetryRequested: { delivery_id: delivery.delivery_id, channel_id: channel, project_id: projectId, requested_at: at },
+    DeliveryCancelled: { delivery_id: delivery.delivery_id, channel_id: channel, project_id: projectId, reason: 'sample', cancelled_at: at },
     AnomalyDetected: {
       alert_id: alert, project_id: projectId, rule: 'brute_force', subject: 'sample', service_name: 'sample', environment: 'production',
       detected_at: at, details: { count: 10 },

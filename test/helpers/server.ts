@@ -9,7 +9,7 @@ import { startTarget } from './target.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
 import { ProjectorThread } from '../../src/compose/projector-host.ts';
-import { startProjectors, type Projectors } from '../../src/compose/projectors.ts';
+import { startProjectors, type Projectors, type ProjectorsConfig } from '../../src/compose/projectors.ts';
 import { checkpointsOf, httpServerFor } from '../../src/compose/roles.ts';
 import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
 import { startWorkerJobs } from '../../src/compose/worker-jobs.ts';
@@ -63,8 +63,9 @@ export interface TestServerOptions {
   /** The anomaly scan's clock, when it should differ from the service clock: a test can ingest a
    *  burst before letting the scan see its time. */
   scanNow?: () => Date;
-  /** Also run the notification reactor (short retry delays). */
+  /** Also run the notification reactor (3 tries, short backoff, 2 s a try, unless `notifier` says otherwise). */
   notifications?: boolean;
+  notifier?: ProjectorsConfig['notifier'];
   /** The server's logger (default: silent), for a test that reads what is logged. */
   logger?: Logger;
   /** Project on a thread of its own, as `watchlog start` does (a fault test can kill it). */
@@ -99,7 +100,7 @@ export const serverWithTarget = async (t: ExecutionContext, options: TestServerO
 
 export const startTestServer = async ({
   env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, anomalyScanMs = 300, scanNow = now, notifications = false,
-  logger = pino({ level: 'silent' }), projectorThread: onThread = false, processMetrics = false, checkpoints: withCheckpoints = false,
+  logger = pino({ level: 'silent' }), projectorThread: onThread = false, processMetrics = false, checkpoints: withCheckpoints = false, notifier = {},
 }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
     WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
@@ -112,16 +113,16 @@ export const startTestServer = async ({
   const telemetry = createTelemetry({ role: 'start', version: 'test', logger, defaultMetrics: processMetrics, clock: now });
   const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT, observer: telemetry });
   watchRuntime(telemetry, runtime, { projections: true, notifications });
-  const retries = { maxAttempts: 3, retryBaseMs: 20 };
   const thread = onThread ? new ProjectorThread({
     dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
     logLevel: 'silent', leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: config.egress,
+    ...config.notifications,
     ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
   }, runtime.log, runtime.readModels.leases, logger, telemetry) : null;
   thread?.start();
   const projectors: Projectors | null = thread ? null : startProjectors(runtime, logger, {
     leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: runtime.egress, notifications,
-    notifier: { webhook: { ...retries, timeoutMs: 2000 }, push: retries }, metrics: telemetry,
+    ...config.notifications, notifier: { retry: { attempts: 3, minTimeoutMs: 20, maxTimeoutMs: 200 }, timeoutMs: 2000, ...notifier }, metrics: telemetry,
     ...(notifications ? { liveBatchDelayMs: 5 } : {}),
     ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
   });

@@ -69,12 +69,13 @@ test('scheduled checks: the monitor goes DOWN with the policy text in its histor
 
   // The transition's deliveries: recorded as not delivered, with the policy's text, one attempt each.
   const deliveries = await eventually(async () => {
-    const found = await server.runtime.readModels.deliveries.forEvent(event.id);
-    return found.length === 2 ? found : undefined;
+    const found = await server.runtime.readModels.deliveries.forEvent(event.id, { all: true });
+    return found.length === 2 && found.every((d) => d.status === 'failed') ? found : undefined;
   }, 10_000);
   for (const d of deliveries) {
-    t.like(d, { ok: false, attempts: 1 });
-    t.regex(d.detail ?? '', BLOCKED);
+    t.is(d.attempts.length, 1);
+    t.like(d.attempts[0], { outcome: 'failed', status: null });
+    t.regex(d.attempts[0]!.error ?? '', BLOCKED);
   }
   t.deepEqual(deliveries.map((d) => d.channel_id).sort(), [webhook.body.id, push.body.id].sort());
   t.is((await api(server.url, 'GET', `/v1/channels/${push.body.id}`, { token })).body.active, true, 'a refused push endpoint is not "gone"');

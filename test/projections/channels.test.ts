@@ -28,14 +28,17 @@ const deleted = (channel_id: string, minute: number): DomainEvent =>
   ({ type: 'ChannelDeleted', data: { channel_id, project_id: P, deleted_at: at(minute) } });
 
 const view = (id: string, over: Partial<ChannelView> & Pick<ChannelView, 'type' | 'url' | 'events'>): ChannelView => ({
-  id, project_id: P, has_secret: false, active: true, deactivated_reason: null, created_at: at(0), updated_at: at(0), ...over,
+  id, project_id: P, name: null, has_secret: false, settings: {}, project_scope: 'project', quiet_minutes: 0, active: true, deactivated_reason: null,
+  degraded: false, degraded_reason: null, degraded_since: null, created_at: at(0), updated_at: at(0), ...over,
 });
+
+const targets = (rows: Array<{ id: string; target: ChannelTarget }>) => rows.map(({ id, target }) => ({ id, target }));
 
 const read = async (m: ReadModels) => ({
   list: await m.channels.list({ all: true }),
-  healthcheck: await m.channels.targets(P, 'healthcheck'),
-  alert: await m.channels.targets(P, 'alert'),
-  otherProject: await m.channels.targets(Q, 'healthcheck'),
+  healthcheck: targets(await m.channels.targets(P, 'healthcheck')),
+  alert: targets(await m.channels.targets(P, 'alert')),
+  otherProject: targets(await m.channels.targets(Q, 'healthcheck')),
 });
 
 scenarioTests(it, {
@@ -77,7 +80,7 @@ it('views never show a webhook secret or push keys; only the delivery targets ca
     await f.models.channels.get(OPS, { all: true }), await f.models.channels.get(PUSH, { all: true }),
   ]);
   for (const secret of [SECRET, KEYS.p256dh, KEYS.auth]) t.false(views.includes(secret), `${secret} is in a view`);
-  t.deepEqual(await f.models.channels.targets(P, 'healthcheck'), [{ id: OPS, target: ops }, { id: PUSH, target: push }]);
+  t.deepEqual(targets(await f.models.channels.targets(P, 'healthcheck')), [{ id: OPS, target: ops }, { id: PUSH, target: push }]);
 });
 
 it('a deactivated channel keeps its reason through other updates; switching it back on clears it', async (t, f) => {
@@ -85,5 +88,34 @@ it('a deactivated channel keeps its reason through other updates; switching it b
   t.like(await f.models.channels.get(PUSH, { all: true }), { active: false, deactivated_reason: 'push subscription gone (410)', events: ['alert'], updated_at: at(2) });
   await f.fold([updated(PUSH, { active: true }, 3)]);
   t.like(await f.models.channels.get(PUSH, { all: true }), { active: true, deactivated_reason: null, events: ['alert'], updated_at: at(3) });
-  t.deepEqual(await f.models.channels.targets(P, 'alert'), [{ id: PUSH, target: push }]);
+  t.deepEqual(targets(await f.models.channels.targets(P, 'alert')), [{ id: PUSH, target: push }]);
+});
+
+const ALL = 'd3be9a6c-e7f8-4a1b-8a8b-9c0d1e2f3a06';
+const slack: ChannelTarget = { type: 'slack', url: 'https://hooks.slack.com/services/T0/B0/sl4ck-t0ken' };
+
+it('a channel for all projects is a target of every project, and only admins see it', async (t, f) => {
+  await f.fold([
+    created(OPS, ops, ['healthcheck'], true, 0),
+    { type: 'ChannelCreated', data: { channel_id: ALL, project_id: P, target: slack, events: ['healthcheck'], active: true, name: 'ops', project_scope: 'all', quiet_minutes: 10, created_at: at(1) } },
+  ]);
+  t.deepEqual((await f.models.channels.targets(P, 'healthcheck')).map((r) => r.id), [OPS, ALL]);
+  t.deepEqual((await f.models.channels.targets(Q, 'healthcheck')).map((r) => r.id), [ALL]);
+  t.like(await f.models.channels.get(ALL, { all: true }), {
+    type: 'slack', name: 'ops', url: 'https://hooks.slack.com/…', has_secret: true, project_scope: 'all', quiet_minutes: 10,
+  });
+  t.is(await f.models.channels.get(ALL, { all: false, projectIds: [P] }), null);
+  t.deepEqual((await f.models.channels.list({ all: false, projectIds: [P] })).map((c) => c.id), [OPS]);
+  t.false(JSON.stringify(await f.models.channels.list({ all: true })).includes('sl4ck-t0ken'), 'a chat webhook\'s token is never shown');
+  t.deepEqual((await f.models.channels.target(ALL))?.target, slack);
+});
+
+it('degraded and recovered: the reason and since, cleared on recovery', async (t, f) => {
+  await f.fold([
+    created(OPS, ops, ['healthcheck'], true, 0),
+    { type: 'ChannelDegraded', data: { channel_id: OPS, project_id: P, failures: 3, reason: '3 deliveries in a row failed', degraded_at: at(4) } },
+  ]);
+  t.like(await f.models.channels.get(OPS, { all: true }), { degraded: true, degraded_reason: '3 deliveries in a row failed', degraded_since: at(4), updated_at: at(0) });
+  await f.fold([{ type: 'ChannelRecovered', data: { channel_id: OPS, project_id: P, recovered_at: at(5) } }]);
+  t.like(await f.models.channels.get(OPS, { all: true }), { degraded: false, degraded_reason: null, degraded_since: null });
 });

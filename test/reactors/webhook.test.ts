@@ -1,8 +1,8 @@
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { retryDelayMs, transitionNotification, verifySignature } from '../../src/domain/notification.ts';
-import { deliverWebhook } from '../../src/reactors/notifications/webhook.ts';
+import { transitionNotification, verifySignature } from '../../src/domain/notification.ts';
+import { sendWebhook } from '../../src/reactors/notifications/webhook.ts';
 import { egressPolicy } from '../../src/checks/egress.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startTarget } from '../helpers/target.ts';
@@ -19,7 +19,7 @@ const receiver = async (statuses: number[]) => {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       received.push({ headers: req.headers, body });
-      res.writeHead(statuses[received.length - 1] ?? 200).end();
+      res.writeHead(statuses[received.length - 1] ?? 200).end(statuses[received.length - 1] === 410 ? 'gone for good' : '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -33,68 +33,60 @@ const down = transitionNotification('evt-1', {
     went_down_at: '2026-11-23T10:00:00.000Z', response_ms: 31, error: 'expected status 200, received 503', status_code: 503,
   },
 });
-const noSleep = async () => undefined;
+const options = { egress, timeoutMs: 2000 };
+const LINK = 'https://watchlog.example.com/p/p1/monitors?open=m1';
 
-test('a signed JSON POST the receiver can verify with the shared secret', async (t) => {
+test('a signed JSON POST the receiver can verify with the shared secret, with the dashboard link', async (t) => {
   const hook = await receiver([204]);
   t.teardown(() => hook.close());
-  const outcome = await deliverWebhook({ url: hook.url, secret: 's3cret' }, down, { egress, sleep: noSleep });
-  t.deepEqual(outcome, { ok: true, attempts: 1, status: 204 });
+  const answer = await sendWebhook({ url: hook.url, secret: 's3cret' }, down, LINK, options);
+  t.deepEqual(answer, { ok: true, retryable: false, status: 204, error: null, response: null });
   const [got] = hook.received;
   t.true(verifySignature('s3cret', got!.body, got!.headers['x-watchlog-signature'] as string));
   t.false(verifySignature('other', got!.body, got!.headers['x-watchlog-signature'] as string));
   t.false(verifySignature('s3cret', got!.body.replace('503', '500'), got!.headers['x-watchlog-signature'] as string));
   t.is(got!.headers['content-type'], 'application/json');
   t.is(got!.headers['x-watchlog-delivery'], 'evt-1');
+  t.is(got!.headers['x-watchlog-event'], 'monitor.down');
   t.deepEqual(JSON.parse(got!.body), {
     id: 'evt-1', type: 'monitor.down', project_id: 'p1', monitor: { id: 'm1', name: 'orders', url: 'http://orders.test/health' },
     status: 'DOWN', status_code: 503, response_ms: 31, error: 'expected status 200, received 503', downtime_seconds: null,
-    timestamp: '2026-11-23T10:00:00.000Z',
+    timestamp: '2026-11-23T10:00:00.000Z', dashboard_url: LINK,
   });
 });
 
-test('without a secret there is no signature header', async (t) => {
+test('without a secret there is no signature header; without a public URL the link is null', async (t) => {
   const hook = await receiver([200]);
   t.teardown(() => hook.close());
-  t.true((await deliverWebhook({ url: hook.url }, down, { egress, sleep: noSleep })).ok);
+  t.true((await sendWebhook({ url: hook.url }, down, null, options)).ok);
   t.is(hook.received[0]!.headers['x-watchlog-signature'], undefined);
+  t.is((JSON.parse(hook.received[0]!.body) as { dashboard_url: unknown }).dashboard_url, null);
 });
 
-test('5xx and 429 are retried with backoff, the same delivery id each time; other 4xx give up at once', async (t) => {
-  const flaky = await receiver([503, 429, 200]);
-  t.teardown(() => flaky.close());
-  const waits: number[] = [];
-  const outcome = await deliverWebhook({ url: flaky.url, secret: 'k' }, down, { egress, sleep: async (ms) => { waits.push(ms); } });
-  t.deepEqual(outcome, { ok: true, attempts: 3, status: 200 });
-  t.deepEqual(waits, [500, 1000]);
-  t.deepEqual(new Set(flaky.received.map((r) => r.headers['x-watchlog-delivery'])), new Set(['evt-1']));
-
-  const refusing = await receiver([410]);
-  t.teardown(() => refusing.close());
-  t.like(await deliverWebhook({ url: refusing.url }, down, { egress, sleep: noSleep }), { ok: false, attempts: 1, status: 410 });
+test('5xx and 429 may pass on a later try; other 4xx will not; the answer\'s body is kept', async (t) => {
+  const hook = await receiver([503, 429, 410]);
+  t.teardown(() => hook.close());
+  t.like(await sendWebhook({ url: hook.url }, down, null, options), { ok: false, retryable: true, status: 503, error: 'answered 503' });
+  t.like(await sendWebhook({ url: hook.url }, down, null, options), { ok: false, retryable: true, status: 429 });
+  t.like(await sendWebhook({ url: hook.url }, down, null, options), { ok: false, retryable: false, status: 410, response: 'gone for good' });
 });
 
-test('a closed port is retried up to the limit, then reported', async (t) => {
+test('a closed port is an error that may pass later', async (t) => {
   const port = await freePort();
-  const outcome = await deliverWebhook({ url: `http://127.0.0.1:${port}/` }, down, { egress, sleep: noSleep, maxAttempts: 3 });
-  t.false(outcome.ok);
-  t.is(outcome.attempts, 3);
-  t.regex(outcome.error ?? '', /ECONNREFUSED/);
-  t.deepEqual([1, 2, 3, 4, 8, 9].map((a) => retryDelayMs(a)), [500, 1000, 2000, 4000, 30_000, 30_000]);
+  const answer = await sendWebhook({ url: `http://127.0.0.1:${port}/` }, down, null, options);
+  t.like(answer, { ok: false, retryable: true, status: null });
+  t.regex(answer.error ?? '', /ECONNREFUSED/);
 });
 
-test('a webhook the egress policy refuses is not delivered, not retried, and never connected to', async (t) => {
+test('a webhook the egress policy refuses is not delivered, final, and never connected to', async (t) => {
   const target = await startTarget(200);
   t.teardown(() => target.close());
   const port = new URL(target.url).port;
   const denied = egressPolicy(loadConfig({ WATCHLOG_EGRESS_DENY: '127.0.0.0/8,::1/128' }).egress);
-  const waits: number[] = [];
   for (const url of [`http://localhost:${port}/hook`, `http://127.0.0.1:${port}/hook`, `http://[::ffff:127.0.0.1]:${port}/hook`]) {
-    const outcome = await deliverWebhook({ url, secret: 'k' }, down, { egress: denied, maxAttempts: 3, sleep: async (ms) => { waits.push(ms); } });
-    t.false(outcome.ok, url);
-    t.is(outcome.attempts, 1, url);
-    t.regex(outcome.error ?? '', /^blocked by egress policy \((127\.0\.0\.1 is in 127\.0\.0\.0\/8|::1 is in ::1)\)$/, url);
+    const answer = await sendWebhook({ url, secret: 'k' }, down, null, { egress: denied, timeoutMs: 2000 });
+    t.like(answer, { ok: false, retryable: false, status: null }, url);
+    t.regex(answer.error ?? '', /^blocked by egress policy \((127\.0\.0\.1 is in 127\.0\.0\.0\/8|::1 is in ::1)\)$/, url);
   }
-  t.deepEqual(waits, [], 'no backoff: retrying cannot help');
   t.is(target.connections, 0);
 });

@@ -5,7 +5,7 @@ import { egressPolicy } from '../../src/checks/egress.ts';
 import { loadConfig } from '../../src/config.ts';
 import { transitionNotification } from '../../src/domain/notification.ts';
 import { loadOrCreateVapidKeys } from '../../src/compose/secrets.ts';
-import { deliverWebPush } from '../../src/reactors/notifications/webpush.ts';
+import { sendWebPush } from '../../src/reactors/notifications/webpush.ts';
 import { pushService } from '../helpers/push-service.ts';
 import { defaultEgress as egress } from '../helpers/egress.ts';
 import { tempDir } from '../helpers/server.ts';
@@ -39,18 +39,18 @@ test('a notification reaches the push service encrypted and is decrypted there; 
   const { data } = JSON.parse(subscribed.body) as { data: { endpoint: string; keys: { p256dh: string; auth: string }; clientHash: string } };
   const subscription = { endpoint: data.endpoint, keys: data.keys };
 
-  const outcome = await deliverWebPush(subscription, up, keys, { subject: 'mailto:ops@example.com', egress, sleep: async () => undefined });
-  t.like(outcome, { ok: true, attempts: 1, status: 201, gone: false }, outcome.error);
+  const outcome = await sendWebPush(subscription, up, keys, 'mailto:ops@example.com', { egress, timeoutMs: 2000 });
+  t.like(outcome, { ok: true, status: 201, gone: false }, outcome.error ?? undefined);
   const received = JSON.parse((await service.post('/get-notifications', { clientHash: data.clientHash })).body) as { data: { messages: string[] } };
   t.is(received.data.messages.length, 1);
   t.deepEqual(JSON.parse(received.data.messages[0]!), JSON.parse(JSON.stringify(up)));
 
   await service.post(`/expire-subscription/${data.clientHash}`, {});
-  const gone = await deliverWebPush(subscription, up, keys, { subject: 'mailto:ops@example.com', egress, sleep: async () => undefined });
-  t.like(gone, { ok: false, attempts: 1, status: 410, gone: true });
+  const gone = await sendWebPush(subscription, up, keys, 'mailto:ops@example.com', { egress, timeoutMs: 2000 });
+  t.like(gone, { ok: false, retryable: false, status: 410, gone: true });
 });
 
-test('a push endpoint the egress policy refuses is not delivered, not retried, not gone, and never connected to', async (t) => {
+test('a push endpoint the egress policy refuses is not delivered, final, not gone, and never connected to', async (t) => {
   const target = await startTarget(201);
   t.teardown(() => target.close());
   const port = new URL(target.url).port;
@@ -63,13 +63,11 @@ test('a push endpoint the egress policy refuses is not delivered, not retried, n
     keys: { p256dh: browser.generateKeys().toString('base64url'), auth: randomBytes(16).toString('base64url') },
   };
   const denied = egressPolicy(loadConfig({ WATCHLOG_EGRESS_DENY: '127.0.0.0/8,::1/128' }).egress);
-  const waits: number[] = [];
-  const outcome = await deliverWebPush(subscription, up, keys, { subject: 'mailto:ops@example.com', egress: denied, maxAttempts: 3, sleep: async (ms) => { waits.push(ms); } });
-  t.like(outcome, { ok: false, attempts: 1, gone: false });
+  const outcome = await sendWebPush(subscription, up, keys, 'mailto:ops@example.com', { egress: denied, timeoutMs: 2000 });
+  t.like(outcome, { ok: false, retryable: false, gone: false });
   t.regex(outcome.error ?? '', /^blocked by egress policy \((127\.0\.0\.1 is in 127\.0\.0\.0\/8|::1 is in ::1)\)$/);
-  t.deepEqual(waits, []);
   t.is(target.connections, 0);
   // The same endpoint under the default rules is reached.
-  t.like(await deliverWebPush(subscription, up, keys, { subject: 'mailto:ops@example.com', egress, sleep: async () => undefined }), { ok: true, status: 201 });
+  t.like(await sendWebPush(subscription, up, keys, 'mailto:ops@example.com', { egress, timeoutMs: 2000 }), { ok: true, status: 201 });
   t.is(target.connections, 1);
 });

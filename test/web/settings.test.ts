@@ -65,14 +65,14 @@ test('channels and masking: a webhook added through the form (its error at the f
   const { page, errors } = await openTab(t, server.url);
   await signIn(page, ADMIN, `/p/${projectId}/settings?tab=channels`);
   await page.getByText(/No channel yet/).waitFor();
-  const form = page.getByRole('form', { name: 'New webhook' });
+  const form = page.getByRole('form', { name: 'New channel' });
   await form.getByLabel('URL').fill('not a url');
-  await form.getByRole('button', { name: 'Add webhook' }).click();
-  await form.locator('#hook-url-error').waitFor();
+  await form.getByRole('button', { name: 'Add channel' }).click();
+  await form.locator('#ch-url-error').waitFor();
   await form.getByLabel('URL').fill('http://127.0.0.1:9/hook');
   await form.getByLabel('Secret (optional)').fill('a webhook secret');
   await form.getByLabel('anomaly alerts').check();
-  await form.getByRole('button', { name: 'Add webhook' }).click();
+  await form.getByRole('button', { name: 'Add channel' }).click();
   const row = page.getByRole('table', { name: 'Notification channels' }).getByRole('row').filter({ hasText: 'http://127.0.0.1:9/hook' });
   await row.waitFor();
   t.regex(await row.innerText(), /Webhook \(signed\)[\s\S]*monitor DOWN and UP, anomaly alerts[\s\S]*Active/);

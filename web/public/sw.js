@@ -1,5 +1,5 @@
 // watchlog's service worker: shows the notifications watchlog pushes (monitor transitions and
-// anomaly alerts, docs/api.md#notifications-v1channels) and opens the dashboard when one is clicked.
+// anomaly alerts, and test notifications: docs/notifications.md) and opens the dashboard when one is clicked.
 self.addEventListener('push', (event) => {
   let data = {};
   try {
@@ -19,6 +19,10 @@ self.addEventListener('push', (event) => {
     title = `Anomaly: ${data.rule} on ${data.service_name}`;
     body = data.subject ? `subject ${data.subject}` : '';
     url = `/p/${data.project_id}/anomalies`;
+  } else if (data.type === 'channel.test') {
+    title = 'watchlog test notification';
+    body = `This browser gets ${data.channel?.name ?? 'this channel'}'s notifications.`;
+    url = `/p/${data.project_id}/settings?tab=channels`;
   }
   event.waitUntil(self.registration.showNotification(title, { body, tag: data.id, data: { url } }));
 });

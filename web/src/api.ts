@@ -138,7 +138,18 @@ export interface Monitor {
 }
 export interface Check { checked_at: string; status_code: number | null; response_ms: number; ok: boolean; error: string | null }
 
+export type ChannelType = 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
+/** `url`: where it sends (a chat webhook's origin only: its path is its token); `settings`: the
+ *  type's settings without secrets; `degraded`: its deliveries keep failing. */
 export interface Channel {
-  id: string; project_id: string; type: 'webhook' | 'webpush'; url: string; has_secret: boolean; events: string[];
-  active: boolean; deactivated_reason: string | null; created_at: string; updated_at: string;
+  id: string; project_id: string; type: ChannelType; name: string | null; url: string; has_secret: boolean; settings: Record<string, unknown>;
+  events: string[]; project_scope: 'project' | 'all'; quiet_minutes: number; active: boolean; deactivated_reason: string | null;
+  degraded: boolean; degraded_reason: string | null; degraded_since: string | null; created_at: string; updated_at: string;
+}
+/** What a provider said to `POST /v1/channels/:id/test`. */
+export interface TestAnswer { ok: boolean; status: number | null; response: string | null; error: string | null; duration_ms: number }
+export interface DeliveryAttempt { attempt: number; at: string; outcome: 'delivered' | 'failed'; status: number | null; error: string | null; response: string | null; duration_ms: number }
+export interface Delivery {
+  id: string; channel_id: string; channel_type: ChannelType; project_id: string; event_id: string; event_type: string; title: string;
+  status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled'; reason: string | null; attempts: DeliveryAttempt[]; created_at: string; updated_at: string;
 }

@@ -1,11 +1,12 @@
 import * as t from 'io-ts';
 import type { ParsedUrlQuery } from 'node:querystring';
-import { closed, integerRule } from '../../domain/codecs.ts';
+import { closed, integerRule, integerSchema } from '../../domain/codecs.ts';
+import { withSchema } from '../../domain/json-schema.ts';
 import { decodeOrThrow, validationError } from './errors.ts';
 
 /** Query-string codecs: every value arrives as a string. */
 
-export const IntFromString = (min: number, max: number) =>
+export const IntFromString = (min: number, max: number) => withSchema(
   new t.Type<number, string, unknown>(
     integerRule(min, max),
     (u): u is number => Number.isInteger(u),
@@ -15,7 +16,9 @@ export const IntFromString = (min: number, max: number) =>
       return n >= min && n <= max ? t.success(n) : t.failure(u, c);
     },
     String,
-  );
+  ),
+  integerSchema(min, max),
+);
 
 /** A parameter repeated (`?a=1&a=2`) is a client error, not a silent pick of one value. */
 export const singleValued = (query: ParsedUrlQuery): Record<string, string> => {

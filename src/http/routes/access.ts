@@ -14,18 +14,18 @@ import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
 /** Bodies refuse unknown fields: a misspelt field is a 400 naming it. */
-const LoginBody = closed(t.type({ email: t.string, password: t.string }), 'field', 'a login');
-const NewUserBody = closed(t.type({
+export const LoginBody = closed(t.type({ email: t.string, password: t.string }), 'field', 'a login');
+export const NewUserBody = closed(t.type({
   email: Email,
   password: boundedString(8, 1024),
   role: Role,
   project_ids: t.array(Uuid),
 }), 'field', 'a user');
-const NameBody = closed(t.type({ name: boundedString(1, 200) }), 'field', 'a name');
-const NewKeyBody = closed(t.intersection([t.type({ name: boundedString(1, 200) }), ApiKeyRestrictions]), 'field', 'an API key');
-const KeyUpdateBody = closed(ApiKeyRestrictions, 'field', 'an API key update');
-const UserUpdateBody = closed(t.partial({ role: Role, project_ids: t.array(Uuid), disabled: t.boolean }), 'field', 'a user update');
-const PasswordBody = closed(t.intersection([
+export const NameBody = closed(t.type({ name: boundedString(1, 200) }), 'field', 'a name');
+export const NewKeyBody = closed(t.intersection([t.type({ name: boundedString(1, 200) }), ApiKeyRestrictions]), 'field', 'an API key');
+export const KeyUpdateBody = closed(ApiKeyRestrictions, 'field', 'an API key update');
+export const UserUpdateBody = closed(t.partial({ role: Role, project_ids: t.array(Uuid), disabled: t.boolean }), 'field', 'a user update');
+export const PasswordBody = closed(t.intersection([
   t.type({ password: boundedString(8, 1024) }),
   t.partial({ current_password: t.string }),
 ]), 'field', 'a password change');

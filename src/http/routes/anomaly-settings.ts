@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import { AnomalySettingsPatch, effectiveSettings, type AnomalySettings } from '../../domain/anomaly-settings.ts';
+import { AnomalySettingsPatch, effectiveSettings } from '../../domain/anomaly-settings.ts';
 import { updateAnomalySettings } from '../../commands/anomalies.ts';
 import { commandContext, principalOf, requireRole, visibleOr404 } from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
@@ -7,17 +7,14 @@ import { decodeOrThrow } from '../middleware/errors.ts';
 import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
-
-/** A project's anomaly settings as the API shows them: every field, the project's own values
- *  over the deployment's defaults. */
-type AnomalySettingsView = AnomalySettings & { project_id: string; updated_at: string | null };
+import type { AnomalySettingsAnswer } from '../responses.ts';
 
 /** A project's anomaly settings: every rule's fields, the project's own values over the
  *  deployment's defaults. Everyone who sees the project reads them; admins and members change
  *  them with a partial update. */
 export const anomalySettingsRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const path = '/v1/projects/:id/anomaly-settings';
-  const settingsOf = async (projectId: string): Promise<AnomalySettingsView> => {
+  const settingsOf = async (projectId: string): Promise<AnomalySettingsAnswer> => {
     const own = await deps.readModels.anomalies.settingsOf(projectId);
     return { project_id: projectId, ...effectiveSettings(deps.anomalyDefaults, own?.overrides ?? {}), updated_at: own?.updated_at ?? null };
   };

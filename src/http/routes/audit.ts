@@ -36,7 +36,7 @@ const Paging = t.partial({
   limit: IntFromString(1, MAX_PAGE_SIZE),
 });
 
-const AuditListQueryCodec = t.exact(t.intersection([
+export const AuditListQueryCodec = t.exact(t.intersection([
   AuditFilterQuery,
   Paging,
   t.partial({
@@ -48,11 +48,11 @@ const AuditListQueryCodec = t.exact(t.intersection([
 /** The filters the read-side lists share: a project, a service, and a time range. */
 export const ProjectServiceRange = t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp });
 
-const DerivedSessionsQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange, t.partial({ identifier: t.string })]));
+export const DerivedSessionsQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange, t.partial({ identifier: t.string })]));
 
-const OrphansQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange]));
+export const OrphansQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange]));
 
-const AnomaliesQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange, t.partial({ rule: AnomalyRule })]));
+export const AnomaliesQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange, t.partial({ rule: AnomalyRule })]));
 
 export const checkDateRange = (q: { start_date?: string; end_date?: string }): void => {
   if (q.start_date && q.end_date && Date.parse(q.start_date) > Date.parse(q.end_date)) {

@@ -3,6 +3,7 @@ import * as t from 'io-ts';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { Uuid } from '../../domain/codecs.ts';
+import { withSchema } from '../../domain/json-schema.ts';
 import { consistencyProof, inclusionProof, type NodeReader } from '../../domain/merkle.ts';
 import { streamLines } from '../../views/tree/port.ts';
 import { principalOf, visibleProjectFilter } from '../middleware/auth.ts';
@@ -24,19 +25,20 @@ const PAGE = 1000;
 const TAIL_POLL_MS = 250;
 const TAIL_HEARTBEAT_MS = 15_000;
 
-const Position = new t.Type<string, string, unknown>(
+const Position = withSchema(new t.Type<string, string, unknown>(
   'a log position (a decimal integer)',
   (u): u is string => typeof u === 'string' && /^\d{1,20}$/.test(u),
   (u, c) => (typeof u === 'string' && /^\d{1,20}$/.test(u) ? t.success(BigInt(u).toString()) : t.failure(u, c)),
   t.identity,
-);
+), { type: 'string', pattern: '^\\d{1,20}$' });
 
 const ProjectQuery = t.type({ project_id: Uuid });
-const StreamQuery = t.exact(t.intersection([ProjectQuery, t.partial({
+export const CheckpointQuery = t.exact(ProjectQuery);
+export const StreamQuery = t.exact(t.intersection([ProjectQuery, t.partial({
   from: Position, limit: IntFromString(1, MAX_STREAM_LIMIT), follow: t.keyof({ true: null, false: null }),
 })]));
-const InclusionQuery = t.exact(t.intersection([ProjectQuery, t.type({ index: IntFromString(0, Number.MAX_SAFE_INTEGER), size: IntFromString(1, Number.MAX_SAFE_INTEGER) })]));
-const ConsistencyQuery = t.exact(t.intersection([ProjectQuery, t.type({ from: IntFromString(1, Number.MAX_SAFE_INTEGER), to: IntFromString(1, Number.MAX_SAFE_INTEGER) })]));
+export const InclusionQuery = t.exact(t.intersection([ProjectQuery, t.type({ index: IntFromString(0, Number.MAX_SAFE_INTEGER), size: IntFromString(1, Number.MAX_SAFE_INTEGER) })]));
+export const ConsistencyQuery = t.exact(t.intersection([ProjectQuery, t.type({ from: IntFromString(1, Number.MAX_SAFE_INTEGER), to: IntFromString(1, Number.MAX_SAFE_INTEGER) })]));
 
 const nextOf = (position: string) => (BigInt(position) + 1n).toString();
 
@@ -113,7 +115,7 @@ export const auditorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
   });
 
   router.get('/v1/checkpoints/latest', ...deps.jwt, async (ctx) => {
-    const { project_id } = readQuery(ctx.query, t.exact(ProjectQuery));
+    const { project_id } = readQuery(ctx.query, CheckpointQuery);
     const latest = await tree.latestCheckpoint(await project(ctx, project_id));
     if (latest === null) throw new HttpError(404, 'not_found', 'no checkpoint of this project yet: the first is signed within a second of its first record');
     ctx.body = latest;

@@ -13,7 +13,7 @@ import { AuditFilterQuery, checkDateRange } from './audit.ts';
 
 export const MAX_EXPORT_EVENTS = 100_000;
 
-const ExportQuery = t.exact(t.intersection([AuditFilterQuery, t.partial({ format: t.keyof({ csv: null, json: null }) })]));
+export const ExportQuery = t.exact(t.intersection([AuditFilterQuery, t.partial({ format: t.keyof({ csv: null, json: null }) })]));
 
 async function* csvRecords(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIterable<string[]> {
   for await (const batch of batches) for (const event of batch) yield toCsvRow(event);

@@ -6,6 +6,7 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { AuditEventInput } from '../../domain/audit-event.ts';
 import { originAllowed } from '../../domain/api-keys.ts';
 import { describeErrors } from '../../domain/decode-errors.ts';
+import { withSchema } from '../../domain/json-schema.ts';
 import type { ErrorDetail } from '../../domain/errors.ts';
 import { recordAuditEvents, type IngestItem, type Ingested } from '../../commands/ingest.ts';
 import type { ActiveKey } from '../../views/access/port.ts';
@@ -22,20 +23,20 @@ import type { AppState } from '../state.ts';
 export const INGEST_PATHS = ['/v1/audit', '/v1/audit/batch'] as const;
 
 /** What clients send as a key: printable ASCII, no spaces (a UUID, a request id, a hash). */
-export const IdempotencyKey = new t.Type<string, string, unknown>(
+export const IdempotencyKey = withSchema(new t.Type<string, string, unknown>(
   '1 to 255 printable ASCII characters without spaces',
   (u): u is string => typeof u === 'string' && /^[\x21-\x7e]{1,255}$/.test(u),
   (u, c) => (typeof u === 'string' && /^[\x21-\x7e]{1,255}$/.test(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
-);
+), { type: 'string', pattern: '^[!-~]{1,255}$', examples: ['5f0c1a52-8c1e-4f57-9a43-2f1b7f0e9d11'] });
 
 /** The path of a detail about a batch item as a whole (not an object, say). */
 const EVENT = '(event)';
 
-const BatchItem = t.intersection([AuditEventInput, t.exact(t.partial({ idempotency_key: IdempotencyKey }))], 'an audit event');
+export const BatchItem = t.intersection([AuditEventInput, t.exact(t.partial({ idempotency_key: IdempotencyKey }))], 'an audit event');
 
 /** `api_key`: for `navigator.sendBeacon`, which cannot set headers. */
-const BatchQuery = t.exact(t.partial({ api_key: t.string }));
+export const BatchQuery = t.exact(t.partial({ api_key: t.string }));
 
 /** Browsers may send events from any page: a key's own `allowed_origins` decide who may use it
  *  (403 otherwise). Preflights are answered here for any origin; they carry no key. */

@@ -5,18 +5,16 @@ import { setMaskingRules } from '../../commands/projects.ts';
 import { commandContext, principalOf, requireRole, visibleOr404 } from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { decodeOrThrow } from '../middleware/errors.ts';
+import { NoParameters, readQuery } from '../middleware/query.ts';
+import type { MaskingAnswer } from '../responses.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
-
-/** A project's own masking rules as the API shows them. `scan_limit_chars`: how many characters
- *  of an event's strings its value patterns read (null without patterns); see docs/api.md. */
-interface MaskingView { project_id: string; keys: string[]; patterns: string[]; scan_limit_chars: number | null; updated_at: string | null }
 
 /** A project's own masking rules, over the built-in ones: extra key names and value patterns.
  *  Everyone who sees the project reads them; admins and members replace them. */
 export const maskingRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const path = '/v1/projects/:id/masking';
-  const viewOf = async (projectId: string): Promise<MaskingView> => {
+  const viewOf = async (projectId: string): Promise<MaskingAnswer> => {
     const own = await deps.readModels.masking.rulesOf(projectId);
     const values = own && compileMaskingRules(own)?.values;
     return {
@@ -26,12 +24,14 @@ export const maskingRoutes = (router: Router<AppState>, deps: RouteDeps): void =
   };
 
   router.get(path, ...deps.jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     ctx.body = await viewOf(project.id);
   });
 
   router.put(path, ...deps.jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     requireRole(principal, 'admin', 'member');

@@ -13,7 +13,7 @@ import { projectResourceRoutes } from './project-resource.ts';
 
 export const HISTORY_DEFAULT_LIMIT = 50;
 
-const HistoryQuery = t.exact(t.partial({ limit: IntFromString(1, CHECKS_KEPT) }));
+export const HistoryQuery = t.exact(t.partial({ limit: IntFromString(1, CHECKS_KEPT) }));
 
 /** SPEC 4.10: monitors, their check history, and a check on demand. */
 export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void => {

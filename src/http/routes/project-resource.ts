@@ -13,7 +13,7 @@ import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
-const ListQuery = t.exact(t.partial({ project_id: Uuid }));
+export const ListQuery = t.exact(t.partial({ project_id: Uuid }));
 
 type Written = Promise<{ position: string | null }>;
 
@@ -27,8 +27,8 @@ export interface ProjectResource<V extends { id: string }, C extends { project_i
   queries: { list(scope: Scope, projectId?: string): Promise<V[]>; get(id: string, scope: Scope): Promise<V | null> };
   /** The bodies of create and update. */
   inputs: readonly [t.Type<C, unknown, unknown>, t.Type<U, unknown, unknown>];
-  /** What is wrong with a decoded body beyond its shape (a 400 like a decoding error). */
-  problems?: { create?(input: C): ErrorDetail[]; update?(input: U): ErrorDetail[] };
+  /** What is wrong with a decoded body beyond its shape (a 400 like a decoding error), for whom. */
+  problems?: { create?(input: C, principal: Principal): ErrorDetail[]; update?(input: U, principal: Principal): ErrorDetail[] };
   commands: {
     create(deps: MonitorCreationDeps, input: C, ctx: CommandContext): Promise<{ id: string; position: string | null }>;
     update(deps: CommandDeps, id: string, input: U, ctx: CommandContext): Written;
@@ -45,9 +45,9 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
 ) => {
   const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
   const visible = (principal: Principal, id: string | undefined) => visibleOr404(id, r.what, (uuid) => r.queries.get(uuid, principal.scope));
-  const decode = <A>(codec: t.Type<A, unknown, unknown>, body: unknown, problemsOf?: (input: A) => ErrorDetail[]): A => {
+  const decode = <A>(codec: t.Type<A, unknown, unknown>, body: unknown, principal: Principal, problemsOf?: (input: A, principal: Principal) => ErrorDetail[]): A => {
     const input = decodeOrThrow(codec, body, r.what);
-    const details = problemsOf?.(input) ?? [];
+    const details = problemsOf?.(input, principal) ?? [];
     if (details.length > 0) throw new HttpError(400, 'validation_error', `invalid ${r.what}: ${details.map((d) => d.path).join(', ')}`, details);
     return input;
   };
@@ -67,7 +67,7 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     requireRole(principal, 'admin', 'member');
-    const input = decode(r.inputs[0], await readJsonBody(ctx, deps), r.problems?.create);
+    const input = decode(r.inputs[0], await readJsonBody(ctx, deps), principal, r.problems?.create);
     await visibleOr404(input.project_id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
     const { id, position } = await r.commands.create(deps.commands, input, context(principal, ctx.state.correlationId));
     ctx.status = 201;
@@ -84,7 +84,7 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
     const principal = principalOf(ctx.state);
     const found = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
-    const input = decode(r.inputs[1], await readJsonBody(ctx, deps), r.problems?.update);
+    const input = decode(r.inputs[1], await readJsonBody(ctx, deps), principal, r.problems?.update);
     const { position } = await r.commands.update(deps.commands, found.id, input, context(principal, ctx.state.correlationId));
     ctx.body = await viewAfter(found.id, position);
   });

@@ -12,7 +12,7 @@ import { ProjectServiceRange, checkDateRange } from './audit.ts';
 /** More timeline points than this is a request for the wrong interval. */
 export const MAX_TIMELINE_POINTS = 1500;
 
-const StatsQuery = t.exact(t.intersection([
+export const StatsQuery = t.exact(t.intersection([
   ProjectServiceRange,
   t.partial({ environment: Environment, interval: t.keyof({ minute: null, hour: null, day: null }) }),
 ]));

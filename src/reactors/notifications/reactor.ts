@@ -1,15 +1,32 @@
+import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from 'pino';
-import { deactivateChannel } from '../../commands/channels.ts';
+import { deactivateChannel, degradeChannel, recoverChannel } from '../../commands/channels.ts';
+import { cancelDelivery, loadDelivery, recordAttempt, scheduleDelivery, skipDelivery } from '../../commands/deliveries.ts';
+import type { CommandContext } from '../../commands/handle.ts';
+import { attemptsLeft, deliveryIdOf, inQuietPeriod } from '../../domain/delivery.ts';
 import { alertNotification, transitionNotification, type Notification } from '../../domain/notification.ts';
-import type { ChannelTarget } from '../../domain/channel.ts';
-import { comparePositions, type EventLog, type RecordedEvent } from '../../log/event-log.ts';
 import type { EgressPolicy } from '../../checks/egress.ts';
-import { deliverWebhook, type DeliveryOutcome, type WebhookOptions } from './webhook.ts';
-import { deliverWebPush, type VapidKeys, type WebPushOptions } from './webpush.ts';
-import type { DeliveryRecord } from '../../views/deliveries/port.ts';
-import { NO_NOTIFICATION_METRICS, type NotificationMetrics } from './metrics.ts';
+import { comparePositions, type EventLog, type RecordedEvent } from '../../log/event-log.ts';
 import type { ReadModels } from '../../views/read-models.ts';
+import type { NotifierWriter } from '../../views/notifier/port.ts';
+import type { Lease } from '../../views/store/port.ts';
 import { batchDecoder, waitForCheckpoint, type ProjectionRunner } from '../../../projections/projector.ts';
+import { Lanes } from './lanes.ts';
+import { NO_NOTIFICATION_METRICS, type NotificationMetrics } from './metrics.ts';
+import { sendOnce, type SendOptions } from './send.ts';
+import type { VapidKeys } from './webpush.ts';
+
+export interface RetryOptions {
+  /** Tries of one delivery, the first included, before it is given up (a retry request gives it
+   *  as many again). */
+  attempts: number;
+  /** The first backoff; each next one doubles, up to `maxTimeoutMs`, times a random factor
+   *  from 1 to 2 (jitter, so that many deliveries failing together do not retry together). */
+  minTimeoutMs: number;
+  maxTimeoutMs: number;
+}
+
+export const DEFAULT_RETRY: RetryOptions = { attempts: 5, minTimeoutMs: 500, maxTimeoutMs: 30_000 };
 
 export interface NotifierDeps {
   log: EventLog;
@@ -19,90 +36,218 @@ export interface NotifierDeps {
   vapidSubject: string;
   /** Where deliveries may connect. */
   egress: EgressPolicy;
+  /** WATCHLOG_PUBLIC_URL: messages link to the dashboard there. */
+  publicUrl: string | null;
+  /** Failed deliveries in a row that mark a channel degraded. */
+  degradedAfter: number;
   /** Transitions and alerts older than this when the reactor reaches them are recorded, not
    *  sent: a new read store replaying the log must not page anyone about last month. */
   maxAgeMs?: number;
   now?: () => Date;
-  webhook?: Omit<WebhookOptions, 'egress'>;
-  push?: Omit<WebPushOptions, 'subject' | 'egress'>;
+  retry?: Partial<RetryOptions>;
+  /** One try's time limit. */
+  timeoutMs?: number;
   /** Where deliveries are counted and timed (default: nowhere). */
   metrics?: NotificationMetrics;
 }
 
-/** The reactor's name: its lease, and the checkpoint of the deliveries it records. */
+/** The reactor's name: its lease, and the checkpoint of its own state. */
 export const NOTIFICATIONS = 'notifications';
 
-const NOTIFIED = new Set(['MonitorWentDown', 'MonitorCameUp', 'AnomalyDetected']);
+/** The reactor as its projector drives it, and its delivery queues, which run beside it. */
+export interface NotificationsReactor extends ProjectionRunner {
+  /** Ends backoff waits and waits for the tries in flight to be recorded; what is left is sent
+   *  by whoever holds the lease next. */
+  stop(): Promise<void>;
+}
 
-/** The notification reactor: for each monitor transition, one delivery to every active channel
- *  of the project that takes `healthcheck` events; for each anomaly alert, one to every active
- *  channel that takes `alert` events. Deliveries are recorded with the reactor's
- *  checkpoint in one commit, after sending: a crash in between resends (at least once; the
- *  payload's `id` is the transition's event id, for receivers to deduplicate), a restart after
- *  it sends nothing again. It runs in its own projector (lease `notifications`), so a slow
- *  webhook never holds up the read models, and it is never reset by a rebuild. */
-export const notificationsRunner = (deps: NotifierDeps): ProjectionRunner => {
-  const store = deps.readModels.stores.deliveries;
+/** A try that may pass later: p-retry backs off and tries again. */
+class TryAgain extends Error {}
+
+/** The notification reactor. It follows the log in its own projector (lease `notifications`):
+ *  - for each monitor transition, every active channel that takes `healthcheck` events of the
+ *    project gets a delivery; for each anomaly alert, every one that takes `alert` events. A
+ *    delivery is a stream of its own (`delivery-{id}`, the id derived from the event and the
+ *    channel, so a replayed batch finds it): scheduled, or skipped (stale, quiet period);
+ *  - scheduled deliveries and retry requests are queued, in its state, committed with its
+ *    checkpoint, and handed to the channel's lane, which sends them one at a time with p-retry's
+ *    backoff, recording every try in the delivery's stream. Lanes run beside the projector, so a
+ *    slow receiver holds up neither the log nor another channel;
+ *  - a delivery's last try (or its cancellation) settles it; a channel whose deliveries failed
+ *    `degradedAfter` times in a row is marked degraded, and recovers with the next that gets
+ *    through.
+ *  Before a try the delivery's stream is read again, so a delivery recorded as delivered is never
+ *  sent again, across restarts and lease changes. A crash between a try and its record sends it
+ *  again (at least once; receivers deduplicate by the notification's id). It is never reset by a
+ *  rebuild. */
+export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor => {
+  const store = deps.readModels.stores.notifier;
   const channels = { checkpoint: () => deps.readModels.stores.channels.checkpoint() };
   const now = deps.now ?? (() => new Date());
   const maxAgeMs = deps.maxAgeMs ?? 3_600_000;
+  const retry = { ...DEFAULT_RETRY, ...deps.retry };
   const metrics = deps.metrics ?? NO_NOTIFICATION_METRICS;
+  const send: SendOptions = {
+    egress: deps.egress, publicUrl: deps.publicUrl, vapid: deps.vapid, vapidSubject: deps.vapidSubject, timeoutMs: deps.timeoutMs ?? 10_000,
+  };
+  const ctx = (correlationId: string): CommandContext => ({ actor: 'system:notifications', correlationId, now });
+  let lease: Lease | null = null;
 
-  const deliver = async (target: ChannelTarget, channelId: string, n: Notification): Promise<DeliveryOutcome> => {
-    if (target.type === 'webhook') return deliverWebhook(target, n, { ...deps.webhook, egress: deps.egress });
-    const outcome = await deliverWebPush(target.subscription, n, deps.vapid, { ...deps.push, subject: deps.vapidSubject, egress: deps.egress });
-    if (outcome.gone) {
-      await deactivateChannel(deps, channelId, `push subscription gone (${outcome.status ?? 'no status'})`, {
-        actor: 'system:notifications', correlationId: n.id, now,
-      });
-    }
-    return outcome;
+  /** Sends only while this process holds the lease: after a takeover the new holder sends. */
+  const holding = async (): Promise<boolean> => {
+    const held = lease === null ? null : await deps.readModels.leases.holderOf(NOTIFICATIONS);
+    return held !== null && held.holder === lease?.holder && held.expiresAt > Date.now();
   };
 
-  const handle = async (recorded: RecordedEvent, notification: Notification): Promise<DeliveryRecord[]> => {
-    // Channels are a projection too: let it reach this transition before asking who listens.
+  const deliver = async (id: string, signal: AbortSignal): Promise<void> => {
+    const { state } = await loadDelivery(deps, id);
+    if (state.status !== 'pending' || state.notification === null) return;
+    const n = state.notification;
+    const row = await deps.readModels.channels.target(state.channelId);
+    if (row === null || !row.view.active) {
+      await cancelDelivery(deps, id, row === null ? 'channel deleted' : 'channel inactive', ctx(n.id));
+      return;
+    }
+    const left = attemptsLeft(state, retry.attempts);
+    if (left <= 0) return;
+    const log = deps.logger.child({ delivery_id: id, event_id: n.id, channel_id: row.id, channel_type: row.target.type });
+    const started = performance.now();
+    await pRetry(async (tryNumber) => {
+      if (!(await holding())) throw new AbortError('the notifications lease is held elsewhere');
+      const attempt = state.attempts + tryNumber;
+      const tryStarted = performance.now();
+      const answer = await sendOnce(row.target, n, send);
+      const final = answer.ok || !answer.retryable || tryNumber >= left;
+      const recorded = await recordAttempt(deps, id, {
+        attempt, outcome: answer.ok ? 'delivered' : 'failed', final, status: answer.status, error: answer.error, response: answer.response,
+        duration_ms: Math.round(performance.now() - tryStarted),
+      }, ctx(n.id));
+      if (recorded.events.length === 0) throw new AbortError('another sender recorded this try');
+      if (answer.gone) await deactivateChannel(deps, row.id, `push subscription gone (${answer.status ?? 'no status'})`, ctx(n.id));
+      if (final) {
+        metrics.delivered(row.target.type, answer.ok ? 'sent' : 'failed', (performance.now() - started) / 1000);
+        if (answer.ok) log.info({ attempt, status: answer.status }, 'notification delivered');
+        else log.warn({ attempt, status: answer.status, error: answer.error }, 'notification not delivered');
+        return;
+      }
+      log.debug({ attempt, status: answer.status, error: answer.error }, 'notification try failed; trying again');
+      throw new TryAgain(answer.error ?? 'failed');
+    }, {
+      retries: left - 1, factor: 2, minTimeout: retry.minTimeoutMs, maxTimeout: retry.maxTimeoutMs, randomize: true, signal,
+      shouldRetry: ({ error }) => error instanceof TryAgain,
+    }).catch((error: unknown) => {
+      // The try was recorded (TryAgain left over when stopping) or is someone else's to make.
+      if (error instanceof TryAgain || error instanceof AbortError || signal.aborted) return;
+      throw error;
+    });
+  };
+
+  const lanes = new Lanes(deliver, (err, id) => deps.logger.error({ err, delivery_id: id }, 'delivery could not be sent or recorded; trying again'));
+
+  /** What one event of the log asks of the reactor: state to write with the checkpoint, and
+   *  deliveries to queue once that is committed. */
+  interface Effect { write(w: NotifierWriter): void; queue: Array<{ channel_id: string; delivery_id: string }> }
+  const NONE: Effect = { write: () => undefined, queue: [] };
+
+  /** Per batch: the state the batch has changed so far (not committed yet). */
+  interface BatchState { downSent: Map<string, string | null>; failures: Map<string, number> }
+
+  const dispatch = async (recorded: RecordedEvent, n: Notification, batch: BatchState): Promise<Effect> => {
+    // Channels are a projection too: let it reach this event before asking who listens.
     if (!(await waitForCheckpoint(channels, recorded.position, 30_000))) {
       throw new Error(`channels read model has not reached position ${recorded.position}`);
     }
-    const handled = await deps.readModels.deliveries.handled(recorded.id);
-    const kind = notification.type === 'anomaly.detected' ? 'alert' : 'healthcheck';
-    const targets = (await deps.readModels.channels.targets(notification.project_id, kind)).filter((c) => !handled.has(c.id));
-    const stale = now().getTime() - Date.parse(notification.timestamp) > maxAgeMs;
-    return Promise.all(targets.map(async ({ id, target }): Promise<DeliveryRecord> => {
-      const at = now().toISOString();
+    const kind = n.type === 'anomaly.detected' ? 'alert' : 'healthcheck';
+    const targets = await deps.readModels.channels.targets(n.project_id, kind);
+    const stale = now().getTime() - Date.parse(n.timestamp) > maxAgeMs;
+    const writes: Array<(w: NotifierWriter) => void> = [];
+    const queue: Effect['queue'] = [];
+    for (const { id: channelId, target, view } of targets) {
+      const about = { delivery_id: deliveryIdOf(n.id, channelId), channel_id: channelId, channel_type: target.type, project_id: n.project_id, event_id: n.id, notification: n };
       if (stale) {
         metrics.delivered(target.type, 'stale', 0);
-        return { event_id: recorded.id, channel_id: id, ok: false, attempts: 0, detail: 'not sent: older than the delivery window', at };
+        await skipDelivery(deps, { ...about, reason: 'stale', detail: `not sent: older than the delivery window (${Math.round(maxAgeMs / 60_000)} min) when it was reached` }, ctx(n.id));
+        continue;
       }
-      const started = performance.now();
-      const outcome = await deliver(target, id, notification);
-      metrics.delivered(target.type, outcome.ok ? 'sent' : 'failed', (performance.now() - started) / 1000);
-      const log = deps.logger.child({ event_id: recorded.id, channel_id: id, channel_type: target.type, attempts: outcome.attempts });
-      if (outcome.ok) log.info({ status: outcome.status }, 'notification delivered');
-      else log.warn({ status: outcome.status, error: outcome.error }, 'notification not delivered');
-      return { event_id: recorded.id, channel_id: id, ok: outcome.ok, attempts: outcome.attempts, detail: outcome.ok ? null : outcome.error ?? null, at };
-    }));
+      if (n.type === 'monitor.down') {
+        const key = `${channelId}\n${n.monitor.id}`;
+        const last = batch.downSent.has(key) ? batch.downSent.get(key)! : await deps.readModels.notifier.lastDownSent(channelId, n.monitor.id);
+        if (inQuietPeriod(n.type, view.quiet_minutes, last, n.timestamp)) {
+          metrics.delivered(target.type, 'quiet', 0);
+          await skipDelivery(deps, { ...about, reason: 'quiet_period', detail: `not sent: within the channel's quiet period (${view.quiet_minutes} min) after the DOWN sent for this monitor at ${last}` }, ctx(n.id));
+          continue;
+        }
+        batch.downSent.set(key, n.timestamp);
+        writes.push((w) => w.downSent(channelId, n.monitor.id, n.timestamp));
+      }
+      await scheduleDelivery(deps, about, ctx(n.id));
+      writes.push((w) => w.queued(about, recorded.position));
+      queue.push(about);
+    }
+    return { write: (w) => writes.forEach((write) => write(w)), queue };
   };
+
+  /** A delivery settled: count the channel's failures in a row, and mark it degraded or
+   *  recovered when that count crosses the line. */
+  const settle = async (deliveryId: string, channelId: string, outcome: 'delivered' | 'failed' | null, error: string | null, batch: BatchState, correlationId: string): Promise<Effect> => {
+    if (outcome === null) return { write: (w) => w.settled(deliveryId), queue: [] };
+    const before = batch.failures.get(channelId) ?? await deps.readModels.notifier.failuresInARow(channelId);
+    const after = outcome === 'delivered' ? 0 : before + 1;
+    batch.failures.set(channelId, after);
+    if (after >= deps.degradedAfter) {
+      await degradeChannel(deps, channelId, after, `${after} deliveries in a row failed; the last: ${error ?? 'no answer'}`, ctx(correlationId));
+    } else if (after === 0 && before > 0) {
+      await recoverChannel(deps, channelId, ctx(correlationId));
+    }
+    return { write: (w) => { w.settled(deliveryId); w.failuresInARow(channelId, after); }, queue: [] };
+  };
+
+  const effectOf = async (recorded: RecordedEvent, decode: ReturnType<typeof batchDecoder>, batch: BatchState): Promise<Effect> => {
+    const event = decode(recorded);
+    switch (event.type) {
+      case 'MonitorWentDown': case 'MonitorCameUp':
+        return dispatch(recorded, transitionNotification(recorded.id, event), batch);
+      case 'AnomalyDetected':
+        return dispatch(recorded, alertNotification(event.data), batch);
+      case 'DeliveryRetryRequested': {
+        const queued = { delivery_id: event.data.delivery_id, channel_id: event.data.channel_id };
+        return { write: (w) => w.queued(queued, recorded.position), queue: [queued] };
+      }
+      case 'DeliveryAttempted':
+        if (!event.data.final) return NONE;
+        return settle(event.data.delivery_id, event.data.channel_id, event.data.outcome, event.data.error, batch, recorded.metadata.correlation_id);
+      case 'DeliveryCancelled':
+        return settle(event.data.delivery_id, event.data.channel_id, null, null, batch, recorded.metadata.correlation_id);
+      default:
+        return NONE;
+    }
+  };
+
+  const HANDLED = new Set(['MonitorWentDown', 'MonitorCameUp', 'AnomalyDetected', 'DeliveryRetryRequested', 'DeliveryAttempted', 'DeliveryCancelled']);
 
   return {
     name: NOTIFICATIONS,
     checkpoint: () => store.checkpoint(),
-    reset: (lease) => store.reset(lease),
-    migrate: (lease) => store.migrate(lease),
-    async process(batch, lease, decode = batchDecoder()) {
-      const done = await store.checkpoint();
-      const records = new Map<RecordedEvent, DeliveryRecord[]>();
-      for (const recorded of batch) {
-        if (!NOTIFIED.has(recorded.type) || comparePositions(recorded.position, done) <= 0) continue;
-        const event = decode(recorded);
-        if (event.type === 'AnomalyDetected') records.set(recorded, await handle(recorded, alertNotification(event.data)));
-        else if (event.type === 'MonitorWentDown' || event.type === 'MonitorCameUp') {
-          records.set(recorded, await handle(recorded, transitionNotification(recorded.id, event)));
-        }
-      }
-      await store.commit(batch, (recorded, writer) => {
-        for (const record of records.get(recorded) ?? []) writer.recorded(record);
-      }, lease);
+    reset: (held) => store.reset(held),
+    /** Called each time the lease is taken: the deliveries left queued (by a stop, a crash, the
+     *  holder before) are queued again. */
+    async migrate(held) {
+      await store.migrate(held);
+      lease = held;
+      for (const pending of await deps.readModels.notifier.pending()) lanes.enqueue(pending.channel_id, pending.delivery_id);
     },
+    async process(batch, held, decode = batchDecoder()) {
+      if (held) lease = held;
+      const done = await store.checkpoint();
+      const effects = new Map<RecordedEvent, Effect>();
+      const state: BatchState = { downSent: new Map(), failures: new Map() };
+      for (const recorded of batch) {
+        if (!HANDLED.has(recorded.type) || comparePositions(recorded.position, done) <= 0) continue;
+        effects.set(recorded, await effectOf(recorded, decode, state));
+      }
+      await store.commit(batch, (recorded, writer) => effects.get(recorded)?.write(writer), held);
+      for (const effect of effects.values()) for (const d of effect.queue) lanes.enqueue(d.channel_id, d.delivery_id);
+    },
+    stop: () => lanes.stop(),
   };
 };

@@ -1,14 +1,11 @@
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, del, get, post, put, type Channel } from '../../api.ts';
+import { del, get, post, put, type Channel, type Delivery, type Paged, type TestAnswer } from '../../api.ts';
 import { useCanWrite } from '../../auth.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
-import { Empty, ErrorNote, Field, Loading } from '../../components/ui.tsx';
-
-const EVENTS = [
-  { name: 'healthcheck', says: 'monitor DOWN and UP' },
-  { name: 'alert', says: 'anomaly alerts' },
-];
+import { Empty, ErrorNote, Loading } from '../../components/ui.tsx';
+import { formatTime } from '../../format.ts';
+import { ChannelForm, EVENTS, EventChoice, TYPE_NAMES } from './ChannelForm.tsx';
 
 const fromBase64Url = (s: string): Uint8Array<ArrayBuffer> => {
   const b64 = s.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(s.length / 4) * 4, '=');
@@ -38,41 +35,83 @@ const subscribeThisBrowser = async (projectId: string, events: string[]): Promis
   return post<Channel>('/v1/channels', { project_id: projectId, type: 'webpush', subscription: subscription.toJSON(), events });
 };
 
-const EventChoice = ({ chosen, onChange, idPrefix }: { chosen: string[]; onChange: (e: string[]) => void; idPrefix: string }) => (
-  <fieldset className="st-events">
-    <legend>Notify on</legend>
-    {EVENTS.map((e) => (
-      <label key={e.name} htmlFor={`${idPrefix}-${e.name}`}>
-        <input id={`${idPrefix}-${e.name}`} type="checkbox" checked={chosen.includes(e.name)}
-          onChange={(ev) => onChange(ev.target.checked ? [...chosen, e.name] : chosen.filter((x) => x !== e.name))} />
-        {' '}{e.says}
-      </label>
-    ))}
-  </fieldset>
-);
+/** How a channel is called in the table and in buttons' names. */
+const labelOf = (c: Channel) => c.name ?? c.url;
+
+const typeText = (c: Channel) =>
+  `${TYPE_NAMES[c.type]}${c.type === 'webhook' && c.has_secret ? ' (signed)' : ''}${c.project_scope === 'all' ? ', every project' : ''}`;
+
+const answerText = (a: TestAnswer) =>
+  `${a.ok ? 'Delivered' : 'Not delivered'}: ${a.status === null ? 'no answer' : `answered ${a.status}`}${a.error !== null && a.error !== `answered ${a.status}` ? ` (${a.error})` : ''}${a.response !== null ? `: ${a.response}` : ''} in ${a.duration_ms} ms`;
+
+/** A channel's delivery log, newest first, with "Send again" on failed ones. */
+const Deliveries = ({ channel }: { channel: Channel }) => {
+  const canWrite = useCanWrite();
+  const client = useQueryClient();
+  const [page, setPage] = useState(1);
+  const key = ['deliveries', channel.id, page];
+  const deliveries = useQuery({ queryKey: key, queryFn: () => get<Paged<Delivery>>(`/v1/channels/${channel.id}/deliveries`, { page, limit: 10 }), refetchInterval: 5000 });
+  const retry = useMutation({ mutationFn: (d: Delivery) => post<Delivery>(`/v1/deliveries/${d.id}/retry`), onSuccess: () => client.invalidateQueries({ queryKey: ['deliveries', channel.id] }) });
+  const data = deliveries.data;
+  return (
+    <div className="st-deliveries">
+      <ErrorNote error={deliveries.error} title="The delivery log could not be read" />
+      {deliveries.isPending && <Loading what="deliveries" />}
+      {data?.data.length === 0 && <p className="muted">Nothing sent yet.</p>}
+      {data !== undefined && data.data.length > 0 && (
+        <table aria-label={`Deliveries of ${labelOf(channel)}`}>
+          <thead><tr><th>When</th><th>What</th><th>State</th><th>Tries</th><th>Last answer</th>{canWrite && <th />}</tr></thead>
+          <tbody>
+            {data.data.map((d) => {
+              const last = d.attempts.at(-1);
+              return (
+                <tr key={d.id}>
+                  <td>{formatTime(d.created_at)}</td>
+                  <td>{d.title}</td>
+                  <td>{d.status}{d.reason !== null && <span className="muted"> ({d.reason})</span>}</td>
+                  <td>{d.attempts.length}</td>
+                  <td>{last === undefined ? '—' : `${last.status ?? 'no answer'}${last.error !== null ? `: ${last.error}` : ''}`}</td>
+                  {canWrite && (
+                    <td>{(d.status === 'failed' || d.status === 'cancelled') && (
+                      <button type="button" onClick={() => retry.mutate(d)} disabled={retry.isPending} aria-label={`Send again ${d.title}`}>Send again</button>
+                    )}</td>
+                  )}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      <ErrorNote error={retry.error} title="The delivery was not sent again" />
+      {data !== undefined && data.pagination.totalPage > 1 && (
+        <div className="st-actions">
+          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>Newer</button>
+          <span className="muted">page {page} of {data.pagination.totalPage}</span>
+          <button type="button" disabled={page >= data.pagination.totalPage} onClick={() => setPage(page + 1)}>Older</button>
+        </div>
+      )}
+    </div>
+  );
+};
 
 export const Channels = ({ projectId }: { projectId: string }) => {
   const canWrite = useCanWrite();
   const client = useQueryClient();
   const key = ['channels', projectId];
-  const channels = useQuery({ queryKey: key, queryFn: () => get<Channel[]>('/v1/channels', { project_id: projectId }) });
+  const channels = useQuery({ queryKey: key, queryFn: () => get<Channel[]>('/v1/channels', { project_id: projectId }), refetchInterval: 10_000 });
   const refresh = () => client.invalidateQueries({ queryKey: key });
-  const [url, setUrl] = useState('');
-  const [secret, setSecret] = useState('');
-  const [events, setEvents] = useState<string[]>(['healthcheck']);
   const [pushEvents, setPushEvents] = useState<string[]>(['healthcheck', 'alert']);
   const [deleting, setDeleting] = useState<Channel | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [tested, setTested] = useState<{ channel: Channel; answer: TestAnswer } | null>(null);
 
-  const createWebhook = useMutation({
-    mutationFn: () => post<Channel>('/v1/channels', { project_id: projectId, type: 'webhook', url, events, ...(secret === '' ? {} : { secret }) }),
-    onSuccess: async () => {
-      setUrl('');
-      setSecret('');
-      await refresh();
-    },
-  });
   const push = useMutation({ mutationFn: () => subscribeThisBrowser(projectId, pushEvents), onSuccess: refresh });
   const toggle = useMutation({ mutationFn: (c: Channel) => put<Channel>(`/v1/channels/${c.id}`, { active: !c.active }), onSuccess: refresh });
+  const test = useMutation({
+    mutationFn: async (c: Channel) => ({ channel: c, answer: await post<TestAnswer>(`/v1/channels/${c.id}/test`) }),
+    onMutate: () => setTested(null),
+    onSuccess: setTested,
+  });
   const remove = useMutation({
     mutationFn: (c: Channel) => del(`/v1/channels/${c.id}`),
     onSuccess: async () => {
@@ -80,11 +119,6 @@ export const Channels = ({ projectId }: { projectId: string }) => {
       await refresh();
     },
   });
-  const fieldError = (path: string) => (createWebhook.error instanceof ApiError ? createWebhook.error.fieldMessage(path) : undefined);
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    createWebhook.mutate();
-  };
 
   return (
     <section aria-labelledby="channels-heading">
@@ -92,46 +126,49 @@ export const Channels = ({ projectId }: { projectId: string }) => {
       <p className="muted">Where watchlog tells people that a monitor went DOWN or UP, or that an anomaly was found.</p>
       <ErrorNote error={channels.error} title="Channels could not be read" />
       {channels.isPending && <Loading what="channels" />}
-      {channels.data?.length === 0 && <Empty>No channel yet: nobody is told when a monitor goes DOWN. Add a webhook below, or let this browser be notified.</Empty>}
+      {channels.data?.length === 0 && <Empty>No channel yet: nobody is told when a monitor goes DOWN. Add one below, or let this browser be notified.</Empty>}
       {channels.data !== undefined && channels.data.length > 0 && (
         <div className="table-wrap">
           <table aria-label="Notification channels">
-            <thead><tr><th>Type</th><th>Sends to</th><th>On</th><th>State</th>{canWrite && <th>Actions</th>}</tr></thead>
+            <thead><tr><th>Type</th><th>Sends to</th><th>On</th><th>State</th><th>Actions</th></tr></thead>
             <tbody>
               {channels.data.map((c) => (
-                <tr key={c.id}>
-                  <td>{c.type === 'webhook' ? `Webhook${c.has_secret ? ' (signed)' : ''}` : 'Web Push'}</td>
-                  <td className="st-url"><code>{c.url}</code></td>
-                  <td>{c.events.map((e) => EVENTS.find((x) => x.name === e)?.says ?? e).join(', ')}</td>
-                  <td>{c.active ? 'Active' : <span className="muted">Inactive{c.deactivated_reason ? `: ${c.deactivated_reason}` : ''}</span>}</td>
-                  {canWrite && (
-                    <td className="st-actions">
-                      <button type="button" onClick={() => toggle.mutate(c)} aria-label={`${c.active ? 'Deactivate' : 'Activate'} ${c.url}`}>{c.active ? 'Deactivate' : 'Activate'}</button>
-                      <button type="button" className="danger" onClick={() => { remove.reset(); setDeleting(c); }} aria-label={`Delete ${c.url}`}>Delete</button>
+                <Fragment key={c.id}>
+                  <tr>
+                    <td>{typeText(c)}{c.name !== null && <div className="muted">{c.name}</div>}</td>
+                    <td className="st-url"><code>{c.url}</code></td>
+                    <td>
+                      {c.events.map((e) => EVENTS.find((x) => x.name === e)?.says ?? e).join(', ')}
+                      {c.quiet_minutes > 0 && <div className="muted">quiet {c.quiet_minutes} min after a DOWN</div>}
                     </td>
-                  )}
-                </tr>
+                    <td>
+                      {c.active ? 'Active' : <span className="muted">Inactive{c.deactivated_reason ? `: ${c.deactivated_reason}` : ''}</span>}
+                      {c.degraded && <div className="st-degraded" role="note">Degraded{c.degraded_reason ? `: ${c.degraded_reason}` : ''}</div>}
+                    </td>
+                    <td className="st-actions">
+                      <button type="button" onClick={() => setOpen(open === c.id ? null : c.id)} aria-expanded={open === c.id} aria-label={`Deliveries of ${labelOf(c)}`}>Deliveries</button>
+                      {canWrite && <>
+                        <button type="button" onClick={() => test.mutate(c)} disabled={test.isPending} aria-label={`Test ${labelOf(c)}`}>Test</button>
+                        <button type="button" onClick={() => toggle.mutate(c)} aria-label={`${c.active ? 'Deactivate' : 'Activate'} ${labelOf(c)}`}>{c.active ? 'Deactivate' : 'Activate'}</button>
+                        <button type="button" className="danger" onClick={() => { remove.reset(); setDeleting(c); }} aria-label={`Delete ${labelOf(c)}`}>Delete</button>
+                      </>}
+                    </td>
+                  </tr>
+                  {open === c.id && <tr><td colSpan={5}><Deliveries channel={c} /></td></tr>}
+                </Fragment>
               ))}
             </tbody>
           </table>
         </div>
       )}
+      {tested !== null && (
+        <p role="status" className={tested.answer.ok ? 'notice' : 'error-note'}>Test of {labelOf(tested.channel)}: {answerText(tested.answer)}</p>
+      )}
+      <ErrorNote error={test.error} title="The test was not sent" />
       <ErrorNote error={toggle.error} title="The channel was not changed" />
       {canWrite && (
         <div className="st-new">
-          <form onSubmit={submit} aria-label="New webhook" className="panel stack" noValidate>
-            <h3>Webhook</h3>
-            <Field id="hook-url" label="URL" hint="watchlog POSTs JSON here" error={fieldError('url')}>
-              <input id="hook-url" type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/watchlog" />
-            </Field>
-            <Field id="hook-secret" label="Secret (optional)" hint="8–256 characters; each body is then signed (X-Watchlog-Signature, HMAC-SHA256)" error={fieldError('secret')}>
-              <input id="hook-secret" type="password" autoComplete="off" value={secret} onChange={(e) => setSecret(e.target.value)} />
-            </Field>
-            <EventChoice chosen={events} onChange={setEvents} idPrefix="hook-event" />
-            {fieldError('events') && <small className="field-error" role="alert">{fieldError('events')}</small>}
-            <ErrorNote error={createWebhook.error} title="The webhook was not added" />
-            <div><button type="submit" disabled={createWebhook.isPending}>Add webhook</button></div>
-          </form>
+          <ChannelForm projectId={projectId} onCreated={refresh} />
           <div className="panel stack">
             <h3>This browser (Web Push)</h3>
             <p className="muted">Notifications reach this browser even when the dashboard is closed. Each browser subscribes once.</p>
