@@ -43,10 +43,15 @@ Also: WATCHLOG_PROJECTION_LEASE_MS, WATCHLOG_ANOMALY_SCAN_SECONDS, WATCHLOG_ANOM
   WATCHLOG_METRICS_PORT, WATCHLOG_METRICS_HOST, WATCHLOG_METRICS_TOKEN.`,
   },
   rebuild: {
-    summary: 'drop every read model and replay the log into it, with a progress bar (refuses\n             beside a running worker)',
-    text: `Drops every read model and replays the whole log into it, reading each batch once for all of
-them, with a progress bar, rate and ETA on stderr. Refuses, in one line, while a worker holds a
-projection (stop the service first). The log is not changed.
+    summary: 'build every read model again from the log, beside the running service, with a\n             progress bar',
+    text: `Builds every read model again from the whole log, reading each batch once for all of them,
+with a progress bar, rate and ETA on stderr. The log is not changed.
+
+Embedded store: the service need not stop. The read models are built as a new file
+(views-<n>.db) in bulk, caught up with what was appended meanwhile, and published: views.db
+then names it, and every running process moves to it within a second, answering from the old
+one until then. One rebuild runs at a time. MongoDB: every read model is dropped and replayed in
+place, which refuses, in one line, while a worker holds a projection (stop the service first).
 
 Stores: ${STORES}.`,
   },

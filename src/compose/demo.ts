@@ -19,7 +19,7 @@ import { scanAnomalies } from '../jobs/anomaly-scan.ts';
 import type { EventLog, NewEvent } from '../log/event-log.ts';
 import { SqliteEventLog } from '../log/sqlite/event-log.ts';
 import { demoTraffic, seededRandom, type DemoProjects } from './demo-traffic.ts';
-import { rebuildReadModels } from './rebuild.ts';
+import { rebuildEmbeddedReadModels, rebuildReadModels } from './rebuild.ts';
 import { serve } from './roles.ts';
 import { openStores, StartupError, type StoreConfig } from './stores.ts';
 
@@ -141,7 +141,10 @@ export const fillDemo = async (config: StoreConfig & Pick<Config, 'anomalyDefaul
     const appendMs = performance.now() - started;
 
     const projecting = performance.now();
-    await rebuildReadModels(stores, () => undefined);
+    if (stores.switchViews) {
+      await rebuildEmbeddedReadModels(config.dataDir, log, () => undefined);
+      await stores.switchViews();
+    } else await rebuildReadModels(stores, () => undefined);
     const projectMs = performance.now() - projecting;
 
     // The anomaly scan the service runs every WATCHLOG_ANOMALY_SCAN_SECONDS, once now: the brute

@@ -14,6 +14,7 @@ import type { NotificationMetrics } from '../reactors/notifications/metrics.ts';
 export class ProjectorThread {
   private worker: Worker | null = null;
   private stopping = false;
+  private restartTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: () => void;
 
   /** `log`: this thread's log, whose appends are forwarded so the thread's live subscription
@@ -41,11 +42,21 @@ export class ProjectorThread {
       else this.metrics.unscavenged?.(message.events);
     });
     worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = null;
       if (this.stopping) return;
       this.logger.error({ code }, 'projector thread exited; restarting in 1 s');
       this.leases.releaseAll(holder).catch((err: unknown) => this.logger.warn({ err }, 'could not release the dead projector thread\'s leases'));
-      setTimeout(() => !this.stopping && this.start(), 1000).unref();
+      this.restartTimer = setTimeout(() => !this.stopping && this.start(), 1000);
+      this.restartTimer.unref();
     });
+  }
+
+  /** Stops the thread as `stop` does and starts a new one, which opens the stores anew (the read
+   *  models a rebuild published). */
+  async restart(): Promise<void> {
+    await this.halt();
+    this.stopping = false;
+    this.start();
   }
 
   /** The running thread (fault-injection tests terminate it). */
@@ -59,8 +70,13 @@ export class ProjectorThread {
 
   /** Lets the thread finish its batch and checkpoint, close its handles, and exit. */
   async stop(): Promise<void> {
-    this.stopping = true;
     this.unsubscribe();
+    await this.halt();
+  }
+
+  private async halt(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
     const worker = this.worker;
     if (!worker) return;
     const exited = once(worker, 'exit');

@@ -1,4 +1,6 @@
+import type Database from 'better-sqlite3';
 import { MongoClient } from 'mongodb';
+import path from 'node:path';
 import { ConnectionString } from 'mongodb-connection-string-url';
 import type { Projection } from '../../projections/projection.ts';
 import { bindProjection, newLeaseHolder, type ProjectionRunner } from '../../projections/projector.ts';
@@ -17,7 +19,8 @@ import { treeProjection } from '../../projections/tree.ts';
 import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
-import { SqliteLeases, SqliteProjectionStore, openViewsDatabase, type SqliteReadModel } from '../views/store/sqlite.ts';
+import { SqliteLeases, SqliteProjectionStore, finishBulkViewsDatabase, openBulkViewsDatabase, openViewsDatabase, type SqliteReadModel } from '../views/store/sqlite.ts';
+import { STATE_FILE } from '../views/store/sqlite-files.ts';
 import { MongoLeases, MongoProjectionStore, type MongoReadModel } from '../views/store/mongo.ts';
 import { mongoAccess } from '../views/access/mongo.ts';
 import { sqliteAccess } from '../views/access/sqlite.ts';
@@ -79,6 +82,7 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
 };
 
 const KEYS = Object.keys(READ_MODELS) as ReadModelKey[];
+export const READ_MODEL_KEYS: readonly ReadModelKey[] = KEYS;
 
 /** One value per read model, built by `build` from its entry. (The one place the entries' types
  *  are asserted: TypeScript does not follow a key's types through an object built from entries.) */
@@ -107,28 +111,80 @@ const migrateUnheld = async (stores: ReadonlyArray<ProjectionStore<unknown>>, le
   return busy;
 };
 
-/** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt.
- *  Its queries are prepared on this version's tables, so a read model that another version
- *  built and a running process still projects stops the opening (SchemaBusyError). */
-export const openSqliteReadModels = async (file: string, { faults }: { faults?: StoreFaults } = {}): Promise<ReadModels> => {
+/** The projections' leases in the read models' file, the reactors' in the state file: each
+ *  beside the rows it fences. */
+const routedLeases = (projections: Leases, reactors: Leases, projected: ReadonlySet<string>): Leases => {
+  const of = (name: string) => (projected.has(name) ? projections : reactors);
+  return {
+    acquire: (name, holder, ttlMs) => of(name).acquire(name, holder, ttlMs),
+    release: (name, holder) => of(name).release(name, holder),
+    async releaseAll(holder) {
+      await projections.releaseAll(holder);
+      await reactors.releaseAll(holder);
+    },
+    holderOf: (name) => of(name).holderOf(name),
+  };
+};
+
+const PROJECTED = new Set(KEYS.flatMap((key) => (READ_MODELS[key].projection ? [READ_MODELS[key].name] : [])));
+
+/** Every read model a projection writes in one SQLite file, separate from the log: it can be
+ *  deleted and rebuilt. What reactors record (the log cannot rebuild it) goes to `stateFile`
+ *  (default: state.db beside it). Queries are prepared on this version's tables, so a read model
+ *  that another version built and a running process still projects stops the opening
+ *  (SchemaBusyError). */
+export const openSqliteReadModels = async (
+  file: string, { faults, stateFile = path.join(path.dirname(file), STATE_FILE) }: { faults?: StoreFaults; stateFile?: string } = {},
+): Promise<ReadModels> => {
   const db = openViewsDatabase(file);
+  let state: Database.Database | null = null;
   try {
-    const stores = perReadModel<ReadModels['stores']>((entry) => new SqliteProjectionStore(db, entry.name, entry.sqlite, faults));
-    const leases = new SqliteLeases(db);
+    state = openViewsDatabase(stateFile);
+    const dbs = { views: db, state };
+    const dbOf = (entry: ReadModelEntry<unknown, unknown>) => (entry.projection ? dbs.views : dbs.state);
+    const stores = perReadModel<ReadModels['stores']>((entry) => new SqliteProjectionStore(dbOf(entry), entry.name, entry.sqlite, { faults }));
+    const leases = routedLeases(new SqliteLeases(db), new SqliteLeases(state), PROJECTED);
     const busy = await migrateUnheld(Object.values(stores), leases);
     if (busy.length > 0) throw new SchemaBusyError(busy);
     return {
-      ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
+      ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(dbOf(entry))),
       leases,
       stores,
       async close() {
         db.close();
+        dbs.state.close();
       },
     };
   } catch (error) {
     db.close();
+    state?.close();
     throw error;
   }
+};
+
+/** The projected read models in a new file, filled in bulk by a rebuild: no journal, and the
+ *  query indexes made once the rows are in (`finish`). */
+export interface BulkReadModels {
+  readonly runners: ProjectionRunner[];
+  readonly leases: Leases;
+  /** Makes the query indexes and turns the file into an ordinary one, closed. */
+  finish(): void;
+}
+
+export const bulkSqliteReadModels = (file: string): BulkReadModels => {
+  const db = openBulkViewsDatabase(file);
+  const stores = KEYS.flatMap((key) => {
+    const entry = READ_MODELS[key] as ReadModelEntry<unknown, unknown>;
+    return entry.projection ? [{ projection: entry.projection, store: new SqliteProjectionStore(db, entry.name, entry.sqlite, { deferQueryIndexes: true }) }] : [];
+  });
+  return {
+    runners: stores.map(({ projection, store }) => bindProjection(projection, store)),
+    leases: new SqliteLeases(db),
+    finish() {
+      for (const { store } of stores) store.createQueryIndexes();
+      finishBulkViewsDatabase(db);
+    },
+  };
 };
 
 /** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes

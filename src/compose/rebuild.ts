@@ -1,17 +1,96 @@
 import pino from 'pino';
-import { Projector } from '../../projections/projector.ts';
+import { Projector, newLeaseHolder } from '../../projections/projector.ts';
+import type { EventLog } from '../log/event-log.ts';
+import { SqliteLeases, openViewsDatabase } from '../views/store/sqlite.ts';
+import { nextViews, publishViews, statePath } from '../views/store/sqlite-files.ts';
+import { bulkSqliteReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
 import type { Stores } from './stores.ts';
 
 /** The projections replayed together by the last batch, and how far they are. */
 export interface RebuildProgress { projections: readonly string[]; position: string; head: string | null }
 
-/** Drops every read model and replays the whole log into it. The service must be stopped:
- *  a running projector would keep writing into the models being dropped. */
+export type RebuildStep = 'replay' | 'indexes' | 'catch-up' | 'published';
+
+const SILENT = pino({ level: 'silent' });
+
+/** Drops every read model and replays the whole log into it, in place. The service must be
+ *  stopped: a running projector would keep writing into the models being dropped. (MongoDB's
+ *  way; the embedded store builds a new generation instead, `rebuildEmbeddedReadModels`.) */
 export const rebuildReadModels = async (stores: Pick<Stores, 'log' | 'runners' | 'readModels'>, onProgress: (p: RebuildProgress) => void): Promise<{ head: string | null }> => {
   const head = await stores.log.headPosition();
-  const projector = new Projector(stores.log, stores.runners, stores.readModels.leases, pino({ level: 'silent' }));
+  const projector = new Projector(stores.log, stores.runners, stores.readModels.leases, SILENT);
   await projector.catchUp((projections, position) => onProgress({ projections, position, head }), { reset: true });
   return { head };
+};
+
+/** One rebuild at a time on a data dir: a lease in its state file. */
+const REBUILD_LEASE = 'rebuild';
+const REBUILD_LEASE_MS = 30_000;
+/** Batches of the bulk replay: large, as nothing else writes the file. */
+const BULK_BATCH = 10_000;
+/** Published once the new generation is this close to the log's head: the live projectors
+ *  catch up the rest. */
+const CLOSE_ENOUGH = 5_000;
+
+export class RebuildRunningError extends Error {
+  constructor(holder: string) {
+    super(`another rebuild of this data dir is running (${holder})`);
+  }
+}
+
+/** The embedded store's rebuild, which the service need not stop for: the read models are built
+ *  anew in the next generation's file (sqlite-files.ts) while the service answers from the
+ *  current one. First in bulk, up to the log's head as it was at the start: no journal, no
+ *  sync, large transactions, the query indexes made after the rows are in. Then in ordinary
+ *  transactions, catching up what was appended meanwhile until it is within CLOSE_ENOUGH events
+ *  of the head. Then published: every process moves to it, and its projectors go on from its
+ *  checkpoints. What reactors recorded (state.db) is not touched. */
+export const rebuildEmbeddedReadModels = async (
+  dir: string, log: EventLog, onProgress: (p: RebuildProgress) => void, onStep: (step: RebuildStep) => void = () => undefined,
+): Promise<{ head: string | null; file: string }> => {
+  const state = openViewsDatabase(statePath(dir));
+  const leases = new SqliteLeases(state);
+  const holder = newLeaseHolder();
+  const held = await leases.acquire(REBUILD_LEASE, holder, REBUILD_LEASE_MS);
+  if (!held) {
+    const other = await leases.holderOf(REBUILD_LEASE);
+    state.close();
+    throw new RebuildRunningError(other?.holder ?? 'unknown');
+  }
+  const renewal = setInterval(() => void leases.acquire(REBUILD_LEASE, holder, REBUILD_LEASE_MS), REBUILD_LEASE_MS / 3);
+  try {
+    const file = nextViews(dir);
+    const head = await log.headPosition();
+    onStep('replay');
+    const bulk = bulkSqliteReadModels(file);
+    try {
+      await new Projector(log, bulk.runners, bulk.leases, SILENT).catchUp((projections, position) => onProgress({ projections, position, head }), { batchSize: BULK_BATCH });
+      onStep('indexes');
+    } finally {
+      bulk.finish();
+    }
+    onStep('catch-up');
+    const models = await openSqliteReadModels(file, { stateFile: statePath(dir) });
+    try {
+      const projector = new Projector(log, projectionRunners(models), models.leases, SILENT);
+      for (;;) {
+        const now = await log.headPosition();
+        const checkpoints = await Promise.all(projector.runners.map((r) => r.checkpoint()));
+        const behind = Math.max(...checkpoints.map((c) => Number(now ?? 0) - Number(c ?? 0)));
+        if (!(behind > CLOSE_ENOUGH)) break;
+        await projector.catchUp((projections, position) => onProgress({ projections, position, head: now }));
+      }
+    } finally {
+      await models.close();
+    }
+    publishViews(dir, file);
+    onStep('published');
+    return { head, file };
+  } finally {
+    clearInterval(renewal);
+    await leases.release(REBUILD_LEASE, holder).catch(() => undefined);
+    state.close();
+  }
 };
 
 /** One progress line: percentage, position of head, rate and time left, and what moved. Rates

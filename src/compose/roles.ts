@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import path from 'node:path';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -12,10 +13,11 @@ import { ensureAdmin } from './bootstrap.ts';
 import { ProjectorThread } from './projector-host.ts';
 import { startProjectors } from './projectors.ts';
 import { readinessProbe, watchForProjectors } from './readiness.ts';
-import { progressLine, rebuildReadModels } from './rebuild.ts';
+import { followViews } from './views-generation.ts';
+import { RebuildRunningError, progressLine, rebuildEmbeddedReadModels, rebuildReadModels, type RebuildProgress, type RebuildStep } from './rebuild.ts';
 import { LeasedElsewhereError } from '../../projections/projector.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
-import { StartupError, openStores } from './stores.ts';
+import { StartupError, openLog, openStores } from './stores.ts';
 import { startWorkerJobs } from './worker-jobs.ts';
 import { createTelemetry, watchRuntime, type Telemetry } from './metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
@@ -187,9 +189,10 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by
   // projecting on a thread; a `worker` process, or MongoDB's asynchronous writes, need none.
   const onThread = role === 'start' && runtime.embeddedReadModels;
-  const projectors = ((): { stop(): Promise<void> } | null => {
+  const startOwnProjectors = () => startProjectors(runtime, logger, { ...projectorsConfig, egress: runtime.egress, metrics: telemetry });
+  let projectors = ((): { stop(): Promise<void> } | null => {
     if (role === 'api') return null;
-    if (!onThread) return startProjectors(runtime, logger, { ...projectorsConfig, egress: runtime.egress, metrics: telemetry });
+    if (!onThread) return startOwnProjectors();
     const thread = new ProjectorThread({
       dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
       logLevel: config.logLevel, ...projectorsConfig, egress: config.egress,
@@ -197,6 +200,20 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
     thread.start();
     return thread;
   })();
+  // A rebuild published new read models (`watchlog rebuild`): the projectors finish their batch
+  // on the old ones, every reader moves, and the projectors go on from the new ones' checkpoints.
+  const switchViews = runtime.switchViews;
+  const following = switchViews === null ? null : followViews(config.dataDir, logger, async () => {
+    const running = projectors;
+    if (running instanceof ProjectorThread) {
+      await switchViews();
+      await running.restart();
+      return;
+    }
+    await running?.stop();
+    await switchViews();
+    if (running) projectors = startOwnProjectors();
+  });
   // Checks start once the API listens: a monitor of watchlog's own endpoints must find them up.
   let jobs: Awaited<ReturnType<typeof startWorkerJobs>> | null = role === 'worker' ? await startWorkerJobs(runtime, config, logger, { metrics: telemetry }) : null;
   const metricsServer = await startMetricsServer(telemetry, config, logger);
@@ -211,7 +228,9 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
       running ? steps.run('jobs', () => ({ running: running.jobs.runningNow() }), () => running.stop()) : null,
       metricsServer ? steps.run('metrics', () => 'closing', () => metricsServer.close()) : null,
     ]);
-    if (projectors) await steps.run('projectors', () => 'finishing their batch', () => projectors.stop());
+    following?.stop();
+    const projecting = projectors;
+    if (projecting) await steps.run('projectors', () => 'finishing their batch', () => projecting.stop());
     await steps.run('stores', () => 'closing', () => runtime.close());
     return drained ? { http: drained } : {};
   });
@@ -238,22 +257,47 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
   return { port };
 };
 
-/** Drops every read model and replays the log into it, with progress on stderr: one line redrawn
- *  on a terminal, a line every 2 s otherwise. Refuses, in one line, beside a running worker. */
+/** Builds every read model again from the log, with progress on stderr: one line redrawn on a
+ *  terminal, a line every 2 s otherwise. The embedded store's read models are built as a new
+ *  generation beside the running service, which moves to it when it is published; MongoDB's are
+ *  dropped and replayed in place, which refuses, in one line, beside a running worker. */
 export const rebuild = async (config: Config): Promise<void> => {
-  const stores = await openStores(config, { writerThread: false });
   const started = Date.now();
   const tty = process.stderr.isTTY === true;
   let lastPrint = 0;
+  const onProgress = (progress: RebuildProgress) => {
+    const now = Date.now();
+    if (now - lastPrint < (tty ? 250 : 2000) && progress.position !== progress.head) return;
+    lastPrint = now;
+    process.stderr.write(tty ? `\r${progressLine(progress, now - started)}\u001b[K` : `${progressLine(progress, now - started)}\n`);
+  };
+  const STEPS: Record<RebuildStep, string> = {
+    replay: 'replaying the log into a new generation of the read models',
+    indexes: 'making the query indexes',
+    'catch-up': 'catching up with what was appended meanwhile',
+    published: 'published: running processes move to it within a second',
+  };
+  const onStep = (step: RebuildStep) => {
+    lastPrint = 0;
+    process.stderr.write(`${tty && step !== 'replay' ? '\n' : ''}rebuild: ${STEPS[step]} (${Date.now() - started} ms)\n`);
+  };
+  if (config.mongoUrl === undefined) {
+    const log = await openLog(config, false);
+    try {
+      const { head, file } = await rebuildEmbeddedReadModels(config.dataDir, log, onProgress, onStep);
+      process.stderr.write(`rebuild done: ${path.basename(file)}, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
+    } catch (error) {
+      if (error instanceof RebuildRunningError) throw new StartupError(error.message);
+      throw error;
+    } finally {
+      await log.close();
+    }
+    return;
+  }
+  const stores = await openStores(config, { writerThread: false });
   try {
-    const { head } = await rebuildReadModels(stores, (progress) => {
-      const now = Date.now();
-      if (now - lastPrint < (tty ? 250 : 2000) && progress.position !== progress.head) return;
-      lastPrint = now;
-      process.stderr.write(tty ? `\r${progressLine(progress, now - started)}\u001b[K` : `${progressLine(progress, now - started)}\n`);
-    });
-    const ms = Date.now() - started;
-    process.stderr.write(`${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, log head ${head ?? 'empty'}, ${ms} ms\n`);
+    const { head } = await rebuildReadModels(stores, onProgress);
+    process.stderr.write(`${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
   } catch (error) {
     if (error instanceof LeasedElsewhereError) throw new StartupError(error.message);
     throw error;

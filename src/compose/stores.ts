@@ -13,7 +13,9 @@ import { mongoLoginThrottle } from '../views/login-throttle/mongo.ts';
 import { sqliteLoginThrottle } from '../views/login-throttle/sqlite.ts';
 import { openViewsDatabase } from '../views/store/sqlite.ts';
 import { SchemaBusyError } from '../views/store/port.ts';
-import { mongoDatabaseName, openMongoReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
+import { READ_MODEL_KEYS, mongoDatabaseName, openMongoReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
+import { switchingReadModels } from './views-generation.ts';
+import { statePath, viewsPath } from '../views/store/sqlite-files.ts';
 
 /** A start-up failure the user can fix (a port in use, a server out of reach): printed as one
  *  line, without a stack. */
@@ -29,6 +31,9 @@ export interface Stores {
   /** Whether the read models are the embedded SQLite file, whose writes are synchronous: a
    *  projector beside an HTTP server then runs on its own thread. */
   readonly embeddedReadModels: boolean;
+  /** Moves the read models to the generation `views.db` names now (after a rebuild published
+   *  one); null for MongoDB's, which are rebuilt in place. */
+  readonly switchViews: (() => Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -65,17 +70,18 @@ export const openLog = async (config: StoreConfig, writerThread: boolean, logger
   return log;
 };
 
-const openReadModels = async (config: StoreConfig): Promise<ReadModels> => {
+const openReadModels = async (config: StoreConfig): Promise<{ readModels: ReadModels; switchViews: (() => Promise<void>) | null }> => {
   if (config.mongoUrl === undefined) {
     try {
-      return await openSqliteReadModels(path.join(config.dataDir, 'views.db'));
+      const switching = await switchingReadModels(() => openSqliteReadModels(viewsPath(config.dataDir)), READ_MODEL_KEYS);
+      return { readModels: switching.readModels, switchViews: () => switching.switch() };
     } catch (error) {
       if (error instanceof SchemaBusyError) throw new StartupError(error.message);
       throw error;
     }
   }
   try {
-    return await openMongoReadModels(config.mongoUrl);
+    return { readModels: await openMongoReadModels(config.mongoUrl), switchViews: null };
   } catch (error) {
     throw new StartupError(`cannot reach MongoDB (WATCHLOG_MONGO_URL): ${(error as Error).message}`);
   }
@@ -89,13 +95,14 @@ export const openStores = async (
 ): Promise<Stores> => {
   ensureDataDir(config.dataDir);
   const log = await openLog(config, writerThread, logger, observer);
-  const readModels = await openReadModels(config).catch(async (error: unknown) => {
+  const { readModels, switchViews } = await openReadModels(config).catch(async (error: unknown) => {
     await log.close();
     throw error;
   });
   return {
     log,
     readModels,
+    switchViews,
     runners: projectionRunners(readModels),
     embeddedReadModels: config.mongoUrl === undefined,
     async close() {
@@ -106,10 +113,11 @@ export const openStores = async (
 };
 
 /** The login throttle in the read-model store, where every API process sees the same counts: a
- *  connection of its own to `views.db`, or to the MongoDB database of the read models. */
+ *  connection of its own to `state.db` (a rebuild does not reset it), or to the MongoDB database
+ *  of the read models. */
 export const openLoginThrottle = async (config: StoreConfig & Pick<Config, 'loginLimits'>): Promise<LoginThrottle> => {
   if (config.mongoUrl === undefined) {
-    const db = openViewsDatabase(path.join(config.dataDir, 'views.db'));
+    const db = openViewsDatabase(statePath(config.dataDir));
     const throttle = sqliteLoginThrottle(db, config.loginLimits);
     return { ...throttle, async close() { await throttle.close(); db.close(); } };
   }

@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs';
 import { loadConfig } from '../../src/config.ts';
 import { createProject } from '../../src/commands/projects.ts';
 import { openRuntime } from '../../src/compose/runtime.ts';
+import { READ_MODELS } from '../../src/compose/read-models.ts';
 import { parseExposition, type Exposition } from '../helpers/prometheus.ts';
 import { TEST_SCRYPT } from '../helpers/passwords.ts';
 import { freePort, runCli, waitForLog } from '../helpers/process.ts';
@@ -104,7 +105,7 @@ test.serial('watchlog start: the main thread\'s /metrics has the projector threa
   const head = m.value('watchlog_log_head_position');
   t.true(head > 0);
   for (const s of m.find('watchlog_projection_position')) t.is(s.value, head, s.labels.projection);
-  t.is(m.find('watchlog_projection_position').length, 13, 'twelve read models and the notification reactor');
+  t.is(m.find('watchlog_projection_position').length, Object.values(READ_MODELS).filter((entry) => entry.projection !== null).length + 1, 'every read model and the notification reactor');
   t.is(m.value('watchlog_ingest_accepted_total'), 3);
   t.true(m.value('watchlog_log_appended_events_total') >= 3, 'commits on the writer thread are counted on the main thread');
   t.true(m.value('watchlog_monitor_checks_total', { outcome: 'down' }) >= 1);

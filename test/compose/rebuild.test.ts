@@ -1,7 +1,10 @@
 import test from 'ava';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { progressLine, rebuildReadModels, type RebuildProgress } from '../../src/compose/rebuild.ts';
+import { RebuildRunningError, progressLine, rebuildEmbeddedReadModels, rebuildReadModels, type RebuildProgress, type RebuildStep } from '../../src/compose/rebuild.ts';
+import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
+import { SqliteLeases, openViewsDatabase } from '../../src/views/store/sqlite.ts';
+import { newLeaseHolder } from '../../projections/projector.ts';
 import { openRuntime } from '../../src/compose/runtime.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, tempDir } from '../helpers/server.ts';
 
@@ -47,20 +50,40 @@ test('a rebuild from the log gives identical query results, even from a deleted 
   t.is((before[STATS] as { total: number }).total, 120);
   await first.stop({ remove: false });
 
-  for (const variant of ['in place', 'file deleted']) {
-    if (variant === 'file deleted') rmSync(path.join(dataDir, 'views.db'), { force: true });
-    const runtime = await openRuntime({ ...first.config });
+  for (const variant of ['a new generation', 'again, with views.db deleted', 'in place (MongoDB\'s way)']) {
+    if (variant.includes('deleted')) rmSync(path.join(dataDir, 'views.db'), { force: true });
     const progress: RebuildProgress[] = [];
-    const { head } = await rebuildReadModels(runtime, (p) => progress.push(p));
-    await runtime.close();
+    const steps: RebuildStep[] = [];
+    let head: string | null;
+    if (variant.startsWith('in place')) {
+      const runtime = await openRuntime({ ...first.config });
+      ({ head } = await rebuildReadModels(runtime, (p) => progress.push(p)));
+      await runtime.close();
+    } else {
+      const log = new SqliteEventLog(path.join(dataDir, 'log.db'));
+      ({ head } = await rebuildEmbeddedReadModels(dataDir, log, (p) => progress.push(p), (step) => steps.push(step)));
+      await log.close();
+      t.deepEqual(steps, ['replay', 'indexes', 'catch-up', 'published']);
+    }
     t.truthy(head);
     t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors', 'channels', 'anomaly-windows', 'anomalies', 'masking', 'tree', 'deliveries']), variant);
     t.true(progress.every((p) => p.head === head));
     const again = await startTestServer({ dataDir });
     // The first server's token: a login would add its own system.access event.
     t.deepEqual(await snapshot(again.url, token, projectId), before, variant);
-    await again.stop({ remove: variant === 'file deleted' });
+    await again.stop({ remove: variant.startsWith('in place') });
   }
+});
+
+test('one rebuild at a time on a data dir', async (t) => {
+  const dataDir = tempDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const log = new SqliteEventLog(path.join(dataDir, 'log.db'));
+  t.teardown(() => log.close());
+  const state = openViewsDatabase(path.join(dataDir, 'state.db'));
+  t.teardown(() => state.close());
+  await new SqliteLeases(state).acquire('rebuild', newLeaseHolder(), 60_000);
+  await t.throwsAsync(rebuildEmbeddedReadModels(dataDir, log, () => undefined), { instanceOf: RebuildRunningError });
 });
 
 test('progress lines: a bar, the percentage, position of head, rate and time left, and what moved', (t) => {

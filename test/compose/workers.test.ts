@@ -67,11 +67,13 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
   await eventually(async () => ((await count()) === 80 ? true : undefined), LEASE_MS * 2);
   t.is(await count(), 80);
 
-  // A rebuild refuses to run beside a live worker.
+  // A rebuild runs beside the live workers: each moves to the new read models once published.
   const rebuild = runCli(['rebuild'], env);
-  t.is(await rebuild.exited, 1);
-  t.regex(rebuild.stderr(), /^watchlog: projection [a-z-]+ is leased by a running worker; stop the service first/);
-  t.is(rebuild.stderr().trim().split('\n').length, 1, 'one line, no stack trace');
+  t.is(await rebuild.exited, 0, rebuild.stderr());
+  await Promise.all([standby, apiProcess].map((p) => waitForLog(p, 'moved to the read models a rebuild published', 20_000)));
+  await ingest(20);
+  await eventually(async () => ((await count()) === 100 ? true : undefined), LEASE_MS * 2);
+  t.is(await count(), 100);
 
   standby.child.kill('SIGTERM');
   apiProcess.child.kill('SIGTERM');
@@ -128,7 +130,8 @@ test('a read model of another version is not dropped under a live worker: a new 
   t.teardown(() => newer.child.kill('SIGKILL'));
   t.is(await newer.exited, 1);
   t.regex(newer.stderr(), /^watchlog: read models built by another version of watchlog and projected by a running process: access \(held by [^)]+\); stop the older workers/);
-  t.is(checkpointOf(dataDir, 'access'), built, 'nothing dropped under the worker');
+  // The worker went on projecting (a checkpoint the sealer signed moves it); dropped, it would be null.
+  t.true(Number(checkpointOf(dataDir, 'access')) >= Number(built), 'nothing dropped under the worker');
 
   worker.child.kill('SIGTERM');
   t.is(await worker.exited, 0);

@@ -37,6 +37,8 @@ CREATE TABLE IF NOT EXISTS audit_events (
   ts            INTEGER NOT NULL,
   doc           TEXT NOT NULL
 );
+`,
+  queryIndexes: `
 CREATE INDEX IF NOT EXISTS audit_ts ON audit_events (ts, position);
 CREATE INDEX IF NOT EXISTS audit_project_ts ON audit_events (project_id, ts, position);
 CREATE INDEX IF NOT EXISTS audit_project_service ON audit_events

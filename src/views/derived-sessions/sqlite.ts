@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
 import { epochMsOf } from '../../domain/codecs.ts';
-import { SESSION_GAP_MS, mergeEvent, sessionTimes, type SessionSpan } from '../../domain/sessions.ts';
+import { SESSION_GAP_MS, mergeEvent, sessionTimes, touches, type SessionSpan } from '../../domain/sessions.ts';
 import type { DerivedSession, DerivedSessionsQueries, DerivedSessionsQuery, DerivedSessionsWriter, SessionKey } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
-import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
+import { Where, statementCache, type BatchedWriter, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
 /** Derived sessions as rows, one per session; an event merges the (at most two) sessions it
  *  touches into one, inside the projection's transaction. */
@@ -21,6 +21,8 @@ CREATE TABLE IF NOT EXISTS derived_sessions (
   event_count   INTEGER NOT NULL,
   PRIMARY KEY (project_id, identifier, service_name, session_start)
 );
+`,
+  queryIndexes: `
 CREATE INDEX IF NOT EXISTS derived_sessions_project_start ON derived_sessions (project_id, session_start);
 CREATE INDEX IF NOT EXISTS derived_sessions_start ON derived_sessions (session_start);
 CREATE INDEX IF NOT EXISTS derived_sessions_service ON derived_sessions (project_id, service_name, session_start);
@@ -29,22 +31,72 @@ CREATE INDEX IF NOT EXISTS derived_sessions_service ON derived_sessions (project
 
 type Row = SessionKey & { session_start: number; session_end: number; event_count: number };
 
-class SqliteDerivedSessionsWriter implements DerivedSessionsWriter {
-  private readonly touching;
+/** One key's sessions as a batch sees them: every stored session ending at or after `from` (the
+ *  spans an event at or after `from + gap` can touch), and which stored rows are to go. */
+interface KeySessions {
+  from: number;
+  spans: SessionSpan[];
+  /** Stored starts whose rows the batch replaced. */
+  removed: Set<number>;
+  /** Starts of the spans as stored (a span made or changed in the batch is not). */
+  stored: Set<number>;
+}
+
+/** Sessions are merged in memory through a batch and written at its end: a busy identifier's
+ *  events touch its latest session again and again, which is then written once. */
+class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWriter {
+  private readonly endingFrom;
   private readonly remove;
   private readonly insert;
+  private readonly keys = new Map<string, { key: SessionKey; sessions: KeySessions }>();
   constructor(db: Database.Database) {
-    this.touching = db.prepare<[string, string, string, number, number], Row>(`SELECT * FROM derived_sessions
-      WHERE project_id = ? AND identifier = ? AND service_name = ? AND session_end >= ? AND session_start <= ?`);
+    // A key's sessions are disjoint, so those ending at or after a time are its last ones.
+    this.endingFrom = db.prepare<[string, string, string], Row>(`SELECT * FROM derived_sessions
+      WHERE project_id = ? AND identifier = ? AND service_name = ? ORDER BY session_start DESC`);
     this.remove = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND identifier = ? AND service_name = ? AND session_start = ?');
     this.insert = db.prepare('INSERT INTO derived_sessions VALUES (?, ?, ?, ?, ?, ?)');
   }
 
+  /** Reads the stored sessions of `key` ending in [from, before) into `into`. */
+  private load(key: SessionKey, from: number, before: number, into: KeySessions): void {
+    for (const r of this.endingFrom.iterate(key.project_id, key.identifier, key.service_name)) {
+      if (r.session_end < from) break;
+      if (r.session_end >= before || into.removed.has(r.session_start)) continue;
+      into.spans.push({ start: r.session_start, end: r.session_end, count: r.event_count });
+      into.stored.add(r.session_start);
+    }
+  }
+
   event(key: SessionKey, ts: number): void {
-    const rows = this.touching.all(key.project_id, key.identifier, key.service_name, ts - SESSION_GAP_MS, ts + SESSION_GAP_MS);
-    const merged: SessionSpan = mergeEvent(rows.map((r) => ({ start: r.session_start, end: r.session_end, count: r.event_count })), ts);
-    for (const r of rows) this.remove.run(key.project_id, key.identifier, key.service_name, r.session_start);
-    this.insert.run(key.project_id, key.identifier, key.service_name, merged.start, merged.end, merged.count);
+    const id = `${key.project_id}\u0000${key.identifier}\u0000${key.service_name}`;
+    const from = ts - SESSION_GAP_MS;
+    let entry = this.keys.get(id);
+    if (!entry) {
+      entry = { key, sessions: { from, spans: [], removed: new Set(), stored: new Set() } };
+      this.load(key, from, Number.POSITIVE_INFINITY, entry.sessions);
+      this.keys.set(id, entry);
+    } else if (from < entry.sessions.from) {
+      this.load(key, from, entry.sessions.from, entry.sessions);
+      entry.sessions.from = from;
+    }
+    const sessions = entry.sessions;
+    const touching = sessions.spans.filter((s) => touches(s, ts));
+    for (const s of touching) if (sessions.stored.delete(s.start)) sessions.removed.add(s.start);
+    sessions.spans = [...sessions.spans.filter((s) => !touches(s, ts)), mergeEvent(touching, ts)];
+  }
+
+  flush(): void {
+    for (const { key, sessions } of this.keys.values()) {
+      for (const start of sessions.removed) this.remove.run(key.project_id, key.identifier, key.service_name, start);
+      for (const s of sessions.spans) {
+        if (!sessions.stored.has(s.start)) this.insert.run(key.project_id, key.identifier, key.service_name, s.start, s.end, s.count);
+      }
+    }
+    this.discard();
+  }
+
+  discard(): void {
+    this.keys.clear();
   }
 }
 

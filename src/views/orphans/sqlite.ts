@@ -23,13 +23,15 @@ CREATE TABLE IF NOT EXISTS browser_requests (
   item TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS browser_requests_key ON browser_requests (project_id, request_id);
-CREATE INDEX IF NOT EXISTS browser_requests_open ON browser_requests (project_id, matched, ts);
 CREATE TABLE IF NOT EXISTS backend_requests (
   project_id TEXT NOT NULL,
   request_id TEXT NOT NULL,
   ts INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS backend_requests_key ON backend_requests (project_id, request_id, ts);
+`,
+  queryIndexes: `
+CREATE INDEX IF NOT EXISTS browser_requests_open ON browser_requests (project_id, matched, ts);
 `,
 };
 

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
-import { HOUR_MS, hourOf, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
+import { HOUR_MS, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
 import type { ServiceActivity } from '../../domain/anomaly.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { ServiceBaselineRow, StatsFilter, StatsQueries, StatsWriter } from './port.ts';
-import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
+import { Where, statementCache, type BatchedWriter, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
 /** Stats buckets: one row per project × minute × service × environment (the key, in the order
  *  range queries use it), counters as columns, response-time bins as a JSON object. */
@@ -39,42 +39,65 @@ interface Row {
   m_get: number; m_post: number; m_put: number; m_delete: number; rt_count: number; rt_sum: number; last_ts: number; bins: string;
 }
 
-/** One upsert per event and table: counters add up in SQL, the event's bin is incremented with
- *  json_set. */
+/** One upsert per bucket and table in a batch: the batch's contributions are summed in memory
+ *  first (a busy service's minute gathers hundreds of events), then added to the stored row,
+ *  bins merged in JSON. */
 const upsertInto = (db: Database.Database, table: string) => db.prepare(`INSERT INTO ${table} VALUES (
         @project_id, @minute, @service_name, @environment, @total, @errors_4xx, @errors_5xx,
-        @c1, @c2, @c3, @c4, @c5, @m_get, @m_post, @m_put, @m_delete, @rt_count, @rt_sum, @last_ts,
-        CASE WHEN @bin IS NULL THEN '{}' ELSE json_object(@bin, 1) END)
+        @c1, @c2, @c3, @c4, @c5, @m_get, @m_post, @m_put, @m_delete, @rt_count, @rt_sum, @last_ts, @bins)
       ON CONFLICT (project_id, minute, service_name, environment) DO UPDATE SET
         total = total + excluded.total, errors_4xx = errors_4xx + excluded.errors_4xx, errors_5xx = errors_5xx + excluded.errors_5xx,
         c1 = c1 + excluded.c1, c2 = c2 + excluded.c2, c3 = c3 + excluded.c3, c4 = c4 + excluded.c4, c5 = c5 + excluded.c5,
         m_get = m_get + excluded.m_get, m_post = m_post + excluded.m_post, m_put = m_put + excluded.m_put,
         m_delete = m_delete + excluded.m_delete, rt_count = rt_count + excluded.rt_count, rt_sum = rt_sum + excluded.rt_sum,
         last_ts = max(last_ts, excluded.last_ts),
-        bins = CASE WHEN @bin IS NULL THEN bins
-          ELSE json_set(bins, '$."' || @bin || '"', coalesce(json_extract(bins, '$."' || @bin || '"'), 0) + 1) END`);
+        bins = (SELECT json_group_object(key, total) FROM (
+          SELECT key, SUM(value) AS total FROM (SELECT key, value FROM json_each(bins) UNION ALL SELECT key, value FROM json_each(excluded.bins))
+          GROUP BY key))`);
 
-class SqliteStatsWriter implements StatsWriter {
+const rowOf = (b: StatsBucket, minute: number) => ({
+  project_id: b.project_id, minute, service_name: b.service_name, environment: b.environment,
+  total: b.total, errors_4xx: b.errors_4xx, errors_5xx: b.errors_5xx,
+  c1: b.classes['1xx'] ?? 0, c2: b.classes['2xx'] ?? 0, c3: b.classes['3xx'] ?? 0, c4: b.classes['4xx'] ?? 0, c5: b.classes['5xx'] ?? 0,
+  m_get: b.methods.GET ?? 0, m_post: b.methods.POST ?? 0, m_put: b.methods.PUT ?? 0, m_delete: b.methods.DELETE ?? 0,
+  rt_count: b.rt_count, rt_sum: b.rt_sum, last_ts: b.last_ts, bins: JSON.stringify(b.bins),
+});
+
+const keyOf = (b: StatsBucket, minute: number) => `${b.project_id}\u0000${minute}\u0000${b.service_name}\u0000${b.environment}`;
+
+class SqliteStatsWriter implements StatsWriter, BatchedWriter {
   private readonly minutes;
   private readonly hours;
+  private readonly pending = { minutes: new Map<string, StatsBucket>(), hours: new Map<string, StatsBucket>() };
   constructor(db: Database.Database) {
     this.minutes = upsertInto(db, 'stats_minute');
     this.hours = upsertInto(db, 'stats_hour');
   }
 
   add(b: StatsBucket): void {
-    const [bin] = Object.keys(b.bins);
-    const row = {
-      project_id: b.project_id, minute: b.minute, service_name: b.service_name, environment: b.environment,
-      total: b.total, errors_4xx: b.errors_4xx, errors_5xx: b.errors_5xx,
-      c1: b.classes['1xx'] ?? 0, c2: b.classes['2xx'] ?? 0, c3: b.classes['3xx'] ?? 0, c4: b.classes['4xx'] ?? 0, c5: b.classes['5xx'] ?? 0,
-      m_get: b.methods.GET ?? 0, m_post: b.methods.POST ?? 0, m_put: b.methods.PUT ?? 0, m_delete: b.methods.DELETE ?? 0,
-      rt_count: b.rt_count, rt_sum: b.rt_sum, last_ts: b.last_ts, bin: bin ?? null,
-    };
-    this.minutes.run(row);
-    this.hours.run({ ...row, minute: hourOf(b.minute) });
+    gather(this.pending.minutes, keyOf(b, b.minute), b);
+    const hour = hourOf(b.minute);
+    gather(this.pending.hours, keyOf(b, hour), { ...b, minute: hour });
+  }
+
+  flush(): void {
+    for (const b of this.pending.minutes.values()) this.minutes.run(rowOf(b, b.minute));
+    for (const b of this.pending.hours.values()) this.hours.run(rowOf(b, b.minute));
+    this.discard();
+  }
+
+  discard(): void {
+    this.pending.minutes.clear();
+    this.pending.hours.clear();
   }
 }
+
+const gather = (pending: Map<string, StatsBucket>, key: string, b: StatsBucket): void => {
+  const seen = pending.get(key);
+  // The first contribution is copied: later ones are added into it.
+  if (seen) mergeInto(seen, b);
+  else pending.set(key, { ...b, classes: { ...b.classes }, methods: { ...b.methods }, bins: { ...b.bins } });
+};
 
 const nonZero = (entries: Array<[string, number]>) => Object.fromEntries(entries.filter(([, n]) => n > 0));
 
