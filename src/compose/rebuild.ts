@@ -47,7 +47,7 @@ export class RebuildRunningError extends Error {
  *  checkpoints. What reactors recorded (state.db) is not touched. */
 export const rebuildEmbeddedReadModels = async (
   dir: string, log: EventLog, onProgress: (p: RebuildProgress) => void, onStep: (step: RebuildStep) => void = () => undefined,
-): Promise<{ head: string | null; file: string }> => {
+): Promise<{ head: string | null; file: string; readModels: number }> => {
   const state = openViewsDatabase(statePath(dir));
   const leases = new SqliteLeases(state);
   const holder = newLeaseHolder();
@@ -63,6 +63,7 @@ export const rebuildEmbeddedReadModels = async (
     const head = await log.headPosition();
     onStep('replay');
     const bulk = bulkSqliteReadModels(file);
+    const readModels = bulk.runners.length;
     try {
       await new Projector(log, bulk.runners, bulk.leases, SILENT).catchUp((projections, position) => onProgress({ projections, position, head }), { batchSize: BULK_BATCH });
       onStep('indexes');
@@ -85,7 +86,7 @@ export const rebuildEmbeddedReadModels = async (
     }
     publishViews(dir, file);
     onStep('published');
-    return { head, file };
+    return { head, file, readModels };
   } finally {
     clearInterval(renewal);
     await leases.release(REBUILD_LEASE, holder).catch(() => undefined);

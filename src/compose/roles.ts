@@ -284,8 +284,8 @@ export const rebuild = async (config: Config): Promise<void> => {
   if (config.mongoUrl === undefined) {
     const log = await openLog(config, false);
     try {
-      const { head, file } = await rebuildEmbeddedReadModels(config.dataDir, log, onProgress, onStep);
-      process.stderr.write(`rebuild done: ${path.basename(file)}, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
+      const { head, file, readModels } = await rebuildEmbeddedReadModels(config.dataDir, log, onProgress, onStep);
+      process.stderr.write(`rebuild done: ${readModels} read models in ${path.basename(file)}, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
     } catch (error) {
       if (error instanceof RebuildRunningError) throw new StartupError(error.message);
       throw error;

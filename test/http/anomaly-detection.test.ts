@@ -206,7 +206,7 @@ test.serial('alerts reach the channels that opted in to them, once, signed; heal
   t.is(got!.delivery, alert.id);
   t.deepEqual(got!.body, {
     id: alert.id, type: 'anomaly.detected', project_id: d.projectId, rule: 'brute_force', service_name: 'orders', environment: 'production',
-    subject: 'mallory', details: alert.request_body, timestamp: alert.timestamp,
+    subject: 'mallory', details: alert.request_body, timestamp: alert.timestamp, dashboard_url: null,
   });
   t.deepEqual(monitorsHook.received, []);
 });
