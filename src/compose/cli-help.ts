@@ -27,7 +27,9 @@ Stores: ${STORES}.
 Also: PORT, HOST, WATCHLOG_JWT_SECRET (the same on every API process), WATCHLOG_JWT_TTL_SECONDS,
   WATCHLOG_BODY_LIMIT_BYTES, WATCHLOG_BATCH_*, WATCHLOG_IDEMPOTENCY_WINDOW_SECONDS,
   WATCHLOG_INGEST_RATE_LIMIT, WATCHLOG_READY_MAX_LAG_MS, WATCHLOG_LOGIN_*, WATCHLOG_EGRESS_*
-  (POST /v1/monitors/:id/test connects), WATCHLOG_ANOMALY_DEFAULTS (settings answers),
+  (POST /v1/monitors/:id/test and /v1/channels/:id/test connect), WATCHLOG_ANOMALY_DEFAULTS
+  (settings answers), WATCHLOG_VAPID_* (the public key browsers subscribe with, Web Push tests),
+  WATCHLOG_PUBLIC_URL (dashboard links in test notifications),
   WATCHLOG_METRICS_* (GET /metrics behind a token, or on a port of its own),
   WATCHLOG_DASHBOARD_DIR (the dashboard served at /).`,
   },
@@ -39,8 +41,9 @@ API: its metrics are served only on WATCHLOG_METRICS_PORT (WATCHLOG_METRICS_HOST
 
 Stores: ${STORES}.
 Also: WATCHLOG_PROJECTION_LEASE_MS, WATCHLOG_ANOMALY_SCAN_SECONDS, WATCHLOG_ANOMALY_DEFAULTS,
-  WATCHLOG_EGRESS_DENY, WATCHLOG_EGRESS_ALLOW, WATCHLOG_VAPID_*, WATCHLOG_LOG_LEVEL,
-  WATCHLOG_METRICS_PORT, WATCHLOG_METRICS_HOST, WATCHLOG_METRICS_TOKEN.`,
+  WATCHLOG_EGRESS_DENY, WATCHLOG_EGRESS_ALLOW, WATCHLOG_VAPID_*, WATCHLOG_PUBLIC_URL,
+  WATCHLOG_NOTIFY_DEGRADED_AFTER, WATCHLOG_LOG_LEVEL, WATCHLOG_METRICS_PORT,
+  WATCHLOG_METRICS_HOST, WATCHLOG_METRICS_TOKEN.`,
   },
   rebuild: {
     summary: 'build every read model again from the log, beside the running service, with a\n             progress bar',
