@@ -1,11 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Page } from 'playwright-core';
-import { loadConfig } from '../src/config.ts';
-import { DEMO_MARKER, fillDemo } from '../src/compose/demo.ts';
-import { freePort, startProcess, verdict, type Child } from './support.ts';
+import { ADMIN, demoDataDir, freePort, startProcess, verdict, type Child, type Fill } from './support.ts';
 
 /** The dashboard's budgets (issue 13): (a) the JavaScript the first page load needs, gzipped;
  *  (b) the time to a rendered events page with a million events stored; (c) the time to render
@@ -15,7 +13,6 @@ import { freePort, startProcess, verdict, type Child } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const DIST = path.join(root, 'web', 'dist');
-const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update'];
 const CHROMIUM = process.env.WATCHLOG_CHROMIUM ?? '/usr/bin/chromium';
 const EVENTS_TABLE = 'table[aria-label="Events"]';
@@ -39,32 +36,6 @@ export const initialJs = (dist = DIST): InitialJs => {
     return { file: url, bytes: content.length, gzip: gzipSync(content).length };
   });
   return { files, gzipKb: Math.round((files.reduce((n, f) => n + f.gzip, 0) / 1024) * 10) / 10 };
-};
-
-export interface Fill { events: number; dir: string; reused: boolean; appendMs: number; projectMs: number; projectId: string }
-
-/** A data dir of `events` demo events under .bench/, filled once and reused by later runs. */
-const filledDataDir = async (events: number): Promise<Fill> => {
-  const dir = path.join(root, '.bench', `dashboard-${events}`);
-  const marker = path.join(dir, DEMO_MARKER);
-  if (existsSync(marker)) {
-    const saved = JSON.parse(readFileSync(marker, 'utf8')) as { projects: { shop: string }; appendMs: number; projectMs: number };
-    return { events, dir, reused: true, appendMs: saved.appendMs, projectMs: saved.projectMs, projectId: saved.projects.shop };
-  }
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const config = loadConfig({ WATCHLOG_DATA_DIR: dir });
-  let last = 0;
-  const report = await fillDemo(config, {
-    events, admin: ADMIN, upUrl: 'http://127.0.0.1:9/up', downUrl: 'http://127.0.0.1:9/down',
-    onProgress: (n, total) => {
-      if (Date.now() - last < 10_000 && n < total) return;
-      last = Date.now();
-      process.stderr.write(`  appended ${n}/${total}\n`);
-    },
-  });
-  writeFileSync(marker, `${JSON.stringify({ made_by: 'bench/dashboard.ts', events: report.events, projects: report.projects, appendMs: report.appendMs, projectMs: report.projectMs }, null, 2)}\n`);
-  return { events, dir, reused: false, appendMs: report.appendMs, projectMs: report.projectMs, projectId: report.projects.shop };
 };
 
 const median = (xs: number[]) => {
@@ -227,7 +198,7 @@ export const dashboardBenchmark = async (): Promise<DashboardReport> => {
   const js = initialJs();
   const events = Number(process.env.BENCH_DASHBOARD_EVENTS ?? 1_000_000);
   process.stderr.write(`  a data dir of ${events} events (BENCH_DASHBOARD_EVENTS) under .bench/…\n`);
-  const fill = await filledDataDir(events);
+  const fill = await demoDataDir(events);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const server: Child = await startProcess([path.join(root, 'dist/src/main.js'), 'start'], {

@@ -2,19 +2,11 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CONNECTIONS, DURATION, freePort, json, load, loginWhenReady, startProcess, verdict, type LoadResult } from './support.ts';
+import {
+  CONNECTIONS, DURATION, EVENT, freePort, json, load, projectWithKey, singleEventIngest, startProcess, startWatchlog, verdict, type LoadResult,
+} from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-/** A realistic event (~600 bytes) with fields to mask. */
-export const EVENT = JSON.stringify({
-  path: '/api/orders/123', method: 'POST', status_code: 201, response_time: 37, identifier: 'user-42',
-  service_name: 'orders', environment: 'production', user_email: 'jane@example.com', user_name: 'Jane',
-  user_roles: ['buyer'], tenant_id: 'acme', ip: '203.0.113.9', request_id: 'req-8f14e45f',
-  user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
-  query_params: { page: '1' }, request_body: { item: 'sku-1', qty: 2, card: '4111 1111 1111 1111', password: 'hunter2' },
-  response_body: { ok: true, order_id: 'ord-123' },
-});
 
 /** Events per batch in the batch load, each with an idempotency key of its own, as the SDKs send. */
 export const BATCH_SIZE = 100;
@@ -68,32 +60,19 @@ const bareKoa = async (): Promise<LoadResult> => {
 
 export const ingestBenchmark = async (): Promise<IngestReport> => {
   const bare = await bareKoa();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'watchlog-bench-'));
-  const admin = { email: 'bench@example.com', password: 'bench-password-1' };
-  const server = await startProcess([path.join(root, 'dist/src/main.js'), 'start'], {
-    PORT: String(port), HOST: '127.0.0.1', WATCHLOG_DATA_DIR: dataDir, WATCHLOG_LOG_LEVEL: 'warn',
-    WATCHLOG_ADMIN_EMAIL: admin.email, WATCHLOG_ADMIN_PASSWORD: admin.password,
-  }, async () => (await fetch(`${base}/healthz`)).ok);
+  const server = await startWatchlog(dataDir);
+  const { base, auth } = server;
   try {
-    const token = await loginWhenReady(base, admin);
-    const auth = { authorization: `Bearer ${token}` };
-    const project = await json<{ id: string }>(`${base}/v1/projects`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench' }) });
-    const { key } = await json<{ key: string }>(`${base}/v1/projects/${project.id}/api-keys`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench' }) });
-    const ingest = await load({
-      url: `${base}/v1/audit`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: EVENT,
-    });
+    const project = await projectWithKey(server, 'bench');
+    const ingest = await load(singleEventIngest(base, project.key));
     // Lag: from the end of the load until every accepted event (warm-up included) is listed.
     const single = await lagUntilListed(base, auth, project.id, ingest.warmupOk + ingest.ok, Date.now());
 
     // Batches, into a project of their own, with a key whose rate limit does not hold them back.
-    const batchProject = await json<{ id: string }>(`${base}/v1/projects`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench-batch' }) });
-    const batchKey = await json<{ key: string }>(`${base}/v1/projects/${batchProject.id}/api-keys`, {
-      method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench-batch', rate_limit: 10_000_000 }),
-    });
+    const batchProject = await projectWithKey(server, 'bench-batch', { rate_limit: 10_000_000 });
     const batchLoad = await load({
-      url: `${base}/v1/audit/batch`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': batchKey.key },
+      url: `${base}/v1/audit/batch`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': batchProject.key },
       requests: [{ setupRequest: (request) => ({ ...request, body: freshBatch() }) }],
     });
     const batched = await lagUntilListed(base, auth, batchProject.id, (batchLoad.warmupOk + batchLoad.ok) * BATCH_SIZE, Date.now());
@@ -102,7 +81,7 @@ export const ingestBenchmark = async (): Promise<IngestReport> => {
       batch: { load: batchLoad, eventsPerSec: batchLoad.requestsPerSec * BATCH_SIZE, ...batched },
     };
   } finally {
-    await server.stop();
+    await server.child.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 };

@@ -7,6 +7,8 @@ import { maskingBenchmark, printMasking } from './masking.ts';
 import { dashboardBenchmark, printDashboard } from './dashboard.ts';
 import { printVerify, verifyBenchmark } from './verify.ts';
 import { printSdk, sdkBenchmark } from './sdk.ts';
+import { auditorsBenchmark, printAuditors } from './auditors.ts';
+import { printRebuild, printStorage, rebuildBenchmark, storageBenchmark } from './rebuild.ts';
 
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
@@ -22,6 +24,9 @@ const sections: Section[] = [
   { name: 'dashboard', run: async () => { const r = await dashboardBenchmark(); return { result: r, lines: printDashboard(r) }; } },
   { name: 'verify', run: async () => { const r = await verifyBenchmark(); return { result: r, lines: printVerify(r) }; } },
   { name: 'sdk', run: async () => { const r = await sdkBenchmark(); return { result: r, lines: printSdk(r) }; } },
+  { name: 'auditors', run: async () => { const r = await auditorsBenchmark(); return { result: r, lines: printAuditors(r) }; } },
+  { name: 'rebuild', run: async () => { const r = await rebuildBenchmark(); return { result: r, lines: printRebuild(r) }; } },
+  { name: 'storage', run: async () => { const r = await storageBenchmark(); return { result: r, lines: printStorage(r) }; } },
 ];
 
 const only = process.argv.slice(2);

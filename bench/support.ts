@@ -1,7 +1,15 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-export { freePort } from '../test/helpers/process.ts';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { DEMO_MARKER, fillDemo } from '../src/compose/demo.ts';
+import { loadConfig } from '../src/config.ts';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/helpers/process.ts';
+export { freePort };
+
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -73,3 +81,117 @@ export const loginWhenReady = async (base: string, credentials: { email: string;
 };
 
 export const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
+
+/** This machine's speed drifts by tens of percent within a minute: targets measured one after
+ *  the other compare two moments more than two targets. So each of `slices` rounds measures
+ *  every target in turn, the order flipped every round (neither always follows the other);
+ *  the results per target, in slice order. */
+export const alternatingSlices = async <T>(targets: number, slices: number, measure: (target: number, slice: number) => Promise<T>): Promise<T[][]> => {
+  const results: T[][] = Array.from({ length: targets }, () => []);
+  for (let slice = 0; slice < slices; slice += 1) {
+    const order = Array.from({ length: targets }, (_, i) => i);
+    if (slice % 2 === 1) order.reverse();
+    for (const target of order) results[target]!.push(await measure(target, slice));
+  }
+  return results;
+};
+
+export const median = (xs: readonly number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? NaN : sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** A realistic event (~600 bytes) with fields to mask. */
+export const EVENT = JSON.stringify({
+  path: '/api/orders/123', method: 'POST', status_code: 201, response_time: 37, identifier: 'user-42',
+  service_name: 'orders', environment: 'production', user_email: 'jane@example.com', user_name: 'Jane',
+  user_roles: ['buyer'], tenant_id: 'acme', ip: '203.0.113.9', request_id: 'req-8f14e45f',
+  user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
+  query_params: { page: '1' }, request_body: { item: 'sku-1', qty: 2, card: '4111 1111 1111 1111', password: 'hunter2' },
+  response_body: { ok: true, order_id: 'ord-123' },
+});
+
+export const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
+
+export interface Watchlog { child: Child; base: string; auth: { authorization: string } }
+
+/** The compiled `watchlog start` (npm run bench builds it) on a free port, signed in as ADMIN
+ *  (created by the server when the data dir has no user). `ready`: the path polled before
+ *  signing in (/readyz waits for the read models to catch up with a filled log). */
+export const startWatchlog = async (dataDir: string, env: Record<string, string> = {}, ready = '/healthz'): Promise<Watchlog> => {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = await startProcess([path.join(root, 'dist/src/main.js'), 'start'], {
+    PORT: String(port), HOST: '127.0.0.1', WATCHLOG_DATA_DIR: dataDir, WATCHLOG_LOG_LEVEL: 'warn',
+    WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...env,
+  }, async () => (await fetch(`${base}${ready}`)).ok);
+  try {
+    return { child, base, auth: { authorization: `Bearer ${await loginWhenReady(base, ADMIN)}` } };
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+};
+
+/** A new project and an API key of it (`restrictions`: the key's rate limit, origins). */
+export const projectWithKey = async (w: Watchlog, name: string, restrictions: Record<string, unknown> = {}): Promise<{ id: string; key: string }> => {
+  const { id } = await json<{ id: string }>(`${w.base}/v1/projects`, { method: 'POST', headers: w.auth, body: JSON.stringify({ name }) });
+  const { key } = await json<{ key: string }>(`${w.base}/v1/projects/${id}/api-keys`, { method: 'POST', headers: w.auth, body: JSON.stringify({ name, ...restrictions }) });
+  return { id, key };
+};
+
+/** autocannon's options for single-event ingest: EVENT posted to POST /v1/audit with `key`. */
+export const singleEventIngest = (base: string, key: string): autocannon.Options => ({
+  url: `${base}/v1/audit`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: EVENT,
+});
+
+/** A process's resident memory (VmRSS), kB; 0 once it is gone. */
+export const rssKb = (pid: number): number => {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+};
+
+/** Samples a process's VmRSS every `everyMs` from now until `stop`, which gives the first sample
+ *  and the largest, kB. */
+export const sampleRss = (pid: number, everyMs = 20): { stop(): { beforeKb: number; peakKb: number } } => {
+  const beforeKb = rssKb(pid);
+  let peakKb = beforeKb;
+  const timer = setInterval(() => { peakKb = Math.max(peakKb, rssKb(pid)); }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return { beforeKb, peakKb: Math.max(peakKb, rssKb(pid)) };
+    },
+  };
+};
+
+export interface Fill { events: number; dir: string; reused: boolean; appendMs: number; projectMs: number; projectId: string }
+
+/** A data dir of `events` demo events (`watchlog demo`'s traffic) under .bench/dashboard-<n>/,
+ *  filled once and reused by later runs and sections. */
+export const demoDataDir = async (events: number): Promise<Fill> => {
+  const dir = path.join(root, '.bench', `dashboard-${events}`);
+  const marker = path.join(dir, DEMO_MARKER);
+  if (existsSync(marker)) {
+    const saved = JSON.parse(readFileSync(marker, 'utf8')) as { projects: { shop: string }; appendMs: number; projectMs: number };
+    return { events, dir, reused: true, appendMs: saved.appendMs, projectMs: saved.projectMs, projectId: saved.projects.shop };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const config = loadConfig({ WATCHLOG_DATA_DIR: dir });
+  let last = 0;
+  const report = await fillDemo(config, {
+    events, admin: ADMIN, upUrl: 'http://127.0.0.1:9/up', downUrl: 'http://127.0.0.1:9/down',
+    onProgress: (n, total) => {
+      if (Date.now() - last < 10_000 && n < total) return;
+      last = Date.now();
+      process.stderr.write(`  appended ${n}/${total}\n`);
+    },
+  });
+  writeFileSync(marker, `${JSON.stringify({ made_by: 'bench/dashboard.ts', events: report.events, projects: report.projects, appendMs: report.appendMs, projectMs: report.projectMs }, null, 2)}\n`);
+  return { events, dir, reused: false, appendMs: report.appendMs, projectMs: report.projectMs, projectId: report.projects.shop };
+};

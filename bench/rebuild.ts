@@ -1,0 +1,191 @@
+import Database from 'better-sqlite3';
+import { rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { READ_MODELS } from '../src/compose/read-models.ts';
+import { rebuildEmbeddedReadModels, type RebuildStep } from '../src/compose/rebuild.ts';
+import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
+import { STATE_FILE, VIEWS_FILE } from '../src/views/store/sqlite-files.ts';
+import { demoDataDir, verdict } from './support.ts';
+
+/** `watchlog rebuild` of a log of BENCH_REBUILD_EVENTS demo events (default 1,000,000; the data
+ *  dir of the dashboard section, filled once under .bench/), against a baseline from the same
+ *  run: raw better-sqlite3 loading the log's audit events into a table of the audit-events read
+ *  model's own schema (same columns, the same indexes created after the load, the same pragmas a
+ *  rebuild uses), which is the least a rebuild must do for its largest read model. */
+
+const EVENTS = Number(process.env.BENCH_REBUILD_EVENTS ?? 1_000_000);
+export const REBUILD_TARGETS = { perSec: 50_000, seconds: 20, flatness: 0.8 } as const;
+
+export interface RebuildReport {
+  events: number;
+  auditEvents: number;
+  seconds: number;
+  perSec: number;
+  steps: Array<{ step: RebuildStep; atMs: number }>;
+  /** Replay rate over the first and the last tenth of the log, events/s. */
+  firstTenthPerSec: number;
+  lastTenthPerSec: number;
+  baseline: { seconds: number; perSec: number };
+  /** The rebuild's speed per event as a share of the baseline's. */
+  ratio: number;
+}
+
+const bytesOf = (file: string): number => {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** The raw load: every AuditEventRecorded of the log parsed and inserted as the read model's
+ *  writer inserts it, in transactions of 10,000, then its query indexes. */
+const baselineLoad = (logFile: string, into: string): { rows: number; seconds: number } => {
+  rmSync(into, { force: true });
+  const started = performance.now();
+  const log = new Database(logFile, { readonly: true });
+  const db = new Database(into);
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.pragma('locking_mode = EXCLUSIVE');
+  db.pragma('cache_size = -262144');
+  const schema = READ_MODELS.auditEvents.sqlite.schema;
+  db.exec(schema.create);
+  const insert = db.prepare(`INSERT INTO audit_events
+    (position, id, project_id, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, doc)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  type Row = { position: number; data: string };
+  const rows = log.prepare("SELECT position, data FROM events WHERE type = 'AuditEventRecorded' ORDER BY position").iterate() as IterableIterator<Row>;
+  let n = 0;
+  const batch: Row[] = [];
+  const flush = db.transaction((items: Row[]) => {
+    for (const { position, data } of items) {
+      const e = JSON.parse(data) as Record<string, string | number | null | undefined>;
+      insert.run(
+        position, e.id, e.project_id, e.event_type, e.method, e.path, e.status_code ?? null, e.response_time ?? null, e.identifier,
+        e.user_email ?? null, e.service_name, e.environment, e.session_id ?? null, Date.parse(String(e.timestamp)), data,
+      );
+    }
+  });
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length === 10_000) {
+      flush(batch);
+      n += batch.length;
+      batch.length = 0;
+    }
+  }
+  flush(batch);
+  n += batch.length;
+  if (schema.queryIndexes) db.exec(schema.queryIndexes);
+  db.close();
+  log.close();
+  rmSync(into, { force: true });
+  return { rows: n, seconds: (performance.now() - started) / 1000 };
+};
+
+export const rebuildBenchmark = async (): Promise<RebuildReport> => {
+  process.stderr.write(`  a data dir of ${EVENTS} demo events (BENCH_REBUILD_EVENTS) under .bench/…\n`);
+  const { dir } = await demoDataDir(EVENTS);
+  const logFile = path.join(dir, 'log.db');
+
+  process.stderr.write('  baseline: raw better-sqlite3 load of the audit events…\n');
+  const raw = baselineLoad(logFile, path.join(dir, 'baseline.db'));
+
+  process.stderr.write('  watchlog rebuild…\n');
+  const log = new SqliteEventLog(logFile);
+  const samples: Array<{ ms: number; position: number }> = [];
+  const steps: RebuildReport['steps'] = [];
+  const started = performance.now();
+  let head = 0;
+  let lastPrint = 0;
+  try {
+    await rebuildEmbeddedReadModels(dir, log, (p) => {
+      const ms = performance.now() - started;
+      head = Number(p.head ?? 0);
+      samples.push({ ms, position: Number(p.position) });
+      if (ms - lastPrint > 15_000) {
+        lastPrint = ms;
+        process.stderr.write(`    at ${p.position}/${p.head}\n`);
+      }
+    }, (step) => steps.push({ step, atMs: performance.now() - started }));
+  } finally {
+    await log.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const replayEnd = steps.find((s) => s.step === 'indexes')?.atMs ?? seconds * 1000;
+  const replayed = samples.filter((s) => s.ms <= replayEnd);
+  /** The rate between the samples nearest to two fractions of the log. */
+  const rateBetween = (from: number, to: number): number => {
+    const at = (fraction: number) => replayed.reduce((best, s) => (Math.abs(s.position - fraction * head) < Math.abs(best.position - fraction * head) ? s : best), replayed[0]!);
+    const a = at(from);
+    const b = at(to);
+    return b.ms > a.ms ? ((b.position - a.position) / (b.ms - a.ms)) * 1000 : NaN;
+  };
+  return {
+    events: head, auditEvents: raw.rows, seconds, perSec: head / seconds, steps,
+    firstTenthPerSec: rateBetween(0, 0.1), lastTenthPerSec: rateBetween(0.9, 1),
+    baseline: { seconds: raw.seconds, perSec: raw.rows / raw.seconds },
+    ratio: (head / seconds) / (raw.rows / raw.seconds),
+  };
+};
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+export const printRebuild = (r: RebuildReport): string[] => {
+  const flat = r.lastTenthPerSec / r.firstTenthPerSec;
+  const stepLine = r.steps.map(({ step, atMs }) => `${step} at ${(atMs / 1000).toFixed(1)} s`).join(', ');
+  return [
+    `rebuild of ${fmt(r.events)} log records (${fmt(r.auditEvents)} audit events) into every read model (BENCH_REBUILD_EVENTS)`,
+    `  watchlog rebuild           ${r.seconds.toFixed(1)} s, ${fmt(r.perSec)} ev/s (target ≥ ${fmt(REBUILD_TARGETS.perSec)} ev/s, ≤ ${REBUILD_TARGETS.seconds} s): ${verdict(r.perSec >= REBUILD_TARGETS.perSec && r.seconds <= REBUILD_TARGETS.seconds)}`,
+    `    steps: ${stepLine}`,
+    `  flat as the log grows      ${fmt(r.firstTenthPerSec)} ev/s over the first tenth, ${fmt(r.lastTenthPerSec)} over the last (${(flat * 100).toFixed(0)} %, target ≥ ${REBUILD_TARGETS.flatness * 100} %): ${verdict(flat >= REBUILD_TARGETS.flatness)}`,
+    `  baseline: raw load of the audit-events table alone, same indexes after: ${r.baseline.seconds.toFixed(1)} s, ${fmt(r.baseline.perSec)} rows/s`,
+    `  rebuild / baseline         ${(r.ratio * 100).toFixed(1)} % of the raw load's speed per event, for ${Object.values(READ_MODELS).filter((e) => e.projection !== null).length} read models instead of one table`,
+  ];
+};
+
+// --- storage -------------------------------------------------------------------------------
+
+export interface StorageReport {
+  events: number;
+  auditEvents: number;
+  /** The mean length of an audit event's JSON as the log stores it. */
+  eventJsonBytes: number;
+  files: Array<{ file: string; bytes: number }>;
+  /** Bytes on disk per read model in the views file (tables and their indexes), by dbstat. */
+  readModels: Array<{ name: string; bytes: number; indexBytes: number }>;
+}
+
+export const storageBenchmark = async (): Promise<StorageReport> => {
+  const { dir } = await demoDataDir(EVENTS);
+  const log = new Database(path.join(dir, 'log.db'), { readonly: true });
+  const { events } = log.prepare('SELECT count(*) AS events FROM events').get() as { events: number };
+  const { auditEvents, json } = log.prepare("SELECT count(*) AS auditEvents, avg(length(data)) AS json FROM events WHERE type = 'AuditEventRecorded'").get() as { auditEvents: number; json: number };
+  log.close();
+  const withWal = (file: string) => bytesOf(file) + bytesOf(`${file}-wal`);
+  const files = ['log.db', VIEWS_FILE, STATE_FILE, 'jobs.db'].map((file) => ({ file, bytes: withWal(path.join(dir, file)) }));
+  const views = new Database(path.join(dir, VIEWS_FILE), { readonly: true });
+  const pages = views.prepare(`SELECT m.tbl_name AS tbl, m.type AS type, sum(s.pgsize) AS bytes
+    FROM dbstat AS s JOIN sqlite_master AS m ON m.name = s.name GROUP BY m.tbl_name, m.type`).all() as Array<{ tbl: string; type: string; bytes: number }>;
+  views.close();
+  const readModels = Object.entries(READ_MODELS).map(([name, entry]) => {
+    const tables = new Set(entry.sqlite.schema.tables);
+    const mine = pages.filter((p) => tables.has(p.tbl));
+    return { name, bytes: mine.reduce((n, p) => n + p.bytes, 0), indexBytes: mine.filter((p) => p.type === 'index').reduce((n, p) => n + p.bytes, 0) };
+  }).filter((m) => m.bytes > 0).sort((a, b) => b.bytes - a.bytes);
+  return { events, auditEvents, eventJsonBytes: json, files, readModels };
+};
+
+export const printStorage = (r: StorageReport): string[] => {
+  const per = (bytes: number) => (bytes / r.events).toFixed(0);
+  const logAndViews = r.files.filter((f) => f.file === 'log.db' || f.file === VIEWS_FILE).reduce((n, f) => n + f.bytes, 0);
+  const ratio = logAndViews / r.events / r.eventJsonBytes;
+  return [
+    `storage of ${fmt(r.events)} log records (${fmt(r.auditEvents)} audit events, ${r.eventJsonBytes.toFixed(0)} bytes of JSON each on average)`,
+    ...r.files.map((f) => `  ${f.file.padEnd(26)} ${(f.bytes / 1048576).toFixed(0).padStart(6)} MiB, ${per(f.bytes).padStart(5)} bytes per record`),
+    `  log + read models          ${per(logAndViews)} bytes per record, ${ratio.toFixed(2)}× the event's JSON (target ≤ 2×): ${verdict(ratio <= 2)}`,
+    '  per read model (tables and their indexes, dbstat):',
+    ...r.readModels.map((m) => `    ${m.name.padEnd(24)} ${per(m.bytes).padStart(5)} bytes per record (indexes ${per(m.indexBytes)})`),
+  ];
+};
