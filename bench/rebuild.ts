@@ -52,7 +52,7 @@ const baselineLoad = (logFile: string, into: string): { rows: number; seconds: n
   const schema = READ_MODELS.auditEvents.sqlite.schema;
   db.exec(schema.create);
   const insert = db.prepare(`INSERT INTO audit_events
-    (position, id, project_id, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, doc)
+    (position, id, project_id, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   type Row = { position: number; data: string };
   const rows = log.prepare("SELECT position, data FROM events WHERE type = 'AuditEventRecorded' ORDER BY position").iterate() as IterableIterator<Row>;
@@ -60,10 +60,12 @@ const baselineLoad = (logFile: string, into: string): { rows: number; seconds: n
   const batch: Row[] = [];
   const flush = db.transaction((items: Row[]) => {
     for (const { position, data } of items) {
-      const e = JSON.parse(data) as Record<string, string | number | null | undefined>;
+      const {
+        id, project_id, event_type, method, path: route, status_code, response_time, identifier, user_email, service_name, environment, session_id, timestamp, ...rest
+      } = JSON.parse(data) as Record<string, string | number | null | undefined>;
       insert.run(
-        position, e.id, e.project_id, e.event_type, e.method, e.path, e.status_code ?? null, e.response_time ?? null, e.identifier,
-        e.user_email ?? null, e.service_name, e.environment, e.session_id ?? null, Date.parse(String(e.timestamp)), data,
+        position, id, project_id, event_type, method, route, status_code ?? null, response_time ?? null, identifier,
+        user_email ?? null, service_name, environment, session_id ?? null, Date.parse(String(timestamp)), JSON.stringify(rest),
       );
     }
   });

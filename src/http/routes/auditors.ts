@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import { Uuid } from '../../domain/codecs.ts';
 import { withSchema } from '../../domain/json-schema.ts';
 import { consistencyProof, inclusionProof, type NodeReader } from '../../domain/merkle.ts';
-import { streamLines } from '../../views/tree/port.ts';
+import { streamPages } from '../../views/tree/port.ts';
 import { principalOf, visibleProjectFilter } from '../middleware/auth.ts';
 import { HttpError, validationError } from '../middleware/errors.ts';
 import { IntFromString, NoParameters, readQuery } from '../middleware/query.ts';
@@ -50,8 +50,8 @@ export const auditorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     return projectId;
   };
 
-  const lines = (projectId: string, from: string, limit: number) =>
-    streamLines(tree, (positions) => deps.commands.log.readPositions(positions), projectId, from, limit, PAGE);
+  const pages = (projectId: string, from: string, limit: number) =>
+    streamPages(tree, (positions) => deps.commands.log.readPositions(positions), projectId, from, limit, PAGE);
 
   /** Server-sent events: what there is, then what comes, until the client or the server leaves. */
   async function* tail(ctx: Context, projectId: string, from: string): AsyncGenerator<string> {
@@ -60,9 +60,9 @@ export const auditorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const closed = () => ctx.req.destroyed || ctx.res.writableEnded || deps.draining?.aborted === true;
     while (!closed()) {
       let sent = false;
-      for await (const line of lines(projectId, cursor, PAGE)) {
-        yield `id: ${line.position}\ndata: ${line.text}\n\n`;
-        cursor = nextOf(line.position);
+      for await (const page of pages(projectId, cursor, PAGE)) {
+        yield page.map((line) => `id: ${line.position}\ndata: ${line.text}\n\n`).join('');
+        cursor = nextOf(page[page.length - 1]!.position);
         sent = true;
       }
       if (sent) quietSince = Date.now();
@@ -101,7 +101,7 @@ export const auditorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
       return;
     }
     ctx.body = Readable.from((async function* () {
-      for await (const line of lines(projectId, from, limit)) yield `${line.text}\n`;
+      for await (const page of pages(projectId, from, limit)) yield `${page.map((line) => line.text).join('\n')}\n`;
     })());
   });
 

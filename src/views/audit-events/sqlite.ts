@@ -17,7 +17,7 @@ import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '
  *  identifier indexes, the filters dashboards combine most, also carry the other equality
  *  columns, so a combined filter and its totalItems count are answered inside the index. */
 const auditEventsSchema: SqliteSchema = {
-  version: 3,
+  version: 4,
   tables: ['audit_events'],
   create: `
 CREATE TABLE IF NOT EXISTS audit_events (
@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS audit_events (
   environment   TEXT NOT NULL,
   session_id    TEXT,
   ts            INTEGER NOT NULL,
-  doc           TEXT NOT NULL
+  rest          TEXT NOT NULL
 );
 `,
   queryIndexes: `
@@ -71,26 +71,49 @@ const EXPORT_BATCH = 1000;
 const EQUALITY_FILTERS = ['service_name', 'path', 'method', 'status_code', 'environment', 'identifier', 'event_type'] as const;
 
 interface ListRow {
-  doc?: string;
+  rest?: string;
   id: string; project_id: string; event_type: string; method: string; path: string; status_code: number | null;
   response_time: number | null; identifier: string; user_email: string | null; service_name: string;
   environment: string; ts: number;
 }
+
+/** The row keeps an event's columns once: `rest` is the JSON of its other fields (bodies, user
+ *  fields, source…), and `eventOf` puts the two back together. */
+interface EventRow extends ListRow { session_id: string | null; rest: string }
+const EVENT_COLUMNS = 'id, project_id, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest';
+
+const eventOf = (r: EventRow): StoredAuditEvent => {
+  const event: Record<string, unknown> = {
+    id: r.id, project_id: r.project_id, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), path: r.path, method: r.method,
+  };
+  if (r.status_code !== null) event.status_code = r.status_code;
+  if (r.response_time !== null) event.response_time = r.response_time;
+  event.identifier = r.identifier;
+  if (r.user_email !== null) event.user_email = r.user_email;
+  event.service_name = r.service_name;
+  event.environment = r.environment;
+  if (r.session_id !== null) event.session_id = r.session_id;
+  return Object.assign(event, JSON.parse(r.rest) as Record<string, unknown>) as StoredAuditEvent;
+};
 
 class SqliteAuditEventsWriter implements AuditEventsWriter {
   private readonly insert;
   constructor(db: Database.Database) {
     this.insert = db.prepare(`INSERT OR IGNORE INTO audit_events
       (position, id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
-       service_name, environment, session_id, ts, doc)
+       service_name, environment, session_id, ts, rest)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   }
 
   record(e: StoredAuditEvent, position: string): void {
+    const {
+      id: _id, project_id: _project, event_type: _type, method: _method, path: _path, status_code: _status, response_time: _time,
+      identifier: _identifier, user_email: _email, service_name: _service, environment: _environment, session_id: _session, timestamp: _at, ...rest
+    } = e;
     this.insert.run(
       Number(position), e.id, e.project_id, e.event_type, e.method, e.path, e.status_code ?? null,
       e.response_time ?? null, e.identifier, e.user_email ?? null, e.service_name, e.environment, e.session_id ?? null,
-      Date.parse(e.timestamp), JSON.stringify(e),
+      Date.parse(e.timestamp), JSON.stringify(rest),
     );
   }
 }
@@ -125,7 +148,7 @@ export const auditListStatement = (q: AuditListQuery, scope: Scope, options: Aud
   if (where.matchesNothing) return null;
   const dir = q.sort_order === 'asc' ? 'ASC' : 'DESC';
   const sql = `SELECT id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
-              service_name, environment, ts${options.withRequestBody ? ', doc' : ''}
+              service_name, environment, ts${options.withRequestBody ? ', rest' : ''}
        FROM audit_events ${where}
        ORDER BY ${SORT_COLUMN[q.sort_by]} ${dir}, position ${dir} LIMIT ? OFFSET ?`;
   return { sql, params: [...where.params, q.limit, offsetOf(q)], where };
@@ -136,7 +159,7 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
   private readonly byId;
   constructor(db: Database.Database) {
     this.stmt = statementCache(db);
-    this.byId = db.prepare<[string], { project_id: string; doc: string }>('SELECT project_id, doc FROM audit_events WHERE id = ?');
+    this.byId = db.prepare<[string], EventRow>(`SELECT ${EVENT_COLUMNS} FROM audit_events WHERE id = ?`);
   }
 
   async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
@@ -145,7 +168,7 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
     const rows = this.stmt(page.sql).all(...page.params) as ListRow[];
     const { n } = this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${page.where}`).get(...page.where.params) as { n: number };
     return pageOf(rows.map((r) => (options.withRequestBody
-      ? { ...toListItem(r), request_body: (JSON.parse(r.doc!) as StoredAuditEvent).request_body ?? null }
+      ? { ...toListItem(r), request_body: (JSON.parse(r.rest!) as Partial<StoredAuditEvent>).request_body ?? null }
       : toListItem(r))), q, n);
   }
 
@@ -192,14 +215,14 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
     for (let sent = 0; sent < limit;) {
       const size = Math.min(EXPORT_BATCH, limit - sent);
       const rows = (last === null
-        ? this.stmt(`SELECT position, ts, doc FROM audit_events ${where} ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, size)
-        : this.stmt(`SELECT position, ts, doc FROM audit_events ${conjunction} (ts < ? OR (ts = ? AND position < ?))
+        ? this.stmt(`SELECT position, ${EVENT_COLUMNS} FROM audit_events ${where} ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, size)
+        : this.stmt(`SELECT position, ${EVENT_COLUMNS} FROM audit_events ${conjunction} (ts < ? OR (ts = ? AND position < ?))
             ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, last.ts, last.ts, last.position, size)
-      ) as Array<{ position: number; ts: number; doc: string }>;
+      ) as Array<EventRow & { position: number }>;
       if (rows.length === 0) return;
       sent += rows.length;
       last = rows[rows.length - 1]!;
-      yield rows.map((r) => JSON.parse(r.doc) as StoredAuditEvent);
+      yield rows.map(eventOf);
       if (rows.length < size) return;
     }
   }
@@ -207,7 +230,7 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
   async get(id: string, scope: Scope): Promise<StoredAuditEvent | null> {
     const row = this.byId.get(id);
     if (!row || !inScope(scope, row.project_id)) return null;
-    return JSON.parse(row.doc) as StoredAuditEvent;
+    return eventOf(row);
   }
 }
 

@@ -8,9 +8,12 @@ import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
 /** Browser events with a request_id (and whether a backend event matched them yet), and the
- *  backend events' request ids and times, so either side can arrive first. */
+ *  backend events' request ids and times, so either side can arrive first. A backend request is
+ *  its key alone (a table without rowid: one B-tree, not a table and an index of the same
+ *  columns); a second backend event of the same request at the same millisecond adds nothing a
+ *  match needs. */
 const orphansSchema: SqliteSchema = {
-  version: 1,
+  version: 2,
   tables: ['browser_requests', 'backend_requests'],
   create: `
 CREATE TABLE IF NOT EXISTS browser_requests (
@@ -26,9 +29,9 @@ CREATE INDEX IF NOT EXISTS browser_requests_key ON browser_requests (project_id,
 CREATE TABLE IF NOT EXISTS backend_requests (
   project_id TEXT NOT NULL,
   request_id TEXT NOT NULL,
-  ts INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS backend_requests_key ON backend_requests (project_id, request_id, ts);
+  ts INTEGER NOT NULL,
+  PRIMARY KEY (project_id, request_id, ts)
+) WITHOUT ROWID;
 `,
   queryIndexes: `
 CREATE INDEX IF NOT EXISTS browser_requests_open ON browser_requests (project_id, matched, ts);
@@ -42,7 +45,7 @@ class SqliteOrphansWriter implements OrphansWriter {
       backendNear: db.prepare<[string, string, number, number], { n: number }>(
         'SELECT COUNT(*) AS n FROM backend_requests WHERE project_id = ? AND request_id = ? AND ts BETWEEN ? AND ?'),
       insertBrowser: db.prepare('INSERT OR IGNORE INTO browser_requests VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      insertBackend: db.prepare('INSERT INTO backend_requests VALUES (?, ?, ?)'),
+      insertBackend: db.prepare('INSERT OR IGNORE INTO backend_requests VALUES (?, ?, ?)'),
       match: db.prepare('UPDATE browser_requests SET matched = 1 WHERE project_id = ? AND request_id = ? AND ts BETWEEN ? AND ? AND matched = 0'),
     };
   }

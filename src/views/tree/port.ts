@@ -27,21 +27,27 @@ export const streamLine = (leaf: TreeLeaf, record: RecordedEvent | undefined): R
   });
 
 /** A project's stream lines from `fromPosition` on, at most `limit`, a page of records read from
- *  the log at a time (flat memory whatever the size). */
-export async function* streamLines(
+ *  the log at a time (flat memory whatever the size), a page at a time: a consumer that writes
+ *  each page as one chunk pays the per-write cost once per page, not once per line. */
+export async function* streamPages(
   tree: Pick<TreeQueries, 'leavesFrom'>, readPositions: (positions: readonly string[]) => Promise<RecordedEvent[]>,
   projectId: string, fromPosition: string, limit: number, page = 1000,
-): AsyncGenerator<{ position: string; text: string }> {
+): AsyncGenerator<Array<{ position: string; text: string }>> {
   let cursor = fromPosition;
   let left = limit;
   while (left > 0) {
     const leaves = await tree.leavesFrom(projectId, cursor, Math.min(page, left));
     if (leaves.length === 0) return;
     const records = new Map((await readPositions(leaves.map((l) => l.position))).map((r) => [r.position, r]));
-    for (const leaf of leaves) yield { position: leaf.position, text: JSON.stringify(streamLine(leaf, records.get(leaf.position))) };
+    yield leaves.map((leaf) => ({ position: leaf.position, text: JSON.stringify(streamLine(leaf, records.get(leaf.position))) }));
     cursor = (BigInt(leaves[leaves.length - 1]!.position) + 1n).toString();
     left -= leaves.length;
   }
+}
+
+/** The same lines one by one. */
+export async function* streamLines(...args: Parameters<typeof streamPages>): AsyncGenerator<{ position: string; text: string }> {
+  for await (const lines of streamPages(...args)) yield* lines;
 }
 
 export interface TreeWriter {
