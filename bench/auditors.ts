@@ -9,13 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { newEvent, type CommandContext } from '../src/commands/handle.ts';
 import { toStoredAuditEvent } from '../src/commands/ingest.ts';
 import { createProject } from '../src/commands/projects.ts';
-import { rebuildReadModels } from '../src/compose/rebuild.ts';
+import { rebuildEmbeddedReadModels } from '../src/compose/rebuild.ts';
 import { openStores } from '../src/compose/stores.ts';
 import { loadConfig } from '../src/config.ts';
 import type { AuditEventInput } from '../src/domain/audit-event.ts';
 import { auditStream, projectStream } from '../src/domain/streams.ts';
 import {
-  CONNECTIONS, DURATION, EVENT, WARMUP, alternatingSlices, median, projectWithKey, sampleRss, singleEventIngest, startWatchlog, verdict, type Watchlog,
+  CONNECTIONS, DURATION, EVENT, WARMUP, alternatingSlices, currentReadModels, median, projectWithKey, sampleRss, singleEventIngest, startWatchlog, verdict, type Watchlog,
 } from './support.ts';
 
 /** What the auditors' features cost (issue 15, "Must show"), beside a baseline from the same run:
@@ -149,6 +149,7 @@ const filledDataDir = async (records: number): Promise<Fill & { dir: string }> =
   const marker = path.join(dir, MARKER);
   if (existsSync(marker)) {
     const saved = JSON.parse(readFileSync(marker, 'utf8')) as Omit<Fill, 'reused'>;
+    await currentReadModels(dir);
     return { ...saved, dir, reused: true };
   }
   rmSync(dir, { recursive: true, force: true });
@@ -180,7 +181,7 @@ const filledDataDir = async (records: number): Promise<Fill & { dir: string }> =
     const appendMs = performance.now() - appending;
     const projecting = performance.now();
     let progressAt = Date.now();
-    await rebuildReadModels(stores, (p) => {
+    await rebuildEmbeddedReadModels(dir, log, (p) => {
       if (Date.now() - progressAt < 30_000) return;
       progressAt = Date.now();
       process.stderr.write(`  read models at ${p.position}/${p.head}\n`);

@@ -2,7 +2,12 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { DEMO_MARKER, fillDemo } from '../src/compose/demo.ts';
+import { READ_MODELS } from '../src/compose/read-models.ts';
+import { rebuildEmbeddedReadModels } from '../src/compose/rebuild.ts';
+import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
+import { viewsPath } from '../src/views/store/sqlite-files.ts';
 import { loadConfig } from '../src/config.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -172,12 +177,14 @@ export const sampleRss = (pid: number, everyMs = 20): { stop(): { beforeKb: numb
 export interface Fill { events: number; dir: string; reused: boolean; appendMs: number; projectMs: number; projectId: string }
 
 /** A data dir of `events` demo events (`watchlog demo`'s traffic) under .bench/dashboard-<n>/,
- *  filled once and reused by later runs and sections. */
-export const demoDataDir = async (events: number): Promise<Fill> => {
+ *  filled once and reused by later runs and sections; with `current`, its read models brought to
+ *  this code's schemas (a section that rebuilds them itself does without). */
+export const demoDataDir = async (events: number, { current = true }: { current?: boolean } = {}): Promise<Fill> => {
   const dir = path.join(root, '.bench', `dashboard-${events}`);
   const marker = path.join(dir, DEMO_MARKER);
   if (existsSync(marker)) {
     const saved = JSON.parse(readFileSync(marker, 'utf8')) as { projects: { shop: string }; appendMs: number; projectMs: number };
+    if (current) await currentReadModels(dir);
     return { events, dir, reused: true, appendMs: saved.appendMs, projectMs: saved.projectMs, projectId: saved.projects.shop };
   }
   rmSync(dir, { recursive: true, force: true });
@@ -194,4 +201,39 @@ export const demoDataDir = async (events: number): Promise<Fill> => {
   });
   writeFileSync(marker, `${JSON.stringify({ made_by: 'bench/dashboard.ts', events: report.events, projects: report.projects, appendMs: report.appendMs, projectMs: report.projectMs }, null, 2)}\n`);
   return { events, dir, reused: false, appendMs: report.appendMs, projectMs: report.projectMs, projectId: report.projects.shop };
+};
+
+/** Whether the read models of a data dir filled by an earlier run are of this code's schemas and
+ *  at the log's head (not left half-replayed by a run that stopped). */
+const readModelsCurrent = (dir: string): boolean => {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(viewsPath(dir), { readonly: true, fileMustExist: true });
+    db.exec(`ATTACH DATABASE '${path.join(dir, 'log.db').replaceAll("'", "''")}' AS log`);
+    const { head } = db.prepare('SELECT max(position) AS head FROM log.events').get() as { head: number };
+    const built = new Map((db.prepare(`SELECT v.projection, v.version, c.position FROM read_model_versions AS v
+      JOIN checkpoints AS c ON c.projection = v.projection`).all() as Array<{ projection: string; version: number; position: string }>)
+      .map((r) => [r.projection, r]));
+    return Object.values(READ_MODELS).every((entry) => {
+      const row = built.get(entry.name);
+      return entry.projection === null || (row?.version === entry.sqlite.schema.version && Number(row.position) === head);
+    });
+  } catch {
+    return false;
+  } finally {
+    db?.close();
+  }
+};
+
+/** Brings a reused data dir's read models to this code's schemas with `watchlog rebuild`'s bulk
+ *  load, so that a server started on it is ready at once instead of replaying in place. */
+export const currentReadModels = async (dir: string): Promise<void> => {
+  if (readModelsCurrent(dir)) return;
+  process.stderr.write('  its read models are of another version: rebuilding them…\n');
+  const log = new SqliteEventLog(path.join(dir, 'log.db'));
+  try {
+    await rebuildEmbeddedReadModels(dir, log, () => undefined);
+  } finally {
+    await log.close();
+  }
 };

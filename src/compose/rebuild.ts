@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { Projector, newLeaseHolder } from '../../projections/projector.ts';
+import { Projector, newLeaseHolder, type ProjectionRunner } from '../../projections/projector.ts';
 import type { EventLog } from '../log/event-log.ts';
 import { SqliteLeases, openViewsDatabase } from '../views/store/sqlite.ts';
 import { nextViews, publishViews, statePath } from '../views/store/sqlite-files.ts';
@@ -44,9 +44,11 @@ export class RebuildRunningError extends Error {
  *  sync, large transactions, the query indexes made after the rows are in. Then in ordinary
  *  transactions, catching up what was appended meanwhile until it is within CLOSE_ENOUGH events
  *  of the head. Then published: every process moves to it, and its projectors go on from its
- *  checkpoints. What reactors recorded (state.db) is not touched. */
+ *  checkpoints. What reactors recorded (state.db) is not touched. `onApplied` is told how long
+ *  each projection took over each bulk batch (what `npm run bench rebuild` reports). */
 export const rebuildEmbeddedReadModels = async (
   dir: string, log: EventLog, onProgress: (p: RebuildProgress) => void, onStep: (step: RebuildStep) => void = () => undefined,
+  onApplied?: (projection: string, ms: number) => void,
 ): Promise<{ head: string | null; file: string; readModels: number }> => {
   const state = openViewsDatabase(statePath(dir));
   const leases = new SqliteLeases(state);
@@ -65,7 +67,22 @@ export const rebuildEmbeddedReadModels = async (
     const bulk = bulkSqliteReadModels(file);
     const readModels = bulk.runners.length;
     try {
-      await new Projector(log, bulk.runners, bulk.leases, SILENT).catchUp((projections, position) => onProgress({ projections, position, head }), { batchSize: BULK_BATCH });
+      // Timed, the projections take turns over a batch (they share one thread anyway), so each
+      // one's time is its own.
+      let turn = Promise.resolve();
+      const runners = onApplied === undefined ? bulk.runners : bulk.runners.map((runner): ProjectionRunner => ({
+        ...runner,
+        process: (batch, lease, decode) => {
+          const run = turn.then(async () => {
+            const started = performance.now();
+            await runner.process(batch, lease, decode);
+            onApplied(runner.name, performance.now() - started);
+          });
+          turn = run.catch(() => undefined);
+          return run;
+        },
+      }));
+      await new Projector(log, runners, bulk.leases, SILENT).catchUp((projections, position) => onProgress({ projections, position, head }), { batchSize: BULK_BATCH });
       onStep('indexes');
     } finally {
       bulk.finish();

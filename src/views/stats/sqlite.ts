@@ -20,7 +20,6 @@ CREATE TABLE IF NOT EXISTS ${table} (
   bins TEXT NOT NULL,
   PRIMARY KEY (project_id, minute, service_name, environment)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS ${table}_time ON ${table} (minute);
 `;
 
 /** Stats buckets: one row per project × minute × service × environment (the key, in the order
@@ -31,6 +30,11 @@ const statsSchema: SqliteSchema = {
   version: 2,
   tables: ['stats_minute', 'stats_hour'],
   create: bucketTable('stats_minute') + bucketTable('stats_hour'),
+  // Only the anomaly scan's activity query (every project, a time range) reads by time alone.
+  queryIndexes: `
+CREATE INDEX IF NOT EXISTS stats_minute_time ON stats_minute (minute);
+CREATE INDEX IF NOT EXISTS stats_hour_time ON stats_hour (minute);
+`,
 };
 
 interface Row {
