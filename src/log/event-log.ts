@@ -16,6 +16,9 @@ export interface RecordedEvent extends NewEvent {
   readonly stream: string;
   readonly revision: number;
   readonly position: string;
+  /** The data and metadata as the log stores them, JSON text, when the log keeps text (the
+   *  embedded log): a reader that only passes a record on writes them unparsed. */
+  readonly text?: { readonly data: string; readonly metadata: string };
 }
 
 /** An event to store once: as the next event of its own `stream`, unless that stream's last

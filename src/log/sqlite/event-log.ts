@@ -34,6 +34,7 @@ const toRecorded = (r: Row): RecordedEvent => {
     get metadata() {
       return (metadata ??= JSON.parse(r.metadata) as EventMetadata);
     },
+    text: { data: r.data, metadata: r.metadata },
   };
 };
 

@@ -26,6 +26,18 @@ export const streamLine = (leaf: TreeLeaf, record: RecordedEvent | undefined): R
     data: record.data, metadata: record.metadata, recorded_at: record.metadata.recorded_at, leaf_hash: leaf.hash.toString('base64'),
   });
 
+/** `streamLine` as JSON text. With the record's stored text, its data and metadata are written as
+ *  the log keeps them, unparsed: the same JSON value (a leaf is hashed from the canonical form,
+ *  whatever the key order), for a fraction of the cost of a parse and a stringify of the body. */
+export const streamLineText = (leaf: TreeLeaf, record: RecordedEvent | undefined): string => {
+  if (record?.text === undefined) return JSON.stringify(streamLine(leaf, record));
+  const recordedAt = record.metadata.recorded_at;
+  return `{"leaf_index":${leaf.index},"position":${JSON.stringify(record.position)},"stream":${JSON.stringify(record.stream)},`
+    + `"revision":${record.revision},"type":${JSON.stringify(record.type)},"id":${JSON.stringify(record.id)},`
+    + `"data":${record.text.data},"metadata":${record.text.metadata}${recordedAt === undefined ? '' : `,"recorded_at":${JSON.stringify(recordedAt)}`},`
+    + `"leaf_hash":${JSON.stringify(leaf.hash.toString('base64'))}}`;
+};
+
 /** A project's stream lines from `fromPosition` on, at most `limit`, a page of records read from
  *  the log at a time (flat memory whatever the size), a page at a time: a consumer that writes
  *  each page as one chunk pays the per-write cost once per page, not once per line. */
@@ -39,7 +51,7 @@ export async function* streamPages(
     const leaves = await tree.leavesFrom(projectId, cursor, Math.min(page, left));
     if (leaves.length === 0) return;
     const records = new Map((await readPositions(leaves.map((l) => l.position))).map((r) => [r.position, r]));
-    yield leaves.map((leaf) => ({ position: leaf.position, text: JSON.stringify(streamLine(leaf, records.get(leaf.position))) }));
+    yield leaves.map((leaf) => ({ position: leaf.position, text: streamLineText(leaf, records.get(leaf.position)) }));
     cursor = (BigInt(leaves[leaves.length - 1]!.position) + 1n).toString();
     left -= leaves.length;
   }
