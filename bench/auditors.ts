@@ -33,7 +33,7 @@ const SAMPLES = Number(process.env.BENCH_AUDITORS_SAMPLES ?? 10);
 const ROUNDS = Number(process.env.BENCH_AUDITORS_ROUNDS ?? 2);
 /** Records per GET /v1/stream: the route's largest page, so a replay is few requests. */
 const PAGE = 100_000;
-const TARGETS = { sealingRatio: 0.95, checkpointMs: 1500, replayPerSec: 50_000, rssGrowthMb: 100 } as const;
+const TARGETS = { sealingRatio: 0.95, checkpointMs: 1500, replayPerSec: 50_000, rssGrowthMb: 100, loadedRssMb: 300 } as const;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -286,6 +286,8 @@ export interface AuditorsReport {
   fill: Fill;
   replays: Replay[];
   baseline: Array<{ rows: number; perSec: number }>;
+  /** The same server (its million records stored) under single-event ingest: its RSS. */
+  loaded: { requestsPerSec: number; rssBeforeMb: number; rssPeakMb: number };
 }
 
 export const auditorsBenchmark = async (): Promise<AuditorsReport> => {
@@ -316,16 +318,23 @@ export const auditorsBenchmark = async (): Promise<AuditorsReport> => {
   const server = await startWatchlog(dir, {}, '/readyz');
   const replays: Replay[] = [];
   const baseline: Array<{ rows: number; perSec: number }> = [];
+  let loaded: AuditorsReport['loaded'];
   try {
     for (let round = 0; round < ROUNDS; round += 1) {
       process.stderr.write(`  replay round ${round + 1}/${ROUNDS}…\n`);
       baseline.push(readRows(dir, fill.projectId));
       replays.push(await replay(server, fill.projectId));
     }
+    process.stderr.write('  the same server under single-event ingest, its RSS sampled…\n');
+    const { key } = await projectWithKey(server, 'ingest');
+    const rss = sampleRss(server.child.process.pid!);
+    const load = await autocannon({ ...singleEventIngest(server.base, key), connections: CONNECTIONS, duration: DURATION });
+    const { beforeKb, peakKb } = rss.stop();
+    loaded = { requestsPerSec: load.requests.average, rssBeforeMb: Math.round(beforeKb / 1024), rssPeakMb: Math.round(peakKb / 1024) };
   } finally {
     await server.child.stop();
   }
-  return { ...part1, fill, replays, baseline };
+  return { ...part1, fill, replays, baseline, loaded };
 };
 
 export const printAuditors = (r: AuditorsReport): string[] => {
@@ -354,5 +363,7 @@ export const printAuditors = (r: AuditorsReport): string[] => {
       `; x${(worstReplay.perSec / median(r.baseline.map((b) => b.perSec))).toFixed(2)} the baseline`,
     `replay RSS growth (worst): ${worstRss} MB   ${verdict(worstRss < TARGETS.rssGrowthMb)} (target < ${TARGETS.rssGrowthMb} MB)`,
     `baseline (the same rows read from log.db with better-sqlite3 in the bench process): ${r.baseline.map((b) => fmt(b.perSec)).join(', ')} rows/s`,
+    `server RSS with ${fmt(r.fill.records)} records stored, under single-event ingest (${fmt(r.loaded.requestsPerSec)} req/s): ` +
+      `${r.loaded.rssBeforeMb} MB before, peak ${r.loaded.rssPeakMb} MB   ${verdict(r.loaded.rssPeakMb < TARGETS.loadedRssMb)} (target < ${TARGETS.loadedRssMb} MB)`,
   ];
 };
