@@ -74,10 +74,9 @@ export const streamLine = (index: number, r: ReturnType<typeof makeRecord>, leaf
 export const missingLine = (index: number, r: ReturnType<typeof makeRecord>, leaf: Hash): string =>
   JSON.stringify({ leaf_index: index, position: r.position, missing: true, leaf_hash: leaf.toString('base64') });
 
-/** A tree of `count` records, built by appending leaves as the server does. */
-export const buildLog = (count: number): BuiltLog => {
-  const records = Array.from({ length: count }, (_, i) => makeRecord(i));
-  const leaves = records.map((r) => leafHash(leafBytes(r)));
+/** The server's tree of `leaves`, appended as the server appends them: the root of every size
+ *  from 0, and a reader of the stored nodes for proofs. */
+export const serverTreeOf = (leaves: readonly Hash[]) => {
   let frontier: Frontier = EMPTY_FRONTIER;
   const stored = new Map<string, Hash>();
   const roots = [frontierRoot(frontier)];
@@ -87,7 +86,14 @@ export const buildLog = (count: number): BuiltLog => {
     for (const n of appended.completed) stored.set(`${n.level}:${n.index}`, n.hash);
     roots.push(frontierRoot(frontier));
   }
-  const read = async (level: number, index: number) => stored.get(`${level}:${index}`)!;
+  return { roots, read: async (level: number, index: number) => stored.get(`${level}:${index}`)! };
+};
+
+/** A tree of `count` records, built by appending leaves as the server does. */
+export const buildLog = (count: number): BuiltLog => {
+  const records = Array.from({ length: count }, (_, i) => makeRecord(i));
+  const leaves = records.map((r) => leafHash(leafBytes(r)));
+  const { roots, read } = serverTreeOf(leaves);
   return {
     records, leaves, roots,
     lines: records.map((r, i) => streamLine(i, r, leaves[i]!)),

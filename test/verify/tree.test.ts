@@ -1,6 +1,7 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { EMPTY_FRONTIER, appendLeaf, consistencyProof, frontierRoot, inclusionProof, leafHash as serverLeafHash, type Frontier, type Hash } from '../../src/domain/merkle.ts';
+import { consistencyProof, inclusionProof, leafHash as serverLeafHash } from '../../src/domain/merkle.ts';
+import { serverTreeOf } from './fixtures.ts';
 import { EMPTY_ROOT, StreamingRoot, leafHash, leafHashOfText, nodeHash, verifyConsistency, verifyInclusion } from '../../src/verify/tree.ts';
 
 /** The hashing and proof checks, against RFC 6962's test vectors (as Certificate Transparency and
@@ -45,16 +46,7 @@ test('RFC 6962 test vectors: inclusion and consistency proofs', (t) => {
 /** The server's tree of `count` leaves: leaf hashes, roots per size, stored nodes for proofs. */
 const serverTree = (count: number) => {
   const leaves = Array.from({ length: count }, (_, i) => serverLeafHash(Buffer.from(`leaf ${i}`)));
-  let frontier: Frontier = EMPTY_FRONTIER;
-  const stored = new Map<string, Hash>();
-  const roots = [frontierRoot(frontier)];
-  for (const leaf of leaves) {
-    const appended = appendLeaf(frontier, leaf);
-    frontier = appended.frontier;
-    for (const n of appended.completed) stored.set(`${n.level}:${n.index}`, n.hash);
-    roots.push(frontierRoot(frontier));
-  }
-  return { leaves, roots, read: async (level: number, index: number) => stored.get(`${level}:${index}`)! };
+  return { leaves, ...serverTreeOf(leaves) };
 };
 
 test('the streaming root is the server\'s root at every size to 300, in O(log n) subtrees', (t) => {
