@@ -80,6 +80,15 @@ const check = async (t: ExecutionContext, dir: string, checkpoint = original.che
   };
 };
 
+/** Both verifiers find the tampering: exit 1, each saying what it found. */
+const detected = async (t: ExecutionContext, dir: string, offlineSays: RegExp, serverSays: RegExp, checkpoint?: string) => {
+  const { offline, server } = await check(t, dir, checkpoint);
+  t.is(offline.code, 1);
+  t.regex(offline.err, offlineSays);
+  t.is(server.code, 1);
+  t.regex(server.err, serverSays);
+};
+
 /** The project's audit events in log.db, in log order. */
 const auditRows = (log: Database.Database) =>
   log.prepare<[string], { position: number; data: string }>("SELECT position, data FROM events WHERE stream = ? ORDER BY position").all(`audit-${original.projectId}`);
@@ -97,22 +106,14 @@ test.serial('one byte edited in a stored event: the leaf named as edited', async
     const row = auditRows(log)[7]!;
     log.prepare('UPDATE events SET data = ? WHERE position = ?').run(row.data.replace('"/orders/7"', '"/orders/8"'), row.position);
   });
-  const { offline, server } = await check(t, dir);
-  t.is(offline.code, 1);
-  t.regex(offline.err, /FAILED: .*leaf \d+.*edited|edited.*leaf \d+/i);
-  t.is(server.code, 1);
-  t.regex(server.err, /FAILED \(edited\)/);
+  await detected(t, dir, /FAILED: .*leaf \d+.*edited|edited.*leaf \d+/i, /FAILED \(edited\)/);
 });
 
 test.serial('a row deleted: the leaf named as missing', async (t) => {
   const dir = tampered(t, (log) => {
     log.prepare('DELETE FROM events WHERE position = ?').run(auditRows(log)[3]!.position);
   });
-  const { offline, server } = await check(t, dir);
-  t.is(offline.code, 1);
-  t.regex(offline.err, /missing/i);
-  t.is(server.code, 1);
-  t.regex(server.err, /FAILED \(missing\)/);
+  await detected(t, dir, /missing/i, /FAILED \(missing\)/);
 });
 
 test.serial('two rows swapped: a record where another was is named as edited', async (t) => {
@@ -121,11 +122,7 @@ test.serial('two rows swapped: a record where another was is named as edited', a
     log.prepare('UPDATE events SET data = ? WHERE position = ?').run(b.data, a.position);
     log.prepare('UPDATE events SET data = ? WHERE position = ?').run(a.data, b.position);
   });
-  const { offline, server } = await check(t, dir);
-  t.is(offline.code, 1);
-  t.regex(offline.err, /edited/i);
-  t.is(server.code, 1);
-  t.regex(server.err, /FAILED \(edited\)/);
+  await detected(t, dir, /edited/i, /FAILED \(edited\)/);
 });
 
 test.serial('the tail cut off, and the tree rebuilt to match: the stream is shorter than the checkpoint', async (t) => {
@@ -140,11 +137,7 @@ test.serial('the tail cut off, and the tree rebuilt to match: the stream is shor
   await rebuildReadModels({ log, runners: projectionRunners(models), readModels: models }, () => undefined);
   await models.close();
   await log.close();
-  const { offline, server } = await check(t, dir);
-  t.is(offline.code, 1);
-  t.regex(offline.err, /truncated/i);
-  t.is(server.code, 1);
-  t.regex(server.err, /FAILED \(truncated\)/);
+  await detected(t, dir, /truncated/i, /FAILED \(truncated\)/);
 });
 
 test.serial('a record edited and the tree altered to match it: the root no longer is the checkpoint\'s', async (t) => {
@@ -159,11 +152,7 @@ test.serial('a record edited and the tree altered to match it: the root no longe
   await rebuildReadModels({ log, runners: projectionRunners(models), readModels: models }, () => undefined);
   await models.close();
   await log.close();
-  const { offline, server } = await check(t, dir);
-  t.is(offline.code, 1);
-  t.regex(offline.err, /altered|root/i);
-  t.is(server.code, 1);
-  t.regex(server.err, /FAILED \(altered\)/);
+  await detected(t, dir, /altered|root/i, /FAILED \(altered\)/);
 });
 
 test.serial('a checkpoint forged with another key: its signature is refused', async (t) => {
@@ -176,9 +165,5 @@ test.serial('a checkpoint forged with another key: its signature is refused', as
       .get(`checkpoints-${original.projectId}`)!;
     log.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify({ ...JSON.parse(last.data) as object, note: forged }), last.position);
   });
-  const { offline, server } = await check(t, dir, forged);
-  t.is(offline.code, 1);
-  t.regex(offline.err, /signature|sign/i);
-  t.is(server.code, 1);
-  t.regex(server.err, /not signed by this deployment's key/);
+  await detected(t, dir, /signature|sign/i, /not signed by this deployment's key/, forged);
 });
