@@ -23,14 +23,8 @@ export type Identify<Req> = (request: Req) => IdentifyResult | PromiseLike<Ident
 
 /** The identity fields of an event, each checked: a wrong type is left out rather than sent
  *  for the server to refuse the whole event. */
-export interface IdentityFields {
+export interface IdentityFields extends Identity {
   identifier: string;
-  user_email?: string;
-  user_name?: string;
-  user_roles?: string[];
-  user_type?: string;
-  tenant_id?: string;
-  session_id?: string;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
