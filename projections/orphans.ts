@@ -1,15 +1,18 @@
+import { auditEventOf, expiredRangeOf } from '../src/domain/retention.ts';
 import type { OrphansWriter } from '../src/views/orphans/port.ts';
 import type { Projection } from './projection.ts';
 
 /** Pairs browser-side and backend http events by project and request_id. Events without a
- *  request_id cannot be paired and are left out. */
+ *  request_id cannot be paired and are left out. Erased events pair like the others, without
+ *  their identifier and e-mail; retention drops the requests before its cutoff. */
 export const orphansProjection: Projection<OrphansWriter> = {
   name: 'orphans',
-  handles: ['AuditEventRecorded'],
+  handles: ['AuditEventRecorded', 'RecordRedacted', 'RetentionApplied', 'IdentifierErased'],
   apply(event, _recorded, writer) {
-    if (event.type !== 'AuditEventRecorded') return;
-    const e = event.data;
-    if (e.event_type !== 'http' || !e.request_id) return;
+    if (event.type === 'RetentionApplied') return writer.expire(expiredRangeOf(event.data));
+    if (event.type === 'IdentifierErased') return writer.erase(event.data.project_id, event.data.identifier);
+    const e = auditEventOf(event);
+    if (e?.event_type !== 'http' || !e.request_id) return;
     if (e.source === 'browser') {
       writer.browserEvent({
         id: e.id, project_id: e.project_id, event_type: e.event_type, method: e.method, path: e.path,

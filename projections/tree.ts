@@ -3,10 +3,13 @@ import { leafBytes, leafHash } from '../src/domain/merkle.ts';
 import type { TreeWriter } from '../src/views/tree/port.ts';
 import type { Projection } from './projection.ts';
 
-/** Event types that are not a project's records: users belong to no project, and a checkpoint
- *  signs the tree rather than being a leaf of it. */
+/** Event types that are not a project's records: users belong to no project, a checkpoint signs
+ *  the tree rather than being a leaf of it, and a monitor's check results are kept 200 at a time
+ *  (the log drops older ones, so a rebuild could not give their leaves back); the transitions
+ *  they cause are records. */
 const NOT_RECORDS = [
   'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged', 'UserPasswordRehashed', 'CheckpointSigned',
+  'CheckRecorded',
 ] as const satisfies readonly EventType[];
 
 type RecordType = Exclude<EventType, (typeof NOT_RECORDS)[number]>;
@@ -20,7 +23,8 @@ export const PROJECT_RECORD_TYPES = (Object.keys(catalogue) as EventType[]).filt
 
 /** Each project's Merkle tree (docs/auditors.md): one leaf per record, in log order, hashing the
  *  record as stored (its raw data and metadata, not the decoded form, which a codec may trim).
- *  Deterministic: a rebuild gives the same roots. */
+ *  A record retention or erasure replaced carries the leaf hash it had. Deterministic: a rebuild
+ *  gives the same roots. */
 export const treeProjection: Projection<TreeWriter> = {
   name: 'tree',
   handles: [...PROJECT_RECORD_TYPES, 'CheckpointSigned'],
@@ -28,6 +32,8 @@ export const treeProjection: Projection<TreeWriter> = {
     if (event.type === 'CheckpointSigned') {
       const { project_id, size, root, note, signed_at } = event.data;
       writer.checkpointSigned({ project_id, size, root, note, signed_at, position: recorded.position });
+    } else if (event.type === 'RecordRedacted') {
+      writer.leaf(event.data.project_id, recorded.position, Buffer.from(event.data.leaf_hash, 'base64'));
     } else if (isRecord(event)) {
       writer.leaf(projectOf(event), recorded.position, leafHash(leafBytes(recorded)));
     }

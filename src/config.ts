@@ -102,6 +102,7 @@ const Env = t.type({
   WATCHLOG_PUBLIC_URL: optional(matching('http:// or https:// URL', /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/)),
   WATCHLOG_NOTIFY_DEGRADED_AFTER: optional(intFromEnv('integer 1-100', 1, 100)),
   WATCHLOG_ANOMALY_SCAN_SECONDS: optional(intFromEnv('integer 5-3600', 5, 3600)),
+  WATCHLOG_RETENTION_INTERVAL_SECONDS: optional(intFromEnv('integer 10-86400', 10, 86_400)),
   WATCHLOG_ANOMALY_DEFAULTS: optional(stringMin('JSON object', 2)),
   WATCHLOG_LOGIN_ACCOUNT_FAILURES: optional(intFromEnv('integer 1-100', 1, 100)),
   WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS: optional(intFromEnv('integer 1-3600', 1, 3600)),
@@ -154,6 +155,8 @@ export interface Config {
   notifications: { publicUrl: string | null; degradedAfter: number };
   /** How often the anomaly scan runs. */
   anomalyScanMs: number;
+  /** How often the retention job runs. */
+  retentionEveryMs: number;
   /** Every project's anomaly settings until it changes them. */
   anomalyDefaults: AnomalySettings;
   /** When failed logins are answered 429 (src/domain/login-throttle.ts). */
@@ -323,6 +326,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     vapidSubject: e.WATCHLOG_VAPID_SUBJECT ?? 'mailto:watchlog@localhost',
     notifications: { publicUrl: e.WATCHLOG_PUBLIC_URL?.replace(/\/+$/, '') ?? null, degradedAfter: e.WATCHLOG_NOTIFY_DEGRADED_AFTER ?? 3 },
     anomalyScanMs: (e.WATCHLOG_ANOMALY_SCAN_SECONDS ?? 30) * 1000,
+    retentionEveryMs: (e.WATCHLOG_RETENTION_INTERVAL_SECONDS ?? 3600) * 1000,
     anomalyDefaults: anomalyDefaultsOf(e.WATCHLOG_ANOMALY_DEFAULTS),
     loginLimits,
     egress: {

@@ -16,6 +16,7 @@ import { monitorsProjection } from '../../projections/monitors.ts';
 import { orphansProjection } from '../../projections/orphans.ts';
 import { statsProjection } from '../../projections/stats.ts';
 import { treeProjection } from '../../projections/tree.ts';
+import { retentionProjection } from '../../projections/retention.ts';
 import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
@@ -48,6 +49,8 @@ import { mongoStats } from '../views/stats/mongo.ts';
 import { sqliteStats } from '../views/stats/sqlite.ts';
 import { mongoTree } from '../views/tree/mongo.ts';
 import { sqliteTree } from '../views/tree/sqlite.ts';
+import { mongoRetention } from '../views/retention/mongo.ts';
+import { sqliteRetention } from '../views/retention/sqlite.ts';
 
 type WriterOf<K extends ReadModelKey> = ReadModels['stores'][K] extends ProjectionStore<infer W> ? W : never;
 
@@ -77,6 +80,7 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   anomalies: projected(anomaliesProjection, sqliteAnomalies, mongoAnomalies),
   masking: projected(maskingProjection, sqliteMasking, mongoMasking),
   tree: projected(treeProjection, sqliteTree, mongoTree),
+  retention: projected(retentionProjection, sqliteRetention, mongoRetention),
   deliveries: projected(deliveriesProjection, sqliteDeliveries, mongoDeliveries),
   notifier: { projection: null, name: NOTIFICATIONS, sqlite: sqliteNotifier, mongo: mongoNotifier },
 };

@@ -6,7 +6,7 @@ import type { Runtime } from './runtime.ts';
 
 /** The read models the API answers from: each must be caught up, with a projector on it. */
 export const API_READ_MODELS: readonly ReadModelKey[] = [
-  'access', 'auditEvents', 'derivedSessions', 'stats', 'orphans', 'monitors', 'channels', 'anomalies', 'masking', 'tree', 'deliveries',
+  'access', 'auditEvents', 'derivedSessions', 'stats', 'orphans', 'monitors', 'channels', 'anomalies', 'masking', 'tree', 'deliveries', 'retention',
 ];
 
 /** Readiness: the API can serve. The bootstrap is done (the admin can log in), the log takes

@@ -54,12 +54,28 @@ export const verifyDataDir = async (dir: string, io: Output): Promise<number> =>
         continue;
       }
       const lines = streamLines(tree, (positions) => log.readPositions(positions), project, '0', checkpoint.size);
+      // A record retention or an erasure replaced is accepted by the leaf hash its tombstone
+      // keeps; a record that is simply gone (a deleted row) is not.
+      let deleted: { index: number; position: string } | null = null;
       const input = Readable.from((async function* () {
-        for await (const line of lines) yield `${line.text}\n`;
+        for await (const line of lines) {
+          if (deleted === null && line.text.includes('"missing":true')) {
+            const gone = JSON.parse(line.text) as { leaf_index: number; position: string; reason?: string };
+            if (gone.reason === undefined) deleted = { index: gone.leaf_index, position: gone.position };
+          }
+          yield `${line.text}\n`;
+        }
       })());
-      const result = await verifyStream(input, [checkpoint], { allowMissing: false, threads: 0 });
-      if (result.ok) io.out(`project ${project}: verified ${checkpoint.size} leaves against its checkpoint of ${latest.data && (latest.data as { signed_at: string }).signed_at}`);
-      else {
+      const result = await verifyStream(input, [checkpoint], { allowMissing: true, threads: 0 });
+      const removed = result.ok ? result.report.missing : 0;
+      if (result.ok && deleted !== null) {
+        failed += 1;
+        const { index, position } = deleted as { index: number; position: string };
+        io.err(`project ${project}: FAILED (missing): leaf ${index} (position ${position}) is missing: the log has neither the record nor a retention or erasure tombstone in its place`);
+      } else if (result.ok) {
+        io.out(`project ${project}: verified ${checkpoint.size} leaves against its checkpoint of ${latest.data && (latest.data as { signed_at: string }).signed_at}${
+          removed > 0 ? ` (${removed} removed by retention or erasure, verified by the leaf hashes their tombstones keep)` : ''}`);
+      } else {
         failed += 1;
         io.err(`project ${project}: FAILED (${result.failure.kind}): ${result.failure.message}`);
       }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { anomalyScanJob } from '../jobs/anomaly-scan.ts';
 import { logTrimJob } from '../jobs/log-trim.ts';
+import { retentionJob } from '../jobs/retention.ts';
 import { WorkerJobs, type RepeatingJob, type WorkerJobsOptions } from '../jobs/worker-jobs.ts';
 import type { JobMetrics } from '../jobs/metrics.ts';
 import { openJobStore } from './job-store.ts';
@@ -16,12 +17,26 @@ export interface WorkerJobsTuning {
   /** Called after each anomaly scan. */
   onScan?: () => void;
   trimEveryMs?: number;
+  /** The retention job's clock (default: the wall clock). */
+  retentionNow?: () => Date;
 }
 
-/** Monitor checks, the anomaly scan and log upkeep on Agenda. A job store that cannot be reached
+/** The retention job on this runtime's log and read models. A read model that does not reach a
+ *  position within a minute fails the run (tried again on the next). */
+export const retentionJobOf = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>, everyMs: number, logger: Logger, now?: () => Date) =>
+  retentionJob({
+    log: runtime.log, auditEvents: runtime.readModels.auditEvents, retention: runtime.readModels.retention,
+    async settled(position) {
+      if (!(await runtime.settled(['auditEvents'], position, 60_000))) {
+        throw new Error(`the audit-events read model did not reach log position ${position} within 60 s`);
+      }
+    },
+  }, logger, everyMs, now);
+
+/** Monitor checks, the anomaly scan, retention and log upkeep on Agenda. A job store that cannot be reached
  *  stops start-up with a clear error. */
 export const startWorkerJobs = async (
-  runtime: Runtime, config: Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl' | 'anomalyDefaults' | 'anomalyScanMs'>,
+  runtime: Runtime, config: Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl' | 'anomalyDefaults' | 'anomalyScanMs' | 'retentionEveryMs'>,
   logger: Logger, tuning: WorkerJobsTuning & { metrics?: JobMetrics } = {},
 ): Promise<{ jobs: WorkerJobs; stop(): Promise<void> }> => {
   const { metrics } = tuning;
@@ -38,6 +53,7 @@ export const startWorkerJobs = async (
   const repeating: RepeatingJob[] = [
     tuning.onScan ? { ...scan, run: () => scan.run().then(tuning.onScan) } : scan,
     logTrimJob(runtime.log, logger, tuning.trimEveryMs),
+    retentionJobOf(runtime, config.retentionEveryMs, logger, tuning.retentionNow),
   ];
   const jobs = new WorkerJobs(store.backend, { log: runtime.log, monitors: runtime.readModels.monitors, egress: runtime.egress, metrics }, logger, { ...tuning.scheduler, repeating });
   try {

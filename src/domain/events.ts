@@ -7,6 +7,7 @@ import { deliveryEvents } from './delivery.ts';
 import { anomalyEvents } from './anomaly.ts';
 import { userEvents } from './user.ts';
 import { maskingEvents } from './masking-rules.ts';
+import { retentionEvents } from './retention.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -46,6 +47,7 @@ export const catalogue = {
   ...channelEvents,
   ...deliveryEvents,
   ...anomalyEvents,
+  ...retentionEvents,
   /** A project's tree head, signed (docs/auditors.md): not a leaf of the tree it signs. */
   CheckpointSigned: t.type({ project_id: t.string, size: t.number, root: t.string, note: t.string, signed_at: t.string }),
 } as const;

@@ -10,9 +10,11 @@ export interface ProjectState {
   readonly name: string;
   readonly keys: ReadonlyMap<string, { readonly revoked: boolean; readonly restrictions: KeyRestrictions }>;
   readonly masking: MaskingRules;
+  /** Days ingested audit events are kept; null: for ever. */
+  readonly retentionDays: number | null;
 }
 
-export const initialProject: ProjectState = { id: null, name: '', keys: new Map(), masking: NO_MASKING_RULES };
+export const initialProject: ProjectState = { id: null, name: '', keys: new Map(), masking: NO_MASKING_RULES, retentionDays: null };
 
 export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectState => {
   switch (event.type) {
@@ -33,6 +35,8 @@ export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectS
     }
     case 'MaskingRulesSet':
       return { ...state, masking: { keys: event.data.keys, patterns: event.data.patterns } };
+    case 'RetentionSet':
+      return { ...state, retentionDays: event.data.retention_days };
     default:
       return state;
   }
@@ -54,7 +58,13 @@ export type ProjectCommand =
   | { type: 'IssueApiKey'; project_id: string; key_id: string; name: string; prefix: string; key_hash: string; restrictions: KeyRestrictions; at: string }
   | { type: 'RestrictApiKey'; project_id: string; key_id: string; restrictions: Partial<KeyRestrictions>; at: string }
   | { type: 'RevokeApiKey'; project_id: string; key_id: string; at: string }
-  | { type: 'SetMaskingRules'; project_id: string; rules: MaskingRules; at: string };
+  | { type: 'SetMaskingRules'; project_id: string; rules: MaskingRules; at: string }
+  | { type: 'SetRetention'; project_id: string; retention_days: number | null; at: string }
+  | {
+    type: 'RecordRetentionApplied'; project_id: string; cutoff: string; through_position: string; removed: number; at: string;
+    until?: { timestamp: string; position: string };
+  }
+  | { type: 'RecordErasure'; project_id: string; identifier: string; through_position: string; erased: number; at: string };
 
 export const projectDecider: Decider<ProjectState, ProjectCommand> = {
   initialState: initialProject,
@@ -92,6 +102,22 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
         if (problems.length > 0) throw new DomainError('validation_error', 'invalid masking rules', problems);
         if (sameRules(rules, state.masking)) return [];
         return [{ type: 'MaskingRulesSet', data: { project_id: command.project_id, keys: [...rules.keys], patterns: [...rules.patterns], updated_at: command.at } }];
+      }
+      case 'SetRetention':
+        assertProjectExists(state);
+        if (command.retention_days === state.retentionDays) return [];
+        return [{ type: 'RetentionSet', data: { project_id: command.project_id, retention_days: command.retention_days, updated_at: command.at } }];
+      // The log's records were already replaced (src/commands/retention.ts); these tell the read
+      // models to drop or erase their rows of them, and stand as the record that it was done.
+      case 'RecordRetentionApplied': {
+        assertProjectExists(state);
+        const { project_id, cutoff, through_position, removed, at, until } = command;
+        return [{ type: 'RetentionApplied', data: { project_id, cutoff, through_position, removed, applied_at: at, ...(until ? { until } : {}) } }];
+      }
+      case 'RecordErasure': {
+        assertProjectExists(state);
+        const { project_id, identifier, through_position, erased, at } = command;
+        return [{ type: 'IdentifierErased', data: { project_id, identifier, through_position, erased, erased_at: at } }];
       }
     }
   },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { StoredAuditEvent } from './audit-event.ts';
 import { publicSettingsOf } from './channel.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
@@ -156,6 +157,19 @@ const changeOf = (event: DomainEvent): Change | null => {
       const { monitor_id, project_id } = event.data;
       return { action: 'monitor.deleted', method: 'DELETE', path: `/v1/monitors/${monitor_id}`, status: 204, details: { monitor_id, project_id } };
     }
+    case 'RetentionSet': {
+      const { project_id, retention_days } = event.data;
+      return { action: 'retention.set', method: 'PUT', path: `/v1/projects/${project_id}/retention`, status: 200, details: { project_id, retention_days } };
+    }
+    // The erased identifier is not copied here: the row names it by its SHA-256, which lets an
+    // auditor who knows it confirm the erasure without this project holding it again.
+    case 'IdentifierErased': {
+      const { project_id, identifier, through_position, erased } = event.data;
+      return {
+        action: 'identifier.erased', method: 'POST', path: `/v1/projects/${project_id}/erasures`, status: 200,
+        details: { project_id, identifier_sha256: createHash('sha256').update(identifier).digest('hex'), through_position, erased },
+      };
+    }
     default:
       return null;
   }
@@ -166,7 +180,7 @@ export const AUDITED_CHANGES: readonly EventType[] = [
   'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRestricted', 'ApiKeyRevoked', 'MaskingRulesSet', 'AnomalySettingsUpdated',
   'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged',
   'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelDeactivated', 'DeliveryRetryRequested',
-  'MonitorCreated', 'MonitorUpdated', 'MonitorDeleted',
+  'MonitorCreated', 'MonitorUpdated', 'MonitorDeleted', 'RetentionSet', 'IdentifierErased',
 ];
 
 /** A change as its `system.access` row, keyed by the event's id: who (the actor of its metadata),

@@ -14,6 +14,7 @@ import { channelRoutes } from './routes/channels.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { anomalySettingsRoutes } from './routes/anomaly-settings.ts';
 import { maskingRoutes } from './routes/masking.ts';
+import { retentionRoutes } from './routes/retention.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { ingestCors, ingestRoutes } from './routes/ingest.ts';
 import { auditorRoutes } from './routes/auditors.ts';
@@ -70,6 +71,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   deliveryRoutes(router, routeDeps);
   anomalySettingsRoutes(router, routeDeps);
   maskingRoutes(router, routeDeps);
+  retentionRoutes(router, routeDeps);
   auditorRoutes(router, routeDeps);
   if (deps.metricsEndpoint) metricsRoute(router, deps.metricsEndpoint.source, deps.metricsEndpoint.token);
   openApiRoute(router, {

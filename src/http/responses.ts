@@ -52,7 +52,7 @@ export const ERROR_CODES = {
   404: ['not_found'],
   405: ['method_not_allowed'],
   408: ['request_timeout'],
-  409: ['conflict'],
+  409: ['conflict', 'unsupported'],
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
   429: ['too_many_requests'],
@@ -170,6 +170,17 @@ export const MaskingAnswer = t.type({
   project_id: Uuid, keys: t.array(t.string), patterns: t.array(t.string), scan_limit_chars: nullable(Count), updated_at: nullable(Timestamp),
 });
 export type MaskingAnswer = t.TypeOf<typeof MaskingAnswer>;
+
+/** A project's retention: the setting, and what retention and erasure have removed. */
+export const RetentionAnswer = t.type({
+  project_id: Uuid, retention_days: nullable(Count), updated_at: nullable(Timestamp), last_applied_at: nullable(Timestamp),
+  last_cutoff: nullable(Timestamp), removed_total: Count, erased_total: Count,
+});
+export type RetentionAnswer = t.TypeOf<typeof RetentionAnswer>;
+export const ErasureAnswer = t.type({
+  project_id: Uuid, identifier: t.string, erased: Count, through_position: t.string, fields: t.array(t.string), erased_at: Timestamp,
+});
+export type ErasureAnswer = t.TypeOf<typeof ErasureAnswer>;
 
 export const CheckpointKey = t.type({
   key_name: t.string, key_id: text('the key id, hex', { pattern: '^[0-9a-f]+$' }), verifier_key: t.string, public_key: Base64, public_key_pem: t.string,

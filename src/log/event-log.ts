@@ -73,6 +73,19 @@ export interface LogObserver {
   readonly unscavenged?: (events: number) => void;
 }
 
+/** A record replaced in place (retention, erasure: src/domain/retention.ts): it keeps its
+ *  position, stream, revision and id; its type, data and metadata are these. */
+export interface Redaction {
+  readonly position: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+}
+
+/** The log cannot replace records (KurrentDB's events are immutable): retention and erasure are
+ *  not available on it. */
+export class RedactionUnsupportedError extends Error {}
+
 /** Whether the log can take appends now. */
 export type LogHealth = { readonly ok: true } | { readonly ok: false; readonly since: string; readonly reason: string };
 
@@ -103,6 +116,10 @@ export interface EventLog {
   subscribeAll(after: string | null): Subscription;
   /** Keep only the last `maxCount` events of the stream. */
   setStreamMaxCount(stream: string, maxCount: number): Promise<void>;
+  /** Replaces each record in place, in short transactions that leave room for appends between
+   *  them; resolves to how many it replaced (a position with no record is skipped). Throws
+   *  RedactionUnsupportedError where the log cannot. */
+  redact(redactions: readonly Redaction[]): Promise<number>;
   /** Deletes the events that maxCount hides but the store still keeps; resolves to how many. */
   trim(): Promise<number>;
   /** Calls `listener` after each append committed through this handle; returns its removal. */

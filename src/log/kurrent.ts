@@ -5,7 +5,7 @@ import {
 import type { EventMetadata } from '../domain/events.ts';
 import { withTimeout } from '../deadline.ts';
 import {
-  WrongExpectedRevisionError, comparePositions,
+  RedactionUnsupportedError, WrongExpectedRevisionError, comparePositions,
   type AppendResult, type CommitObserver, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome,
   type RecordedEvent, type Subscription,
 } from './event-log.ts';
@@ -309,6 +309,12 @@ export class KurrentEventLog implements EventLog {
 
   async setStreamMaxCount(stream: string, maxCount: number): Promise<void> {
     await this.client.setStreamMetadata(this.namespace + stream, { maxCount });
+  }
+
+  /** KurrentDB's events are immutable, and a stream's $maxAge would drop records without the leaf
+   *  hashes that keep the projects' trees verifiable. */
+  async redact(): Promise<number> {
+    throw new RedactionUnsupportedError('the KurrentDB log cannot replace records: retention and erasure need the embedded log');
   }
 
   /** KurrentDB deletes what maxCount hides when it scavenges, on its own schedule. */

@@ -11,6 +11,7 @@ import type { NotifierQueries, NotifierWriter } from './notifier/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
 import type { StatsQueries, StatsWriter } from './stats/port.ts';
 import type { TreeQueries, TreeWriter } from './tree/port.ts';
+import type { RetentionQueries, RetentionWriter } from './retention/port.ts';
 import type { Leases, ProjectionStore } from './store/port.ts';
 
 /** Every read model of one deployment: its queries, and the store each projection writes to. */
@@ -29,6 +30,7 @@ export interface ReadModels {
   readonly anomalies: AnomaliesQueries;
   readonly masking: MaskingQueries;
   readonly tree: TreeQueries;
+  readonly retention: RetentionQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -43,6 +45,7 @@ export interface ReadModels {
     readonly anomalies: ProjectionStore<AnomaliesWriter>;
     readonly masking: ProjectionStore<MaskingWriter>;
     readonly tree: ProjectionStore<TreeWriter>;
+    readonly retention: ProjectionStore<RetentionWriter>;
   };
   close(): Promise<void>;
 }

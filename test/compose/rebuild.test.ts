@@ -66,7 +66,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
       t.deepEqual(steps, ['replay', 'indexes', 'catch-up', 'published']);
     }
     t.truthy(head);
-    t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors', 'channels', 'anomaly-windows', 'anomalies', 'masking', 'tree', 'deliveries']), variant);
+    t.deepEqual(new Set(progress.flatMap((p) => p.projections)), new Set(['access', 'audit-events', 'derived-sessions', 'stats-buckets', 'orphans', 'monitors', 'channels', 'anomaly-windows', 'anomalies', 'masking', 'tree', 'retention', 'deliveries']), variant);
     t.true(progress.every((p) => p.head === head));
     const again = await startTestServer({ dataDir });
     // The first server's token: a login would add its own system.access event.

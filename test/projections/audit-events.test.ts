@@ -2,6 +2,7 @@ import { auditEventsProjection } from '../../projections/audit-events.ts';
 import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
 import type { DomainEvent, EventData } from '../../src/domain/events.ts';
 import type { ReadModels } from '../../src/views/read-models.ts';
+import { ERASED_IDENTIFIER, eraseAuditEvent } from '../../src/domain/retention.ts';
 import { projectionTests, scenarioTests } from '../helpers/fold.ts';
 
 const it = projectionTests(auditEventsProjection, (m) => m.stores.auditEvents);
@@ -104,4 +105,33 @@ it('a down with a status code carries it; the path is the URL cut to 255 charact
     method: 'GET', identifier: 'system', service_name: 'orders', environment: 'production', source: 'backend', status_code: 503, response_time: 41,
     request_body: { url: long, expected_status: 200, status_code: 503, response_ms: 41, error: 'expected status 200, received 503' },
   });
+});
+
+it('retention drops exactly the rows before its cutoff, up to `until` when it is one page of several, of its project only', async (t, f) => {
+  const [first, second, third] = f.recorder.record([recorded(deleteOrder), recorded(checkout), recorded(failedInvoice)]);
+  await f.foldRecorded([first!, second!, third!]);
+  const ids = async () => (await read(f.models)).events.map((e) => e.id).sort();
+  // One page: rows before at(10) up to the first (by time, then position); `checkout` waits.
+  await f.fold([{ type: 'RetentionApplied', data: {
+    project_id: P, cutoff: at(10), through_position: third!.position, removed: 1, applied_at: at(90), until: { timestamp: at(0), position: first!.position },
+  } }]);
+  t.deepEqual(await ids(), [checkout.id, failedInvoice.id].sort());
+  // The last page: everything before the cutoff up to `through_position`; Q's invoice is another project.
+  await f.fold([{ type: 'RetentionApplied', data: { project_id: P, cutoff: at(10), through_position: third!.position, removed: 1, applied_at: at(90) } }]);
+  t.deepEqual(await ids(), [failedInvoice.id]);
+});
+
+it('an erasure gives the rows of one identifier the form that replaying their erased records gives', async (t, f) => {
+  const [ann] = f.recorder.record([recorded(deleteOrder)]);
+  await f.foldRecorded([ann!]);
+  await f.fold([recorded(checkout), { type: 'IdentifierErased', data: { project_id: P, identifier: 'ann', through_position: ann!.position, erased: 1, erased_at: at(90) } }]);
+  const erased = await f.models.auditEvents.get(deleteOrder.id, { all: true });
+  t.deepEqual(erased, eraseAuditEvent(deleteOrder));
+  t.is(erased?.identifier, ERASED_IDENTIFIER);
+  t.deepEqual(await f.models.auditEvents.get(checkout.id, { all: true }), checkout, 'another identifier is left alone');
+  // A rebuild sees the erased record in the log instead.
+  await f.fold([{
+    type: 'RecordRedacted', data: { project_id: P, reason: 'erasure', leaf_hash: 'A'.repeat(43) + '=', event: eraseAuditEvent({ ...deleteOrder, id: 'replayed-ann' }) },
+  }]);
+  t.deepEqual(await f.models.auditEvents.get('replayed-ann', { all: true }), { ...eraseAuditEvent(deleteOrder), id: 'replayed-ann' });
 });

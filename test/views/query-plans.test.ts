@@ -1,5 +1,7 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
+import pino from 'pino';
+import { retentionJobOf } from '../../src/compose/worker-jobs.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Every query the API serves from the embedded read models, as the running server prepares it,
@@ -23,10 +25,10 @@ let recording = false;
 const probe = new Database(':memory:');
 const statementPrototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, unknown>;
 probe.close();
-for (const method of ['all', 'get', 'iterate'] as const) {
+for (const method of ['all', 'get', 'iterate', 'run'] as const) {
   const original = statementPrototype[method] as (...args: unknown[]) => unknown;
   statementPrototype[method] = function (this: Database.Statement, ...args: unknown[]) {
-    if (recording && /^\s*(SELECT|WITH)\b/i.test(this.source)) {
+    if (recording && /^\s*(SELECT|WITH|DELETE|UPDATE)\b/i.test(this.source)) {
       const key = `${this.source}\n${JSON.stringify(args)}`;
       if (!ran.has(key)) ran.set(key, { sql: this.source, args, db: this.database });
     }
@@ -99,9 +101,38 @@ test.serial('every query the API serves from the read models uses an index on th
     recording = false;
   }
 
+  const { scans, growingQueries } = plansOf(ran.values());
+  t.true(growingQueries >= 20, `queries of the growing tables seen: ${growingQueries}`);
+  t.deepEqual(scans, [], 'full scans of a table that grows with the events');
+});
+
+test.serial('retention and erasure find and remove rows through indexes too', async (t) => {
+  ran.clear();
+  recording = true;
+  try {
+    const erased = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body: { identifier: 'user-3' } });
+    t.is(erased.status, 200);
+    t.true(erased.body.erased > 0);
+    t.is((await api(server.url, 'PUT', `/v1/projects/${projectId}/retention`, { token, body: { retention_days: 1 } })).status, 200);
+    await retentionJobOf(server.runtime, 60_000, pino({ level: 'silent' }), () => new Date(Date.now() + 3 * 86_400_000)).run();
+    await eventually(async () => ((await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&limit=1`, { token })).body.pagination.totalItems === 0 ? true : undefined), 20_000);
+  } finally {
+    recording = false;
+  }
+  const { scans } = plansOf(ran.values());
+  const seen = [...ran.values()].map((r) => r.sql);
+  for (const table of ['audit_events', 'derived_sessions', 'stats_minute', 'browser_requests']) {
+    t.true(seen.some((sql) => new RegExp(`^\\s*DELETE FROM ${table}`).test(sql)), `a delete from ${table} was seen`);
+  }
+  t.deepEqual(scans, [], 'full scans of a table that grows with the events');
+});
+
+/** The steps of each statement's plan that read a growing table from end to end, and how many
+ *  statements read one at all. */
+const plansOf = (statements: Iterable<Ran>) => {
   const scans: string[] = [];
   let growingQueries = 0;
-  for (const { sql, args, db } of ran.values()) {
+  for (const { sql, args, db } of statements) {
     const plan = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(args as unknown[])) as Array<{ detail: string }>;
     const tables = plan.map((row) => /^(?:SCAN|SEARCH) (\w+)/.exec(row.detail)?.[1]).filter((name) => name !== undefined && GROWING.has(name));
     if (tables.length > 0) growingQueries += 1;
@@ -112,6 +143,5 @@ test.serial('every query the API serves from the read models uses an index on th
       }
     }
   }
-  t.true(growingQueries >= 20, `queries of the growing tables seen: ${growingQueries}`);
-  t.deepEqual(scans, [], 'full scans of a table that grows with the events');
-});
+  return { scans, growingQueries };
+};

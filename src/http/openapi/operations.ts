@@ -6,6 +6,7 @@ import { AuditEventInput } from '../../domain/audit-event.ts';
 import { AnomalySettingsPatch } from '../../domain/anomaly-settings.ts';
 import { ChannelCreateInput, ChannelUpdateInput } from '../../domain/channel.ts';
 import { MaskingRulesBody } from '../../domain/masking-rules.ts';
+import { ErasureBody, RetentionBody } from '../../domain/retention.ts';
 import { MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor.ts';
 import { NoParameters } from '../middleware/query.ts';
 import {
@@ -22,7 +23,7 @@ import { ListQuery } from '../routes/project-resource.ts';
 import { StatsQuery } from '../routes/stats.ts';
 import {
   AnomalyItem, AnomalySettingsAnswer, ApiKey, AuditEvent, AuditListItem, BatchAnswer, Channel, Check, CheckpointKey, ConsistencyProof, Delivery, TestAnswer,
-  DerivedSession, ExplicitSession, InclusionProof, Ingested, IssuedApiKey, LatestCheckpoint, Liveness, LoginAnswer, MaskingAnswer, Monitor,
+  DerivedSession, ExplicitSession, InclusionProof, Ingested, IssuedApiKey, LatestCheckpoint, Liveness, LoginAnswer, MaskingAnswer, Monitor, RetentionAnswer, ErasureAnswer,
   OpenApiDocumentAnswer, OrphanItem, Project, ReadinessAnswer, Statistics, User, VapidKey, errorBody, pageOf,
 } from '../responses.ts';
 
@@ -371,6 +372,24 @@ export const operations = ({ batchMaxEvents }: DescriptionLimits): readonly Oper
     description: 'Extra secret key names and RE2 value patterns; each faulty entry is named (`patterns.0`). Applied to ingest within a second.',
     body: { codec: MaskingRulesBody, example: { keys: ['national_id'], patterns: ['\\bAKIA[0-9A-Z]{16}\\b'] } },
     responses: { 200: json('the rules', MaskingAnswer) },
+  },
+  {
+    method: 'get', path: '/v1/projects/:id/retention', tag: 'Projects', auth: 'jwt', query: NoParameters, summary: 'Retention',
+    description: 'How long the project keeps its ingested events (`null`: for ever), the last run of the retention job, and how many events retention removed and erasures erased.',
+    responses: { 200: json('the retention', RetentionAnswer) },
+  },
+  {
+    method: 'put', path: '/v1/projects/:id/retention', tag: 'Projects', auth: 'jwt', roles: ADMINS, query: NoParameters, summary: 'Set retention',
+    description: '`retention_days` from 1 to 36500, or `null` to keep events for ever. The retention job (every `WATCHLOG_RETENTION_INTERVAL_SECONDS`) then removes the ingested events older than that, down to the hour, from the log and every read model; the tree keeps their leaf hashes (docs/retention.md).',
+    body: { codec: RetentionBody, example: { retention_days: 90 } },
+    responses: { 200: json('the retention', RetentionAnswer) },
+  },
+  {
+    method: 'post', path: '/v1/projects/:id/erasures', tag: 'Projects', auth: 'jwt', roles: ADMINS, query: NoParameters, summary: 'Erase an identifier',
+    description: 'Removes the personal fields (`fields`) of every event of `identifier` in the project so far, from the log and every read model, and drops its sessions; the events keep their time, route, status and timing, with the identifier `[erased]`. Recorded as an audit event of the built-in project (naming the identifier by its SHA-256). `409 unsupported` on a KurrentDB log.',
+    body: { codec: ErasureBody, example: { identifier: 'user-42' } },
+    responses: { 200: json('what was erased', ErasureAnswer) },
+    errors: [409],
   },
 
   {

@@ -6,7 +6,7 @@ import { InlineAppender, ThreadAppender, type Appender, type WriterState } from 
 import { openLogDatabase, serializeAppend } from './writer.ts';
 import {
   AppendOutcomeUnknownError, LogUnavailableError, WrongExpectedRevisionError, type CommitObserver, type LogHealth,
-  type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome, type RecordedEvent, type Subscription,
+  type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome, type RecordedEvent, type Redaction, type Subscription,
 } from '../event-log.ts';
 
 /** The embedded event log: one append-only table in a SQLite file (schema and durability in
@@ -37,6 +37,8 @@ const toRecorded = (r: Row): RecordedEvent => {
     text: { data: r.data, metadata: r.metadata },
   };
 };
+
+const REDACT_PAGE = 250;
 
 export interface SqliteEventLogOptions {
   /** How often a live subscription looks for appends made by other processes. */
@@ -92,6 +94,7 @@ export class SqliteEventLog implements EventLog {
       setMaxCount: this.db.prepare('INSERT INTO stream_settings (stream, max_count) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET max_count = excluded.max_count'),
       trim: this.db.prepare('DELETE FROM events WHERE stream = ? AND revision <= ?'),
       trimmable: this.db.prepare<[], { stream: string; max_count: number }>('SELECT stream, max_count FROM stream_settings'),
+      redact: this.db.prepare<[string, string, string, number]>('UPDATE events SET type = ?, data = ?, metadata = ? WHERE position = ?'),
     };
   }
 
@@ -191,6 +194,20 @@ export class SqliteEventLog implements EventLog {
 
   async setStreamMaxCount(stream: string, maxCount: number): Promise<void> {
     this.stmts.setMaxCount.run(stream, maxCount);
+  }
+
+  /** Each transaction holds the write lock for a few hundred rows (a few ms), and the next waits
+   *  a turn of the event loop: the writer thread's group commits get in between. */
+  async redact(redactions: readonly Redaction[]): Promise<number> {
+    let replaced = 0;
+    const run = this.db.transaction((page: readonly Redaction[]) => {
+      for (const r of page) replaced += this.stmts.redact.run(r.type, JSON.stringify(r.data), JSON.stringify(r.metadata), Number(r.position)).changes;
+    });
+    for (let i = 0; i < redactions.length; i += REDACT_PAGE) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      run.immediate(redactions.slice(i, i + REDACT_PAGE));
+    }
+    return replaced;
   }
 
   /** Deletes events beyond each stream's maxCount (reads already hide them). */

@@ -3,11 +3,13 @@ import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import type { SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
+import { eraseAuditEvent, type RowRef } from '../../domain/retention.ts';
 import type {
-  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, StatsEventsFilter,
+  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, RedactableQuery,
+  StatsEventsFilter,
 } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
-import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
+import { inProjects, type BulkOps, type Keyed, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** The audit-events read model in MongoDB: the list fields as top-level fields (filters, sorts,
  *  indexes) and the full event as a JSON string in `doc`, since senders' bodies may hold keys
@@ -56,15 +58,37 @@ const auditEventsMongoSchema: MongoSchema = {
   },
 };
 
+const auditDocOf = (e: StoredAuditEvent, position: number): AuditDoc => ({
+  _id: e.id, position, project_id: e.project_id, event_type: e.event_type, method: e.method,
+  path: e.path, status_code: e.status_code ?? null, response_time: e.response_time ?? null, identifier: e.identifier,
+  user_email: e.user_email ?? null, service_name: e.service_name, environment: e.environment,
+  session_id: e.session_id ?? null, ts: Date.parse(e.timestamp), doc: JSON.stringify(e),
+});
+
+/** Rows after `after` in (ts, position) order. */
+const afterRow = (after: RowRef): Filter<AuditDoc> =>
+  ({ $or: [{ ts: { $gt: after.ts } }, { ts: after.ts, position: { $gt: Number(after.position) } }] });
+
 const mongoAuditEventsWriter = (ops: BulkOps): AuditEventsWriter => ({
   record(e: StoredAuditEvent, position: string) {
-    const doc: AuditDoc = {
-      _id: e.id, position: Number(position), project_id: e.project_id, event_type: e.event_type, method: e.method,
-      path: e.path, status_code: e.status_code ?? null, response_time: e.response_time ?? null, identifier: e.identifier,
-      user_email: e.user_email ?? null, service_name: e.service_name, environment: e.environment,
-      session_id: e.session_id ?? null, ts: Date.parse(e.timestamp), doc: JSON.stringify(e),
-    };
-    ops.add(COLLECTION, { updateOne: { filter: { _id: e.id }, update: { $setOnInsert: doc }, upsert: true } });
+    ops.add(COLLECTION, { updateOne: { filter: { _id: e.id }, update: { $setOnInsert: auditDocOf(e, Number(position)) }, upsert: true } });
+  },
+  expire({ project_id, cutoff, through, until }) {
+    const filter: Filter<Keyed> = { project_id, ts: { $lt: cutoff }, position: { $lte: Number(through) } };
+    if (until) filter.$nor = [afterRow(until) as Filter<Keyed>];
+    ops.add(COLLECTION, { deleteMany: { filter } });
+  },
+  // The event is kept whole in `doc`, which an update cannot rewrite: the rows are read after the
+  // batch's writes (those of this batch included) and replaced one by one. A replay finds them
+  // erased already and writes the same.
+  erase(projectId, identifier, through) {
+    ops.defer(async (db, fence) => {
+      const rows = db.collection<AuditDoc>(COLLECTION).find({ project_id: projectId, identifier, position: { $lte: Number(through) } });
+      for await (const row of rows) {
+        const { _id, ...erased } = auditDocOf(eraseAuditEvent(JSON.parse(row.doc) as StoredAuditEvent), row.position);
+        await db.collection<AuditDoc>(COLLECTION).updateOne(fence.filter({ _id }), fence.update({ $set: erased }));
+      }
+    });
   },
 });
 
@@ -180,6 +204,17 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
     const row = await this.db.collection<AuditDoc>(COLLECTION).findOne({ _id: id }, { projection: { project_id: 1, doc: 1 } });
     if (!row || !inScope(scope, row.project_id)) return null;
     return JSON.parse(row.doc) as StoredAuditEvent;
+  }
+
+  /** Served by {project_id, ts, position}, or {project_id, identifier, ts, position}, read backwards. */
+  async redactable(q: RedactableQuery, after: RowRef | null, limit: number): Promise<RowRef[]> {
+    const filter: Filter<AuditDoc> = { project_id: q.project_id, position: { $lte: Number(q.through) } };
+    if (q.identifier !== undefined) filter.identifier = q.identifier;
+    if (q.before !== undefined) filter.ts = { $lt: q.before };
+    if (after) Object.assign(filter, afterRow(after));
+    const rows = await this.db.collection<AuditDoc>(COLLECTION).find(filter, { projection: { ts: 1, position: 1 } })
+      .sort({ ts: 1, position: 1 }).limit(limit).toArray();
+    return rows.map((r) => ({ ts: r.ts, position: String(r.position) }));
   }
 }
 

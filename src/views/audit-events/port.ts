@@ -3,6 +3,7 @@ import type { Page } from '../../domain/page.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { SessionEvents } from '../../domain/sessions.ts';
 import type { StatsBucket } from '../../domain/stats.ts';
+import type { ExpiredRange, RowRef } from '../../domain/retention.ts';
 
 export const SORT_FIELDS = [
   'timestamp', 'status_code', 'response_time', 'path', 'method', 'service_name', 'identifier', 'environment',
@@ -50,6 +51,21 @@ export interface AuditListItem {
 export interface AuditEventsWriter {
   /** Idempotent: recording an event id twice keeps one row. */
   record(event: StoredAuditEvent, position: string): void;
+  /** Drops the rows a RetentionApplied removed (src/domain/retention.ts). */
+  expire(range: ExpiredRange): void;
+  /** Replaces the project's rows of `identifier` at positions up to `through` by their erased
+   *  form (`eraseAuditEvent`), as recording the erased event would have made them. */
+  erase(projectId: string, identifier: string, through: string): void;
+}
+
+/** Which rows retention or an erasure takes, in (ts, position) order, after `after`. */
+export interface RedactableQuery {
+  readonly project_id: string;
+  readonly through: string;
+  /** Rows before this time (retention), epoch ms. */
+  readonly before?: number;
+  /** Rows of this identifier (erasure). */
+  readonly identifier?: string;
 }
 
 export interface AuditListOptions {
@@ -84,4 +100,6 @@ export interface AuditEventsQueries {
   sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents>;
   list(query: AuditListQuery, scope: Scope, options?: AuditListOptions): Promise<Page<AuditListItemWithBody>>;
   get(id: string, scope: Scope): Promise<StoredAuditEvent | null>;
+  /** Up to `limit` rows retention or an erasure takes, after `after` in (ts, position) order. */
+  redactable(query: RedactableQuery, after: RowRef | null, limit: number): Promise<RowRef[]>;
 }

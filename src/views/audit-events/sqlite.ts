@@ -4,8 +4,10 @@ import { epochMsOf } from '../../domain/codecs.ts';
 import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
+import { eraseAuditEvent, type ExpiredRange, type RowRef } from '../../domain/retention.ts';
 import type {
-  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, StatsEventsFilter,
+  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, RedactableQuery,
+  StatsEventsFilter,
 } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
@@ -98,7 +100,17 @@ const eventOf = (r: EventRow): StoredAuditEvent => {
 
 class SqliteAuditEventsWriter implements AuditEventsWriter {
   private readonly insert;
+  private readonly expireAll;
+  private readonly expireUntil;
+  private readonly ofIdentifier;
+  private readonly remove;
   constructor(db: Database.Database) {
+    // Both served by audit_project_ts (project_id, ts, position).
+    this.expireAll = db.prepare('DELETE FROM audit_events WHERE project_id = ? AND ts < ? AND position <= ?');
+    this.expireUntil = db.prepare('DELETE FROM audit_events WHERE project_id = ? AND ts < ? AND position <= ? AND (ts, position) <= (?, ?)');
+    this.ofIdentifier = db.prepare<[string, string, number], EventRow & { position: number }>(
+      `SELECT position, ${EVENT_COLUMNS} FROM audit_events WHERE project_id = ? AND identifier = ? AND position <= ?`);
+    this.remove = db.prepare('DELETE FROM audit_events WHERE position = ?');
     this.insert = db.prepare(`INSERT OR IGNORE INTO audit_events
       (position, id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
        service_name, environment, session_id, ts, rest)
@@ -115,6 +127,18 @@ class SqliteAuditEventsWriter implements AuditEventsWriter {
       e.response_time ?? null, e.identifier, e.user_email ?? null, e.service_name, e.environment, e.session_id ?? null,
       Date.parse(e.timestamp), JSON.stringify(rest),
     );
+  }
+
+  expire({ project_id, cutoff, through, until }: ExpiredRange): void {
+    if (until) this.expireUntil.run(project_id, cutoff, Number(through), until.ts, Number(until.position));
+    else this.expireAll.run(project_id, cutoff, Number(through));
+  }
+
+  erase(projectId: string, identifier: string, through: string): void {
+    for (const row of this.ofIdentifier.all(projectId, identifier, Number(through))) {
+      this.remove.run(row.position);
+      this.record(eraseAuditEvent(eventOf(row)), String(row.position));
+    }
   }
 }
 
@@ -231,6 +255,15 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
     const row = this.byId.get(id);
     if (!row || !inScope(scope, row.project_id)) return null;
     return eventOf(row);
+  }
+
+  /** Served by audit_project_ts, or audit_project_identifier for an identifier. */
+  async redactable(q: RedactableQuery, after: RowRef | null, limit: number): Promise<RowRef[]> {
+    const where = new Where().add('project_id = ?', q.project_id).addIf(q.identifier, 'identifier = ?').addIf(q.before, 'ts < ?')
+      .add('position <= ?', Number(q.through));
+    if (after) where.add('(ts, position) > (?, ?)', after.ts, Number(after.position));
+    const rows = this.stmt(`SELECT ts, position FROM audit_events ${where} ORDER BY ts, position LIMIT ?`).all(...where.params, limit) as Array<{ ts: number; position: number }>;
+    return rows.map((r) => ({ ts: r.ts, position: String(r.position) }));
   }
 }
 

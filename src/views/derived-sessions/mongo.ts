@@ -233,6 +233,18 @@ const mongoDerivedSessionsWriter = (ops: BulkOps): DerivedSessionsWriter => {
       }
       entry.events.push({ ts, position: Number(position) });
     },
+    // After the batch's sessions are written (deferred tasks run in order).
+    expire({ project_id, before }) {
+      ops.defer(async (db, fence) => {
+        await db.collection<SessionDoc>(SESSIONS).deleteMany(fence.filter({ project_id, start: { $lt: before }, end: { $lt: before } }));
+      });
+    },
+    erase(projectId, identifier) {
+      ops.defer(async (db, fence) => {
+        await db.collection<SessionDoc>(SESSIONS).deleteMany(fence.filter({ project_id: projectId, identifier }));
+        await db.collection<HeadDoc>(HEADS).deleteMany({ project_id: projectId, identifier });
+      });
+    },
   };
 };
 

@@ -1,3 +1,4 @@
+import type { ExpiredRange } from '../../domain/retention.ts';
 import type { Page } from '../../domain/page.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { SessionSummary } from '../../domain/sessions.ts';
@@ -7,6 +8,10 @@ export interface SessionKey { project_id: string; identifier: string; service_na
 export interface DerivedSessionsWriter {
   /** An http event of `key` at `timestamp` (ms); `position` makes replays harmless. */
   event(key: SessionKey, timestamp: number, position: string): void;
+  /** Drops the project's sessions that ended before `range.before` (retention). */
+  expire(range: ExpiredRange): void;
+  /** Drops every session of `identifier` in the project (erasure). */
+  erase(projectId: string, identifier: string): void;
 }
 
 export interface DerivedSessionsQuery {

@@ -1,3 +1,4 @@
+import type { ExpiredRange } from '../../domain/retention.ts';
 import type Database from 'better-sqlite3';
 import { epochMsOf } from '../../domain/codecs.ts';
 import { SESSION_GAP_MS, mergeEvent, sessionTimes, touches, type SessionSpan } from '../../domain/sessions.ts';
@@ -55,6 +56,22 @@ class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWrite
       WHERE project_id = ? AND identifier = ? AND service_name = ? ORDER BY session_start DESC`);
     this.remove = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND identifier = ? AND service_name = ? AND session_start = ?');
     this.insert = db.prepare('INSERT INTO derived_sessions VALUES (?, ?, ?, ?, ?, ?)');
+    this.expireBefore = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND session_start < ? AND session_end < ?');
+    this.eraseKey = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND identifier = ?');
+  }
+
+  private readonly expireBefore;
+  private readonly eraseKey;
+
+  /** What the batch merged so far is written first: the delete applies to it too. */
+  expire({ project_id, before }: ExpiredRange): void {
+    this.flush();
+    this.expireBefore.run(project_id, before, before);
+  }
+
+  erase(projectId: string, identifier: string): void {
+    this.flush();
+    this.eraseKey.run(projectId, identifier);
   }
 
   /** Reads the stored sessions of `key` ending in [from, before) into `into`. */

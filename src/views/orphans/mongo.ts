@@ -1,3 +1,4 @@
+import { ERASED_IDENTIFIER } from '../../domain/retention.ts';
 import type { Db, Document } from 'mongodb';
 import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
 import { projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
@@ -41,6 +42,18 @@ const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
         await db.collection<BrowserDoc>('browser_requests').updateMany(
           { project_id: projectId, request_id: requestId, ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS }, matched: false },
           { $set: { matched: true } });
+      });
+    },
+    expire({ project_id, before }) {
+      ops.defer(async (db) => {
+        await db.collection<BrowserDoc>('browser_requests').deleteMany({ project_id, ts: { $lt: before } });
+        await db.collection<BackendDoc>('backend_requests').deleteMany({ project_id, ts: { $lt: before } });
+      });
+    },
+    erase(projectId, identifier) {
+      ops.defer(async (db) => {
+        await db.collection<BrowserDoc>('browser_requests').updateMany(
+          { project_id: projectId, 'item.identifier': identifier }, { $set: { 'item.identifier': ERASED_IDENTIFIER, 'item.user_email': null } });
       });
     },
   };

@@ -1,3 +1,4 @@
+import type { ExpiredRange } from '../../domain/retention.ts';
 import type { Page } from '../../domain/page.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { AuditListItem } from '../audit-events/port.ts';
@@ -7,6 +8,11 @@ export interface OrphansWriter {
   browserEvent(item: AuditListItem, requestId: string): void;
   /** A backend event carrying a request_id. */
   backendEvent(projectId: string, requestId: string, timestamp: number): void;
+  /** Drops the project's requests from before `range.before` (retention). */
+  expire(range: ExpiredRange): void;
+  /** Gives the project's browser requests of `identifier` the erased identifier and no e-mail,
+   *  as recording their erased events would have (erasure). */
+  erase(projectId: string, identifier: string): void;
 }
 
 export interface OrphansQuery {

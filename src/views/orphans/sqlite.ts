@@ -1,3 +1,4 @@
+import { ERASED_IDENTIFIER, type ExpiredRange } from '../../domain/retention.ts';
 import type Database from 'better-sqlite3';
 import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
@@ -47,7 +48,20 @@ class SqliteOrphansWriter implements OrphansWriter {
       insertBrowser: db.prepare('INSERT OR IGNORE INTO browser_requests VALUES (?, ?, ?, ?, ?, ?, ?)'),
       insertBackend: db.prepare('INSERT OR IGNORE INTO backend_requests VALUES (?, ?, ?)'),
       match: db.prepare('UPDATE browser_requests SET matched = 1 WHERE project_id = ? AND request_id = ? AND ts BETWEEN ? AND ? AND matched = 0'),
+      expireBrowser: db.prepare('DELETE FROM browser_requests WHERE project_id = ? AND matched IN (0, 1) AND ts < ?'),
+      expireBackend: db.prepare('DELETE FROM backend_requests WHERE project_id = ? AND ts < ?'),
+      erase: db.prepare(`UPDATE browser_requests SET item = json_set(item, '$.identifier', ?, '$.user_email', NULL)
+        WHERE project_id = ? AND json_extract(item, '$.identifier') = ?`),
     };
+  }
+
+  expire({ project_id, before }: ExpiredRange): void {
+    this.stmts.expireBrowser.run(project_id, before);
+    this.stmts.expireBackend.run(project_id, before);
+  }
+
+  erase(projectId: string, identifier: string): void {
+    this.stmts.erase.run(ERASED_IDENTIFIER, projectId, identifier);
   }
 
   browserEvent(item: AuditListItem, requestId: string): void {

@@ -1,5 +1,5 @@
 import type { Db, Document } from 'mongodb';
-import { HOUR_MS, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
+import { HOUR_MS, MINUTE_MS, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
 import type { ServiceActivity } from '../../domain/anomaly.ts';
 import { projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { ServiceKey, StatsFilter, StatsQueries, StatsWriter, ServiceBaselineRow } from './port.ts';
@@ -50,6 +50,12 @@ const mongoStatsWriter = (ops: BulkOps): StatsWriter => {
       ops.defer(async (db) => {
         await applyPending(db, MINUTES, pending.minute, bucketUpdate);
         await applyPending(db, HOURS, pending.hour, bucketUpdate);
+      });
+    },
+    expire({ project_id, before }) {
+      ops.defer(async (db, fence) => {
+        await db.collection(MINUTES).deleteMany(fence.filter({ project_id, minute: { $lte: before - MINUTE_MS } }));
+        await db.collection(HOURS).deleteMany(fence.filter({ project_id, minute: { $lte: before - HOUR_MS } }));
       });
     },
   };

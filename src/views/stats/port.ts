@@ -1,3 +1,4 @@
+import type { ExpiredRange } from '../../domain/retention.ts';
 import type { ServiceActivity } from '../../domain/anomaly.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { StatsBucket } from '../../domain/stats.ts';
@@ -6,6 +7,8 @@ export interface StatsWriter {
   /** Adds one event's contribution to its minute bucket and its hour roll-up; `position` makes
    *  replays harmless. */
   add(contribution: StatsBucket, position: string): void;
+  /** Drops the project's buckets that lie wholly before `range.before` (retention). */
+  expire(range: ExpiredRange): void;
 }
 
 export interface StatsFilter {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
-import { HOUR_MS, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
+import type { ExpiredRange } from '../../domain/retention.ts';
+import { HOUR_MS, MINUTE_MS, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
 import type { ServiceActivity } from '../../domain/anomaly.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { ServiceBaselineRow, StatsFilter, StatsQueries, StatsWriter } from './port.ts';
@@ -73,9 +74,21 @@ class SqliteStatsWriter implements StatsWriter, BatchedWriter {
   private readonly minutes;
   private readonly hours;
   private readonly pending = { minutes: new Map<string, StatsBucket>(), hours: new Map<string, StatsBucket>() };
+  private readonly expireMinutes;
+  private readonly expireHours;
   constructor(db: Database.Database) {
     this.minutes = upsertInto(db, 'stats_minute');
     this.hours = upsertInto(db, 'stats_hour');
+    // The primary keys lead with (project_id, minute).
+    this.expireMinutes = db.prepare('DELETE FROM stats_minute WHERE project_id = ? AND minute <= ?');
+    this.expireHours = db.prepare('DELETE FROM stats_hour WHERE project_id = ? AND minute <= ?');
+  }
+
+  /** What the batch gathered so far is written first: the delete applies to it too. */
+  expire({ project_id, before }: ExpiredRange): void {
+    this.flush();
+    this.expireMinutes.run(project_id, before - MINUTE_MS);
+    this.expireHours.run(project_id, before - HOUR_MS);
   }
 
   add(b: StatsBucket): void {

@@ -20,7 +20,7 @@ const NODES = 'tree_nodes';
 const LEAVES = 'tree_leaves';
 
 const treeMongoSchema: MongoSchema = {
-  version: 2,
+  version: 3,
   collections: [HEADS, NODES, LEAVES],
   async ensureIndexes(db) {
     await db.collection(LEAVES).createIndexes([{ key: { project_id: 1, position: 1 } }]);

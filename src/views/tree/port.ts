@@ -17,20 +17,27 @@ export interface TreeLeaf { readonly index: number; readonly position: string; r
 
 export interface LatestCheckpoint { readonly project_id: string; readonly size: number; readonly root: string; readonly note: string; readonly signed_at: string; readonly position: string }
 
-/** A line of a project's stream (docs/auditors.md#replay-get-v1stream): the record with its leaf,
- *  or the leaf alone when the log no longer has the record. */
-export const streamLine = (leaf: TreeLeaf, record: RecordedEvent | undefined): Record<string, unknown> => (record === undefined
-  ? { leaf_index: leaf.index, position: leaf.position, missing: true, leaf_hash: leaf.hash.toString('base64') }
-  : {
+/** A line of a project's stream (docs/auditors.md#replay-get-v1stream): the record with its leaf;
+ *  the leaf alone when the log no longer has the record; for a record that retention or an erasure
+ *  replaced, the reason and the leaf hash its tombstone keeps (not the tree's copy: a tombstone
+ *  with another hash then fails verification). */
+export const streamLine = (leaf: TreeLeaf, record: RecordedEvent | undefined): Record<string, unknown> => {
+  if (record === undefined) return { leaf_index: leaf.index, position: leaf.position, missing: true, leaf_hash: leaf.hash.toString('base64') };
+  if (record.type === 'RecordRedacted') {
+    const { reason, leaf_hash } = record.data as { reason: string; leaf_hash: string };
+    return { leaf_index: leaf.index, position: leaf.position, missing: true, reason, leaf_hash };
+  }
+  return {
     leaf_index: leaf.index, position: record.position, stream: record.stream, revision: record.revision, type: record.type, id: record.id,
     data: record.data, metadata: record.metadata, recorded_at: record.metadata.recorded_at, leaf_hash: leaf.hash.toString('base64'),
-  });
+  };
+};
 
 /** `streamLine` as JSON text. With the record's stored text, its data and metadata are written as
  *  the log keeps them, unparsed: the same JSON value (a leaf is hashed from the canonical form,
  *  whatever the key order), for a fraction of the cost of a parse and a stringify of the body. */
 export const streamLineText = (leaf: TreeLeaf, record: RecordedEvent | undefined): string => {
-  if (record?.text === undefined) return JSON.stringify(streamLine(leaf, record));
+  if (record?.text === undefined || record.type === 'RecordRedacted') return JSON.stringify(streamLine(leaf, record));
   const recordedAt = record.metadata.recorded_at;
   return `{"leaf_index":${leaf.index},"position":${JSON.stringify(record.position)},"stream":${JSON.stringify(record.stream)},`
     + `"revision":${record.revision},"type":${JSON.stringify(record.type)},"id":${JSON.stringify(record.id)},`

@@ -7,7 +7,7 @@ import type { BatchedWriter, SqliteReadModel, SqliteSchema } from '../store/sqli
  *  complete subtree's root (level 0: the leaves), and each leaf's record position. Rows are
  *  written once and never changed, except the head. */
 const treeSchema: SqliteSchema = {
-  version: 2,
+  version: 3,
   tables: ['tree_heads', 'tree_nodes', 'tree_leaves'],
   create: `
 CREATE TABLE IF NOT EXISTS tree_heads (

@@ -202,6 +202,12 @@ test.serial('accounts, projects and API keys', async (t) => {
   await call(t, 'PUT /v1/projects/:id/masking', masking, { token: admin, body: { keys: ['national_id'], patterns: ['\\bAKIA[0-9A-Z]{16}\\b'] } }, 200);
   await call(t, 'GET /v1/projects/:id/masking', masking, { token: admin }, 200);
   await call(t, 'GET /v1/projects/:id/masking', `${masking}?verbose=1`, { token: admin }, 400);
+  const retention = `/v1/projects/${ids.project}/retention`;
+  await call(t, 'GET /v1/projects/:id/retention', retention, { token: admin }, 200);
+  await call(t, 'PUT /v1/projects/:id/retention', retention, { token: admin, body: { retention_days: 400 } }, 200);
+  await call(t, 'PUT /v1/projects/:id/retention', retention, { token: admin, body: { retention_days: 0 } }, 400);
+  await call(t, 'POST /v1/projects/:id/erasures', `/v1/projects/${ids.project}/erasures`, { token: admin, body: { identifier: 'nobody-here' } }, 200);
+  await call(t, 'POST /v1/projects/:id/erasures', `/v1/projects/${ids.project}/erasures`, { token: admin, body: { identifier: '' } }, 400);
 });
 
 test.serial('ingest: one event, idempotency, a batch, and what ingest refuses', async (t) => {

@@ -1,0 +1,115 @@
+import { decodeEvent } from '../domain/events.ts';
+import { leafBytes, leafHash } from '../domain/merkle.ts';
+import { projectDecider } from '../domain/project.ts';
+import { eraseAuditEvent, retentionCutoff, type RecordRedacted, type RedactionReason, type RowRef } from '../domain/retention.ts';
+import { projectStream } from '../domain/streams.ts';
+import type { RecordedEvent, Redaction } from '../log/event-log.ts';
+import type { AuditEventsQueries } from '../views/audit-events/port.ts';
+import { handle, type CommandContext, type CommandDeps } from './handle.ts';
+
+/** Retention and erasure (src/domain/retention.ts, docs/retention.md). Each replaces log records by
+ *  tombstones, a page at a time, then appends the event that tells the read models to drop or
+ *  erase their rows of them. The rows to take are found in the audit-events read model (its
+ *  indexes answer "before this time" and "of this identifier"), once it has caught up with the log
+ *  head read at the start: rows appended later wait for the next run. Safe to repeat after a crash:
+ *  a record already replaced is left alone, and its row is found again until the event is
+ *  appended. */
+
+export interface RetentionDeps extends CommandDeps {
+  readonly auditEvents: Pick<AuditEventsQueries, 'redactable'>;
+  /** Resolves once the read models have applied the log up to `position`. */
+  readonly settled: (position: string) => Promise<void>;
+  /** Rows per page (default REDACTION_PAGE). */
+  readonly pageSize?: number;
+}
+
+/** Rows (and records) per page: one RetentionApplied each, so that the read models' deletes stay
+ *  short transactions too. */
+export const REDACTION_PAGE = 5000;
+
+const tombstone = (record: RecordedEvent, projectId: string, reason: RedactionReason): Redaction | null => {
+  const base = { position: record.position, type: 'RecordRedacted', metadata: record.metadata };
+  if (record.type === 'AuditEventRecorded') {
+    const leaf_hash = leafHash(leafBytes(record)).toString('base64');
+    const event = decodeEvent(record.position, record.type, record.data);
+    const data: RecordRedacted = { project_id: projectId, reason, leaf_hash };
+    if (reason === 'erasure' && event.type === 'AuditEventRecorded') data.event = eraseAuditEvent(event.data);
+    return { ...base, data };
+  }
+  // An erased record that then expires keeps its leaf hash and loses what the erasure kept.
+  if (record.type === 'RecordRedacted' && reason === 'retention') {
+    const { leaf_hash, reason: was } = record.data as RecordRedacted;
+    return was === 'retention' ? null : { ...base, data: { project_id: projectId, reason, leaf_hash } satisfies RecordRedacted };
+  }
+  // Rows derived from other records (monitor transitions, alerts, changes) leave the read model;
+  // their records stay, as the history of what they belong to.
+  return null;
+};
+
+const redactPage = async (deps: RetentionDeps, projectId: string, refs: readonly RowRef[], reason: RedactionReason): Promise<number> => {
+  const records = await deps.log.readPositions(refs.map((r) => r.position));
+  const redactions = records.map((r) => tombstone(r, projectId, reason)).filter((r): r is Redaction => r !== null);
+  return redactions.length === 0 ? 0 : deps.log.redact(redactions);
+};
+
+/** Removes the project's audit events older than `retentionDays` (down to the hour) from the log
+ *  and, through RetentionApplied, from every read model. Resolves to how many records it replaced;
+ *  appends nothing when no row is due. */
+export const applyRetention = async (deps: RetentionDeps, projectId: string, retentionDays: number, ctx: CommandContext): Promise<number> => {
+  const through = await deps.log.headPosition();
+  if (through === null) return 0;
+  await deps.settled(through);
+  const cutoff = retentionCutoff(ctx.now(), retentionDays);
+  const page = deps.pageSize ?? REDACTION_PAGE;
+  let after: RowRef | null = null;
+  let total = 0;
+  for (;;) {
+    const refs = await deps.auditEvents.redactable({ project_id: projectId, through, before: cutoff.getTime() }, after, page);
+    if (refs.length === 0) return total;
+    const removed = await redactPage(deps, projectId, refs, 'retention');
+    total += removed;
+    const last = refs[refs.length - 1]!;
+    const final = refs.length < page;
+    const { position } = await handle(deps, projectStream(projectId), projectDecider, {
+      type: 'RecordRetentionApplied', project_id: projectId, cutoff: cutoff.toISOString(), through_position: through, removed, at: ctx.now().toISOString(),
+      ...(final ? {} : { until: { timestamp: new Date(last.ts).toISOString(), position: last.position } }),
+    }, ctx);
+    // Paced by the read models: each page is applied before the next is taken.
+    if (position !== null) await deps.settled(position);
+    if (final) return total;
+    after = last;
+  }
+};
+
+export interface Erasure {
+  readonly through_position: string;
+  readonly erased: number;
+  readonly erased_at: string;
+  /** The IdentifierErased event's position (read-your-writes). */
+  readonly position: string | null;
+}
+
+/** Erases the personal fields of the project's events of `identifier` (those in the log when it
+ *  starts) from the log and, through IdentifierErased, from every read model. */
+export const eraseIdentifier = async (deps: RetentionDeps, projectId: string, identifier: string, ctx: CommandContext): Promise<Erasure> => {
+  const through = (await deps.log.headPosition()) ?? '0';
+  await deps.settled(through);
+  let after: RowRef | null = null;
+  let erased = 0;
+  const page = deps.pageSize ?? REDACTION_PAGE;
+  for (;;) {
+    const refs = await deps.auditEvents.redactable({ project_id: projectId, through, identifier }, after, page);
+    if (refs.length > 0) erased += await redactPage(deps, projectId, refs, 'erasure');
+    if (refs.length < page) break;
+    after = refs[refs.length - 1]!;
+  }
+  const at = ctx.now().toISOString();
+  const { position } = await handle(deps, projectStream(projectId), projectDecider, {
+    type: 'RecordErasure', project_id: projectId, identifier, through_position: through, erased, at,
+  }, ctx);
+  return { through_position: through, erased, erased_at: at, position };
+};
+
+/** Sets how long the project keeps its ingested events (null: for ever). */
+export const setRetention = (deps: CommandDeps, projectId: string, retentionDays: number | null, ctx: CommandContext) =>
+  handle(deps, projectStream(projectId), projectDecider, { type: 'SetRetention', project_id: projectId, retention_days: retentionDays, at: ctx.now().toISOString() }, ctx);
