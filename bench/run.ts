@@ -9,6 +9,7 @@ import { printVerify, verifyBenchmark } from './verify.ts';
 import { printSdk, sdkBenchmark } from './sdk.ts';
 import { auditorsBenchmark, printAuditors } from './auditors.ts';
 import { printRebuild, printStorage, rebuildBenchmark, storageBenchmark } from './rebuild.ts';
+import { printRetention, retentionBenchmark } from './retention.ts';
 
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
@@ -27,6 +28,7 @@ const sections: Section[] = [
   { name: 'auditors', run: async () => { const r = await auditorsBenchmark(); return { result: r, lines: printAuditors(r) }; } },
   { name: 'rebuild', run: async () => { const r = await rebuildBenchmark(); return { result: r, lines: printRebuild(r) }; } },
   { name: 'storage', run: async () => { const r = await storageBenchmark(); return { result: r, lines: printStorage(r) }; } },
+  { name: 'retention', run: async () => { const r = await retentionBenchmark(); return { result: r, lines: printRetention(r) }; } },
 ];
 
 const only = process.argv.slice(2);

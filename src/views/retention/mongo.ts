@@ -44,19 +44,22 @@ const counted = (
 const mongoRetentionWriter = (ops: BulkOps): RetentionWriter => ({
   retentionSet(projectId, retentionDays, at) {
     ops.add(RETENTION, {
-        updateOne: {
-          filter: { _id: projectId },
-          update: { $set: { retention_days: retentionDays, updated_at: at }, $setOnInsert: { last_applied_at: null, last_cutoff: null, removed_total: 0, erased_total: 0 } },
-          upsert: true,
+      updateOne: {
+        filter: { _id: projectId },
+        update: {
+          $set: { retention_days: retentionDays, updated_at: at },
+          $setOnInsert: { last_applied_at: null, last_cutoff: null, removed_total: 0, erased_total: 0 },
         },
-      });
-    },
-    retentionApplied(projectId, cutoff, removed, at, position) {
-      counted(ops, projectId, Number(position), { last_applied_at: at, last_cutoff: cutoff }, { removed_total: removed });
-    },
-    identifierErased(projectId, erased, position) {
-      counted(ops, projectId, Number(position), {}, { erased_total: erased });
-    },
+        upsert: true,
+      },
+    });
+  },
+  retentionApplied(projectId, cutoff, removed, at, position) {
+    counted(ops, projectId, Number(position), { last_applied_at: at, last_cutoff: cutoff }, { removed_total: removed });
+  },
+  identifierErased(projectId, erased, position) {
+    counted(ops, projectId, Number(position), {}, { erased_total: erased });
+  },
 });
 
 class MongoRetentionQueries implements RetentionQueries {
