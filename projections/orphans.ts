@@ -9,7 +9,9 @@ export const orphansProjection: Projection<OrphansWriter> = {
   name: 'orphans',
   handles: ['AuditEventRecorded', 'RecordRedacted', 'RetentionApplied', 'IdentifierErased'],
   apply(event, _recorded, writer) {
-    if (event.type === 'RetentionApplied') return writer.expire(expiredRangeOf(event.data));
+    // On the last page of a removal only: the backend requests have no time index (a match looks
+    // them up by request id), so each delete reads all of the project's.
+    if (event.type === 'RetentionApplied') return event.data.until ? undefined : writer.expire(expiredRangeOf(event.data));
     if (event.type === 'IdentifierErased') return writer.erase(event.data.project_id, event.data.identifier);
     const e = auditEventOf(event);
     if (e?.event_type !== 'http' || !e.request_id) return;

@@ -21,19 +21,29 @@ export interface RetentionDeps extends CommandDeps {
   readonly settled: (position: string) => Promise<void>;
   /** Rows per page (default REDACTION_PAGE). */
   readonly pageSize?: number;
+  /** How long to rest after a page, as a fraction of the time the page took (default
+   *  REST_FRACTION): what keeps a long removal from taking the machine from ingest. */
+  readonly restFraction?: number;
 }
 
 /** Rows (and records) per page: one RetentionApplied each, so that the read models' deletes stay
  *  short transactions too. */
-export const REDACTION_PAGE = 5000;
+export const REDACTION_PAGE = 2000;
+/** A long removal works at most half the time. */
+export const REST_FRACTION = 1;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const tombstone = (record: RecordedEvent, projectId: string, reason: RedactionReason): Redaction | null => {
   const base = { position: record.position, type: 'RecordRedacted', metadata: record.metadata };
   if (record.type === 'AuditEventRecorded') {
     const leaf_hash = leafHash(leafBytes(record)).toString('base64');
-    const event = decodeEvent(record.position, record.type, record.data);
     const data: RecordRedacted = { project_id: projectId, reason, leaf_hash };
-    if (reason === 'erasure' && event.type === 'AuditEventRecorded') data.event = eraseAuditEvent(event.data);
+    // Only an erasure keeps the event, so only an erasure needs it decoded.
+    if (reason === 'erasure') {
+      const event = decodeEvent(record.position, record.type, record.data);
+      if (event.type === 'AuditEventRecorded') data.event = eraseAuditEvent(event.data);
+    }
     return { ...base, data };
   }
   // An erased record that then expires keeps its leaf hash and loses what the erasure kept.
@@ -61,9 +71,11 @@ export const applyRetention = async (deps: RetentionDeps, projectId: string, ret
   await deps.settled(through);
   const cutoff = retentionCutoff(ctx.now(), retentionDays);
   const page = deps.pageSize ?? REDACTION_PAGE;
+  const rest = deps.restFraction ?? REST_FRACTION;
   let after: RowRef | null = null;
   let total = 0;
   for (;;) {
+    const started = Date.now();
     const refs = await deps.auditEvents.redactable({ project_id: projectId, through, before: cutoff.getTime() }, after, page);
     if (refs.length === 0) return total;
     const removed = await redactPage(deps, projectId, refs, 'retention');
@@ -74,10 +86,11 @@ export const applyRetention = async (deps: RetentionDeps, projectId: string, ret
       type: 'RecordRetentionApplied', project_id: projectId, cutoff: cutoff.toISOString(), through_position: through, removed, at: ctx.now().toISOString(),
       ...(final ? {} : { until: { timestamp: new Date(last.ts).toISOString(), position: last.position } }),
     }, ctx);
-    // Paced by the read models: each page is applied before the next is taken.
+    // Paced by the read models (each page is applied before the next is taken), then rested.
     if (position !== null) await deps.settled(position);
     if (final) return total;
     after = last;
+    await sleep((Date.now() - started) * rest);
   }
 };
 

@@ -197,15 +197,23 @@ export class SqliteEventLog implements EventLog {
   }
 
   /** Each transaction holds the write lock for a few hundred rows (a few ms), and the next waits
-   *  a turn of the event loop: the writer thread's group commits get in between. */
+   *  a turn of the event loop: the writer thread's group commits get in between. They are not
+   *  fsynced one by one (synchronous=NORMAL on this connection for the while): the writer's next
+   *  commit syncs the WAL they are in, and one lost to a crash is redone by the next run (retention
+   *  and erasure are repeatable). */
   async redact(redactions: readonly Redaction[]): Promise<number> {
     let replaced = 0;
     const run = this.db.transaction((page: readonly Redaction[]) => {
       for (const r of page) replaced += this.stmts.redact.run(r.type, JSON.stringify(r.data), JSON.stringify(r.metadata), Number(r.position)).changes;
     });
-    for (let i = 0; i < redactions.length; i += REDACT_PAGE) {
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      run.immediate(redactions.slice(i, i + REDACT_PAGE));
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      for (let i = 0; i < redactions.length; i += REDACT_PAGE) {
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        run.immediate(redactions.slice(i, i + REDACT_PAGE));
+      }
+    } finally {
+      this.db.pragma('synchronous = FULL');
     }
     return replaced;
   }

@@ -8,7 +8,8 @@ export interface OrphansWriter {
   browserEvent(item: AuditListItem, requestId: string): void;
   /** A backend event carrying a request_id. */
   backendEvent(projectId: string, requestId: string, timestamp: number): void;
-  /** Drops the project's requests from before `range.before` (retention). */
+  /** Drops the project's requests from before `range.before` (retention); the projection calls it
+   *  on the last page of a removal. */
   expire(range: ExpiredRange): void;
   /** Gives the project's browser requests of `identifier` the erased identifier and no e-mail,
    *  as recording their erased events would have (erasure). */
