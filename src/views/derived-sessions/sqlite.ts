@@ -1,5 +1,5 @@
-import type { ExpiredRange } from '../../domain/retention.ts';
 import type Database from 'better-sqlite3';
+import type { ExpiredRange } from '../../domain/retention.ts';
 import { epochMsOf } from '../../domain/codecs.ts';
 import { SESSION_GAP_MS, mergeEvent, sessionTimes, touches, type SessionSpan } from '../../domain/sessions.ts';
 import type { DerivedSession, DerivedSessionsQueries, DerivedSessionsQuery, DerivedSessionsWriter, SessionKey } from './port.ts';
@@ -49,6 +49,8 @@ class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWrite
   private readonly endingFrom;
   private readonly remove;
   private readonly insert;
+  private readonly expireBefore;
+  private readonly eraseKey;
   private readonly keys = new Map<string, { key: SessionKey; sessions: KeySessions }>();
   constructor(db: Database.Database) {
     // A key's sessions are disjoint, so those ending at or after a time are its last ones.
@@ -59,9 +61,6 @@ class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWrite
     this.expireBefore = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND session_start < ? AND session_end < ?');
     this.eraseKey = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND identifier = ?');
   }
-
-  private readonly expireBefore;
-  private readonly eraseKey;
 
   /** What the batch merged so far is written first: the delete applies to it too. */
   expire({ project_id, before }: ExpiredRange): void {

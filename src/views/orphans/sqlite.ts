@@ -1,5 +1,5 @@
-import { ERASED_IDENTIFIER, type ExpiredRange } from '../../domain/retention.ts';
 import type Database from 'better-sqlite3';
+import { ERASED_IDENTIFIER, type ExpiredRange } from '../../domain/retention.ts';
 import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { AuditListItem } from '../audit-events/port.ts';
