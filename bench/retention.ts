@@ -76,7 +76,7 @@ export const retentionBenchmark = async (): Promise<RetentionReport> => {
     let done = false;
     // A month ahead with a one-day retention: every event of the project is past it.
     const removal = applyRetention({
-      log: runtime.log, auditEvents: runtime.readModels.auditEvents,
+      log: runtime.log, redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
       async settled(position) {
         if (!(await runtime.settled(['auditEvents'], position, 600_000))) throw new Error(`audit-events did not reach ${position}`);
       },

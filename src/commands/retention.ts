@@ -1,22 +1,25 @@
 import { decodeEvent } from '../domain/events.ts';
 import { leafBytes, leafHash } from '../domain/merkle.ts';
 import { projectDecider } from '../domain/project.ts';
-import { eraseAuditEvent, retentionCutoff, type RecordRedacted, type RedactionReason, type RowRef } from '../domain/retention.ts';
+import {
+  eraseAuditEvent, retentionCutoff, type RecordRedacted, type RedactableQuery, type RedactionReason, type RowRef,
+} from '../domain/retention.ts';
 import { projectStream } from '../domain/streams.ts';
 import type { RecordedEvent, Redaction } from '../log/event-log.ts';
-import type { AuditEventsQueries } from '../views/audit-events/port.ts';
 import { handle, type CommandContext, type CommandDeps } from './handle.ts';
 
 /** Retention and erasure (src/domain/retention.ts, docs/retention.md). Each replaces log records by
  *  tombstones, a page at a time, then appends the event that tells the read models to drop or
- *  erase their rows of them. The rows to take are found in the audit-events read model (its
- *  indexes answer "before this time" and "of this identifier"), once it has caught up with the log
- *  head read at the start: rows appended later wait for the next run. Safe to repeat after a crash:
+ *  erase their rows of them. Which records to take is a question the log has no index for: the
+ *  caller answers it (`redactable`: the audit-events read model, whose indexes answer "before this
+ *  time" and "of this identifier"), once that read model has caught up with the log head read at
+ *  the start; rows appended later wait for the next run. Safe to repeat after a crash:
  *  a record already replaced is left alone, and its row is found again until the event is
  *  appended. */
 
 export interface RetentionDeps extends CommandDeps {
-  readonly auditEvents: Pick<AuditEventsQueries, 'redactable'>;
+  /** Up to `limit` of the rows to take, after `after` in (ts, position) order. */
+  readonly redactable: (query: RedactableQuery, after: RowRef | null, limit: number) => Promise<RowRef[]>;
   /** Resolves once the read models have applied the log up to `position`. */
   readonly settled: (position: string) => Promise<void>;
   /** Rows per page (default REDACTION_PAGE). */
@@ -76,7 +79,7 @@ export const applyRetention = async (deps: RetentionDeps, projectId: string, ret
   let total = 0;
   for (;;) {
     const started = Date.now();
-    const refs = await deps.auditEvents.redactable({ project_id: projectId, through, before: cutoff.getTime() }, after, page);
+    const refs = await deps.redactable({ project_id: projectId, through, before: cutoff.getTime() }, after, page);
     if (refs.length === 0) return total;
     const removed = await redactPage(deps, projectId, refs, 'retention');
     total += removed;
@@ -111,7 +114,7 @@ export const eraseIdentifier = async (deps: RetentionDeps, projectId: string, id
   let erased = 0;
   const page = deps.pageSize ?? REDACTION_PAGE;
   for (;;) {
-    const refs = await deps.auditEvents.redactable({ project_id: projectId, through, identifier }, after, page);
+    const refs = await deps.redactable({ project_id: projectId, through, identifier }, after, page);
     if (refs.length > 0) erased += await redactPage(deps, projectId, refs, 'erasure');
     if (refs.length < page) break;
     after = refs[refs.length - 1]!;

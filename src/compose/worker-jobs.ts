@@ -25,7 +25,8 @@ export interface WorkerJobsTuning {
  *  position within a minute fails the run (tried again on the next). */
 export const retentionJobOf = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>, everyMs: number, logger: Logger, now?: () => Date) =>
   retentionJob({
-    log: runtime.log, auditEvents: runtime.readModels.auditEvents, retention: runtime.readModels.retention,
+    log: runtime.log, retention: runtime.readModels.retention,
+    redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
     async settled(position) {
       if (!(await runtime.settled(['auditEvents'], position, 60_000))) {
         throw new Error(`the audit-events read model did not reach log position ${position} within 60 s`);

@@ -52,6 +52,16 @@ export const auditEventOf = (event: DomainEvent): StoredAuditEvent | undefined =
 /** An audit row's place in the order retention takes them: (timestamp in ms, log position). */
 export interface RowRef { readonly ts: number; readonly position: string }
 
+/** Which audit rows retention or an erasure takes, in (ts, position) order. */
+export interface RedactableQuery {
+  readonly project_id: string;
+  readonly through: string;
+  /** Rows before this time (retention), epoch ms. */
+  readonly before?: number;
+  /** Rows of this identifier (erasure). */
+  readonly identifier?: string;
+}
+
 /** What one RetentionApplied removes from a read model, in epoch ms: the audit rows with
  *  ts < cutoff and position <= through, and, with `until`, (ts, position) <= until; and the rows
  *  of aggregates and derived data (statistics buckets, sessions, orphan pairs) that lie wholly

@@ -217,7 +217,8 @@ test.serial('a long removal goes a page at a time, each page exact; a record del
   clock = Date.now();
   await send(server.url, apiKey, traffic('new', ['alice']).slice(0, 6));
   const deps = {
-    log: server.runtime.log, auditEvents: server.runtime.readModels.auditEvents, pageSize: 4,
+    log: server.runtime.log, pageSize: 4,
+    redactable: server.runtime.readModels.auditEvents.redactable.bind(server.runtime.readModels.auditEvents),
     settled: async (position: string) => { await server.runtime.settled(['auditEvents'], position); },
   };
   t.is(await applyRetention(deps, projectId, 1, { actor: 'test', correlationId: 'c', now: () => new Date(clock) }), 6);

@@ -49,7 +49,10 @@ export const retentionRoutes = (router: Router<AppState>, deps: RouteDeps): void
     let erasure;
     try {
       erasure = await eraseIdentifier(
-        { log: deps.commands.log, auditEvents: deps.readModels.auditEvents, settled: (position) => deps.caughtUp(['auditEvents'], position) },
+        {
+          log: deps.commands.log, settled: (position) => deps.caughtUp(['auditEvents'], position),
+          redactable: (query, after, limit) => deps.readModels.auditEvents.redactable(query, after, limit),
+        },
         project.id, identifier, context,
       );
     } catch (error) {

@@ -3,10 +3,9 @@ import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import type { SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
-import { eraseAuditEvent, type RowRef } from '../../domain/retention.ts';
+import { eraseAuditEvent, type RedactableQuery, type RowRef } from '../../domain/retention.ts';
 import type {
-  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, RedactableQuery,
-  StatsEventsFilter,
+  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, StatsEventsFilter,
 } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { inProjects, type BulkOps, type Keyed, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';

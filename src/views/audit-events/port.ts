@@ -3,7 +3,7 @@ import type { Page } from '../../domain/page.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { SessionEvents } from '../../domain/sessions.ts';
 import type { StatsBucket } from '../../domain/stats.ts';
-import type { ExpiredRange, RowRef } from '../../domain/retention.ts';
+import type { ExpiredRange, RedactableQuery, RowRef } from '../../domain/retention.ts';
 
 export const SORT_FIELDS = [
   'timestamp', 'status_code', 'response_time', 'path', 'method', 'service_name', 'identifier', 'environment',
@@ -58,15 +58,6 @@ export interface AuditEventsWriter {
   erase(projectId: string, identifier: string, through: string): void;
 }
 
-/** Which rows retention or an erasure takes, in (ts, position) order, after `after`. */
-export interface RedactableQuery {
-  readonly project_id: string;
-  readonly through: string;
-  /** Rows before this time (retention), epoch ms. */
-  readonly before?: number;
-  /** Rows of this identifier (erasure). */
-  readonly identifier?: string;
-}
 
 export interface AuditListOptions {
   /** Adds each event's request_body (null when absent): an alert's rule-specific fields. */

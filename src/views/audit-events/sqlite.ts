@@ -4,10 +4,9 @@ import { epochMsOf } from '../../domain/codecs.ts';
 import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
-import { eraseAuditEvent, type ExpiredRange, type RowRef } from '../../domain/retention.ts';
+import { eraseAuditEvent, type ExpiredRange, type RedactableQuery, type RowRef } from '../../domain/retention.ts';
 import type {
-  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, RedactableQuery,
-  StatsEventsFilter,
+  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, StatsEventsFilter,
 } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
