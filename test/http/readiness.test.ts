@@ -18,7 +18,7 @@ test('/readyz is 200 when everything is up, naming each part; /healthz stays a p
   t.deepEqual(ready.body.bootstrap, { ok: true });
   t.like(ready.body.log, { ok: true });
   t.deepEqual(Object.keys(ready.body.read_models).sort(), [
-    'access', 'anomalies', 'audit-events', 'channels', 'deliveries', 'derived-sessions', 'masking', 'monitors', 'orphans', 'stats-buckets', 'tree',
+    'access', 'anomalies', 'audit-events', 'channels', 'deliveries', 'derived-sessions', 'masking', 'monitors', 'orphans', 'retention', 'stats-buckets', 'tree',
   ]);
   t.like(ready.body.read_models.access, { ok: true, lag_ms: 0, projector: true });
 });
