@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash, generateKeyPairSync, hash, sign } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EMPTY_FRONTIER, appendLeaf, frontierRoot, leafBytes, leafHash, type Frontier } from '../src/domain/merkle.ts';
@@ -14,7 +14,8 @@ import { verifyStream } from '../src/verify/stream.ts';
  *  worker threads and in one thread, beside a baseline from the same run (the same file read and
  *  cut into lines, each line hashed with SHA-256, nothing else). Then the command itself, as a
  *  process, with its peak RSS. The stream is written by the server's tree code into
- *  .bench/verify-<n>/ once, and reused. */
+ *  .bench/verify-<n>/ once, and reused. The machine's load average is noted before and after:
+ *  on a shared machine, what the other work takes of the cores is the figures' largest factor. */
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RECORDS = Number(process.env.BENCH_VERIFY_RECORDS ?? 1_000_000);
@@ -132,7 +133,11 @@ export interface VerifyReport {
   /** lines/s of the baseline, one per round. */
   baseline: number[];
   cli: { seconds: number; code: number | null; peakRssMb: number | null };
+  /** The 1, 5 and 15 minute load averages before the rounds and after the process. */
+  load: { before: number[]; after: number[] };
 }
+
+const load = () => loadavg().map((v) => Math.round(v * 100) / 100);
 
 export const verifyBenchmark = async (): Promise<VerifyReport> => {
   process.stderr.write(`  writing or reusing a stream of ${RECORDS} records…\n`);
@@ -140,11 +145,14 @@ export const verifyBenchmark = async (): Promise<VerifyReport> => {
   const key = parseVerifierKey(readFileSync(fixture.key, 'utf8').trim());
   const checkpoints = fixture.checkpoints.map((c) => openCheckpoint(readFileSync(c, 'utf8'), [key]));
   const check = (options: { threads?: number }) => async () => {
-    const result = await verifyStream(createReadStream(fixture.stream), checkpoints, { allowMissing: false, ...options });
+    const result = await verifyStream(createReadStream(fixture.stream, { highWaterMark: 1 << 20 }), checkpoints, { allowMissing: false, ...options });
     if (!result.ok) throw new Error(`the generated stream does not verify: ${result.failure.message}`);
     return result.report.leaves;
   };
-  const report: VerifyReport = { records: RECORDS, megabytes: Math.round(fixture.bytes / 1e6), threads: availableParallelism(), verify: [], oneThread: [], baseline: [], cli: { seconds: 0, code: null, peakRssMb: null } };
+  const report: VerifyReport = {
+    records: RECORDS, megabytes: Math.round(fixture.bytes / 1e6), threads: availableParallelism(), verify: [], oneThread: [], baseline: [],
+    cli: { seconds: 0, code: null, peakRssMb: null }, load: { before: load(), after: [] },
+  };
   // Alternating, so that the shared machine's noise falls on all three.
   for (let round = 0; round < ROUNDS; round += 1) {
     report.baseline.push(await perSecond(() => hashLines(fixture.stream)));
@@ -152,6 +160,7 @@ export const verifyBenchmark = async (): Promise<VerifyReport> => {
     report.oneThread.push(await perSecond(check({ threads: 0 })));
   }
   report.cli = await runCli(fixture);
+  report.load.after = load();
   return report;
 };
 
@@ -167,5 +176,6 @@ export const printVerify = (r: VerifyReport): string[] => {
     `  verifyStream (one thread):  ${r.oneThread.map(fmt).join(', ')} records/s (median ${fmt(median(r.oneThread))})`,
     `  baseline (read + SHA-256 per line, one thread): ${r.baseline.map(fmt).join(', ')} lines/s (median ${fmt(median(r.baseline))}; verify at ${Math.round((median(r.verify) / median(r.baseline)) * 100)} % of it)`,
     `  watchlog verify (the process): ${r.cli.seconds.toFixed(1)} s, exit ${r.cli.code}, ${fmt(r.records / r.cli.seconds)} records/s with start-up, peak RSS ${r.cli.peakRssMb ?? '?'} MB`,
+    `  load average (1, 5, 15 min): ${r.load.before.join(', ')} before, ${r.load.after.join(', ')} after`,
   ];
 };

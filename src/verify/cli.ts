@@ -115,7 +115,7 @@ const signedBy = (c: SignedCheckpoint) => `${c.origin}, signed by ${c.signedBy.m
 const checkStream = async (path: string, checkpoints: SignedCheckpoint[], allowMissing: boolean, io: Output): Promise<number> => {
   let result;
   try {
-    result = await verifyStream(createReadStream(path), checkpoints, { allowMissing });
+    result = await verifyStream(createReadStream(path, { highWaterMark: 1 << 20 }), checkpoints, { allowMissing });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // The file system's errors (ENOENT, EISDIR, EACCES…) are the file's, not the stream's.

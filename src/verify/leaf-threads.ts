@@ -35,11 +35,16 @@ export class LeafThreads {
     });
   }
 
-  /** Checks a batch on the next thread in turn. The bytes are copied once, to be transferred. */
+  /** Checks a batch on the thread with the fewest batches waiting (the next in turn on a tie):
+   *  on a shared machine one thread can be held up for a while, and the others then take more.
+   *  A batch that is all of its ArrayBuffer is handed over (transferred: it is empty here
+   *  afterwards), any other is copied first. */
   check(batch: Uint8Array, allowMissing: boolean): Promise<BatchResult> {
-    const i = this.next;
+    let i = this.next;
+    for (let k = 0; k < this.workers.length; k += 1) if (this.waiting[k]!.length < this.waiting[i]!.length) i = k;
     this.next = (i + 1) % this.workers.length;
-    const bytes = new Uint8Array(batch);
+    const whole = batch.buffer instanceof ArrayBuffer && batch.byteOffset === 0 && batch.byteLength === batch.buffer.byteLength;
+    const bytes = whole ? new Uint8Array(batch.buffer as ArrayBuffer) : new Uint8Array(batch);
     const answer = new Promise<BatchResult>((resolve, reject) => {
       this.waiting[i]!.push({ resolve, reject });
       const request: BatchRequest = { bytes, allowMissing };

@@ -7,6 +7,6 @@ import { checkBatch } from './leaf.ts';
 export interface BatchRequest { readonly bytes: Uint8Array; readonly allowMissing: boolean }
 
 parentPort!.on('message', ({ bytes, allowMissing }: BatchRequest) => {
-  const result = checkBatch(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), allowMissing);
+  const result = checkBatch(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), allowMissing);
   parentPort!.postMessage(result, [result.codes.buffer, result.indexes.buffer, result.hashes.buffer]);
 });

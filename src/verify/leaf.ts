@@ -1,11 +1,14 @@
 import { decodeHash } from './base64.ts';
 import { leafText, type RecordFields } from './canonical.ts';
+import { NOT_SURE, leafOfLine } from './leaf-bytes.ts';
 import { leafHashOfText } from './tree.ts';
 
-/** The per-line work of stream verification, on a batch of lines: parse each, recompute its leaf
- *  hash from its fields and compare it with the `leaf_hash` it carries. What depends on order
- *  (leaf indexes, roots) is the caller's (stream.ts). This runs in the main thread or in a worker
- *  thread (leaf-worker.ts), so a batch's result is a few typed arrays, cheap to transfer. */
+/** The per-line work of stream verification, on a batch of lines: recompute each line's leaf hash
+ *  from its fields and compare it with the `leaf_hash` it carries (from the line's bytes when
+ *  they are written as the server writes them, leaf-bytes.ts; else parsed, canonical.ts, which
+ *  also tells what is wrong with a line). What depends on order (leaf indexes, roots) is the
+ *  caller's (stream.ts). This runs in the main thread or in a worker thread (leaf-worker.ts), so
+ *  a batch's result is a few typed arrays, cheap to transfer. */
 
 /** A line's outcome. */
 export const LEAF = 0;
@@ -54,14 +57,25 @@ interface StreamLine extends RecordFields {
 
 const text = (value: unknown): string | null => (typeof value === 'string' || typeof value === 'number' ? String(value) : null);
 
-/** Checks the lines of `batch` (text cut at newlines; a last line without one is read too). */
-export const checkBatch = (batch: string, allowMissing: boolean): BatchResult => {
-  const lines = batch.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const n = lines.length;
+/** Checks the lines of `batch` (bytes cut at newlines, a "\r" before one dropped; a last line
+ *  without one is read too). Each line is read by its bytes (leaf-bytes.ts) when they are written
+ *  the way the server writes them, and otherwise, or when something is wrong with it, parsed and
+ *  its leaf text made again (canonical.ts), which decides what is wrong. */
+export const checkBatch = (batch: Buffer, allowMissing: boolean): BatchResult => {
+  const starts: number[] = [];
+  const stops: number[] = [];
+  for (let at = 0; at < batch.length;) {
+    const newline = batch.indexOf(0x0a, at);
+    const stop = newline < 0 ? batch.length : newline;
+    starts.push(at);
+    stops.push(stop > at && batch[stop - 1] === 0x0d ? stop - 1 : stop);
+    at = stop + 1;
+  }
+  const n = starts.length;
   const codes = new Uint8Array(n);
   const indexes = new Float64Array(n).fill(Number.NaN);
   const hashes = new Uint8Array(32 * n);
+  const hashBytes = Buffer.from(hashes.buffer);
   let problem: LineProblem | null = null;
   const fail = (at: number, kind: ProblemKind, r: StreamLine | null, details: Partial<LineProblem> = {}) => {
     codes[at] = PROBLEM;
@@ -71,12 +85,16 @@ export const checkBatch = (batch: string, allowMissing: boolean): BatchResult =>
     };
   };
   for (let i = 0; i < n; i += 1) {
-    let line = lines[i]!;
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    if (line.length === 0) { codes[i] = BLANK; continue; }
+    const start = starts[i]!;
+    const stop = stops[i]!;
+    if (stop === start) { codes[i] = BLANK; continue; }
+    if (problem === null) {
+      const index = leafOfLine(batch, start, stop, hashBytes, i);
+      if (index !== NOT_SURE) { indexes[i] = index; codes[i] = LEAF; continue; }
+    }
     let r: StreamLine;
     try {
-      r = JSON.parse(line) as StreamLine;
+      r = JSON.parse(batch.toString('utf8', start, stop)) as StreamLine;
     } catch {
       fail(i, 'malformed', null, { reason: 'is not JSON' });
       continue;

@@ -44,9 +44,21 @@ export interface StreamOptions {
   readonly batchBytes?: number;
 }
 
-const IN_FLIGHT_PER_THREAD = 2;
+/** Batches sent and not yet taken, per thread: enough that a thread the machine's other work
+ *  holds up for a while does not leave the others idle (see LeafThreads.check). */
+const IN_FLIGHT_PER_THREAD = 4;
 
-/** The stream cut at newlines into batches of about `batchBytes`. */
+/** The parts joined, in memory of their own (not a slice of a shared pool). */
+const joined = (parts: readonly Buffer[], bytes: number): Buffer => {
+  const all = Buffer.allocUnsafeSlow(bytes);
+  let at = 0;
+  for (const part of parts) at += part.copy(all, at, 0, Math.min(part.length, bytes - at));
+  return all;
+};
+
+/** The stream cut at newlines into batches of about `batchBytes`, each a buffer that is all of
+ *  its ArrayBuffer: the batch is copied once, from the stream's chunks, and then handed to a
+ *  thread as it is. */
 async function* batchesOf(input: Readable, batchBytes: number): AsyncGenerator<Buffer> {
   let held: Buffer[] = [];
   let heldBytes = 0;
@@ -58,13 +70,12 @@ async function* batchesOf(input: Readable, batchBytes: number): AsyncGenerator<B
     const end = buf.lastIndexOf(0x0a);
     // Within a line longer than a batch: read on, joining only once a newline comes.
     if (end < 0) continue;
-    const all = Buffer.concat(held, heldBytes);
     const cut = heldBytes - buf.length + end + 1;
-    yield all.subarray(0, cut);
-    held = cut < heldBytes ? [all.subarray(cut)] : [];
+    yield joined(held, cut);
+    held = cut < heldBytes ? [buf.subarray(end + 1)] : [];
     heldBytes -= cut;
   }
-  if (heldBytes > 0) yield Buffer.concat(held, heldBytes);
+  if (heldBytes > 0) yield joined(held, heldBytes);
 }
 
 const describe = (index: number, lineNo: number, p: LineProblem): string => {
@@ -133,7 +144,7 @@ class LeafOrder {
       }
       if (code === PROBLEM) return this.problem(batch, i, lineNo);
       if (code === MISSING_LEAF) this.missing += 1;
-      this.tree.append(batch.hashes.subarray(32 * i, 32 * i + 32));
+      this.tree.append(batch.hashes, 32 * i);
       const failure = this.checkRoots();
       if (failure) return failure;
     }
@@ -188,16 +199,18 @@ export const verifyStream = async (input: Readable, checkpoints: readonly Checkp
   let read = 0;
   try {
     for await (const batch of batchesOf(input, options.batchBytes ?? 1 << 20)) {
+      const bytes = batch.length;
       let failure: StreamFailure | null = null;
       if (threadCount === 0 || read < inThreadBytes) {
-        failure = order.take(checkBatch(batch.toString('utf8'), options.allowMissing));
+        failure = order.take(checkBatch(batch, options.allowMissing));
       } else {
         threads ??= new LeafThreads(threadCount);
+        // The batch is handed over: it is empty here from now on.
         pending.push(threads.check(batch, options.allowMissing));
         if (pending.length >= threadCount * IN_FLIGHT_PER_THREAD) failure = order.take(await pending.shift()!);
       }
       if (failure) return { ok: false, failure };
-      read += batch.length;
+      read += bytes;
     }
     for (const answer of pending) {
       const failure = order.take(await answer);

@@ -115,6 +115,38 @@ const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) =
     const result = await verifyStream(chunked(`${LOG.lines.slice(0, 64).join('\r\n')}\r\n\r\n`), [checkpoint(64)], { ...options, allowMissing: false });
     t.true(result.ok);
   });
+
+  // Chunks of 1 to 3,000 bytes, cut anywhere (inside a character of several bytes, between "\r"
+  // and "\n"), into batches shorter than a line: every line is split across chunks and batches.
+  const inPieces = (lines: readonly string[], end: string, seed: number) => {
+    const bytes = Buffer.from(lines.join(end));
+    const pieces: Buffer[] = [];
+    for (let at = 0, n = seed; at < bytes.length; n = (n * 7919 + 13) % 3001) pieces.push(bytes.subarray(at, (at += 1 + n)));
+    return Readable.from(pieces);
+  };
+  const inSmallBatches = { ...options, ...(options.threads === 0 ? {} : { inThreadBytes: 2_000 }), batchBytes: 500, allowMissing: false };
+
+  test(`${name}: lines split across chunks and batches anywhere, with "\\r\\n" or "\\n", the last without one`, async (t) => {
+    for (const [end, seed] of [['\n', 1], ['\r\n', 2], ['\n', 2999], ['\r\n', 77]] as const) {
+      const result = await verifyStream(inPieces(LOG.lines, end, seed), CHECKPOINTS, inSmallBatches);
+      if (!result.ok) return t.fail(`${JSON.stringify(end)}, ${seed}: ${result.failure.message}`);
+      t.is(result.report.leaves, 200);
+    }
+    const lastEdited = [...LOG.lines];
+    lastEdited[199] = lastEdited[199]!.replace('checkout-api', 'checkout-apI');
+    const result = await verifyStream(inPieces(lastEdited, '\r\n', 5), CHECKPOINTS, inSmallBatches);
+    t.like(result, { ok: false, failure: { kind: 'edited', index: 199, line: 200 } });
+  });
+
+  test(`${name}: lines written otherwise than the server writes them (spaces, escapes) are read the slow way, and checked as well`, async (t) => {
+    const spaced = (line: string) => JSON.stringify(JSON.parse(line), null, 1).replace(/\n */g, ' ').replaceAll('/', '\\/');
+    const lines = LOG.lines.map((line, i) => (i % 3 === 0 ? spaced(line) : line));
+    const result = await run(lines);
+    if (!result.ok) return t.fail(result.failure.message);
+    t.is(result.report.leaves, 200);
+    lines[99] = spaced(LOG.lines[99]!.replace('checkout-api', 'checkout-apI'));
+    t.like(await failure(lines), { kind: 'edited', index: 99, line: 100 });
+  });
 };
 
 scenarios('in this thread', { threads: 0 });
