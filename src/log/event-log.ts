@@ -12,6 +12,8 @@ export interface NewEvent {
   readonly metadata: EventMetadata;
 }
 
+/** A record as a log gives it back. Its `data` and `metadata` may be getters (the embedded log
+ *  parses them on first use): copy the fields by name rather than spreading a record. */
 export interface RecordedEvent extends NewEvent {
   readonly stream: string;
   readonly revision: number;

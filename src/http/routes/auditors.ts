@@ -18,8 +18,9 @@ import type { AppState } from '../state.ts';
 
 export const DEFAULT_STREAM_LIMIT = 10_000;
 export const MAX_STREAM_LIMIT = 100_000;
-/** Records read from the log at a time: a replay of millions holds one page in memory. */
-const PAGE = 1000;
+/** Records read from the log at a time: a replay of millions holds one page in memory (256
+ *  replayed faster than 1,000: less alive at each scavenge). */
+const PAGE = 256;
 /** How often a live tail looks for new records, and sends a comment when there are none, so
  *  proxies keep the connection open. */
 const TAIL_POLL_MS = 250;
@@ -100,9 +101,13 @@ export const auditorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
       ctx.status = 200;
       return;
     }
+    // Chunks of 64 lines (~80 KB) and one chunk buffered: each stays below V8's large-object size
+    // and dies young, where whole pages of text filled the old generation between collections.
     ctx.body = Readable.from((async function* () {
-      for await (const page of pages(projectId, from, limit)) yield `${page.map((line) => line.text).join('\n')}\n`;
-    })());
+      for await (const page of pages(projectId, from, limit)) {
+        for (let i = 0; i < page.length; i += 64) yield `${page.slice(i, i + 64).map((line) => line.text).join('\n')}\n`;
+      }
+    })(), { highWaterMark: 1 });
   });
 
   router.get('/v1/checkpoints/key', ...deps.jwt, (ctx) => {
