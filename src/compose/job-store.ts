@@ -1,9 +1,6 @@
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
 import { SqliteBackend } from '@watchlog/agenda-sqlite';
 import { CHECK_JOB, type JobStoreBackend } from '../jobs/worker-jobs.ts';
-import { MongoJobStore } from './mongo-job-store.ts';
-import { mongoDatabaseName } from './read-models.ts';
 import type { StoreConfig } from './stores.ts';
 
 export const AGENDA_COLLECTION = 'agendaJobs';
@@ -20,6 +17,9 @@ export const openJobStore = async (config: StoreConfig, timeoutMs = 5000): Promi
     await backend.ensureUniqueIndex(CHECK_JOB, 'monitor_id');
     return { backend, close: () => backend.disconnect() };
   }
+  const [{ MongoClient }, { MongoJobStore }, { mongoDatabaseName }] = await Promise.all([
+    import('mongodb'), import('./mongo-job-store.ts'), import('./mongo-read-models.ts'),
+  ]);
   const client = new MongoClient(config.mongoUrl, { serverSelectionTimeoutMS: timeoutMs });
   await client.connect();
   try {

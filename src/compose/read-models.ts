@@ -1,7 +1,5 @@
 import type Database from 'better-sqlite3';
-import { MongoClient } from 'mongodb';
 import path from 'node:path';
-import { ConnectionString } from 'mongodb-connection-string-url';
 import type { Projection } from '../../projections/projection.ts';
 import { bindProjection, newLeaseHolder, type ProjectionRunner } from '../../projections/projector.ts';
 import { accessProjection } from '../../projections/access.ts';
@@ -22,34 +20,20 @@ import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
 import { SqliteLeases, SqliteProjectionStore, finishBulkViewsDatabase, openBulkViewsDatabase, openViewsDatabase, type SqliteReadModel } from '../views/store/sqlite.ts';
 import { STATE_FILE } from '../views/store/sqlite-files.ts';
-import { MongoLeases, MongoProjectionStore, type MongoReadModel } from '../views/store/mongo.ts';
-import { mongoAccess } from '../views/access/mongo.ts';
+import type { MongoReadModel } from '../views/store/mongo.ts';
 import { sqliteAccess } from '../views/access/sqlite.ts';
-import { mongoAnomalies } from '../views/anomalies/mongo.ts';
 import { sqliteAnomalies } from '../views/anomalies/sqlite.ts';
-import { mongoAnomalyWindows } from '../views/anomaly-windows/mongo.ts';
 import { sqliteAnomalyWindows } from '../views/anomaly-windows/sqlite.ts';
-import { mongoAuditEvents } from '../views/audit-events/mongo.ts';
 import { sqliteAuditEvents } from '../views/audit-events/sqlite.ts';
-import { mongoChannels } from '../views/channels/mongo.ts';
 import { sqliteChannels } from '../views/channels/sqlite.ts';
-import { mongoDeliveries } from '../views/deliveries/mongo.ts';
 import { sqliteDeliveries } from '../views/deliveries/sqlite.ts';
-import { mongoDerivedSessions } from '../views/derived-sessions/mongo.ts';
 import { sqliteDerivedSessions } from '../views/derived-sessions/sqlite.ts';
-import { mongoMasking } from '../views/masking/mongo.ts';
 import { sqliteMasking } from '../views/masking/sqlite.ts';
-import { mongoMonitors } from '../views/monitors/mongo.ts';
 import { sqliteMonitors } from '../views/monitors/sqlite.ts';
-import { mongoNotifier } from '../views/notifier/mongo.ts';
 import { sqliteNotifier } from '../views/notifier/sqlite.ts';
-import { mongoOrphans } from '../views/orphans/mongo.ts';
 import { sqliteOrphans } from '../views/orphans/sqlite.ts';
-import { mongoStats } from '../views/stats/mongo.ts';
 import { sqliteStats } from '../views/stats/sqlite.ts';
-import { mongoTree } from '../views/tree/mongo.ts';
 import { sqliteTree } from '../views/tree/sqlite.ts';
-import { mongoRetention } from '../views/retention/mongo.ts';
 import { sqliteRetention } from '../views/retention/sqlite.ts';
 
 type WriterOf<K extends ReadModelKey> = ReadModels['stores'][K] extends ProjectionStore<infer W> ? W : never;
@@ -60,29 +44,30 @@ interface ReadModelEntry<W, Q> {
   /** The name of its checkpoint and its lease: its projection's or reactor's. */
   readonly name: string;
   readonly sqlite: SqliteReadModel<W, Q>;
-  readonly mongo: MongoReadModel<W, Q>;
+  /** Loaded when MongoDB is configured: the driver costs every thread that loads it ~25 MB. */
+  readonly mongo: () => Promise<MongoReadModel<W, Q>>;
 }
 
-const projected = <W, Q>(projection: Projection<W>, sqlite: SqliteReadModel<W, Q>, mongo: MongoReadModel<W, Q>): ReadModelEntry<W, Q> =>
+const projected = <W, Q>(projection: Projection<W>, sqlite: SqliteReadModel<W, Q>, mongo: () => Promise<MongoReadModel<W, Q>>): ReadModelEntry<W, Q> =>
   ({ projection, name: projection.name, sqlite, mongo });
 
 /** The read-model registry: each read model once, with what writes it (which names it) and its
  *  adapter for each store. */
 export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterOf<K>, ReadModels[K]> } = {
-  access: projected(accessProjection, sqliteAccess, mongoAccess),
-  auditEvents: projected(auditEventsProjection, sqliteAuditEvents, mongoAuditEvents),
-  derivedSessions: projected(derivedSessionsProjection, sqliteDerivedSessions, mongoDerivedSessions),
-  stats: projected(statsProjection, sqliteStats, mongoStats),
-  orphans: projected(orphansProjection, sqliteOrphans, mongoOrphans),
-  monitors: projected(monitorsProjection, sqliteMonitors, mongoMonitors),
-  channels: projected(channelsProjection, sqliteChannels, mongoChannels),
-  anomalyWindows: projected(anomalyWindowsProjection, sqliteAnomalyWindows, mongoAnomalyWindows),
-  anomalies: projected(anomaliesProjection, sqliteAnomalies, mongoAnomalies),
-  masking: projected(maskingProjection, sqliteMasking, mongoMasking),
-  tree: projected(treeProjection, sqliteTree, mongoTree),
-  retention: projected(retentionProjection, sqliteRetention, mongoRetention),
-  deliveries: projected(deliveriesProjection, sqliteDeliveries, mongoDeliveries),
-  notifier: { projection: null, name: NOTIFICATIONS, sqlite: sqliteNotifier, mongo: mongoNotifier },
+  access: projected(accessProjection, sqliteAccess, () => import('../views/access/mongo.ts').then((m) => m.mongoAccess)),
+  auditEvents: projected(auditEventsProjection, sqliteAuditEvents, () => import('../views/audit-events/mongo.ts').then((m) => m.mongoAuditEvents)),
+  derivedSessions: projected(derivedSessionsProjection, sqliteDerivedSessions, () => import('../views/derived-sessions/mongo.ts').then((m) => m.mongoDerivedSessions)),
+  stats: projected(statsProjection, sqliteStats, () => import('../views/stats/mongo.ts').then((m) => m.mongoStats)),
+  orphans: projected(orphansProjection, sqliteOrphans, () => import('../views/orphans/mongo.ts').then((m) => m.mongoOrphans)),
+  monitors: projected(monitorsProjection, sqliteMonitors, () => import('../views/monitors/mongo.ts').then((m) => m.mongoMonitors)),
+  channels: projected(channelsProjection, sqliteChannels, () => import('../views/channels/mongo.ts').then((m) => m.mongoChannels)),
+  anomalyWindows: projected(anomalyWindowsProjection, sqliteAnomalyWindows, () => import('../views/anomaly-windows/mongo.ts').then((m) => m.mongoAnomalyWindows)),
+  anomalies: projected(anomaliesProjection, sqliteAnomalies, () => import('../views/anomalies/mongo.ts').then((m) => m.mongoAnomalies)),
+  masking: projected(maskingProjection, sqliteMasking, () => import('../views/masking/mongo.ts').then((m) => m.mongoMasking)),
+  tree: projected(treeProjection, sqliteTree, () => import('../views/tree/mongo.ts').then((m) => m.mongoTree)),
+  retention: projected(retentionProjection, sqliteRetention, () => import('../views/retention/mongo.ts').then((m) => m.mongoRetention)),
+  deliveries: projected(deliveriesProjection, sqliteDeliveries, () => import('../views/deliveries/mongo.ts').then((m) => m.mongoDeliveries)),
+  notifier: { projection: null, name: NOTIFICATIONS, sqlite: sqliteNotifier, mongo: () => import('../views/notifier/mongo.ts').then((m) => m.mongoNotifier) },
 };
 
 const KEYS = Object.keys(READ_MODELS) as ReadModelKey[];
@@ -90,13 +75,13 @@ export const READ_MODEL_KEYS: readonly ReadModelKey[] = KEYS;
 
 /** One value per read model, built by `build` from its entry. (The one place the entries' types
  *  are asserted: TypeScript does not follow a key's types through an object built from entries.) */
-const perReadModel = <R extends { [K in ReadModelKey]: unknown }>(build: (entry: ReadModelEntry<unknown, unknown>) => unknown): R =>
-  Object.fromEntries(KEYS.map((key) => [key, build(READ_MODELS[key] as ReadModelEntry<unknown, unknown>)])) as R;
+export const perReadModel = <R extends { [K in ReadModelKey]: unknown }>(build: (entry: ReadModelEntry<unknown, unknown>, key: ReadModelKey) => unknown): R =>
+  Object.fromEntries(KEYS.map((key) => [key, build(READ_MODELS[key] as ReadModelEntry<unknown, unknown>, key)])) as R;
 
 /** Read models another version of watchlog built are migrated (dropped, to be replayed) here
  *  when no live process projects them; those another process holds are left to the projector
  *  that next takes their lease (it migrates first). Says which are left. */
-const migrateUnheld = async (stores: ReadonlyArray<ProjectionStore<unknown>>, leases: Leases): Promise<Array<{ name: string; holder: string | null }>> => {
+export const migrateUnheld = async (stores: ReadonlyArray<ProjectionStore<unknown>>, leases: Leases): Promise<Array<{ name: string; holder: string | null }>> => {
   const busy: Array<{ name: string; holder: string | null }> = [];
   for (const store of stores) {
     if (await store.schemaCurrent()) continue;
@@ -190,42 +175,6 @@ export const bulkSqliteReadModels = (file: string): BulkReadModels => {
     },
   };
 };
-
-/** Every read model in one MongoDB database (`dbName`, else the URL's, else `watchlog`). Indexes
- *  of this version are created at start-up, idempotently; a read model another version built is
- *  migrated by whoever holds its lease. Fails within `timeoutMs` when the server cannot be
- *  reached, and closes its client whenever it fails. */
-export const openMongoReadModels = async (
-  url: string, { timeoutMs = 5000, dbName, faults }: { timeoutMs?: number; dbName?: string; faults?: StoreFaults } = {},
-): Promise<ReadModels> => {
-  const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs });
-  try {
-    await client.connect();
-    const db = client.db(dbName ?? mongoDatabaseName(url));
-    const stores = perReadModel<ReadModels['stores']>((entry) => new MongoProjectionStore(db, entry.name, entry.mongo, faults));
-    const all = Object.values(stores) as Array<MongoProjectionStore<unknown>>;
-    for (const store of all) await store.open();
-    const leases = new MongoLeases(db);
-    await migrateUnheld(all, leases);
-    return {
-      ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.mongo.queries(db)),
-      leases,
-      stores,
-      async close() {
-        await client.close();
-      },
-    };
-  } catch (error) {
-    await client.close();
-    throw error;
-  }
-};
-
-/** The database the URL names, or `watchlog` (without a name the driver would use "test").
- *  Parsed by the driver's own connection-string parser, which takes several hosts
- *  (`mongodb://h1:27017,h2:27017/watchlog?replicaSet=rs0`), unlike the WHATWG URL. */
-export const mongoDatabaseName = (url: string): string =>
-  decodeURIComponent(new ConnectionString(url).pathname.replace(/^\//, '')) || 'watchlog';
 
 /** The projections bound to their stores, in registry order. */
 export const projectionRunners = (readModels: ReadModels): ProjectionRunner[] =>

@@ -3,17 +3,14 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { EventLog, LogObserver } from '../log/event-log.ts';
-import { KurrentEventLog } from '../log/kurrent.ts';
 import { SqliteEventLog } from '../log/sqlite/event-log.ts';
 import type { ReadModels } from '../views/read-models.ts';
 import type { ProjectionRunner } from '../../projections/projector.ts';
-import { MongoClient } from 'mongodb';
 import type { LoginThrottle } from '../views/login-throttle/port.ts';
-import { mongoLoginThrottle } from '../views/login-throttle/mongo.ts';
 import { sqliteLoginThrottle } from '../views/login-throttle/sqlite.ts';
 import { openViewsDatabase } from '../views/store/sqlite.ts';
 import { SchemaBusyError } from '../views/store/port.ts';
-import { READ_MODEL_KEYS, mongoDatabaseName, openMongoReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
+import { READ_MODEL_KEYS, openSqliteReadModels, projectionRunners } from './read-models.ts';
 import { switchingReadModels } from './views-generation.ts';
 import { statePath, viewsPath } from '../views/store/sqlite-files.ts';
 
@@ -58,6 +55,8 @@ export const openLog = async (config: StoreConfig, writerThread: boolean, logger
       },
     });
   }
+  // Loaded only here: the KurrentDB client (gRPC) costs every thread that loads it ~35 MB.
+  const { KurrentEventLog } = await import('../log/kurrent.ts');
   const log = new KurrentEventLog(config.eventStoreUrl, {
     namespace: config.eventStoreNamespace, ...observed, ...(observer?.unscavenged ? { onUnscavenged: observer.unscavenged } : {}),
   });
@@ -80,6 +79,7 @@ const openReadModels = async (config: StoreConfig): Promise<{ readModels: ReadMo
       throw error;
     }
   }
+  const { openMongoReadModels } = await import('./mongo-read-models.ts');
   try {
     return { readModels: await openMongoReadModels(config.mongoUrl), switchViews: null };
   } catch (error) {
@@ -121,6 +121,9 @@ export const openLoginThrottle = async (config: StoreConfig & Pick<Config, 'logi
     const throttle = sqliteLoginThrottle(db, config.loginLimits);
     return { ...throttle, async close() { await throttle.close(); db.close(); } };
   }
+  const [{ MongoClient }, { mongoDatabaseName }, { mongoLoginThrottle }] = await Promise.all([
+    import('mongodb'), import('./mongo-read-models.ts'), import('../views/login-throttle/mongo.ts'),
+  ]);
   const client = new MongoClient(config.mongoUrl, { serverSelectionTimeoutMS: 5000 });
   try {
     await client.connect();

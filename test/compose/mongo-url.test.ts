@@ -1,6 +1,6 @@
 import test from 'ava';
 import { MongoClient } from 'mongodb';
-import { mongoDatabaseName } from '../../src/compose/read-models.ts';
+import { mongoDatabaseName } from '../../src/compose/mongo-read-models.ts';
 
 /** The database of a MongoDB URL, as the driver parses it: no server needed. */
 test('the database comes from URLs with several hosts, SRV records, options and escapes', (t) => {

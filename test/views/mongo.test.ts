@@ -1,7 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { openMongoReadModels } from '../../src/compose/read-models.ts';
+import { openMongoReadModels } from '../../src/compose/mongo-read-models.ts';
 import { leasesContract } from '../contracts/leases.ts';
 import { readModelsContract, type OpenedReadModels } from '../contracts/read-models.ts';
 import { auditListCursor } from '../../src/views/audit-events/mongo.ts';
