@@ -1,5 +1,5 @@
 import { catalogue, type DomainEvent, type EventType } from '../src/domain/events.ts';
-import { leafBytes, leafHash } from '../src/domain/merkle.ts';
+import { recordLeafHash } from '../src/domain/merkle.ts';
 import type { TreeWriter } from '../src/views/tree/port.ts';
 import type { Projection } from './projection.ts';
 
@@ -35,7 +35,7 @@ export const treeProjection: Projection<TreeWriter> = {
     } else if (event.type === 'RecordRedacted') {
       writer.leaf(event.data.project_id, recorded.position, Buffer.from(event.data.leaf_hash, 'base64'));
     } else if (isRecord(event)) {
-      writer.leaf(projectOf(event), recorded.position, leafHash(leafBytes(recorded)));
+      writer.leaf(projectOf(event), recorded.position, recordLeafHash(recorded));
     }
   },
 };

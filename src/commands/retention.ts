@@ -1,5 +1,5 @@
 import { decodeEvent } from '../domain/events.ts';
-import { leafBytes, leafHash } from '../domain/merkle.ts';
+import { recordLeafHash } from '../domain/merkle.ts';
 import { projectDecider } from '../domain/project.ts';
 import {
   eraseAuditEvent, retentionCutoff, type RecordRedacted, type RedactableQuery, type RedactionReason, type RowRef,
@@ -40,7 +40,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tombstone = (record: RecordedEvent, projectId: string, reason: RedactionReason): Redaction | null => {
   const base = { position: record.position, type: 'RecordRedacted', metadata: record.metadata };
   if (record.type === 'AuditEventRecorded') {
-    const leaf_hash = leafHash(leafBytes(record)).toString('base64');
+    const leaf_hash = recordLeafHash(record).toString('base64');
     const data: RecordRedacted = { project_id: projectId, reason, leaf_hash };
     // Only an erasure keeps the event, so only an erasure needs it decoded.
     if (reason === 'erasure') {

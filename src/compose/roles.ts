@@ -1,3 +1,4 @@
+import { applyServerHeapSettings } from './heap.ts';
 import type http from 'node:http';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -179,6 +180,7 @@ export const checkpointsOf = (config: Pick<Config, 'checkpoints'>, runtime: Pick
 /** Runs a role until SIGTERM or SIGINT; resolves once it runs, with the port its API listens on
  *  (null for a worker). */
 export const serve = async (role: Role, config: Config, logger: Logger, version: string): Promise<{ port: number | null }> => {
+  applyServerHeapSettings();
   const telemetry = createTelemetry({ role, version, logger });
   const runtime = await openRuntime(config, { logger, observer: telemetry });
   watchRuntime(telemetry, runtime, { projections: role !== 'api' });

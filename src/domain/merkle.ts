@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.ts';
 
 /** A project's Merkle tree (RFC 6962 §2.1 hashing, RFC 9162 proofs), as the server builds it:
@@ -34,7 +34,13 @@ export const leafBytes = (r: LeafRecord): Buffer =>
   Buffer.from(canonicalJson({ data: r.data, id: r.id, metadata: r.metadata, revision: r.revision, stream: r.stream, type: r.type }), 'utf8');
 
 export const leafHash = (bytes: Uint8Array): Hash => sha256(LEAF_PREFIX, bytes);
-export const nodeHash = (left: Uint8Array, right: Uint8Array): Hash => sha256(NODE_PREFIX, left, right);
+
+/** `leafHash(leafBytes(r))` in one step: the text is hashed as it is encoded, no bytes copied (its
+ *  UTF-8 is the leaf bytes: JSON.stringify escapes lone surrogates, so the text is well formed). */
+export const recordLeafHash = (r: LeafRecord): Hash =>
+  hash('sha256', `\u0000${canonicalJson({ data: r.data, id: r.id, metadata: r.metadata, revision: r.revision, stream: r.stream, type: r.type })}`, 'buffer') as Hash;
+export const nodeHash = (left: Uint8Array, right: Uint8Array): Hash =>
+  hash('sha256', Buffer.concat([NODE_PREFIX, left, right], 1 + left.length + right.length), 'buffer') as Hash;
 
 /** The largest power of two smaller than n (n > 1). */
 const splitOf = (n: number): number => {

@@ -32,3 +32,17 @@ test('integer-like keys are ordered as strings, as RFC 8785 says ("10" before "9
   t.is(canonicalJson({ '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', 1: 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' }),
     '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis","\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}');
 });
+
+test('values with toJSON are written as JSON.stringify writes them, in and out of key order', (t) => {
+  const when = new Date(Date.UTC(2026, 10, 25));
+  t.is(canonicalJson({ b: when, a: 1 }), '{"a":1,"b":"2026-11-25T00:00:00.000Z"}');
+  t.is(canonicalJson({ z: { toJSON: () => ({ y: 1, x: 2 }) }, a: [when] }), '{"a":["2026-11-25T00:00:00.000Z"],"z":{"x":2,"y":1}}');
+  t.is(canonicalJson([{ b: 1, a: undefined, c: () => 1 }, undefined]), '[{"b":1},null]');
+});
+
+test('an object out of order holding one with integer-like keys, and the reverse, are written whole', (t) => {
+  t.is(canonicalJson({ z: { 10: 1, 9: 2 }, a: { y: 1, x: 2 } }), '{"a":{"x":2,"y":1},"z":{"10":1,"9":2}}');
+  t.is(canonicalJson({ 10: { y: 1, x: 2 }, 9: [{ b: 1, a: 2 }] }), '{"10":{"x":2,"y":1},"9":[{"a":2,"b":1}]}');
+  // The same value twice: the layouts cached by the first call give the same text.
+  t.is(canonicalJson({ z: { 10: 1, 9: 2 }, a: { y: 1, x: 2 } }), '{"a":{"x":2,"y":1},"z":{"10":1,"9":2}}');
+});
