@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.ts';
 import type { AuditEventInput } from '../src/domain/audit-event.ts';
 import { auditStream, projectStream } from '../src/domain/streams.ts';
 import {
-  CONNECTIONS, DURATION, EVENT, WARMUP, alternatingSlices, currentReadModels, median, projectWithKey, sampleRss, singleEventIngest, startWatchlog, verdict, type Watchlog,
+  CONNECTIONS, DURATION, EVENT, WARMUP, alternatingSlices, currentReadModels, embeddedLog, median, projectWithKey, sampleRss, singleEventIngest, startWatchlog, verdict, type Watchlog,
 } from './support.ts';
 
 /** What the auditors' features cost (issue 15, "Must show"), beside a baseline from the same run:
@@ -185,7 +185,7 @@ const filledDataDir = async (records: number): Promise<Fill & { dir: string }> =
       if (Date.now() - progressAt < 30_000) return;
       progressAt = Date.now();
       process.stderr.write(`  read models at ${p.position}/${p.head}\n`);
-    });
+    }, { laneLog: embeddedLog(dir) });
     const fill = { records, appendMs, projectMs: performance.now() - projecting, projectId };
     writeFileSync(marker, `${JSON.stringify({ made_by: 'bench/auditors.ts', ...fill }, null, 2)}\n`);
     return { ...fill, dir, reused: false };

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { DEMO_MARKER, fillDemo } from '../src/compose/demo.ts';
 import { READ_MODELS } from '../src/compose/read-models.ts';
 import { rebuildEmbeddedReadModels } from '../src/compose/rebuild.ts';
+import type { StoreConfig } from '../src/compose/stores.ts';
 import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
 import { viewsPath } from '../src/views/store/sqlite-files.ts';
 import { loadConfig } from '../src/config.ts';
@@ -225,6 +226,9 @@ const readModelsCurrent = (dir: string): boolean => {
   }
 };
 
+/** The embedded log of a data dir, as a rebuild's second lane opens it. */
+export const embeddedLog = (dataDir: string): StoreConfig => ({ dataDir, eventStoreUrl: undefined, eventStoreNamespace: '', mongoUrl: undefined });
+
 /** Brings a reused data dir's read models to this code's schemas with `watchlog rebuild`'s bulk
  *  load, so that a server started on it is ready at once instead of replaying in place. */
 export const currentReadModels = async (dir: string): Promise<void> => {
@@ -232,7 +236,7 @@ export const currentReadModels = async (dir: string): Promise<void> => {
   process.stderr.write('  its read models are of another version: rebuilding them…\n');
   const log = new SqliteEventLog(path.join(dir, 'log.db'));
   try {
-    await rebuildEmbeddedReadModels(dir, log, () => undefined);
+    await rebuildEmbeddedReadModels(dir, log, () => undefined, { laneLog: embeddedLog(dir) });
   } finally {
     await log.close();
   }

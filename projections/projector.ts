@@ -347,6 +347,10 @@ export class Projector {
           if (behind.length === 0) break;
           const moved = await this.advanceLowest(behind, batchSize, 'throw', head);
           onProgress?.(moved.map((m) => m.runner.name), moved[0]!.position!, head);
+          // A synchronous store settles every await at once: without a turn of the event loop
+          // between batches, no timer (lease renewals) and no message (another thread's
+          // progress) would be handled until the whole replay is done.
+          await new Promise((resolve) => setImmediate(resolve));
         }
       });
     } finally {

@@ -142,7 +142,7 @@ export const fillDemo = async (config: StoreConfig & Pick<Config, 'anomalyDefaul
 
     const projecting = performance.now();
     if (stores.switchViews) {
-      await rebuildEmbeddedReadModels(config.dataDir, log, () => undefined);
+      await rebuildEmbeddedReadModels(config.dataDir, log, () => undefined, { laneLog: config });
       await stores.switchViews();
     } else await rebuildReadModels(stores, () => undefined);
     const projectMs = performance.now() - projecting;

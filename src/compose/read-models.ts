@@ -115,7 +115,9 @@ const routedLeases = (projections: Leases, reactors: Leases, projected: Readonly
   };
 };
 
-const PROJECTED = new Set(KEYS.flatMap((key) => (READ_MODELS[key].projection ? [READ_MODELS[key].name] : [])));
+/** The names of the read models a projection writes (the others are reactors' records). */
+export const PROJECTED_READ_MODELS: readonly string[] = KEYS.flatMap((key) => (READ_MODELS[key].projection ? [READ_MODELS[key].name] : []));
+const PROJECTED = new Set(PROJECTED_READ_MODELS);
 
 /** Every read model a projection writes in one SQLite file, separate from the log: it can be
  *  deleted and rebuilt. What reactors record (the log cannot rebuild it) goes to `stateFile`
@@ -152,26 +154,56 @@ export const openSqliteReadModels = async (
 };
 
 /** The projected read models in a new file, filled in bulk by a rebuild: no journal, and the
- *  query indexes made once the rows are in (`finish`). */
+ *  query indexes made once the rows are in (`finish`). A rebuild may split the projections into
+ *  lanes, each filling a file of its own on a thread of its own; one file then `absorb`s the
+ *  others' before its indexes are made. */
 export interface BulkReadModels {
+  /** The runners of the projections this file's lane replays (every projection by default). */
   readonly runners: ProjectionRunner[];
   readonly leases: Leases;
+  /** Copies in the read models `projections` that another lane built in `laneFile`: their rows,
+   *  checkpoints and versions. */
+  absorb(laneFile: string, projections: readonly string[]): void;
   /** Makes the query indexes and turns the file into an ordinary one, closed. */
   finish(): void;
+  /** Closes a lane's file as it is, for another to absorb. */
+  close(): void;
 }
 
-export const bulkSqliteReadModels = (file: string): BulkReadModels => {
+export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): BulkReadModels => {
   const db = openBulkViewsDatabase(file);
+  // Every read model's tables in every lane's file: a lane's rows are copied into empty tables.
   const stores = KEYS.flatMap((key) => {
     const entry = READ_MODELS[key] as ReadModelEntry<unknown, unknown>;
-    return entry.projection ? [{ projection: entry.projection, store: new SqliteProjectionStore(db, entry.name, entry.sqlite, { deferQueryIndexes: true }) }] : [];
+    return entry.projection ? [{ entry, projection: entry.projection, store: new SqliteProjectionStore(db, entry.name, entry.sqlite, { deferQueryIndexes: true }) }] : [];
   });
   return {
-    runners: stores.map(({ projection, store }) => bindProjection(projection, store)),
+    runners: stores.filter(({ entry }) => lane === undefined || lane.has(entry.name)).map(({ projection, store }) => bindProjection(projection, store)),
     leases: new SqliteLeases(db),
+    absorb(laneFile, projections) {
+      const names = new Set(projections);
+      db.prepare("ATTACH DATABASE ? AS lane").run(laneFile);
+      try {
+        db.transaction(() => {
+          for (const { entry } of stores) {
+            if (!names.has(entry.name)) continue;
+            for (const table of entry.sqlite.schema.tables) db.exec(`INSERT INTO main.${table} SELECT * FROM lane.${table}`);
+          }
+          const placeholders = [...names].map(() => '?').join(', ');
+          for (const table of ['checkpoints', 'read_model_versions']) {
+            db.prepare(`INSERT OR REPLACE INTO main.${table} SELECT * FROM lane.${table} WHERE projection IN (${placeholders})`).run(...names);
+          }
+        })();
+      } finally {
+        db.exec('DETACH DATABASE lane');
+      }
+    },
     finish() {
       for (const { store } of stores) store.createQueryIndexes();
       finishBulkViewsDatabase(db);
+    },
+    close() {
+      db.close();
     },
   };
 };

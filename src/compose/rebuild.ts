@@ -1,10 +1,13 @@
+import { rmSync } from 'node:fs';
 import pino from 'pino';
 import { Projector, newLeaseHolder, type ProjectionRunner } from '../../projections/projector.ts';
 import type { EventLog } from '../log/event-log.ts';
+import { comparePositions } from '../log/event-log.ts';
 import { SqliteLeases, openViewsDatabase } from '../views/store/sqlite.ts';
 import { nextViews, publishViews, statePath } from '../views/store/sqlite-files.ts';
-import { bulkSqliteReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
-import type { Stores } from './stores.ts';
+import { startThread } from '../threads.ts';
+import { PROJECTED_READ_MODELS, bulkSqliteReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
+import type { StoreConfig, Stores } from './stores.ts';
 
 /** The projections replayed together by the last batch, and how far they are. */
 export interface RebuildProgress { projections: readonly string[]; position: string; head: string | null }
@@ -38,17 +41,81 @@ export class RebuildRunningError extends Error {
   }
 }
 
+/** The projections a rebuild replays on its second thread: together about as costly per record
+ *  as the rest (`npm run bench rebuild` prints each one's cost), and of small rows, which are
+ *  cheap to copy into the new generation afterwards. The largest table, the audit events, is
+ *  filled where it stays. */
+export const SIDE_LANE: ReadonlySet<string> = new Set(['tree', 'stats-buckets']);
+
+/** What the side lane's thread is given, and what it says. */
+export interface RebuildLaneData { log: StoreConfig; file: string; projections: string[]; batchSize: number; timed: boolean }
+export type FromRebuildLane =
+  | { type: 'progress'; projections: readonly string[]; position: string; head: string | null }
+  | { type: 'applied'; projection: string; ms: number }
+  | { type: 'done' }
+  | { type: 'failed'; message: string };
+
+/** The runners timed: they take turns over a batch (they share one thread anyway), so each one's
+ *  time is its own. */
+export const timedRunners = (runners: readonly ProjectionRunner[], onApplied: (projection: string, ms: number) => void): ProjectionRunner[] => {
+  let turn = Promise.resolve();
+  return runners.map((runner): ProjectionRunner => ({
+    ...runner,
+    process: (batch, lease, decode) => {
+      const run = turn.then(async () => {
+        const started = performance.now();
+        await runner.process(batch, lease, decode);
+        onApplied(runner.name, performance.now() - started);
+      });
+      turn = run.catch(() => undefined);
+      return run;
+    },
+  }));
+};
+
+/** Only what opening the log needs crosses to the thread (a whole Config may hold what cannot). */
+const storeConfigOf = ({ dataDir, eventStoreUrl, eventStoreNamespace, mongoUrl }: StoreConfig): StoreConfig => ({ dataDir, eventStoreUrl, eventStoreNamespace, mongoUrl });
+
+/** The side lane on its thread; resolves once its file is complete and closed. */
+const runSideLane = (data: RebuildLaneData, onProgress: (position: string, projections: readonly string[]) => void, onApplied?: (projection: string, ms: number) => void): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const worker = startThread(import.meta.url, 'rebuild-lane', data);
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      if (error) reject(error);
+      else resolve();
+    };
+    worker.on('message', (message: FromRebuildLane) => {
+      if (message.type === 'progress') onProgress(message.position, message.projections);
+      else if (message.type === 'applied') onApplied?.(message.projection, message.ms);
+      else if (message.type === 'done') settle();
+      else settle(new Error(`the rebuild's second lane failed: ${message.message}`));
+    });
+    worker.on('error', (error) => settle(error));
+    worker.on('exit', (code) => settle(code === 0 ? undefined : new Error(`the rebuild's second lane stopped (exit code ${code})`)));
+  });
+
+export interface RebuildOptions {
+  onStep?: (step: RebuildStep) => void;
+  onApplied?: (projection: string, ms: number) => void;
+  /** The log's configuration, for the second lane's thread to open it: without it, one lane. */
+  laneLog?: StoreConfig;
+}
+
 /** The embedded store's rebuild, which the service need not stop for: the read models are built
  *  anew in the next generation's file (sqlite-files.ts) while the service answers from the
  *  current one. First in bulk, up to the log's head as it was at the start: no journal, no
- *  sync, large transactions, the query indexes made after the rows are in. Then in ordinary
- *  transactions, catching up what was appended meanwhile until it is within CLOSE_ENOUGH events
- *  of the head. Then published: every process moves to it, and its projectors go on from its
- *  checkpoints. What reactors recorded (state.db) is not touched. `onApplied` is told how long
- *  each projection took over each bulk batch (what `npm run bench rebuild` reports). */
+ *  sync, large transactions, the query indexes made after the rows are in. Given the log's
+ *  configuration (`laneLog`), the projections of SIDE_LANE are replayed meanwhile on a second
+ *  thread, into a file of their own, which is then copied in. Then in ordinary transactions,
+ *  catching up what was appended meanwhile until it is within CLOSE_ENOUGH events of the head.
+ *  Then published: every process moves to it, and its projectors go on from its checkpoints.
+ *  What reactors recorded (state.db) is not touched. `onApplied` is told how long each
+ *  projection took over each bulk batch (what `npm run bench rebuild` reports). */
 export const rebuildEmbeddedReadModels = async (
-  dir: string, log: EventLog, onProgress: (p: RebuildProgress) => void, onStep: (step: RebuildStep) => void = () => undefined,
-  onApplied?: (projection: string, ms: number) => void,
+  dir: string, log: EventLog, onProgress: (p: RebuildProgress) => void, { onStep = () => undefined, onApplied, laneLog }: RebuildOptions = {},
 ): Promise<{ head: string | null; file: string; readModels: number }> => {
   const state = openViewsDatabase(statePath(dir));
   const leases = new SqliteLeases(state);
@@ -60,29 +127,35 @@ export const rebuildEmbeddedReadModels = async (
     throw new RebuildRunningError(other?.holder ?? 'unknown');
   }
   const renewal = setInterval(() => void leases.acquire(REBUILD_LEASE, holder, REBUILD_LEASE_MS), REBUILD_LEASE_MS / 3);
+  let laneFile: string | null = null;
   try {
     const file = nextViews(dir);
     const head = await log.headPosition();
     onStep('replay');
-    const bulk = bulkSqliteReadModels(file);
-    const readModels = bulk.runners.length;
+    const lanes = laneLog !== undefined;
+    const bulk = bulkSqliteReadModels(file, lanes ? new Set(PROJECTED_READ_MODELS.filter((name) => !SIDE_LANE.has(name))) : undefined);
+    const readModels = PROJECTED_READ_MODELS.length;
     try {
-      // Timed, the projections take turns over a batch (they share one thread anyway), so each
-      // one's time is its own.
-      let turn = Promise.resolve();
-      const runners = onApplied === undefined ? bulk.runners : bulk.runners.map((runner): ProjectionRunner => ({
-        ...runner,
-        process: (batch, lease, decode) => {
-          const run = turn.then(async () => {
-            const started = performance.now();
-            await runner.process(batch, lease, decode);
-            onApplied(runner.name, performance.now() - started);
-          });
-          turn = run.catch(() => undefined);
-          return run;
-        },
-      }));
-      await new Projector(log, runners, bulk.leases, SILENT).catchUp((projections, position) => onProgress({ projections, position, head }), { batchSize: BULK_BATCH });
+      // Progress is the slower lane's (a lane that has not reported yet is at the start); what
+      // moved, the lane's that did.
+      const positions = new Map<string, string>(lanes ? [['main', '0'], ['side', '0']] : []);
+      const report = (lane: string, position: string, projections: readonly string[]) => {
+        positions.set(lane, position);
+        const slowest = [...positions.values()].reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b));
+        onProgress({ projections, position: slowest, head });
+      };
+      laneFile = `${file.slice(0, -'.db'.length)}-lane.db`;
+      const side = lanes
+        ? runSideLane({ log: storeConfigOf(laneLog), file: laneFile, projections: [...SIDE_LANE], batchSize: BULK_BATCH, timed: onApplied !== undefined },
+          (position, projections) => report('side', position, projections), onApplied)
+        : Promise.resolve();
+      const runners = onApplied === undefined ? bulk.runners : timedRunners(bulk.runners, onApplied);
+      const main = new Projector(log, runners, bulk.leases, SILENT)
+        .catchUp((projections, position) => report('main', position, projections), { batchSize: BULK_BATCH });
+      // Both to their end before anything is closed, whichever fails.
+      const [mainDone, sideDone] = await Promise.allSettled([main, side]);
+      for (const done of [mainDone, sideDone]) if (done.status === 'rejected') throw done.reason;
+      if (lanes) bulk.absorb(laneFile, [...SIDE_LANE]);
       onStep('indexes');
     } finally {
       bulk.finish();
@@ -105,6 +178,7 @@ export const rebuildEmbeddedReadModels = async (
     onStep('published');
     return { head, file, readModels };
   } finally {
+    if (laneFile !== null) rmSync(laneFile, { force: true });
     clearInterval(renewal);
     await leases.release(REBUILD_LEASE, holder).catch(() => undefined);
     state.close();

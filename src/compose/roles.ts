@@ -286,7 +286,7 @@ export const rebuild = async (config: Config): Promise<void> => {
   if (config.mongoUrl === undefined) {
     const log = await openLog(config, false);
     try {
-      const { head, file, readModels } = await rebuildEmbeddedReadModels(config.dataDir, log, onProgress, onStep);
+      const { head, file, readModels } = await rebuildEmbeddedReadModels(config.dataDir, log, onProgress, { onStep, laneLog: config });
       process.stderr.write(`rebuild done: ${readModels} read models in ${path.basename(file)}, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
     } catch (error) {
       if (error instanceof RebuildRunningError) throw new StartupError(error.message);

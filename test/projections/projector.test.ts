@@ -121,3 +121,16 @@ test('stop releases the leases, so another projector takes the projections at on
   await eventually(async () => (runner.applied.length === 10 ? true : undefined));
   t.deepEqual(runner.applied, Array.from({ length: 10 }, (_, i) => String(i + 1)));
 });
+
+test('a replay of a synchronous store lets timers and messages run between its batches', async (t) => {
+  const { log, leases, append } = await setup(t);
+  await append(100);
+  const runner = new RecordingRunner('a');
+  // Set before the replay: due at once, yet only run when the event loop gets a turn.
+  let ranAt: number | null = null;
+  setTimeout(() => { ranAt = runner.applied.length; }, 0);
+  await new Projector(log, [runner], leases, pino({ level: 'silent' })).catchUp(undefined, { batchSize: 10 });
+  t.is(runner.applied.length, 100);
+  t.not(ranAt, null);
+  t.true(ranAt! < 100, `the timer ran after ${ranAt} of 100 events, before the replay ended`);
+});

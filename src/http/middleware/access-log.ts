@@ -41,7 +41,7 @@ export const accessLog = (logger: Logger): Middleware<AppState> => async (ctx, n
     if (!logger.isLevelEnabled(level)) return;
     const failed = status >= 500 || !res.writableFinished;
     logger[level]({
-      req: { id, method: req.method, url: loggedUrl(req.url ?? '') }, res: { statusCode: status }, responseTime: Math.round(performance.now() - started),
+      reqId: id, req: { id, method: req.method, url: loggedUrl(req.url ?? '') }, res: { statusCode: status }, responseTime: Math.round(performance.now() - started),
     }, failed ? 'request failed' : 'request');
   });
   await next();
