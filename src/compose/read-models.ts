@@ -164,8 +164,9 @@ export interface BulkReadModels {
   /** Copies in the read models `projections` that another lane built in `laneFile`: their rows,
    *  checkpoints and versions. */
   absorb(laneFile: string, projections: readonly string[]): void;
-  /** Makes the query indexes and turns the file into an ordinary one, closed. */
-  finish(): void;
+  /** Makes the query indexes, one statement at a time with a turn of the event loop between
+   *  them (timers such as lease renewals run), and turns the file into an ordinary one, closed. */
+  finish(): Promise<void>;
   /** Closes a lane's file as it is, for another to absorb. */
   close(): void;
 }
@@ -198,9 +199,17 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
         db.exec('DETACH DATABASE lane');
       }
     },
-    finish() {
-      for (const { store } of stores) store.createQueryIndexes();
-      finishBulkViewsDatabase(db);
+    async finish() {
+      try {
+        for (const { store } of stores) {
+          for (const statement of store.queryIndexStatements()) {
+            db.exec(statement);
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        }
+      } finally {
+        finishBulkViewsDatabase(db);
+      }
     },
     close() {
       db.close();

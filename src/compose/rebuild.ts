@@ -26,9 +26,12 @@ export const rebuildReadModels = async (stores: Pick<Stores, 'log' | 'runners' |
   return { head };
 };
 
-/** One rebuild at a time on a data dir: a lease in its state file. */
+/** One rebuild at a time on a data dir: a lease in its state file. Long, because the rebuild's
+ *  thread renews it only between steps that may each take a while over a large log (a batch, an
+ *  index); a rebuild that died leaves nothing in the way all the same, as a lease whose holder's
+ *  process is gone is taken over at once (every holder runs on this machine). */
 const REBUILD_LEASE = 'rebuild';
-const REBUILD_LEASE_MS = 30_000;
+const REBUILD_LEASE_MS = 10 * 60_000;
 /** Batches of the bulk replay: large, as nothing else writes the file. */
 const BULK_BATCH = 10_000;
 /** Published once the new generation is this close to the log's head: the live projectors
@@ -158,7 +161,7 @@ export const rebuildEmbeddedReadModels = async (
       if (lanes) bulk.absorb(laneFile, [...SIDE_LANE]);
       onStep('indexes');
     } finally {
-      bulk.finish();
+      await bulk.finish();
     }
     onStep('catch-up');
     const models = await openSqliteReadModels(file, { stateFile: statePath(dir) });

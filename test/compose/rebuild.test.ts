@@ -1,11 +1,13 @@
 import test from 'ava';
-import { rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { RebuildRunningError, progressLine, rebuildEmbeddedReadModels, rebuildReadModels, type RebuildProgress, type RebuildStep } from '../../src/compose/rebuild.ts';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import { SqliteLeases, openViewsDatabase } from '../../src/views/store/sqlite.ts';
 import { newLeaseHolder } from '../../projections/projector.ts';
 import { openRuntime } from '../../src/compose/runtime.ts';
+import { READ_MODELS } from '../../src/compose/read-models.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, tempDir } from '../helpers/server.ts';
 
 const QUERIES = [
@@ -64,6 +66,13 @@ test('a rebuild from the log gives identical query results, even from a deleted 
       ({ head } = await rebuildEmbeddedReadModels(dataDir, log, (p) => progress.push(p), { onStep: (step) => steps.push(step), laneLog: { dataDir, eventStoreUrl: undefined, eventStoreNamespace: '', mongoUrl: undefined } }));
       await log.close();
       t.deepEqual(steps, ['replay', 'indexes', 'catch-up', 'published']);
+      // Every index the schemas declare, made one statement at a time, and the lane's file gone.
+      const views = new Database(path.join(dataDir, 'views.db'), { readonly: true });
+      const made = views.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all().map((r) => r.name).sort();
+      views.close();
+      const declared = Object.values(READ_MODELS).flatMap((entry) => entry.projection === null ? [] : [...`${entry.sqlite.schema.create}${entry.sqlite.schema.queryIndexes ?? ''}`.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]!));
+      t.deepEqual(made, [...new Set(declared)].sort(), variant);
+      t.deepEqual(readdirSync(dataDir).filter((f) => f.includes('-lane')), [], variant);
     }
     t.truthy(head);
     // Two lanes (the CLI's way) report in either order.

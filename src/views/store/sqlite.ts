@@ -157,7 +157,7 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
   private readonly ddl: string;
 
   /** `deferQueryIndexes`: a bulk build's store, whose query indexes wait for
-   *  `createQueryIndexes()`. */
+   *  `queryIndexStatements()`. */
   constructor(
     private readonly db: Database.Database,
     readonly name: string,
@@ -185,8 +185,10 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
     }).immediate();
   }
 
-  createQueryIndexes(): void {
-    if (this.schema.queryIndexes) this.db.exec(this.schema.queryIndexes);
+  /** The query indexes' statements one by one (each may take seconds over a large table: a
+   *  caller can let its event loop turn between them). */
+  queryIndexStatements(): string[] {
+    return (this.schema.queryIndexes ?? '').split(';').map((statement) => statement.trim()).filter((statement) => statement.length > 0);
   }
 
   private current(): boolean {
