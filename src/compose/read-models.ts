@@ -164,8 +164,11 @@ export interface BulkReadModels {
   /** Copies in the read models `projections` that another lane built in `laneFile`: their rows,
    *  checkpoints and versions. */
   absorb(laneFile: string, projections: readonly string[]): void;
-  /** Makes the query indexes, one statement at a time with a turn of the event loop between
-   *  them (timers such as lease renewals run), and turns the file into an ordinary one, closed. */
+  /** Makes the query indexes of the read models named (all by default) that are not made yet,
+   *  one statement at a time with a turn of the event loop between them (timers such as lease
+   *  renewals run). */
+  makeIndexes(projections?: ReadonlySet<string>): Promise<void>;
+  /** Makes the query indexes left and turns the file into an ordinary one, closed. */
   finish(): Promise<void>;
   /** Closes a lane's file as it is, for another to absorb. */
   close(): void;
@@ -178,6 +181,17 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
     const entry = READ_MODELS[key] as ReadModelEntry<unknown, unknown>;
     return entry.projection ? [{ entry, projection: entry.projection, store: new SqliteProjectionStore(db, entry.name, entry.sqlite, { deferQueryIndexes: true }) }] : [];
   });
+  const indexed = new Set<string>();
+  const makeIndexes = async (projections?: ReadonlySet<string>): Promise<void> => {
+    for (const { entry, store } of stores) {
+      if (indexed.has(entry.name) || (projections !== undefined && !projections.has(entry.name))) continue;
+      for (const statement of store.queryIndexStatements()) {
+        db.exec(statement);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      indexed.add(entry.name);
+    }
+  };
   return {
     runners: stores.filter(({ entry }) => lane === undefined || lane.has(entry.name)).map(({ projection, store }) => bindProjection(projection, store)),
     leases: new SqliteLeases(db),
@@ -199,14 +213,10 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
         db.exec('DETACH DATABASE lane');
       }
     },
+    makeIndexes,
     async finish() {
       try {
-        for (const { store } of stores) {
-          for (const statement of store.queryIndexStatements()) {
-            db.exec(statement);
-            await new Promise((resolve) => setImmediate(resolve));
-          }
-        }
+        await makeIndexes();
       } finally {
         finishBulkViewsDatabase(db);
       }

@@ -44,11 +44,12 @@ export class RebuildRunningError extends Error {
   }
 }
 
-/** The projections a rebuild replays on its second thread: together about as costly per record
- *  as the rest (`npm run bench rebuild` prints each one's cost), and of small rows, which are
- *  cheap to copy into the new generation afterwards. The largest table, the audit events, is
- *  filled where it stays. */
-export const SIDE_LANE: ReadonlySet<string> = new Set(['tree', 'stats-buckets']);
+/** The projections a rebuild replays on its second thread, into a file of its own: together
+ *  about as costly per record as the rest and the audit events' indexes, which the first thread
+ *  makes as soon as its replay is done (`BENCH_REBUILD_LANES=1 npm run bench rebuild` prints each
+ *  projection's cost), and of small rows, which are cheap to copy into the new generation
+ *  afterwards. The largest table, the audit events, is filled where it stays. */
+export const SIDE_LANE: ReadonlySet<string> = new Set(['tree', 'stats-buckets', 'derived-sessions']);
 
 /** What the side lane's thread is given, and what it says. */
 export interface RebuildLaneData { log: StoreConfig; file: string; projections: string[]; batchSize: number; timed: boolean }
@@ -136,7 +137,8 @@ export const rebuildEmbeddedReadModels = async (
     const head = await log.headPosition();
     onStep('replay');
     const lanes = laneLog !== undefined;
-    const bulk = bulkSqliteReadModels(file, lanes ? new Set(PROJECTED_READ_MODELS.filter((name) => !SIDE_LANE.has(name))) : undefined);
+    const mainLane = new Set(PROJECTED_READ_MODELS.filter((name) => !lanes || !SIDE_LANE.has(name)));
+    const bulk = bulkSqliteReadModels(file, mainLane);
     const readModels = PROJECTED_READ_MODELS.length;
     try {
       // Progress is the slower lane's (a lane that has not reported yet is at the start); what
@@ -154,7 +156,9 @@ export const rebuildEmbeddedReadModels = async (
         : Promise.resolve();
       const runners = onApplied === undefined ? bulk.runners : timedRunners(bulk.runners, onApplied);
       const main = new Projector(log, runners, bulk.leases, SILENT)
-        .catchUp((projections, position) => report('main', position, projections), { batchSize: BULK_BATCH });
+        .catchUp((projections, position) => report('main', position, projections), { batchSize: BULK_BATCH })
+        // This lane's indexes while the other lane may still be replaying.
+        .then(() => (lanes ? bulk.makeIndexes(mainLane) : undefined));
       // Both to their end before anything is closed, whichever fails.
       const [mainDone, sideDone] = await Promise.allSettled([main, side]);
       for (const done of [mainDone, sideDone]) if (done.status === 'rejected') throw done.reason;
