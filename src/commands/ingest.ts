@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { AuditEventInput, StoredAuditEvent } from '../domain/audit-event.ts';
 import { canonicalJson } from '../domain/canonical-json.ts';
 import { eventMasker, type ProjectMasking } from '../domain/masking.ts';
@@ -41,7 +41,7 @@ export interface Ingested {
   readonly conflict: boolean;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 /** What tells two requests under one key apart: the event as decoded, in canonical JSON, so a
  *  retry that writes its keys in another order is the same request. */
@@ -60,10 +60,12 @@ export const recordAuditEvents = async (
   const keyed: Array<{ stream: string; event: NewEvent; fingerprint: string }> = [];
   const slots: Array<{ plain: number } | { keyed: number }> = [];
   const receivedAt = ctx.now();
+  // One receive time for the whole batch: the events' timestamps and their records'.
+  const at = { ...ctx, now: () => receivedAt };
   for (const { input, idempotencyKey } of items) {
     const stored = toStoredAuditEvent(projectId, input, receivedAt, masking);
     // The log event's id is the audit event's: a replay, which finds the log event, answers it.
-    const event = { ...newEvent({ type: 'AuditEventRecorded', data: stored }, ctx), id: stored.id };
+    const event = { ...newEvent({ type: 'AuditEventRecorded', data: stored }, at), id: stored.id };
     if (idempotencyKey === undefined) {
       slots.push({ plain: plain.push(event) - 1 });
       continue;
