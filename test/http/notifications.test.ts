@@ -68,6 +68,33 @@ test('UP→DOWN→UP notifies every active channel twice, signed; opted-out and 
   t.is((await browser.messages()).length, 2);
 });
 
+test('a notifier with no state of its own starts at the head of the log: what came before is neither sent nor recorded as skipped', async (t) => {
+  const dataDir = tempDir();
+  // The service runs first without the reactor (its state then holds no checkpoint).
+  let server = await startTestServer({ dataDir, notifications: false });
+  const hook = await webhookReceiver(SECRET);
+  t.teardown(async () => {
+    await server.stop();
+    await hook.close();
+  });
+  const token = await login(server.url);
+  const { projectId } = await projectWithKey(server.url, token, 'late notifier');
+  t.is((await api(server.url, 'POST', '/v1/channels', { token, body: { project_id: projectId, type: 'webhook', url: hook.url, secret: SECRET } })).status, 201);
+  const monitor = (await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'orders', url: 'http://127.0.0.1:9/' } })).body;
+  for (const [i, ok] of [true, false].entries()) await recordCheck(server.runtime.commands, monitor.id, check(ok, i), ctx);
+  await server.stop({ remove: false });
+
+  server = await startTestServer({ dataDir, notifications: true });
+  const before = await server.runtime.log.headPosition();
+  await eventually(async () => ((await server.runtime.readModels.stores.notifier.checkpoint()) === before ? true : undefined), 10_000);
+  await recordCheck(server.runtime.commands, monitor.id, check(true, 2), ctx);
+  await eventually(async () => (hook.received.length === 1 ? true : undefined), 10_000);
+  t.deepEqual(hook.received.map((r) => r.body.type), ['monitor.up'], 'the DOWN recorded before the reactor ever ran is not sent');
+  const records = await server.runtime.log.readAll(null, 10_000);
+  t.deepEqual(records.filter((r) => r.type === 'DeliverySkipped').map((r) => r.data), [], 'nor recorded as skipped');
+  t.is(records.filter((r) => r.type === 'DeliveryScheduled').length, 1);
+});
+
 test('a push subscription the service has expired deactivates its channel', async (t) => {
   const { server, service, token } = await serverWithPushService(t);
   const { projectId } = await projectWithKey(server.url, token, 'expired');

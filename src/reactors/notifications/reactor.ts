@@ -234,6 +234,15 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
     async migrate(held) {
       await store.migrate(held);
       lease = held;
+      // With no state of its own (a new deployment, a data dir copied without state.db), the
+      // reactor starts at the log's head: replaying side effects would only append a "stale"
+      // skip for every transition and alert ever recorded. Nothing notifiable comes before a
+      // first worker: transitions and alerts are what workers' jobs record.
+      if ((await store.checkpoint()) === null) {
+        const head = await deps.log.headPosition();
+        const [last] = head === null ? [] : await deps.log.readPositions([head]);
+        if (last !== undefined) await store.commit([last], () => undefined, held);
+      }
       for (const pending of await deps.readModels.notifier.pending()) lanes.enqueue(pending.channel_id, pending.delivery_id);
     },
     async process(batch, held, decode = batchDecoder()) {
