@@ -70,7 +70,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
       const views = new Database(path.join(dataDir, 'views.db'), { readonly: true });
       const made = views.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all().map((r) => r.name).sort();
       views.close();
-      const declared = Object.values(READ_MODELS).flatMap((entry) => entry.projection === null ? [] : [...`${entry.sqlite.schema.create}${entry.sqlite.schema.queryIndexes ?? ''}`.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]!));
+      const declared = Object.values(READ_MODELS).flatMap((entry) => entry.projection === null ? [] : [...`${entry.sqlite.schema.create}${entry.sqlite.schema.queryIndexes ?? ''}`.matchAll(/CREATE (?:UNIQUE )?INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]!));
       t.deepEqual(made, [...new Set(declared)].sort(), variant);
       t.deepEqual(readdirSync(dataDir).filter((f) => f.includes('-lane')), [], variant);
     }
