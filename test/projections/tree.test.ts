@@ -1,5 +1,5 @@
 import { treeProjection } from '../../projections/tree.ts';
-import { leafBytes, leafHash } from '../../src/domain/merkle.ts';
+import { EMPTY_FRONTIER, appendLeaf, leafBytes, leafHash } from '../../src/domain/merkle.ts';
 import type { DomainEvent } from '../../src/domain/events.ts';
 import { projectionTests } from '../helpers/fold.ts';
 
@@ -31,4 +31,24 @@ it('a monitor\'s check results are not leaves (the log keeps only the last 200);
     { type: 'MonitorStatusEstablished', data: { monitor_id: MONITOR, project_id: P, status: 'UP', checked_at: at, ok: true, response_ms: 5, status_code: 200 } },
   ]);
   t.is((await f.models.tree.head(P))?.frontier.size, 1);
+});
+
+it('every complete subtree of 20 leaves is the RFC\'s, at every level, whether stored or hashed from its leaves when asked', async (t, f) => {
+  const records = f.recorder.record(Array.from({ length: 20 }, (_, i) => event(`e${i}`)));
+  await f.foldRecorded(records);
+  let frontier = EMPTY_FRONTIER;
+  const want = new Map<string, Buffer>();
+  for (const r of records) {
+    const appended = appendLeaf(frontier, leafHash(leafBytes(r)));
+    frontier = appended.frontier;
+    for (const n of appended.completed) want.set(`${n.level}:${n.index}`, n.hash);
+  }
+  t.is(want.size, 20 + 10 + 5 + 2 + 1);
+  for (const [key, hash] of want) {
+    const [level, index] = key.split(':').map(Number) as [number, number];
+    t.deepEqual(await f.models.tree.node(P, level, index), hash, key);
+  }
+  // Subtrees that are not complete yet are not in the tree.
+  await t.throwsAsync(f.models.tree.node(P, 2, 5));
+  await t.throwsAsync(f.models.tree.node(P, 3, 2));
 });

@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3';
-import { EMPTY_FRONTIER, appendLeaf, frontierRoot, type Frontier, type Hash } from '../../domain/merkle.ts';
+import { EMPTY_FRONTIER, appendLeaf, frontierRoot, nodeHash, type Frontier, type Hash } from '../../domain/merkle.ts';
 import type { LatestCheckpoint, TreeHead, TreeLeaf, TreeQueries, TreeWriter } from './port.ts';
 import type { BatchedWriter, SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
 
-/** Each project's tree: its head (size and right edge, the only state an append reads), every
- *  complete subtree's root (level 0: the leaves), and each leaf's record position. Rows are
- *  written once and never changed, except the head. */
+/** Each project's tree: its head (size and right edge, the only state an append reads), the
+ *  roots of its complete subtrees (level 0: the leaves) but those of levels 1 to UNSTORED_LEVELS,
+ *  and each leaf's record position. Rows are written once and never changed, except the head. */
 const treeSchema: SqliteSchema = {
   version: 3,
   tables: ['tree_heads', 'tree_nodes', 'tree_leaves'],
@@ -26,6 +26,11 @@ CREATE TABLE IF NOT EXISTS tree_leaves (
 };
 
 const HASH_BYTES = 32;
+
+/** Subtrees of up to 2^3 leaves are not stored but hashed from their leaves when a proof needs
+ *  one (at most 7 hashes, from one range read): 7 rows in 8 of the interior ones, which every
+ *  append wrote and few proofs read. (Files written before keep theirs; nothing reads them.) */
+const UNSTORED_LEVELS = 3;
 
 /** The right edge as one blob of 32-byte hashes, largest subtree first. */
 const packFrontier = (f: Frontier): Buffer => Buffer.concat(f.nodes as Buffer[]);
@@ -72,7 +77,7 @@ class SqliteTreeWriter implements TreeWriter, BatchedWriter {
     const appended = appendLeaf(frontier, hash);
     this.heads.set(projectId, appended.frontier);
     this.leaves.push([projectId, Number(position), frontier.size]);
-    for (const n of appended.completed) this.nodes.push([projectId, n.level, n.index, n.hash]);
+    for (const n of appended.completed) if (n.level === 0 || n.level > UNSTORED_LEVELS) this.nodes.push([projectId, n.level, n.index, n.hash]);
   }
 
   checkpointSigned(checkpoint: LatestCheckpoint): void {
@@ -103,6 +108,8 @@ class SqliteTreeQueries implements TreeQueries {
       head: db.prepare<[string], HeadRow>('SELECT * FROM tree_heads WHERE project_id = ?'),
       heads: db.prepare<[], HeadRow>('SELECT * FROM tree_heads ORDER BY project_id'),
       node: db.prepare<[string, number, number], { hash: Buffer }>('SELECT hash FROM tree_nodes WHERE project_id = ? AND level = ? AND idx = ?'),
+      leafRange: db.prepare<[string, number, number], { hash: Buffer }>(
+        'SELECT hash FROM tree_nodes WHERE project_id = ? AND level = 0 AND idx >= ? AND idx < ? ORDER BY idx'),
       leaves: db.prepare<[string, number, number], { position: number; idx: number; hash: Buffer }>(
         `SELECT l.position, l.idx, n.hash FROM tree_leaves l JOIN tree_nodes n ON n.project_id = l.project_id AND n.level = 0 AND n.idx = l.idx
          WHERE l.project_id = ? AND l.position >= ? ORDER BY l.position LIMIT ?`),
@@ -122,6 +129,13 @@ class SqliteTreeQueries implements TreeQueries {
   }
 
   async node(projectId: string, level: number, index: number): Promise<Hash> {
+    if (level >= 1 && level <= UNSTORED_LEVELS) {
+      const width = 2 ** level;
+      let hashes = this.stmts.leafRange.all(projectId, index * width, (index + 1) * width).map((r) => r.hash);
+      if (hashes.length !== width) throw new Error(`project ${projectId}: no subtree ${level}:${index} in the tree`);
+      while (hashes.length > 1) hashes = Array.from({ length: hashes.length / 2 }, (_, i) => nodeHash(hashes[2 * i]!, hashes[2 * i + 1]!));
+      return hashes[0]!;
+    }
     const row = this.stmts.node.get(projectId, level, index);
     if (!row) throw new Error(`project ${projectId}: no subtree ${level}:${index} in the tree`);
     return row.hash;
