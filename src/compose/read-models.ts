@@ -197,7 +197,7 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
     leases: new SqliteLeases(db),
     absorb(laneFile, projections) {
       const names = new Set(projections);
-      db.prepare("ATTACH DATABASE ? AS lane").run(laneFile);
+      db.prepare('ATTACH DATABASE ? AS lane').run(laneFile);
       try {
         db.transaction(() => {
           for (const { entry } of stores) {

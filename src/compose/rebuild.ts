@@ -1,8 +1,7 @@
 import { rmSync } from 'node:fs';
 import pino from 'pino';
 import { Projector, newLeaseHolder, type ProjectionRunner } from '../../projections/projector.ts';
-import type { EventLog } from '../log/event-log.ts';
-import { comparePositions } from '../log/event-log.ts';
+import { comparePositions, type EventLog } from '../log/event-log.ts';
 import { SqliteLeases, openViewsDatabase } from '../views/store/sqlite.ts';
 import { nextViews, publishViews, statePath } from '../views/store/sqlite-files.ts';
 import { startThread } from '../threads.ts';
@@ -149,8 +148,8 @@ export const rebuildEmbeddedReadModels = async (
         const slowest = [...positions.values()].reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b));
         onProgress({ projections, position: slowest, head });
       };
-      laneFile = `${file.slice(0, -'.db'.length)}-lane.db`;
-      const side = lanes
+      laneFile = lanes ? `${file.slice(0, -'.db'.length)}-lane.db` : null;
+      const side = laneLog !== undefined && laneFile !== null
         ? runSideLane({ log: storeConfigOf(laneLog), file: laneFile, projections: [...SIDE_LANE], batchSize: BULK_BATCH, timed: onApplied !== undefined },
           (position, projections) => report('side', position, projections), onApplied)
         : Promise.resolve();
@@ -162,7 +161,7 @@ export const rebuildEmbeddedReadModels = async (
       // Both to their end before anything is closed, whichever fails.
       const [mainDone, sideDone] = await Promise.allSettled([main, side]);
       for (const done of [mainDone, sideDone]) if (done.status === 'rejected') throw done.reason;
-      if (lanes) bulk.absorb(laneFile, [...SIDE_LANE]);
+      if (laneFile !== null) bulk.absorb(laneFile, [...SIDE_LANE]);
       onStep('indexes');
     } finally {
       await bulk.finish();

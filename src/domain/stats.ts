@@ -86,8 +86,10 @@ export const bucketOf = (e: {
   };
 };
 
-const addCounts = <K extends string>(into: Partial<Record<K, number>>, from: Partial<Record<K, number>>) => {
+/** Adds `from`'s counts into `into`, key by key (status classes, methods, bins); gives `into`. */
+export const addCounts = <K extends string>(into: Partial<Record<K, number>>, from: Partial<Record<K, number>>): Partial<Record<K, number>> => {
   for (const k in from) into[k] = (into[k] ?? 0) + from[k]!;
+  return into;
 };
 
 /** Adds `b` into `a` (same key or not: the counters and bins are what merge). */

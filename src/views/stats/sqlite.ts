@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ExpiredRange } from '../../domain/retention.ts';
-import { HOUR_MS, MINUTE_MS, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
+import { HOUR_MS, MINUTE_MS, addCounts, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
 import type { ServiceActivity } from '../../domain/anomaly.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { ServiceBaselineRow, StatsFilter, StatsQueries, StatsWriter } from './port.ts';
@@ -63,18 +63,13 @@ const upsertInto = (db: Database.Database, table: string) => ({
 /** Adds the bucket to its stored row: the counters in SQL, the bins merged with the stored ones. */
 const upsert = (into: ReturnType<typeof upsertInto>, b: StatsBucket, minute: number): void => {
   const stored = into.bins.get(b.project_id, minute, b.service_name, b.environment);
-  const bins = stored === undefined ? b.bins : addBins(JSON.parse(stored.bins) as Bins, b.bins);
+  const bins = stored === undefined ? b.bins : addCounts(JSON.parse(stored.bins) as Bins, b.bins);
   into.upsert.run(
     b.project_id, minute, b.service_name, b.environment, b.total, b.errors_4xx, b.errors_5xx,
     b.classes['1xx'] ?? 0, b.classes['2xx'] ?? 0, b.classes['3xx'] ?? 0, b.classes['4xx'] ?? 0, b.classes['5xx'] ?? 0,
     b.methods.GET ?? 0, b.methods.POST ?? 0, b.methods.PUT ?? 0, b.methods.DELETE ?? 0,
     b.rt_count, b.rt_sum, b.last_ts, JSON.stringify(bins),
   );
-};
-
-const addBins = (into: Bins, from: Bins): Bins => {
-  for (const key in from) into[key] = (into[key] ?? 0) + from[key]!;
-  return into;
 };
 
 const keyOf = (b: StatsBucket, minute: number) => `${b.project_id}\u0000${minute}\u0000${b.service_name}\u0000${b.environment}`;
