@@ -1,11 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { decodeEvent } from '../domain/events.ts';
 import { recordLeafHash } from '../domain/merkle.ts';
 import { projectDecider } from '../domain/project.ts';
 import {
-  eraseAuditEvent, retentionCutoff, type RecordRedacted, type RedactableQuery, type RedactionReason, type RowRef,
+  eraseAuditEvent, retentionCutoff, type ErasureRequested, type RecordRedacted, type RedactableQuery, type RedactionReason, type RowRef,
 } from '../domain/retention.ts';
 import { projectStream } from '../domain/streams.ts';
-import type { RecordedEvent, Redaction } from '../log/event-log.ts';
+import { RedactionUnsupportedError, type RecordedEvent, type Redaction } from '../log/event-log.ts';
 import { handle, type CommandContext, type CommandDeps } from './handle.ts';
 
 /** Retention and erasure (src/domain/retention.ts, docs/retention.md). Each replaces log records by
@@ -59,10 +60,13 @@ const tombstone = (record: RecordedEvent, projectId: string, reason: RedactionRe
   return null;
 };
 
+/** Replaces the page's records; resolves to how many of them now hold a tombstone of this reason,
+ *  those a run that stopped half-way already replaced included, so a repeated run counts them. */
 const redactPage = async (deps: RetentionDeps, projectId: string, refs: readonly RowRef[], reason: RedactionReason): Promise<number> => {
   const records = await deps.log.readPositions(refs.map((r) => r.position));
+  const already = records.filter((r) => r.type === 'RecordRedacted' && (r.data as RecordRedacted).reason === reason).length;
   const redactions = records.map((r) => tombstone(r, projectId, reason)).filter((r): r is Redaction => r !== null);
-  return redactions.length === 0 ? 0 : deps.log.redact(redactions);
+  return already + (redactions.length === 0 ? 0 : await deps.log.redact(redactions));
 };
 
 /** Removes the project's audit events older than `retentionDays` (down to the hour) from the log
@@ -97,33 +101,42 @@ export const applyRetention = async (deps: RetentionDeps, projectId: string, ret
   }
 };
 
-export interface Erasure {
-  readonly through_position: string;
-  readonly erased: number;
-  readonly erased_at: string;
-  /** The IdentifierErased event's position (read-your-writes). */
-  readonly position: string | null;
-}
+/** Records an erasure request for the project's events of `identifier` so far (up to the log
+ *  head now); the erasure job carries it out. Throws RedactionUnsupportedError on a log that cannot
+ *  replace records, before recording anything. */
+export const requestErasure = async (deps: CommandDeps, projectId: string, identifier: string, ctx: CommandContext) => {
+  if (!deps.log.redacts) throw new RedactionUnsupportedError('the KurrentDB log cannot replace records: retention and erasure need the embedded log');
+  const request = { erasure_id: randomUUID(), through_position: (await deps.log.headPosition()) ?? '0', requested_at: ctx.now().toISOString() };
+  const { position } = await handle(deps, projectStream(projectId), projectDecider, {
+    type: 'RequestErasure', project_id: projectId, identifier, erasure_id: request.erasure_id, through_position: request.through_position, at: request.requested_at,
+  }, ctx);
+  return { ...request, position };
+};
 
-/** Erases the personal fields of the project's events of `identifier` (those in the log when it
- *  starts) from the log and, through IdentifierErased, from every read model. */
-export const eraseIdentifier = async (deps: RetentionDeps, projectId: string, identifier: string, ctx: CommandContext): Promise<Erasure> => {
-  const through = (await deps.log.headPosition()) ?? '0';
+/** Erases the personal fields of the requested identifier's events (those up to the request's
+ *  position) from the log, a page at a time, paced like retention, then appends IdentifierErased,
+ *  which erases them from every read model and completes the request. Resolves to how many
+ *  events it erased; a request already done appends nothing. */
+export const eraseIdentifier = async (deps: RetentionDeps, request: ErasureRequested, ctx: CommandContext): Promise<number> => {
+  const { project_id: projectId, identifier, through_position: through, erasure_id } = request;
   await deps.settled(through);
+  const page = deps.pageSize ?? REDACTION_PAGE;
+  const rest = deps.restFraction ?? REST_FRACTION;
   let after: RowRef | null = null;
   let erased = 0;
-  const page = deps.pageSize ?? REDACTION_PAGE;
   for (;;) {
+    const started = Date.now();
     const refs = await deps.redactable({ project_id: projectId, through, identifier }, after, page);
     if (refs.length > 0) erased += await redactPage(deps, projectId, refs, 'erasure');
     if (refs.length < page) break;
     after = refs[refs.length - 1]!;
+    await sleep((Date.now() - started) * rest);
   }
-  const at = ctx.now().toISOString();
   const { position } = await handle(deps, projectStream(projectId), projectDecider, {
-    type: 'RecordErasure', project_id: projectId, identifier, through_position: through, erased, at,
+    type: 'RecordErasure', project_id: projectId, erasure_id, identifier, through_position: through, erased, at: ctx.now().toISOString(),
   }, ctx);
-  return { through_position: through, erased, erased_at: at, position };
+  if (position !== null) await deps.settled(position);
+  return erased;
 };
 
 /** Sets how long the project keeps its ingested events (null: for ever). */

@@ -2,12 +2,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { anomalyScanJob } from '../jobs/anomaly-scan.ts';
 import { logTrimJob } from '../jobs/log-trim.ts';
+import { erasureJob } from '../jobs/erasure.ts';
 import { retentionJob } from '../jobs/retention.ts';
+import type { RetentionDeps } from '../commands/retention.ts';
 import { WorkerJobs, type RepeatingJob, type WorkerJobsOptions } from '../jobs/worker-jobs.ts';
 import type { JobMetrics } from '../jobs/metrics.ts';
 import { openJobStore } from './job-store.ts';
 import type { Runtime } from './runtime.ts';
 import { StartupError } from './stores.ts';
+import type { ReadModelKey } from '../views/read-models.ts';
 
 /** Changes to the worker's jobs that tests make: faster polling, short locks, their own clock. */
 export interface WorkerJobsTuning {
@@ -17,24 +20,37 @@ export interface WorkerJobsTuning {
   /** Called after each anomaly scan. */
   onScan?: () => void;
   trimEveryMs?: number;
-  /** The retention job's clock (default: the wall clock). */
+  /** The retention and erasure jobs' clock (default: the wall clock). */
   retentionNow?: () => Date;
+  /** How often the erasure job looks for requests (default ERASURE_EVERY_MS). */
+  erasureEveryMs?: number;
 }
 
-/** The retention job on this runtime's log and read models. A read model that does not reach a
- *  position within a minute fails the run (tried again on the next). */
-export const retentionJobOf = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>, everyMs: number, logger: Logger, now?: () => Date) =>
-  retentionJob({
-    log: runtime.log, retention: runtime.readModels.retention,
-    redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
-    async settled(position) {
-      if (!(await runtime.settled(['auditEvents'], position, 60_000))) {
-        throw new Error(`the audit-events read model did not reach log position ${position} within 60 s`);
-      }
-    },
-  }, logger, everyMs, now);
+/** Erasure requests wait at most this long for the job to take them. */
+export const ERASURE_EVERY_MS = 2000;
 
-/** Monitor checks, the anomaly scan, retention and log upkeep on Agenda. A job store that cannot be reached
+/** The log and the audit rows that retention and erasure take, on this runtime. A read model
+ *  that does not reach a position within a minute fails the run (tried again on the next). */
+const redactionDeps = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>, settles: readonly ReadModelKey[]): RetentionDeps => ({
+  log: runtime.log,
+  redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
+  async settled(position) {
+    if (!(await runtime.settled(settles, position, 60_000))) {
+      throw new Error(`the ${settles.join(' and ')} read models did not reach log position ${position} within 60 s`);
+    }
+  },
+});
+
+/** The retention job on this runtime's log and read models. */
+export const retentionJobOf = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>, everyMs: number, logger: Logger, now?: () => Date) =>
+  retentionJob({ ...redactionDeps(runtime, ['auditEvents']), retention: runtime.readModels.retention }, logger, everyMs, now);
+
+/** The erasure job on this runtime's log and read models; a request is done once the retention
+ *  read model (its status) shows it. */
+export const erasureJobOf = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>, everyMs: number, logger: Logger, now?: () => Date) =>
+  erasureJob({ ...redactionDeps(runtime, ['auditEvents', 'retention']), retention: runtime.readModels.retention }, logger, everyMs, now);
+
+/** Monitor checks, the anomaly scan, retention, erasures and log upkeep on Agenda. A job store that cannot be reached
  *  stops start-up with a clear error. */
 export const startWorkerJobs = async (
   runtime: Runtime, config: Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl' | 'anomalyDefaults' | 'anomalyScanMs' | 'retentionEveryMs'>,
@@ -55,6 +71,7 @@ export const startWorkerJobs = async (
     tuning.onScan ? { ...scan, run: () => scan.run().then(tuning.onScan) } : scan,
     logTrimJob(runtime.log, logger, tuning.trimEveryMs),
     retentionJobOf(runtime, config.retentionEveryMs, logger, tuning.retentionNow),
+    erasureJobOf(runtime, tuning.erasureEveryMs ?? ERASURE_EVERY_MS, logger, tuning.retentionNow),
   ];
   const jobs = new WorkerJobs(store.backend, { log: runtime.log, monitors: runtime.readModels.monitors, egress: runtime.egress, metrics }, logger, { ...tuning.scheduler, repeating });
   try {

@@ -12,9 +12,11 @@ export interface ProjectState {
   readonly masking: MaskingRules;
   /** Days ingested audit events are kept; null: for ever. */
   readonly retentionDays: number | null;
+  /** Erasure requests not done yet, by id. */
+  readonly pendingErasures: ReadonlySet<string>;
 }
 
-export const initialProject: ProjectState = { id: null, name: '', keys: new Map(), masking: NO_MASKING_RULES, retentionDays: null };
+export const initialProject: ProjectState = { id: null, name: '', keys: new Map(), masking: NO_MASKING_RULES, retentionDays: null, pendingErasures: new Set() };
 
 export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectState => {
   switch (event.type) {
@@ -37,6 +39,15 @@ export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectS
       return { ...state, masking: { keys: event.data.keys, patterns: event.data.patterns } };
     case 'RetentionSet':
       return { ...state, retentionDays: event.data.retention_days };
+    case 'ErasureRequested':
+      return { ...state, pendingErasures: new Set(state.pendingErasures).add(event.data.erasure_id) };
+    case 'IdentifierErased': {
+      const { erasure_id } = event.data;
+      if (erasure_id === undefined) return state;
+      const pendingErasures = new Set(state.pendingErasures);
+      pendingErasures.delete(erasure_id);
+      return { ...state, pendingErasures };
+    }
     default:
       return state;
   }
@@ -64,7 +75,8 @@ export type ProjectCommand =
     type: 'RecordRetentionApplied'; project_id: string; cutoff: string; through_position: string; removed: number; at: string;
     until?: { timestamp: string; position: string };
   }
-  | { type: 'RecordErasure'; project_id: string; identifier: string; through_position: string; erased: number; at: string };
+  | { type: 'RequestErasure'; project_id: string; erasure_id: string; identifier: string; through_position: string; at: string }
+  | { type: 'RecordErasure'; project_id: string; erasure_id: string; identifier: string; through_position: string; erased: number; at: string };
 
 export const projectDecider: Decider<ProjectState, ProjectCommand> = {
   initialState: initialProject,
@@ -114,10 +126,19 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
         const { project_id, cutoff, through_position, removed, at, until } = command;
         return [{ type: 'RetentionApplied', data: { project_id, cutoff, through_position, removed, applied_at: at, ...(until ? { until } : {}) } }];
       }
+      case 'RequestErasure': {
+        assertProjectExists(state);
+        const { project_id, erasure_id, identifier, through_position, at } = command;
+        if (state.pendingErasures.has(erasure_id)) throw new DomainError('conflict', 'erasure already requested');
+        return [{ type: 'ErasureRequested', data: { project_id, erasure_id, identifier, through_position, requested_at: at } }];
+      }
+      // A request already done records nothing: the erasure job may run one again after a crash
+      // between this event and its read model showing it.
       case 'RecordErasure': {
         assertProjectExists(state);
-        const { project_id, identifier, through_position, erased, at } = command;
-        return [{ type: 'IdentifierErased', data: { project_id, identifier, through_position, erased, erased_at: at } }];
+        const { project_id, erasure_id, identifier, through_position, erased, at } = command;
+        if (!state.pendingErasures.has(erasure_id)) return [];
+        return [{ type: 'IdentifierErased', data: { project_id, erasure_id, identifier, through_position, erased, erased_at: at } }];
       }
     }
   },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as t from 'io-ts';
 import { StoredAuditEvent } from './audit-event.ts';
 import type { DomainEvent } from './events.ts';
@@ -31,8 +32,17 @@ export const retentionEvents = {
     t.type({ project_id: t.string, cutoff: t.string, through_position: t.string, removed: t.number, applied_at: t.string }),
     t.partial({ until: t.type({ timestamp: t.string, position: t.string }) }),
   ]),
-  /** The events of `identifier` up to `through_position` lost their personal fields. */
-  IdentifierErased: t.type({ project_id: t.string, identifier: t.string, through_position: t.string, erased: t.number, erased_at: t.string }),
+  /** An admin asked for the personal fields of `identifier`'s events up to `through_position`
+   *  (the log head then) to be erased; the erasure job does it (src/jobs/erasure.ts). */
+  ErasureRequested: t.type({
+    project_id: t.string, erasure_id: t.string, identifier: t.string, through_position: t.string, requested_at: t.string,
+  }),
+  /** The events of `identifier` up to `through_position` lost their personal fields; with
+   *  `erasure_id`, the request it completes (erasures made before requests were jobs have none). */
+  IdentifierErased: t.intersection([
+    t.type({ project_id: t.string, identifier: t.string, through_position: t.string, erased: t.number, erased_at: t.string }),
+    t.partial({ erasure_id: t.string }),
+  ]),
   /** What the log keeps in place of a removed (retention) or erased record: its leaf hash, and for
    *  an erasure the event without its personal fields. */
   RecordRedacted: t.intersection([
@@ -43,6 +53,7 @@ export const retentionEvents = {
 
 export type RecordRedacted = t.TypeOf<typeof retentionEvents.RecordRedacted>;
 export type RetentionApplied = t.TypeOf<typeof retentionEvents.RetentionApplied>;
+export type ErasureRequested = t.TypeOf<typeof retentionEvents.ErasureRequested>;
 
 /** The audit event a record holds: an ingested one, or an erased one in its tombstone; undefined
  *  for any other record (a retention tombstone included). */
@@ -94,6 +105,10 @@ export const ERASED_IDENTIFIER = '[erased]';
 export const PERSONAL_FIELDS = [
   'user_email', 'user_name', 'ip', 'user_agent', 'query_params', 'path_params', 'request_body', 'response_body', 'error_message',
 ] as const satisfies ReadonlyArray<keyof StoredAuditEvent>;
+
+/** How erasure requests and their status name the identifier: a person's identifier is kept in
+ *  the log's request (what the erasure job reads) and nowhere else. */
+export const identifierDigest = (identifier: string): string => createHash('sha256').update(identifier).digest('hex');
 
 /** The event without its personal fields, its identifier replaced by ERASED_IDENTIFIER; what it
  *  keeps (time, service, route, method, status, timing, ids) still counts in statistics. */

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { StoredAuditEvent } from './audit-event.ts';
 import { publicSettingsOf } from './channel.ts';
+import { identifierDigest } from './retention.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 
 /** watchlog audits itself: logins, exports and every change made through it (users and their
@@ -161,13 +161,20 @@ const changeOf = (event: DomainEvent): Change | null => {
       const { project_id, retention_days } = event.data;
       return { action: 'retention.set', method: 'PUT', path: `/v1/projects/${project_id}/retention`, status: 200, details: { project_id, retention_days } };
     }
-    // The erased identifier is not copied here: the row names it by its SHA-256, which lets an
-    // auditor who knows it confirm the erasure without this project holding it again.
+    // The identifier is not copied here: the rows name it by its SHA-256, which lets an auditor
+    // who knows it confirm the erasure without this project holding it again.
+    case 'ErasureRequested': {
+      const { project_id, erasure_id, identifier, through_position } = event.data;
+      return {
+        action: 'erasure.requested', method: 'POST', path: `/v1/projects/${project_id}/erasures`, status: 202,
+        details: { project_id, erasure_id, identifier_sha256: identifierDigest(identifier), through_position },
+      };
+    }
     case 'IdentifierErased': {
-      const { project_id, identifier, through_position, erased } = event.data;
+      const { project_id, identifier, through_position, erased, erasure_id } = event.data;
       return {
         action: 'identifier.erased', method: 'POST', path: `/v1/projects/${project_id}/erasures`, status: 200,
-        details: { project_id, identifier_sha256: createHash('sha256').update(identifier).digest('hex'), through_position, erased },
+        details: { project_id, ...(erasure_id ? { erasure_id } : {}), identifier_sha256: identifierDigest(identifier), through_position, erased },
       };
     }
     default:
@@ -180,7 +187,7 @@ export const AUDITED_CHANGES: readonly EventType[] = [
   'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRestricted', 'ApiKeyRevoked', 'MaskingRulesSet', 'AnomalySettingsUpdated',
   'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged',
   'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelDeactivated', 'DeliveryRetryRequested',
-  'MonitorCreated', 'MonitorUpdated', 'MonitorDeleted', 'RetentionSet', 'IdentifierErased',
+  'MonitorCreated', 'MonitorUpdated', 'MonitorDeleted', 'RetentionSet', 'ErasureRequested', 'IdentifierErased',
 ];
 
 /** A change as its `system.access` row, keyed by the event's id: who (the actor of its metadata),

@@ -177,10 +177,18 @@ export const RetentionAnswer = t.type({
   last_cutoff: nullable(Timestamp), removed_total: Count, erased_total: Count,
 });
 export type RetentionAnswer = t.TypeOf<typeof RetentionAnswer>;
-export const ErasureAnswer = t.type({
-  project_id: Uuid, identifier: t.string, erased: Count, through_position: t.string, fields: t.array(t.string), erased_at: Timestamp,
-});
+/** An erasure request and how it went; the identifier is named by its SHA-256 (the POST's answer
+ *  also echoes it). `erased` and `erased_at` are null until it is done. */
+export const ErasureAnswer = t.intersection([
+  t.type({
+    id: Uuid, project_id: Uuid, identifier_sha256: t.string, status: t.keyof({ pending: null, done: null }), requested_at: Timestamp,
+    through_position: t.string, fields: t.array(t.string), erased: nullable(Count), erased_at: nullable(Timestamp),
+  }),
+  t.partial({ identifier: t.string }),
+]);
 export type ErasureAnswer = t.TypeOf<typeof ErasureAnswer>;
+export const ErasuresAnswer = pageOf(ErasureAnswer);
+export type ErasuresAnswer = t.TypeOf<typeof ErasuresAnswer>;
 
 export const CheckpointKey = t.type({
   key_name: t.string, key_id: text('the key id, hex', { pattern: '^[0-9a-f]+$' }), verifier_key: t.string, public_key: Base64, public_key_pem: t.string,

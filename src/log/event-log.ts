@@ -118,6 +118,8 @@ export interface EventLog {
   subscribeAll(after: string | null): Subscription;
   /** Keep only the last `maxCount` events of the stream. */
   setStreamMaxCount(stream: string, maxCount: number): Promise<void>;
+  /** Whether `redact` is available (it is not on KurrentDB). */
+  readonly redacts: boolean;
   /** Replaces each record in place, in short transactions that leave room for appends between
    *  them; resolves to how many it replaced (a position with no record is skipped). Throws
    *  RedactionUnsupportedError where the log cannot. */

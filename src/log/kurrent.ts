@@ -61,6 +61,7 @@ export interface KurrentEventLogOptions {
 }
 
 export class KurrentEventLog implements EventLog {
+  readonly redacts = false;
   private readonly client: KurrentDBClient;
   private readonly batchSize: number;
   private readonly reconnectDelayMs: number;

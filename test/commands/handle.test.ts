@@ -46,6 +46,7 @@ const wrap = (log: EventLog, replaced: Partial<EventLog>): EventLog => ({
   headPosition: () => log.headPosition(),
   subscribeAll: (after) => log.subscribeAll(after),
   setStreamMaxCount: (stream, maxCount) => log.setStreamMaxCount(stream, maxCount),
+  redacts: log.redacts,
   redact: (redactions) => log.redact(redactions),
   trim: () => log.trim(),
   onAppend: (listener) => log.onAppend(listener),

@@ -3,13 +3,13 @@ import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { retentionJobOf } from '../../src/compose/worker-jobs.ts';
+import { erasureJobOf, retentionJobOf } from '../../src/compose/worker-jobs.ts';
 import { rebuildEmbeddedReadModels } from '../../src/compose/rebuild.ts';
 import { verifyDataDir } from '../../src/compose/verify-data-dir.ts';
 import { WATCHLOG_PROJECT_ID } from '../../src/domain/self-audit.ts';
 import { auditStream, projectStream } from '../../src/domain/streams.ts';
-import type { RetentionApplied } from '../../src/domain/retention.ts';
-import { applyRetention } from '../../src/commands/retention.ts';
+import type { ErasureRequested, RetentionApplied } from '../../src/domain/retention.ts';
+import { applyRetention, eraseIdentifier } from '../../src/commands/retention.ts';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
 import { runCli } from '../helpers/process.ts';
@@ -170,9 +170,22 @@ test.serial('retention removes exactly the expired events from the log and every
   // Erasure: bob's events keep what statistics need and lose who he is.
   const bob = fresh.filter((e) => e.identifier === 'bob');
   const bobBefore = (await api(server.url, 'GET', `/v1/audit/${bob[0]!.id}`, { token })).body as Record<string, unknown>;
-  const erased = await api(server.url, 'POST', `/v1/projects/${kept.projectId}/erasures`, { token, body: { identifier: 'bob' } });
-  t.is(erased.status, 200, JSON.stringify(erased.body));
-  t.like(erased.body, { project_id: kept.projectId, identifier: 'bob', erased: bob.length });
+  const erasures = `/v1/projects/${kept.projectId}/erasures`;
+  const asked = await api(server.url, 'POST', erasures, { token, body: { identifier: 'bob' } });
+  t.is(asked.status, 202, JSON.stringify(asked.body));
+  const bobDigest = createHash('sha256').update('bob').digest('hex');
+  t.like(asked.body, { project_id: kept.projectId, identifier: 'bob', identifier_sha256: bobDigest, status: 'pending', erased: null, erased_at: null });
+  t.is(asked.headers.get('location'), `${erasures}/${asked.body.id as string}`);
+  const again = await api(server.url, 'POST', erasures, { token, body: { identifier: 'bob' } });
+  t.is(again.body.id, asked.body.id, 'asking again while the request is pending answers that request');
+  t.is((await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&identifier=bob`, { token })).body.pagination.totalItems, bob.length,
+    'nothing is erased before the job runs');
+  await erasureJobOf(server.runtime, 60_000, SILENT, () => new Date(clock)).run();
+  const done = await api(server.url, 'GET', `${erasures}/${asked.body.id as string}`, { token });
+  t.like(done.body, { id: asked.body.id, status: 'done', erased: bob.length, identifier_sha256: bobDigest });
+  t.false('identifier' in done.body, 'the status resource names the identifier by its digest only');
+  const listed = await api(server.url, 'GET', erasures, { token });
+  t.deepEqual(listed.body.data.map((e: { id: string }) => e.id), [asked.body.id]);
   t.is((await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&identifier=bob`, { token })).body.pagination.totalItems, 0);
   const one = await api(server.url, 'GET', `/v1/audit/${bob[0]!.id}`, { token });
   t.is(one.body.identifier, '[erased]');
@@ -190,9 +203,14 @@ test.serial('retention removes exactly the expired events from the log and every
   const recorded = await eventually(async () => {
     const res = await api(server.url, 'GET', `/v1/audit?project_id=${WATCHLOG_PROJECT_ID}&event_type=system.access&limit=100`, { token, }) ;
     const rows = await Promise.all(res.body.data.map((r: { id: string }) => api(server.url, 'GET', `/v1/audit/${r.id}`, { token })));
-    return rows.map((r) => r.body).find((r) => r.request_body?.action === 'identifier.erased');
+    const actions = rows.map((r) => r.body);
+    const requested = actions.find((r) => r.request_body?.action === 'erasure.requested');
+    const erasedRow = actions.find((r) => r.request_body?.action === 'identifier.erased');
+    return requested && erasedRow ? { requested, erasedRow } : undefined;
   });
-  t.is(recorded.request_body.identifier_sha256, createHash('sha256').update('bob').digest('hex'));
+  t.like(recorded.requested.request_body, { erasure_id: asked.body.id, identifier_sha256: bobDigest });
+  t.not(recorded.requested.identifier, recorded.erasedRow.identifier, 'the request is the admin\'s, the erasure the job\'s');
+  t.like(recorded.erasedRow.request_body, { erasure_id: asked.body.id, identifier_sha256: bobDigest, erased: bob.length });
   t.false(JSON.stringify(recorded).includes('"bob"'));
 
   await settledAll(server);
@@ -288,7 +306,76 @@ test('retention and erasure settings: bad input is a 400 naming the field, only 
   t.is((await api(server.url, 'GET', base, { token: memberToken })).status, 200);
   t.is((await api(server.url, 'PUT', base, { token: memberToken, body: { retention_days: 1 } })).status, 403);
   t.is((await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token: memberToken, body: { identifier: 'a' } })).status, 403);
+  const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body: { identifier: 'a' } });
+  t.is(asked.status, 202);
+  t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/erasures`, { token: memberToken })).status, 403);
+  t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/erasures/${asked.body.id as string}`, { token: memberToken })).status, 403);
+  t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/erasures/not-a-uuid`, { token })).status, 404);
+  t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/erasures?page=0`, { token })).status, 400);
   const { projectId: unseen } = await projectWithKey(server.url, token, 'unseen');
   t.is((await api(server.url, 'GET', `/v1/projects/${unseen}/retention`, { token: memberToken })).status, 404);
   t.is((await api(server.url, 'PUT', '/v1/projects/not-a-uuid/retention', { token, body: { retention_days: 1 } })).status, 404);
+});
+
+test('an erasure cut short goes on from where it stopped on the next run, counts each event once, and completes its request once', async (t) => {
+  const server = await startTestServer();
+  t.teardown(() => server.stop());
+  const token = await login(server.url);
+  const { projectId, apiKey } = await projectWithKey(server.url, token);
+  const dave = await send(server.url, apiKey, Array.from({ length: 7 }, (_, i) => sampleEvent({ identifier: 'dave', path: `/d/${i}`, user_email: 'dave@example.com' })));
+  await send(server.url, apiKey, [sampleEvent({ identifier: 'erin' })]);
+  const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body: { identifier: 'dave' } });
+  t.is(asked.status, 202, JSON.stringify(asked.body));
+  const status = async () => (await api(server.url, 'GET', `/v1/projects/${projectId}/erasures/${asked.body.id as string}`, { token })).body;
+  const requests = (await server.runtime.log.readStream(projectStream(projectId))).filter((r) => r.type === 'ErasureRequested');
+  t.is(requests.length, 1);
+  const request = requests[0]!.data as ErasureRequested;
+
+  // Two pages of two, then the worker dies.
+  let pages = 0;
+  const ctx = { actor: 'system:erasure', correlationId: 'c', now: () => new Date() };
+  await t.throwsAsync(eraseIdentifier({
+    log: server.runtime.log, pageSize: 2, restFraction: 0,
+    settled: async (position) => { await server.runtime.settled(['auditEvents'], position); },
+    redactable: async (query, after, limit) => {
+      pages += 1;
+      if (pages === 3) throw new Error('the worker died');
+      return server.runtime.readModels.auditEvents.redactable(query, after, limit);
+    },
+  }, request, ctx), { message: 'the worker died' });
+  const replaced = (await auditRecords(server, projectId)).filter((r) => r.type === 'RecordRedacted');
+  t.is(replaced.length, 4, 'two pages were replaced in the log');
+  t.like(await status(), { status: 'pending', erased: null });
+
+  await erasureJobOf(server.runtime, 60_000, SILENT).run();
+  t.like(await status(), { status: 'done', erased: dave.length }, 'the records the first run replaced count too');
+  const records = await auditRecords(server, projectId);
+  t.is(records.filter((r) => r.type === 'RecordRedacted').length, dave.length, 'every one of dave\'s records, and no other');
+  t.false(records.some((r) => JSON.stringify(r.data).includes('dave')));
+
+  // Run again (a job that ran before its read model showed the request done): nothing more.
+  await erasureJobOf(server.runtime, 60_000, SILENT).run();
+  t.is(await eraseIdentifier({
+    log: server.runtime.log, settled: async () => undefined,
+    redactable: (query, after, limit) => server.runtime.readModels.auditEvents.redactable(query, after, limit),
+  }, request, ctx), 0);
+  const erasedEvents = (await server.runtime.log.readStream(projectStream(projectId))).filter((r) => r.type === 'IdentifierErased');
+  t.is(erasedEvents.length, 1, 'the request is completed once');
+  t.like((await api(server.url, 'GET', `/v1/projects/${projectId}/retention`, { token })).body, { erased_total: dave.length });
+});
+
+test('the worker\'s erasure job carries out a request within seconds', async (t) => {
+  const server = await startTestServer({ jobs: true });
+  t.teardown(() => server.stop());
+  const token = await login(server.url);
+  const { projectId, apiKey } = await projectWithKey(server.url, token);
+  const sent = await send(server.url, apiKey, [sampleEvent({ identifier: 'fay', user_email: 'fay@example.com' }), sampleEvent({ identifier: 'fay' })]);
+  const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body: { identifier: 'fay' } });
+  t.is(asked.status, 202);
+  const done = await eventually(async () => {
+    const res = await api(server.url, 'GET', asked.headers.get('location')!, { token });
+    return res.body.status === 'done' ? res.body : undefined;
+  }, 15_000);
+  t.like(done, { erased: sent.length });
+  t.is((await api(server.url, 'GET', `/v1/audit/${sent[0]!.id}`, { token })).body.identifier, '[erased]');
 });

@@ -3,6 +3,7 @@ import { isRight } from 'fp-ts/lib/Either.js';
 import { projectDecider } from '../../src/domain/project.ts';
 import { ERASED_IDENTIFIER, PERSONAL_FIELDS, RetentionBody, eraseAuditEvent, expiredRangeOf, retentionCutoff } from '../../src/domain/retention.ts';
 import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
+import { deciderSpec } from '../helpers/decider-spec.ts';
 
 const P = '6b2c3d4e-5f60-4b7c-8d9e-0f1a2b3c4d01';
 
@@ -52,4 +53,20 @@ test('setting retention: only on a project that exists; the same value again rec
   const after = set.reduce(projectDecider.evolve, state);
   t.deepEqual(projectDecider.decide({ type: 'SetRetention', project_id: P, retention_days: 30, at: 'again' }, after), []);
   t.throws(() => projectDecider.decide({ type: 'SetRetention', project_id: P, retention_days: 30, at: 'x' }, projectDecider.initialState), { message: /not found/ });
+});
+
+test('an erasure request is recorded on a project that exists, and completed once', (t) => {
+  const E = '8d4e5f60-7182-4d9e-8f01-2b3c4d5e6f01';
+  const spec = deciderSpec(projectDecider);
+  const created = { type: 'ProjectCreated', data: { project_id: P, name: 'shop', created_at: 'now' } } as const;
+  const requested = { type: 'ErasureRequested', data: { project_id: P, erasure_id: E, identifier: 'ann', through_position: '9', requested_at: 'later' } } as const;
+  const request = { type: 'RequestErasure', project_id: P, erasure_id: E, identifier: 'ann', through_position: '9', at: 'later' } as const;
+  const record = { type: 'RecordErasure', project_id: P, erasure_id: E, identifier: 'ann', through_position: '9', erased: 4, at: 'done' } as const;
+  const erased = { type: 'IdentifierErased', data: { project_id: P, erasure_id: E, identifier: 'ann', through_position: '9', erased: 4, erased_at: 'done' } } as const;
+  spec(t).given([created]).when(request).then([requested]);
+  spec(t).given([]).when(request).thenThrows({ code: 'not_found' });
+  spec(t).given([created, requested]).when(request).thenThrows({ code: 'conflict' });
+  spec(t).given([created, requested]).when(record).then([erased]);
+  spec(t).given([created, requested, erased]).when(record).thenNothing();
+  spec(t).given([created]).when(record).thenNothing();
 });

@@ -22,7 +22,7 @@ import { tempDir } from './server.ts';
 const streamOf = (e: DomainEvent): string => {
   switch (e.type) {
     case 'ProjectCreated': case 'ApiKeyIssued': case 'ApiKeyRestricted': case 'ApiKeyRevoked': case 'MaskingRulesSet':
-    case 'RetentionSet': case 'RetentionApplied': case 'IdentifierErased': return streams.projectStream(e.data.project_id);
+    case 'RetentionSet': case 'RetentionApplied': case 'ErasureRequested': case 'IdentifierErased': return streams.projectStream(e.data.project_id);
     case 'RecordRedacted': return streams.auditStream(e.data.project_id);
     case 'UserRegistered': case 'UserAccessChanged': case 'UserDisabled': case 'UserEnabled': case 'UserPasswordChanged':
     case 'UserPasswordRehashed': return streams.userStream(e.data.user_id);
@@ -239,6 +239,7 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
     RetentionSet: { project_id: projectId, retention_days: 30, updated_at: at },
     // Before every sample's time, and of an identifier no sample has: it removes nothing.
     RetentionApplied: { project_id: projectId, cutoff: '2000-01-01T00:00:00.000Z', through_position: '1', removed: 0, applied_at: at },
+    ErasureRequested: { project_id: projectId, erasure_id: randomUUID(), identifier: 'nobody-sampled', through_position: '1', requested_at: at },
     IdentifierErased: { project_id: projectId, identifier: 'nobody-sampled', through_position: '1', erased: 0, erased_at: at },
     RecordRedacted: { project_id: projectId, reason: 'retention', leaf_hash: 'A'.repeat(43) + '=' },
   };

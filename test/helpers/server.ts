@@ -130,7 +130,7 @@ export const startTestServer = async ({
   let scans = 0;
   const worker = withJobs ? await startWorkerJobs(runtime, { ...config, anomalyScanMs }, logger, {
     scheduler: { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 },
-    scanNow, trimEveryMs: 300, onScan: () => { scans += 1; }, metrics: telemetry,
+    scanNow, trimEveryMs: 300, erasureEveryMs: 200, onScan: () => { scans += 1; }, metrics: telemetry,
   }) : null;
   const metricsServer = await startMetricsServer(telemetry, config, logger);
   // The server `watchlog` runs: its timeouts, connection limit and drain.

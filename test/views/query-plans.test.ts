@@ -1,7 +1,7 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { retentionJobOf } from '../../src/compose/worker-jobs.ts';
+import { erasureJobOf, retentionJobOf } from '../../src/compose/worker-jobs.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Every query the API serves from the embedded read models, as the running server prepares it,
@@ -110,8 +110,11 @@ test.serial('retention and erasure find and remove rows through indexes too', as
   ran.clear();
   recording = true;
   try {
-    const erased = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body: { identifier: 'user-3' } });
-    t.is(erased.status, 200);
+    const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body: { identifier: 'user-3' } });
+    t.is(asked.status, 202);
+    await erasureJobOf(server.runtime, 60_000, pino({ level: 'silent' })).run();
+    const erased = await api(server.url, 'GET', `/v1/projects/${projectId}/erasures/${asked.body.id as string}`, { token });
+    t.like(erased.body, { status: 'done' });
     t.true(erased.body.erased > 0);
     t.is((await api(server.url, 'PUT', `/v1/projects/${projectId}/retention`, { token, body: { retention_days: 1 } })).status, 200);
     await retentionJobOf(server.runtime, 60_000, pino({ level: 'silent' }), () => new Date(Date.now() + 3 * 86_400_000)).run();

@@ -18,12 +18,13 @@ import { ExportQuery, MAX_EXPORT_EVENTS } from '../routes/export.ts';
 import { BatchItem, BatchQuery, IdempotencyKey } from '../routes/ingest.ts';
 import { HistoryQuery } from '../routes/monitors.ts';
 import { ChannelDeliveriesQuery } from '../routes/channels.ts';
+import { ErasuresQuery } from '../routes/retention.ts';
 import { EventDeliveriesQuery } from '../routes/deliveries.ts';
 import { ListQuery } from '../routes/project-resource.ts';
 import { StatsQuery } from '../routes/stats.ts';
 import {
   AnomalyItem, AnomalySettingsAnswer, ApiKey, AuditEvent, AuditListItem, BatchAnswer, Channel, Check, CheckpointKey, ConsistencyProof, Delivery, TestAnswer,
-  DerivedSession, ExplicitSession, InclusionProof, Ingested, IssuedApiKey, LatestCheckpoint, Liveness, LoginAnswer, MaskingAnswer, Monitor, RetentionAnswer, ErasureAnswer,
+  DerivedSession, ExplicitSession, InclusionProof, Ingested, IssuedApiKey, LatestCheckpoint, Liveness, LoginAnswer, MaskingAnswer, Monitor, RetentionAnswer, ErasureAnswer, ErasuresAnswer,
   OpenApiDocumentAnswer, OrphanItem, Project, ReadinessAnswer, Statistics, User, VapidKey, errorBody, pageOf,
 } from '../responses.ts';
 
@@ -385,11 +386,23 @@ export const operations = ({ batchMaxEvents }: DescriptionLimits): readonly Oper
     responses: { 200: json('the retention', RetentionAnswer) },
   },
   {
-    method: 'post', path: '/v1/projects/:id/erasures', tag: 'Projects', auth: 'jwt', roles: ADMINS, query: NoParameters, summary: 'Erase an identifier',
-    description: 'Removes the personal fields (`fields`) of every event of `identifier` in the project so far, from the log and every read model, and drops its sessions; the events keep their time, route, status and timing, with the identifier `[erased]`. Recorded as an audit event of the built-in project (naming the identifier by its SHA-256). `409 unsupported` on a KurrentDB log.',
+    method: 'post', path: '/v1/projects/:id/erasures', tag: 'Projects', auth: 'jwt', roles: ADMINS, query: NoParameters, summary: 'Ask for an identifier to be erased',
+    description: 'Records the request and answers at once, with its status resource in `Location`. The erasure job (within seconds) then removes the personal fields (`fields`) of every event of `identifier` in the project up to `through_position` (the log head when asked), from the log and every read model, and drops its sessions; the events keep their time, route, status and timing, with the identifier `[erased]`. `status` turns `done`, with `erased` and `erased_at`, once every read model shows it. Asking again while a request for the same identifier is pending answers that request. Recorded as audit events of the built-in project (`erasure.requested`, `identifier.erased`), naming the identifier by its SHA-256. `409 unsupported` on a KurrentDB log.',
     body: { codec: ErasureBody, example: { identifier: 'user-42' } },
-    responses: { 200: json('what was erased', ErasureAnswer) },
+    responses: {
+      202: { ...json('the request, pending', ErasureAnswer), headers: { Location: { description: 'the request\'s status resource', required: true } } },
+    },
     errors: [409],
+  },
+  {
+    method: 'get', path: '/v1/projects/:id/erasures', tag: 'Projects', auth: 'jwt', roles: ADMINS, query: ErasuresQuery, summary: 'Erasure requests',
+    description: `The project's erasure requests, newest first, each naming the identifier by its SHA-256 only. ${paging}`,
+    responses: { 200: json('a page of requests', ErasuresAnswer) },
+  },
+  {
+    method: 'get', path: '/v1/projects/:id/erasures/:erasureId', tag: 'Projects', auth: 'jwt', roles: ADMINS, query: NoParameters, summary: 'An erasure request',
+    description: '`pending` until the erasure job has erased every event it covers and every read model shows it; then `done`, with how many events it erased.',
+    responses: { 200: json('the request', ErasureAnswer) },
   },
 
   {

@@ -1,17 +1,25 @@
 import type Router from '@koa/router';
-import { ErasureBody, PERSONAL_FIELDS, RetentionBody } from '../../domain/retention.ts';
-import { eraseIdentifier, setRetention } from '../../commands/retention.ts';
+import * as t from 'io-ts';
+import { ErasureBody, PERSONAL_FIELDS, RetentionBody, identifierDigest } from '../../domain/retention.ts';
+import { requestErasure, setRetention } from '../../commands/retention.ts';
 import { RedactionUnsupportedError } from '../../log/event-log.ts';
 import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
 import { commandContext, principalOf, requireRole, visibleOr404 } from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
-import { NoParameters, readQuery } from '../middleware/query.ts';
-import type { ErasureAnswer, RetentionAnswer } from '../responses.ts';
+import { IntFromString, NoParameters, readQuery } from '../middleware/query.ts';
+import type { ErasureAnswer, ErasuresAnswer, RetentionAnswer } from '../responses.ts';
+import type { ErasureView } from '../../views/retention/port.ts';
+import { MAX_PAGE_SIZE } from './audit.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
+export const ErasuresQuery = t.exact(t.partial({ page: IntFromString(1, Number.MAX_SAFE_INTEGER), limit: IntFromString(1, MAX_PAGE_SIZE) }));
+
+const erasureAnswer = (e: ErasureView): ErasureAnswer => ({ ...e, fields: [...PERSONAL_FIELDS] });
+
 /** A project's retention (how long its ingested events are kept) and erasure requests (docs/retention.md).
- *  Everyone who sees the project reads the setting; only admins change it or erase. */
+ *  Everyone who sees the project reads the setting; only admins change it, or ask for and
+ *  read erasures. */
 export const retentionRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
   const viewOf = async (projectId: string): Promise<RetentionAnswer> => {
     const r = await deps.readModels.retention.retentionOf(projectId);
@@ -20,6 +28,8 @@ export const retentionRoutes = (router: Router<AppState>, deps: RouteDeps): void
       last_cutoff: r?.last_cutoff ?? null, removed_total: r?.removed_total ?? 0, erased_total: r?.erased_total ?? 0,
     };
   };
+  const erasureOf = async (projectId: string, erasureId: string | undefined): Promise<ErasureAnswer> =>
+    erasureAnswer(await visibleOr404(erasureId, 'erasure', (uuid) => deps.readModels.retention.erasure(projectId, uuid)));
   const projectOf = (ctx: { params: Record<string, string | undefined>; state: AppState }) =>
     visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principalOf(ctx.state).scope));
 
@@ -39,31 +49,48 @@ export const retentionRoutes = (router: Router<AppState>, deps: RouteDeps): void
     ctx.body = await viewOf(project.id);
   });
 
+  // An erasure is a job (src/jobs/erasure.ts): the request is recorded and answered at once,
+  // and its status resource says when every read model shows it. A repeat of a request still
+  // pending answers that request rather than queueing another.
   router.post('/v1/projects/:id/erasures', ...deps.jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
     const project = await projectOf(ctx);
     requireRole(principal, 'admin');
     const { identifier } = decodeOrThrow(ErasureBody, await readJsonBody(ctx, deps), 'erasure request');
-    const context = commandContext(principal, ctx.state.correlationId, deps.now);
-    let erasure;
-    try {
-      erasure = await eraseIdentifier(
-        {
-          log: deps.commands.log, settled: (position) => deps.caughtUp(['auditEvents'], position),
-          redactable: (query, after, limit) => deps.readModels.auditEvents.redactable(query, after, limit),
-        },
-        project.id, identifier, context,
-      );
-    } catch (error) {
-      if (error instanceof RedactionUnsupportedError) throw new HttpError(409, 'unsupported', error.message);
-      throw error;
+    const digest = identifierDigest(identifier);
+    const pending = (await deps.readModels.retention.erasures(project.id, { page: 1, limit: MAX_PAGE_SIZE })).data
+      .find((e) => e.status === 'pending' && e.identifier_sha256 === digest);
+    let erasureId = pending?.id;
+    if (!erasureId) {
+      try {
+        const request = await requestErasure(deps.commands, project.id, identifier, commandContext(principal, ctx.state.correlationId, deps.now));
+        if (request.position !== null) await deps.caughtUp(['retention'], request.position);
+        erasureId = request.erasure_id;
+      } catch (error) {
+        if (error instanceof RedactionUnsupportedError) throw new HttpError(409, 'unsupported', error.message);
+        throw error;
+      }
     }
-    await deps.caughtUp(['auditEvents', 'derivedSessions', 'orphans', 'retention'], erasure.position);
-    const answer: ErasureAnswer = {
-      project_id: project.id, identifier, erased: erasure.erased, through_position: erasure.through_position, fields: [...PERSONAL_FIELDS],
-      erased_at: erasure.erased_at,
-    };
-    ctx.body = answer;
+    ctx.status = 202;
+    ctx.set('Location', `/v1/projects/${project.id}/erasures/${erasureId}`);
+    ctx.body = { ...(await erasureOf(project.id, erasureId)), identifier };
+  });
+
+  router.get('/v1/projects/:id/erasures', ...deps.jwt, async (ctx) => {
+    const query = readQuery(ctx.query, ErasuresQuery);
+    const principal = principalOf(ctx.state);
+    const project = await projectOf(ctx);
+    requireRole(principal, 'admin');
+    const page = await deps.readModels.retention.erasures(project.id, { page: query.page ?? 1, limit: query.limit ?? 20 });
+    ctx.body = { ...page, data: page.data.map(erasureAnswer) } satisfies ErasuresAnswer;
+  });
+
+  router.get('/v1/projects/:id/erasures/:erasureId', ...deps.jwt, async (ctx) => {
+    readQuery(ctx.query, NoParameters);
+    const principal = principalOf(ctx.state);
+    const project = await projectOf(ctx);
+    requireRole(principal, 'admin');
+    ctx.body = await erasureOf(project.id, ctx.params.erasureId);
   });
 };

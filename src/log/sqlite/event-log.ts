@@ -74,6 +74,7 @@ export interface SqliteEventLogOptions {
 }
 
 export class SqliteEventLog implements EventLog {
+  readonly redacts = true;
   private readonly db: Database.Database;
   private readonly appended = new EventEmitter();
   private readonly appender: Appender;

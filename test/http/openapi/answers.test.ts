@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import test, { type ExecutionContext } from 'ava';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { OpenApiDocument } from '../../../src/http/openapi/document.ts';
@@ -206,7 +207,12 @@ test.serial('accounts, projects and API keys', async (t) => {
   await call(t, 'GET /v1/projects/:id/retention', retention, { token: admin }, 200);
   await call(t, 'PUT /v1/projects/:id/retention', retention, { token: admin, body: { retention_days: 400 } }, 200);
   await call(t, 'PUT /v1/projects/:id/retention', retention, { token: admin, body: { retention_days: 0 } }, 400);
-  await call(t, 'POST /v1/projects/:id/erasures', `/v1/projects/${ids.project}/erasures`, { token: admin, body: { identifier: 'nobody-here' } }, 200);
+  const erasures = `/v1/projects/${ids.project}/erasures`;
+  const asked = await call(t, 'POST /v1/projects/:id/erasures', erasures, { token: admin, body: { identifier: 'nobody-here' } }, 202);
+  await call(t, 'GET /v1/projects/:id/erasures/:erasureId', `${erasures}/${asked.body.id as string}`, { token: admin }, 200);
+  await call(t, 'GET /v1/projects/:id/erasures/:erasureId', `${erasures}/${randomUUID()}`, { token: admin }, 404);
+  await call(t, 'GET /v1/projects/:id/erasures', `${erasures}?limit=5`, { token: admin }, 200);
+  await call(t, 'GET /v1/projects/:id/erasures', `${erasures}?limit=500`, { token: admin }, 400);
   await call(t, 'POST /v1/projects/:id/erasures', `/v1/projects/${ids.project}/erasures`, { token: admin, body: { identifier: '' } }, 400);
 });
 
