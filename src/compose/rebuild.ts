@@ -48,7 +48,7 @@ export class RebuildRunningError extends Error {
  *  makes as soon as its replay is done (`BENCH_REBUILD_LANES=1 npm run bench rebuild` prints each
  *  projection's cost), and of small rows, which are cheap to copy into the new generation
  *  afterwards. The largest table, the audit events, is filled where it stays. */
-export const SIDE_LANE: ReadonlySet<string> = new Set(['tree', 'stats-buckets', 'derived-sessions']);
+export const SIDE_LANE: ReadonlySet<string> = new Set(['tree', 'stats-buckets', 'derived-sessions', 'anomaly-windows']);
 
 /** What the side lane's thread is given, and what it says. */
 export interface RebuildLaneData { log: StoreConfig; file: string; projections: string[]; batchSize: number; timed: boolean }
