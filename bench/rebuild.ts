@@ -58,8 +58,12 @@ const baselineLoad = (logFile: string, into: string): { rows: number; seconds: n
   const schema = READ_MODELS.auditEvents.sqlite.schema;
   db.exec(schema.create);
   const insert = db.prepare(`INSERT INTO audit_events
-    (position, id, project_id, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest)
+    (position, id, project, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // The least a row's project key costs: kept in memory, written once per project.
+  const addKey = db.prepare('INSERT INTO audit_projects (project_id) VALUES (?)');
+  const keys = new Map<string, number>();
+  const keyOf = (projectId: string) => keys.get(projectId) ?? keys.set(projectId, Number(addKey.run(projectId).lastInsertRowid)).get(projectId)!;
   type Row = { position: number; data: string };
   const rows = log.prepare("SELECT position, data FROM events WHERE type = 'AuditEventRecorded' ORDER BY position").iterate() as IterableIterator<Row>;
   let n = 0;
@@ -70,7 +74,7 @@ const baselineLoad = (logFile: string, into: string): { rows: number; seconds: n
         id, project_id, event_type, method, path: route, status_code, response_time, identifier, user_email, service_name, environment, session_id, timestamp, ...rest
       } = JSON.parse(data) as Record<string, string | number | null | undefined>;
       insert.run(
-        position, id, project_id, event_type, method, route, status_code ?? null, response_time ?? null, identifier,
+        position, id, keyOf(String(project_id)), event_type, method, route, status_code ?? null, response_time ?? null, identifier,
         user_email ?? null, service_name, environment, session_id ?? null, Date.parse(String(timestamp)), JSON.stringify(rest),
       );
     }

@@ -13,18 +13,25 @@ import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '
 
 /** The audit-events read model. `position` (the log position of the event that produced the row)
  *  is the rowid and the tie-breaker of every sort, so pages are stable. Each filter of SPEC 4.2
- *  has an index led by project_id (every dashboard query names a project or a project list),
- *  followed by the default sort; the other sorts have (project_id, column). The service and
+ *  has an index led by the project (every dashboard query names a project or a project list),
+ *  followed by the default sort; the other sorts have (project, column). The service and
  *  identifier indexes, the filters dashboards combine most, also carry the other equality
- *  columns, so a combined filter and its totalItems count are answered inside the index. */
+ *  columns, so a combined filter and its totalItems count are answered inside the index.
+ *  A row names its project by a small integer key (`audit_projects`): the row and each of its
+ *  ten project-led index entries would otherwise carry the 36-character id. Statements turn ids
+ *  into keys and back inside SQL (PROJECT_ID, projectsWhere), so no key outlives its file. */
 const auditEventsSchema: SqliteSchema = {
-  version: 4,
-  tables: ['audit_events'],
+  version: 5,
+  tables: ['audit_events', 'audit_projects'],
   create: `
+CREATE TABLE IF NOT EXISTS audit_projects (
+  key        INTEGER PRIMARY KEY,
+  project_id TEXT NOT NULL UNIQUE
+);
 CREATE TABLE IF NOT EXISTS audit_events (
   position      INTEGER PRIMARY KEY,
   id            TEXT NOT NULL UNIQUE,
-  project_id    TEXT NOT NULL,
+  project       INTEGER NOT NULL,
   event_type    TEXT NOT NULL,
   method        TEXT NOT NULL,
   path          TEXT NOT NULL,
@@ -41,19 +48,33 @@ CREATE TABLE IF NOT EXISTS audit_events (
 `,
   queryIndexes: `
 CREATE INDEX IF NOT EXISTS audit_ts ON audit_events (ts, position);
-CREATE INDEX IF NOT EXISTS audit_project_ts ON audit_events (project_id, ts, position);
+CREATE INDEX IF NOT EXISTS audit_project_ts ON audit_events (project, ts, position);
 CREATE INDEX IF NOT EXISTS audit_project_service ON audit_events
-  (project_id, service_name, ts, position, method, status_code, environment, event_type, identifier);
-CREATE INDEX IF NOT EXISTS audit_project_method ON audit_events (project_id, method, ts);
-CREATE INDEX IF NOT EXISTS audit_project_status ON audit_events (project_id, status_code, ts);
-CREATE INDEX IF NOT EXISTS audit_project_environment ON audit_events (project_id, environment, ts);
+  (project, service_name, ts, position, method, status_code, environment, event_type, identifier);
+CREATE INDEX IF NOT EXISTS audit_project_method ON audit_events (project, method, ts);
+CREATE INDEX IF NOT EXISTS audit_project_status ON audit_events (project, status_code, ts);
+CREATE INDEX IF NOT EXISTS audit_project_environment ON audit_events (project, environment, ts);
 CREATE INDEX IF NOT EXISTS audit_project_identifier ON audit_events
-  (project_id, identifier, ts, position, method, status_code, environment, event_type, service_name);
-CREATE INDEX IF NOT EXISTS audit_project_type ON audit_events (project_id, event_type, ts);
-CREATE INDEX IF NOT EXISTS audit_project_response_time ON audit_events (project_id, response_time);
-CREATE INDEX IF NOT EXISTS audit_project_path ON audit_events (project_id, path);
+  (project, identifier, ts, position, method, status_code, environment, event_type, service_name);
+CREATE INDEX IF NOT EXISTS audit_project_type ON audit_events (project, event_type, ts);
+CREATE INDEX IF NOT EXISTS audit_project_response_time ON audit_events (project, response_time);
+CREATE INDEX IF NOT EXISTS audit_project_path ON audit_events (project, path);
 CREATE INDEX IF NOT EXISTS audit_session ON audit_events (session_id, ts, position) WHERE session_id IS NOT NULL;
 `,
+};
+
+/** A row's project id, in a SELECT list. */
+const PROJECT_ID = '(SELECT project_id FROM audit_projects WHERE key = project) AS project_id';
+
+/** Rows of the projects a query may read, from projectsInScope (null: any): the ids are turned
+ *  into keys by a subquery, which the planner runs once, and the index is entered with its
+ *  result. A project with no rows has no key and matches nothing. */
+const projectsWhere = (projects: readonly string[] | null): Where => {
+  const where = new Where();
+  if (projects === null) return where;
+  if (projects.length === 0) where.matchesNothing = true;
+  if (projects.length === 1) return where.add('project = (SELECT key FROM audit_projects WHERE project_id = ?)', projects[0]);
+  return where.add(`project IN (SELECT key FROM audit_projects WHERE project_id IN (${projects.map(() => '?').join(', ')}))`, ...projects);
 };
 
 const SORT_COLUMN: Record<AuditListQuery['sort_by'], string> = {
@@ -81,7 +102,7 @@ interface ListRow {
 /** The row keeps an event's columns once: `rest` is the JSON of its other fields (bodies, user
  *  fields, source…), and `eventOf` puts the two back together. */
 interface EventRow extends ListRow { session_id: string | null; rest: string }
-const EVENT_COLUMNS = 'id, project_id, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest';
+const EVENT_COLUMNS = `id, ${PROJECT_ID}, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest`;
 
 const eventOf = (r: EventRow): StoredAuditEvent => {
   const event: Record<string, unknown> = {
@@ -103,17 +124,26 @@ class SqliteAuditEventsWriter implements AuditEventsWriter {
   private readonly expireUntil;
   private readonly ofIdentifier;
   private readonly remove;
+  private readonly findKey;
+  private readonly addKey;
   constructor(db: Database.Database) {
-    // Both served by audit_project_ts (project_id, ts, position).
-    this.expireAll = db.prepare('DELETE FROM audit_events WHERE project_id = ? AND ts < ? AND position <= ?');
-    this.expireUntil = db.prepare('DELETE FROM audit_events WHERE project_id = ? AND ts < ? AND position <= ? AND (ts, position) <= (?, ?)');
-    this.ofIdentifier = db.prepare<[string, string, number], EventRow & { position: number }>(
-      `SELECT position, ${EVENT_COLUMNS} FROM audit_events WHERE project_id = ? AND identifier = ? AND position <= ?`);
+    // Both served by audit_project_ts (project, ts, position).
+    this.expireAll = db.prepare('DELETE FROM audit_events WHERE project = ? AND ts < ? AND position <= ?');
+    this.expireUntil = db.prepare('DELETE FROM audit_events WHERE project = ? AND ts < ? AND position <= ? AND (ts, position) <= (?, ?)');
+    this.ofIdentifier = db.prepare<[number, string, number], EventRow & { position: number }>(
+      `SELECT position, ${EVENT_COLUMNS} FROM audit_events WHERE project = ? AND identifier = ? AND position <= ?`);
     this.remove = db.prepare('DELETE FROM audit_events WHERE position = ?');
     this.insert = db.prepare(`INSERT OR IGNORE INTO audit_events
-      (position, id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
+      (position, id, project, event_type, method, path, status_code, response_time, identifier, user_email,
        service_name, environment, session_id, ts, rest)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.findKey = db.prepare<[string], { key: number }>('SELECT key FROM audit_projects WHERE project_id = ?');
+    this.addKey = db.prepare<[string]>('INSERT INTO audit_projects (project_id) VALUES (?)');
+  }
+
+  /** Looked up each time rather than kept: a batch that rolls back takes a new key with it. */
+  private keyOf(projectId: string): number {
+    return this.findKey.get(projectId)?.key ?? Number(this.addKey.run(projectId).lastInsertRowid);
   }
 
   record(e: StoredAuditEvent, position: string): void {
@@ -122,19 +152,23 @@ class SqliteAuditEventsWriter implements AuditEventsWriter {
       identifier: _identifier, user_email: _email, service_name: _service, environment: _environment, session_id: _session, timestamp: _at, ...rest
     } = e;
     this.insert.run(
-      Number(position), e.id, e.project_id, e.event_type, e.method, e.path, e.status_code ?? null,
+      Number(position), e.id, this.keyOf(e.project_id), e.event_type, e.method, e.path, e.status_code ?? null,
       e.response_time ?? null, e.identifier, e.user_email ?? null, e.service_name, e.environment, e.session_id ?? null,
       Date.parse(e.timestamp), JSON.stringify(rest),
     );
   }
 
   expire({ project_id, cutoff, through, until }: ExpiredRange): void {
-    if (until) this.expireUntil.run(project_id, cutoff, Number(through), until.ts, Number(until.position));
-    else this.expireAll.run(project_id, cutoff, Number(through));
+    const key = this.findKey.get(project_id)?.key;
+    if (key === undefined) return;
+    if (until) this.expireUntil.run(key, cutoff, Number(through), until.ts, Number(until.position));
+    else this.expireAll.run(key, cutoff, Number(through));
   }
 
   erase(projectId: string, identifier: string, through: string): void {
-    for (const row of this.ofIdentifier.all(projectId, identifier, Number(through))) {
+    const key = this.findKey.get(projectId)?.key;
+    if (key === undefined) return;
+    for (const row of this.ofIdentifier.all(key, identifier, Number(through))) {
       this.remove.run(row.position);
       this.record(eraseAuditEvent(eventOf(row)), String(row.position));
     }
@@ -143,7 +177,7 @@ class SqliteAuditEventsWriter implements AuditEventsWriter {
 
 /** WHERE clause for a filter within a scope. */
 const whereClause = (f: AuditFilter, scope: Scope): Where => {
-  const where = new Where().inProjects(projectsInScope(scope, f.project_id));
+  const where = projectsWhere(projectsInScope(scope, f.project_id));
   for (const key of EQUALITY_FILTERS) where.addIf(f[key], `${key} = ?`);
   return where.addIf(epochMsOf(f.start_date), 'ts >= ?').addIf(epochMsOf(f.end_date), 'ts <= ?');
 };
@@ -170,7 +204,7 @@ export const auditListStatement = (q: AuditListQuery, scope: Scope, options: Aud
   const where = whereClause(q, scope);
   if (where.matchesNothing) return null;
   const dir = q.sort_order === 'asc' ? 'ASC' : 'DESC';
-  const sql = `SELECT id, project_id, event_type, method, path, status_code, response_time, identifier, user_email,
+  const sql = `SELECT id, ${PROJECT_ID}, event_type, method, path, status_code, response_time, identifier, user_email,
               service_name, environment, ts${options.withRequestBody ? ', rest' : ''}
        FROM audit_events ${where}
        ORDER BY ${SORT_COLUMN[q.sort_by]} ${dir}, position ${dir} LIMIT ? OFFSET ?`;
@@ -196,7 +230,7 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
   }
 
   async sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents> {
-    const where = new Where().add('session_id = ?', sessionId).inProjects(projectsInScope(scope));
+    const where = projectsWhere(projectsInScope(scope)).add('session_id = ?', sessionId);
     if (where.matchesNothing) return { total: 0, lastTimestamp: null, events: [] };
     const rows = this.stmt(`SELECT id, method, path, status_code, ts, identifier, service_name FROM audit_events
       ${where} ORDER BY ts, position LIMIT ?`).all(...where.params, limit) as Array<Omit<SessionEvent, 'timestamp'> & { ts: number }>;
@@ -211,10 +245,10 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
 
   /** Served by audit_project_type (project, event_type, ts), or audit_ts for every project. */
   async statsContributions(f: StatsEventsFilter, scope: Scope): Promise<StatsBucket[]> {
-    const where = new Where().inProjects(projectsInScope(scope, f.project_id)).add('event_type = ?', 'http')
+    const where = projectsWhere(projectsInScope(scope, f.project_id)).add('event_type = ?', 'http')
       .addIf(f.service_name, 'service_name = ?').addIf(f.environment, 'environment = ?').add('ts >= ?', f.from).add('ts <= ?', f.to);
     if (where.matchesNothing) return [];
-    const rows = this.stmt(`SELECT project_id, service_name, environment, method, status_code, response_time, ts FROM audit_events ${where}`)
+    const rows = this.stmt(`SELECT ${PROJECT_ID}, service_name, environment, method, status_code, response_time, ts FROM audit_events ${where}`)
       .all(...where.params) as Array<Pick<ListRow, 'project_id' | 'service_name' | 'environment' | 'method' | 'status_code' | 'response_time' | 'ts'>>;
     return rows.map((r) => bucketOf({
       project_id: r.project_id, service_name: r.service_name, environment: r.environment, method: r.method,
@@ -258,7 +292,7 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
 
   /** Served by audit_project_ts, or audit_project_identifier for an identifier. */
   async redactable(q: RedactableQuery, after: RowRef | null, limit: number): Promise<RowRef[]> {
-    const where = new Where().add('project_id = ?', q.project_id).addIf(q.identifier, 'identifier = ?').addIf(q.before, 'ts < ?')
+    const where = projectsWhere([q.project_id]).addIf(q.identifier, 'identifier = ?').addIf(q.before, 'ts < ?')
       .add('position <= ?', Number(q.through));
     if (after) where.add('(ts, position) > (?, ?)', after.ts, Number(after.position));
     const rows = this.stmt(`SELECT ts, position FROM audit_events ${where} ORDER BY ts, position LIMIT ?`).all(...where.params, limit) as Array<{ ts: number; position: number }>;
