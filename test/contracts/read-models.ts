@@ -157,6 +157,20 @@ export const readModelsContract = (adapter: string, open: () => Promise<OpenedRe
     }
   });
 
+  withModels('audit events: a batch that fails part-way leaves nothing behind, and the next batch of its project is found by every query', async (t, m) => {
+    const project = randomUUID();
+    const [lost, kept] = [auditEvent(1, project), auditEvent(2, project)];
+    await t.throwsAsync(m.stores.auditEvents.commit([recorded()], (r, w) => {
+      w.record(lost, r.position);
+      throw new Error('the process died mid-batch');
+    }), { message: 'the process died mid-batch' });
+    t.is(await m.auditEvents.count({ project_id: project }, { all: true }), 0);
+    await m.stores.auditEvents.commit([recorded()], (r, w) => w.record(kept, r.position));
+    t.deepEqual((await m.auditEvents.list(query({ project_id: project }), { all: true })).data.map((e) => e.id), [kept.id]);
+    t.deepEqual((await m.auditEvents.list(query({ identifier: kept.identifier }), { all: false, projectIds: [project] })).data.map((e) => e.project_id), [project]);
+    t.deepEqual(await m.auditEvents.get(kept.id, { all: false, projectIds: [project] }), kept);
+  });
+
   withModels('audit events: detail returns the stored event within scope only', async (t, m) => {
     const { a, b, events } = await seed(m);
     const e = events[1]!;

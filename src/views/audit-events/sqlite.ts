@@ -9,7 +9,7 @@ import type {
   AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, StatsEventsFilter,
 } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
-import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
+import { Where, statementCache, type BatchedWriter, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
 /** The audit-events read model. `position` (the log position of the event that produced the row)
  *  is the rowid and the tie-breaker of every sort, so pages are stable. Each filter of SPEC 4.2
@@ -118,7 +118,7 @@ const eventOf = (r: EventRow): StoredAuditEvent => {
   return Object.assign(event, JSON.parse(r.rest) as Record<string, unknown>) as StoredAuditEvent;
 };
 
-class SqliteAuditEventsWriter implements AuditEventsWriter {
+class SqliteAuditEventsWriter implements AuditEventsWriter, BatchedWriter {
   private readonly insert;
   private readonly expireAll;
   private readonly expireUntil;
@@ -141,9 +141,25 @@ class SqliteAuditEventsWriter implements AuditEventsWriter {
     this.addKey = db.prepare<[string]>('INSERT INTO audit_projects (project_id) VALUES (?)');
   }
 
-  /** Looked up each time rather than kept: a batch that rolls back takes a new key with it. */
+  /** Keys are kept for one batch only (its transaction): one that rolls back takes the keys it
+   *  made with it. */
+  private readonly batchKeys = new Map<string, number>();
+
   private keyOf(projectId: string): number {
-    return this.findKey.get(projectId)?.key ?? Number(this.addKey.run(projectId).lastInsertRowid);
+    let key = this.batchKeys.get(projectId);
+    if (key === undefined) {
+      key = this.findKey.get(projectId)?.key ?? Number(this.addKey.run(projectId).lastInsertRowid);
+      this.batchKeys.set(projectId, key);
+    }
+    return key;
+  }
+
+  flush(): void {
+    this.batchKeys.clear();
+  }
+
+  discard(): void {
+    this.batchKeys.clear();
   }
 
   record(e: StoredAuditEvent, position: string): void {
