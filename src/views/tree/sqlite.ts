@@ -5,22 +5,24 @@ import type { BatchedWriter, SqliteReadModel, SqliteSchema } from '../store/sqli
 
 /** Each project's tree: its head (size and right edge, the only state an append reads), the
  *  roots of its complete subtrees (level 0: the leaves) but those of levels 1 to UNSTORED_LEVELS,
- *  and each leaf's record position. Rows are written once and never changed, except the head. */
+ *  and each leaf's record position. Rows are written once and never changed, except the head.
+ *  Node and leaf rows name their project by its head's integer key: two rows a record would
+ *  otherwise carry the 36-character id (70 bytes a record at 1M). */
 const treeSchema: SqliteSchema = {
-  version: 3,
+  version: 4,
   tables: ['tree_heads', 'tree_nodes', 'tree_leaves'],
   create: `
 CREATE TABLE IF NOT EXISTS tree_heads (
-  project_id TEXT PRIMARY KEY, size INTEGER NOT NULL, frontier BLOB NOT NULL,
+  key INTEGER PRIMARY KEY, project_id TEXT NOT NULL UNIQUE, size INTEGER NOT NULL, frontier BLOB NOT NULL,
   checkpoint_size INTEGER NOT NULL DEFAULT 0, checkpoint TEXT
 );
 CREATE TABLE IF NOT EXISTS tree_nodes (
-  project_id TEXT NOT NULL, level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL,
-  PRIMARY KEY (project_id, level, idx)
+  project INTEGER NOT NULL, level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL,
+  PRIMARY KEY (project, level, idx)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tree_leaves (
-  project_id TEXT NOT NULL, position INTEGER NOT NULL, idx INTEGER NOT NULL,
-  PRIMARY KEY (project_id, position)
+  project INTEGER NOT NULL, position INTEGER NOT NULL, idx INTEGER NOT NULL,
+  PRIMARY KEY (project, position)
 ) WITHOUT ROWID;
 `,
 };
@@ -40,7 +42,12 @@ const unpackFrontier = (size: number, blob: Buffer): Frontier => {
   return { size, nodes };
 };
 
+/** A project's key, in a WHERE clause. */
+const PROJECT = 'project = (SELECT key FROM tree_heads WHERE project_id = ?)';
+
 interface HeadRow { project_id: string; size: number; frontier: Buffer; checkpoint_size: number; checkpoint: string | null }
+
+const HEAD_COLUMNS = 'project_id, size, frontier, checkpoint_size, checkpoint';
 
 const toHead = (r: HeadRow): TreeHead => {
   const frontier = unpackFrontier(r.size, r.frontier);
@@ -48,36 +55,41 @@ const toHead = (r: HeadRow): TreeHead => {
 };
 
 /** Gathers a batch's leaves per project on top of each project's stored head (read once per
- *  batch), and writes them at the end of the batch, in its transaction. */
+ *  batch, and made with its key on the project's first leaf), and writes them at the end of the
+ *  batch, in its transaction. */
 class SqliteTreeWriter implements TreeWriter, BatchedWriter {
-  private readonly heads = new Map<string, Frontier>();
-  private nodes: Array<[string, number, number, Hash]> = [];
-  private leaves: Array<[string, number, number]> = [];
+  private readonly heads = new Map<string, { key: number; frontier: Frontier }>();
+  private nodes: Array<[number, number, number, Hash]> = [];
+  private leaves: Array<[number, number, number]> = [];
   private checkpoints = new Map<string, LatestCheckpoint>();
   private readonly stmts;
 
   constructor(db: Database.Database) {
     this.stmts = {
-      head: db.prepare<[string], { size: number; frontier: Buffer }>('SELECT size, frontier FROM tree_heads WHERE project_id = ?'),
+      head: db.prepare<[string], { key: number; size: number; frontier: Buffer }>('SELECT key, size, frontier FROM tree_heads WHERE project_id = ?'),
+      newHead: db.prepare<[string], { key: number }>("INSERT INTO tree_heads (project_id, size, frontier) VALUES (?, 0, x'') RETURNING key"),
       putHead: db.prepare(`INSERT INTO tree_heads (project_id, size, frontier) VALUES (?, ?, ?)
         ON CONFLICT (project_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier`),
-      node: db.prepare('INSERT INTO tree_nodes (project_id, level, idx, hash) VALUES (?, ?, ?, ?)'),
-      leaf: db.prepare('INSERT INTO tree_leaves (project_id, position, idx) VALUES (?, ?, ?)'),
+      node: db.prepare('INSERT INTO tree_nodes (project, level, idx, hash) VALUES (?, ?, ?, ?)'),
+      leaf: db.prepare('INSERT INTO tree_leaves (project, position, idx) VALUES (?, ?, ?)'),
       checkpoint: db.prepare(`INSERT INTO tree_heads (project_id, size, frontier, checkpoint_size, checkpoint) VALUES (?, 0, x'', ?, ?)
         ON CONFLICT (project_id) DO UPDATE SET checkpoint_size = excluded.checkpoint_size, checkpoint = excluded.checkpoint`),
     };
   }
 
   leaf(projectId: string, position: string, hash: Hash): void {
-    let frontier = this.heads.get(projectId);
-    if (frontier === undefined) {
+    let head = this.heads.get(projectId);
+    if (head === undefined) {
       const row = this.stmts.head.get(projectId);
-      frontier = row ? unpackFrontier(row.size, row.frontier) : EMPTY_FRONTIER;
+      head = row
+        ? { key: row.key, frontier: unpackFrontier(row.size, row.frontier) }
+        : { key: this.stmts.newHead.get(projectId)!.key, frontier: EMPTY_FRONTIER };
     }
+    const { key, frontier } = head;
     const appended = appendLeaf(frontier, hash);
-    this.heads.set(projectId, appended.frontier);
-    this.leaves.push([projectId, Number(position), frontier.size]);
-    for (const n of appended.completed) if (n.level === 0 || n.level > UNSTORED_LEVELS) this.nodes.push([projectId, n.level, n.index, n.hash]);
+    this.heads.set(projectId, { key, frontier: appended.frontier });
+    this.leaves.push([key, Number(position), frontier.size]);
+    for (const n of appended.completed) if (n.level === 0 || n.level > UNSTORED_LEVELS) this.nodes.push([key, n.level, n.index, n.hash]);
   }
 
   checkpointSigned(checkpoint: LatestCheckpoint): void {
@@ -87,7 +99,7 @@ class SqliteTreeWriter implements TreeWriter, BatchedWriter {
   flush(): void {
     for (const row of this.nodes) this.stmts.node.run(...row);
     for (const row of this.leaves) this.stmts.leaf.run(...row);
-    for (const [projectId, frontier] of this.heads) this.stmts.putHead.run(projectId, frontier.size, packFrontier(frontier));
+    for (const [projectId, { frontier }] of this.heads) this.stmts.putHead.run(projectId, frontier.size, packFrontier(frontier));
     for (const c of this.checkpoints.values()) this.stmts.checkpoint.run(c.project_id, c.size, JSON.stringify(c));
     this.discard();
   }
@@ -105,17 +117,17 @@ class SqliteTreeQueries implements TreeQueries {
 
   constructor(db: Database.Database) {
     this.stmts = {
-      head: db.prepare<[string], HeadRow>('SELECT * FROM tree_heads WHERE project_id = ?'),
-      heads: db.prepare<[], HeadRow>('SELECT * FROM tree_heads ORDER BY project_id'),
-      node: db.prepare<[string, number, number], { hash: Buffer }>('SELECT hash FROM tree_nodes WHERE project_id = ? AND level = ? AND idx = ?'),
+      head: db.prepare<[string], HeadRow>(`SELECT ${HEAD_COLUMNS} FROM tree_heads WHERE project_id = ?`),
+      heads: db.prepare<[], HeadRow>(`SELECT ${HEAD_COLUMNS} FROM tree_heads ORDER BY project_id`),
+      node: db.prepare<[string, number, number], { hash: Buffer }>(`SELECT hash FROM tree_nodes WHERE ${PROJECT} AND level = ? AND idx = ?`),
       leafRange: db.prepare<[string, number, number], { hash: Buffer }>(
-        'SELECT hash FROM tree_nodes WHERE project_id = ? AND level = 0 AND idx >= ? AND idx < ? ORDER BY idx'),
+        `SELECT hash FROM tree_nodes WHERE ${PROJECT} AND level = 0 AND idx >= ? AND idx < ? ORDER BY idx`),
       leaves: db.prepare<[string, number, number], { position: number; idx: number; hash: Buffer }>(
-        `SELECT l.position, l.idx, n.hash FROM tree_leaves l JOIN tree_nodes n ON n.project_id = l.project_id AND n.level = 0 AND n.idx = l.idx
-         WHERE l.project_id = ? AND l.position >= ? ORDER BY l.position LIMIT ?`),
+        `SELECT l.position, l.idx, n.hash FROM tree_leaves l JOIN tree_nodes n ON n.project = l.project AND n.level = 0 AND n.idx = l.idx
+         WHERE l.${PROJECT} AND l.position >= ? ORDER BY l.position LIMIT ?`),
       checkpoint: db.prepare<[string], { checkpoint: string | null }>('SELECT checkpoint FROM tree_heads WHERE project_id = ?'),
       after: db.prepare<[string, number, number], { position: number }>(
-        'SELECT position FROM tree_leaves WHERE project_id = ? AND position >= ? ORDER BY position LIMIT 1 OFFSET ?'),
+        `SELECT position FROM tree_leaves WHERE ${PROJECT} AND position >= ? ORDER BY position LIMIT 1 OFFSET ?`),
     };
   }
 
