@@ -105,7 +105,7 @@ export const applyRetention = async (deps: RetentionDeps, projectId: string, ret
  *  head now); the erasure job carries it out. Throws RedactionUnsupportedError on a log that cannot
  *  replace records, before recording anything. */
 export const requestErasure = async (deps: CommandDeps, projectId: string, identifier: string, ctx: CommandContext) => {
-  if (!deps.log.redacts) throw new RedactionUnsupportedError('the KurrentDB log cannot replace records: retention and erasure need the embedded log');
+  if (!deps.log.redacts) throw new RedactionUnsupportedError();
   const request = { erasure_id: randomUUID(), through_position: (await deps.log.headPosition()) ?? '0', requested_at: ctx.now().toISOString() };
   const { position } = await handle(deps, projectStream(projectId), projectDecider, {
     type: 'RequestErasure', project_id: projectId, identifier, erasure_id: request.erasure_id, through_position: request.through_position, at: request.requested_at,

@@ -86,7 +86,11 @@ export interface Redaction {
 
 /** The log cannot replace records (KurrentDB's events are immutable): retention and erasure are
  *  not available on it. */
-export class RedactionUnsupportedError extends Error {}
+export class RedactionUnsupportedError extends Error {
+  constructor() {
+    super('the KurrentDB log cannot replace records: retention and erasure need the embedded log');
+  }
+}
 
 /** Whether the log can take appends now. */
 export type LogHealth = { readonly ok: true } | { readonly ok: false; readonly since: string; readonly reason: string };

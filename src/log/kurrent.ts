@@ -315,7 +315,7 @@ export class KurrentEventLog implements EventLog {
   /** KurrentDB's events are immutable, and a stream's $maxAge would drop records without the leaf
    *  hashes that keep the projects' trees verifiable. */
   async redact(): Promise<number> {
-    throw new RedactionUnsupportedError('the KurrentDB log cannot replace records: retention and erasure need the embedded log');
+    throw new RedactionUnsupportedError();
   }
 
   /** KurrentDB deletes what maxCount hides when it scavenges, on its own schedule. */
