@@ -7,17 +7,19 @@ import type { OrphansQueries, OrphansQuery, OrphansWriter } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
-/** Orphans in MongoDB: browser events keyed by event id, backend request times keyed by their
- *  content; every write is an idempotent upsert or a monotonic "matched" flag, applied in log
- *  order at the end of the batch (pairing reads what earlier events of the batch wrote). */
-interface BrowserDoc { _id: string; project_id: string; request_id: string; service_name: string; ts: number; matched: boolean; item: AuditListItem }
+/** Orphans in MongoDB: browser events no backend event has matched yet, keyed by event id (a
+ *  match deletes one; a browser event that arrives after its backend event is not written), and
+ *  backend request times keyed by their content. Every write is an idempotent upsert or delete,
+ *  applied in log order at the end of the batch (pairing reads what earlier events of the batch
+ *  wrote), so a replayed batch ends as the first run did. */
+interface BrowserDoc { _id: string; project_id: string; request_id: string; service_name: string; ts: number; item: AuditListItem }
 interface BackendDoc { _id: string; project_id: string; request_id: string; ts: number }
 
 const orphansMongoSchema: MongoSchema = {
-  version: 1,
+  version: 2,
   collections: ['browser_requests', 'backend_requests'],
   async ensureIndexes(db) {
-    await db.collection('browser_requests').createIndexes([{ key: { project_id: 1, request_id: 1 } }, { key: { project_id: 1, matched: 1, ts: -1 } }]);
+    await db.collection('browser_requests').createIndexes([{ key: { project_id: 1, request_id: 1 } }, { key: { project_id: 1, ts: -1 } }]);
     await db.collection('backend_requests').createIndexes([{ key: { project_id: 1, request_id: 1, ts: 1 } }]);
   },
 };
@@ -29,8 +31,9 @@ const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
         const ts = Date.parse(item.timestamp);
         const near = await db.collection<BackendDoc>('backend_requests')
           .findOne({ project_id: item.project_id, request_id: requestId, ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS } });
+        if (near !== null) return;
         await db.collection<BrowserDoc>('browser_requests').updateOne({ _id: item.id }, {
-          $setOnInsert: { project_id: item.project_id, request_id: requestId, service_name: item.service_name, ts, matched: near !== null, item },
+          $setOnInsert: { project_id: item.project_id, request_id: requestId, service_name: item.service_name, ts, item },
         }, { upsert: true });
       });
     },
@@ -39,9 +42,8 @@ const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
         await db.collection<BackendDoc>('backend_requests').updateOne(
           { _id: JSON.stringify([projectId, requestId, ts]) },
           { $setOnInsert: { project_id: projectId, request_id: requestId, ts } }, { upsert: true });
-        await db.collection<BrowserDoc>('browser_requests').updateMany(
-          { project_id: projectId, request_id: requestId, ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS }, matched: false },
-          { $set: { matched: true } });
+        await db.collection<BrowserDoc>('browser_requests').deleteMany(
+          { project_id: projectId, request_id: requestId, ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS } });
       });
     },
     expire({ project_id, before }) {
@@ -68,7 +70,7 @@ class MongoOrphansQueries implements OrphansQueries {
     const ts: Document = { $lte: q.settledBefore };
     if (q.start_date !== undefined) ts.$gte = Date.parse(q.start_date);
     if (q.end_date !== undefined) ts.$lte = Math.min(q.settledBefore, Date.parse(q.end_date));
-    const filter: Document = { matched: false, ts, ...inProjects(projects) };
+    const filter: Document = { ts, ...inProjects(projects) };
     if (q.service_name !== undefined) filter.service_name = q.service_name;
     const collection = this.db.collection<BrowserDoc>('browser_requests');
     const [rows, n] = await Promise.all([
