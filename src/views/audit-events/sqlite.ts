@@ -66,16 +66,8 @@ CREATE INDEX IF NOT EXISTS audit_session ON audit_events (session_id, ts, positi
 /** A row's project id, in a SELECT list. */
 const PROJECT_ID = '(SELECT project_id FROM audit_projects WHERE key = project) AS project_id';
 
-/** Rows of the projects a query may read, from projectsInScope (null: any): the ids are turned
- *  into keys by a subquery, which the planner runs once, and the index is entered with its
- *  result. A project with no rows has no key and matches nothing. */
-const projectsWhere = (projects: readonly string[] | null): Where => {
-  const where = new Where();
-  if (projects === null) return where;
-  if (projects.length === 0) where.matchesNothing = true;
-  if (projects.length === 1) return where.add('project = (SELECT key FROM audit_projects WHERE project_id = ?)', projects[0]);
-  return where.add(`project IN (SELECT key FROM audit_projects WHERE project_id IN (${projects.map(() => '?').join(', ')}))`, ...projects);
-};
+/** Rows of the projects a query may read, by their keys (Where.inProjects). */
+const projectsWhere = (projects: readonly string[] | null): Where => new Where().inProjects(projects, 'project', 'audit_projects');
 
 const SORT_COLUMN: Record<AuditListQuery['sort_by'], string> = {
   timestamp: 'ts',
