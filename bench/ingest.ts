@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  CONNECTIONS, DURATION, EVENT, freePort, json, load, projectWithKey, singleEventIngest, startProcess, startWatchlog, verdict, type LoadResult,
+  CONNECTIONS, DURATION, EVENT, freePort, json, load, projectWithKey, sampleRss, singleEventIngest, startProcess, startWatchlog, verdict, type LoadResult,
 } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -16,6 +16,8 @@ export interface BatchReport {
   eventsPerSec: number;
   lagMs: number;
   events: number;
+  /** The server's peak RSS from the start of the load until its events were listed. */
+  peakRssMb: number;
 }
 
 export interface IngestReport {
@@ -24,8 +26,13 @@ export interface IngestReport {
   ratio: number;
   lagMs: number;
   events: number;
+  peakRssMb: number;
   batch: BatchReport;
 }
+
+/** Issue 16's memory target: the server's RSS under full ingest load. */
+const RSS_TARGET_MB = 300;
+const mb = (kb: number) => Math.round(kb / 1024);
 
 /** A batch of BATCH_SIZE events with fresh idempotency keys, built per request. */
 const eventObject = JSON.parse(EVENT) as Record<string, unknown>;
@@ -65,20 +72,24 @@ export const ingestBenchmark = async (): Promise<IngestReport> => {
   const { base, auth } = server;
   try {
     const project = await projectWithKey(server, 'bench');
+    const singleRss = sampleRss(server.child.process.pid!);
     const ingest = await load(singleEventIngest(base, project.key));
     // Lag: from the end of the load until every accepted event (warm-up included) is listed.
     const single = await lagUntilListed(base, auth, project.id, ingest.warmupOk + ingest.ok, Date.now());
+    const singlePeakKb = singleRss.stop().peakKb;
 
     // Batches, into a project of their own, with a key whose rate limit does not hold them back.
     const batchProject = await projectWithKey(server, 'bench-batch', { rate_limit: 10_000_000 });
+    const batchRss = sampleRss(server.child.process.pid!);
     const batchLoad = await load({
       url: `${base}/v1/audit/batch`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': batchProject.key },
       requests: [{ setupRequest: (request) => ({ ...request, body: freshBatch() }) }],
     });
     const batched = await lagUntilListed(base, auth, batchProject.id, (batchLoad.warmupOk + batchLoad.ok) * BATCH_SIZE, Date.now());
+    const batchPeakKb = batchRss.stop().peakKb;
     return {
-      bare, ingest, ratio: ingest.requestsPerSec / bare.requestsPerSec, lagMs: single.lagMs, events: single.events,
-      batch: { load: batchLoad, eventsPerSec: batchLoad.requestsPerSec * BATCH_SIZE, ...batched },
+      bare, ingest, ratio: ingest.requestsPerSec / bare.requestsPerSec, lagMs: single.lagMs, events: single.events, peakRssMb: mb(singlePeakKb),
+      batch: { load: batchLoad, eventsPerSec: batchLoad.requestsPerSec * BATCH_SIZE, ...batched, peakRssMb: mb(batchPeakKb) },
     };
   } finally {
     await server.child.stop();
@@ -96,8 +107,10 @@ export const printIngest = (r: IngestReport): string[] => {
     `ratio watchlog / bare: ${(r.ratio * 100).toFixed(1)}%   ${verdict(r.ratio >= 0.5)} (target >= 50%)`,
     `ingest p99: ${r.ingest.p99} ms   ${verdict(r.ingest.p99 < 50)} (target < 50 ms)`,
     `projector lag after the load: ${r.lagMs} ms for ${r.events} events   ${verdict(r.lagMs < 1000)} (target < 1 s)`,
+    `server RSS under single-event ingest, fresh data dir (peak): ${r.peakRssMb} MB   ${verdict(r.peakRssMb < RSS_TARGET_MB)} (target < ${RSS_TARGET_MB} MB)`,
     row(`watchlog POST /v1/audit/batch (${BATCH_SIZE} events, each keyed)`, r.batch.load),
     `batched ingest: ${r.batch.eventsPerSec.toFixed(0)} events/s (x${(r.batch.eventsPerSec / Math.max(1, r.ingest.requestsPerSec)).toFixed(1)} single-event ingest)   ${verdict(r.batch.eventsPerSec >= 50_000)} (target >= 50,000 events/s)`,
     `projector lag after the batch load: ${r.batch.lagMs} ms for ${r.batch.events} events   ${verdict(r.batch.lagMs < 2000)} (target < 2 s)`,
+    `server RSS under batched ingest, fresh data dir (peak): ${r.batch.peakRssMb} MB   ${verdict(r.batch.peakRssMb < RSS_TARGET_MB)} (target < ${RSS_TARGET_MB} MB)`,
   ];
 };

@@ -82,6 +82,7 @@ const Env = t.type({
   WATCHLOG_BODY_LIMIT_BYTES: optional(intFromEnv('integer 1024-104857600', 1024, 104_857_600)),
   WATCHLOG_BATCH_MAX_EVENTS: optional(intFromEnv('integer 1-100000', 1, 100_000)),
   WATCHLOG_BATCH_BODY_LIMIT_BYTES: optional(intFromEnv('integer 1024-1073741824', 1024, 1_073_741_824)),
+  WATCHLOG_BATCH_CONCURRENCY: optional(intFromEnv('integer 1-1000', 1, 1000)),
   WATCHLOG_IDEMPOTENCY_WINDOW_SECONDS: optional(intFromEnv('integer 60-2592000', 60, 2_592_000)),
   WATCHLOG_INGEST_RATE_LIMIT: optional(intFromEnv('integer 0-10000000', 0, 10_000_000)),
   WATCHLOG_LOG_LEVEL: optional(LogLevel),
@@ -309,6 +310,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     ingest: {
       batchMaxEvents: e.WATCHLOG_BATCH_MAX_EVENTS ?? 1000,
       batchBodyLimitBytes: e.WATCHLOG_BATCH_BODY_LIMIT_BYTES ?? 5 * 1_048_576,
+      batchConcurrency: e.WATCHLOG_BATCH_CONCURRENCY ?? 4,
       idempotencyWindowMs: (e.WATCHLOG_IDEMPOTENCY_WINDOW_SECONDS ?? 86_400) * 1000,
       ratePerKey: e.WATCHLOG_INGEST_RATE_LIMIT ?? 20_000,
     },

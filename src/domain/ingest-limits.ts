@@ -5,6 +5,8 @@ export interface IngestLimits {
   readonly batchMaxEvents: number;
   /** The body of one batch. */
   readonly batchBodyLimitBytes: number;
+  /** Batches one API process reads, decodes and appends at once; later ones wait their turn. */
+  readonly batchConcurrency: number;
   /** How long an idempotency key answers with the event first stored under it. */
   readonly idempotencyWindowMs: number;
   /** Events per second one API key may send to one API process (0: no limit), unless the key

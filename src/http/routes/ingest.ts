@@ -10,6 +10,7 @@ import { withSchema } from '../../domain/json-schema.ts';
 import type { ErrorDetail } from '../../domain/errors.ts';
 import { recordAuditEvents, type IngestItem, type Ingested } from '../../commands/ingest.ts';
 import type { ActiveKey } from '../../views/access/port.ts';
+import { Admission } from '../admission.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { HttpError, decodeOrThrow, validationError } from '../middleware/errors.ts';
 import { readQuery } from '../middleware/query.ts';
@@ -81,6 +82,8 @@ const record = async (ctx: Context & { state: AppState }, deps: RouteDeps, key: 
 };
 
 export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
+  const batches = new Admission(deps.ingest.batchConcurrency);
+
   router.post('/v1/audit', async (ctx) => {
     const key = await keyOf(ctx, deps, undefined);
     const idempotencyKey = headerKey(ctx);
@@ -99,6 +102,13 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   router.post('/v1/audit/batch', async (ctx) => {
     const { api_key: queryKey } = readQuery(ctx.query, BatchQuery);
     const key = await keyOf(ctx, deps, queryKey);
+    await batches.run(() => recordBatch(ctx, key));
+  });
+
+  /** A batch's turn: its body read, its events decoded and appended, the answer set. */
+  const recordBatch = async (ctx: Context & { state: AppState }, key: ActiveKey): Promise<void> => {
+    // A client that left while its batch waited is not read: its turn passes at once.
+    if (ctx.req.destroyed) throw new HttpError(400, 'bad_request', 'request aborted');
     const { batchMaxEvents, batchBodyLimitBytes } = deps.ingest;
     const body = await readJsonBody(ctx, { ...deps, bodyLimitBytes: batchBodyLimitBytes }, { plainText: true });
     if (!Array.isArray(body)) throw validationError('batch', [{ path: 'body', message: 'must be a JSON array of audit events' }]);
@@ -131,5 +141,5 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     }
     ctx.status = 202;
     ctx.body = { accepted: answers, rejected };
-  });
+  };
 };
