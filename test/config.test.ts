@@ -134,3 +134,11 @@ test('HTTP limits: defaults, values, ranges, and headers within the request time
     instanceOf: ConfigError, message: /WATCHLOG_HEADERS_TIMEOUT_MS \(40000\) must not exceed WATCHLOG_REQUEST_TIMEOUT_MS \(30000\)/,
   });
 });
+
+test('ingest: batches worked on at once default to 4, from 1 to 1000', (t) => {
+  t.is(loadConfig({}).ingest.batchConcurrency, 4);
+  t.is(loadConfig({ WATCHLOG_BATCH_CONCURRENCY: '16' }).ingest.batchConcurrency, 16);
+  for (const bad of ['0', '1001', '2.5', 'many']) {
+    t.throws(() => loadConfig({ WATCHLOG_BATCH_CONCURRENCY: bad }), { message: /WATCHLOG_BATCH_CONCURRENCY: expected integer 1-1000/ }, bad);
+  }
+});
