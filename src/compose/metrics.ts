@@ -103,6 +103,9 @@ class PrometheusTelemetry implements Telemetry {
   private readonly scans;
   private readonly scanDuration;
   private readonly refreshFailures;
+  private readonly batches;
+  private readonly batchEvents;
+  private readonly batchesQueued;
 
   constructor({ role, version, logger, defaultMetrics = true, clock = () => new Date() }: TelemetryOptions) {
     this.logger = logger;
@@ -121,6 +124,20 @@ class PrometheusTelemetry implements Telemetry {
     this.ingestDuration = new Histogram({
       name: 'watchlog_ingest_duration_seconds', labelNames: ['outcome'], buckets: BUCKETS.ingest, registers,
       help: 'Time to answer POST /v1/audit, by outcome (accepted or rejected).',
+    });
+    this.batches = new Counter({
+      name: 'watchlog_ingest_batches_total', labelNames: ['outcome'], registers,
+      help: 'POST /v1/audit/batch requests, by outcome: accepted (202: every accepted event durably in the log), or refused whole, under the reasons of watchlog_ingest_rejected_total.',
+    });
+    for (const outcome of ['accepted', ...Object.values(REASONS), 'error']) this.batches.inc({ outcome }, 0);
+    this.batchEvents = new Counter({
+      name: 'watchlog_ingest_batch_events_total', labelNames: ['outcome'], registers,
+      help: 'Events of the batches whose body was decoded, by outcome: accepted (stored, or a replay of a stored one) or rejected (named in the answer\'s rejected list).',
+    });
+    for (const outcome of ['accepted', 'rejected']) this.batchEvents.inc({ outcome }, 0);
+    this.batchesQueued = new Gauge({
+      name: 'watchlog_ingest_batches_waiting', registers,
+      help: 'Batches waiting for their turn, WATCHLOG_BATCH_CONCURRENCY being worked on.',
     });
     this.queryDuration = new Histogram({
       name: 'watchlog_query_duration_seconds', labelNames: ['route'], buckets: BUCKETS.query, registers,
@@ -206,6 +223,17 @@ class PrometheusTelemetry implements Telemetry {
 
   queried(route: string, seconds: number): void {
     this.queryDuration.observe({ route }, seconds);
+  }
+
+  batchIngested(status: number, events: { accepted: number; rejected: number } | null): void {
+    this.batches.inc({ outcome: status === 202 ? 'accepted' : rejectionReason(status) });
+    if (events === null) return;
+    this.batchEvents.inc({ outcome: 'accepted' }, events.accepted);
+    this.batchEvents.inc({ outcome: 'rejected' }, events.rejected);
+  }
+
+  batchesWaiting(count: number): void {
+    this.batchesQueued.set(count);
   }
 
   checked(outcome: CheckOutcome, responseSeconds: number | null, latenessSeconds: number | null): void {

@@ -6,7 +6,8 @@ export class Admission {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
 
-  constructor(private readonly limit: number) {
+  /** `onQueued`: told how many wait, each time that changes. */
+  constructor(private readonly limit: number, private readonly onQueued: (queued: number) => void = () => undefined) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`an admission limit is a positive integer, not ${limit}`);
   }
 
@@ -17,14 +18,21 @@ export class Admission {
 
   async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.active < this.limit) this.active += 1;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else {
+      await new Promise<void>((resolve) => {
+        this.waiting.push(resolve);
+        this.onQueued(this.waiting.length);
+      });
+    }
     try {
       return await work();
     } finally {
       // The turn passes straight to the next in line, so a newcomer cannot overtake it.
       const next = this.waiting.shift();
-      if (next) next();
-      else this.active -= 1;
+      if (next) {
+        this.onQueued(this.waiting.length);
+        next();
+      } else this.active -= 1;
     }
   }
 }

@@ -16,9 +16,16 @@ export interface HttpMetrics {
   /** A read request (`GET` or `HEAD` under `/v1/`) of the route `route` (its template, such as
    *  `/v1/audit/:id`, never the URL) was answered after `seconds`. */
   queried(route: string, seconds: number): void;
+  /** A batch (`POST /v1/audit/batch`) was answered with `status`; `events`: its events accepted
+   *  and rejected, when its body was decoded (null when the batch was refused whole first). */
+  batchIngested(status: number, events: { accepted: number; rejected: number } | null): void;
+  /** How many batches wait for their turn (WATCHLOG_BATCH_CONCURRENCY), each time it changes. */
+  batchesWaiting(count: number): void;
 }
 
-export const NO_HTTP_METRICS: HttpMetrics = { ingested: () => undefined, queried: () => undefined };
+export const NO_HTTP_METRICS: HttpMetrics = {
+  ingested: () => undefined, queried: () => undefined, batchIngested: () => undefined, batchesWaiting: () => undefined,
+};
 
 /** Measures ingests and read requests. Between the access log and the error handler, so that it
  *  sees the status every answer ends with. The route is the router's template, never the URL: a
@@ -31,6 +38,7 @@ export const requestMetrics = (metrics: HttpMetrics): Koa.Middleware<AppState> =
     const seconds = (performance.now() - started) / 1000;
     const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
     if (route === '/v1/audit' && ctx.method === 'POST') metrics.ingested(ctx.status, seconds);
+    else if (route === '/v1/audit/batch' && ctx.method === 'POST') metrics.batchIngested(ctx.status, ctx.state.batchEvents ?? null);
     else if (typeof route === 'string' && route.startsWith('/v1/') && (ctx.method === 'GET' || ctx.method === 'HEAD')) metrics.queried(route, seconds);
   }
 };

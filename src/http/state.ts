@@ -4,4 +4,6 @@ export interface AppState {
   claims?: unknown;
   principal?: Principal;
   correlationId: string;
+  /** A batch's events, once decoded: how many were accepted and rejected (for its metrics). */
+  batchEvents?: { accepted: number; rejected: number };
 }

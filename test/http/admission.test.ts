@@ -1,7 +1,8 @@
 import test from 'ava';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Admission } from '../../src/http/admission.ts';
-import { api, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
+import { parseExposition } from '../helpers/prometheus.ts';
+import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -63,8 +64,12 @@ const slowBatch = (url: string, apiKey: string, body: string) => {
   return { answer, finish: () => req.end(body.slice(half)), abandon: () => req.destroy() };
 };
 
-test('batches wait their turn unread; a client that left while waiting does not hold the next turn', async (t) => {
-  const server = await startTestServer({ env: { WATCHLOG_BATCH_CONCURRENCY: '1', WATCHLOG_BODY_TIMEOUT_MS: '30000' } });
+const METRICS_TOKEN = 'metrics-token-0123456789';
+
+test('batches wait their turn unread, counted by a gauge; a client that left while waiting does not hold the next turn', async (t) => {
+  const server = await startTestServer({ env: { WATCHLOG_BATCH_CONCURRENCY: '1', WATCHLOG_BODY_TIMEOUT_MS: '30000', WATCHLOG_METRICS_TOKEN: METRICS_TOKEN } });
+  const waitingNow = async () => parseExposition(await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text())
+    .value('watchlog_ingest_batches_waiting');
   t.teardown(() => server.stop());
   const token = await login(server.url);
   const { apiKey } = await projectWithKey(server.url, token);
@@ -80,6 +85,7 @@ test('batches wait their turn unread; a client that left while waiting does not 
   void waiting.then(() => { answered = true; });
   await new Promise((r) => setTimeout(r, 300));
   t.false(answered, 'a complete batch waits while another holds the only turn');
+  t.is(await waitingNow(), 2);
   gone.abandon();
   await new Promise((r) => setTimeout(r, 100));
 
@@ -89,6 +95,7 @@ test('batches wait their turn unread; a client that left while waiting does not 
   const res = await waiting;
   t.is(res.status, 202);
   t.is(res.body.accepted.length, 1);
+  await eventually(async () => ((await waitingNow()) === 0 ? true : undefined));
   // Had the abandoned batch held its turn, the waiting one would have waited for its body
   // timeout (30 s).
   t.true(Date.now() - since < 5000, `answered ${Date.now() - since} ms after the first batch finished`);

@@ -253,3 +253,34 @@ test('the metrics port: /metrics there without a token and not on the API port; 
   t.is((await scrape(both.metricsUrl!)).value('watchlog_build_info', { role: 'start' }), 1);
   t.is((await scrape(`${both.url}/metrics`)).value('watchlog_build_info', { role: 'start' }), 1);
 });
+
+test('batch ingest: batches by outcome (accepted, or the reason they were refused whole) and their events accepted and rejected', async (t) => {
+  const server = await startTestServer({ env: WITH_TOKEN });
+  t.teardown(() => server.stop());
+  const token = await login(server.url);
+  const { apiKey } = await projectWithKey(server.url, token);
+  const before = await scrape(`${server.url}/metrics`);
+  t.is(before.value('watchlog_ingest_batches_total', { outcome: 'accepted' }), 0);
+  t.is(before.value('watchlog_ingest_batches_waiting'), 0);
+
+  const batch = (body: unknown, key: string | null = apiKey) => api(server.url, 'POST', '/v1/audit/batch', { ...(key === null ? {} : { apiKey: key }), body });
+  const answers = [
+    await batch([sampleEvent(), { path: '/x' }, sampleEvent({ identifier: 'u2' })]),
+    await batch([sampleEvent({ identifier: 'u3' })]),
+    await batch([{ path: '/x' }, 'not an event']),
+    await batch([sampleEvent()], null),
+    await batch(sampleEvent()),
+  ];
+  t.deepEqual(answers.map((r) => r.status), [202, 202, 400, 401, 400]);
+
+  const m = await scrape(`${server.url}/metrics`);
+  const outcomes = Object.fromEntries(m.find('watchlog_ingest_batches_total').map((s) => [s.labels.outcome, s.value]));
+  t.deepEqual(outcomes, {
+    accepted: 2, validation: 2, api_key: 1, payload_too_large: 0, unsupported_media_type: 0, too_many_requests: 0, log_unavailable: 0, error: 0,
+  });
+  // Only decoded bodies count their events: the object sent as a batch has none.
+  t.is(m.value('watchlog_ingest_batch_events_total', { outcome: 'accepted' }), 3);
+  t.is(m.value('watchlog_ingest_batch_events_total', { outcome: 'rejected' }), 3);
+  t.is(m.value('watchlog_ingest_accepted_total'), 0, 'single-event ingest counts apart');
+  t.is(m.value('watchlog_ingest_batches_waiting'), 0);
+});

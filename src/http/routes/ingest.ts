@@ -82,7 +82,7 @@ const record = async (ctx: Context & { state: AppState }, deps: RouteDeps, key: 
 };
 
 export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
-  const batches = new Admission(deps.ingest.batchConcurrency);
+  const batches = new Admission(deps.ingest.batchConcurrency, (queued) => deps.metrics?.batchesWaiting(queued));
 
   router.post('/v1/audit', async (ctx) => {
     const key = await keyOf(ctx, deps, undefined);
@@ -135,6 +135,7 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
       else answers.push(result.replayed ? { index, id: result.id, replayed: true } : { index, id: result.id });
     });
     rejected.sort((a, b) => a.index - b.index);
+    ctx.state.batchEvents = { accepted: answers.length, rejected: rejected.length };
     if (answers.length === 0) {
       throw validationError('batch', rejected.flatMap(({ index, details }) =>
         details.map((d) => ({ path: d.path === EVENT ? String(index) : `${index}.${d.path}`, message: d.message }))));
