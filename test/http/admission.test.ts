@@ -79,13 +79,14 @@ test('batches wait their turn unread, counted by a gauge; a client that left whi
   await new Promise((r) => setTimeout(r, 200));
   const gone = slowBatch(server.url, apiKey, body('gone'));
   gone.answer.catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 100));
+  const waitingAre = (n: number) => eventually(async () => ((await waitingNow()) === n ? true : undefined));
+  await waitingAre(1);
   const waiting = api(server.url, 'POST', '/v1/audit/batch', { apiKey, body: [sampleEvent({ request_id: 'waiting' })] });
   let answered = false;
   void waiting.then(() => { answered = true; });
-  await new Promise((r) => setTimeout(r, 300));
+  await waitingAre(2);
+  await new Promise((r) => setTimeout(r, 200));
   t.false(answered, 'a complete batch waits while another holds the only turn');
-  t.is(await waitingNow(), 2);
   gone.abandon();
   await new Promise((r) => setTimeout(r, 100));
 
@@ -95,7 +96,7 @@ test('batches wait their turn unread, counted by a gauge; a client that left whi
   const res = await waiting;
   t.is(res.status, 202);
   t.is(res.body.accepted.length, 1);
-  await eventually(async () => ((await waitingNow()) === 0 ? true : undefined));
+  await waitingAre(0);
   // Had the abandoned batch held its turn, the waiting one would have waited for its body
   // timeout (30 s).
   t.true(Date.now() - since < 5000, `answered ${Date.now() - since} ms after the first batch finished`);
