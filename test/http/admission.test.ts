@@ -1,7 +1,7 @@
 import test from 'ava';
-import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Admission } from '../../src/http/admission.ts';
 import { parseExposition } from '../helpers/prometheus.ts';
+import { RawConnection, rawRequest } from '../helpers/raw-http.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
@@ -43,25 +43,13 @@ test('Admission: at most `limit` at once, the others in arrival order; a failure
   t.throws(() => new Admission(0), { instanceOf: RangeError });
 });
 
-/** A batch POST whose body is sent in two parts: the first now, the rest when `finish` is called. */
-const slowBatch = (url: string, apiKey: string, body: string) => {
-  const { hostname, port } = new URL(url);
-  let req!: ClientRequest;
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req = request({
-      hostname, port, path: '/v1/audit/batch', method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': apiKey },
-    }, (res: IncomingMessage) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => { text += chunk; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-  });
+/** A batch POST on a raw connection whose body is sent in two parts: the first now, the rest
+ *  when `finish` is called. */
+const slowBatch = async (url: string, apiKey: string, body: string) => {
+  const conn = await RawConnection.open(Number(new URL(url).port));
   const half = Math.floor(body.length / 2);
-  req.write(body.slice(0, half));
-  return { answer, finish: () => req.end(body.slice(half)), abandon: () => req.destroy() };
+  conn.write(rawRequest('POST', '/v1/audit/batch', { 'Content-Type': 'application/json', 'X-API-Key': apiKey, 'Content-Length': String(Buffer.byteLength(body)) }, body.slice(0, half)));
+  return { conn, finish: () => conn.write(body.slice(half)) };
 };
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
@@ -75,10 +63,10 @@ test('batches wait their turn unread, counted by a gauge; a client that left whi
   const { apiKey } = await projectWithKey(server.url, token);
   const body = (requestId: string) => JSON.stringify([sampleEvent({ request_id: requestId })]);
 
-  const first = slowBatch(server.url, apiKey, body('first'));
+  const first = await slowBatch(server.url, apiKey, body('first'));
+  t.teardown(() => first.conn.destroy());
   await new Promise((r) => setTimeout(r, 200));
-  const gone = slowBatch(server.url, apiKey, body('gone'));
-  gone.answer.catch(() => undefined);
+  const gone = await slowBatch(server.url, apiKey, body('gone'));
   const waitingAre = (n: number) => eventually(async () => ((await waitingNow()) === n ? true : undefined));
   await waitingAre(1);
   const waiting = api(server.url, 'POST', '/v1/audit/batch', { apiKey, body: [sampleEvent({ request_id: 'waiting' })] });
@@ -87,12 +75,12 @@ test('batches wait their turn unread, counted by a gauge; a client that left whi
   await waitingAre(2);
   await new Promise((r) => setTimeout(r, 200));
   t.false(answered, 'a complete batch waits while another holds the only turn');
-  gone.abandon();
+  gone.conn.destroy();
   await new Promise((r) => setTimeout(r, 100));
 
   const since = Date.now();
   first.finish();
-  t.is((await first.answer).status, 202);
+  t.like(await first.conn.next(), { status: 202 });
   const res = await waiting;
   t.is(res.status, 202);
   t.is(res.body.accepted.length, 1);
