@@ -38,6 +38,9 @@ const readRaw = async (ctx: Context, { bodyLimitBytes: limit, bodyTimeoutMs, dra
   };
   const tooLarge = () => closing(new HttpError(413, 'payload_too_large', `request body exceeds ${limit} bytes`));
   if (declared > limit) throw tooLarge();
+  // A client gone before its body is read (while its batch waited its turn, say) is not waited
+  // for: its request emits nothing more, not even 'end' when the body had all arrived.
+  if (ctx.req.destroyed) throw new HttpError(400, 'bad_request', 'request aborted');
   // Plain listeners: the stream's async iterator costs more than the rest of a small ingest.
   return new Promise<Buffer>((resolve, reject) => {
     let chunks: Buffer[] = [];

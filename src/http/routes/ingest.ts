@@ -107,8 +107,6 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
 
   /** A batch's turn: its body read, its events decoded and appended, the answer set. */
   const recordBatch = async (ctx: Context & { state: AppState }, key: ActiveKey): Promise<void> => {
-    // A client that left while its batch waited is not read: its turn passes at once.
-    if (ctx.req.destroyed) throw new HttpError(400, 'bad_request', 'request aborted');
     const { batchMaxEvents, batchBodyLimitBytes } = deps.ingest;
     const body = await readJsonBody(ctx, { ...deps, bodyLimitBytes: batchBodyLimitBytes }, { plainText: true });
     if (!Array.isArray(body)) throw validationError('batch', [{ path: 'body', message: 'must be a JSON array of audit events' }]);
