@@ -52,6 +52,8 @@ export const rejectionReason = (status: number): string => REASONS[status] ?? 'e
 const REASONS: Record<number, string> = {
   400: 'validation', 401: 'api_key', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'too_many_requests', 503: 'log_unavailable',
 };
+/** Every value rejectionReason gives. */
+const REJECTION_REASONS: readonly string[] = [...Object.values(REASONS), 'error'];
 
 const CHECK_OUTCOMES: readonly CheckOutcome[] = ['up', 'down', 'blocked', 'error'];
 const SCAN_OUTCOMES: readonly ScanOutcome[] = ['done', 'skipped', 'failed'];
@@ -120,7 +122,7 @@ class PrometheusTelemetry implements Telemetry {
       name: 'watchlog_ingest_rejected_total', labelNames: ['reason'], registers,
       help: 'POST /v1/audit requests refused, by reason: validation (400), api_key (401), payload_too_large (413), unsupported_media_type (415), too_many_requests (429), log_unavailable (503), error (other).',
     });
-    for (const reason of [...Object.values(REASONS), 'error']) this.ingestRejected.inc({ reason }, 0);
+    for (const reason of REJECTION_REASONS) this.ingestRejected.inc({ reason }, 0);
     this.ingestDuration = new Histogram({
       name: 'watchlog_ingest_duration_seconds', labelNames: ['outcome'], buckets: BUCKETS.ingest, registers,
       help: 'Time to answer POST /v1/audit, by outcome (accepted or rejected).',
@@ -129,7 +131,7 @@ class PrometheusTelemetry implements Telemetry {
       name: 'watchlog_ingest_batches_total', labelNames: ['outcome'], registers,
       help: 'POST /v1/audit/batch requests, by outcome: accepted (202: every accepted event durably in the log), or refused whole, under the reasons of watchlog_ingest_rejected_total.',
     });
-    for (const outcome of ['accepted', ...Object.values(REASONS), 'error']) this.batches.inc({ outcome }, 0);
+    for (const outcome of ['accepted', ...REJECTION_REASONS]) this.batches.inc({ outcome }, 0);
     this.batchEvents = new Counter({
       name: 'watchlog_ingest_batch_events_total', labelNames: ['outcome'], registers,
       help: 'Events of the batches whose body was decoded, by outcome: accepted (stored, or a replay of a stored one) or rejected (named in the answer\'s rejected list).',
