@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { EventLog, LogObserver } from '../log/event-log.ts';
+import { streamFamily } from '../domain/streams.ts';
 import { SqliteEventLog } from '../log/sqlite/event-log.ts';
 import type { ReadModels } from '../views/read-models.ts';
 import type { ProjectionRunner } from '../../projections/projector.ts';
@@ -49,6 +50,7 @@ export const openLog = async (config: StoreConfig, writerThread: boolean, logger
     return new SqliteEventLog(path.join(config.dataDir, 'log.db'), {
       writerThread,
       ...observed,
+      compaction: { familyOf: streamFamily },
       onWriterStateChange(state) {
         if (state.running) logger?.info('log writer thread running again');
         else logger?.error({ reason: state.reason }, 'log writer thread stopped; restarting it (appends wait, then answer 503)');

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { anomalyScanJob } from '../jobs/anomaly-scan.ts';
 import { logTrimJob } from '../jobs/log-trim.ts';
+import { logCompactionJob } from '../jobs/log-compaction.ts';
 import { erasureJob } from '../jobs/erasure.ts';
 import { retentionJob } from '../jobs/retention.ts';
 import type { RetentionDeps } from '../commands/retention.ts';
@@ -20,6 +21,7 @@ export interface WorkerJobsTuning {
   /** Called after each anomaly scan. */
   onScan?: () => void;
   trimEveryMs?: number;
+  compactEveryMs?: number;
   /** The retention and erasure jobs' clock (default: the wall clock). */
   retentionNow?: () => Date;
   /** How often the erasure job looks for requests (default ERASURE_EVERY_MS). */
@@ -70,6 +72,7 @@ export const startWorkerJobs = async (
   const repeating: RepeatingJob[] = [
     tuning.onScan ? { ...scan, run: () => scan.run().then(tuning.onScan) } : scan,
     logTrimJob(runtime.log, logger, tuning.trimEveryMs),
+    logCompactionJob(runtime.log, logger, tuning.compactEveryMs),
     retentionJobOf(runtime, config.retentionEveryMs, logger, tuning.retentionNow),
     erasureJobOf(runtime, tuning.erasureEveryMs ?? ERASURE_EVERY_MS, logger, tuning.retentionNow),
   ];

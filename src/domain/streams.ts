@@ -14,3 +14,11 @@ export const anomaliesStream = (projectId: string) => `anomalies-${projectId}`;
 export const auditKeyStream = (projectId: string, idempotencyKey: string) => `audit-${projectId}-key-${idempotencyKey}`;
 /** A project's signed checkpoints. */
 export const checkpointsStream = (projectId: string) => `checkpoints-${projectId}`;
+
+/** The streams whose records are stored side by side where the log groups them (the embedded
+ *  log's compressed blocks): a project's keyed audit events with its audit stream. A project id
+ *  never holds '-key-', so the first one ends it. */
+export const streamFamily = (stream: string): string => {
+  const key = stream.indexOf('-key-');
+  return key > 0 && stream.startsWith('audit-') ? stream.slice(0, key) : stream;
+};

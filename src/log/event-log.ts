@@ -101,6 +101,14 @@ export interface Subscription extends AsyncIterable<readonly RecordedEvent[]> {
   close(): Promise<void>;
 }
 
+export interface CompactionResult {
+  records: number;
+  blocks: number;
+  /** The records' payloads (id, data, metadata) before compression, and the blocks after. */
+  bytesIn: number;
+  bytesOut: number;
+}
+
 export interface EventLog {
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Idempotent appends: each event goes to its own stream (one per idempotency key) unless that
@@ -130,6 +138,9 @@ export interface EventLog {
   redact(redactions: readonly Redaction[]): Promise<number>;
   /** Deletes the events that maxCount hides but the store still keeps; resolves to how many. */
   trim(): Promise<number>;
+  /** Compresses what the store keeps of older events, where the adapter does (the embedded log;
+   *  reads are unchanged); resolves to what it did. */
+  compact(): Promise<CompactionResult>;
   /** Calls `listener` after each append committed through this handle; returns its removal. */
   onAppend(listener: () => void): () => void;
   /** Another handle on the same log has appended: wake this handle's live subscriptions now. */

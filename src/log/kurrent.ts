@@ -6,7 +6,7 @@ import type { EventMetadata } from '../domain/events.ts';
 import { withTimeout } from '../deadline.ts';
 import {
   RedactionUnsupportedError, WrongExpectedRevisionError, comparePositions,
-  type AppendResult, type CommitObserver, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome,
+  type AppendResult, type CommitObserver, type CompactionResult, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome,
   type RecordedEvent, type Subscription,
 } from './event-log.ts';
 
@@ -321,6 +321,11 @@ export class KurrentEventLog implements EventLog {
   /** KurrentDB deletes what maxCount hides when it scavenges, on its own schedule. */
   async trim(): Promise<number> {
     return 0;
+  }
+
+  /** KurrentDB lays out its own chunks; there is nothing for the client to compress. */
+  async compact(): Promise<CompactionResult> {
+    return { records: 0, blocks: 0, bytesIn: 0, bytesOut: 0 };
   }
 
   onAppend(listener: () => void): () => void {

@@ -48,6 +48,7 @@ const wrap = (log: EventLog, replaced: Partial<EventLog>): EventLog => ({
   setStreamMaxCount: (stream, maxCount) => log.setStreamMaxCount(stream, maxCount),
   redacts: log.redacts,
   redact: (redactions) => log.redact(redactions),
+  compact: () => log.compact(),
   trim: () => log.trim(),
   onAppend: (listener) => log.onAppend(listener),
   notifyAppended: () => log.notifyAppended(),

@@ -25,6 +25,37 @@ for (const writerThread of [false, true]) {
   });
 }
 
+/** The log with every record compressed into blocks before each read, appendOnce and redaction
+ *  (no recent tail kept, blocks of three records): the contract holds of compressed records too. */
+const COMPACTING = { keepRecent: 0, window: 8, blockRecords: 3 };
+const compactingBeforeUse = (log: SqliteEventLog): SqliteEventLog => new Proxy(log, {
+  get(target, prop) {
+    const value: unknown = Reflect.get(target, prop, target);
+    if (typeof value !== 'function') return value;
+    if (['readStream', 'readAll', 'readPositions', 'appendOnce', 'redact'].includes(String(prop))) {
+      return async (...args: unknown[]) => {
+        await target.compact();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    }
+    return (value as (...a: unknown[]) => unknown).bind(target);
+  },
+});
+
+eventLogContract('sqlite (records compressed)', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'log.db');
+  const fixture = {
+    log: compactingBeforeUse(new SqliteEventLog(file, { pollIntervalMs: 20, compaction: COMPACTING })),
+    reopen: async () => compactingBeforeUse(new SqliteEventLog(file, { pollIntervalMs: 20, compaction: COMPACTING })),
+    cleanup: async () => {
+      await fixture.log.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return fixture;
+});
+
 const meta = { recorded_at: new Date(0).toISOString(), actor: 't', correlation_id: 'c', schema_version: 1 };
 
 test('sqlite event log: notifyAppended wakes a live subscription for an append made through another handle', async (t) => {

@@ -4,9 +4,10 @@ import type { EventMetadata } from '../../domain/events.ts';
 import type { Worker } from 'node:worker_threads';
 import { InlineAppender, ThreadAppender, type Appender, type WriterState } from './appender.ts';
 import { openLogDatabase, serializeAppend } from './writer.ts';
+import { BlockCache, compressBlock, compressBlockSync, compressible, decompressBlock, type BlockRecord } from './blocks.ts';
 import {
   AppendOutcomeUnknownError, LogUnavailableError, WrongExpectedRevisionError, type CommitObserver, type LogHealth,
-  type AppendResult, type EventLog, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome, type RecordedEvent, type Redaction, type Subscription,
+  type AppendResult, type CompactionResult, type EventLog, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome, type RecordedEvent, type Redaction, type Subscription,
 } from '../event-log.ts';
 
 /** The embedded event log: one append-only table in a SQLite file (schema and durability in
@@ -14,7 +15,7 @@ import {
  *  thread's connection; WAL lets them run beside the writer. */
 
 interface Row {
-  position: number; stream: string; revision: number; id: string; type: string; data: string; metadata: string;
+  position: number; stream: string; revision: number; id: string; type: string; data: string; metadata: string; block: number | null;
 }
 
 /** `data` and `metadata` are parsed on first use: a projection reading the whole log skips the
@@ -32,13 +33,13 @@ class StoredRecord implements RecordedEvent {
   #data: unknown;
   #metadata: EventMetadata | undefined;
 
-  constructor(r: Row) {
+  constructor(r: Row, payload: Pick<BlockRecord, 'id' | 'data' | 'metadata'>) {
     this.position = String(r.position);
     this.stream = r.stream;
     this.revision = r.revision;
-    this.id = r.id;
+    this.id = payload.id;
     this.type = r.type;
-    this.text = { data: r.data, metadata: r.metadata };
+    this.text = { data: payload.data, metadata: payload.metadata };
   }
 
   get data(): unknown {
@@ -56,10 +57,24 @@ class StoredRecord implements RecordedEvent {
   }
 }
 
-const toRecorded = (r: Row): RecordedEvent => new StoredRecord(r);
-
 const REDACT_PAGE = 250;
 
+/** How the log compresses records past its recent tail (blocks.ts). */
+export interface CompactionOptions {
+  /** Records at the head of the log left as they are: the live tail that projections, appendOnce
+   *  and recent reads touch. */
+  keepRecent?: number;
+  /** Positions looked at per step; a block's records all come from one such window, so a replay
+   *  needs at most one window's blocks decoded at a time. */
+  window?: number;
+  /** Records per block at most. */
+  blockRecords?: number;
+  /** Records whose streams share a family share blocks (by default each stream is its own). */
+  familyOf?: (stream: string) => string;
+}
+
+/** A row changed between compaction's read and its write (a redaction ran meanwhile). */
+class ChangedMeanwhile extends Error {}
 export interface SqliteEventLogOptions {
   /** How often a live subscription looks for appends made by other processes. */
   pollIntervalMs?: number;
@@ -71,6 +86,7 @@ export interface SqliteEventLogOptions {
   onWriterStateChange?: (state: WriterState) => void;
   /** Told the size and time of every commit, on this thread (metrics). */
   onCommitted?: CommitObserver;
+  compaction?: CompactionOptions;
 }
 
 export class SqliteEventLog implements EventLog {
@@ -82,8 +98,14 @@ export class SqliteEventLog implements EventLog {
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
   private readonly stmts;
+  private readonly blocks = new BlockCache();
+  private readonly loadBlock = (id: number): Buffer | undefined => this.stmts.blockBody.get(id)?.body;
+  private readonly compaction: Required<CompactionOptions>;
 
   constructor(file: string, options: SqliteEventLogOptions = {}) {
+    this.compaction = {
+      keepRecent: 10_000, window: 4096, blockRecords: 256, familyOf: (stream) => stream, ...options.compaction,
+    };
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 1000;
     this.db = openLogDatabase(file);
@@ -116,6 +138,24 @@ export class SqliteEventLog implements EventLog {
       trim: this.db.prepare('DELETE FROM events WHERE stream = ? AND revision <= ?'),
       trimmable: this.db.prepare<[], { stream: string; max_count: number }>('SELECT stream, max_count FROM stream_settings'),
       redact: this.db.prepare<[string, string, string, number]>('UPDATE events SET type = ?, data = ?, metadata = ? WHERE position = ?'),
+      blockOf: this.db.prepare<[number], { block: number | null }>('SELECT block FROM events WHERE position = ?'),
+      blockBody: this.db.prepare<[number], { body: Buffer }>('SELECT body FROM blocks WHERE id = ?'),
+      insertBlock: this.db.prepare<[Buffer]>('INSERT INTO blocks (body) VALUES (?)'),
+      deleteBlock: this.db.prepare<[number]>('DELETE FROM blocks WHERE id = ?'),
+      moveToBlock: this.db.prepare<[number, string, number]>('UPDATE events SET block = ?, type = ? WHERE position = ?'),
+      compactedThrough: this.db.prepare<[], { through: number }>('SELECT through FROM compaction WHERE one = 1'),
+      setCompactedThrough: this.db.prepare<[number]>(
+        'INSERT INTO compaction (one, through) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET through = MAX(through, excluded.through)'),
+      // Capped streams are left alone: trimming deletes their rows, which would strand their
+      // payloads in blocks.
+      compactable: this.db.prepare<[number, number], Omit<Row, 'block'>>(`SELECT position, stream, revision, id, type, data, metadata FROM events
+        WHERE position > ? AND position <= ? AND block IS NULL AND stream NOT IN (SELECT stream FROM stream_settings) ORDER BY position`),
+      // Deleted and inserted again rather than updated: SQLite merges the pages a delete leaves
+      // nearly empty (and the freed ones go to later appends), but not those an update shrinks.
+      uncompacted: this.db.prepare<[number, string, string, string, string]>(
+        'DELETE FROM events WHERE position = ? AND block IS NULL AND id = ? AND type = ? AND data = ? AND metadata = ?'),
+      compacted: this.db.prepare<[number, string, number, string, number]>(
+        "INSERT INTO events (position, stream, revision, id, type, data, metadata, block) VALUES (?, ?, ?, '', ?, '', '', ?)"),
     };
   }
 
@@ -177,7 +217,7 @@ export class SqliteEventLog implements EventLog {
       const head = this.stmts.head.get(stream)?.revision ?? null;
       if (head !== null) from = Math.max(from, head - keep + 1);
     }
-    return this.stmts.readStream.all(stream, from, options.maxCount ?? -1).map(toRecorded);
+    return this.read(() => this.stmts.readStream.all(stream, from, options.maxCount ?? -1));
   }
 
   async readAll(after: string | null, maxCount: number): Promise<RecordedEvent[]> {
@@ -185,7 +225,33 @@ export class SqliteEventLog implements EventLog {
   }
 
   private readAllSync(after: string | null, maxCount: number): RecordedEvent[] {
-    return this.stmts.readAll.all(after === null ? 0 : Number(after), maxCount).map(toRecorded);
+    return this.read(() => this.stmts.readAll.all(after === null ? 0 : Number(after), maxCount));
+  }
+
+  /** Rows as records, their payloads taken from their blocks where compressed. A block is read
+   *  after its rows, so a redaction in between may have replaced it: the read is then done again
+   *  in one transaction, which sees rows and blocks as of one moment. */
+  private read(rows: () => Row[]): RecordedEvent[] {
+    return this.recordsOf(rows()) ?? this.db.transaction(() => {
+      const records = this.recordsOf(rows());
+      if (!records) throw new Error('log.db: an event refers to a block that does not exist');
+      return records;
+    })();
+  }
+
+  private recordsOf(rows: Row[]): RecordedEvent[] | null {
+    const out: RecordedEvent[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      if (r.block === null) {
+        out[i] = new StoredRecord(r, r);
+        continue;
+      }
+      const payload = this.blocks.get(r.block, this.loadBlock)?.get(r.position);
+      if (!payload) return null;
+      out[i] = new StoredRecord(r, payload);
+    }
+    return out;
   }
 
   async readPositions(positions: readonly string[]): Promise<RecordedEvent[]> {
@@ -193,7 +259,7 @@ export class SqliteEventLog implements EventLog {
     // SQLite's default limit on bound parameters is far above this; pages keep the statements few.
     for (let i = 0; i < positions.length; i += 500) {
       const page = positions.slice(i, i + 500).map(Number);
-      out.push(...this.statementFor(page.length).all(...page).map(toRecorded));
+      out.push(...this.read(() => this.statementFor(page.length).all(...page)));
     }
     return out;
   }
@@ -225,7 +291,14 @@ export class SqliteEventLog implements EventLog {
   async redact(redactions: readonly Redaction[]): Promise<number> {
     let replaced = 0;
     const run = this.db.transaction((page: readonly Redaction[]) => {
-      for (const r of page) replaced += this.stmts.redact.run(r.type, JSON.stringify(r.data), JSON.stringify(r.metadata), Number(r.position)).changes;
+      const compressed = new Map<number, Redaction[]>();
+      for (const r of page) {
+        const at = this.stmts.blockOf.get(Number(r.position));
+        if (at === undefined) continue;
+        if (at.block === null) replaced += this.stmts.redact.run(r.type, JSON.stringify(r.data), JSON.stringify(r.metadata), Number(r.position)).changes;
+        else compressed.set(at.block, [...(compressed.get(at.block) ?? []), r]);
+      }
+      for (const [block, rs] of compressed) replaced += this.rewriteBlock(block, rs);
     });
     this.db.pragma('synchronous = NORMAL');
     try {
@@ -237,6 +310,81 @@ export class SqliteEventLog implements EventLog {
       this.db.pragma('synchronous = FULL');
     }
     return replaced;
+  }
+
+  /** A redaction of compressed records writes their block again, under a new id: the old
+   *  payloads leave the file with the old block (an erasure must not leave them in it), and no
+   *  reader's cached copy of a block is ever out of date. Records whose rows are gone are
+   *  dropped from the new block. */
+  private rewriteBlock(block: number, redactions: readonly Redaction[]): number {
+    const body = this.stmts.blockBody.get(block)?.body;
+    if (!body) throw new Error(`log.db: block ${block} does not exist`);
+    const records = decompressBlock(body);
+    for (const r of redactions) {
+      const record = records.get(Number(r.position));
+      if (!record) throw new Error(`log.db: event ${r.position} is missing from its block ${block}`);
+      record.type = r.type;
+      record.data = JSON.stringify(r.data);
+      record.metadata = JSON.stringify(r.metadata);
+    }
+    const kept = [...records.values()].filter((record) => this.stmts.blockOf.get(record.position)?.block === block);
+    this.stmts.deleteBlock.run(block);
+    if (kept.length === 0) return redactions.length;
+    const id = Number(this.stmts.insertBlock.run(compressBlockSync(kept)).lastInsertRowid);
+    for (const record of kept) this.stmts.moveToBlock.run(id, record.type, record.position);
+    return redactions.length;
+  }
+
+  /** Compresses the records behind the log's recent tail into blocks, a window of positions at
+   *  a time (see CompactionOptions); resumes where the last run stopped. Deflating runs on
+   *  libuv's pool; each block is written in a short transaction of its own, checked against the
+   *  rows as they are then, so appends and redactions go on between them. */
+  async compact(): Promise<CompactionResult> {
+    const { keepRecent, window, blockRecords, familyOf } = this.compaction;
+    const result: CompactionResult = { records: 0, blocks: 0, bytesIn: 0, bytesOut: 0 };
+    const limit = (this.stmts.lastPosition.get()?.position ?? 0) - keepRecent;
+    let through = this.stmts.compactedThrough.get()?.through ?? 0;
+    const apply = this.db.transaction((block: Array<BlockRecord & { stream: string; revision: number }>, body: Buffer) => {
+      const id = Number(this.stmts.insertBlock.run(body).lastInsertRowid);
+      for (const r of block) {
+        if (this.stmts.uncompacted.run(r.position, r.id, r.type, r.data, r.metadata).changes !== 1) throw new ChangedMeanwhile();
+        this.stmts.compacted.run(r.position, r.stream, r.revision, r.type, id);
+      }
+    });
+    while (!this.closed && through < limit) {
+      const end = Math.min(limit, through + window);
+      const families = new Map<string, Array<Array<BlockRecord & { stream: string; revision: number }>>>();
+      for (const row of this.stmts.compactable.all(through, end)) {
+        if (!compressible(row)) continue;
+        const chunks = families.get(familyOf(row.stream)) ?? [];
+        if (chunks.length === 0) families.set(familyOf(row.stream), chunks);
+        const last = chunks[chunks.length - 1];
+        const record = { ...row };
+        if (last && last.length < blockRecords) last.push(record);
+        else chunks.push([record]);
+      }
+      const blocks = [...families.values()].flat();
+      const bodies = await Promise.all(blocks.map(compressBlock));
+      for (let i = 0; i < blocks.length; i++) {
+        if (this.closed) return result;
+        try {
+          apply.immediate(blocks[i]!, bodies[i]!);
+        } catch (error) {
+          // Done again on the next run, from the rows as they are then.
+          if (error instanceof ChangedMeanwhile) return result;
+          throw error;
+        }
+        result.blocks += 1;
+        result.records += blocks[i]!.length;
+        for (const r of blocks[i]!) result.bytesIn += r.id.length + r.data.length + r.metadata.length;
+        result.bytesOut += bodies[i]!.length;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (this.closed) return result;
+      this.stmts.setCompactedThrough.run(end);
+      through = end;
+    }
+    return result;
   }
 
   /** Deletes events beyond each stream's maxCount (reads already hide them). */

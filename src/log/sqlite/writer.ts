@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { decompressBlock } from './blocks.ts';
 import type { CommitStats, ExpectedRevision, NewEvent } from '../event-log.ts';
 
 /** The write side of the embedded log: schema, pragmas, and one group commit. Runs on whichever
@@ -13,12 +14,34 @@ CREATE TABLE IF NOT EXISTS events (
   type     TEXT NOT NULL,
   data     TEXT NOT NULL,
   metadata TEXT NOT NULL,
+  block    INTEGER,
   UNIQUE (stream, revision)
 );
 CREATE TABLE IF NOT EXISTS stream_settings (
   stream    TEXT PRIMARY KEY,
   max_count INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS blocks (
+  id   INTEGER PRIMARY KEY AUTOINCREMENT,
+  body BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS compaction (
+  one     INTEGER PRIMARY KEY CHECK (one = 1),
+  through INTEGER NOT NULL
 );`;
+
+/** A row whose payload is in a block (blocks.ts) has '' for id, data and metadata and the block's
+ *  id in `block`. Logs made before blocks existed get the column on first open. */
+const addBlockColumn = (db: Database.Database): void => {
+  const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('events')").all();
+  if (columns.some((c) => c.name === 'block')) return;
+  try {
+    db.exec('ALTER TABLE events ADD COLUMN block INTEGER');
+  } catch (error) {
+    // Another connection (the writer thread, another process) added it first.
+    if (!/duplicate column/i.test((error as Error).message)) throw error;
+  }
+};
 
 /** WAL with synchronous=FULL: a commit is fsynced before any of its appends is acknowledged. */
 export const openLogDatabase = (file: string): Database.Database => {
@@ -28,6 +51,7 @@ export const openLogDatabase = (file: string): Database.Database => {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.exec(LOG_SCHEMA);
+  addBlockColumn(db);
   return db;
 };
 
@@ -98,11 +122,13 @@ export class SqliteLogWriter {
   private readonly headEvent;
   private readonly insert;
   private readonly appendOne;
+  private readonly blockBody;
 
   constructor(private readonly db: Database.Database) {
     this.head = db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
-    this.headEvent = db.prepare<[string], { revision: number; id: string; position: number; metadata: string }>(
-      'SELECT revision, id, position, metadata FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1');
+    this.headEvent = db.prepare<[string], { revision: number; id: string; position: number; metadata: string; block: number | null }>(
+      'SELECT revision, id, position, metadata, block FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1');
+    this.blockBody = db.prepare<[number], { body: Buffer }>('SELECT body FROM blocks WHERE id = ?');
     this.insert = db.prepare('INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
     // A nested transaction is a savepoint, so that a failed append of several events rolls back
     // alone; an append of one event needs none (its one insert succeeds or fails whole), and the
@@ -118,7 +144,7 @@ export class SqliteLogWriter {
       // the writer (one per file, IMMEDIATE across processes) runs alone.
       const event = a.events[0];
       if (a.events.length !== 1 || !event) throw new Error('an appendOnce stores exactly one event');
-      const head = this.headEvent.get(a.stream);
+      const head = this.withPayload(this.headEvent.get(a.stream));
       if (head && recordedAt(event.metadata) - recordedAt(head.metadata) < a.expected.onceWithinMs) {
         return { revision: head.revision, position: String(head.position), replay: { id: head.id, position: String(head.position), metadata: head.metadata } };
       }
@@ -135,6 +161,16 @@ export class SqliteLogWriter {
       position = Number(this.insert.run(a.stream, revision, e.id, e.type, e.data, e.metadata).lastInsertRowid);
     }
     return { revision, position: String(position) };
+  }
+
+  /** An idempotency key's event is read long after it was compressed (retries come within a
+   *  day): its id and metadata are in its block. */
+  private withPayload<R extends { position: number; id: string; metadata: string; block: number | null }>(row: R | undefined): R | undefined {
+    if (!row || row.block === null) return row;
+    const body = this.blockBody.get(row.block)?.body;
+    const record = body && decompressBlock(body).get(row.position);
+    if (!record) throw new Error(`log.db: event ${row.position} is missing from its block ${row.block}`);
+    return { ...row, id: record.id, metadata: record.metadata };
   }
 
   /** Commits a batch of appends in one transaction; one outcome per append, in order. IMMEDIATE:
