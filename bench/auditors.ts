@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.ts';
 import type { AuditEventInput } from '../src/domain/audit-event.ts';
 import { auditStream, projectStream } from '../src/domain/streams.ts';
 import {
-  CONNECTIONS, DURATION, EVENT, WARMUP, alternatingSlices, currentReadModels, embeddedLog, median, projectWithKey, sampleRss, singleEventIngest, startWatchlog, verdict, type Watchlog,
+  CONNECTIONS, DURATION, EVENT, KEEP_LOG_AS_WRITTEN, WARMUP, alternatingSlices, currentReadModels, embeddedLog, median, projectWithKey, sampleRss, singleEventIngest, startWatchlog, verdict, type Watchlog,
 } from './support.ts';
 
 /** What the auditors' features cost (issue 15, "Must show"), beside a baseline from the same run:
@@ -315,7 +315,7 @@ export const auditorsBenchmark = async (): Promise<AuditorsReport> => {
 
   process.stderr.write(`  a data dir of ${RECORDS} records (BENCH_AUDITORS_RECORDS) under .bench/…\n`);
   const { dir, ...fill } = await filledDataDir(RECORDS);
-  const server = await startWatchlog(dir, {}, '/readyz');
+  const server = await startWatchlog(dir, KEEP_LOG_AS_WRITTEN, '/readyz');
   const replays: Replay[] = [];
   const baseline: Array<{ rows: number; perSec: number }> = [];
   let loaded: AuditorsReport['loaded'];

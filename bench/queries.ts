@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StoredAuditEvent } from '../src/domain/audit-event.ts';
 import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
-import { freePort, json, loginWhenReady, startProcess, verdict, type Child } from './support.ts';
+import { KEEP_LOG_AS_WRITTEN, freePort, json, loginWhenReady, startProcess, verdict, type Child } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
@@ -19,7 +19,7 @@ const startServer = async (dataDir: string): Promise<Server> => {
   const base = `http://127.0.0.1:${port}`;
   const child = await startProcess([path.join(root, 'dist/src/main.js'), 'start'], {
     PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_LOG_LEVEL: 'warn',
-    WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...KEEP_LOG_AS_WRITTEN,
   }, async () => (await fetch(`${base}/healthz`)).ok);
   return { child, base, token: await loginWhenReady(base, ADMIN) };
 };

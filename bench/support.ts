@@ -122,6 +122,10 @@ export const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' 
 
 export interface Watchlog { child: Child; base: string; auth: { authorization: string } }
 
+/** A server on a data dir that later sections (or their raw-SQL baselines) read again keeps its
+ *  log as written: no compaction job (the storage section compacts a copy). */
+export const KEEP_LOG_AS_WRITTEN = { WATCHLOG_LOG_COMPACTION_SECONDS: '0' } as const;
+
 /** The compiled `watchlog start` (npm run bench builds it) on a free port, signed in as ADMIN
  *  (created by the server when the data dir has no user). `ready`: the path polled before
  *  signing in (/readyz waits for the read models to catch up with a filled log). */

@@ -104,6 +104,7 @@ const Env = t.type({
   WATCHLOG_NOTIFY_DEGRADED_AFTER: optional(intFromEnv('integer 1-100', 1, 100)),
   WATCHLOG_ANOMALY_SCAN_SECONDS: optional(intFromEnv('integer 5-3600', 5, 3600)),
   WATCHLOG_RETENTION_INTERVAL_SECONDS: optional(intFromEnv('integer 10-86400', 10, 86_400)),
+  WATCHLOG_LOG_COMPACTION_SECONDS: optional(intFromEnv('integer 0-86400', 0, 86_400)),
   WATCHLOG_ANOMALY_DEFAULTS: optional(stringMin('JSON object', 2)),
   WATCHLOG_LOGIN_ACCOUNT_FAILURES: optional(intFromEnv('integer 1-100', 1, 100)),
   WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS: optional(intFromEnv('integer 1-3600', 1, 3600)),
@@ -158,6 +159,8 @@ export interface Config {
   anomalyScanMs: number;
   /** How often the retention job runs. */
   retentionEveryMs: number;
+  /** How often the embedded log's older records are compressed; null: never. */
+  logCompactionEveryMs: number | null;
   /** Every project's anomaly settings until it changes them. */
   anomalyDefaults: AnomalySettings;
   /** When failed logins are answered 429 (src/domain/login-throttle.ts). */
@@ -329,6 +332,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     notifications: { publicUrl: e.WATCHLOG_PUBLIC_URL?.replace(/\/+$/, '') ?? null, degradedAfter: e.WATCHLOG_NOTIFY_DEGRADED_AFTER ?? 3 },
     anomalyScanMs: (e.WATCHLOG_ANOMALY_SCAN_SECONDS ?? 30) * 1000,
     retentionEveryMs: (e.WATCHLOG_RETENTION_INTERVAL_SECONDS ?? 3600) * 1000,
+    logCompactionEveryMs: e.WATCHLOG_LOG_COMPACTION_SECONDS === 0 ? null : (e.WATCHLOG_LOG_COMPACTION_SECONDS ?? 60) * 1000,
     anomalyDefaults: anomalyDefaultsOf(e.WATCHLOG_ANOMALY_DEFAULTS),
     loginLimits,
     egress: {

@@ -142,3 +142,12 @@ test('ingest: batches worked on at once default to 4, from 1 to 1000', (t) => {
     t.throws(() => loadConfig({ WATCHLOG_BATCH_CONCURRENCY: bad }), { message: /WATCHLOG_BATCH_CONCURRENCY: expected integer 1-1000/ }, bad);
   }
 });
+
+test('log compaction: every 60 s by default, 0 turns it off, at most daily', (t) => {
+  t.is(loadConfig({}).logCompactionEveryMs, 60_000);
+  t.is(loadConfig({ WATCHLOG_LOG_COMPACTION_SECONDS: '600' }).logCompactionEveryMs, 600_000);
+  t.is(loadConfig({ WATCHLOG_LOG_COMPACTION_SECONDS: '0' }).logCompactionEveryMs, null);
+  for (const bad of ['-1', '86401', '1.5', 'off']) {
+    t.throws(() => loadConfig({ WATCHLOG_LOG_COMPACTION_SECONDS: bad }), { message: /WATCHLOG_LOG_COMPACTION_SECONDS: expected integer 0-86400/ }, bad);
+  }
+});

@@ -21,7 +21,6 @@ export interface WorkerJobsTuning {
   /** Called after each anomaly scan. */
   onScan?: () => void;
   trimEveryMs?: number;
-  compactEveryMs?: number;
   /** The retention and erasure jobs' clock (default: the wall clock). */
   retentionNow?: () => Date;
   /** How often the erasure job looks for requests (default ERASURE_EVERY_MS). */
@@ -55,7 +54,7 @@ export const erasureJobOf = (runtime: Pick<Runtime, 'log' | 'readModels' | 'sett
 /** Monitor checks, the anomaly scan, retention, erasures and log upkeep on Agenda. A job store that cannot be reached
  *  stops start-up with a clear error. */
 export const startWorkerJobs = async (
-  runtime: Runtime, config: Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl' | 'anomalyDefaults' | 'anomalyScanMs' | 'retentionEveryMs'>,
+  runtime: Runtime, config: Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl' | 'anomalyDefaults' | 'anomalyScanMs' | 'retentionEveryMs' | 'logCompactionEveryMs'>,
   logger: Logger, tuning: WorkerJobsTuning & { metrics?: JobMetrics } = {},
 ): Promise<{ jobs: WorkerJobs; stop(): Promise<void> }> => {
   const { metrics } = tuning;
@@ -72,7 +71,7 @@ export const startWorkerJobs = async (
   const repeating: RepeatingJob[] = [
     tuning.onScan ? { ...scan, run: () => scan.run().then(tuning.onScan) } : scan,
     logTrimJob(runtime.log, logger, tuning.trimEveryMs),
-    logCompactionJob(runtime.log, logger, tuning.compactEveryMs),
+    ...(config.logCompactionEveryMs === null ? [] : [logCompactionJob(runtime.log, logger, config.logCompactionEveryMs)]),
     retentionJobOf(runtime, config.retentionEveryMs, logger, tuning.retentionNow),
     erasureJobOf(runtime, tuning.erasureEveryMs ?? ERASURE_EVERY_MS, logger, tuning.retentionNow),
   ];
