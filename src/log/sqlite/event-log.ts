@@ -58,6 +58,8 @@ class StoredRecord implements RecordedEvent {
 }
 
 const REDACT_PAGE = 250;
+/** Positions compaction reads at once. */
+const READ_SLICE = 512;
 
 /** How the log compresses records past its recent tail (blocks.ts). */
 export interface CompactionOptions {
@@ -104,7 +106,7 @@ export class SqliteEventLog implements EventLog {
 
   constructor(file: string, options: SqliteEventLogOptions = {}) {
     this.compaction = {
-      keepRecent: 10_000, window: 4096, blockRecords: 256, familyOf: (stream) => stream, ...options.compaction,
+      keepRecent: 10_000, window: 4096, blockRecords: 128, familyOf: (stream) => stream, ...options.compaction,
     };
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 1000;
@@ -354,31 +356,36 @@ export class SqliteEventLog implements EventLog {
     while (!this.closed && through < limit) {
       const end = Math.min(limit, through + window);
       const families = new Map<string, Array<Array<BlockRecord & { stream: string; revision: number }>>>();
-      for (const row of this.stmts.compactable.all(through, end)) {
-        if (!compressible(row)) continue;
-        const chunks = families.get(familyOf(row.stream)) ?? [];
-        if (chunks.length === 0) families.set(familyOf(row.stream), chunks);
-        const last = chunks[chunks.length - 1];
-        const record = { ...row };
-        if (last && last.length < blockRecords) last.push(record);
-        else chunks.push([record]);
+      // Read a slice at a time: the window's rows at once would hold the event loop for tens of ms.
+      for (let from = through; from < end; from += READ_SLICE) {
+        if (from > through) await new Promise((resolve) => setImmediate(resolve));
+        if (this.closed) return result;
+        for (const row of this.stmts.compactable.all(from, Math.min(end, from + READ_SLICE))) {
+          if (!compressible(row)) continue;
+          const family = familyOf(row.stream);
+          let chunks = families.get(family);
+          if (!chunks) families.set(family, (chunks = []));
+          const last = chunks[chunks.length - 1];
+          if (last && last.length < blockRecords) last.push({ ...row });
+          else chunks.push([{ ...row }]);
+        }
       }
-      const blocks = [...families.values()].flat();
-      const bodies = await Promise.all(blocks.map(compressBlock));
-      for (let i = 0; i < blocks.length; i++) {
+      // One block at a time: deflated on libuv's pool, then written in a transaction short
+      // enough (a few hundred µs to a ms) that the writer thread's commits barely wait for it.
+      for (const block of [...families.values()].flat()) {
+        const body = await compressBlock(block);
         if (this.closed) return result;
         try {
-          apply.immediate(blocks[i]!, bodies[i]!);
+          apply.immediate(block, body);
         } catch (error) {
           // Done again on the next run, from the rows as they are then.
           if (error instanceof ChangedMeanwhile) return result;
           throw error;
         }
         result.blocks += 1;
-        result.records += blocks[i]!.length;
-        for (const r of blocks[i]!) result.bytesIn += r.id.length + r.data.length + r.metadata.length;
-        result.bytesOut += bodies[i]!.length;
-        await new Promise((resolve) => setImmediate(resolve));
+        result.records += block.length;
+        for (const r of block) result.bytesIn += r.id.length + r.data.length + r.metadata.length;
+        result.bytesOut += body.length;
       }
       if (this.closed) return result;
       this.stmts.setCompactedThrough.run(end);
