@@ -57,7 +57,16 @@ class StoredRecord implements RecordedEvent {
   }
 }
 
-const REDACT_PAGE = 250;
+const REDACT_PAGE = 100;
+
+/** The pause after a write transaction of redact or compact, so that the writer thread (or
+ *  another process) gets the lock. A commit that finds the file locked retries after SQLite's
+ *  busy-handler sleeps (1, 2, 5, 10… ms, from when it first waited), not when the lock is
+ *  released: transactions run back to back with a turn of the event loop between them left it
+ *  waiting until the whole run was over (a p99 of ~100 ms for ingest beside a retention run).
+ *  As long as the transaction took, and at least 5 ms. */
+const restAfterWrite = (startedAt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(5, performance.now() - startedAt)));
 /** Positions compaction reads at once. */
 const READ_SLICE = 512;
 
@@ -285,8 +294,8 @@ export class SqliteEventLog implements EventLog {
     this.stmts.setMaxCount.run(stream, maxCount);
   }
 
-  /** Each transaction holds the write lock for a few hundred rows (a few ms), and the next waits
-   *  a turn of the event loop: the writer thread's group commits get in between. They are not
+  /** Each transaction holds the write lock for a hundred rows (a few ms), and the next waits
+   *  (restAfterWrite): the writer thread's group commits get in between. They are not
    *  fsynced one by one (synchronous=NORMAL on this connection for the while): the writer's next
    *  commit syncs the WAL they are in, and one lost to a crash is redone by the next run (retention
    *  and erasure are repeatable). */
@@ -305,8 +314,9 @@ export class SqliteEventLog implements EventLog {
     this.db.pragma('synchronous = NORMAL');
     try {
       for (let i = 0; i < redactions.length; i += REDACT_PAGE) {
-        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        const started = performance.now();
         run.immediate(redactions.slice(i, i + REDACT_PAGE));
+        if (i + REDACT_PAGE < redactions.length) await restAfterWrite(started);
       }
     } finally {
       this.db.pragma('synchronous = FULL');
@@ -375,6 +385,7 @@ export class SqliteEventLog implements EventLog {
       for (const block of [...families.values()].flat()) {
         const body = await compressBlock(block);
         if (this.closed) return result;
+        const started = performance.now();
         try {
           apply.immediate(block, body);
         } catch (error) {
@@ -386,6 +397,7 @@ export class SqliteEventLog implements EventLog {
         result.records += block.length;
         for (const r of block) result.bytesIn += r.id.length + r.data.length + r.metadata.length;
         result.bytesOut += body.length;
+        await restAfterWrite(started);
       }
       if (this.closed) return result;
       this.stmts.setCompactedThrough.run(end);
