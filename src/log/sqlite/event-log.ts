@@ -85,6 +85,7 @@ export interface CompactionOptions {
 
 /** A row changed between compaction's read and its write (a redaction ran meanwhile). */
 class ChangedMeanwhile extends Error {}
+
 export interface SqliteEventLogOptions {
   /** How often a live subscription looks for appends made by other processes. */
   pollIntervalMs?: number;
@@ -306,7 +307,8 @@ export class SqliteEventLog implements EventLog {
         const at = this.stmts.blockOf.get(Number(r.position));
         if (at === undefined) continue;
         if (at.block === null) replaced += this.stmts.redact.run(r.type, JSON.stringify(r.data), JSON.stringify(r.metadata), Number(r.position)).changes;
-        else compressed.set(at.block, [...(compressed.get(at.block) ?? []), r]);
+        else if (compressed.has(at.block)) compressed.get(at.block)!.push(r);
+        else compressed.set(at.block, [r]);
       }
       for (const [block, rs] of compressed) replaced += this.rewriteBlock(block, rs);
     });
@@ -379,8 +381,8 @@ export class SqliteEventLog implements EventLog {
           else chunks.push([{ ...row }]);
         }
       }
-      // One block at a time: deflated on libuv's pool, then written in a transaction short
-      // enough (a few hundred µs to a ms) that the writer thread's commits barely wait for it.
+      // One block at a time: deflated on libuv's pool, then written in a short transaction of its
+      // own, and rested after (restAfterWrite).
       for (const block of [...families.values()].flat()) {
         const body = await compressBlock(block);
         if (this.closed) return result;
