@@ -9,9 +9,9 @@ const COMMANDS: Record<string, { summary: string; text: string }> = {
   start: {
     summary: 'HTTP API, projectors, monitor checks, anomaly scan and notifications in one process\n             (the default)',
     text: `Runs the API on HOST:PORT, the log's writer thread, a thread that projects every read model
-and runs the notification reactor, and Agenda (monitor checks, the anomaly scan, log trim and compaction), which
-starts once the API listens. /healthz answers as soon as the process runs; /readyz once a request
-would succeed. SIGTERM drains requests, stops jobs and projectors, and exits 0.
+and runs the notification reactor, and Agenda (monitor checks, the anomaly scan, log trim and
+compaction), which starts once the API listens. /healthz answers as soon as the process runs;
+/readyz once a request would succeed. SIGTERM drains requests, stops jobs and projectors, and exits 0.
 
 Stores: ${STORES}.
 Every variable applies (\`watchlog --help\` lists them).`,
@@ -34,10 +34,10 @@ Also: PORT, HOST, WATCHLOG_JWT_SECRET (the same on every API process), WATCHLOG_
   WATCHLOG_DASHBOARD_DIR (the dashboard served at /).`,
   },
   worker: {
-    summary: 'projectors, Agenda jobs (monitor checks, anomaly scan, log trim and compaction) and notifications',
+    summary: 'projectors, Agenda jobs (monitor checks, anomaly scan, log trim and compaction)\n             and notifications',
     text: `Runs the projectors (one per read model, each in one worker at a time through a lease), the
-notification reactor, and Agenda's jobs: monitor checks, the anomaly scan, log trim and compaction. No HTTP
-API: its metrics are served only on WATCHLOG_METRICS_PORT (WATCHLOG_METRICS_HOST), when set.
+notification reactor, and Agenda's jobs: monitor checks, the anomaly scan, log trim and compaction.
+No HTTP API: its metrics are served only on WATCHLOG_METRICS_PORT (WATCHLOG_METRICS_HOST), when set.
 
 Stores: ${STORES}.
 Also: WATCHLOG_PROJECTION_LEASE_MS, WATCHLOG_ANOMALY_SCAN_SECONDS, WATCHLOG_ANOMALY_DEFAULTS,
