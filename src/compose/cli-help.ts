@@ -11,7 +11,8 @@ const COMMANDS: Record<string, { summary: string; text: string }> = {
     text: `Runs the API on HOST:PORT, the log's writer thread, a thread that projects every read model
 and runs the notification reactor, and Agenda (monitor checks, the anomaly scan, log trim and
 compaction), which starts once the API listens. /healthz answers as soon as the process runs;
-/readyz once a request would succeed. SIGTERM drains requests, stops jobs and projectors, and exits 0.
+/readyz once a request would succeed. SIGTERM drains requests, stops jobs and projectors, and
+exits 0.
 
 Stores: ${STORES}.
 Every variable applies (\`watchlog --help\` lists them).`,
