@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { decodeEvent } from '../domain/events.ts';
 import { recordLeafHash } from '../domain/merkle.ts';
-import { projectDecider } from '../domain/project.ts';
+import { projectDecider, type ProjectState } from '../domain/project.ts';
 import {
   eraseAuditEvent, retentionCutoff, type ErasureRequested, type RecordRedacted, type RedactableQuery, type RedactionReason, type RowRef,
 } from '../domain/retention.ts';
-import { projectStream } from '../domain/streams.ts';
+import { projectStream, retentionStream } from '../domain/streams.ts';
 import { RedactionUnsupportedError, type RecordedEvent, type Redaction } from '../log/event-log.ts';
-import { handle, type CommandContext, type CommandDeps } from './handle.ts';
+import { handle, load, newEvent, type CommandContext, type CommandDeps, type Loaded } from './handle.ts';
 
 /** Retention and erasure (src/domain/retention.ts, docs/retention.md). Each replaces log records by
  *  tombstones, a page at a time, then appends the event that tells the read models to drop or
@@ -70,6 +70,17 @@ const redactPage = async (deps: RetentionDeps, projectId: string, refs: readonly
   return already + (redactions.length === 0 ? 0 : await deps.log.redact(redactions));
 };
 
+type RecordPage = Extract<Parameters<typeof projectDecider.decide>[0], { type: 'RecordRetentionApplied' }>;
+
+/** A page's RetentionApplied is appended to the project's retention stream. Deciding it needs only
+ *  the project to exist, which `project` (loaded once a run) says, and the project's own stream,
+ *  which every project command reads whole, does not grow by a page at a time. Resolves to its
+ *  position. */
+const recordPage = async (deps: CommandDeps, project: Loaded<ProjectState>, command: RecordPage, ctx: CommandContext): Promise<string | null> => {
+  const events = projectDecider.decide(command, project.state).map((e) => newEvent(e, ctx));
+  return events.length === 0 ? null : (await deps.log.append(retentionStream(command.project_id), events, 'any')).position;
+};
+
 /** Removes the project's audit events older than `retentionDays` (down to the hour) from the log
  *  and, through RetentionApplied, from every read model. Resolves to how many records it replaced;
  *  appends nothing when no row is due. */
@@ -80,6 +91,7 @@ export const applyRetention = async (deps: RetentionDeps, projectId: string, ret
   const cutoff = retentionCutoff(ctx.now(), retentionDays);
   const page = deps.pageSize ?? REDACTION_PAGE;
   const rest = deps.restFraction ?? REST_FRACTION;
+  const project = await load(deps.log, projectStream(projectId), projectDecider);
   let after: RowRef | null = null;
   let total = 0;
   for (;;) {
@@ -90,7 +102,7 @@ export const applyRetention = async (deps: RetentionDeps, projectId: string, ret
     total += removed;
     const last = refs[refs.length - 1]!;
     const final = refs.length < page;
-    const { position } = await handle(deps, projectStream(projectId), projectDecider, {
+    const position = await recordPage(deps, project, {
       type: 'RecordRetentionApplied', project_id: projectId, cutoff: cutoff.toISOString(), through_position: through, removed, at: ctx.now().toISOString(),
       ...(final ? {} : { until: { timestamp: new Date(last.ts).toISOString(), position: last.position } }),
     }, ctx);

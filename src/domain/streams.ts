@@ -12,6 +12,9 @@ export const anomaliesStream = (projectId: string) => `anomalies-${projectId}`;
 /** One event ingested with an idempotency key: a stream of its own per key, under the project's
  *  audit prefix. Keys are 1–255 printable ASCII characters without spaces (checked at the edge). */
 export const auditKeyStream = (projectId: string, idempotencyKey: string) => `audit-${projectId}-key-${idempotencyKey}`;
+/** What retention removed from a project, a page at a time (RetentionApplied): apart from the
+ *  project's stream, which every command on the project reads whole. */
+export const retentionStream = (projectId: string) => `retention-${projectId}`;
 /** A project's signed checkpoints. */
 export const checkpointsStream = (projectId: string) => `checkpoints-${projectId}`;
 

@@ -7,7 +7,7 @@ import { erasureJobOf, retentionJobOf } from '../../src/compose/worker-jobs.ts';
 import { rebuildEmbeddedReadModels } from '../../src/compose/rebuild.ts';
 import { verifyDataDir } from '../../src/compose/verify-data-dir.ts';
 import { WATCHLOG_PROJECT_ID } from '../../src/domain/self-audit.ts';
-import { auditStream, projectStream } from '../../src/domain/streams.ts';
+import { auditStream, projectStream, retentionStream } from '../../src/domain/streams.ts';
 import type { ErasureRequested, RetentionApplied } from '../../src/domain/retention.ts';
 import { applyRetention, eraseIdentifier } from '../../src/commands/retention.ts';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
@@ -241,8 +241,9 @@ test.serial('a long removal goes a page at a time, each page exact; a record del
   };
   t.is(await applyRetention(deps, projectId, 1, { actor: 'test', correlationId: 'c', now: () => new Date(clock) }), 6);
   await settledAll(server);
-  const pages = (await server.runtime.log.readStream(projectStream(projectId))).filter((r) => r.type === 'RetentionApplied').map((r) => r.data as RetentionApplied);
+  const pages = (await server.runtime.log.readStream(retentionStream(projectId))).map((r) => r.data as RetentionApplied);
   t.deepEqual(pages.map((p) => [p.removed, p.until !== undefined]), [[4, true], [2, false]]);
+  t.false((await server.runtime.log.readStream(projectStream(projectId))).some((r) => r.type === 'RetentionApplied'), 'the project stream, read by every project command, does not grow by pages');
   t.is((await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination.totalItems, 6);
   t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/retention`, { token })).body.removed_total, 6);
   await eventually(async () => {
