@@ -18,6 +18,9 @@ interface Row {
   position: number; stream: string; revision: number; id: string; type: string; data: string; metadata: string; block: number | null;
 }
 
+/** A row whose payload is still in it, as compaction reads it. */
+type InlineRow = Omit<Row, 'block'>;
+
 /** `data` and `metadata` are parsed on first use: a projection reading the whole log skips the
  *  JSON of every event type it does not handle, which is most of a replay's cost. A class, not an
  *  object literal with getters: V8 pretenures such a literal once many of them are alive at a
@@ -159,7 +162,7 @@ export class SqliteEventLog implements EventLog {
         'INSERT INTO compaction (one, through) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET through = MAX(through, excluded.through)'),
       // Capped streams are left alone: trimming deletes their rows, which would strand their
       // payloads in blocks.
-      compactable: this.db.prepare<[number, number], Omit<Row, 'block'>>(`SELECT position, stream, revision, id, type, data, metadata FROM events
+      compactable: this.db.prepare<[number, number], InlineRow>(`SELECT position, stream, revision, id, type, data, metadata FROM events
         WHERE position > ? AND position <= ? AND block IS NULL AND stream NOT IN (SELECT stream FROM stream_settings) ORDER BY position`),
       // Deleted and inserted again rather than updated: SQLite merges the pages a delete leaves
       // nearly empty (and the freed ones go to later appends), but not those an update shrinks.
@@ -357,7 +360,7 @@ export class SqliteEventLog implements EventLog {
     const result: CompactionResult = { records: 0, blocks: 0, bytesIn: 0, bytesOut: 0 };
     const limit = (this.stmts.lastPosition.get()?.position ?? 0) - keepRecent;
     let through = this.stmts.compactedThrough.get()?.through ?? 0;
-    const apply = this.db.transaction((block: Array<BlockRecord & { stream: string; revision: number }>, body: Buffer) => {
+    const apply = this.db.transaction((block: InlineRow[], body: Buffer) => {
       const id = Number(this.stmts.insertBlock.run(body).lastInsertRowid);
       for (const r of block) {
         if (this.stmts.uncompacted.run(r.position, r.id, r.type, r.data, r.metadata).changes !== 1) throw new ChangedMeanwhile();
@@ -366,7 +369,7 @@ export class SqliteEventLog implements EventLog {
     });
     while (!this.closed && through < limit) {
       const end = Math.min(limit, through + window);
-      const families = new Map<string, Array<Array<BlockRecord & { stream: string; revision: number }>>>();
+      const families = new Map<string, InlineRow[][]>();
       // Read a slice at a time: the window's rows at once would hold the event loop for tens of ms.
       for (let from = through; from < end; from += READ_SLICE) {
         if (from > through) await new Promise((resolve) => setImmediate(resolve));
@@ -377,8 +380,8 @@ export class SqliteEventLog implements EventLog {
           let chunks = families.get(family);
           if (!chunks) families.set(family, (chunks = []));
           const last = chunks[chunks.length - 1];
-          if (last && last.length < blockRecords) last.push({ ...row });
-          else chunks.push([{ ...row }]);
+          if (last && last.length < blockRecords) last.push(row);
+          else chunks.push([row]);
         }
       }
       // One block at a time: deflated on libuv's pool, then written in a short transaction of its
