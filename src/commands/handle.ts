@@ -20,16 +20,15 @@ export interface CommandDeps {
 /** A domain event as it is appended: with its id and metadata. */
 export type NewDomainEvent = NewEvent & DomainEvent;
 
-export const newEvent = (event: DomainEvent, ctx: CommandContext): NewDomainEvent => ({
-  ...event,
-  id: randomUUID(),
-  metadata: {
-    recorded_at: ctx.now().toISOString(),
-    actor: ctx.actor,
-    correlation_id: ctx.correlationId,
-    schema_version: SCHEMA_VERSION,
-  },
+/** The metadata of an event appended now in this context. */
+export const metadataOf = (ctx: CommandContext): NewEvent['metadata'] => ({
+  recorded_at: ctx.now().toISOString(),
+  actor: ctx.actor,
+  correlation_id: ctx.correlationId,
+  schema_version: SCHEMA_VERSION,
 });
+
+export const newEvent = (event: DomainEvent, ctx: CommandContext): NewDomainEvent => ({ ...event, id: randomUUID(), metadata: metadataOf(ctx) });
 
 /** A stream folded into its aggregate's state, and the revision to expect on the next append. */
 export interface Loaded<S> {

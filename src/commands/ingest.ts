@@ -2,23 +2,20 @@ import { hash, randomUUID } from 'node:crypto';
 import type { AuditEventInput, StoredAuditEvent } from '../domain/audit-event.ts';
 import { canonicalJson } from '../domain/canonical-json.ts';
 import { eventMasker, type ProjectMasking } from '../domain/masking.ts';
-import type { EventLog, NewEvent } from '../log/event-log.ts';
+import type { EventLog, NewEvent, OnceEvent, OnceOutcome } from '../log/event-log.ts';
 import { auditKeyStream, auditStream } from '../domain/streams.ts';
-import { newEvent, type CommandContext } from './handle.ts';
+import { metadataOf, type CommandContext } from './handle.ts';
 
 const MASKED_FIELDS = ['request_body', 'response_body', 'query_params', 'path_params'] as const;
 
 /** Builds the stored form of an ingested event: masked by the built-in rules and the project's
  *  own (`masking`, null for none), with the service's id and receive time. */
-export const toStoredAuditEvent = (projectId: string, input: AuditEventInput, receivedAt: Date, masking: ProjectMasking | null = null): StoredAuditEvent => {
-  const stored: Record<string, unknown> = {
-    id: randomUUID(),
-    project_id: projectId,
-    event_type: 'http',
-    timestamp: receivedAt.toISOString(),
-  };
+export const toStoredAuditEvent = (projectId: string, input: AuditEventInput, receivedAt: Date, masking: ProjectMasking | null = null): StoredAuditEvent =>
+  storedForm(projectId, input, receivedAt.toISOString(), eventMasker(masking));
+
+const storedForm = (projectId: string, input: AuditEventInput, timestamp: string, mask: ReturnType<typeof eventMasker>): StoredAuditEvent => {
+  const stored: Record<string, unknown> = { id: randomUUID(), project_id: projectId, event_type: 'http', timestamp };
   for (const [key, value] of Object.entries(input)) if (value !== undefined) stored[key] = value;
-  const mask = eventMasker(masking);
   for (const field of MASKED_FIELDS) {
     const value = input[field];
     if (value) stored[field] = mask(value);
@@ -47,45 +44,62 @@ const sha256 = (text: string) => hash('sha256', text, 'hex');
  *  retry that writes its keys in another order is the same request. */
 export const fingerprintOf = (input: AuditEventInput): string => sha256(canonicalJson(input));
 
+type Answer = { readonly id: string } | { readonly keyed: number; readonly fingerprint: string };
+
 /** Ingested events are facts: masked first, then appended with "any" to the project's audit
  *  stream, in one append for the whole batch. Events with an idempotency key go to a stream of
  *  their own per key through `appendOnce`, so a repeat within `windowMs` stores nothing and
  *  answers the first event's id; both appends are made in the same turn, so the embedded log
  *  commits them together. Resolves once every stored event is durably in the log. */
-export const recordAuditEvents = async (
+export const recordAuditEvents = (
   log: EventLog, projectId: string, items: readonly IngestItem[], ctx: CommandContext,
   masking: ProjectMasking | null, windowMs: number,
 ): Promise<Ingested[]> => {
+  const { answers, appended } = startAppends(log, projectId, items, ctx, masking, windowMs);
+  return appended.then((once) => answers.map((answer): Ingested => {
+    if ('id' in answer) return { id: answer.id, replayed: false, conflict: false };
+    const outcome = once[answer.keyed]!;
+    const conflict = outcome.replay && outcome.metadata.idempotency_fingerprint !== answer.fingerprint;
+    return { id: outcome.id, replayed: outcome.replay, conflict };
+  }));
+};
+
+/** Builds the batch's events and hands them to the log; gives back only what the answer needs
+ *  once the appends resolve. Nothing that awaits the commit holds the events or the inputs (V8
+ *  keeps every local of a suspended async function, used again or not): kept through the commit's
+ *  wait, a batch's worth of them survives the young generation's collections, and copying them
+ *  there costs more than building them. */
+const startAppends = (
+  log: EventLog, projectId: string, items: readonly IngestItem[], ctx: CommandContext,
+  masking: ProjectMasking | null, windowMs: number,
+): { answers: Answer[]; appended: Promise<readonly OnceOutcome[]> } => {
   const plain: NewEvent[] = [];
-  const keyed: Array<{ stream: string; event: NewEvent; fingerprint: string }> = [];
-  const slots: Array<{ plain: number } | { keyed: number }> = [];
+  const keyed: OnceEvent[] = [];
+  const answers: Answer[] = [];
   const receivedAt = ctx.now();
-  // One receive time for the whole batch: the events' timestamps and their records'.
-  const at = { ...ctx, now: () => receivedAt };
+  // One receive time and one metadata for the whole batch: the events' timestamps and their
+  // records' (the log writes the text of a metadata shared by consecutive events once).
+  const timestamp = receivedAt.toISOString();
+  const metadata = metadataOf({ ...ctx, now: () => receivedAt });
+  const mask = eventMasker(masking);
   for (const { input, idempotencyKey } of items) {
-    const stored = toStoredAuditEvent(projectId, input, receivedAt, masking);
+    const stored = storedForm(projectId, input, timestamp, mask);
     // The log event's id is the audit event's: a replay, which finds the log event, answers it.
-    const event = { ...newEvent({ type: 'AuditEventRecorded', data: stored }, at), id: stored.id };
     if (idempotencyKey === undefined) {
-      slots.push({ plain: plain.push(event) - 1 });
+      plain.push({ id: stored.id, type: 'AuditEventRecorded', data: stored, metadata });
+      answers.push({ id: stored.id });
       continue;
     }
     const fingerprint = fingerprintOf(input);
-    slots.push({ keyed: keyed.length });
+    answers.push({ keyed: keyed.length, fingerprint });
     keyed.push({
       stream: auditKeyStream(projectId, idempotencyKey),
-      event: { ...event, metadata: { ...event.metadata, idempotency_key: idempotencyKey, idempotency_fingerprint: fingerprint } },
-      fingerprint,
+      event: { id: stored.id, type: 'AuditEventRecorded', data: stored, metadata: { ...metadata, idempotency_key: idempotencyKey, idempotency_fingerprint: fingerprint } },
     });
   }
-  const [, once] = await Promise.all([
+  const appended = Promise.all([
     plain.length > 0 ? log.append(auditStream(projectId), plain, 'any') : null,
     keyed.length > 0 ? log.appendOnce(keyed, windowMs) : [],
-  ]);
-  return slots.map((slot): Ingested => {
-    if ('plain' in slot) return { id: plain[slot.plain]!.id, replayed: false, conflict: false };
-    const outcome = once[slot.keyed]!;
-    const conflict = outcome.replay && outcome.metadata.idempotency_fingerprint !== keyed[slot.keyed]!.fingerprint;
-    return { id: outcome.id, replayed: outcome.replay, conflict };
-  });
+  ]).then(([, once]) => once);
+  return { answers, appended };
 };

@@ -72,6 +72,8 @@ const headerKey = (ctx: Context): string | undefined => {
   return decodeOrThrow(IdempotencyKey, given, 'Idempotency-Key header', 'headers.idempotency-key');
 };
 
+type Rejected = { index: number; details: ErrorDetail[] };
+
 const conflictMessage = 'was used within the idempotency window for another event: use a new key for a new event';
 
 const record = async (ctx: Context & { state: AppState }, deps: RouteDeps, key: ActiveKey, items: readonly IngestItem[]): Promise<Ingested[]> => {
@@ -107,28 +109,13 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
 
   /** A batch's turn: its body read, its events decoded and appended, the answer set. */
   const recordBatch = async (ctx: Context & { state: AppState }, key: ActiveKey): Promise<void> => {
-    const { batchMaxEvents, batchBodyLimitBytes } = deps.ingest;
-    const body = await readJsonBody(ctx, { ...deps, bodyLimitBytes: batchBodyLimitBytes }, { plainText: true });
-    if (!Array.isArray(body)) throw validationError('batch', [{ path: 'body', message: 'must be a JSON array of audit events' }]);
-    if (body.length === 0) throw validationError('batch', [{ path: 'body', message: 'must hold at least one event' }]);
-    if (body.length > batchMaxEvents) {
-      throw validationError('batch', [{ path: 'body', message: `must hold at most ${batchMaxEvents} events (it holds ${body.length}); send several batches` }]);
-    }
-    const accepted: Array<{ index: number; item: IngestItem }> = [];
-    const rejected: Array<{ index: number; details: ErrorDetail[] }> = [];
-    body.forEach((raw: unknown, index) => {
-      const decoded = BatchItem.decode(raw);
-      if (isLeft(decoded)) rejected.push({ index, details: describeErrors(decoded.left, EVENT) });
-      else {
-        const { idempotency_key: idempotencyKey, ...input } = decoded.right;
-        accepted.push({ index, item: { input, idempotencyKey } });
-      }
-    });
-    if (accepted.length > 0) await deps.ingestRate.take(key, accepted.length);
-    const ingested = accepted.length > 0 ? await record(ctx, deps, key, accepted.map((a) => a.item)) : [];
+    const { indexes, items, rejected } = await readBatch(ctx);
+    if (items.length > 0) await deps.ingestRate.take(key, items.length);
+    // Emptied as it is handed over: this function's locals live through the commit's wait.
+    const ingested = items.length > 0 ? await record(ctx, deps, key, items.splice(0)) : [];
     const answers: Array<{ index: number; id: string; replayed?: true }> = [];
     ingested.forEach((result, i) => {
-      const { index } = accepted[i]!;
+      const index = indexes[i]!;
       if (result.conflict) rejected.push({ index, details: [{ path: 'idempotency_key', message: conflictMessage }] });
       else answers.push(result.replayed ? { index, id: result.id, replayed: true } : { index, id: result.id });
     });
@@ -140,5 +127,30 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     }
     ctx.status = 202;
     ctx.body = { accepted: answers, rejected };
+  };
+
+  /** The batch's body, decoded: the events accepted (with their indexes in the batch) and the
+   *  items refused. The parsed body is dropped with this function's frame, before the commit. */
+  const readBatch = async (ctx: Context & { state: AppState }): Promise<{ indexes: number[]; items: IngestItem[]; rejected: Rejected[] }> => {
+    const { batchMaxEvents, batchBodyLimitBytes } = deps.ingest;
+    const body = await readJsonBody(ctx, { ...deps, bodyLimitBytes: batchBodyLimitBytes }, { plainText: true });
+    if (!Array.isArray(body)) throw validationError('batch', [{ path: 'body', message: 'must be a JSON array of audit events' }]);
+    if (body.length === 0) throw validationError('batch', [{ path: 'body', message: 'must hold at least one event' }]);
+    if (body.length > batchMaxEvents) {
+      throw validationError('batch', [{ path: 'body', message: `must hold at most ${batchMaxEvents} events (it holds ${body.length}); send several batches` }]);
+    }
+    const indexes: number[] = [];
+    const items: IngestItem[] = [];
+    const rejected: Rejected[] = [];
+    body.forEach((raw: unknown, index) => {
+      const decoded = BatchItem.decode(raw);
+      if (isLeft(decoded)) rejected.push({ index, details: describeErrors(decoded.left, EVENT) });
+      else {
+        const { idempotency_key: idempotencyKey, ...input } = decoded.right;
+        indexes.push(index);
+        items.push({ input, idempotencyKey });
+      }
+    });
+    return { indexes, items, rejected };
   };
 };

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { EventMetadata } from '../../domain/events.ts';
 import type { Worker } from 'node:worker_threads';
 import { InlineAppender, ThreadAppender, type Appender, type WriterState } from './appender.ts';
-import { openLogDatabase, serializeAppend } from './writer.ts';
+import { openLogDatabase, serializeAppend, type AppendOutcome, type SerializedAppend } from './writer.ts';
 import { BlockCache, compressBlock, compressBlockSync, compressible, decompressBlock, type BlockRecord } from './blocks.ts';
 import {
   AppendOutcomeUnknownError, LogUnavailableError, WrongExpectedRevisionError, type CommitObserver, type LogHealth,
@@ -173,10 +173,15 @@ export class SqliteEventLog implements EventLog {
     };
   }
 
-  async append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    if (this.closed) throw new Error('event log is closed');
-    if (events.length === 0) throw new Error('append needs at least one event');
-    const outcome = await this.appender.append(serializeAppend(stream, events, expected));
+  /** Serialised before it returns: the caller's events are not kept through the commit's wait. */
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('event log is closed'));
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    return this.appendSerialized(serializeAppend(stream, events, expected));
+  }
+
+  private async appendSerialized(request: SerializedAppend): Promise<AppendResult> {
+    const outcome = await this.appender.append(request);
     if (outcome.ok) return { revision: outcome.revision, position: outcome.position };
     if (outcome.kind === 'wrong_revision') throw new WrongExpectedRevisionError(outcome.stream, outcome.expected, outcome.actual);
     if (outcome.kind === 'unknown') throw new AppendOutcomeUnknownError(outcome.message);
@@ -185,12 +190,16 @@ export class SqliteEventLog implements EventLog {
   }
 
   /** Each item is an append of its own in the writer's next group commit: the check of the
-   *  stream's last event and the insert run in that commit's transaction. */
-  async appendOnce(items: readonly OnceEvent[], withinMs: number): Promise<OnceOutcome[]> {
-    if (this.closed) throw new Error('event log is closed');
-    const outcomes = await Promise.all(items.map((item) => this.appender.append({
-      ...serializeAppend(item.stream, [item.event], 'any'), expected: { onceWithinMs: withinMs },
-    })));
+   *  stream's last event and the insert run in that commit's transaction. Like `append`, it keeps
+   *  only the events' streams and ids through the wait. */
+  appendOnce(items: readonly OnceEvent[], withinMs: number): Promise<OnceOutcome[]> {
+    if (this.closed) return Promise.reject(new Error('event log is closed'));
+    const sent = items.map((item) => this.appender.append({ ...serializeAppend(item.stream, [item.event], 'any'), expected: { onceWithinMs: withinMs } }));
+    return this.onceOutcomes(sent, items.map((item) => ({ stream: item.stream, id: item.event.id })));
+  }
+
+  private async onceOutcomes(sent: ReadonlyArray<Promise<AppendOutcome>>, items: ReadonlyArray<{ stream: string; id: string }>): Promise<OnceOutcome[]> {
+    const outcomes = await Promise.all(sent);
     return outcomes.map((outcome, i): OnceOutcome => {
       if (!outcome.ok) {
         if (outcome.kind === 'unknown') throw new AppendOutcomeUnknownError(outcome.message);
@@ -199,7 +208,7 @@ export class SqliteEventLog implements EventLog {
       }
       return outcome.replay
         ? { replay: true, id: outcome.replay.id, position: outcome.replay.position, metadata: JSON.parse(outcome.replay.metadata) as EventMetadata }
-        : { replay: false, id: items[i]!.event.id, position: outcome.position };
+        : { replay: false, id: items[i]!.id, position: outcome.position };
     });
   }
 

@@ -75,11 +75,23 @@ export type AppendOutcome =
   /** Never sent: no writer was running. Nothing was stored. */
   | { ok: false; kind: 'unavailable'; message: string };
 
-export const serializeAppend = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): SerializedAppend => ({
-  stream,
-  expected,
-  events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: JSON.stringify(e.metadata) })),
-});
+/** The events as JSON text; a metadata object shared by consecutive events (an ingested batch's)
+ *  is written once. */
+export const serializeAppend = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): SerializedAppend => {
+  let metadata: NewEvent['metadata'] | null = null;
+  let metadataText = '';
+  return {
+    stream,
+    expected,
+    events: events.map((e) => {
+      if (e.metadata !== metadata) {
+        metadata = e.metadata;
+        metadataText = JSON.stringify(e.metadata);
+      }
+      return { id: e.id, type: e.type, data: JSON.stringify(e.data), metadata: metadataText };
+    }),
+  };
+};
 
 /* Appends cross to the writer thread as one string per batch: structured-cloning thousands of
  * small objects costs the HTTP thread more than the rest of an ingest. Fields are separated by
