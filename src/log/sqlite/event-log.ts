@@ -4,7 +4,7 @@ import type { EventMetadata } from '../../domain/events.ts';
 import type { Worker } from 'node:worker_threads';
 import { InlineAppender, ThreadAppender, type Appender, type WriterState } from './appender.ts';
 import { openLogDatabase, serializeAppend, type AppendOutcome, type SerializedAppend } from './writer.ts';
-import { BlockCache, compressBlock, compressBlockSync, compressible, decompressBlock, type BlockRecord } from './blocks.ts';
+import { BlockCache, compressBlock, compressBlockSync, compressible, decompressBlock, type BlockRecord, type DecodedBlock } from './blocks.ts';
 import {
   AppendOutcomeUnknownError, LogUnavailableError, WrongExpectedRevisionError, type CommitObserver, type LogHealth,
   type AppendResult, type CompactionResult, type EventLog, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome, type RecordedEvent, type Redaction, type Subscription,
@@ -264,13 +264,20 @@ export class SqliteEventLog implements EventLog {
 
   private recordsOf(rows: Row[]): RecordedEvent[] | null {
     const out: RecordedEvent[] = new Array(rows.length);
+    // Rows in position order come a block's worth at a time: one cache look-up per run of them.
+    let blockId = -1;
+    let block: DecodedBlock | undefined;
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
       if (r.block === null) {
         out[i] = new StoredRecord(r, r);
         continue;
       }
-      const payload = this.blocks.get(r.block, this.loadBlock)?.get(r.position);
+      if (r.block !== blockId) {
+        blockId = r.block;
+        block = this.blocks.get(r.block, this.loadBlock);
+      }
+      const payload = block?.get(r.position);
       if (!payload) return null;
       out[i] = new StoredRecord(r, payload);
     }
@@ -344,7 +351,7 @@ export class SqliteEventLog implements EventLog {
   private rewriteBlock(block: number, redactions: readonly Redaction[]): number {
     const body = this.stmts.blockBody.get(block)?.body;
     if (!body) throw new Error(`log.db: block ${block} does not exist`);
-    const records = decompressBlock(body);
+    const records = new Map(decompressBlock(body).records().map((record) => [record.position, record]));
     for (const r of redactions) {
       const record = records.get(Number(r.position));
       if (!record) throw new Error(`log.db: event ${r.position} is missing from its block ${block}`);
