@@ -88,11 +88,10 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
 
   router.post('/v1/audit', async (ctx) => {
     const key = await keyOf(ctx, deps, undefined);
-    const idempotencyKey = headerKey(ctx);
-    // Unknown fields are dropped, not refused: SDKs newer than the server may send more.
-    const input = decodeOrThrow(AuditEventInput, await readJsonBody(ctx, deps), 'audit event');
+    const items = await readEvent(ctx);
     await deps.ingestRate.take(key, 1);
-    const [ingested] = await record(ctx, deps, key, [{ input, idempotencyKey }]);
+    // Emptied as it is handed over, like a batch's items.
+    const [ingested] = await record(ctx, deps, key, items.splice(0));
     if (ingested!.conflict) {
       throw new HttpError(409, 'conflict', `Idempotency-Key ${conflictMessage}`, [{ path: 'headers.idempotency-key', message: conflictMessage }]);
     }
@@ -100,6 +99,13 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     ctx.status = 202;
     ctx.body = { id: ingested!.id };
   });
+
+  /** The single event and its header key. Unknown fields are dropped, not refused: SDKs newer
+   *  than the server may send more. */
+  const readEvent = async (ctx: Context & { state: AppState }): Promise<IngestItem[]> => {
+    const idempotencyKey = headerKey(ctx);
+    return [{ input: decodeOrThrow(AuditEventInput, await readJsonBody(ctx, deps), 'audit event'), idempotencyKey }];
+  };
 
   router.post('/v1/audit/batch', async (ctx) => {
     const { api_key: queryKey } = readQuery(ctx.query, BatchQuery);
