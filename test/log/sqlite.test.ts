@@ -95,6 +95,28 @@ test('sqlite event log: concurrent appends share one group commit', async (t) =>
   rmSync(dir, { recursive: true, force: true });
 });
 
+test('sqlite event log: an event JSON cannot write is a rejection, not a throw, and nothing of its call is stored', async (t) => {
+  const dir = tempDir();
+  const log = new SqliteEventLog(path.join(dir, 'log.db'));
+  t.teardown(async () => {
+    await log.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const good = () => ({ id: randomUUID(), type: 'X', data: { n: 1 }, metadata: meta });
+  const bad = { id: randomUUID(), type: 'X', data: { n: 1n }, metadata: meta };
+  let appended: Promise<unknown> | undefined;
+  t.notThrows(() => {
+    appended = log.append('s', [good(), bad], 'any');
+  });
+  await t.throwsAsync(appended!, { instanceOf: TypeError });
+  let once: Promise<unknown> | undefined;
+  t.notThrows(() => {
+    once = log.appendOnce([{ stream: 'k-1', event: good() }, { stream: 'k-2', event: bad }], 60_000);
+  });
+  await t.throwsAsync(once!, { instanceOf: TypeError });
+  t.deepEqual(await log.readAll(null, 10), [], 'not even the events before the bad one');
+});
+
 test('sqlite event log: trim deletes what maxCount hides, and positions are never reused', async (t) => {
   const dir = tempDir();
   const log = new SqliteEventLog(path.join(dir, 'log.db'));

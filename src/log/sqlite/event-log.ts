@@ -177,7 +177,13 @@ export class SqliteEventLog implements EventLog {
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event log is closed'));
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
-    return this.appendSerialized(serializeAppend(stream, events, expected));
+    let request: SerializedAppend;
+    try {
+      request = serializeAppend(stream, events, expected);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.appendSerialized(request);
   }
 
   private async appendSerialized(request: SerializedAppend): Promise<AppendResult> {
@@ -194,7 +200,13 @@ export class SqliteEventLog implements EventLog {
    *  only the events' streams and ids through the wait. */
   appendOnce(items: readonly OnceEvent[], withinMs: number): Promise<OnceOutcome[]> {
     if (this.closed) return Promise.reject(new Error('event log is closed'));
-    const sent = items.map((item) => this.appender.append({ ...serializeAppend(item.stream, [item.event], 'any'), expected: { onceWithinMs: withinMs } }));
+    let requests: SerializedAppend[];
+    try {
+      requests = items.map((item) => ({ ...serializeAppend(item.stream, [item.event], 'any'), expected: { onceWithinMs: withinMs } }));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const sent = requests.map((request) => this.appender.append(request));
     return this.onceOutcomes(sent, items.map((item) => ({ stream: item.stream, id: item.event.id })));
   }
 
