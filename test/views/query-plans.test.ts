@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import pino from 'pino';
 import { erasureJobOf, retentionJobOf } from '../../src/compose/worker-jobs.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, type TestServer } from '../helpers/server.ts';
+import { GROWING } from '../helpers/query-plans.ts';
 
 /** Every query the API serves from the embedded read models, as the running server prepares it,
  *  through SQLite's `EXPLAIN QUERY PLAN` with the parameters it was run with: none may read a
@@ -11,10 +12,6 @@ import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, t
  *  users, keys, monitors, channels, settings) and the alerts open now (cleared when their window
  *  passes) are small by nature and may be scanned. */
 
-const GROWING = new Set([
-  'audit_events', 'derived_sessions', 'stats_minute', 'stats_hour', 'browser_requests', 'backend_requests', 'monitor_checks', 'monitor_uptime',
-  'delivery_log', 'tree_heads', 'tree_nodes', 'tree_leaves', 'anomaly_service_10s', 'anomaly_auth_10s',
-]);
 
 interface Ran { sql: string; args: unknown[]; db: Database.Database }
 const ran = new Map<string, Ran>();

@@ -16,7 +16,7 @@ import { Where, statementCache, type SqliteSchema, type SqliteReadModel } from '
  *  index of the same columns); a second backend event of the same request at the same
  *  millisecond adds nothing a match needs. */
 const orphansSchema: SqliteSchema = {
-  version: 3,
+  version: 4,
   tables: ['browser_requests', 'backend_requests'],
   create: `
 CREATE TABLE IF NOT EXISTS browser_requests (
@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS browser_requests (
   ts INTEGER NOT NULL,
   item TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS browser_requests_key ON browser_requests (project_id, request_id);
+CREATE INDEX IF NOT EXISTS browser_requests_request ON browser_requests (project_id, request_id, ts);
 CREATE TABLE IF NOT EXISTS backend_requests (
   project_id TEXT NOT NULL,
   request_id TEXT NOT NULL,
