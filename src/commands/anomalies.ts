@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { AnomalySettings, AnomalySettingsPatch } from '../domain/anomaly-settings.ts';
 import { anomaliesDecider, type Finding, type RuleName } from '../domain/anomaly.ts';
 import { anomaliesStream } from '../domain/streams.ts';
 import { handle, type CommandContext, type CommandDeps } from './handle.ts';
+import { newEventId } from './event-ids.ts';
 import { requireProject } from './projects.ts';
 
 /** Changes a project's settings (a partial update; null puts a field back to the default). The
@@ -22,7 +22,7 @@ export const recordFindings = async (
   deps: CommandDeps, projectId: string, findings: readonly Finding[], evaluated: ReadonlySet<RuleName>, ctx: CommandContext,
 ) => {
   const handled = await handle(deps, anomaliesStream(projectId), anomaliesDecider, {
-    type: 'RecordFindings', project_id: projectId, findings, evaluated, at: ctx.now().toISOString(), newAlertId: randomUUID,
+    type: 'RecordFindings', project_id: projectId, findings, evaluated, at: ctx.now().toISOString(), newAlertId: () => newEventId(),
   }, ctx);
   const raised = handled.events.flatMap((e) => (e.type === 'AnomalyDetected' ? [e.data] : []));
   return { ...handled, raised, cleared: handled.events.length - raised.length };

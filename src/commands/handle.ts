@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Decider } from '../domain/decider.ts';
 import { decodeEvent, type DomainEvent } from '../domain/events.ts';
 import { WrongExpectedRevisionError, type EventLog, type NewEvent } from '../log/event-log.ts';
+import { newEventId } from './event-ids.ts';
 
 export const SCHEMA_VERSION = 1;
 
@@ -28,7 +28,7 @@ export const metadataOf = (ctx: CommandContext): NewEvent['metadata'] => ({
   schema_version: SCHEMA_VERSION,
 });
 
-export const newEvent = (event: DomainEvent, ctx: CommandContext): NewDomainEvent => ({ ...event, id: randomUUID(), metadata: metadataOf(ctx) });
+export const newEvent = (event: DomainEvent, ctx: CommandContext): NewDomainEvent => ({ ...event, id: newEventId(), metadata: metadataOf(ctx) });
 
 /** A stream folded into its aggregate's state, and the revision to expect on the next append. */
 export interface Loaded<S> {

@@ -1,10 +1,11 @@
-import { hash, randomUUID } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditEventInput, StoredAuditEvent } from '../domain/audit-event.ts';
 import { canonicalJson } from '../domain/canonical-json.ts';
 import { eventMasker, type ProjectMasking } from '../domain/masking.ts';
 import type { EventLog, NewEvent, OnceEvent, OnceOutcome } from '../log/event-log.ts';
 import { auditKeyStream, auditStream } from '../domain/streams.ts';
 import { metadataOf, type CommandContext } from './handle.ts';
+import { newEventId } from './event-ids.ts';
 
 const MASKED_FIELDS = ['request_body', 'response_body', 'query_params', 'path_params'] as const;
 
@@ -14,7 +15,7 @@ export const toStoredAuditEvent = (projectId: string, input: AuditEventInput, re
   storedForm(projectId, input, receivedAt.toISOString(), eventMasker(masking));
 
 const storedForm = (projectId: string, input: AuditEventInput, timestamp: string, mask: ReturnType<typeof eventMasker>): StoredAuditEvent => {
-  const stored: Record<string, unknown> = { id: randomUUID(), project_id: projectId, event_type: 'http', timestamp };
+  const stored: Record<string, unknown> = { id: newEventId(), project_id: projectId, event_type: 'http', timestamp };
   for (const [key, value] of Object.entries(input)) if (value !== undefined) stored[key] = value;
   for (const field of MASKED_FIELDS) {
     const value = input[field];

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.ts';
 import { projectDecider } from '../domain/project.ts';
 import {
@@ -7,6 +6,7 @@ import {
 import type { StoredAuditEvent } from '../domain/audit-event.ts';
 import { auditStream, projectStream } from '../domain/streams.ts';
 import { handle, newEvent, type CommandContext, type CommandDeps } from './handle.ts';
+import { newEventId } from './event-ids.ts';
 
 /** Creates the built-in `watchlog` project, where watchlog's own audit events go, unless it
  *  exists (every process may try at start-up: one wins, the others find it). */
@@ -27,8 +27,8 @@ const record = async (deps: CommandDeps, stored: StoredAuditEvent, ctx: CommandC
 
 /** A login attempt, as an audit event of the built-in project. */
 export const recordLoginAttempt = (deps: CommandDeps, attempt: LoginAttemptRecord, ctx: CommandContext) =>
-  record(deps, loginAccessEvent(randomUUID(), attempt), ctx);
+  record(deps, loginAccessEvent(newEventId(), attempt), ctx);
 
 /** An export, before its first row is sent: who, which filters, how many rows. */
 export const recordExport = (deps: CommandDeps, exported: ExportRecord, ctx: CommandContext) =>
-  record(deps, exportAccessEvent(randomUUID(), exported), ctx);
+  record(deps, exportAccessEvent(newEventId(), exported), ctx);
