@@ -10,6 +10,7 @@ import { printSdk, sdkBenchmark } from './sdk.ts';
 import { auditorsBenchmark, printAuditors } from './auditors.ts';
 import { printRebuild, printStorage, rebuildBenchmark, storageBenchmark } from './rebuild.ts';
 import { printRetention, retentionBenchmark } from './retention.ts';
+import { printProjector, projectorBenchmark } from './projector.ts';
 
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
@@ -26,6 +27,7 @@ const sections: Section[] = [
   { name: 'verify', run: async () => { const r = await verifyBenchmark(); return { result: r, lines: printVerify(r) }; } },
   { name: 'sdk', run: async () => { const r = await sdkBenchmark(); return { result: r, lines: printSdk(r) }; } },
   { name: 'auditors', run: async () => { const r = await auditorsBenchmark(); return { result: r, lines: printAuditors(r) }; } },
+  { name: 'projector', run: async () => { const r = await projectorBenchmark(); return { result: r, lines: printProjector(r) }; } },
   { name: 'rebuild', run: async () => { const r = await rebuildBenchmark(); return { result: r, lines: printRebuild(r) }; } },
   { name: 'storage', run: async () => { const r = await storageBenchmark(); return { result: r, lines: printStorage(r) }; } },
   { name: 'retention', run: async () => { const r = await retentionBenchmark(); return { result: r, lines: printRetention(r) }; } },
