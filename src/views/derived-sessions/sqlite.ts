@@ -48,7 +48,7 @@ interface KeySessions {
 class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWriter {
   private readonly endingFrom;
   private readonly remove;
-  private readonly insert;
+  private readonly put;
   private readonly expireBefore;
   private readonly eraseKey;
   private readonly keys = new Map<string, { key: SessionKey; sessions: KeySessions }>();
@@ -57,7 +57,11 @@ class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWrite
     this.endingFrom = db.prepare<[string, string, string], Row>(`SELECT * FROM derived_sessions
       WHERE project_id = ? AND identifier = ? AND service_name = ? ORDER BY session_start DESC`);
     this.remove = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND identifier = ? AND service_name = ? AND session_start = ?');
-    this.insert = db.prepare('INSERT INTO derived_sessions VALUES (?, ?, ?, ?, ?, ?)');
+    // A session an event extends keeps its start: its row is changed in place, and the query
+    // indexes, which hold none of the columns that change, are left alone.
+    this.put = db.prepare(`INSERT INTO derived_sessions VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (project_id, identifier, service_name, session_start) DO UPDATE SET
+        session_end = excluded.session_end, event_count = excluded.event_count`);
     this.expireBefore = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND session_start < ? AND session_end < ?');
     this.eraseKey = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND identifier = ?');
   }
@@ -103,9 +107,10 @@ class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWrite
 
   flush(): void {
     for (const { key, sessions } of this.keys.values()) {
-      for (const start of sessions.removed) this.remove.run(key.project_id, key.identifier, key.service_name, start);
+      const starts = new Set(sessions.spans.map((s) => s.start));
+      for (const start of sessions.removed) if (!starts.has(start)) this.remove.run(key.project_id, key.identifier, key.service_name, start);
       for (const s of sessions.spans) {
-        if (!sessions.stored.has(s.start)) this.insert.run(key.project_id, key.identifier, key.service_name, s.start, s.end, s.count);
+        if (!sessions.stored.has(s.start)) this.put.run(key.project_id, key.identifier, key.service_name, s.start, s.end, s.count);
       }
     }
     this.discard();
