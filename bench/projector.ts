@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -12,7 +11,7 @@ import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
 import { openViewsDatabase } from '../src/views/store/sqlite.ts';
 import { Projector } from '../projections/projector.ts';
 import { timedRunners } from '../src/compose/rebuild.ts';
-import { EVENT, verdict } from './support.ts';
+import { EVENT, loadAuditRows, verdict } from './support.ts';
 
 /** `npm run bench projector`: what the projector costs per event once the read models hold a
  *  log's worth of traffic, as a live worker applies it (the live store: WAL, synchronous=NORMAL,
@@ -115,45 +114,16 @@ const project = async (logFile: string, viewsFile: string) => {
  *  them, into its table with every index made, on a connection opened as the live store opens
  *  it, a transaction per BATCH. */
 const rawAuditRows = (logFile: string, viewsFile: string): { rows: number; wallMs: number; cpuUs: number } => {
-  const log = new Database(logFile, { readonly: true });
   const db = openViewsDatabase(viewsFile);
   try {
     const { schema } = READ_MODELS.auditEvents.sqlite;
     db.exec(schema.create + (schema.queryIndexes ?? ''));
-    const key = Number(db.prepare("INSERT INTO audit_projects (project_id) VALUES ('bench')").run().lastInsertRowid);
-    const insert = db.prepare(`INSERT OR IGNORE INTO audit_events
-      (position, id, project, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    type Row = { position: number; data: string };
-    const write = db.transaction((rows: readonly Row[]) => {
-      for (const { position, data } of rows) {
-        const {
-          id, project_id: _project, event_type, method, path: route, status_code, response_time, identifier, user_email, service_name, environment, session_id, timestamp, ...rest
-        } = JSON.parse(data) as Record<string, string | number | null | undefined>;
-        insert.run(
-          position, id, key, event_type, method, route, status_code ?? null, response_time ?? null, identifier, user_email ?? null,
-          service_name, environment, session_id ?? null, Date.parse(String(timestamp)), JSON.stringify(rest),
-        );
-      }
-    });
     const cpu = process.cpuUsage();
     const started = performance.now();
-    let written = 0;
-    let batch: Row[] = [];
-    for (const row of log.prepare("SELECT position, data FROM events WHERE type = 'AuditEventRecorded' ORDER BY position").iterate() as IterableIterator<Row>) {
-      batch.push(row);
-      if (batch.length === BATCH) {
-        write(batch);
-        written += batch.length;
-        batch = [];
-      }
-    }
-    write(batch);
-    written += batch.length;
-    return { rows: written, wallMs: performance.now() - started, cpuUs: cpuUs(cpu) };
+    const rows = loadAuditRows(logFile, db, BATCH);
+    return { rows, wallMs: performance.now() - started, cpuUs: cpuUs(cpu) };
   } finally {
     db.close();
-    log.close();
   }
 };
 

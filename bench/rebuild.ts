@@ -6,7 +6,7 @@ import { rebuildEmbeddedReadModels, type RebuildStep } from '../src/compose/rebu
 import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
 import { streamFamily } from '../src/domain/streams.ts';
 import { STATE_FILE, VIEWS_FILE } from '../src/views/store/sqlite-files.ts';
-import { demoDataDir, embeddedLog, verdict } from './support.ts';
+import { demoDataDir, embeddedLog, loadAuditRows, verdict } from './support.ts';
 
 /** `watchlog rebuild` of a log of BENCH_REBUILD_EVENTS demo events (default 1,000,000; the data
  *  dir of the dashboard section, filled once under .bench/), against a baseline from the same
@@ -45,12 +45,11 @@ const bytesOf = (file: string): number => {
   }
 };
 
-/** The raw load: every AuditEventRecorded of the log parsed and inserted as the read model's
- *  writer inserts it, in transactions of 10,000, then its query indexes. */
+/** The raw load: the log's audit events into the read model's table, in transactions of 10,000,
+ *  then its query indexes. */
 const baselineLoad = (logFile: string, into: string): { rows: number; seconds: number } => {
   rmSync(into, { force: true });
   const started = performance.now();
-  const log = new Database(logFile, { readonly: true });
   const db = new Database(into);
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
@@ -58,43 +57,11 @@ const baselineLoad = (logFile: string, into: string): { rows: number; seconds: n
   db.pragma('cache_size = -262144');
   const schema = READ_MODELS.auditEvents.sqlite.schema;
   db.exec(schema.create);
-  const insert = db.prepare(`INSERT INTO audit_events
-    (position, id, project, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  // The least a row's project key costs: kept in memory, written once per project.
-  const addKey = db.prepare('INSERT INTO audit_projects (project_id) VALUES (?)');
-  const keys = new Map<string, number>();
-  const keyOf = (projectId: string) => keys.get(projectId) ?? keys.set(projectId, Number(addKey.run(projectId).lastInsertRowid)).get(projectId)!;
-  type Row = { position: number; data: string };
-  const rows = log.prepare("SELECT position, data FROM events WHERE type = 'AuditEventRecorded' ORDER BY position").iterate() as IterableIterator<Row>;
-  let n = 0;
-  const batch: Row[] = [];
-  const flush = db.transaction((items: Row[]) => {
-    for (const { position, data } of items) {
-      const {
-        id, project_id, event_type, method, path: route, status_code, response_time, identifier, user_email, service_name, environment, session_id, timestamp, ...rest
-      } = JSON.parse(data) as Record<string, string | number | null | undefined>;
-      insert.run(
-        position, id, keyOf(String(project_id)), event_type, method, route, status_code ?? null, response_time ?? null, identifier,
-        user_email ?? null, service_name, environment, session_id ?? null, Date.parse(String(timestamp)), JSON.stringify(rest),
-      );
-    }
-  });
-  for (const row of rows) {
-    batch.push(row);
-    if (batch.length === 10_000) {
-      flush(batch);
-      n += batch.length;
-      batch.length = 0;
-    }
-  }
-  flush(batch);
-  n += batch.length;
+  const rows = loadAuditRows(logFile, db, 10_000);
   if (schema.queryIndexes) db.exec(schema.queryIndexes);
   db.close();
-  log.close();
   rmSync(into, { force: true });
-  return { rows: n, seconds: (performance.now() - started) / 1000 };
+  return { rows, seconds: (performance.now() - started) / 1000 };
 };
 
 export const rebuildBenchmark = async (): Promise<RebuildReport> => {

@@ -208,6 +208,49 @@ export const demoDataDir = async (events: number, { current = true }: { current?
   return { events, dir, reused: false, appendMs: report.appendMs, projectMs: report.projectMs, projectId: report.projects.shop };
 };
 
+/** The raw baselines' load: every AuditEventRecorded of the log, parsed and inserted as the
+ *  audit-events writer inserts it (its columns, `rest` JSON, project keys), into the
+ *  audit_events table the caller made in `db`, `batchSize` rows a transaction. Gives the rows
+ *  written. */
+export const loadAuditRows = (logFile: string, db: Database.Database, batchSize: number): number => {
+  const log = new Database(logFile, { readonly: true });
+  try {
+    const insert = db.prepare(`INSERT INTO audit_events
+      (position, id, project, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    // The least a row's project key costs: kept in memory, written once per project.
+    const addKey = db.prepare('INSERT INTO audit_projects (project_id) VALUES (?)');
+    const keys = new Map<string, number>();
+    const keyOf = (projectId: string) => keys.get(projectId) ?? keys.set(projectId, Number(addKey.run(projectId).lastInsertRowid)).get(projectId)!;
+    type Row = { position: number; data: string };
+    const write = db.transaction((items: readonly Row[]) => {
+      for (const { position, data } of items) {
+        const {
+          id, project_id, event_type, method, path: route, status_code, response_time, identifier, user_email, service_name, environment, session_id, timestamp, ...rest
+        } = JSON.parse(data) as Record<string, string | number | null | undefined>;
+        insert.run(
+          position, id, keyOf(String(project_id)), event_type, method, route, status_code ?? null, response_time ?? null, identifier,
+          user_email ?? null, service_name, environment, session_id ?? null, Date.parse(String(timestamp)), JSON.stringify(rest),
+        );
+      }
+    });
+    let written = 0;
+    let batch: Row[] = [];
+    for (const row of log.prepare("SELECT position, data FROM events WHERE type = 'AuditEventRecorded' ORDER BY position").iterate() as IterableIterator<Row>) {
+      batch.push(row);
+      if (batch.length === batchSize) {
+        write(batch);
+        written += batch.length;
+        batch = [];
+      }
+    }
+    write(batch);
+    return written + batch.length;
+  } finally {
+    log.close();
+  }
+};
+
 /** Whether the read models of a data dir filled by an earlier run are of this code's schemas and
  *  at the log's head (not left half-replayed by a run that stopped). */
 const readModelsCurrent = (dir: string): boolean => {
