@@ -17,6 +17,7 @@ const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(
 let lastMs = 0;
 let counter = 0;
 
+/** A new id; `now` is the clock's reading (a test gives one that steps back). */
 export const newEventId = (now: number = Date.now()): string => {
   if (used === POOL_IDS) {
     randomFillSync(pool);
