@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { newLeaseHolder } from '../../projections/projector.ts';
 import type { EventLog, LogObserver } from '../log/event-log.ts';
 import type { Leases } from '../views/store/port.ts';
-import { startThread } from '../threads.ts';
+import { serverThreadLimits, startThread } from '../threads.ts';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './projector-thread.ts';
 import type { NotificationMetrics } from '../reactors/notifications/metrics.ts';
 
@@ -32,7 +32,7 @@ export class ProjectorThread {
 
   start(): void {
     const holder = newLeaseHolder();
-    const worker = startThread(import.meta.url, 'projector-thread', { ...this.data, holder } satisfies ProjectorThreadData);
+    const worker = startThread(import.meta.url, 'projector-thread', { ...this.data, holder } satisfies ProjectorThreadData, serverThreadLimits());
     this.worker = worker;
     worker.on('error', (err) => this.logger.error({ err }, 'projector thread failed'));
     worker.on('message', (message: FromProjectorThread) => {

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
-import { startThread } from '../../threads.ts';
+import { serverThreadLimits, startThread } from '../../threads.ts';
 import type Database from 'better-sqlite3';
 import type { CommitObserver, CommitStats } from '../event-log.ts';
 import { SqliteLogWriter, encodeAppends, type AppendOutcome, type SerializedAppend } from './writer.ts';
@@ -109,7 +109,7 @@ export class ThreadAppender implements Appender {
   }
 
   private startWorker(): void {
-    const worker = startThread(import.meta.url, 'writer-thread', { file: this.file });
+    const worker = startThread(import.meta.url, 'writer-thread', { file: this.file }, serverThreadLimits());
     this.worker = worker;
     let failure: string | null = null;
     worker.on('online', () => {
