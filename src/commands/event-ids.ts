@@ -11,6 +11,7 @@ const pool = Buffer.alloc(16 * POOL_IDS);
 let used = POOL_IDS;
 
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+const hex = (bytes: Buffer, i: number): string => HEX[bytes[i]!]!;
 
 /** The last id's milliseconds and counter: a clock that steps back, or more than 4,096 ids in one
  *  millisecond, carry on from them (RFC 9562 6.2, method 1), so ids never go backwards. */
@@ -47,6 +48,6 @@ export const newEventId = (now: number = Date.now()): string => {
   b[6] = 0x70 | (counter >>> 8);
   b[7] = counter & 0xff;
   b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = (i: number) => HEX[b[i]!]!;
-  return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
+  return `${hex(b, 0)}${hex(b, 1)}${hex(b, 2)}${hex(b, 3)}-${hex(b, 4)}${hex(b, 5)}-${hex(b, 6)}${hex(b, 7)}-${hex(b, 8)}${hex(b, 9)}-${
+    hex(b, 10)}${hex(b, 11)}${hex(b, 12)}${hex(b, 13)}${hex(b, 14)}${hex(b, 15)}`;
 };
