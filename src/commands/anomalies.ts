@@ -22,7 +22,7 @@ export const recordFindings = async (
   deps: CommandDeps, projectId: string, findings: readonly Finding[], evaluated: ReadonlySet<RuleName>, ctx: CommandContext,
 ) => {
   const handled = await handle(deps, anomaliesStream(projectId), anomaliesDecider, {
-    type: 'RecordFindings', project_id: projectId, findings, evaluated, at: ctx.now().toISOString(), newAlertId: () => newEventId(),
+    type: 'RecordFindings', project_id: projectId, findings, evaluated, at: ctx.now().toISOString(), newAlertId: newEventId,
   }, ctx);
   const raised = handled.events.flatMap((e) => (e.type === 'AnomalyDetected' ? [e.data] : []));
   return { ...handled, raised, cleared: handled.events.length - raised.length };
