@@ -24,16 +24,28 @@ const SCAN_INTERVAL_MS = 30_000;
 /** Synthetic positions for the read models' commits (the scan never reads them). */
 let position = 0;
 const recorded = (): RecordedEvent => ({
-  id: randomUUID(), type: 'AuditEventRecorded', stream: 'bench', revision: 0, position: String((position += 1)),
-  data: {}, metadata: { recorded_at: '', actor: 'bench', correlation_id: 'bench', schema_version: 1 },
+  id: randomUUID(),
+  type: 'AuditEventRecorded',
+  stream: 'bench',
+  revision: 0,
+  position: String((position += 1)),
+  data: {},
+  metadata: { recorded_at: '', actor: 'bench', correlation_id: 'bench', schema_version: 1 },
 });
 
 /** Writes `items` through a read model's writer in commits of 20,000, as the projector would. */
-const commitAll = async <T, W>(store: ProjectionStore<W>, items: Iterable<T>, write: (w: W, item: T, position: string) => void) => {
+const commitAll = async <T, W>(
+  store: ProjectionStore<W>,
+  items: Iterable<T>,
+  write: (w: W, item: T, position: string) => void,
+) => {
   let part: Array<[RecordedEvent, T]> = [];
   const flush = async () => {
     const byEvent = new Map(part);
-    await store.commit(part.map(([r]) => r), (r, w) => write(w, byEvent.get(r)!, r.position));
+    await store.commit(
+      part.map(([r]) => r),
+      (r, w) => write(w, byEvent.get(r)!, r.position),
+    );
     part = [];
   };
   for (const item of items) {
@@ -56,7 +68,10 @@ const RATE = 400;
  *    DELETEs (mass_delete), 1 in 50 silent for the last 20 minutes (silent_service). */
 const seed = async (m: ReadModels, services: number, identifiers: number, now: number) => {
   const projects = Array.from({ length: Math.ceil(services / SERVICES_PER_PROJECT) }, () => randomUUID());
-  const serviceAt = (i: number) => ({ project_id: projects[Math.floor(i / SERVICES_PER_PROJECT)]!, service_name: `svc-${i % SERVICES_PER_PROJECT}` });
+  const serviceAt = (i: number) => ({
+    project_id: projects[Math.floor(i / SERVICES_PER_PROJECT)]!,
+    service_name: `svc-${i % SERVICES_PER_PROJECT}`,
+  });
   const silent = (i: number) => i % 50 === 7;
   const spiking = (i: number) => i % 100 === 3;
   const perService = Math.max(1, Math.floor(identifiers / services));
@@ -71,8 +86,24 @@ const seed = async (m: ReadModels, services: number, identifiers: number, now: n
   function* statsRows() {
     for (let i = 0; i < services; i++) {
       for (const { minute, rate } of minutes(i)) {
-        const b = bucketOf({ ...serviceAt(i), environment: 'production', method: 'GET', status_code: 200, timestamp: new Date(minute).toISOString(), response_time: 20 });
-        yield { ...b, total: rate, errors_4xx: rate / 5, classes: { '2xx': rate - rate / 5, '4xx': rate / 5 }, methods: { GET: rate }, rt_count: rate, rt_sum: 20 * rate, bins: {} };
+        const b = bucketOf({
+          ...serviceAt(i),
+          environment: 'production',
+          method: 'GET',
+          status_code: 200,
+          timestamp: new Date(minute).toISOString(),
+          response_time: 20,
+        });
+        yield {
+          ...b,
+          total: rate,
+          errors_4xx: rate / 5,
+          classes: { '2xx': rate - rate / 5, '4xx': rate / 5 },
+          methods: { GET: rate },
+          rt_count: rate,
+          rt_sum: 20 * rate,
+          bins: {},
+        };
       }
     }
   }
@@ -91,11 +122,19 @@ const seed = async (m: ReadModels, services: number, identifiers: number, now: n
         }
       }
       if (i % 200 === 11) {
-        for (let k = 0; k < 60; k++) yield { ...s, identifier: 'cleaner', method: 'DELETE', status_code: 204, timestamp: now - 20_000 + k * 100 };
+        for (let k = 0; k < 60; k++)
+          yield { ...s, identifier: 'cleaner', method: 'DELETE', status_code: 204, timestamp: now - 20_000 + k * 100 };
       }
       for (let n = 0; n < perService; n++) {
         if ((i * perService + n) % 2000 !== 5) continue;
-        for (let k = 0; k < 12; k++) yield { ...s, identifier: `user-${i}-${n}`, method: 'POST', status_code: 401, timestamp: now - 50_000 + k * 4000 };
+        for (let k = 0; k < 12; k++)
+          yield {
+            ...s,
+            identifier: `user-${i}-${n}`,
+            method: 'POST',
+            status_code: 401,
+            timestamp: now - 50_000 + k * 4000,
+          };
       }
     }
   }
@@ -122,7 +161,11 @@ const measureScan = async (services: number, identifiers: number): Promise<ScanC
     const now = Date.now();
     await seed(readModels, services, identifiers, now);
     const deps = {
-      log, readModels, defaults: DEFAULT_ANOMALY_SETTINGS, intervalMs: SCAN_INTERVAL_MS, logger: pino({ level: 'silent' }),
+      log,
+      readModels,
+      defaults: DEFAULT_ANOMALY_SETTINGS,
+      intervalMs: SCAN_INTERVAL_MS,
+      logger: pino({ level: 'silent' }),
       settled: async () => true,
     };
     const first = await scanAnomalies(deps, new Date(now));
@@ -134,7 +177,12 @@ const measureScan = async (services: number, identifiers: number): Promise<ScanC
     const ms = steady.map((s) => s.ms).sort((a, b) => a - b);
     if (steady.some((s) => s.raised.length > 0)) throw new Error('a later scan raised an alert again');
     return {
-      services, identifiers, firstMs: first.ms, steadyMs: { median: ms[2]!, max: ms[4]! }, findings: first.findings, raised: first.raised.length,
+      services,
+      identifiers,
+      firstMs: first.ms,
+      steadyMs: { median: ms[2]!, max: ms[4]! },
+      findings: first.findings,
+      raised: first.raised.length,
     };
   } finally {
     await readModels.close();
@@ -143,7 +191,10 @@ const measureScan = async (services: number, identifiers: number): Promise<ScanC
   }
 };
 
-export interface DetectionLatency { intervalSeconds: number; trials: number[] }
+export interface DetectionLatency {
+  intervalSeconds: number;
+  trials: number[];
+}
 
 /** End to end through `watchlog start`: 12 × 401 for one identifier, then the time until the
  *  alert is listed. The target is one scan interval plus 10 s. */
@@ -152,26 +203,53 @@ const measureDetection = async (intervalSeconds: number, trials: number): Promis
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const admin = { email: 'bench@example.com', password: 'bench-password-1' };
-  const child = await startProcess([path.join(root, 'dist/src/main.js'), 'start'], {
-    PORT: String(port), WATCHLOG_DATA_DIR: dir, WATCHLOG_LOG_LEVEL: 'warn', WATCHLOG_ADMIN_EMAIL: admin.email, WATCHLOG_ADMIN_PASSWORD: admin.password,
-    WATCHLOG_ANOMALY_SCAN_SECONDS: String(intervalSeconds),
-  }, async () => (await fetch(`${base}/healthz`)).ok);
+  const child = await startProcess(
+    [path.join(root, 'dist/src/main.js'), 'start'],
+    {
+      PORT: String(port),
+      WATCHLOG_DATA_DIR: dir,
+      WATCHLOG_LOG_LEVEL: 'warn',
+      WATCHLOG_ADMIN_EMAIL: admin.email,
+      WATCHLOG_ADMIN_PASSWORD: admin.password,
+      WATCHLOG_ANOMALY_SCAN_SECONDS: String(intervalSeconds),
+    },
+    async () => (await fetch(`${base}/healthz`)).ok,
+  );
   try {
     const token = await loginWhenReady(base, admin);
     const auth = { authorization: `Bearer ${token}` };
-    const project = await json<{ id: string }>(`${base}/v1/projects`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'detect' }) });
-    const { key } = await json<{ key: string }>(`${base}/v1/projects/${project.id}/api-keys`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'sdk' }) });
+    const project = await json<{ id: string }>(`${base}/v1/projects`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'detect' }),
+    });
+    const { key } = await json<{ key: string }>(`${base}/v1/projects/${project.id}/api-keys`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'sdk' }),
+    });
     const results: number[] = [];
     for (let trial = 0; trial < trials; trial++) {
       for (let i = 0; i < 12; i++) {
         await json(`${base}/v1/audit`, {
-          method: 'POST', headers: { 'x-api-key': key },
-          body: JSON.stringify({ path: '/login', method: 'POST', status_code: 401, identifier: `attacker-${trial}`, service_name: 'auth', environment: 'production' }),
+          method: 'POST',
+          headers: { 'x-api-key': key },
+          body: JSON.stringify({
+            path: '/login',
+            method: 'POST',
+            status_code: 401,
+            identifier: `attacker-${trial}`,
+            service_name: 'auth',
+            environment: 'production',
+          }),
         });
       }
       const arisen = Date.now();
       for (;;) {
-        const alerts = await json<{ data: Array<{ request_body: { identifier?: string } }> }>(`${base}/v1/audit/anomalies?project_id=${project.id}&rule=brute_force`, { headers: auth });
+        const alerts = await json<{ data: Array<{ request_body: { identifier?: string } }> }>(
+          `${base}/v1/audit/anomalies?project_id=${project.id}&rule=brute_force`,
+          { headers: auth },
+        );
         if (alerts.data.some((a) => a.request_body.identifier === `attacker-${trial}`)) break;
         if (Date.now() - arisen > (intervalSeconds + 30) * 1000) throw new Error('no alert');
         await new Promise((r) => setTimeout(r, 100));
@@ -185,7 +263,11 @@ const measureDetection = async (intervalSeconds: number, trials: number): Promis
   }
 };
 
-export interface AnomaliesReport { baseline: ScanCost; large: ScanCost; detection: DetectionLatency }
+export interface AnomaliesReport {
+  baseline: ScanCost;
+  large: ScanCost;
+  detection: DetectionLatency;
+}
 
 export const anomaliesBenchmark = async (): Promise<AnomaliesReport> => {
   const services = Number(process.env.BENCH_SCAN_SERVICES ?? 1000);

@@ -15,7 +15,21 @@ import { loadConfig } from '../src/config.ts';
 import type { AuditEventInput } from '../src/domain/audit-event.ts';
 import { auditStream, projectStream } from '../src/domain/streams.ts';
 import {
-  CONNECTIONS, DURATION, EVENT, KEEP_LOG_AS_WRITTEN, WARMUP, alternatingSlices, currentReadModels, embeddedLog, median, projectWithKey, sampleRss, singleEventIngest, startWatchlog, verdict, type Watchlog,
+  CONNECTIONS,
+  DURATION,
+  EVENT,
+  KEEP_LOG_AS_WRITTEN,
+  WARMUP,
+  alternatingSlices,
+  currentReadModels,
+  embeddedLog,
+  median,
+  projectWithKey,
+  sampleRss,
+  singleEventIngest,
+  startWatchlog,
+  verdict,
+  type Watchlog,
 } from './support.ts';
 
 /** What the auditors' features cost (issue 15, "Must show"), beside a baseline from the same run:
@@ -33,20 +47,34 @@ const SAMPLES = Number(process.env.BENCH_AUDITORS_SAMPLES ?? 10);
 const ROUNDS = Number(process.env.BENCH_AUDITORS_ROUNDS ?? 2);
 /** Records per GET /v1/stream: the route's largest page, so a replay is few requests. */
 const PAGE = 100_000;
-const TARGETS = { sealingRatio: 0.95, checkpointMs: 1500, replayPerSec: 50_000, rssGrowthMb: 100, loadedRssMb: 300 } as const;
+const TARGETS = {
+  sealingRatio: 0.95,
+  checkpointMs: 1500,
+  replayPerSec: 50_000,
+  rssGrowthMb: 100,
+  loadedRssMb: 300,
+} as const;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 // --- 1. sealing on against off ------------------------------------------------------------
 
-export interface IngestSide { requestsPerSec: number; slices: number[]; p99s: number[]; errors: number }
+export interface IngestSide {
+  requestsPerSec: number;
+  slices: number[];
+  p99s: number[];
+  errors: number;
+}
 
 const ingestSides = async (servers: readonly Watchlog[], keys: readonly string[]): Promise<IngestSide[]> => {
-  for (const [i, w] of servers.entries()) if (WARMUP > 0) await autocannon({ ...singleEventIngest(w.base, keys[i]!), connections: CONNECTIONS, duration: WARMUP });
+  for (const [i, w] of servers.entries())
+    if (WARMUP > 0)
+      await autocannon({ ...singleEventIngest(w.base, keys[i]!), connections: CONNECTIONS, duration: WARMUP });
   const slice = DURATION / SLICES;
   const results = await alternatingSlices(servers.length, SLICES, (i) =>
-    autocannon({ ...singleEventIngest(servers[i]!.base, keys[i]!), connections: CONNECTIONS, duration: slice }));
+    autocannon({ ...singleEventIngest(servers[i]!.base, keys[i]!), connections: CONNECTIONS, duration: slice }),
+  );
   return results.map((runs) => ({
     requestsPerSec: runs.reduce((n, r) => n + r.requests.total, 0) / (slice * runs.length),
     slices: runs.map((r) => r.requests.total / slice),
@@ -76,7 +104,10 @@ const treeSize = async (w: Watchlog, projectId: string): Promise<number> => {
   return Number(res.headers.get('watchlog-tree-size'));
 };
 
-const latestCheckpoint = async (w: Watchlog, projectId: string): Promise<{ size: number; signed_at: string } | null> => {
+const latestCheckpoint = async (
+  w: Watchlog,
+  projectId: string,
+): Promise<{ size: number; signed_at: string } | null> => {
   const res = await get(w, `/v1/checkpoints/latest?project_id=${projectId}`);
   if (res.status === 404) {
     await res.arrayBuffer();
@@ -95,7 +126,10 @@ const checkpointLatency = async (w: Watchlog, loadKey: string): Promise<Checkpoi
   const out: CheckpointLatency = { samplesMs: [], signedMs: [], ackMs: [], loadPerSec: 0 };
   let stopLoad = () => {};
   const loaded = new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({ ...singleEventIngest(w.base, loadKey), connections: CONNECTIONS, duration: 3600 }, (err: unknown, r) => (err ? reject(err) : resolve(r)));
+    const instance = autocannon(
+      { ...singleEventIngest(w.base, loadKey), connections: CONNECTIONS, duration: 3600 },
+      (err: unknown, r) => (err ? reject(err) : resolve(r)),
+    );
     stopLoad = () => instance.stop();
   });
   try {
@@ -103,14 +137,18 @@ const checkpointLatency = async (w: Watchlog, loadKey: string): Promise<Checkpoi
     for (let i = 0; i < SAMPLES; i += 1) {
       // Until every record of the project so far is sealed: then nothing but the mark is pending.
       let index = await treeSize(w, marks.id);
-      for (const deadline = Date.now() + 30_000; ((await latestCheckpoint(w, marks.id))?.size ?? -1) < index;) {
+      for (const deadline = Date.now() + 30_000; ((await latestCheckpoint(w, marks.id))?.size ?? -1) < index; ) {
         if (Date.now() > deadline) throw new Error('the marks project was not sealed within 30 s');
         await sleep(50);
         index = await treeSize(w, marks.id);
       }
       const wall = Date.now();
       const sent = performance.now();
-      const res = await fetch(`${w.base}/v1/audit`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': marks.key }, body: EVENT });
+      const res = await fetch(`${w.base}/v1/audit`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': marks.key },
+        body: EVENT,
+      });
       await res.arrayBuffer();
       if (res.status !== 202) throw new Error(`POST /v1/audit: ${res.status}`);
       out.ackMs.push(performance.now() - sent);
@@ -136,7 +174,13 @@ const checkpointLatency = async (w: Watchlog, loadKey: string): Promise<Checkpoi
 
 // --- 3. replay of a filled data dir -------------------------------------------------------
 
-export interface Fill { records: number; reused: boolean; appendMs: number; projectMs: number; projectId: string }
+export interface Fill {
+  records: number;
+  reused: boolean;
+  appendMs: number;
+  projectMs: number;
+  projectId: string;
+}
 
 const MARKER = 'bench-auditors.json';
 
@@ -164,11 +208,15 @@ const filledDataDir = async (records: number): Promise<Fill & { dir: string }> =
     const events = records - 1;
     const appending = performance.now();
     let reported = Date.now();
-    for (let done = 0; done < events;) {
+    for (let done = 0; done < events; ) {
       const batch = Array.from({ length: Math.min(10_000, events - done) }, (_, k) => {
         const i = done + k;
         const at = new Date(start + Math.floor((i * 3_600_000) / events));
-        const stored = toStoredAuditEvent(projectId, { ...input, path: `/api/orders/${i}`, request_id: `req-${i.toString(16)}`, response_time: 5 + (i % 200) }, at);
+        const stored = toStoredAuditEvent(
+          projectId,
+          { ...input, path: `/api/orders/${i}`, request_id: `req-${i.toString(16)}`, response_time: 5 + (i % 200) },
+          at,
+        );
         return newEvent({ type: 'AuditEventRecorded', data: stored }, { ...ctx(at), correlationId: stored.id });
       });
       await log.append(auditStream(projectId), batch, 'any');
@@ -181,11 +229,16 @@ const filledDataDir = async (records: number): Promise<Fill & { dir: string }> =
     const appendMs = performance.now() - appending;
     const projecting = performance.now();
     let progressAt = Date.now();
-    await rebuildEmbeddedReadModels(dir, log, (p) => {
-      if (Date.now() - progressAt < 30_000) return;
-      progressAt = Date.now();
-      process.stderr.write(`  read models at ${p.position}/${p.head}\n`);
-    }, { laneLog: embeddedLog(dir) });
+    await rebuildEmbeddedReadModels(
+      dir,
+      log,
+      (p) => {
+        if (Date.now() - progressAt < 30_000) return;
+        progressAt = Date.now();
+        process.stderr.write(`  read models at ${p.position}/${p.head}\n`);
+      },
+      { laneLog: embeddedLog(dir) },
+    );
     const fill = { records, appendMs, projectMs: performance.now() - projecting, projectId };
     writeFileSync(marker, `${JSON.stringify({ made_by: 'bench/auditors.ts', ...fill }, null, 2)}\n`);
     return { ...fill, dir, reused: false };
@@ -195,8 +248,14 @@ const filledDataDir = async (records: number): Promise<Fill & { dir: string }> =
 };
 
 export interface Replay {
-  records: number; bytes: number; pages: number; seconds: number; perSec: number;
-  rssBeforeMb: number; rssPeakMb: number; rssGrowthMb: number;
+  records: number;
+  bytes: number;
+  pages: number;
+  seconds: number;
+  perSec: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+  rssGrowthMb: number;
 }
 
 /** GET /v1/stream page after page (Watchlog-Next-From), counting lines and bytes as they arrive
@@ -212,28 +271,40 @@ const replay = async (w: Watchlog, projectId: string): Promise<Replay> => {
   let treeSizeAtStart = -1;
   let lastLine = '';
   while (from !== null) {
-    const page = await new Promise<{ next: string | null; size: number; lines: number; bytes: number; last: string }>((resolve, reject) => {
-      http.get(`${w.base}/v1/stream?project_id=${projectId}&from=${from}&limit=${PAGE}`, { headers: w.auth }, (res) => {
-        if (res.statusCode !== 200) {
-          reject(new Error(`GET /v1/stream: ${res.statusCode}`));
-          res.resume();
-          return;
-        }
-        let lines = 0;
-        let n = 0;
-        let tail: Buffer = Buffer.alloc(0);
-        res.on('data', (chunk: Buffer) => {
-          n += chunk.length;
-          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
-          tail = chunk.length >= 4096 ? chunk.subarray(chunk.length - 4096) : Buffer.concat([tail, chunk]).subarray(-4096);
-        });
-        res.on('end', () => resolve({
-          next: (res.headers['watchlog-next-from'] as string | undefined) ?? null, size: Number(res.headers['watchlog-tree-size']),
-          lines, bytes: n, last: tail.toString('utf8').trimEnd().split('\n').pop() ?? '',
-        }));
-        res.on('error', reject);
-      }).on('error', reject);
-    });
+    const page = await new Promise<{ next: string | null; size: number; lines: number; bytes: number; last: string }>(
+      (resolve, reject) => {
+        http
+          .get(`${w.base}/v1/stream?project_id=${projectId}&from=${from}&limit=${PAGE}`, { headers: w.auth }, (res) => {
+            if (res.statusCode !== 200) {
+              reject(new Error(`GET /v1/stream: ${res.statusCode}`));
+              res.resume();
+              return;
+            }
+            let lines = 0;
+            let n = 0;
+            let tail: Buffer = Buffer.alloc(0);
+            res.on('data', (chunk: Buffer) => {
+              n += chunk.length;
+              for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
+              tail =
+                chunk.length >= 4096
+                  ? chunk.subarray(chunk.length - 4096)
+                  : Buffer.concat([tail, chunk]).subarray(-4096);
+            });
+            res.on('end', () =>
+              resolve({
+                next: (res.headers['watchlog-next-from'] as string | undefined) ?? null,
+                size: Number(res.headers['watchlog-tree-size']),
+                lines,
+                bytes: n,
+                last: tail.toString('utf8').trimEnd().split('\n').pop() ?? '',
+              }),
+            );
+            res.on('error', reject);
+          })
+          .on('error', reject);
+      },
+    );
     if (treeSizeAtStart < 0) treeSizeAtStart = page.size;
     records += page.lines;
     bytes += page.bytes;
@@ -248,7 +319,16 @@ const replay = async (w: Watchlog, projectId: string): Promise<Replay> => {
     throw new Error(`the replay gave ${records} lines ending at leaf ${lastIndex}; the tree holds ${treeSizeAtStart}`);
   }
   const mb = (kb: number) => Math.round(kb / 102.4) / 10;
-  return { records, bytes, pages, seconds, perSec: records / seconds, rssBeforeMb: mb(beforeKb), rssPeakMb: mb(peakKb), rssGrowthMb: mb(peakKb - beforeKb) };
+  return {
+    records,
+    bytes,
+    pages,
+    seconds,
+    perSec: records / seconds,
+    rssBeforeMb: mb(beforeKb),
+    rssPeakMb: mb(peakKb),
+    rssGrowthMb: mb(peakKb - beforeKb),
+  };
 };
 
 /** The baseline: the project's rows read from log.db with better-sqlite3 in this process, in log
@@ -260,8 +340,12 @@ const readRows = (dir: string, projectId: string): { rows: number; perSec: numbe
     const started = performance.now();
     let rows = 0;
     let chars = 0;
-    for (const r of db.prepare<[], { position: number; stream: string; revision: number; id: string; type: string; data: string; metadata: string }>(
-      'SELECT position, stream, revision, id, type, data, metadata FROM events ORDER BY position').iterate()) {
+    for (const r of db
+      .prepare<
+        [],
+        { position: number; stream: string; revision: number; id: string; type: string; data: string; metadata: string }
+      >('SELECT position, stream, revision, id, type, data, metadata FROM events ORDER BY position')
+      .iterate()) {
       if (!streams.has(r.stream)) continue;
       rows += 1;
       chars += r.id.length + r.type.length + r.data.length + r.metadata.length;
@@ -291,7 +375,10 @@ export interface AuditorsReport {
 }
 
 export const auditorsBenchmark = async (): Promise<AuditorsReport> => {
-  const dirs = [mkdtempSync(path.join(tmpdir(), 'watchlog-bench-')), mkdtempSync(path.join(tmpdir(), 'watchlog-bench-'))];
+  const dirs = [
+    mkdtempSync(path.join(tmpdir(), 'watchlog-bench-')),
+    mkdtempSync(path.join(tmpdir(), 'watchlog-bench-')),
+  ];
   const servers: Watchlog[] = [];
   let part1: Pick<AuditorsReport, 'sealingOn' | 'sealingOff' | 'ratio' | 'sealed' | 'checkpoint'>;
   try {
@@ -299,7 +386,10 @@ export const auditorsBenchmark = async (): Promise<AuditorsReport> => {
     servers.push(await startWatchlog(dirs[1]!, { WATCHLOG_CHECKPOINT_INTERVAL_MS: '0' }));
     const projects = [await projectWithKey(servers[0]!, 'bench'), await projectWithKey(servers[1]!, 'bench')];
     process.stderr.write(`  ingest with sealing on and off, ${SLICES} alternating slices…\n`);
-    const [on, off] = await ingestSides(servers, projects.map((p) => p.key));
+    const [on, off] = await ingestSides(
+      servers,
+      projects.map((p) => p.key),
+    );
     const sealed = {
       on: (await latestCheckpoint(servers[0]!, projects[0]!.id))?.size ?? null,
       off: (await latestCheckpoint(servers[1]!, projects[1]!.id))?.size ?? null,
@@ -307,7 +397,13 @@ export const auditorsBenchmark = async (): Promise<AuditorsReport> => {
     await servers[1]!.child.stop();
     process.stderr.write(`  checkpoint latency under load, ${SAMPLES} samples…\n`);
     const checkpoint = await checkpointLatency(servers[0]!, projects[0]!.key);
-    part1 = { sealingOn: on!, sealingOff: off!, ratio: median(on!.slices.map((v, i) => v / off!.slices[i]!)), sealed, checkpoint };
+    part1 = {
+      sealingOn: on!,
+      sealingOff: off!,
+      ratio: median(on!.slices.map((v, i) => v / off!.slices[i]!)),
+      sealed,
+      checkpoint,
+    };
   } finally {
     for (const s of servers) await s.child.stop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -328,9 +424,17 @@ export const auditorsBenchmark = async (): Promise<AuditorsReport> => {
     process.stderr.write('  the same server under single-event ingest, its RSS sampled…\n');
     const { key } = await projectWithKey(server, 'ingest');
     const rss = sampleRss(server.child.process.pid!);
-    const load = await autocannon({ ...singleEventIngest(server.base, key), connections: CONNECTIONS, duration: DURATION });
+    const load = await autocannon({
+      ...singleEventIngest(server.base, key),
+      connections: CONNECTIONS,
+      duration: DURATION,
+    });
     const { beforeKb, peakKb } = rss.stop();
-    loaded = { requestsPerSec: load.requests.average, rssBeforeMb: Math.round(beforeKb / 1024), rssPeakMb: Math.round(peakKb / 1024) };
+    loaded = {
+      requestsPerSec: load.requests.average,
+      rssBeforeMb: Math.round(beforeKb / 1024),
+      rssPeakMb: Math.round(peakKb / 1024),
+    };
   } finally {
     await server.child.stop();
   }
@@ -356,9 +460,11 @@ export const printAuditors = (r: AuditorsReport): string[] => {
     `    samples ${ms(c.samplesMs)} ms; signed after ${ms(c.signedMs)} ms; the append answered in p50 ${fmt(median(c.ackMs))} ms`,
     `    fill: ${r.fill.reused ? 'reused .bench/ (filled earlier: ' : ''}appended in ${(r.fill.appendMs / 1000).toFixed(1)} s (${fmt(rate)} records/s), ` +
       `read models built in ${(r.fill.projectMs / 1000).toFixed(1)} s${r.fill.reused ? ')' : ''}`,
-    ...r.replays.map((x, i) =>
-      `replay GET /v1/stream #${i + 1}: ${fmt(x.records)} records, ${fmt(x.bytes / 1e6)} MB in ${x.pages} pages, ${x.seconds.toFixed(1)} s: ${fmt(x.perSec)} records/s; ` +
-      `server RSS ${x.rssBeforeMb} → peak ${x.rssPeakMb} MB (+${x.rssGrowthMb} MB)`),
+    ...r.replays.map(
+      (x, i) =>
+        `replay GET /v1/stream #${i + 1}: ${fmt(x.records)} records, ${fmt(x.bytes / 1e6)} MB in ${x.pages} pages, ${x.seconds.toFixed(1)} s: ${fmt(x.perSec)} records/s; ` +
+        `server RSS ${x.rssBeforeMb} → peak ${x.rssPeakMb} MB (+${x.rssGrowthMb} MB)`,
+    ),
     `replay rate (worst of ${r.replays.length}): ${fmt(worstReplay.perSec)} records/s   ${verdict(worstReplay.perSec >= TARGETS.replayPerSec)} (target >= ${fmt(TARGETS.replayPerSec)})` +
       `; x${(worstReplay.perSec / median(r.baseline.map((b) => b.perSec))).toFixed(2)} the baseline`,
     `replay RSS growth (worst): ${worstRss} MB   ${verdict(worstRss < TARGETS.rssGrowthMb)} (target < ${TARGETS.rssGrowthMb} MB)`,

@@ -3,7 +3,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Page } from 'playwright-core';
-import { ADMIN, KEEP_LOG_AS_WRITTEN, demoDataDir, freePort, startProcess, verdict, type Child, type Fill } from './support.ts';
+import {
+  ADMIN,
+  KEEP_LOG_AS_WRITTEN,
+  demoDataDir,
+  freePort,
+  startProcess,
+  verdict,
+  type Child,
+  type Fill,
+} from './support.ts';
 
 /** The dashboard's budgets (issue 13): (a) the JavaScript the first page load needs, gzipped;
  *  (b) the time to a rendered events page with a million events stored; (c) the time to render
@@ -13,7 +22,14 @@ import { ADMIN, KEEP_LOG_AS_WRITTEN, demoDataDir, freePort, startProcess, verdic
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const DIST = path.join(root, 'web', 'dist');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+];
 const CHROMIUM = process.env.WATCHLOG_CHROMIUM ?? '/usr/bin/chromium';
 const EVENTS_TABLE = 'table[aria-label="Events"]';
 /** Past this, the Events table is taken as not there at all. */
@@ -21,7 +37,10 @@ const NOT_BUILT_MS = 15_000;
 
 export const LIMITS = { initialJsKb: 200, eventsPageMs: 1000, nextPageMs: 50 } as const;
 
-export interface InitialJs { files: Array<{ file: string; bytes: number; gzip: number }>; gzipKb: number }
+export interface InitialJs {
+  files: Array<{ file: string; bytes: number; gzip: number }>;
+  gzipKb: number;
+}
 
 /** The scripts and modulepreloads of index.html (what loads before the first render; chunks
  *  loaded later by `import()` are not counted), gzipped at the default level. */
@@ -46,7 +65,21 @@ const round = (n: number) => Math.round(n * 10) / 10;
 
 /** What the page says, shortened: a "not built yet" report shows what was there instead. */
 const pageText = async (page: Page): Promise<string> =>
-  ((await page.locator('main').first().innerText({ timeout: 1000 }).catch(() => page.locator('body').innerText({ timeout: 1000 }).catch(() => ''))).replace(/\s+/g, ' ').trim().slice(0, 120));
+  (
+    await page
+      .locator('main')
+      .first()
+      .innerText({ timeout: 1000 })
+      .catch(() =>
+        page
+          .locator('body')
+          .innerText({ timeout: 1000 })
+          .catch(() => ''),
+      )
+  )
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 120);
 
 type Timed = { built: true; runsMs: number[]; medianMs: number; maxMs: number } | { built: false; reason: string };
 
@@ -119,7 +152,10 @@ const eventsPage = async (page: Page, projectId: string): Promise<Timed> => {
     try {
       await page.locator(`${EVENTS_TABLE} tbody tr`).nth(19).waitFor({ timeout: NOT_BUILT_MS });
     } catch {
-      return { built: false, reason: `no <table aria-label="Events"> with 20 rows within ${NOT_BUILT_MS / 1000} s: the Events page is not built yet (at ${new URL(page.url()).pathname}: "${await pageText(page)}")` };
+      return {
+        built: false,
+        reason: `no <table aria-label="Events"> with 20 rows within ${NOT_BUILT_MS / 1000} s: the Events page is not built yet (at ${new URL(page.url()).pathname}: "${await pageText(page)}")`,
+      };
     }
     runs.push(performance.now() - started);
   }
@@ -129,20 +165,42 @@ const eventsPage = async (page: Page, projectId: string): Promise<Timed> => {
 /** Resolves once no request of the page has been in flight for `quietMs`. Playwright's
  *  `waitForLoadState('networkidle')` cannot serve here: it is a state of the document's load,
  *  reached once, so after the first page it resolves at once, whatever the app is fetching. */
-const networkQuiet = (page: Page, quietMs = 300, timeoutMs = 10_000): Promise<void> => new Promise((resolve, reject) => {
-  const inFlight = new Set<unknown>();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = setTimeout(() => { finish(); reject(new Error(`the page kept fetching for ${timeoutMs / 1000} s`)); }, timeoutMs);
-  const arm = () => { clearTimeout(timer); if (inFlight.size === 0) timer = setTimeout(() => { finish(); resolve(); }, quietMs); };
-  const started = (r: unknown) => { inFlight.add(r); clearTimeout(timer); };
-  const ended = (r: unknown) => { inFlight.delete(r); arm(); };
-  const finish = () => {
-    clearTimeout(timer); clearTimeout(deadline);
-    page.off('request', started); page.off('requestfinished', ended); page.off('requestfailed', ended);
-  };
-  page.on('request', started); page.on('requestfinished', ended); page.on('requestfailed', ended);
-  arm();
-});
+const networkQuiet = (page: Page, quietMs = 300, timeoutMs = 10_000): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const inFlight = new Set<unknown>();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = setTimeout(() => {
+      finish();
+      reject(new Error(`the page kept fetching for ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    const arm = () => {
+      clearTimeout(timer);
+      if (inFlight.size === 0)
+        timer = setTimeout(() => {
+          finish();
+          resolve();
+        }, quietMs);
+    };
+    const started = (r: unknown) => {
+      inFlight.add(r);
+      clearTimeout(timer);
+    };
+    const ended = (r: unknown) => {
+      inFlight.delete(r);
+      arm();
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      clearTimeout(deadline);
+      page.off('request', started);
+      page.off('requestfinished', ended);
+      page.off('requestfailed', ended);
+    };
+    page.on('request', started);
+    page.on('requestfinished', ended);
+    page.on('requestfailed', ended);
+    arm();
+  });
 
 /** The next page of 100 rows, ten times: from the click on the next-page control (or, without
  *  one, the URL change through the app's router) to 100 new rows in the table, timed in the page,
@@ -152,7 +210,10 @@ const nextPages = async (page: Page, projectId: string): Promise<Timed & { via?:
   try {
     await page.locator(`${EVENTS_TABLE} tbody tr`).nth(99).waitFor({ timeout: NOT_BUILT_MS });
   } catch {
-    return { built: false, reason: `no <table aria-label="Events"> with 100 rows at ?limit=100 within ${NOT_BUILT_MS / 1000} s: the Events page is not built yet (at ${new URL(page.url()).pathname}: "${await pageText(page)}")` };
+    return {
+      built: false,
+      reason: `no <table aria-label="Events"> with 100 rows at ?limit=100 within ${NOT_BUILT_MS / 1000} s: the Events page is not built yet (at ${new URL(page.url()).pathname}: "${await pageText(page)}")`,
+    };
   }
   const runs: number[] = [];
   let via = '';
@@ -160,7 +221,9 @@ const nextPages = async (page: Page, projectId: string): Promise<Timed & { via?:
     // A person reads a page before pressing Next: by then the page has prefetched the next one,
     // so what is timed is the render.
     await networkQuiet(page);
-    const result = await page.evaluate(`(${NEXT_PAGE_SOURCE})(${JSON.stringify({ sel: EVENTS_TABLE, pageNo: i + 2 })})`) as { ms: number; via: string };
+    const result = (await page.evaluate(
+      `(${NEXT_PAGE_SOURCE})(${JSON.stringify({ sel: EVENTS_TABLE, pageNo: i + 2 })})`,
+    )) as { ms: number; via: string };
     runs.push(result.ms);
     via = result.via;
   }
@@ -182,7 +245,8 @@ const signInPage = async (page: Page): Promise<number> => {
 };
 
 /** Baseline for (c): 100 plain rows built and inserted by hand, the median of ten. */
-const plainRows = async (page: Page): Promise<number> => round(median(await page.evaluate(PLAIN_ROWS_SOURCE) as number[]));
+const plainRows = async (page: Page): Promise<number> =>
+  round(median((await page.evaluate(PLAIN_ROWS_SOURCE)) as number[]));
 
 export interface DashboardReport {
   initialJs: InitialJs;
@@ -194,17 +258,27 @@ export interface DashboardReport {
 }
 
 export const dashboardBenchmark = async (): Promise<DashboardReport> => {
-  if (!existsSync(path.join(DIST, 'index.html'))) throw new Error('web/dist/index.html is missing: run `npm run build -w web` first (npm run bench:dashboard does)');
+  if (!existsSync(path.join(DIST, 'index.html')))
+    throw new Error('web/dist/index.html is missing: run `npm run build -w web` first (npm run bench:dashboard does)');
   const js = initialJs();
   const events = Number(process.env.BENCH_DASHBOARD_EVENTS ?? 1_000_000);
   process.stderr.write(`  a data dir of ${events} events (BENCH_DASHBOARD_EVENTS) under .bench/…\n`);
   const fill = await demoDataDir(events);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server: Child = await startProcess([path.join(root, 'dist/src/main.js'), 'start'], {
-    PORT: String(port), WATCHLOG_DATA_DIR: fill.dir, WATCHLOG_LOG_LEVEL: 'warn', WATCHLOG_DASHBOARD_DIR: DIST,
-    WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...KEEP_LOG_AS_WRITTEN,
-  }, async () => (await fetch(`${base}/readyz`)).ok);
+  const server: Child = await startProcess(
+    [path.join(root, 'dist/src/main.js'), 'start'],
+    {
+      PORT: String(port),
+      WATCHLOG_DATA_DIR: fill.dir,
+      WATCHLOG_LOG_LEVEL: 'warn',
+      WATCHLOG_DASHBOARD_DIR: DIST,
+      WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+      WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+      ...KEEP_LOG_AS_WRITTEN,
+    },
+    async () => (await fetch(`${base}/readyz`)).ok,
+  );
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   try {
     const context = await browser.newContext({ baseURL: base, viewport: { width: 1280, height: 800 } });
@@ -229,17 +303,32 @@ export const dashboardBenchmark = async (): Promise<DashboardReport> => {
 export const printDashboard = (r: DashboardReport): string[] => {
   const { fill } = r;
   const rate = Math.round(fill.events / (fill.appendMs / 1000));
-  const timed = (name: string, t: Timed, limit: number, baseline: string, baselineMs: number) => (t.built
-    ? `${name}: median ${t.medianMs} ms, max ${t.maxMs} ms (runs ${t.runsMs.join(', ')}) ${verdict(t.medianMs < limit)} (< ${limit} ms); ` +
-      `x${(t.medianMs / Math.max(0.1, baselineMs)).toFixed(1)} ${baseline} (${baselineMs} ms)`
-    : `${name}: NOT BUILT YET — ${t.reason} (limit < ${limit} ms; ${baseline}: ${baselineMs} ms)`);
+  const timed = (name: string, t: Timed, limit: number, baseline: string, baselineMs: number) =>
+    t.built
+      ? `${name}: median ${t.medianMs} ms, max ${t.maxMs} ms (runs ${t.runsMs.join(', ')}) ${verdict(t.medianMs < limit)} (< ${limit} ms); ` +
+        `x${(t.medianMs / Math.max(0.1, baselineMs)).toFixed(1)} ${baseline} (${baselineMs} ms)`
+      : `${name}: NOT BUILT YET — ${t.reason} (limit < ${limit} ms; ${baseline}: ${baselineMs} ms)`;
   return [
     `dashboard budgets, ${fill.events.toLocaleString('en')} events stored (BENCH_DASHBOARD_EVENTS; the budget is set at 1,000,000)`,
     `(a) initial JS ${r.initialJs.gzipKb} KB gzipped ${verdict(r.initialJs.gzipKb <= LIMITS.initialJsKb)} (<= ${LIMITS.initialJsKb} KB): ` +
-      r.initialJs.files.map((f) => `${f.file} ${Math.round(f.bytes / 1024)} KB → ${Math.round(f.gzip / 102.4) / 10} KB`).join(', '),
+      r.initialJs.files
+        .map((f) => `${f.file} ${Math.round(f.bytes / 1024)} KB → ${Math.round(f.gzip / 102.4) / 10} KB`)
+        .join(', '),
     `    fill: ${fill.reused ? 'reused .bench/ (filled earlier: ' : ''}appended in ${(fill.appendMs / 1000).toFixed(1)} s (${rate.toLocaleString('en')} events/s), ` +
       `read models built in ${(fill.projectMs / 1000).toFixed(1)} s${fill.reused ? ')' : ''}`,
-    timed('(b) goto /p/:id/events to 20 rows', r.eventsPage, LIMITS.eventsPageMs, 'the sign-in page (no data)', r.signInPageMs),
-    timed(`(c) next page of 100 rows${'via' in r.nextPage && r.nextPage.via ? ` (${r.nextPage.via})` : ''}`, r.nextPage, LIMITS.nextPageMs, '100 plain rows inserted by hand', r.plainRowsMs),
+    timed(
+      '(b) goto /p/:id/events to 20 rows',
+      r.eventsPage,
+      LIMITS.eventsPageMs,
+      'the sign-in page (no data)',
+      r.signInPageMs,
+    ),
+    timed(
+      `(c) next page of 100 rows${'via' in r.nextPage && r.nextPage.via ? ` (${r.nextPage.via})` : ''}`,
+      r.nextPage,
+      LIMITS.nextPageMs,
+      '100 plain rows inserted by hand',
+      r.plainRowsMs,
+    ),
   ];
 };

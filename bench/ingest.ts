@@ -3,7 +3,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  CONNECTIONS, DURATION, EVENT, freePort, json, load, projectWithKey, sampleRss, singleEventIngest, startProcess, startWatchlog, verdict, type LoadResult,
+  CONNECTIONS,
+  DURATION,
+  EVENT,
+  freePort,
+  json,
+  load,
+  projectWithKey,
+  sampleRss,
+  singleEventIngest,
+  startProcess,
+  startWatchlog,
+  verdict,
+  type LoadResult,
 } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -39,11 +51,22 @@ const eventObject = JSON.parse(EVENT) as Record<string, unknown>;
 let batchCount = 0;
 const freshBatch = (): string => {
   batchCount += 1;
-  return JSON.stringify(Array.from({ length: BATCH_SIZE }, (_, i) => ({ ...eventObject, idempotency_key: `bench-${process.pid}-${batchCount}-${i}` })));
+  return JSON.stringify(
+    Array.from({ length: BATCH_SIZE }, (_, i) => ({
+      ...eventObject,
+      idempotency_key: `bench-${process.pid}-${batchCount}-${i}`,
+    })),
+  );
 };
 
 /** Polls the list until it holds `expected` events of the project; the ms from `since`. */
-const lagUntilListed = async (base: string, auth: Record<string, string>, projectId: string, expected: number, since: number): Promise<{ lagMs: number; events: number }> => {
+const lagUntilListed = async (
+  base: string,
+  auth: Record<string, string>,
+  projectId: string,
+  expected: number,
+  since: number,
+): Promise<{ lagMs: number; events: number }> => {
   const countUrl = `${base}/v1/audit?limit=1&project_id=${projectId}`;
   let events = 0;
   while (events < expected && Date.now() - since < 120_000) {
@@ -56,8 +79,11 @@ const lagUntilListed = async (base: string, auth: Record<string, string>, projec
 const bareKoa = async (): Promise<LoadResult> => {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/v1/audit`;
-  const server = await startProcess(['--import', 'tsx', path.join(root, 'bench/bare-server.ts')], { PORT: String(port) },
-    async () => (await fetch(url, { method: 'POST', body: '{}' })).status === 202);
+  const server = await startProcess(
+    ['--import', 'tsx', path.join(root, 'bench/bare-server.ts')],
+    { PORT: String(port) },
+    async () => (await fetch(url, { method: 'POST', body: '{}' })).status === 202,
+  );
   try {
     return await load({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body: EVENT });
   } finally {
@@ -82,14 +108,32 @@ export const ingestBenchmark = async (): Promise<IngestReport> => {
     const batchProject = await projectWithKey(server, 'bench-batch', { rate_limit: 10_000_000 });
     const batchRss = sampleRss(server.child.process.pid!);
     const batchLoad = await load({
-      url: `${base}/v1/audit/batch`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': batchProject.key },
+      url: `${base}/v1/audit/batch`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': batchProject.key },
       requests: [{ setupRequest: (request) => ({ ...request, body: freshBatch() }) }],
     });
-    const batched = await lagUntilListed(base, auth, batchProject.id, (batchLoad.warmupOk + batchLoad.ok) * BATCH_SIZE, Date.now());
+    const batched = await lagUntilListed(
+      base,
+      auth,
+      batchProject.id,
+      (batchLoad.warmupOk + batchLoad.ok) * BATCH_SIZE,
+      Date.now(),
+    );
     const batchPeakKb = batchRss.stop().peakKb;
     return {
-      bare, ingest, ratio: ingest.requestsPerSec / bare.requestsPerSec, lagMs: single.lagMs, events: single.events, peakRssMb: mb(singlePeakKb),
-      batch: { load: batchLoad, eventsPerSec: batchLoad.requestsPerSec * BATCH_SIZE, ...batched, peakRssMb: mb(batchPeakKb) },
+      bare,
+      ingest,
+      ratio: ingest.requestsPerSec / bare.requestsPerSec,
+      lagMs: single.lagMs,
+      events: single.events,
+      peakRssMb: mb(singlePeakKb),
+      batch: {
+        load: batchLoad,
+        eventsPerSec: batchLoad.requestsPerSec * BATCH_SIZE,
+        ...batched,
+        peakRssMb: mb(batchPeakKb),
+      },
     };
   } finally {
     await server.child.stop();

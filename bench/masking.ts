@@ -7,11 +7,16 @@ import { compileMaskingRules } from '../src/domain/masking-rules.ts';
 
 /** A realistic event's four masked fields (~1.2 KB of JSON): snake_case keys, nesting, an array,
  *  a card number and a password. */
-export const BODY: Record<'query_params' | 'path_params' | 'request_body' | 'response_body', Record<string, unknown>> = {
+export const BODY: Record<
+  'query_params' | 'path_params' | 'request_body' | 'response_body',
+  Record<string, unknown>
+> = {
   query_params: { page: '2', limit: '20', sort: 'created_at', include: 'items,address' },
   path_params: { order_id: 'ord-7f3a9c' },
   request_body: {
-    email: 'ann@example.com', password: 'hunter2', remember_me: true,
+    email: 'ann@example.com',
+    password: 'hunter2',
+    remember_me: true,
     address: { street: '12 Rue de la Paix', city: 'Paris', postal_code: '75002', country: 'FR' },
     items: [
       { sku: 'sku-1001', qty: 2, unit_price_cents: 1299, gift_wrap: false },
@@ -22,9 +27,14 @@ export const BODY: Record<'query_params' | 'path_params' | 'request_body' | 'res
     note: 'Please leave the parcel at the door, ring twice.',
   },
   response_body: {
-    ok: true, order_id: 'ord-7f3a9c', created_at: '2026-11-23T10:00:00.000Z', status: 'confirmed',
+    ok: true,
+    order_id: 'ord-7f3a9c',
+    created_at: '2026-11-23T10:00:00.000Z',
+    status: 'confirmed',
     user: { id: 'usr-42', email: 'ann@example.com', display_name: 'Ann' },
-    total_cents: 8592, currency: 'EUR', tracking_url: 'https://track.example.com/ord-7f3a9c',
+    total_cents: 8592,
+    currency: 'EUR',
+    tracking_url: 'https://track.example.com/ord-7f3a9c',
   },
 };
 
@@ -63,7 +73,12 @@ const worstEvent = (): Record<string, unknown> => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return String.fromCharCode(33 + (seed % 90));
   };
-  return { strings: Array.from({ length: 4000 }, () => `${Array.from({ length: 254 }, random).join('').replace(/[xy]/g, 'w')}x0`) };
+  return {
+    strings: Array.from(
+      { length: 4000 },
+      () => `${Array.from({ length: 254 }, random).join('').replace(/[xy]/g, 'w')}x0`,
+    ),
+  };
 };
 
 export interface MaskingReport {
@@ -80,7 +95,8 @@ export const maskingBenchmark = async (): Promise<MaskingReport> => {
   for (const run of Object.values(variants)) for (let i = 0; i < 3; i += 1) nsPerEvent(run, 50_000);
   const rounds: Record<keyof typeof variants, number[]> = { builtIn: [], withProjectRules: [] };
   for (let round = 0; round < 15; round += 1) {
-    for (const [name, run] of Object.entries(variants) as Array<[keyof typeof variants, () => number]>) rounds[name].push(nsPerEvent(run, 50_000));
+    for (const [name, run] of Object.entries(variants) as Array<[keyof typeof variants, () => number]>)
+      rounds[name].push(nsPerEvent(run, 50_000));
   }
   const summary = (xs: number[]) => ({ min: Math.round(Math.min(...xs)), median: Math.round(median(xs)) });
   const worstEventMs = Array.from({ length: 5 }, () => {
@@ -94,7 +110,7 @@ export const maskingBenchmark = async (): Promise<MaskingReport> => {
 };
 
 export const printMasking = (r: MaskingReport): string[] => [
-  'masking (one event\'s four bodies, ~1.2 KB)',
+  "masking (one event's four bodies, ~1.2 KB)",
   `  built-in rules:           min ${r.builtIn.min} ns, median ${r.builtIn.median} ns per event`,
   `  with a project's rules:   min ${r.withProjectRules.min} ns, median ${r.withProjectRules.median} ns per event (3 keys, 3 patterns)`,
   `  adversarial patterns and event (1 MB of strings): ${r.worstEventMs.join(', ')} ms (bounded by the scan budget)`,

@@ -32,7 +32,8 @@ const cpuSeconds = (pid: number): number => {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 /** 1,000 monitors at a 10 s interval against a local target: every check should start on time. */
 export const monitorsBenchmark = async (): Promise<MonitorsReport> => {
@@ -46,19 +47,41 @@ export const monitorsBenchmark = async (): Promise<MonitorsReport> => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'watchlog-bench-monitors-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const server = await startProcess([path.join(root, 'dist/src/main.js'), 'start'], {
-    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_LOG_LEVEL: 'warn',
-    WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
-  }, async () => (await fetch(`${base}/healthz`)).ok);
+  const server = await startProcess(
+    [path.join(root, 'dist/src/main.js'), 'start'],
+    {
+      PORT: String(port),
+      WATCHLOG_DATA_DIR: dataDir,
+      WATCHLOG_LOG_LEVEL: 'warn',
+      WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+      WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    },
+    async () => (await fetch(`${base}/healthz`)).ok,
+  );
   try {
     const token = await loginWhenReady(base, ADMIN);
     const auth = { authorization: `Bearer ${token}` };
     for (let p = 0; p < Math.ceil(MONITORS / 10); p++) {
-      const project = await json<{ id: string }>(`${base}/v1/projects`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `p${p}` }) });
-      await Promise.all(Array.from({ length: Math.min(10, MONITORS - p * 10) }, (_, i) => json(`${base}/v1/monitors`, {
-        method: 'POST', headers: auth,
-        body: JSON.stringify({ project_id: project.id, name: `m${p}-${i}`, url: targetUrl, interval_seconds: INTERVAL_S, timeout_seconds: 5 }),
-      })));
+      const project = await json<{ id: string }>(`${base}/v1/projects`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ name: `p${p}` }),
+      });
+      await Promise.all(
+        Array.from({ length: Math.min(10, MONITORS - p * 10) }, (_, i) =>
+          json(`${base}/v1/monitors`, {
+            method: 'POST',
+            headers: auth,
+            body: JSON.stringify({
+              project_id: project.id,
+              name: `m${p}-${i}`,
+              url: targetUrl,
+              interval_seconds: INTERVAL_S,
+              timeout_seconds: 5,
+            }),
+          }),
+        ),
+      );
     }
     // Measure after every job has run once: the window starts on a steady schedule.
     await new Promise((r) => setTimeout(r, INTERVAL_S * 1000));
@@ -97,8 +120,15 @@ export const monitorsBenchmark = async (): Promise<MonitorsReport> => {
     }
     lateness.sort((a, b) => a - b);
     return {
-      monitors: byMonitor.size, seconds: SECONDS, checks, expectedChecks: Math.floor((MONITORS * SECONDS) / INTERVAL_S),
-      lateness: { p50: percentile(lateness, 50), p99: percentile(lateness, 99), max: lateness[lateness.length - 1] ?? 0 },
+      monitors: byMonitor.size,
+      seconds: SECONDS,
+      checks,
+      expectedChecks: Math.floor((MONITORS * SECONDS) / INTERVAL_S),
+      lateness: {
+        p50: percentile(lateness, 50),
+        p99: percentile(lateness, 99),
+        max: lateness[lateness.length - 1] ?? 0,
+      },
       cpuShareOfOneCore: cpu / ((windowEnd - windowStart) / 1000),
       targetRequests,
     };

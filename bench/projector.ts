@@ -36,7 +36,18 @@ export interface ProjectorReport {
 }
 
 const SERVICES = ['orders', 'billing', 'search', 'accounts', 'catalog', 'checkout', 'shipping', 'reviews'];
-const METHODS: ReadonlyArray<AuditEventInput['method']> = ['GET', 'GET', 'GET', 'GET', 'GET', 'GET', 'POST', 'POST', 'PUT', 'DELETE'];
+const METHODS: ReadonlyArray<AuditEventInput['method']> = [
+  'GET',
+  'GET',
+  'GET',
+  'GET',
+  'GET',
+  'GET',
+  'POST',
+  'POST',
+  'PUT',
+  'DELETE',
+];
 const STATUSES = [200, 200, 200, 200, 200, 200, 201, 204, 400, 401, 404, 500];
 
 /** Traffic of many users across services: 5,000 identifiers, 40 routes, a unique request id per
@@ -52,15 +63,26 @@ const traffic = (): (() => AuditEventInput) => {
     const service = SERVICES[seq % SERVICES.length]!;
     if (seq % 10 === 0) {
       return {
-        ...base, source: 'browser', service_name: service, identifier: `user-${user}`, path: `/api/r${seq % 40}/:id`,
+        ...base,
+        source: 'browser',
+        service_name: service,
+        identifier: `user-${user}`,
+        path: `/api/r${seq % 40}/:id`,
         request_id: seq % 50 === 0 ? `req-browser-${seq}` : lastRequest,
       };
     }
     lastRequest = `req-${seq}`;
     return {
-      ...base, request_id: lastRequest, identifier: `user-${user}`, service_name: service, path: `/api/r${seq % 40}/:id`,
-      method: METHODS[seq % METHODS.length]!, status_code: STATUSES[(seq * 31) % STATUSES.length]!, response_time: 1 + ((seq * 7877) % 1500),
-      environment: seq % 5 === 0 ? 'staging' : 'production', ...(seq % 5 === 1 ? { session_id: `sess-${user}-${Math.floor(seq / 2000)}` } : {}),
+      ...base,
+      request_id: lastRequest,
+      identifier: `user-${user}`,
+      service_name: service,
+      path: `/api/r${seq % 40}/:id`,
+      method: METHODS[seq % METHODS.length]!,
+      status_code: STATUSES[(seq * 31) % STATUSES.length]!,
+      response_time: 1 + ((seq * 7877) % 1500),
+      environment: seq % 5 === 0 ? 'staging' : 'production',
+      ...(seq % 5 === 1 ? { session_id: `sess-${user}-${Math.floor(seq / 2000)}` } : {}),
     };
   };
 };
@@ -76,7 +98,10 @@ const fillLog = async (file: string): Promise<void> => {
     const { id: projectId } = await createProject({ log }, 'bench', ctx);
     const next = traffic();
     for (let n = 0; n < EVENTS; n += 100) {
-      const items: IngestItem[] = Array.from({ length: Math.min(100, EVENTS - n) }, () => ({ input: next(), idempotencyKey: randomUUID() }));
+      const items: IngestItem[] = Array.from({ length: Math.min(100, EVENTS - n) }, () => ({
+        input: next(),
+        idempotencyKey: randomUUID(),
+      }));
       await recordAuditEvents(log, projectId, items, ctx, null, 86_400_000);
       at += 200;
     }
@@ -143,7 +168,9 @@ export const projectorBenchmark = async (): Promise<ProjectorReport> => {
       records: run.records,
       wallUs: per(run.wallMs),
       cpuUs: run.cpuUs / run.records,
-      perProjectionUs: [...run.spent].map(([projection, ms]) => ({ projection, us: per(ms) })).sort((a, b) => b.us - a.us),
+      perProjectionUs: [...run.spent]
+        .map(([projection, ms]) => ({ projection, us: per(ms) }))
+        .sort((a, b) => b.us - a.us),
       baseline: { rows: raw.rows, wallUs: (raw.wallMs * 1000) / raw.rows, cpuUs: raw.cpuUs / raw.rows },
     };
   } finally {
@@ -156,7 +183,10 @@ export const printProjector = (r: ProjectorReport): string[] => {
   return [
     `projector: ${r.records.toLocaleString('en-US')} log records (${r.events.toLocaleString('en-US')} ingested events) applied to every read model, live store, batches of ${BATCH}`,
     `  steady cost per event      ${r.wallUs.toFixed(1)} µs elapsed, ${r.cpuUs.toFixed(1)} µs of CPU (target ≤ ${PROJECTOR_TARGET_US} µs): ${verdict(r.wallUs <= PROJECTOR_TARGET_US)}`,
-    `  by projection, µs per record: ${r.perProjectionUs.filter((p) => p.us >= 0.05).map(({ projection, us }) => `${projection} ${us.toFixed(1)}`).join(', ')}` +
+    `  by projection, µs per record: ${r.perProjectionUs
+      .filter((p) => p.us >= 0.05)
+      .map(({ projection, us }) => `${projection} ${us.toFixed(1)}`)
+      .join(', ')}` +
       ` (the first to handle a record decodes it; reading the log and leases: ${(r.wallUs - spent).toFixed(1)})`,
     `  baseline: raw better-sqlite3, the ${r.baseline.rows.toLocaleString('en-US')} audit rows alone into their table and indexes: ${r.baseline.wallUs.toFixed(1)} µs elapsed, ${r.baseline.cpuUs.toFixed(1)} µs of CPU a row`,
     `  projector / baseline       ${(r.wallUs / r.baseline.wallUs).toFixed(2)}× the time of one table's rows, for ${Object.values(READ_MODELS).filter((e) => e.projection !== null).length} read models` +

@@ -12,15 +12,27 @@ const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
 const SERVICES = 10;
 const DAY_MS = 86_400_000;
 
-interface Server { child: Child; base: string; token: string }
+interface Server {
+  child: Child;
+  base: string;
+  token: string;
+}
 
 const startServer = async (dataDir: string): Promise<Server> => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = await startProcess([path.join(root, 'dist/src/main.js'), 'start'], {
-    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_LOG_LEVEL: 'warn',
-    WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...KEEP_LOG_AS_WRITTEN,
-  }, async () => (await fetch(`${base}/healthz`)).ok);
+  const child = await startProcess(
+    [path.join(root, 'dist/src/main.js'), 'start'],
+    {
+      PORT: String(port),
+      WATCHLOG_DATA_DIR: dataDir,
+      WATCHLOG_LOG_LEVEL: 'warn',
+      WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+      WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+      ...KEEP_LOG_AS_WRITTEN,
+    },
+    async () => (await fetch(`${base}/healthz`)).ok,
+  );
   return { child, base, token: await loginWhenReady(base, ADMIN) };
 };
 
@@ -34,12 +46,25 @@ const seedLog = async (dataDir: string, projectId: string, count: number) => {
     const events = Array.from({ length: Math.min(batch, count - start) }, (_, k) => {
       const i = start + k;
       const data: StoredAuditEvent = {
-        id: randomUUID(), project_id: projectId, event_type: 'http', timestamp: new Date(now - DAY_MS + (i / count) * DAY_MS).toISOString(),
-        path: `/api/items/${i % 500}`, method: ['GET', 'POST', 'PUT', 'DELETE'][i % 4]!, status_code: [200, 201, 404, 500, 302][i % 5]!,
-        response_time: 5 + ((i * 7919) % 400), identifier: `user-${i % 5000}`, service_name: `svc-${i % SERVICES}`,
-        environment: 'production', source: 'backend',
+        id: randomUUID(),
+        project_id: projectId,
+        event_type: 'http',
+        timestamp: new Date(now - DAY_MS + (i / count) * DAY_MS).toISOString(),
+        path: `/api/items/${i % 500}`,
+        method: ['GET', 'POST', 'PUT', 'DELETE'][i % 4]!,
+        status_code: [200, 201, 404, 500, 302][i % 5]!,
+        response_time: 5 + ((i * 7919) % 400),
+        identifier: `user-${i % 5000}`,
+        service_name: `svc-${i % SERVICES}`,
+        environment: 'production',
+        source: 'backend',
       };
-      return { id: randomUUID(), type: 'AuditEventRecorded', data, metadata: { recorded_at: data.timestamp, actor: 'bench', correlation_id: 'bench', schema_version: 1 } };
+      return {
+        id: randomUUID(),
+        type: 'AuditEventRecorded',
+        data,
+        metadata: { recorded_at: data.timestamp, actor: 'bench', correlation_id: 'bench', schema_version: 1 },
+      };
     });
     await log.append(`audit-${projectId}`, events, 'any');
     if ((start / batch) % 40 === 0) process.stderr.write(`  seeded ${start + events.length}/${count}\n`);
@@ -69,14 +94,23 @@ const exportRun = async (server: Server, projectId: string) => {
   const pid = server.child.process.pid!;
   const before = rssKb(pid);
   let peak = before;
-  const sampler = setInterval(() => { peak = Math.max(peak, rssKb(pid)); }, 20);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssKb(pid));
+  }, 20);
   const started = performance.now();
-  const res = await fetch(`${server.base}/v1/audit/export?project_id=${projectId}`, { headers: { authorization: `Bearer ${server.token}` } });
+  const res = await fetch(`${server.base}/v1/audit/export?project_id=${projectId}`, {
+    headers: { authorization: `Bearer ${server.token}` },
+  });
   let bytes = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
   const ms = performance.now() - started;
   clearInterval(sampler);
-  return { ms: Math.round(ms), bytes, rssGrowthMb: Math.round((peak - before) / 102.4) / 10, truncated: res.headers.get('x-export-truncated') === 'true' };
+  return {
+    ms: Math.round(ms),
+    bytes,
+    rssGrowthMb: Math.round((peak - before) / 102.4) / 10,
+    truncated: res.headers.get('x-export-truncated') === 'true',
+  };
 };
 
 export interface QueryReport {
@@ -92,7 +126,9 @@ const measure = async (events: number, withExport: boolean): Promise<QueryReport
   try {
     let server = await startServer(dataDir);
     const project = await json<{ id: string }>(`${server.base}/v1/projects`, {
-      method: 'POST', headers: { authorization: `Bearer ${server.token}` }, body: JSON.stringify({ name: 'bench' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.token}` },
+      body: JSON.stringify({ name: 'bench' }),
     });
     await server.child.stop();
     await seedLog(dataDir, project.id, events);
@@ -101,12 +137,19 @@ const measure = async (events: number, withExport: boolean): Promise<QueryReport
     const statsUrl = `/v1/audit/stats?project_id=${project.id}`;
     // Caught up when the last read models count every event (a fixed range: the default 24 h moves).
     const everything = `${statsUrl}&start_date=${new Date(Date.now() - 2 * DAY_MS).toISOString()}&end_date=${new Date(Date.now() + DAY_MS).toISOString()}&interval=day`;
-    for (let last = 0; ;) {
-      const stats = await json<{ total: number }>(server.base + everything, { headers: { authorization: `Bearer ${server.token}` } });
-      const list = await json<{ pagination: { totalItems: number } }>(`${server.base}/v1/audit?limit=1&project_id=${project.id}`, { headers: { authorization: `Bearer ${server.token}` } });
+    for (let last = 0; ; ) {
+      const stats = await json<{ total: number }>(server.base + everything, {
+        headers: { authorization: `Bearer ${server.token}` },
+      });
+      const list = await json<{ pagination: { totalItems: number } }>(
+        `${server.base}/v1/audit?limit=1&project_id=${project.id}`,
+        { headers: { authorization: `Bearer ${server.token}` } },
+      );
       if (stats.total >= events && list.pagination.totalItems >= events) break;
       if (Date.now() - last > 10_000) {
-        process.stderr.write(`  projecting: audit events ${list.pagination.totalItems}/${events}, stats ${stats.total}/${events}\n`);
+        process.stderr.write(
+          `  projecting: audit events ${list.pagination.totalItems}/${events}, stats ${stats.total}/${events}\n`,
+        );
         last = Date.now();
       }
       await new Promise((r) => setTimeout(r, 1000));
@@ -129,7 +172,10 @@ const measure = async (events: number, withExport: boolean): Promise<QueryReport
   }
 };
 
-export interface QueriesReport { small: QueryReport; large: QueryReport }
+export interface QueriesReport {
+  small: QueryReport;
+  large: QueryReport;
+}
 
 export const queriesBenchmark = async (): Promise<QueriesReport> => {
   const largeCount = Number(process.env.BENCH_LARGE_EVENTS ?? 1_000_000);

@@ -81,19 +81,24 @@ export const rebuildBenchmark = async (): Promise<RebuildReport> => {
   let lastPrint = 0;
   const applied = new Map<string, number>();
   try {
-    await rebuildEmbeddedReadModels(dir, log, (p) => {
-      const ms = performance.now() - started;
-      head = Number(p.head ?? 0);
-      samples.push({ ms, position: Number(p.position) });
-      if (ms - lastPrint > 15_000) {
-        lastPrint = ms;
-        process.stderr.write(`    at ${p.position}/${p.head}\n`);
-      }
-    }, {
-      onStep: (step) => steps.push({ step, atMs: performance.now() - started }),
-      onApplied: (projection, ms) => applied.set(projection, (applied.get(projection) ?? 0) + ms),
-      ...(LANES === 1 ? {} : { laneLog: embeddedLog(dir) }),
-    });
+    await rebuildEmbeddedReadModels(
+      dir,
+      log,
+      (p) => {
+        const ms = performance.now() - started;
+        head = Number(p.head ?? 0);
+        samples.push({ ms, position: Number(p.position) });
+        if (ms - lastPrint > 15_000) {
+          lastPrint = ms;
+          process.stderr.write(`    at ${p.position}/${p.head}\n`);
+        }
+      },
+      {
+        onStep: (step) => steps.push({ step, atMs: performance.now() - started }),
+        onApplied: (projection, ms) => applied.set(projection, (applied.get(projection) ?? 0) + ms),
+        ...(LANES === 1 ? {} : { laneLog: embeddedLog(dir) }),
+      },
+    );
   } finally {
     await log.close();
   }
@@ -104,17 +109,25 @@ export const rebuildBenchmark = async (): Promise<RebuildReport> => {
   const rateBetween = (from: number, to: number): number => {
     // When the replay first got there: with two lanes, progress is the slower lane's, which
     // several samples in a row may repeat.
-    const at = (fraction: number) => replayed.find((s) => s.position >= fraction * head) ?? replayed[replayed.length - 1]!;
+    const at = (fraction: number) =>
+      replayed.find((s) => s.position >= fraction * head) ?? replayed[replayed.length - 1]!;
     const a = at(from);
     const b = at(to);
     return b.ms > a.ms ? ((b.position - a.position) / (b.ms - a.ms)) * 1000 : NaN;
   };
   return {
-    events: head, auditEvents: raw.rows, seconds, perSec: head / seconds, steps,
-    firstTenthPerSec: rateBetween(0, 0.1), lastTenthPerSec: rateBetween(0.9, 1),
+    events: head,
+    auditEvents: raw.rows,
+    seconds,
+    perSec: head / seconds,
+    steps,
+    firstTenthPerSec: rateBetween(0, 0.1),
+    lastTenthPerSec: rateBetween(0.9, 1),
     baseline: { seconds: raw.seconds, perSec: raw.rows / raw.seconds },
-    ratio: (head / seconds) / (raw.rows / raw.seconds),
-    perProjectionUs: [...applied].map(([projection, ms]) => ({ projection, us: (ms * 1000) / head })).sort((a, b) => b.us - a.us),
+    ratio: head / seconds / (raw.rows / raw.seconds),
+    perProjectionUs: [...applied]
+      .map(([projection, ms]) => ({ projection, us: (ms * 1000) / head }))
+      .sort((a, b) => b.us - a.us),
   };
 };
 
@@ -179,21 +192,37 @@ export const storageBenchmark = async (): Promise<StorageReport> => {
   const { dir } = await demoDataDir(EVENTS);
   const log = new Database(path.join(dir, 'log.db'), { readonly: true });
   const { events } = log.prepare('SELECT count(*) AS events FROM events').get() as { events: number };
-  const { auditEvents, json } = log.prepare("SELECT count(*) AS auditEvents, avg(length(data)) AS json FROM events WHERE type = 'AuditEventRecorded' AND data <> ''").get() as { auditEvents: number; json: number };
+  const { auditEvents, json } = log
+    .prepare(
+      "SELECT count(*) AS auditEvents, avg(length(data)) AS json FROM events WHERE type = 'AuditEventRecorded' AND data <> ''",
+    )
+    .get() as { auditEvents: number; json: number };
   log.close();
   process.stderr.write('  compacting a copy of the log…\n');
   const compacted = await compactedCopy(path.join(dir, 'log.db'));
   const withWal = (file: string) => bytesOf(file) + bytesOf(`${file}-wal`);
-  const files = ['log.db', VIEWS_FILE, STATE_FILE, 'jobs.db'].map((file) => ({ file, bytes: withWal(path.join(dir, file)) }));
+  const files = ['log.db', VIEWS_FILE, STATE_FILE, 'jobs.db'].map((file) => ({
+    file,
+    bytes: withWal(path.join(dir, file)),
+  }));
   const views = new Database(path.join(dir, VIEWS_FILE), { readonly: true });
-  const pages = views.prepare(`SELECT m.tbl_name AS tbl, m.type AS type, sum(s.pgsize) AS bytes
-    FROM dbstat AS s JOIN sqlite_master AS m ON m.name = s.name GROUP BY m.tbl_name, m.type`).all() as Array<{ tbl: string; type: string; bytes: number }>;
+  const pages = views
+    .prepare(`SELECT m.tbl_name AS tbl, m.type AS type, sum(s.pgsize) AS bytes
+    FROM dbstat AS s JOIN sqlite_master AS m ON m.name = s.name GROUP BY m.tbl_name, m.type`)
+    .all() as Array<{ tbl: string; type: string; bytes: number }>;
   views.close();
-  const readModels = Object.entries(READ_MODELS).map(([name, entry]) => {
-    const tables = new Set(entry.sqlite.schema.tables);
-    const mine = pages.filter((p) => tables.has(p.tbl));
-    return { name, bytes: mine.reduce((n, p) => n + p.bytes, 0), indexBytes: mine.filter((p) => p.type === 'index').reduce((n, p) => n + p.bytes, 0) };
-  }).filter((m) => m.bytes > 0).sort((a, b) => b.bytes - a.bytes);
+  const readModels = Object.entries(READ_MODELS)
+    .map(([name, entry]) => {
+      const tables = new Set(entry.sqlite.schema.tables);
+      const mine = pages.filter((p) => tables.has(p.tbl));
+      return {
+        name,
+        bytes: mine.reduce((n, p) => n + p.bytes, 0),
+        indexBytes: mine.filter((p) => p.type === 'index').reduce((n, p) => n + p.bytes, 0),
+      };
+    })
+    .filter((m) => m.bytes > 0)
+    .sort((a, b) => b.bytes - a.bytes);
   return { events, auditEvents, eventJsonBytes: json, files, readModels, compacted };
 };
 
@@ -205,10 +234,15 @@ export const printStorage = (r: StorageReport): string[] => {
   const c = r.compacted;
   return [
     `storage of ${fmt(r.events)} log records (${fmt(r.auditEvents)} audit events, ${r.eventJsonBytes.toFixed(0)} bytes of JSON each on average)`,
-    ...r.files.map((f) => `  ${f.file.padEnd(26)} ${(f.bytes / 1048576).toFixed(0).padStart(6)} MiB, ${per(f.bytes).padStart(5)} bytes per record`),
+    ...r.files.map(
+      (f) =>
+        `  ${f.file.padEnd(26)} ${(f.bytes / 1048576).toFixed(0).padStart(6)} MiB, ${per(f.bytes).padStart(5)} bytes per record`,
+    ),
     `  log.db compacted           ${(c.bytes / 1048576).toFixed(0).padStart(6)} MiB, ${per(c.bytes).padStart(5)} bytes per record (${fmt(c.records)} records into blocks of ${(c.blockBytes / c.records).toFixed(0)} bytes each, in ${c.seconds.toFixed(1)} s: ${fmt(c.records / c.seconds)} records/s; VACUUM ${c.vacuumSeconds.toFixed(1)} s)`,
     `  log (compacted) + read models ${per(logAndViews)} bytes per record, ${ratio.toFixed(2)}× the event's JSON (target ≤ 2×): ${verdict(ratio <= 2)}`,
     '  per read model (tables and their indexes, dbstat):',
-    ...r.readModels.map((m) => `    ${m.name.padEnd(24)} ${per(m.bytes).padStart(5)} bytes per record (indexes ${per(m.indexBytes)})`),
+    ...r.readModels.map(
+      (m) => `    ${m.name.padEnd(24)} ${per(m.bytes).padStart(5)} bytes per record (indexes ${per(m.indexBytes)})`,
+    ),
   ];
 };

@@ -6,7 +6,16 @@ import { fileURLToPath } from 'node:url';
 import { applyRetention } from '../src/commands/retention.ts';
 import { openRuntime } from '../src/compose/runtime.ts';
 import { loadConfig } from '../src/config.ts';
-import { DURATION, KEEP_LOG_AS_WRITTEN, demoDataDir, median, projectWithKey, singleEventIngest, startWatchlog, verdict } from './support.ts';
+import {
+  DURATION,
+  KEEP_LOG_AS_WRITTEN,
+  demoDataDir,
+  median,
+  projectWithKey,
+  singleEventIngest,
+  startWatchlog,
+  verdict,
+} from './support.ts';
 
 /** Retention's cost to ingest (issue 16, item 5): a copy of the 1M-event demo data dir served by
  *  `watchlog start`, paced single-event ingest into another project (BENCH_RETENTION_RATE req/s,
@@ -36,10 +45,19 @@ const untilVisible = async <T>(attempt: () => Promise<T>): Promise<T> => {
   }
 };
 
-interface Slice { requestsPerSec: number; p99: number; errors: number }
+interface Slice {
+  requestsPerSec: number;
+  p99: number;
+  errors: number;
+}
 
 const paced = async (base: string, key: string, seconds: number): Promise<Slice> => {
-  const r = await autocannon({ ...singleEventIngest(base, key), connections: 16, overallRate: RATE, duration: seconds });
+  const r = await autocannon({
+    ...singleEventIngest(base, key),
+    connections: 16,
+    overallRate: RATE,
+    duration: seconds,
+  });
   return { requestsPerSec: r.requests.average, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts };
 };
 
@@ -76,12 +94,21 @@ export const retentionBenchmark = async (): Promise<RetentionReport> => {
     const started = Date.now();
     let done = false;
     // A month ahead with a one-day retention: every event of the project is past it.
-    const removal = applyRetention({
-      log: runtime.log, redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
-      async settled(position) {
-        if (!(await runtime.settled(['auditEvents'], position, 600_000))) throw new Error(`audit-events did not reach ${position}`);
+    const removal = applyRetention(
+      {
+        log: runtime.log,
+        redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
+        async settled(position) {
+          if (!(await runtime.settled(['auditEvents'], position, 600_000)))
+            throw new Error(`audit-events did not reach ${position}`);
+        },
       },
-    }, fill.projectId, 1, { actor: 'bench', correlationId: randomUUID(), now: () => new Date(Date.now() + 30 * DAY) }).finally(() => { done = true; });
+      fill.projectId,
+      1,
+      { actor: 'bench', correlationId: randomUUID(), now: () => new Date(Date.now() + 30 * DAY) },
+    ).finally(() => {
+      done = true;
+    });
     const during: Slice[] = [];
     while (!done) during.push(await paced(w.base, key, SLICE_SECONDS));
     const removed = await removal;

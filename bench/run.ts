@@ -15,22 +15,103 @@ import { printProjector, projectorBenchmark } from './projector.ts';
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
  *  bench/results/latest.json. */
-interface Section { name: string; run: () => Promise<{ result: unknown; lines: string[] }> }
+interface Section {
+  name: string;
+  run: () => Promise<{ result: unknown; lines: string[] }>;
+}
 
 const sections: Section[] = [
-  { name: 'ingest', run: async () => { const r = await ingestBenchmark(); return { result: r, lines: printIngest(r) }; } },
-  { name: 'queries', run: async () => { const r = await queriesBenchmark(); return { result: r, lines: printQueries(r) }; } },
-  { name: 'monitors', run: async () => { const r = await monitorsBenchmark(); return { result: r, lines: printMonitors(r) }; } },
-  { name: 'anomalies', run: async () => { const r = await anomaliesBenchmark(); return { result: r, lines: printAnomalies(r) }; } },
-  { name: 'masking', run: async () => { const r = await maskingBenchmark(); return { result: r, lines: printMasking(r) }; } },
-  { name: 'dashboard', run: async () => { const r = await dashboardBenchmark(); return { result: r, lines: printDashboard(r) }; } },
-  { name: 'verify', run: async () => { const r = await verifyBenchmark(); return { result: r, lines: printVerify(r) }; } },
-  { name: 'sdk', run: async () => { const r = await sdkBenchmark(); return { result: r, lines: printSdk(r) }; } },
-  { name: 'auditors', run: async () => { const r = await auditorsBenchmark(); return { result: r, lines: printAuditors(r) }; } },
-  { name: 'projector', run: async () => { const r = await projectorBenchmark(); return { result: r, lines: printProjector(r) }; } },
-  { name: 'rebuild', run: async () => { const r = await rebuildBenchmark(); return { result: r, lines: printRebuild(r) }; } },
-  { name: 'storage', run: async () => { const r = await storageBenchmark(); return { result: r, lines: printStorage(r) }; } },
-  { name: 'retention', run: async () => { const r = await retentionBenchmark(); return { result: r, lines: printRetention(r) }; } },
+  {
+    name: 'ingest',
+    run: async () => {
+      const r = await ingestBenchmark();
+      return { result: r, lines: printIngest(r) };
+    },
+  },
+  {
+    name: 'queries',
+    run: async () => {
+      const r = await queriesBenchmark();
+      return { result: r, lines: printQueries(r) };
+    },
+  },
+  {
+    name: 'monitors',
+    run: async () => {
+      const r = await monitorsBenchmark();
+      return { result: r, lines: printMonitors(r) };
+    },
+  },
+  {
+    name: 'anomalies',
+    run: async () => {
+      const r = await anomaliesBenchmark();
+      return { result: r, lines: printAnomalies(r) };
+    },
+  },
+  {
+    name: 'masking',
+    run: async () => {
+      const r = await maskingBenchmark();
+      return { result: r, lines: printMasking(r) };
+    },
+  },
+  {
+    name: 'dashboard',
+    run: async () => {
+      const r = await dashboardBenchmark();
+      return { result: r, lines: printDashboard(r) };
+    },
+  },
+  {
+    name: 'verify',
+    run: async () => {
+      const r = await verifyBenchmark();
+      return { result: r, lines: printVerify(r) };
+    },
+  },
+  {
+    name: 'sdk',
+    run: async () => {
+      const r = await sdkBenchmark();
+      return { result: r, lines: printSdk(r) };
+    },
+  },
+  {
+    name: 'auditors',
+    run: async () => {
+      const r = await auditorsBenchmark();
+      return { result: r, lines: printAuditors(r) };
+    },
+  },
+  {
+    name: 'projector',
+    run: async () => {
+      const r = await projectorBenchmark();
+      return { result: r, lines: printProjector(r) };
+    },
+  },
+  {
+    name: 'rebuild',
+    run: async () => {
+      const r = await rebuildBenchmark();
+      return { result: r, lines: printRebuild(r) };
+    },
+  },
+  {
+    name: 'storage',
+    run: async () => {
+      const r = await storageBenchmark();
+      return { result: r, lines: printStorage(r) };
+    },
+  },
+  {
+    name: 'retention',
+    run: async () => {
+      const r = await retentionBenchmark();
+      return { result: r, lines: printRetention(r) };
+    },
+  },
 ];
 
 const only = process.argv.slice(2);

@@ -6,18 +6,29 @@ import { createWatchlog } from '@watchlog/node';
  *  @watchlog/node's middleware sending to `RECEIVER` (`SDK=on`). Express 5 is the SDK package's
  *  dev dependency (the root's own express is v4). Both variants run the same code but for the
  *  one `app.use`. */
-const express = createRequire(new URL('../packages/node/package.json', import.meta.url))('express') as typeof expressType;
+const express = createRequire(new URL('../packages/node/package.json', import.meta.url))(
+  'express',
+) as typeof expressType;
 
 const app = express();
-const watchlog = process.env.SDK === 'on'
-  ? createWatchlog({ endpoint: process.env.RECEIVER!, apiKey: 'bench-key', serviceName: 'bench', environment: 'production', logger: null })
-  : null;
+const watchlog =
+  process.env.SDK === 'on'
+    ? createWatchlog({
+        endpoint: process.env.RECEIVER!,
+        apiKey: 'bench-key',
+        serviceName: 'bench',
+        environment: 'production',
+        logger: null,
+      })
+    : null;
 /** Requests the hello route answered: with the middleware on, each is one event to deliver. */
 let handled = 0;
 
 // Mounted before the middleware, so the bench reads them unrecorded: the process's CPU time,
 // and, once the load is over, the SDK's counters after a flush.
-app.get('/__cpu', (_req, res) => { res.json({ ...process.cpuUsage(), handled }); });
+app.get('/__cpu', (_req, res) => {
+  res.json({ ...process.cpuUsage(), handled });
+});
 app.get('/__flush', async (_req, res) => {
   const flushed = (await watchlog?.flush({ timeoutMs: 30_000 })) ?? true;
   res.json({ flushed, handled, stats: watchlog?.stats() ?? null });

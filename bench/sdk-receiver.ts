@@ -12,7 +12,12 @@ const answers = new Map<number, Buffer>();
 const answerFor = (n: number): Buffer => {
   let answer = answers.get(n);
   if (!answer) {
-    answer = Buffer.from(JSON.stringify({ accepted: Array.from({ length: n }, (_, index) => ({ index, id: randomUUID() })), rejected: [] }));
+    answer = Buffer.from(
+      JSON.stringify({
+        accepted: Array.from({ length: n }, (_, index) => ({ index, id: randomUUID() })),
+        rejected: [],
+      }),
+    );
     answers.set(n, answer);
   }
   return answer;
@@ -35,7 +40,9 @@ const distinctKeys = (): number => {
 
 const server = http.createServer((req, res) => {
   if (req.method === 'GET') {
-    res.end(JSON.stringify(req.url === '/count?keys' ? { events, batches, keys: distinctKeys() } : { events, batches }));
+    res.end(
+      JSON.stringify(req.url === '/count?keys' ? { events, batches, keys: distinctKeys() } : { events, batches }),
+    );
     return;
   }
   const chunks: Buffer[] = [];

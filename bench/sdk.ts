@@ -3,7 +3,18 @@ import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { CONNECTIONS, DURATION, WARMUP, alternatingSlices, freePort, json, median, startProcess, verdict, type Child } from './support.ts';
+import {
+  CONNECTIONS,
+  DURATION,
+  WARMUP,
+  alternatingSlices,
+  freePort,
+  json,
+  median,
+  startProcess,
+  verdict,
+  type Child,
+} from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -94,30 +105,50 @@ export interface SdkReport {
   load: { start: number[]; end: number[] };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const byValue = (a: number, b: number) => a - b;
 
-const loadAverage = async (): Promise<number[]> => (await import('node:os')).loadavg().map((v) => Math.round(v * 100) / 100);
+const loadAverage = async (): Promise<number[]> =>
+  (await import('node:os')).loadavg().map((v) => Math.round(v * 100) / 100);
 
 interface App {
-  child: Child; base: string; url: string; agent: http.Agent;
-  requests: number; seconds: number; p99s: number[]; errors: number; cpuMicros: number;
-  latencies: number[]; slices: number[]; pacedP99s: number[];
+  child: Child;
+  base: string;
+  url: string;
+  agent: http.Agent;
+  requests: number;
+  seconds: number;
+  p99s: number[];
+  errors: number;
+  cpuMicros: number;
+  latencies: number[];
+  slices: number[];
+  pacedP99s: number[];
 }
 
 /** One GET over the app's own keep-alive agent; its latency in ms, or null when it failed. */
-const timedGet = (app: App) => new Promise<number | null>((resolve) => {
-  const started = performance.now();
-  http.get(app.url, { agent: app.agent }, (res) => {
-    res.resume();
-    res.on('end', () => resolve(res.statusCode === 200 ? performance.now() - started : null));
-  }).on('error', () => resolve(null));
-});
+const timedGet = (app: App) =>
+  new Promise<number | null>((resolve) => {
+    const started = performance.now();
+    http
+      .get(app.url, { agent: app.agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode === 200 ? performance.now() - started : null));
+      })
+      .on('error', () => resolve(null));
+  });
 
 /** `rate` GETs per second to each of `apps` for `seconds`, interleaved (`first` goes first);
  *  each app's latencies (ms) appended to `into`. */
-const pacedRound = async (apps: App[], first: number, rate: number, seconds: number, into: number[][]): Promise<void> => {
+const pacedRound = async (
+  apps: App[],
+  first: number,
+  rate: number,
+  seconds: number,
+  into: number[][],
+): Promise<void> => {
   const total = Math.round(rate * seconds);
   const start = performance.now();
   const pending: Array<Promise<void>> = [];
@@ -126,10 +157,12 @@ const pacedRound = async (apps: App[], first: number, rate: number, seconds: num
     if (wait >= 1) await new Promise((r) => setTimeout(r, wait));
     for (let k = 0; k < apps.length; k += 1) {
       const target = (first + k) % apps.length;
-      pending.push(timedGet(apps[target]!).then((ms) => {
-        if (ms === null) apps[target]!.errors += 1;
-        else into[target]!.push(ms);
-      }));
+      pending.push(
+        timedGet(apps[target]!).then((ms) => {
+          if (ms === null) apps[target]!.errors += 1;
+          else into[target]!.push(ms);
+        }),
+      );
     }
   }
   await Promise.all(pending);
@@ -144,24 +177,47 @@ const startApp = async (sdk: boolean, receiver: string): Promise<App> => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const url = `${base}/hello/world`;
-  const child = await startProcess(['--import', 'tsx', path.join(root, 'bench/sdk-app.ts')], { PORT: String(port), SDK: sdk ? 'on' : 'off', RECEIVER: receiver },
-    async () => (await fetch(`${base}/__cpu`)).ok);
+  const child = await startProcess(
+    ['--import', 'tsx', path.join(root, 'bench/sdk-app.ts')],
+    { PORT: String(port), SDK: sdk ? 'on' : 'off', RECEIVER: receiver },
+    async () => (await fetch(`${base}/__cpu`)).ok,
+  );
   return {
-    child, base, url, agent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
-    requests: 0, seconds: 0, p99s: [], errors: 0, cpuMicros: 0, latencies: [], slices: [], pacedP99s: [],
+    child,
+    base,
+    url,
+    agent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
+    requests: 0,
+    seconds: 0,
+    p99s: [],
+    errors: 0,
+    cpuMicros: 0,
+    latencies: [],
+    slices: [],
+    pacedP99s: [],
   };
 };
 
 const side = (app: App): Side => {
   const sorted = [...app.latencies].sort(byValue);
   return {
-    requestsPerSec: app.requests / app.seconds, p99: mean(app.p99s), errors: app.errors,
-    pacedP50: percentile(sorted, 0.5), pacedP99: percentile(sorted, 0.99), pacedP999: percentile(sorted, 0.999),
-    slices: app.slices, pacedP99s: app.pacedP99s, cpuPerRequest: app.cpuMicros / app.requests,
+    requestsPerSec: app.requests / app.seconds,
+    p99: mean(app.p99s),
+    errors: app.errors,
+    pacedP50: percentile(sorted, 0.5),
+    pacedP99: percentile(sorted, 0.99),
+    pacedP999: percentile(sorted, 0.999),
+    slices: app.slices,
+    pacedP99s: app.pacedP99s,
+    cpuPerRequest: app.cpuMicros / app.requests,
   };
 };
 
-interface Flushed { flushed: boolean; handled: number; stats: Record<string, number> | null }
+interface Flushed {
+  flushed: boolean;
+  handled: number;
+  stats: Record<string, number> | null;
+}
 
 /** One pair of fresh processes, bare and with the middleware, measured against each other. */
 const measurePair = async (receiver: string, slices: number, apps: App[]): Promise<Flushed> => {
@@ -203,17 +259,28 @@ const measurePair = async (receiver: string, slices: number, apps: App[]): Promi
 };
 
 /** The sum of two apps' figures (the same side in two pairs). */
-const merge = (apps: App[]): App => apps.reduce((a, b) => ({
-  ...a, requests: a.requests + b.requests, seconds: a.seconds + b.seconds, p99s: [...a.p99s, ...b.p99s], errors: a.errors + b.errors,
-  cpuMicros: a.cpuMicros + b.cpuMicros, latencies: [...a.latencies, ...b.latencies], slices: [...a.slices, ...b.slices], pacedP99s: [...a.pacedP99s, ...b.pacedP99s],
-}));
+const merge = (apps: App[]): App =>
+  apps.reduce((a, b) => ({
+    ...a,
+    requests: a.requests + b.requests,
+    seconds: a.seconds + b.seconds,
+    p99s: [...a.p99s, ...b.p99s],
+    errors: a.errors + b.errors,
+    cpuMicros: a.cpuMicros + b.cpuMicros,
+    latencies: [...a.latencies, ...b.latencies],
+    slices: [...a.slices, ...b.slices],
+    pacedP99s: [...a.pacedP99s, ...b.pacedP99s],
+  }));
 
 export const sdkBenchmark = async (): Promise<SdkReport> => {
   const loadStart = await loadAverage();
   const receiverPort = await freePort();
   const receiver = `http://127.0.0.1:${receiverPort}`;
-  const sink = await startProcess(['--import', 'tsx', path.join(root, 'bench/sdk-receiver.ts')], { PORT: String(receiverPort) },
-    async () => (await fetch(`${receiver}/count`)).ok);
+  const sink = await startProcess(
+    ['--import', 'tsx', path.join(root, 'bench/sdk-receiver.ts')],
+    { PORT: String(receiverPort) },
+    async () => (await fetch(`${receiver}/count`)).ok,
+  );
   const apps: App[] = [];
   const flushes: Flushed[] = [];
   let count: { events: number; batches: number; keys: number };
@@ -227,17 +294,36 @@ export const sdkBenchmark = async (): Promise<SdkReport> => {
   const sdks = apps.filter((_, i) => i % 2 === 1);
   const [b, s] = [side(merge(bares)), side(merge(sdks))];
   const ratios = s.slices.map((v, i) => v / b.slices[i]!);
-  const pairRatios = sdks.map((app, i) => (app.requests / app.seconds) / (bares[i]!.requests / bares[i]!.seconds));
+  const pairRatios = sdks.map((app, i) => app.requests / app.seconds / (bares[i]!.requests / bares[i]!.seconds));
   const total = (key: string) => flushes.reduce((n, f) => n + (f.stats?.[key] ?? NaN), 0);
   const handled = flushes.reduce((n, f) => n + f.handled, 0);
-  const stats = Object.fromEntries(['queued', 'sent', 'replayed', 'rejected', 'dropped', 'failures', 'retries', 'pending'].map((k) => [k, total(k)]));
+  const stats = Object.fromEntries(
+    ['queued', 'sent', 'replayed', 'rejected', 'dropped', 'failures', 'retries', 'pending'].map((k) => [k, total(k)]),
+  );
   const delivery: Delivery = {
-    handled, received: count.events, distinctKeys: count.keys, batches: count.batches, stats, flushed: flushes.every((f) => f.flushed),
-    ok: flushes.every((f) => f.flushed && f.stats !== null) && count.events === handled && count.keys === count.events
-      && stats.queued === handled && stats.sent === handled && stats.dropped === 0 && stats.failures === 0 && stats.rejected === 0 && stats.pending === 0,
+    handled,
+    received: count.events,
+    distinctKeys: count.keys,
+    batches: count.batches,
+    stats,
+    flushed: flushes.every((f) => f.flushed),
+    ok:
+      flushes.every((f) => f.flushed && f.stats !== null) &&
+      count.events === handled &&
+      count.keys === count.events &&
+      stats.queued === handled &&
+      stats.sent === handled &&
+      stats.dropped === 0 &&
+      stats.failures === 0 &&
+      stats.rejected === 0 &&
+      stats.pending === 0,
   };
   return {
-    bare: b, sdk: s, ratio: median(ratios), ratios, pairRatios,
+    bare: b,
+    sdk: s,
+    ratio: median(ratios),
+    ratios,
+    pairRatios,
     addedP99: s.pacedP99 - b.pacedP99,
     addedP99Rounds: median(s.pacedP99s.map((v, i) => v - b.pacedP99s[i]!)),
     addedP50: s.pacedP50 - b.pacedP50,

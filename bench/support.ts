@@ -21,11 +21,21 @@ export const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 export const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 
-export interface Child { process: ChildProcess; stop(): Promise<void> }
+export interface Child {
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
 
 /** Starts a Node process and resolves once `ready` answers true (polled). */
-export const startProcess = async (args: string[], env: Record<string, string>, ready: () => Promise<boolean>): Promise<Child> => {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+export const startProcess = async (
+  args: string[],
+  env: Record<string, string>,
+  ready: () => Promise<boolean>,
+): Promise<Child> => {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const deadline = Date.now() + 30_000;
   while (!(await ready().catch(() => false))) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
@@ -76,10 +86,17 @@ export const json = async <T>(url: string, init: RequestInit = {}): Promise<T> =
 };
 
 /** Logs in as soon as the server has created its admin (just after it starts listening). */
-export const loginWhenReady = async (base: string, credentials: { email: string; password: string }): Promise<string> => {
+export const loginWhenReady = async (
+  base: string,
+  credentials: { email: string; password: string },
+): Promise<string> => {
   const deadline = Date.now() + 600_000;
   for (;;) {
-    const res = await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(credentials) });
+    const res = await fetch(`${base}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(credentials),
+    });
     if (res.ok) return ((await res.json()) as { token: string }).token;
     if (Date.now() > deadline) throw new Error(`login failed: ${res.status}`);
     await new Promise((r) => setTimeout(r, 250));
@@ -92,7 +109,11 @@ export const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL');
  *  the other compare two moments more than two targets. So each of `slices` rounds measures
  *  every target in turn, the order flipped every round (neither always follows the other);
  *  the results per target, in slice order. */
-export const alternatingSlices = async <T>(targets: number, slices: number, measure: (target: number, slice: number) => Promise<T>): Promise<T[][]> => {
+export const alternatingSlices = async <T>(
+  targets: number,
+  slices: number,
+  measure: (target: number, slice: number) => Promise<T>,
+): Promise<T[][]> => {
   const results: T[][] = Array.from({ length: targets }, () => []);
   for (let slice = 0; slice < slices; slice += 1) {
     const order = Array.from({ length: targets }, (_, i) => i);
@@ -110,17 +131,32 @@ export const median = (xs: readonly number[]): number => {
 
 /** A realistic event (~600 bytes) with fields to mask. */
 export const EVENT = JSON.stringify({
-  path: '/api/orders/123', method: 'POST', status_code: 201, response_time: 37, identifier: 'user-42',
-  service_name: 'orders', environment: 'production', user_email: 'jane@example.com', user_name: 'Jane',
-  user_roles: ['buyer'], tenant_id: 'acme', ip: '203.0.113.9', request_id: 'req-8f14e45f',
+  path: '/api/orders/123',
+  method: 'POST',
+  status_code: 201,
+  response_time: 37,
+  identifier: 'user-42',
+  service_name: 'orders',
+  environment: 'production',
+  user_email: 'jane@example.com',
+  user_name: 'Jane',
+  user_roles: ['buyer'],
+  tenant_id: 'acme',
+  ip: '203.0.113.9',
+  request_id: 'req-8f14e45f',
   user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
-  query_params: { page: '1' }, request_body: { item: 'sku-1', qty: 2, card: '4111 1111 1111 1111', password: 'hunter2' },
+  query_params: { page: '1' },
+  request_body: { item: 'sku-1', qty: 2, card: '4111 1111 1111 1111', password: 'hunter2' },
   response_body: { ok: true, order_id: 'ord-123' },
 });
 
 export const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
 
-export interface Watchlog { child: Child; base: string; auth: { authorization: string } }
+export interface Watchlog {
+  child: Child;
+  base: string;
+  auth: { authorization: string };
+}
 
 /** A server on a data dir that later sections (or their raw-SQL baselines) read again keeps its
  *  log as written: no compaction job (the storage section compacts a copy). */
@@ -129,13 +165,26 @@ export const KEEP_LOG_AS_WRITTEN = { WATCHLOG_LOG_COMPACTION_SECONDS: '0' } as c
 /** The compiled `watchlog start` (npm run bench builds it) on a free port, signed in as ADMIN
  *  (created by the server when the data dir has no user). `ready`: the path polled before
  *  signing in (/readyz waits for the read models to catch up with a filled log). */
-export const startWatchlog = async (dataDir: string, env: Record<string, string> = {}, ready = '/healthz'): Promise<Watchlog> => {
+export const startWatchlog = async (
+  dataDir: string,
+  env: Record<string, string> = {},
+  ready = '/healthz',
+): Promise<Watchlog> => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = await startProcess([path.join(root, 'dist/src/main.js'), 'start'], {
-    PORT: String(port), HOST: '127.0.0.1', WATCHLOG_DATA_DIR: dataDir, WATCHLOG_LOG_LEVEL: 'warn',
-    WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...env,
-  }, async () => (await fetch(`${base}${ready}`)).ok);
+  const child = await startProcess(
+    [path.join(root, 'dist/src/main.js'), 'start'],
+    {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      WATCHLOG_DATA_DIR: dataDir,
+      WATCHLOG_LOG_LEVEL: 'warn',
+      WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+      WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+      ...env,
+    },
+    async () => (await fetch(`${base}${ready}`)).ok,
+  );
   try {
     return { child, base, auth: { authorization: `Bearer ${await loginWhenReady(base, ADMIN)}` } };
   } catch (err) {
@@ -145,15 +194,30 @@ export const startWatchlog = async (dataDir: string, env: Record<string, string>
 };
 
 /** A new project and an API key of it (`restrictions`: the key's rate limit, origins). */
-export const projectWithKey = async (w: Watchlog, name: string, restrictions: Record<string, unknown> = {}): Promise<{ id: string; key: string }> => {
-  const { id } = await json<{ id: string }>(`${w.base}/v1/projects`, { method: 'POST', headers: w.auth, body: JSON.stringify({ name }) });
-  const { key } = await json<{ key: string }>(`${w.base}/v1/projects/${id}/api-keys`, { method: 'POST', headers: w.auth, body: JSON.stringify({ name, ...restrictions }) });
+export const projectWithKey = async (
+  w: Watchlog,
+  name: string,
+  restrictions: Record<string, unknown> = {},
+): Promise<{ id: string; key: string }> => {
+  const { id } = await json<{ id: string }>(`${w.base}/v1/projects`, {
+    method: 'POST',
+    headers: w.auth,
+    body: JSON.stringify({ name }),
+  });
+  const { key } = await json<{ key: string }>(`${w.base}/v1/projects/${id}/api-keys`, {
+    method: 'POST',
+    headers: w.auth,
+    body: JSON.stringify({ name, ...restrictions }),
+  });
   return { id, key };
 };
 
 /** autocannon's options for single-event ingest: EVENT posted to POST /v1/audit with `key`. */
 export const singleEventIngest = (base: string, key: string): autocannon.Options => ({
-  url: `${base}/v1/audit`, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: EVENT,
+  url: `${base}/v1/audit`,
+  method: 'POST',
+  headers: { 'content-type': 'application/json', 'x-api-key': key },
+  body: EVENT,
 });
 
 /** A process's resident memory (VmRSS), kB; 0 once it is gone. */
@@ -170,7 +234,9 @@ export const rssKb = (pid: number): number => {
 export const sampleRss = (pid: number, everyMs = 20): { stop(): { beforeKb: number; peakKb: number } } => {
   const beforeKb = rssKb(pid);
   let peakKb = beforeKb;
-  const timer = setInterval(() => { peakKb = Math.max(peakKb, rssKb(pid)); }, everyMs);
+  const timer = setInterval(() => {
+    peakKb = Math.max(peakKb, rssKb(pid));
+  }, everyMs);
   return {
     stop() {
       clearInterval(timer);
@@ -179,7 +245,14 @@ export const sampleRss = (pid: number, everyMs = 20): { stop(): { beforeKb: numb
   };
 };
 
-export interface Fill { events: number; dir: string; reused: boolean; appendMs: number; projectMs: number; projectId: string }
+export interface Fill {
+  events: number;
+  dir: string;
+  reused: boolean;
+  appendMs: number;
+  projectMs: number;
+  projectId: string;
+}
 
 /** A data dir of `events` demo events (`watchlog demo`'s traffic) under .bench/dashboard-<n>/,
  *  filled once and reused by later runs and sections; with `current`, its read models brought to
@@ -188,24 +261,48 @@ export const demoDataDir = async (events: number, { current = true }: { current?
   const dir = path.join(root, '.bench', `dashboard-${events}`);
   const marker = path.join(dir, DEMO_MARKER);
   if (existsSync(marker)) {
-    const saved = JSON.parse(readFileSync(marker, 'utf8')) as { projects: { shop: string }; appendMs: number; projectMs: number };
+    const saved = JSON.parse(readFileSync(marker, 'utf8')) as {
+      projects: { shop: string };
+      appendMs: number;
+      projectMs: number;
+    };
     if (current) await currentReadModels(dir);
-    return { events, dir, reused: true, appendMs: saved.appendMs, projectMs: saved.projectMs, projectId: saved.projects.shop };
+    return {
+      events,
+      dir,
+      reused: true,
+      appendMs: saved.appendMs,
+      projectMs: saved.projectMs,
+      projectId: saved.projects.shop,
+    };
   }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const config = loadConfig({ WATCHLOG_DATA_DIR: dir });
   let last = 0;
   const report = await fillDemo(config, {
-    events, admin: ADMIN, upUrl: 'http://127.0.0.1:9/up', downUrl: 'http://127.0.0.1:9/down',
+    events,
+    admin: ADMIN,
+    upUrl: 'http://127.0.0.1:9/up',
+    downUrl: 'http://127.0.0.1:9/down',
     onProgress: (n, total) => {
       if (Date.now() - last < 10_000 && n < total) return;
       last = Date.now();
       process.stderr.write(`  appended ${n}/${total}\n`);
     },
   });
-  writeFileSync(marker, `${JSON.stringify({ made_by: 'bench/dashboard.ts', events: report.events, projects: report.projects, appendMs: report.appendMs, projectMs: report.projectMs }, null, 2)}\n`);
-  return { events, dir, reused: false, appendMs: report.appendMs, projectMs: report.projectMs, projectId: report.projects.shop };
+  writeFileSync(
+    marker,
+    `${JSON.stringify({ made_by: 'bench/dashboard.ts', events: report.events, projects: report.projects, appendMs: report.appendMs, projectMs: report.projectMs }, null, 2)}\n`,
+  );
+  return {
+    events,
+    dir,
+    reused: false,
+    appendMs: report.appendMs,
+    projectMs: report.projectMs,
+    projectId: report.projects.shop,
+  };
 };
 
 /** The raw baselines' load: every AuditEventRecorded of the log, parsed and inserted as the
@@ -221,22 +318,51 @@ export const loadAuditRows = (logFile: string, db: Database.Database, batchSize:
     // The least a row's project key costs: kept in memory, written once per project.
     const addKey = db.prepare('INSERT INTO audit_projects (project_id) VALUES (?)');
     const keys = new Map<string, number>();
-    const keyOf = (projectId: string) => keys.get(projectId) ?? keys.set(projectId, Number(addKey.run(projectId).lastInsertRowid)).get(projectId)!;
+    const keyOf = (projectId: string) =>
+      keys.get(projectId) ?? keys.set(projectId, Number(addKey.run(projectId).lastInsertRowid)).get(projectId)!;
     type Row = { position: number; data: string };
     const write = db.transaction((items: readonly Row[]) => {
       for (const { position, data } of items) {
         const {
-          id, project_id, event_type, method, path: route, status_code, response_time, identifier, user_email, service_name, environment, session_id, timestamp, ...rest
+          id,
+          project_id,
+          event_type,
+          method,
+          path: route,
+          status_code,
+          response_time,
+          identifier,
+          user_email,
+          service_name,
+          environment,
+          session_id,
+          timestamp,
+          ...rest
         } = JSON.parse(data) as Record<string, string | number | null | undefined>;
         insert.run(
-          position, id, keyOf(String(project_id)), event_type, method, route, status_code ?? null, response_time ?? null, identifier,
-          user_email ?? null, service_name, environment, session_id ?? null, Date.parse(String(timestamp)), JSON.stringify(rest),
+          position,
+          id,
+          keyOf(String(project_id)),
+          event_type,
+          method,
+          route,
+          status_code ?? null,
+          response_time ?? null,
+          identifier,
+          user_email ?? null,
+          service_name,
+          environment,
+          session_id ?? null,
+          Date.parse(String(timestamp)),
+          JSON.stringify(rest),
         );
       }
     });
     let written = 0;
     let batch: Row[] = [];
-    for (const row of log.prepare("SELECT position, data FROM events WHERE type = 'AuditEventRecorded' ORDER BY position").iterate() as IterableIterator<Row>) {
+    for (const row of log
+      .prepare("SELECT position, data FROM events WHERE type = 'AuditEventRecorded' ORDER BY position")
+      .iterate() as IterableIterator<Row>) {
       batch.push(row);
       if (batch.length === batchSize) {
         write(batch);
@@ -259,12 +385,19 @@ const readModelsCurrent = (dir: string): boolean => {
     db = new Database(viewsPath(dir), { readonly: true, fileMustExist: true });
     db.exec(`ATTACH DATABASE '${path.join(dir, 'log.db').replaceAll("'", "''")}' AS log`);
     const { head } = db.prepare('SELECT max(position) AS head FROM log.events').get() as { head: number };
-    const built = new Map((db.prepare(`SELECT v.projection, v.version, c.position FROM read_model_versions AS v
-      JOIN checkpoints AS c ON c.projection = v.projection`).all() as Array<{ projection: string; version: number; position: string }>)
-      .map((r) => [r.projection, r]));
+    const built = new Map(
+      (
+        db
+          .prepare(`SELECT v.projection, v.version, c.position FROM read_model_versions AS v
+      JOIN checkpoints AS c ON c.projection = v.projection`)
+          .all() as Array<{ projection: string; version: number; position: string }>
+      ).map((r) => [r.projection, r]),
+    );
     return Object.values(READ_MODELS).every((entry) => {
       const row = built.get(entry.name);
-      return entry.projection === null || (row?.version === entry.sqlite.schema.version && Number(row.position) === head);
+      return (
+        entry.projection === null || (row?.version === entry.sqlite.schema.version && Number(row.position) === head)
+      );
     });
   } catch {
     return false;
@@ -274,7 +407,12 @@ const readModelsCurrent = (dir: string): boolean => {
 };
 
 /** The embedded log of a data dir, as a rebuild's second lane opens it. */
-export const embeddedLog = (dataDir: string): StoreConfig => ({ dataDir, eventStoreUrl: undefined, eventStoreNamespace: '', mongoUrl: undefined });
+export const embeddedLog = (dataDir: string): StoreConfig => ({
+  dataDir,
+  eventStoreUrl: undefined,
+  eventStoreNamespace: '',
+  mongoUrl: undefined,
+});
 
 /** Brings a reused data dir's read models to this code's schemas with `watchlog rebuild`'s bulk
  *  load, so that a server started on it is ready at once instead of replaying in place. */

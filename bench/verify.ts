@@ -1,6 +1,14 @@
 import { spawn } from 'node:child_process';
 import { createHash, generateKeyPairSync, hash, sign } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { once } from 'node:events';
 import { availableParallelism, loadavg } from 'node:os';
 import path from 'node:path';
@@ -26,29 +34,56 @@ const ORIGIN = `watchlog.bench/projects/${PROJECT}`;
 
 /** An audit event as ingest stores it (the ingest bench's event, masked, with its stamps). */
 const auditEvent = (i: number, at: string) => ({
-  id: `evt-${i.toString(36).padStart(8, '0')}`, project_id: PROJECT, event_type: 'http_request', timestamp: at,
-  path: `/api/orders/${i}`, method: 'POST', status_code: i % 17 === 0 ? 500 : 201, response_time: 37 + (i % 50), identifier: `user-${i % 997}`,
-  service_name: 'orders', environment: 'production', source: 'server', user_email: 'jane@example.com', user_name: 'Jane',
-  user_roles: ['buyer'], tenant_id: 'acme', ip: '203.0.113.9', request_id: `req-${i.toString(16)}`,
+  id: `evt-${i.toString(36).padStart(8, '0')}`,
+  project_id: PROJECT,
+  event_type: 'http_request',
+  timestamp: at,
+  path: `/api/orders/${i}`,
+  method: 'POST',
+  status_code: i % 17 === 0 ? 500 : 201,
+  response_time: 37 + (i % 50),
+  identifier: `user-${i % 997}`,
+  service_name: 'orders',
+  environment: 'production',
+  source: 'server',
+  user_email: 'jane@example.com',
+  user_name: 'Jane',
+  user_roles: ['buyer'],
+  tenant_id: 'acme',
+  ip: '203.0.113.9',
+  request_id: `req-${i.toString(16)}`,
   user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36',
-  query_params: { page: '1' }, request_body: { item: 'sku-1', qty: 2, card: '**** **** **** 1111', password: '[MASKED]' },
+  query_params: { page: '1' },
+  request_body: { item: 'sku-1', qty: 2, card: '**** **** **** 1111', password: '[MASKED]' },
   response_body: { ok: true, order_id: `ord-${i}` },
 });
 
-interface Fixture { dir: string; stream: string; key: string; checkpoints: string[]; bytes: number }
+interface Fixture {
+  dir: string;
+  stream: string;
+  key: string;
+  checkpoints: string[];
+  bytes: number;
+}
 
 const generate = async (records: number): Promise<Fixture> => {
   const dir = path.join(root, '.bench', `verify-${records}`);
   const fixture = {
-    dir, stream: path.join(dir, 'records.ndjson'), key: path.join(dir, 'key.txt'),
+    dir,
+    stream: path.join(dir, 'records.ndjson'),
+    key: path.join(dir, 'key.txt'),
     checkpoints: [path.join(dir, 'half.txt'), path.join(dir, 'latest.txt')],
   };
   const done = path.join(dir, 'done.json');
-  if (existsSync(done)) return { ...fixture, bytes: (JSON.parse(readFileSync(done, 'utf8')) as { bytes: number }).bytes };
+  if (existsSync(done))
+    return { ...fixture, bytes: (JSON.parse(readFileSync(done, 'utf8')) as { bytes: number }).bytes };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const typeAndKey = Buffer.concat([Buffer.from([0x01]), Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url')]);
+  const typeAndKey = Buffer.concat([
+    Buffer.from([0x01]),
+    Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url'),
+  ]);
   const name = 'watchlog.bench';
   const keyId = createHash('sha256').update(`${name}\n`).update(typeAndKey).digest().subarray(0, 4);
   writeFileSync(fixture.key, `${name}+${keyId.toString('hex')}+${typeAndKey.toString('base64')}\n`);
@@ -63,7 +98,14 @@ const generate = async (records: number): Promise<Fixture> => {
   const start = Date.UTC(2026, 10, 24);
   for (let i = 0; i < records; i += 1) {
     const at = new Date(start + i * 10).toISOString();
-    const r = { stream: `audit-${PROJECT}`, revision: i, type: 'AuditEventRecorded', id: `0b7c${i.toString(16).padStart(12, '0')}`, data: auditEvent(i, at), metadata: { recorded_at: at } };
+    const r = {
+      stream: `audit-${PROJECT}`,
+      revision: i,
+      type: 'AuditEventRecorded',
+      id: `0b7c${i.toString(16).padStart(12, '0')}`,
+      data: auditEvent(i, at),
+      metadata: { recorded_at: at },
+    };
     const leaf = leafHash(leafBytes(r));
     frontier = appendLeaf(frontier, leaf).frontier;
     chunk += `${JSON.stringify({ leaf_index: i, position: String(1000 + i), ...r, recorded_at: at, leaf_hash: leaf.toString('base64') })}\n`;
@@ -104,10 +146,23 @@ const perSecond = async (run: () => Promise<number>): Promise<number> => {
 
 /** The command as an auditor runs it (compiled: `npm run bench` builds first), with its peak RSS
  *  (VmHWM, read from /proc while it runs). */
-const runCli = async (fixture: Fixture): Promise<{ seconds: number; code: number | null; peakRssMb: number | null }> => {
+const runCli = async (
+  fixture: Fixture,
+): Promise<{ seconds: number; code: number | null; peakRssMb: number | null }> => {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js'), 'verify', '--key', fixture.key,
-    ...fixture.checkpoints.flatMap((c) => ['--checkpoint', c]), '--stream', fixture.stream], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(root, 'dist/src/main.js'),
+      'verify',
+      '--key',
+      fixture.key,
+      ...fixture.checkpoints.flatMap((c) => ['--checkpoint', c]),
+      '--stream',
+      fixture.stream,
+    ],
+    { stdio: 'ignore' },
+  );
   let peakKb: number | null = null;
   const poll = setInterval(() => {
     try {
@@ -117,9 +172,13 @@ const runCli = async (fixture: Fixture): Promise<{ seconds: number; code: number
       // not started yet, or gone
     }
   }, 50);
-  const [code] = await once(child, 'exit') as [number | null];
+  const [code] = (await once(child, 'exit')) as [number | null];
   clearInterval(poll);
-  return { seconds: (performance.now() - started) / 1000, code, peakRssMb: peakKb === null ? null : Math.round(peakKb / 1024) };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    code,
+    peakRssMb: peakKb === null ? null : Math.round(peakKb / 1024),
+  };
 };
 
 export interface VerifyReport {
@@ -145,13 +204,22 @@ export const verifyBenchmark = async (): Promise<VerifyReport> => {
   const key = parseVerifierKey(readFileSync(fixture.key, 'utf8').trim());
   const checkpoints = fixture.checkpoints.map((c) => openCheckpoint(readFileSync(c, 'utf8'), [key]));
   const check = (options: { threads?: number }) => async () => {
-    const result = await verifyStream(createReadStream(fixture.stream, { highWaterMark: 1 << 20 }), checkpoints, { allowMissing: false, ...options });
+    const result = await verifyStream(createReadStream(fixture.stream, { highWaterMark: 1 << 20 }), checkpoints, {
+      allowMissing: false,
+      ...options,
+    });
     if (!result.ok) throw new Error(`the generated stream does not verify: ${result.failure.message}`);
     return result.report.leaves;
   };
   const report: VerifyReport = {
-    records: RECORDS, megabytes: Math.round(fixture.bytes / 1e6), threads: availableParallelism(), verify: [], oneThread: [], baseline: [],
-    cli: { seconds: 0, code: null, peakRssMb: null }, load: { before: load(), after: [] },
+    records: RECORDS,
+    megabytes: Math.round(fixture.bytes / 1e6),
+    threads: availableParallelism(),
+    verify: [],
+    oneThread: [],
+    baseline: [],
+    cli: { seconds: 0, code: null, peakRssMb: null },
+    load: { before: load(), after: [] },
   };
   // Alternating, so that the shared machine's noise falls on all three.
   for (let round = 0; round < ROUNDS; round += 1) {

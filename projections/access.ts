@@ -4,8 +4,16 @@ import type { Projection } from './projection.ts';
 export const accessProjection: Projection<AccessWriter> = {
   name: 'access',
   handles: [
-    'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRestricted', 'ApiKeyRevoked',
-    'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged', 'UserPasswordRehashed',
+    'ProjectCreated',
+    'ApiKeyIssued',
+    'ApiKeyRestricted',
+    'ApiKeyRevoked',
+    'UserRegistered',
+    'UserAccessChanged',
+    'UserDisabled',
+    'UserEnabled',
+    'UserPasswordChanged',
+    'UserPasswordRehashed',
   ],
   apply(event, _recorded, writer) {
     switch (event.type) {
@@ -15,13 +23,23 @@ export const accessProjection: Projection<AccessWriter> = {
       case 'ApiKeyIssued': {
         const k = event.data;
         writer.apiKeyIssued({
-          id: k.key_id, project_id: k.project_id, name: k.name, prefix: k.prefix, key_hash: k.key_hash,
-          created_at: k.issued_at, revoked_at: null, allowed_origins: k.allowed_origins ?? [], rate_limit: k.rate_limit ?? null,
+          id: k.key_id,
+          project_id: k.project_id,
+          name: k.name,
+          prefix: k.prefix,
+          key_hash: k.key_hash,
+          created_at: k.issued_at,
+          revoked_at: null,
+          allowed_origins: k.allowed_origins ?? [],
+          rate_limit: k.rate_limit ?? null,
         });
         break;
       }
       case 'ApiKeyRestricted':
-        writer.apiKeyRestricted(event.data.key_id, { allowed_origins: event.data.allowed_origins, rate_limit: event.data.rate_limit });
+        writer.apiKeyRestricted(event.data.key_id, {
+          allowed_origins: event.data.allowed_origins,
+          rate_limit: event.data.rate_limit,
+        });
         break;
       case 'ApiKeyRevoked':
         writer.apiKeyRevoked(event.data.key_id, event.data.revoked_at);
@@ -29,15 +47,25 @@ export const accessProjection: Projection<AccessWriter> = {
       case 'UserRegistered': {
         const u = event.data;
         writer.userRegistered({
-          id: u.user_id, email: u.email, password_hash: u.password_hash, role: u.role,
-          project_ids: u.project_ids, disabled: false, tokens_valid_after: null, created_at: u.registered_at,
+          id: u.user_id,
+          email: u.email,
+          password_hash: u.password_hash,
+          role: u.role,
+          project_ids: u.project_ids,
+          disabled: false,
+          tokens_valid_after: null,
+          created_at: u.registered_at,
         });
         break;
       }
       // A change of access, disabling and a new password end every token issued before them;
       // enabling does not bring those back, and a rehash (the same password) leaves them valid.
       case 'UserAccessChanged':
-        writer.userChanged(event.data.user_id, { role: event.data.role, project_ids: event.data.project_ids, tokens_valid_after: event.data.changed_at });
+        writer.userChanged(event.data.user_id, {
+          role: event.data.role,
+          project_ids: event.data.project_ids,
+          tokens_valid_after: event.data.changed_at,
+        });
         break;
       case 'UserDisabled':
         writer.userChanged(event.data.user_id, { disabled: true, tokens_valid_after: event.data.disabled_at });
@@ -46,7 +74,10 @@ export const accessProjection: Projection<AccessWriter> = {
         writer.userChanged(event.data.user_id, { disabled: false });
         break;
       case 'UserPasswordChanged':
-        writer.userChanged(event.data.user_id, { password_hash: event.data.password_hash, tokens_valid_after: event.data.changed_at });
+        writer.userChanged(event.data.user_id, {
+          password_hash: event.data.password_hash,
+          tokens_valid_after: event.data.changed_at,
+        });
         break;
       case 'UserPasswordRehashed':
         writer.userChanged(event.data.user_id, { password_hash: event.data.password_hash });

@@ -13,9 +13,17 @@ export const anomalyWindowsProjection: Projection<AnomalyWindowsWriter> = {
     const e = event.data;
     const failedLogin = isFailedLogin(e);
     if (e.event_type !== 'http' && !failedLogin) return;
-    writer.add({
-      project_id: e.project_id, service_name: e.service_name, environment: e.environment, identifier: e.identifier,
-      method: e.method, status_code: failedLogin ? 401 : e.status_code, timestamp: Date.parse(e.timestamp),
-    }, recorded.position);
+    writer.add(
+      {
+        project_id: e.project_id,
+        service_name: e.service_name,
+        environment: e.environment,
+        identifier: e.identifier,
+        method: e.method,
+        status_code: failedLogin ? 401 : e.status_code,
+        timestamp: Date.parse(e.timestamp),
+      },
+      recorded.position,
+    );
   },
 };

@@ -14,7 +14,13 @@ import type { Projection } from './projection.ts';
 export const auditEventsProjection: Projection<AuditEventsWriter> = {
   name: 'audit-events',
   handles: [
-    'AuditEventRecorded', 'MonitorWentDown', 'MonitorCameUp', 'AnomalyDetected', 'RecordRedacted', 'RetentionApplied', ...AUDITED_CHANGES,
+    'AuditEventRecorded',
+    'MonitorWentDown',
+    'MonitorCameUp',
+    'AnomalyDetected',
+    'RecordRedacted',
+    'RetentionApplied',
+    ...AUDITED_CHANGES,
   ],
   apply(event, recorded, writer) {
     if (event.type === 'AuditEventRecorded') writer.record(event.data, recorded.position);
@@ -26,7 +32,8 @@ export const auditEventsProjection: Projection<AuditEventsWriter> = {
     } else if (event.type === 'AnomalyDetected') writer.record(alertAuditEvent(event.data), recorded.position);
     else {
       // IdentifierErased is also a change, audited in the built-in project.
-      if (event.type === 'IdentifierErased') writer.erase(event.data.project_id, event.data.identifier, event.data.through_position);
+      if (event.type === 'IdentifierErased')
+        writer.erase(event.data.project_id, event.data.identifier, event.data.through_position);
       const change = changeAccessEvent(recorded.id, event, recorded.metadata);
       if (change) writer.record(change, recorded.position);
     }

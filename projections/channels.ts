@@ -4,16 +4,38 @@ import type { Projection } from './projection.ts';
 
 export const channelsProjection: Projection<ChannelsWriter> = {
   name: 'channels',
-  handles: ['ChannelCreated', 'ChannelUpdated', 'ChannelDeactivated', 'ChannelDegraded', 'ChannelRecovered', 'ChannelDeleted'],
+  handles: [
+    'ChannelCreated',
+    'ChannelUpdated',
+    'ChannelDeactivated',
+    'ChannelDegraded',
+    'ChannelRecovered',
+    'ChannelDeleted',
+  ],
   apply(event, _recorded, writer) {
     switch (event.type) {
       case 'ChannelCreated': {
         const c = event.data;
-        writer.created({
-          id: c.channel_id, project_id: c.project_id, type: c.target.type, name: c.name ?? null, ...publicSettingsOf(c.target),
-          events: c.events, project_scope: c.project_scope ?? 'project', quiet_minutes: c.quiet_minutes ?? 0, active: c.active,
-          deactivated_reason: null, degraded: false, degraded_reason: null, degraded_since: null, created_at: c.created_at, updated_at: c.created_at,
-        }, c.target);
+        writer.created(
+          {
+            id: c.channel_id,
+            project_id: c.project_id,
+            type: c.target.type,
+            name: c.name ?? null,
+            ...publicSettingsOf(c.target),
+            events: c.events,
+            project_scope: c.project_scope ?? 'project',
+            quiet_minutes: c.quiet_minutes ?? 0,
+            active: c.active,
+            deactivated_reason: null,
+            degraded: false,
+            degraded_reason: null,
+            degraded_since: null,
+            created_at: c.created_at,
+            updated_at: c.created_at,
+          },
+          c.target,
+        );
         break;
       }
       case 'ChannelUpdated':

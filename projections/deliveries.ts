@@ -8,21 +8,33 @@ export const deliveriesProjection: Projection<DeliveriesWriter> = {
   handles: ['DeliveryScheduled', 'DeliverySkipped', 'DeliveryAttempted', 'DeliveryRetryRequested', 'DeliveryCancelled'],
   apply(event, _recorded, writer) {
     switch (event.type) {
-      case 'DeliveryScheduled': case 'DeliverySkipped': {
+      case 'DeliveryScheduled':
+      case 'DeliverySkipped': {
         const d = event.data;
         const at = event.type === 'DeliveryScheduled' ? event.data.scheduled_at : event.data.skipped_at;
         writer.created({
-          id: d.delivery_id, channel_id: d.channel_id, channel_type: d.channel_type, project_id: d.project_id, event_id: d.event_id,
-          event_type: d.notification.type, title: messageOf(d.notification, null).title,
-          status: event.type === 'DeliveryScheduled' ? 'pending' : 'skipped', reason: event.type === 'DeliverySkipped' ? event.data.detail : null,
-          attempts: [], created_at: at, updated_at: at,
+          id: d.delivery_id,
+          channel_id: d.channel_id,
+          channel_type: d.channel_type,
+          project_id: d.project_id,
+          event_id: d.event_id,
+          event_type: d.notification.type,
+          title: messageOf(d.notification, null).title,
+          status: event.type === 'DeliveryScheduled' ? 'pending' : 'skipped',
+          reason: event.type === 'DeliverySkipped' ? event.data.detail : null,
+          attempts: [],
+          created_at: at,
+          updated_at: at,
         });
         break;
       }
       case 'DeliveryAttempted': {
         const { delivery_id, attempt, outcome, final, status, error, response, duration_ms, attempted_at } = event.data;
-        writer.attempted(delivery_id, { attempt, at: attempted_at, outcome, status, error, response, duration_ms },
-          outcome === 'delivered' ? 'delivered' : final ? 'failed' : 'pending');
+        writer.attempted(
+          delivery_id,
+          { attempt, at: attempted_at, outcome, status, error, response, duration_ms },
+          outcome === 'delivered' ? 'delivered' : final ? 'failed' : 'pending',
+        );
         break;
       }
       case 'DeliveryRetryRequested':

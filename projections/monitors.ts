@@ -4,14 +4,30 @@ import type { Projection } from './projection.ts';
 
 export const monitorsProjection: Projection<MonitorsWriter> = {
   name: 'monitors',
-  handles: ['MonitorCreated', 'MonitorUpdated', 'MonitorDeleted', 'MonitorStatusEstablished', 'MonitorWentDown', 'MonitorCameUp', 'CheckRecorded'],
+  handles: [
+    'MonitorCreated',
+    'MonitorUpdated',
+    'MonitorDeleted',
+    'MonitorStatusEstablished',
+    'MonitorWentDown',
+    'MonitorCameUp',
+    'CheckRecorded',
+  ],
   apply(event, recorded, writer) {
     switch (event.type) {
       case 'MonitorCreated': {
         const { monitor_id, created_at, ...settings } = event.data;
         writer.created({
-          ...settings, id: monitor_id, status: 'PENDING', status_since: null, last_checked_at: null, last_status_code: null,
-          last_response_ms: null, last_error: null, created_at, updated_at: created_at,
+          ...settings,
+          id: monitor_id,
+          status: 'PENDING',
+          status_since: null,
+          last_checked_at: null,
+          last_status_code: null,
+          last_response_ms: null,
+          last_error: null,
+          created_at,
+          updated_at: created_at,
         });
         break;
       }
@@ -32,9 +48,17 @@ export const monitorsProjection: Projection<MonitorsWriter> = {
         break;
       case 'CheckRecorded': {
         const c = event.data;
-        writer.checked(c.monitor_id, {
-          checked_at: c.checked_at, status_code: c.status_code ?? null, response_ms: c.response_ms, ok: c.ok, error: c.error ?? null,
-        }, recorded.position);
+        writer.checked(
+          c.monitor_id,
+          {
+            checked_at: c.checked_at,
+            status_code: c.status_code ?? null,
+            response_ms: c.response_ms,
+            ok: c.ok,
+            error: c.error ?? null,
+          },
+          recorded.position,
+        );
         writer.counted(c.monitor_id, uptimeHourOf(c.checked_at), c.ok, recorded.position);
         break;
       }

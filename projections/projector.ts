@@ -4,7 +4,13 @@ import { hostname } from 'node:os';
 import { threadId } from 'node:worker_threads';
 import { decodeEvent, type DomainEvent } from '../src/domain/events.ts';
 import { comparePositions, type EventLog, type RecordedEvent, type Subscription } from '../src/log/event-log.ts';
-import { LeaseLostError, leaseHolderId, type Lease, type Leases, type ProjectionStore } from '../src/views/store/port.ts';
+import {
+  LeaseLostError,
+  leaseHolderId,
+  type Lease,
+  type Leases,
+  type ProjectionStore,
+} from '../src/views/store/port.ts';
 import type { Projection } from './projection.ts';
 
 export type Decoder = (recorded: RecordedEvent) => DomainEvent;
@@ -36,7 +42,8 @@ export interface ProjectionRunner {
 /** The lease is taken under the runner's name and the checkpoint kept under the store's: they
  *  must be one name. */
 export const bindProjection = <W>(projection: Projection<W>, store: ProjectionStore<W>): ProjectionRunner => {
-  if (store.name !== projection.name) throw new Error(`projection ${projection.name} is bound to the store of ${store.name}`);
+  if (store.name !== projection.name)
+    throw new Error(`projection ${projection.name} is bound to the store of ${store.name}`);
   const handled = new Set<string>(projection.handles);
   return {
     name: projection.name,
@@ -44,16 +51,22 @@ export const bindProjection = <W>(projection: Projection<W>, store: ProjectionSt
     reset: (lease) => store.reset(lease),
     migrate: (lease) => store.migrate(lease),
     process: (batch, lease, decode = batchDecoder()) =>
-      store.commit(batch, (recorded, writer) => {
-        if (handled.has(recorded.type)) projection.apply(decode(recorded), recorded, writer);
-      }, lease),
+      store.commit(
+        batch,
+        (recorded, writer) => {
+          if (handled.has(recorded.type)) projection.apply(decode(recorded), recorded, writer);
+        },
+        lease,
+      ),
   };
 };
 
 /** A catch-up found a projection leased by a live projector. */
 export class LeasedElsewhereError extends Error {
   constructor(readonly projection: string) {
-    super(`projection ${projection} is leased by a running worker; stop the service first (a killed worker's lease is freed at once on the embedded store, after WATCHLOG_PROJECTION_LEASE_MS on MongoDB)`);
+    super(
+      `projection ${projection} is leased by a running worker; stop the service first (a killed worker's lease is freed at once on the embedded store, after WATCHLOG_PROJECTION_LEASE_MS on MongoDB)`,
+    );
   }
 }
 
@@ -96,7 +109,10 @@ interface Live {
 }
 
 const lowestOf = (members: readonly Member[]) =>
-  members.reduce<string | null>((low, m) => (comparePositions(m.position, low) < 0 ? m.position : low), members[0]!.position);
+  members.reduce<string | null>(
+    (low, m) => (comparePositions(m.position, low) < 0 ? m.position : low),
+    members[0]!.position,
+  );
 const highestOf = (members: readonly Member[]) =>
   members.reduce<string | null>((high, m) => (comparePositions(m.position, high) > 0 ? m.position : high), null);
 
@@ -129,7 +145,12 @@ export class Projector {
     this.leaseTtlMs = options.leaseTtlMs ?? 10_000;
     this.holder = options.holder ?? newLeaseHolder();
     this.members = runners.map((runner) => ({
-      runner, log: logger.child({ projection: runner.name, holder: this.holder }), lease: null, position: null, retryAt: 0, backoffMs: 500,
+      runner,
+      log: logger.child({ projection: runner.name, holder: this.holder }),
+      lease: null,
+      position: null,
+      retryAt: 0,
+      backoffMs: 500,
     }));
   }
 
@@ -161,7 +182,11 @@ export class Projector {
         }
         const batch = await this.nextLiveBatch(front);
         if (batch === null) continue;
-        await this.apply(active.filter((m) => m.lease !== null), batch, 'retry');
+        await this.apply(
+          active.filter((m) => m.lease !== null),
+          batch,
+          'retry',
+        );
         if (batch.length < this.fullBatch && !this.stopping) await sleep(this.liveBatchDelayMs);
       }
     } finally {
@@ -279,11 +304,16 @@ export class Projector {
 
   /** Moves the projections at the lowest position forward by one batch, up to the next position
    *  another projection has reached (or `limit`), so that they then move together. */
-  private async advanceLowest(members: readonly Member[], batchSize: number, onError: 'retry' | 'throw', limit?: string | null): Promise<Member[]> {
+  private async advanceLowest(
+    members: readonly Member[],
+    batchSize: number,
+    onError: 'retry' | 'throw',
+    limit?: string | null,
+  ): Promise<Member[]> {
     const lowest = lowestOf(members);
     const group = members.filter((m) => comparePositions(m.position, lowest) === 0);
     const ahead = members.filter((m) => comparePositions(m.position, lowest) > 0);
-    const upTo = ahead.length > 0 ? lowestOf(ahead) : limit ?? null;
+    const upTo = ahead.length > 0 ? lowestOf(ahead) : (limit ?? null);
     let batch = await this.log.readAll(lowest, batchSize);
     if (upTo !== null) {
       const keep = batch.findIndex((e) => comparePositions(e.position, upTo) > 0);
@@ -295,30 +325,38 @@ export class Projector {
     return group;
   }
 
-  private async apply(group: readonly Member[], batch: readonly RecordedEvent[], onError: 'retry' | 'throw'): Promise<void> {
+  private async apply(
+    group: readonly Member[],
+    batch: readonly RecordedEvent[],
+    onError: 'retry' | 'throw',
+  ): Promise<void> {
     const last = batch[batch.length - 1];
     if (!last) return;
     const decode = batchDecoder();
-    await this.renewingDuring(group, () => Promise.all(group.map(async (m) => {
-      const lease = m.lease;
-      try {
-        if (!lease) throw new LeaseLostError(m.runner.name, this.holder);
-        await m.runner.process(batch, lease, decode);
-        m.position = last.position;
-        m.backoffMs = 500;
-      } catch (err) {
-        if (onError === 'throw') throw err;
-        if (err instanceof LeaseLostError) {
-          m.lease = null;
-          m.log.warn('projection lease lost');
-          return;
-        }
-        m.log.error({ err, retry_in_ms: m.backoffMs }, 'projection failed; retrying from its checkpoint');
-        m.retryAt = Date.now() + m.backoffMs;
-        m.backoffMs = Math.min(m.backoffMs * 2, 30_000);
-        m.position = await m.runner.checkpoint().catch(() => m.position);
-      }
-    })));
+    await this.renewingDuring(group, () =>
+      Promise.all(
+        group.map(async (m) => {
+          const lease = m.lease;
+          try {
+            if (!lease) throw new LeaseLostError(m.runner.name, this.holder);
+            await m.runner.process(batch, lease, decode);
+            m.position = last.position;
+            m.backoffMs = 500;
+          } catch (err) {
+            if (onError === 'throw') throw err;
+            if (err instanceof LeaseLostError) {
+              m.lease = null;
+              m.log.warn('projection lease lost');
+              return;
+            }
+            m.log.error({ err, retry_in_ms: m.backoffMs }, 'projection failed; retrying from its checkpoint');
+            m.retryAt = Date.now() + m.backoffMs;
+            m.backoffMs = Math.min(m.backoffMs * 2, 30_000);
+            m.position = await m.runner.checkpoint().catch(() => m.position);
+          }
+        }),
+      ),
+    );
   }
 
   /** Replays each projection from its checkpoint (or, with `reset`, from scratch) to the current
@@ -346,7 +384,11 @@ export class Projector {
           const behind = this.members.filter((m) => comparePositions(m.position, head) < 0);
           if (behind.length === 0) break;
           const moved = await this.advanceLowest(behind, batchSize, 'throw', head);
-          onProgress?.(moved.map((m) => m.runner.name), moved[0]!.position!, head);
+          onProgress?.(
+            moved.map((m) => m.runner.name),
+            moved[0]!.position!,
+            head,
+          );
           // A synchronous store settles every await at once: without a turn of the event loop
           // between batches, no timer (lease renewals) and no message (another thread's
           // progress) would be handled until the whole replay is done.

@@ -8,16 +8,25 @@ export const retentionProjection: Projection<RetentionWriter> = {
   name: 'retention',
   handles: ['RetentionSet', 'RetentionApplied', 'ErasureRequested', 'IdentifierErased'],
   apply(event, recorded, writer) {
-    if (event.type === 'RetentionSet') writer.retentionSet(event.data.project_id, event.data.retention_days, event.data.updated_at);
+    if (event.type === 'RetentionSet')
+      writer.retentionSet(event.data.project_id, event.data.retention_days, event.data.updated_at);
     else if (event.type === 'RetentionApplied') {
       const { project_id, cutoff, removed, applied_at } = event.data;
       writer.retentionApplied(project_id, cutoff, removed, applied_at, recorded.position);
     } else if (event.type === 'ErasureRequested') {
       const { erasure_id, project_id, identifier, through_position, requested_at } = event.data;
-      writer.erasureRequested({ id: erasure_id, project_id, identifier_sha256: identifierDigest(identifier), through_position, requested_at }, recorded.position);
+      writer.erasureRequested(
+        { id: erasure_id, project_id, identifier_sha256: identifierDigest(identifier), through_position, requested_at },
+        recorded.position,
+      );
     } else if (event.type === 'IdentifierErased') {
       const { project_id, erased, erasure_id, erased_at } = event.data;
-      writer.identifierErased(project_id, erased, recorded.position, erasure_id === undefined ? undefined : { erasure_id, erased_at });
+      writer.identifierErased(
+        project_id,
+        erased,
+        recorded.position,
+        erasure_id === undefined ? undefined : { erasure_id, erased_at },
+      );
     }
   },
 };

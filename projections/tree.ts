@@ -8,7 +8,13 @@ import type { Projection } from './projection.ts';
  *  (the log drops older ones, so a rebuild could not give their leaves back); the transitions
  *  they cause are records. */
 const NOT_RECORDS = [
-  'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged', 'UserPasswordRehashed', 'CheckpointSigned',
+  'UserRegistered',
+  'UserAccessChanged',
+  'UserDisabled',
+  'UserEnabled',
+  'UserPasswordChanged',
+  'UserPasswordRehashed',
+  'CheckpointSigned',
   'CheckRecorded',
 ] as const satisfies readonly EventType[];
 
@@ -19,7 +25,9 @@ const projectOf = (event: Extract<DomainEvent, { type: RecordType }>): string =>
 const isRecord = (event: DomainEvent): event is Extract<DomainEvent, { type: RecordType }> =>
   !(NOT_RECORDS as readonly string[]).includes(event.type);
 
-export const PROJECT_RECORD_TYPES = (Object.keys(catalogue) as EventType[]).filter((type): type is RecordType => !(NOT_RECORDS as readonly string[]).includes(type));
+export const PROJECT_RECORD_TYPES = (Object.keys(catalogue) as EventType[]).filter(
+  (type): type is RecordType => !(NOT_RECORDS as readonly string[]).includes(type),
+);
 
 /** Each project's Merkle tree (docs/auditors.md): one leaf per record, in log order, hashing the
  *  record as stored (its raw data and metadata, not the decoded form, which a codec may trim).

@@ -12,7 +12,13 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const out = path.join(root, 'docs', 'screenshots');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'watchlog-shots-'));
 const child = spawn(process.execPath, [path.join(root, 'dist/src/main.js'), 'demo'], {
-  env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', WATCHLOG_DATA_DIR: dataDir, WATCHLOG_DEMO_EVENTS: '20000' },
+  env: {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    PORT: '0',
+    WATCHLOG_DATA_DIR: dataDir,
+    WATCHLOG_DEMO_EVENTS: '20000',
+  },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const ready = await new Promise<{ url: string; email: string; password: string }>((resolve, reject) => {
@@ -26,10 +32,19 @@ const ready = await new Promise<{ url: string; email: string; password: string }
 });
 const browser = await chromium.launch({
   executablePath: process.env.WATCHLOG_CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--disable-background-networking',
+    '--disable-component-update',
+  ],
 });
 try {
-  const page = await (await browser.newContext({ baseURL: ready.url, viewport: { width: 1280, height: 800 } })).newPage();
+  const page = await (
+    await browser.newContext({ baseURL: ready.url, viewport: { width: 1280, height: 800 } })
+  ).newPage();
   await page.goto('/login');
   await page.getByLabel('E-mail').fill(ready.email);
   await page.getByLabel('Password').fill(ready.password);
@@ -39,7 +54,11 @@ try {
   await page.waitForLoadState('networkidle');
   await page.screenshot({ path: path.join(out, 'overview.png'), fullPage: true });
   await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Monitors' }).click();
-  await page.getByRole('table', { name: 'Monitors' }).getByRole('button', { name: /^History of/ }).first().click();
+  await page
+    .getByRole('table', { name: 'Monitors' })
+    .getByRole('button', { name: /^History of/ })
+    .first()
+    .click();
   await page.getByRole('img', { name: /Response time/ }).waitFor();
   await page.waitForLoadState('networkidle');
   await page.screenshot({ path: path.join(out, 'monitors.png') });

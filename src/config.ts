@@ -4,7 +4,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  AnomalySettingsPatch, DEFAULT_ANOMALY_SETTINGS, applyPatch, effectiveSettings, settingsProblems, type AnomalySettings,
+  AnomalySettingsPatch,
+  DEFAULT_ANOMALY_SETTINGS,
+  applyPatch,
+  effectiveSettings,
+  settingsProblems,
+  type AnomalySettings,
 } from './domain/anomaly-settings.ts';
 import { describeErrors } from './domain/decode-errors.ts';
 import { DEFAULT_LOGIN_LIMITS, type LoginLimits } from './domain/login-throttle.ts';
@@ -62,11 +67,21 @@ const addressList = (name: string, hosts: boolean) =>
  *  multicast. Loopback and private ranges stay allowed: the embedded deployment watches local
  *  services; docker-compose.yml denies them too. */
 export const DEFAULT_EGRESS_DENY = [
-  '169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254', '100.100.100.200', '0.0.0.0/8', '::/128', '255.255.255.255/32', '224.0.0.0/4', 'ff00::/8',
+  '169.254.0.0/16',
+  'fe80::/10',
+  'fd00:ec2::254',
+  '100.100.100.200',
+  '0.0.0.0/8',
+  '::/128',
+  '255.255.255.255/32',
+  '224.0.0.0/4',
+  'ff00::/8',
 ].join(',');
 
-const LogLevel = t.keyof({ fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null },
-  'fatal | error | warn | info | debug | trace | silent');
+const LogLevel = t.keyof(
+  { fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null },
+  'fatal | error | warn | info | debug | trace | silent',
+);
 
 /** Unset is allowed; named after the codec so errors say what a value must be. */
 const optional = <C extends t.Mixed>(codec: C) => t.union([t.undefined, codec], codec.name);
@@ -94,7 +109,9 @@ const Env = t.type({
   WATCHLOG_MAX_CONNECTIONS: optional(intFromEnv('integer 1-1000000', 1, 1_000_000)),
   WATCHLOG_PROJECTION_LEASE_MS: optional(intFromEnv('integer 1000-600000', 1000, 600_000)),
   WATCHLOG_READY_MAX_LAG_MS: optional(intFromEnv('integer 100-3600000', 100, 3_600_000)),
-  WATCHLOG_EVENTSTORE_URL: optional(matching('kurrentdb://, esdb:// or their +discover forms', /^(kurrentdb|kdb|esdb)(\+discover)?:\/\//)),
+  WATCHLOG_EVENTSTORE_URL: optional(
+    matching('kurrentdb://, esdb:// or their +discover forms', /^(kurrentdb|kdb|esdb)(\+discover)?:\/\//),
+  ),
   WATCHLOG_MONGO_URL: optional(matching('mongodb:// or mongodb+srv:// URL', /^mongodb(\+srv)?:\/\//)),
   WATCHLOG_EVENTSTORE_NAMESPACE: optional(matching('letters, digits, _ or -, up to 64', /^[A-Za-z0-9_-]{1,64}$/)),
   WATCHLOG_VAPID_PUBLIC_KEY: optional(matching('URL-safe base64 VAPID public key', /^[A-Za-z0-9_-]{80,100}$/)),
@@ -111,7 +128,9 @@ const Env = t.type({
   WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS: optional(intFromEnv('integer 1-86400', 1, 86_400)),
   WATCHLOG_LOGIN_ADDRESS_FAILURES: optional(intFromEnv('integer 1-100000', 1, 100_000)),
   WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS: optional(intFromEnv('integer 1-86400', 1, 86_400)),
-  WATCHLOG_EGRESS_DENY: optional(addressList('comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7)', false)),
+  WATCHLOG_EGRESS_DENY: optional(
+    addressList('comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7)', false),
+  ),
   WATCHLOG_EGRESS_ALLOW: optional(addressList('comma-separated IP addresses, CIDRs or host names', true)),
   WATCHLOG_METRICS_TOKEN: optional(matching('16 to 512 printable characters without spaces', /^[\x21-\x7e]{16,512}$/)),
   WATCHLOG_METRICS_PORT: optional(intFromEnv('integer 0-65535', 0, 65535)),
@@ -209,7 +228,8 @@ export class ConfigError extends Error {
   }
 }
 
-const describe = (u: unknown) => (typeof u === 'string' ? JSON.stringify(u.length > 40 ? `${u.slice(0, 40)}…` : u) : String(u));
+const describe = (u: unknown) =>
+  typeof u === 'string' ? JSON.stringify(u.length > 40 ? `${u.slice(0, 40)}…` : u) : String(u);
 
 /** WATCHLOG_ANOMALY_DEFAULTS: the shape of a settings update, over the built-in defaults. */
 const anomalyDefaultsOf = (json: string | undefined): AnomalySettings => {
@@ -221,13 +241,17 @@ const anomalyDefaultsOf = (json: string | undefined): AnomalySettings => {
     throw new ConfigError(['WATCHLOG_ANOMALY_DEFAULTS: expected a JSON object, got text that is not JSON']);
   }
   const patch = AnomalySettingsPatch.decode(parsed);
-  if (isLeft(patch)) throw new ConfigError(describeErrors(patch.left).map((d) => `WATCHLOG_ANOMALY_DEFAULTS: ${d.path}: ${d.message}`));
+  if (isLeft(patch))
+    throw new ConfigError(describeErrors(patch.left).map((d) => `WATCHLOG_ANOMALY_DEFAULTS: ${d.path}: ${d.message}`));
   if (Object.values(patch.right).some((rule) => Object.values(rule ?? {}).includes(null))) {
-    throw new ConfigError(['WATCHLOG_ANOMALY_DEFAULTS: null is not a value here (leave the field out for the built-in default)']);
+    throw new ConfigError([
+      'WATCHLOG_ANOMALY_DEFAULTS: null is not a value here (leave the field out for the built-in default)',
+    ]);
   }
   const settings = effectiveSettings(DEFAULT_ANOMALY_SETTINGS, applyPatch({}, patch.right));
   const problems = settingsProblems(settings);
-  if (problems.length > 0) throw new ConfigError(problems.map((d) => `WATCHLOG_ANOMALY_DEFAULTS: ${d.path}: ${d.message}`));
+  if (problems.length > 0)
+    throw new ConfigError(problems.map((d) => `WATCHLOG_ANOMALY_DEFAULTS: ${d.path}: ${d.message}`));
   return settings;
 };
 
@@ -236,7 +260,8 @@ const anomalyDefaultsOf = (json: string | undefined): AnomalySettings => {
 const BUILT_DASHBOARD_DIR = ((): string => {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'web'))) return path.join(dir, 'web', 'dist');
+    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'web')))
+      return path.join(dir, 'web', 'dist');
     const parent = path.dirname(dir);
     if (parent === dir) return path.resolve('web', 'dist');
     dir = parent;
@@ -251,7 +276,17 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     for (const e of decoded.left) {
       const key = e.context[1]?.key ?? '?';
       const expected = e.context[1]?.type.name ?? 'valid value';
-      const name = ['WATCHLOG_JWT_SECRET', 'WATCHLOG_ADMIN_PASSWORD', 'WATCHLOG_EVENTSTORE_URL', 'WATCHLOG_MONGO_URL', 'WATCHLOG_VAPID_PRIVATE_KEY', 'WATCHLOG_METRICS_TOKEN', 'WATCHLOG_CHECKPOINT_KEY'].includes(key) ? '(hidden)' : describe(e.value);
+      const name = [
+        'WATCHLOG_JWT_SECRET',
+        'WATCHLOG_ADMIN_PASSWORD',
+        'WATCHLOG_EVENTSTORE_URL',
+        'WATCHLOG_MONGO_URL',
+        'WATCHLOG_VAPID_PRIVATE_KEY',
+        'WATCHLOG_METRICS_TOKEN',
+        'WATCHLOG_CHECKPOINT_KEY',
+      ].includes(key)
+        ? '(hidden)'
+        : describe(e.value);
       // The last error of a variable is its codec's (the first is `optional`'s undefined), which
       // for the address lists names only the faulty entries.
       problems.set(key, `${key}: expected ${expected}, got ${name}`);
@@ -270,14 +305,23 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   }
   const checkpointInterval = e.WATCHLOG_CHECKPOINT_INTERVAL_MS;
   if (checkpointInterval !== undefined && checkpointInterval > 0 && checkpointInterval < 200) {
-    throw new ConfigError([`WATCHLOG_CHECKPOINT_INTERVAL_MS: expected 0 (no checkpoints) or 200 to 3600000, got ${checkpointInterval}`]);
+    throw new ConfigError([
+      `WATCHLOG_CHECKPOINT_INTERVAL_MS: expected 0 (no checkpoints) or 200 to 3600000, got ${checkpointInterval}`,
+    ]);
   }
   const port = e.PORT ?? 3000;
   const host = e.HOST ?? '127.0.0.1';
   const metricsHost = e.WATCHLOG_METRICS_HOST ?? '127.0.0.1';
   // On one address the two listeners would collide (other overlaps are reported when listening).
-  if (e.WATCHLOG_METRICS_PORT !== undefined && e.WATCHLOG_METRICS_PORT !== 0 && e.WATCHLOG_METRICS_PORT === port && metricsHost === host) {
-    throw new ConfigError([`WATCHLOG_METRICS_PORT (${port}) must differ from PORT on ${host}: the metrics port is a listener of its own (WATCHLOG_METRICS_TOKEN alone serves metrics on the API's port)`]);
+  if (
+    e.WATCHLOG_METRICS_PORT !== undefined &&
+    e.WATCHLOG_METRICS_PORT !== 0 &&
+    e.WATCHLOG_METRICS_PORT === port &&
+    metricsHost === host
+  ) {
+    throw new ConfigError([
+      `WATCHLOG_METRICS_PORT (${port}) must differ from PORT on ${host}: the metrics port is a listener of its own (WATCHLOG_METRICS_TOKEN alone serves metrics on the API's port)`,
+    ]);
   }
   const loginLimits: LoginLimits = {
     accountFailures: e.WATCHLOG_LOGIN_ACCOUNT_FAILURES ?? DEFAULT_LOGIN_LIMITS.accountFailures,
@@ -287,7 +331,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     addressWindowSeconds: e.WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS ?? DEFAULT_LOGIN_LIMITS.addressWindowSeconds,
   };
   if (loginLimits.accountMaxLockSeconds < loginLimits.accountLockSeconds) {
-    throw new ConfigError([`WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS (${loginLimits.accountMaxLockSeconds}) must be at least WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS (${loginLimits.accountLockSeconds})`]);
+    throw new ConfigError([
+      `WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS (${loginLimits.accountMaxLockSeconds}) must be at least WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS (${loginLimits.accountLockSeconds})`,
+    ]);
   }
   const http: HttpLimits = {
     headersTimeoutMs: e.WATCHLOG_HEADERS_TIMEOUT_MS ?? 10_000,
@@ -297,7 +343,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     maxConnections: e.WATCHLOG_MAX_CONNECTIONS ?? 1_000,
   };
   if (http.headersTimeoutMs > http.requestTimeoutMs) {
-    throw new ConfigError([`WATCHLOG_HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed WATCHLOG_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`]);
+    throw new ConfigError([
+      `WATCHLOG_HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed WATCHLOG_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`,
+    ]);
   }
   return {
     port,
@@ -306,9 +354,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     dashboardDir: e.WATCHLOG_DASHBOARD_DIR !== undefined ? path.resolve(e.WATCHLOG_DASHBOARD_DIR) : BUILT_DASHBOARD_DIR,
     jwtSecret: e.WATCHLOG_JWT_SECRET,
     jwtTtlSeconds: e.WATCHLOG_JWT_TTL_SECONDS ?? 43_200,
-    admin: e.WATCHLOG_ADMIN_EMAIL !== undefined && e.WATCHLOG_ADMIN_PASSWORD !== undefined
-      ? { email: e.WATCHLOG_ADMIN_EMAIL, password: e.WATCHLOG_ADMIN_PASSWORD }
-      : undefined,
+    admin:
+      e.WATCHLOG_ADMIN_EMAIL !== undefined && e.WATCHLOG_ADMIN_PASSWORD !== undefined
+        ? { email: e.WATCHLOG_ADMIN_EMAIL, password: e.WATCHLOG_ADMIN_PASSWORD }
+        : undefined,
     bodyLimitBytes: e.WATCHLOG_BODY_LIMIT_BYTES ?? 1_048_576,
     ingest: {
       batchMaxEvents: e.WATCHLOG_BATCH_MAX_EVENTS ?? 1000,
@@ -325,14 +374,19 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     eventStoreUrl: e.WATCHLOG_EVENTSTORE_URL,
     mongoUrl: e.WATCHLOG_MONGO_URL,
     eventStoreNamespace: e.WATCHLOG_EVENTSTORE_NAMESPACE ?? '',
-    vapid: e.WATCHLOG_VAPID_PUBLIC_KEY !== undefined && e.WATCHLOG_VAPID_PRIVATE_KEY !== undefined
-      ? { publicKey: e.WATCHLOG_VAPID_PUBLIC_KEY, privateKey: e.WATCHLOG_VAPID_PRIVATE_KEY }
-      : undefined,
+    vapid:
+      e.WATCHLOG_VAPID_PUBLIC_KEY !== undefined && e.WATCHLOG_VAPID_PRIVATE_KEY !== undefined
+        ? { publicKey: e.WATCHLOG_VAPID_PUBLIC_KEY, privateKey: e.WATCHLOG_VAPID_PRIVATE_KEY }
+        : undefined,
     vapidSubject: e.WATCHLOG_VAPID_SUBJECT ?? 'mailto:watchlog@localhost',
-    notifications: { publicUrl: e.WATCHLOG_PUBLIC_URL?.replace(/\/+$/, '') ?? null, degradedAfter: e.WATCHLOG_NOTIFY_DEGRADED_AFTER ?? 3 },
+    notifications: {
+      publicUrl: e.WATCHLOG_PUBLIC_URL?.replace(/\/+$/, '') ?? null,
+      degradedAfter: e.WATCHLOG_NOTIFY_DEGRADED_AFTER ?? 3,
+    },
     anomalyScanMs: (e.WATCHLOG_ANOMALY_SCAN_SECONDS ?? 30) * 1000,
     retentionEveryMs: (e.WATCHLOG_RETENTION_INTERVAL_SECONDS ?? 3600) * 1000,
-    logCompactionEveryMs: e.WATCHLOG_LOG_COMPACTION_SECONDS === 0 ? null : (e.WATCHLOG_LOG_COMPACTION_SECONDS ?? 60) * 1000,
+    logCompactionEveryMs:
+      e.WATCHLOG_LOG_COMPACTION_SECONDS === 0 ? null : (e.WATCHLOG_LOG_COMPACTION_SECONDS ?? 60) * 1000,
     anomalyDefaults: anomalyDefaultsOf(e.WATCHLOG_ANOMALY_DEFAULTS),
     loginLimits,
     egress: {

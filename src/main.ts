@@ -61,9 +61,14 @@ const admin = async (argv: string[]): Promise<number> => {
   }
   const password = given === '' ? generatePasswordForReset() : given;
   const reset = await resetPassword(config, email, password);
-  process.stdout.write(`password of ${email.trim().toLowerCase()} (${reset.role}) reset; tokens issued before now are refused\n`);
+  process.stdout.write(
+    `password of ${email.trim().toLowerCase()} (${reset.role}) reset; tokens issued before now are refused\n`,
+  );
   if (given === '') process.stdout.write(`new password: ${password}\n`);
-  if (reset.disabled) process.stdout.write('note: this account is disabled; an admin can enable it with PUT /v1/users/:id {"disabled": false}\n');
+  if (reset.disabled)
+    process.stdout.write(
+      'note: this account is disabled; an admin can enable it with PUT /v1/users/:id {"disabled": false}\n',
+    );
   return 0;
 };
 
@@ -122,7 +127,12 @@ const main = async (argv: string[]): Promise<number> => {
     await rebuild(config);
     return 0;
   }
-  await serve(command as Role, config, pino({ level: config.logLevel, base: { service: 'watchlog', mode: command } }), version());
+  await serve(
+    command as Role,
+    config,
+    pino({ level: config.logLevel, base: { service: 'watchlog', mode: command } }),
+    version(),
+  );
   return -1;
 };
 
@@ -131,7 +141,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    const message = error instanceof StartupError ? error.message : (error as Error).stack ?? String(error);
+    const message = error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error));
     process.stderr.write(`watchlog: ${message}\n`);
     process.exit(1);
   },

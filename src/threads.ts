@@ -4,7 +4,12 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 /** Starts a worker thread on a sibling module of `importMetaUrl`. Compiled code runs the `.js`
  *  module directly; under tsx (tests, `npm run bench`) the thread registers tsx first, since a
  *  thread does not inherit the parent's `--import` loader hooks. */
-export const startThread = (importMetaUrl: string, moduleName: string, workerData: unknown, resourceLimits?: ResourceLimits): Worker => {
+export const startThread = (
+  importMetaUrl: string,
+  moduleName: string,
+  workerData: unknown,
+  resourceLimits?: ResourceLimits,
+): Worker => {
   const ext = path.extname(new URL(importMetaUrl).pathname);
   const url = new URL(`./${moduleName}${ext}`, importMetaUrl);
   const limits = resourceLimits === undefined ? {} : { resourceLimits };
@@ -24,7 +29,8 @@ export const SERVER_THREAD_YOUNG_GENERATION_MB = 16;
 /** The resource limits of such a thread; none where the node command line or NODE_OPTIONS sizes
  *  the young generation itself (that choice is kept). */
 export const serverThreadLimits = (
-  execArgv: readonly string[] = process.execArgv, nodeOptions: string = process.env.NODE_OPTIONS ?? '',
+  execArgv: readonly string[] = process.execArgv,
+  nodeOptions: string = process.env.NODE_OPTIONS ?? '',
 ): ResourceLimits | undefined =>
   [...execArgv, ...nodeOptions.split(/\s+/)].some((flag) => /^--(max|min)[-_]semi[-_]space[-_]size\b/.test(flag))
     ? undefined

@@ -10,8 +10,22 @@ import ts from 'typescript';
  *  outside an adapter tests `instanceof` an adapter class. */
 
 type Layer =
-  | 'domain' | 'log-port' | 'view-port' | 'log-adapter' | 'view-adapter' | 'projection' | 'commands' | 'checks'
-  | 'reactors' | 'jobs' | 'http' | 'config' | 'compose' | 'main' | 'platform' | 'verify';
+  | 'domain'
+  | 'log-port'
+  | 'view-port'
+  | 'log-adapter'
+  | 'view-adapter'
+  | 'projection'
+  | 'commands'
+  | 'checks'
+  | 'reactors'
+  | 'jobs'
+  | 'http'
+  | 'config'
+  | 'compose'
+  | 'main'
+  | 'platform'
+  | 'verify';
 
 /** The layer of a file, from its path relative to the repository root. */
 export const layerOf = (file: string): Layer => {
@@ -34,7 +48,10 @@ export const layerOf = (file: string): Layer => {
     [/^src\/verify\//, 'verify'],
   ];
   const found = rules.find(([pattern]) => pattern.test(file));
-  if (!found) throw new Error(`${file} is in no layer: add it to the table in test/architecture.test.ts and docs/architecture.md`);
+  if (!found)
+    throw new Error(
+      `${file} is in no layer: add it to the table in test/architecture.test.ts and docs/architecture.md`,
+    );
   return found[1];
 };
 
@@ -52,7 +69,22 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   jobs: ['domain', 'log-port', 'view-port', 'commands', 'checks', 'platform'],
   http: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
   config: ['domain'],
-  compose: ['domain', 'log-port', 'view-port', 'log-adapter', 'view-adapter', 'projection', 'commands', 'checks', 'reactors', 'jobs', 'http', 'config', 'platform', 'verify'],
+  compose: [
+    'domain',
+    'log-port',
+    'view-port',
+    'log-adapter',
+    'view-adapter',
+    'projection',
+    'commands',
+    'checks',
+    'reactors',
+    'jobs',
+    'http',
+    'config',
+    'platform',
+    'verify',
+  ],
   main: ['compose', 'config', 'verify'],
   platform: [],
   // The offline verifier is a second implementation of the tree's hashing, proofs and notes:
@@ -63,7 +95,13 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
 const ADAPTER_LAYERS: ReadonlySet<Layer> = new Set(['log-adapter', 'view-adapter']);
 
 /** Store drivers: only adapters and the composition root may use them. */
-const DRIVERS = ['better-sqlite3', 'mongodb', '@kurrent/kurrentdb-client', '@agendajs/mongo-backend', '@watchlog/agenda-sqlite'];
+const DRIVERS = [
+  'better-sqlite3',
+  'mongodb',
+  '@kurrent/kurrentdb-client',
+  '@agendajs/mongo-backend',
+  '@watchlog/agenda-sqlite',
+];
 
 /** The metrics library: one registry per process, built in src/compose/ (src/compose/metrics.ts);
  *  every other layer reports through the small interface it declares (HttpMetrics, JobMetrics,
@@ -78,7 +116,10 @@ const DOMAIN_PACKAGES = ['io-ts', 'fp-ts', '@datadog/sketches-js', 'node:crypto'
 /** An adapter's technology: a SQLite adapter never uses a MongoDB one, nor the reverse. */
 const technologyOf = (file: string): string | null => /(sqlite|mongo|kurrent)/.exec(file)?.[1] ?? null;
 
-export interface SourceFile { path: string; text: string }
+export interface SourceFile {
+  path: string;
+  text: string;
+}
 
 const packageOf = (specifier: string) =>
   specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
@@ -102,7 +143,8 @@ export const violations = (files: readonly SourceFile[]): string[] => {
         }
         if (ADAPTER_LAYERS.has(targetLayer) && layer !== 'compose') {
           if (!ADAPTER_LAYERS.has(layer)) found.push(`${f.path} imports the adapter ${target}: only src/compose/ may`);
-          else if (technologyOf(target) !== technologyOf(f.path)) found.push(`${f.path} imports ${target}, an adapter of another store`);
+          else if (technologyOf(target) !== technologyOf(f.path))
+            found.push(`${f.path} imports ${target}, an adapter of another store`);
         }
       } else {
         const pkg = packageOf(specifier);
@@ -112,8 +154,10 @@ export const violations = (files: readonly SourceFile[]): string[] => {
         if (METRICS_LIBRARIES.includes(pkg) && layer !== 'compose') {
           found.push(`${f.path} (${layer}) uses the metrics library ${pkg}: only src/compose/ may`);
         }
-        if (layer === 'domain' && !DOMAIN_PACKAGES.includes(pkg)) found.push(`${f.path} (domain) imports ${specifier}, which the domain may not`);
-        if (layer === 'verify' && !specifier.startsWith('node:')) found.push(`${f.path} (verify) imports ${specifier}: the verifier uses Node's built-ins only`);
+        if (layer === 'domain' && !DOMAIN_PACKAGES.includes(pkg))
+          found.push(`${f.path} (domain) imports ${specifier}, which the domain may not`);
+        if (layer === 'verify' && !specifier.startsWith('node:'))
+          found.push(`${f.path} (verify) imports ${specifier}: the verifier uses Node's built-ins only`);
       }
     }
     if (!ADAPTER_LAYERS.has(layer)) {
@@ -126,11 +170,12 @@ export const violations = (files: readonly SourceFile[]): string[] => {
 };
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const sourcesUnder = (dir: string): SourceFile[] => readdirSync(path.join(root, dir)).flatMap((name) => {
-  const rel = `${dir}/${name}`;
-  if (statSync(path.join(root, rel)).isDirectory()) return sourcesUnder(rel);
-  return rel.endsWith('.ts') ? [{ path: rel, text: readFileSync(path.join(root, rel), 'utf8') }] : [];
-});
+const sourcesUnder = (dir: string): SourceFile[] =>
+  readdirSync(path.join(root, dir)).flatMap((name) => {
+    const rel = `${dir}/${name}`;
+    if (statSync(path.join(root, rel)).isDirectory()) return sourcesUnder(rel);
+    return rel.endsWith('.ts') ? [{ path: rel, text: readFileSync(path.join(root, rel), 'utf8') }] : [];
+  });
 
 test('the tree keeps the layering rule', (t) => {
   const files = [...sourcesUnder('src'), ...sourcesUnder('projections')];
@@ -140,48 +185,69 @@ test('the tree keeps the layering rule', (t) => {
 
 test('the check finds an upward import, an adapter, driver or the metrics library outside compose, and an adapter instanceof', (t) => {
   const file = (p: string, text: string): SourceFile => ({ path: p, text });
-  t.deepEqual(violations([
-    file('src/domain/a.ts', "import { x } from '../http/app.ts';\nimport fs from 'node:fs';"),
-    file('src/commands/b.ts', "import type { MonitorsQueries } from '../views/monitors/port.ts';"),
-    file('src/http/app.ts', "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';"),
-    file('src/log/sqlite/event-log.ts', 'export class SqliteEventLog {}'),
-    file('src/jobs/trim.ts', "import type { EventLog } from '../log/event-log.ts';\nconst f = (log: EventLog) => log instanceof SqliteEventLog;"),
-    file('src/log/event-log.ts', ''),
-    file('src/views/monitors/port.ts', ''),
-    file('src/views/monitors/sqlite.ts', "import { MongoLeases } from '../store/mongo.ts';"),
-    file('src/views/store/mongo.ts', 'export class MongoLeases {}'),
-    file('src/compose/roles.ts', "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';"),
-    file('src/log/sqlite/writer-thread.ts', "import { Histogram } from 'prom-client';"),
-    file('src/compose/metrics.ts', "import { Registry } from 'prom-client';"),
-  ]), [
-    'src/domain/a.ts (domain) imports src/http/app.ts (http)',
-    'src/domain/a.ts (domain) imports node:fs, which the domain may not',
-    'src/commands/b.ts (commands) imports src/views/monitors/port.ts (view-port)',
-    'src/http/app.ts (http) imports src/log/sqlite/event-log.ts (log-adapter)',
-    'src/http/app.ts imports the adapter src/log/sqlite/event-log.ts: only src/compose/ may',
-    'src/http/app.ts (http) uses the store driver mongodb: only adapters and src/compose/ may',
-    'src/jobs/trim.ts (jobs) tests instanceof SqliteEventLog, an adapter class',
-    'src/views/monitors/sqlite.ts imports src/views/store/mongo.ts, an adapter of another store',
-    'src/log/sqlite/writer-thread.ts (log-adapter) uses the metrics library prom-client: only src/compose/ may',
-  ]);
+  t.deepEqual(
+    violations([
+      file('src/domain/a.ts', "import { x } from '../http/app.ts';\nimport fs from 'node:fs';"),
+      file('src/commands/b.ts', "import type { MonitorsQueries } from '../views/monitors/port.ts';"),
+      file(
+        'src/http/app.ts',
+        "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';",
+      ),
+      file('src/log/sqlite/event-log.ts', 'export class SqliteEventLog {}'),
+      file(
+        'src/jobs/trim.ts',
+        "import type { EventLog } from '../log/event-log.ts';\nconst f = (log: EventLog) => log instanceof SqliteEventLog;",
+      ),
+      file('src/log/event-log.ts', ''),
+      file('src/views/monitors/port.ts', ''),
+      file('src/views/monitors/sqlite.ts', "import { MongoLeases } from '../store/mongo.ts';"),
+      file('src/views/store/mongo.ts', 'export class MongoLeases {}'),
+      file(
+        'src/compose/roles.ts',
+        "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';",
+      ),
+      file('src/log/sqlite/writer-thread.ts', "import { Histogram } from 'prom-client';"),
+      file('src/compose/metrics.ts', "import { Registry } from 'prom-client';"),
+    ]),
+    [
+      'src/domain/a.ts (domain) imports src/http/app.ts (http)',
+      'src/domain/a.ts (domain) imports node:fs, which the domain may not',
+      'src/commands/b.ts (commands) imports src/views/monitors/port.ts (view-port)',
+      'src/http/app.ts (http) imports src/log/sqlite/event-log.ts (log-adapter)',
+      'src/http/app.ts imports the adapter src/log/sqlite/event-log.ts: only src/compose/ may',
+      'src/http/app.ts (http) uses the store driver mongodb: only adapters and src/compose/ may',
+      'src/jobs/trim.ts (jobs) tests instanceof SqliteEventLog, an adapter class',
+      'src/views/monitors/sqlite.ts imports src/views/store/mongo.ts, an adapter of another store',
+      'src/log/sqlite/writer-thread.ts (log-adapter) uses the metrics library prom-client: only src/compose/ may',
+    ],
+  );
 });
 
 test('the verifier imports nothing of the project and no package, and only main and compose import it', (t) => {
   const file = (p: string, text: string): SourceFile => ({ path: p, text });
-  t.deepEqual(violations([
-    file('src/verify/tree.ts', "import { createHash } from 'node:crypto';\nimport { leafHash } from '../domain/merkle.ts';\nimport fc from 'fast-check';"),
-    file('src/verify/stream.ts', "import { verifyInclusion } from './tree.ts';\nimport { canonicalJson } from '../domain/canonical-json.ts';"),
-    file('src/domain/merkle.ts', "import { verifyInclusion } from '../verify/tree.ts';"),
-    file('src/http/routes/proofs.ts', "import { verifyInclusion } from '../../verify/tree.ts';"),
-    file('src/main.ts', "import { runVerify } from './verify/cli.ts';"),
-    file('src/compose/verify-data-dir.ts', "import { verifyStream } from '../verify/stream.ts';"),
-  ]), [
-    'src/verify/tree.ts (verify) imports src/domain/merkle.ts (domain)',
-    'src/verify/tree.ts (verify) imports fast-check: the verifier uses Node\'s built-ins only',
-    'src/verify/stream.ts (verify) imports src/domain/canonical-json.ts (domain)',
-    'src/domain/merkle.ts (domain) imports src/verify/tree.ts (verify)',
-    'src/http/routes/proofs.ts (http) imports src/verify/tree.ts (verify)',
-  ]);
+  t.deepEqual(
+    violations([
+      file(
+        'src/verify/tree.ts',
+        "import { createHash } from 'node:crypto';\nimport { leafHash } from '../domain/merkle.ts';\nimport fc from 'fast-check';",
+      ),
+      file(
+        'src/verify/stream.ts',
+        "import { verifyInclusion } from './tree.ts';\nimport { canonicalJson } from '../domain/canonical-json.ts';",
+      ),
+      file('src/domain/merkle.ts', "import { verifyInclusion } from '../verify/tree.ts';"),
+      file('src/http/routes/proofs.ts', "import { verifyInclusion } from '../../verify/tree.ts';"),
+      file('src/main.ts', "import { runVerify } from './verify/cli.ts';"),
+      file('src/compose/verify-data-dir.ts', "import { verifyStream } from '../verify/stream.ts';"),
+    ]),
+    [
+      'src/verify/tree.ts (verify) imports src/domain/merkle.ts (domain)',
+      "src/verify/tree.ts (verify) imports fast-check: the verifier uses Node's built-ins only",
+      'src/verify/stream.ts (verify) imports src/domain/canonical-json.ts (domain)',
+      'src/domain/merkle.ts (domain) imports src/verify/tree.ts (verify)',
+      'src/http/routes/proofs.ts (http) imports src/verify/tree.ts (verify)',
+    ],
+  );
 });
 
 test('a file in no layer is reported, so new folders get a place in the rule', (t) => {

@@ -3,7 +3,15 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { hostAllowed, hostKey, literalRefusal, parseIp, refusalText, verdictOn, type EgressRules } from '../domain/egress-rules.ts';
+import {
+  hostAllowed,
+  hostKey,
+  literalRefusal,
+  parseIp,
+  refusalText,
+  verdictOn,
+  type EgressRules,
+} from '../domain/egress-rules.ts';
 
 /** The egress policy where connections are made: every monitor check, webhook and Web Push
  *  request (and any redirect they follow) goes through its agents, which judge the address a
@@ -47,30 +55,44 @@ export const refusalOf = (error: unknown): string | null =>
 const systemResolver: Resolver = (hostname, options) => dns.promises.lookup(hostname, { ...options, all: true });
 
 /** net's `lookup` option: resolves with `resolve`, then judges every address. */
-const guardedLookup = (rules: EgressRules, resolve: Resolver): LookupFunction => (hostname, options, callback) => {
-  resolve(hostname, options).then((addresses) => {
-    for (const { address } of addresses) {
-      const ip = parseIp(address);
-      const verdict = ip === null ? null : verdictOn(rules, ip);
-      if (verdict === null || !verdict.allowed) {
-        const text = verdict === null ? `blocked by egress policy (${hostname} resolved to ${address}, not an address)` : refusalText(verdict);
-        callback(new EgressRefusedError(text), '', 0);
-        return;
-      }
-    }
-    const first = addresses[0];
-    if (first === undefined) callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), '', 0);
-    else if (options.all) callback(null, addresses);
-    else callback(null, first.address, first.family);
-  }, (error: NodeJS.ErrnoException) => callback(error, '', 0));
-};
+const guardedLookup =
+  (rules: EgressRules, resolve: Resolver): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, options).then(
+      (addresses) => {
+        for (const { address } of addresses) {
+          const ip = parseIp(address);
+          const verdict = ip === null ? null : verdictOn(rules, ip);
+          if (verdict === null || !verdict.allowed) {
+            const text =
+              verdict === null
+                ? `blocked by egress policy (${hostname} resolved to ${address}, not an address)`
+                : refusalText(verdict);
+            callback(new EgressRefusedError(text), '', 0);
+            return;
+          }
+        }
+        const first = addresses[0];
+        if (first === undefined)
+          callback(
+            Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }),
+            '',
+            0,
+          );
+        else if (options.all) callback(null, addresses);
+        else callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
 
 type Judged = { refused: EgressRefusedError } | { options: http.ClientRequestArgs };
 
 /** What a connection may do: be refused now (a denied literal address), go ahead as asked (an
  *  allowed literal address, an allowed host name), or resolve through the guarded lookup. */
 const judge = (rules: EgressRules, lookup: LookupFunction, options: http.ClientRequestArgs): Judged => {
-  if (options.socketPath) return { refused: new EgressRefusedError('blocked by egress policy (unix sockets are never a target)') };
+  if (options.socketPath)
+    return { refused: new EgressRefusedError('blocked by egress policy (unix sockets are never a target)') };
   const host = options.host ?? options.hostname ?? 'localhost';
   const ip = parseIp(host);
   if (ip !== null) {
@@ -81,20 +103,28 @@ const judge = (rules: EgressRules, lookup: LookupFunction, options: http.ClientR
   return { options: { ...options, lookup } };
 };
 
-type Connect = (options: http.ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) => Duplex | null | undefined;
+type Connect = (
+  options: http.ClientRequestArgs,
+  callback?: (err: Error | null, stream: Duplex) => void,
+) => Duplex | null | undefined;
 
 /** createConnection of an agent class, guarded. A refusal goes to the agent's callback, which
  *  fails the request with it (no socket is created). */
-const guarded = (rules: EgressRules, lookup: LookupFunction, connect: Connect): Connect => (options, callback) => {
-  const judged = judge(rules, lookup, options);
-  if ('refused' in judged) {
-    process.nextTick(() => callback?.(judged.refused, undefined as unknown as Duplex));
-    return undefined;
-  }
-  return connect(judged.options, callback);
-};
+const guarded =
+  (rules: EgressRules, lookup: LookupFunction, connect: Connect): Connect =>
+  (options, callback) => {
+    const judged = judge(rules, lookup, options);
+    if ('refused' in judged) {
+      process.nextTick(() => callback?.(judged.refused, undefined as unknown as Duplex));
+      return undefined;
+    }
+    return connect(judged.options, callback);
+  };
 
-export const egressPolicy = (rules: EgressRules, { resolve = systemResolver }: { resolve?: Resolver } = {}): EgressPolicy => {
+export const egressPolicy = (
+  rules: EgressRules,
+  { resolve = systemResolver }: { resolve?: Resolver } = {},
+): EgressPolicy => {
   const lookup = guardedLookup(rules, resolve);
   class HttpAgent extends http.Agent {
     private readonly connect: Connect = guarded(rules, lookup, (o, cb) => super.createConnection(o, cb));
@@ -112,11 +142,12 @@ export const egressPolicy = (rules: EgressRules, { resolve = systemResolver }: {
     rules,
     agent: { http: new HttpAgent({ keepAlive: false }), https: new HttpsAgent({ keepAlive: false }) },
     literalRefusal: (url) => literalRefusal(rules, url),
-    destination: (host) => new Promise((resolve, reject) => {
-      const judged = judge(rules, lookup, { host });
-      if ('refused' in judged) reject(judged.refused);
-      else if (judged.options.lookup === undefined) resolve(hostKey(host));
-      else judged.options.lookup(host, {}, (err, address) => (err ? reject(err) : resolve(address as string)));
-    }),
+    destination: (host) =>
+      new Promise((resolve, reject) => {
+        const judged = judge(rules, lookup, { host });
+        if ('refused' in judged) reject(judged.refused);
+        else if (judged.options.lookup === undefined) resolve(hostKey(host));
+        else judged.options.lookup(host, {}, (err, address) => (err ? reject(err) : resolve(address as string)));
+      }),
   };
 };

@@ -14,7 +14,8 @@ const describe = (error: unknown, target: CheckTarget): string => {
   if (error instanceof RequestError) {
     const host = new URL(target.url).host;
     if (error.code === 'ECONNREFUSED') return `connection refused by ${host}`;
-    if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `DNS lookup failed for ${new URL(target.url).hostname}`;
+    if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN')
+      return `DNS lookup failed for ${new URL(target.url).hostname}`;
     if (error.code === 'ECONNRESET') return `connection reset by ${host}`;
     if (TLS_CODE.test(error.code)) return `TLS error: ${error.message}`;
     return `${error.code}: ${error.message}`;
@@ -28,12 +29,17 @@ const describe = (error: unknown, target: CheckTarget): string => {
  *  Every failed result carries its error text, whether a response came or not. The connection
  *  goes through the egress policy: a refused address is a failed check with the policy's text as
  *  its error, and nothing is sent. */
-export const runCheck = async (target: CheckTarget, egress: EgressPolicy, now: () => Date = () => new Date()): Promise<CheckResult> =>
-  (await probe(target, egress, now)).result;
+export const runCheck = async (
+  target: CheckTarget,
+  egress: EgressPolicy,
+  now: () => Date = () => new Date(),
+): Promise<CheckResult> => (await probe(target, egress, now)).result;
 
 /** `runCheck`, also saying whether the egress policy refused the connection (for metrics). */
 export const probe = async (
-  target: CheckTarget, egress: EgressPolicy, now: () => Date = () => new Date(),
+  target: CheckTarget,
+  egress: EgressPolicy,
+  now: () => Date = () => new Date(),
 ): Promise<{ result: CheckResult; refused: boolean }> => {
   const checkedAt = now();
   const started = performance.now();
@@ -56,13 +62,28 @@ export const probe = async (
       });
       stream.once('error', reject);
     });
-    const result: CheckResult = { checked_at: checkedAt.toISOString(), ok: true, status_code: statusCode, response_ms: elapsed() };
+    const result: CheckResult = {
+      checked_at: checkedAt.toISOString(),
+      ok: true,
+      status_code: statusCode,
+      response_ms: elapsed(),
+    };
     // A failed check says why, as the docs and the down event do: "expected status 200, received 503".
     return {
-      result: checkPasses(target.expected_status, statusCode) ? result : { ...result, ok: false, error: failureText(target.expected_status, result) },
+      result: checkPasses(target.expected_status, statusCode)
+        ? result
+        : { ...result, ok: false, error: failureText(target.expected_status, result) },
       refused: false,
     };
   } catch (error) {
-    return { result: { checked_at: checkedAt.toISOString(), ok: false, response_ms: elapsed(), error: describe(error, target) }, refused: refusalOf(error) !== null };
+    return {
+      result: {
+        checked_at: checkedAt.toISOString(),
+        ok: false,
+        response_ms: elapsed(),
+        error: describe(error, target),
+      },
+      refused: refusalOf(error) !== null,
+    };
   }
 };

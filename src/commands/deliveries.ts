@@ -10,17 +10,41 @@ export const loadDelivery = (deps: CommandDeps, id: string) => load(deps.log, de
 
 /** Idempotent: a delivery already scheduled or skipped stays as it is. */
 export const scheduleDelivery = (deps: CommandDeps, d: Payload<'ScheduleDelivery'>, ctx: CommandContext) =>
-  handle(deps, deliveryStream(d.delivery_id), deliveryDecider, { type: 'ScheduleDelivery', ...d, at: ctx.now().toISOString() }, ctx);
+  handle(
+    deps,
+    deliveryStream(d.delivery_id),
+    deliveryDecider,
+    { type: 'ScheduleDelivery', ...d, at: ctx.now().toISOString() },
+    ctx,
+  );
 
 export const skipDelivery = (deps: CommandDeps, d: Payload<'SkipDelivery'>, ctx: CommandContext) =>
-  handle(deps, deliveryStream(d.delivery_id), deliveryDecider, { type: 'SkipDelivery', ...d, at: ctx.now().toISOString() }, ctx);
+  handle(
+    deps,
+    deliveryStream(d.delivery_id),
+    deliveryDecider,
+    { type: 'SkipDelivery', ...d, at: ctx.now().toISOString() },
+    ctx,
+  );
 
 /** Records a try, unless another sender recorded it first (then nothing is appended). */
 export const recordAttempt = (deps: CommandDeps, id: string, attempt: Payload<'RecordAttempt'>, ctx: CommandContext) =>
-  handle(deps, deliveryStream(id), deliveryDecider, { type: 'RecordAttempt', ...attempt, at: ctx.now().toISOString() }, ctx);
+  handle(
+    deps,
+    deliveryStream(id),
+    deliveryDecider,
+    { type: 'RecordAttempt', ...attempt, at: ctx.now().toISOString() },
+    ctx,
+  );
 
 export const requestRetry = (deps: CommandDeps, id: string, ctx: CommandContext) =>
   handle(deps, deliveryStream(id), deliveryDecider, { type: 'RequestRetry', at: ctx.now().toISOString() }, ctx);
 
 export const cancelDelivery = (deps: CommandDeps, id: string, reason: string, ctx: CommandContext) =>
-  handle(deps, deliveryStream(id), deliveryDecider, { type: 'CancelDelivery', reason, at: ctx.now().toISOString() }, ctx);
+  handle(
+    deps,
+    deliveryStream(id),
+    deliveryDecider,
+    { type: 'CancelDelivery', reason, at: ctx.now().toISOString() },
+    ctx,
+  );

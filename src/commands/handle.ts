@@ -28,7 +28,11 @@ export const metadataOf = (ctx: CommandContext): NewEvent['metadata'] => ({
   schema_version: SCHEMA_VERSION,
 });
 
-export const newEvent = (event: DomainEvent, ctx: CommandContext): NewDomainEvent => ({ ...event, id: newEventId(), metadata: metadataOf(ctx) });
+export const newEvent = (event: DomainEvent, ctx: CommandContext): NewDomainEvent => ({
+  ...event,
+  id: newEventId(),
+  metadata: metadataOf(ctx),
+});
 
 /** A stream folded into its aggregate's state, and the revision to expect on the next append. */
 export interface Loaded<S> {
@@ -36,9 +40,16 @@ export interface Loaded<S> {
   readonly revision: number | 'no_stream';
 }
 
-export const load = async <S>(log: EventLog, stream: string, decider: Pick<Decider<S, unknown>, 'initialState' | 'evolve'>): Promise<Loaded<S>> => {
+export const load = async <S>(
+  log: EventLog,
+  stream: string,
+  decider: Pick<Decider<S, unknown>, 'initialState' | 'evolve'>,
+): Promise<Loaded<S>> => {
   const events = await log.readStream(stream);
-  const state = events.reduce((s, e) => decider.evolve(s, decodeEvent(e.position, e.type, e.data)), decider.initialState);
+  const state = events.reduce(
+    (s, e) => decider.evolve(s, decodeEvent(e.position, e.type, e.data)),
+    decider.initialState,
+  );
   const last = events[events.length - 1];
   return { state, revision: last ? last.revision : 'no_stream' };
 };
@@ -62,9 +73,14 @@ const MAX_ATTEMPTS = 5;
  *  another writer appended first, the decision is made again on the new state, which may now be
  *  "nothing to do" or a refusal. */
 export const handle = async <S, C>(
-  deps: CommandDeps, stream: string, decider: Decider<S, C>, command: C, ctx: CommandContext, loaded?: Loaded<S>,
+  deps: CommandDeps,
+  stream: string,
+  decider: Decider<S, C>,
+  command: C,
+  ctx: CommandContext,
+  loaded?: Loaded<S>,
 ): Promise<Handled<S>> => {
-  let current = loaded ?? await load(deps.log, stream, decider);
+  let current = loaded ?? (await load(deps.log, stream, decider));
   for (let attempt = 1; ; attempt += 1) {
     const decided = decider.decide(command, current.state);
     if (decided.length === 0) return { events: [], position: null, state: current.state };

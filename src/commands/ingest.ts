@@ -11,10 +11,19 @@ const MASKED_FIELDS = ['request_body', 'response_body', 'query_params', 'path_pa
 
 /** Builds the stored form of an ingested event: masked by the built-in rules and the project's
  *  own (`masking`, null for none), with the service's id and receive time. */
-export const toStoredAuditEvent = (projectId: string, input: AuditEventInput, receivedAt: Date, masking: ProjectMasking | null = null): StoredAuditEvent =>
-  storedForm(projectId, input, receivedAt.toISOString(), eventMasker(masking));
+export const toStoredAuditEvent = (
+  projectId: string,
+  input: AuditEventInput,
+  receivedAt: Date,
+  masking: ProjectMasking | null = null,
+): StoredAuditEvent => storedForm(projectId, input, receivedAt.toISOString(), eventMasker(masking));
 
-const storedForm = (projectId: string, input: AuditEventInput, timestamp: string, mask: ReturnType<typeof eventMasker>): StoredAuditEvent => {
+const storedForm = (
+  projectId: string,
+  input: AuditEventInput,
+  timestamp: string,
+  mask: ReturnType<typeof eventMasker>,
+): StoredAuditEvent => {
   const stored: Record<string, unknown> = { id: newEventId(), project_id: projectId, event_type: 'http', timestamp };
   for (const [key, value] of Object.entries(input)) if (value !== undefined) stored[key] = value;
   for (const field of MASKED_FIELDS) {
@@ -53,16 +62,22 @@ type Answer = { readonly id: string } | { readonly keyed: number; readonly finge
  *  answers the first event's id; both appends are made in the same turn, so the embedded log
  *  commits them together. Resolves once every stored event is durably in the log. */
 export const recordAuditEvents = (
-  log: EventLog, projectId: string, items: readonly IngestItem[], ctx: CommandContext,
-  masking: ProjectMasking | null, windowMs: number,
+  log: EventLog,
+  projectId: string,
+  items: readonly IngestItem[],
+  ctx: CommandContext,
+  masking: ProjectMasking | null,
+  windowMs: number,
 ): Promise<Ingested[]> => {
   const { answers, appended } = startAppends(log, projectId, items, ctx, masking, windowMs);
-  return appended.then((once) => answers.map((answer): Ingested => {
-    if ('id' in answer) return { id: answer.id, replayed: false, conflict: false };
-    const outcome = once[answer.keyed]!;
-    const conflict = outcome.replay && outcome.metadata.idempotency_fingerprint !== answer.fingerprint;
-    return { id: outcome.id, replayed: outcome.replay, conflict };
-  }));
+  return appended.then((once) =>
+    answers.map((answer): Ingested => {
+      if ('id' in answer) return { id: answer.id, replayed: false, conflict: false };
+      const outcome = once[answer.keyed]!;
+      const conflict = outcome.replay && outcome.metadata.idempotency_fingerprint !== answer.fingerprint;
+      return { id: outcome.id, replayed: outcome.replay, conflict };
+    }),
+  );
 };
 
 /** Builds the batch's events and hands them to the log; gives back only what the answer needs
@@ -71,8 +86,12 @@ export const recordAuditEvents = (
  *  wait, a batch's worth of them survives the young generation's collections, and copying them
  *  there costs more than building them. */
 const startAppends = (
-  log: EventLog, projectId: string, items: readonly IngestItem[], ctx: CommandContext,
-  masking: ProjectMasking | null, windowMs: number,
+  log: EventLog,
+  projectId: string,
+  items: readonly IngestItem[],
+  ctx: CommandContext,
+  masking: ProjectMasking | null,
+  windowMs: number,
 ): { answers: Answer[]; appended: Promise<readonly OnceOutcome[]> } => {
   const plain: NewEvent[] = [];
   const keyed: OnceEvent[] = [];
@@ -95,7 +114,12 @@ const startAppends = (
     answers.push({ keyed: keyed.length, fingerprint });
     keyed.push({
       stream: auditKeyStream(projectId, idempotencyKey),
-      event: { id: stored.id, type: 'AuditEventRecorded', data: stored, metadata: { ...metadata, idempotency_key: idempotencyKey, idempotency_fingerprint: fingerprint } },
+      event: {
+        id: stored.id,
+        type: 'AuditEventRecorded',
+        data: stored,
+        metadata: { ...metadata, idempotency_key: idempotencyKey, idempotency_fingerprint: fingerprint },
+      },
     });
   }
   const appended = Promise.all([

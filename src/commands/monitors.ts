@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/errors.ts';
 import {
-  CHECKS_KEPT, DEFAULTS, MONITORS_PER_PROJECT, monitorDecider, type CheckResult, type MonitorCreateInput, type MonitorState, type MonitorUpdateInput,
+  CHECKS_KEPT,
+  DEFAULTS,
+  MONITORS_PER_PROJECT,
+  monitorDecider,
+  type CheckResult,
+  type MonitorCreateInput,
+  type MonitorState,
+  type MonitorUpdateInput,
 } from '../domain/monitor.ts';
 import { checksStream, monitorStream } from '../domain/streams.ts';
 import { handle, load, newEvent, type CommandContext, type CommandDeps, type Handled, type Loaded } from './handle.ts';
@@ -38,9 +45,19 @@ export const createMonitor = (deps: MonitorCreationDeps, input: MonitorCreateInp
     }
     const id = randomUUID();
     await deps.log.setStreamMaxCount(checksStream(id), CHECKS_KEPT);
-    const handled = await handle(deps, monitorStream(id), monitorDecider, {
-      type: 'CreateMonitor', monitor_id: id, project_id, settings: { ...DEFAULTS, ...given }, at: ctx.now().toISOString(),
-    }, ctx);
+    const handled = await handle(
+      deps,
+      monitorStream(id),
+      monitorDecider,
+      {
+        type: 'CreateMonitor',
+        monitor_id: id,
+        project_id,
+        settings: { ...DEFAULTS, ...given },
+        at: ctx.now().toISOString(),
+      },
+      ctx,
+    );
     return { ...handled, id };
   });
 
@@ -55,11 +72,19 @@ export const deleteMonitor = (deps: CommandDeps, id: string, ctx: CommandContext
  *  usually makes it none). `loaded`: the monitor as the caller just read it, to save a read. A
  *  check of a deleted monitor records nothing. */
 export const recordCheck = async (
-  deps: CommandDeps, id: string, result: CheckResult, ctx: CommandContext, loaded?: Loaded<MonitorState>,
+  deps: CommandDeps,
+  id: string,
+  result: CheckResult,
+  ctx: CommandContext,
+  loaded?: Loaded<MonitorState>,
 ): Promise<Handled<MonitorState>> => {
-  const current = loaded ?? await loadMonitor(deps, id);
+  const current = loaded ?? (await loadMonitor(deps, id));
   const { state } = current;
   if (state.id === null || state.deleted) return { events: [], position: null, state };
-  await deps.log.append(checksStream(id), [newEvent({ type: 'CheckRecorded', data: { monitor_id: id, project_id: state.projectId, ...result } }, ctx)], 'any');
+  await deps.log.append(
+    checksStream(id),
+    [newEvent({ type: 'CheckRecorded', data: { monitor_id: id, project_id: state.projectId, ...result } }, ctx)],
+    'any',
+  );
   return handle(deps, monitorStream(id), monitorDecider, { type: 'RecordCheck', result }, ctx, current);
 };

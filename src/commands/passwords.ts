@@ -4,7 +4,11 @@ import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
  *  parameters, so hashes of an older, lower cost still verify and are replaced (`needsRehash`) on
  *  the next successful login. */
 
-export interface ScryptParams { readonly N: number; readonly r: number; readonly p: number }
+export interface ScryptParams {
+  readonly N: number;
+  readonly r: number;
+  readonly p: number;
+}
 
 /** OWASP's recommendation for scrypt: N=2^17, r=8, p=1 (128 MiB and ~0.1-0.8 s per hash). */
 export const SCRYPT_PARAMS: ScryptParams = { N: 2 ** 17, r: 8, p: 1 };
@@ -20,7 +24,10 @@ export class Passwords {
   private readonly waiting: Array<() => void> = [];
   private decoyHash: Promise<string> | null = null;
 
-  constructor(readonly params: ScryptParams = SCRYPT_PARAMS, private readonly maxConcurrent = 2) {}
+  constructor(
+    readonly params: ScryptParams = SCRYPT_PARAMS,
+    private readonly maxConcurrent = 2,
+  ) {}
 
   async hash(password: string): Promise<string> {
     const { N, r, p } = this.params;
@@ -57,7 +64,10 @@ export class Passwords {
     else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
       return await new Promise<Buffer>((resolve, reject) =>
-        scrypt(password, salt, KEY_LENGTH, { N, r, p, maxmem: 2 * 128 * N * r * p }, (err, key) => (err ? reject(err) : resolve(key))));
+        scrypt(password, salt, KEY_LENGTH, { N, r, p, maxmem: 2 * 128 * N * r * p }, (err, key) =>
+          err ? reject(err) : resolve(key),
+        ),
+      );
     } finally {
       const next = this.waiting.shift();
       if (next) next();
@@ -69,7 +79,8 @@ export class Passwords {
 const parseHash = (stored: string): { params: ScryptParams; salt: Buffer; hash: Buffer } | null => {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   const params = { N: Number(n), r: Number(r), p: Number(p) };
-  if (scheme !== 'scrypt' || !salt || !hash || !Object.values(params).every((v) => Number.isInteger(v) && v > 0)) return null;
+  if (scheme !== 'scrypt' || !salt || !hash || !Object.values(params).every((v) => Number.isInteger(v) && v > 0))
+    return null;
   return { params, salt: Buffer.from(salt, 'base64url'), hash: Buffer.from(hash, 'base64url') };
 };
 

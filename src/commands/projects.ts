@@ -13,28 +13,85 @@ export const hashApiKey = (key: string): string => createHash('sha256').update(k
 
 export const createProject = async (deps: CommandDeps, name: string, ctx: CommandContext) => {
   const id = randomUUID();
-  const handled = await handle(deps, projectStream(id), projectDecider, { type: 'CreateProject', project_id: id, name, at: ctx.now().toISOString() }, ctx);
+  const handled = await handle(
+    deps,
+    projectStream(id),
+    projectDecider,
+    { type: 'CreateProject', project_id: id, name, at: ctx.now().toISOString() },
+    ctx,
+  );
   return { ...handled, id };
 };
 
 /** The key is returned here, once; the log keeps only its SHA-256 and a display prefix. */
-export const issueApiKey = async (deps: CommandDeps, projectId: string, name: string, restrictions: KeyRestrictions, ctx: CommandContext) => {
+export const issueApiKey = async (
+  deps: CommandDeps,
+  projectId: string,
+  name: string,
+  restrictions: KeyRestrictions,
+  ctx: CommandContext,
+) => {
   const key = `wl_${randomBytes(24).toString('base64url')}`;
-  const issued = { key_id: randomUUID(), name, prefix: key.slice(0, 11), key_hash: hashApiKey(key), at: ctx.now().toISOString() };
-  const handled = await handle(deps, projectStream(projectId), projectDecider, { type: 'IssueApiKey', project_id: projectId, ...issued, restrictions }, ctx);
+  const issued = {
+    key_id: randomUUID(),
+    name,
+    prefix: key.slice(0, 11),
+    key_hash: hashApiKey(key),
+    at: ctx.now().toISOString(),
+  };
+  const handled = await handle(
+    deps,
+    projectStream(projectId),
+    projectDecider,
+    { type: 'IssueApiKey', project_id: projectId, ...issued, restrictions },
+    ctx,
+  );
   return {
-    ...handled, key,
-    issued: { id: issued.key_id, name, prefix: issued.prefix, key, created_at: issued.at, allowed_origins: [...restrictions.allowed_origins], rate_limit: restrictions.rate_limit },
+    ...handled,
+    key,
+    issued: {
+      id: issued.key_id,
+      name,
+      prefix: issued.prefix,
+      key,
+      created_at: issued.at,
+      allowed_origins: [...restrictions.allowed_origins],
+      rate_limit: restrictions.rate_limit,
+    },
   };
 };
 
 /** Changes the origins a key may be used from and its rate (the fields given). */
-export const restrictApiKey = (deps: CommandDeps, projectId: string, keyId: string, restrictions: Partial<KeyRestrictions>, ctx: CommandContext) =>
-  handle(deps, projectStream(projectId), projectDecider, { type: 'RestrictApiKey', project_id: projectId, key_id: keyId, restrictions, at: ctx.now().toISOString() }, ctx);
+export const restrictApiKey = (
+  deps: CommandDeps,
+  projectId: string,
+  keyId: string,
+  restrictions: Partial<KeyRestrictions>,
+  ctx: CommandContext,
+) =>
+  handle(
+    deps,
+    projectStream(projectId),
+    projectDecider,
+    { type: 'RestrictApiKey', project_id: projectId, key_id: keyId, restrictions, at: ctx.now().toISOString() },
+    ctx,
+  );
 
 export const revokeApiKey = (deps: CommandDeps, projectId: string, keyId: string, ctx: CommandContext) =>
-  handle(deps, projectStream(projectId), projectDecider, { type: 'RevokeApiKey', project_id: projectId, key_id: keyId, at: ctx.now().toISOString() }, ctx);
+  handle(
+    deps,
+    projectStream(projectId),
+    projectDecider,
+    { type: 'RevokeApiKey', project_id: projectId, key_id: keyId, at: ctx.now().toISOString() },
+    ctx,
+  );
 
 /** Replaces the project's own masking rules (validation_error naming each faulty entry). */
 export const setMaskingRules = (deps: CommandDeps, projectId: string, rules: MaskingRules, ctx: CommandContext) =>
-  handle(deps, projectStream(projectId), projectDecider, { type: 'SetMaskingRules', project_id: projectId, rules, at: ctx.now().toISOString() }, ctx);
+  handle(
+    deps,
+    projectStream(projectId),
+    projectDecider,
+    { type: 'SetMaskingRules', project_id: projectId, rules, at: ctx.now().toISOString() },
+    ctx,
+  );

@@ -3,7 +3,13 @@ import { decodeEvent } from '../domain/events.ts';
 import { recordLeafHash } from '../domain/merkle.ts';
 import { projectDecider, type ProjectState } from '../domain/project.ts';
 import {
-  eraseAuditEvent, retentionCutoff, type ErasureRequested, type RecordRedacted, type RedactableQuery, type RedactionReason, type RowRef,
+  eraseAuditEvent,
+  retentionCutoff,
+  type ErasureRequested,
+  type RecordRedacted,
+  type RedactableQuery,
+  type RedactionReason,
+  type RowRef,
 } from '../domain/retention.ts';
 import { projectStream, retentionStream } from '../domain/streams.ts';
 import { RedactionUnsupportedError, type RecordedEvent, type Redaction } from '../log/event-log.ts';
@@ -54,7 +60,9 @@ const tombstone = (record: RecordedEvent, projectId: string, reason: RedactionRe
   // An erased record that then expires keeps its leaf hash and loses what the erasure kept.
   if (record.type === 'RecordRedacted' && reason === 'retention') {
     const { leaf_hash, reason: was } = record.data as RecordRedacted;
-    return was === 'retention' ? null : { ...base, data: { project_id: projectId, reason, leaf_hash } satisfies RecordRedacted };
+    return was === 'retention'
+      ? null
+      : { ...base, data: { project_id: projectId, reason, leaf_hash } satisfies RecordRedacted };
   }
   // Rows derived from other records (monitor transitions, alerts, changes) leave the read model;
   // their records stay, as the history of what they belong to.
@@ -63,9 +71,16 @@ const tombstone = (record: RecordedEvent, projectId: string, reason: RedactionRe
 
 /** Replaces the page's records; resolves to how many of them now hold a tombstone of this reason,
  *  those a run that stopped half-way already replaced included, so a repeated run counts them. */
-const redactPage = async (deps: RetentionDeps, projectId: string, refs: readonly RowRef[], reason: RedactionReason): Promise<number> => {
+const redactPage = async (
+  deps: RetentionDeps,
+  projectId: string,
+  refs: readonly RowRef[],
+  reason: RedactionReason,
+): Promise<number> => {
   const records = await deps.log.readPositions(refs.map((r) => r.position));
-  const already = records.filter((r) => r.type === 'RecordRedacted' && (r.data as RecordRedacted).reason === reason).length;
+  const already = records.filter(
+    (r) => r.type === 'RecordRedacted' && (r.data as RecordRedacted).reason === reason,
+  ).length;
   const redactions = records.map((r) => tombstone(r, projectId, reason)).filter((r): r is Redaction => r !== null);
   return already + (redactions.length === 0 ? 0 : await deps.log.redact(redactions));
 };
@@ -76,15 +91,27 @@ type RecordPage = Extract<Parameters<typeof projectDecider.decide>[0], { type: '
  *  the project to exist, which `project` (loaded once a run) says, and the project's own stream,
  *  which every project command reads whole, does not grow by a page at a time. Resolves to its
  *  position. */
-const recordPage = async (deps: CommandDeps, project: Loaded<ProjectState>, command: RecordPage, ctx: CommandContext): Promise<string | null> => {
+const recordPage = async (
+  deps: CommandDeps,
+  project: Loaded<ProjectState>,
+  command: RecordPage,
+  ctx: CommandContext,
+): Promise<string | null> => {
   const events = projectDecider.decide(command, project.state).map((e) => newEvent(e, ctx));
-  return events.length === 0 ? null : (await deps.log.append(retentionStream(command.project_id), events, 'any')).position;
+  return events.length === 0
+    ? null
+    : (await deps.log.append(retentionStream(command.project_id), events, 'any')).position;
 };
 
 /** Removes the project's audit events older than `retentionDays` (down to the hour) from the log
  *  and, through RetentionApplied, from every read model. Resolves to how many records it replaced;
  *  appends nothing when no row is due. */
-export const applyRetention = async (deps: RetentionDeps, projectId: string, retentionDays: number, ctx: CommandContext): Promise<number> => {
+export const applyRetention = async (
+  deps: RetentionDeps,
+  projectId: string,
+  retentionDays: number,
+  ctx: CommandContext,
+): Promise<number> => {
   const through = await deps.log.headPosition();
   if (through === null) return 0;
   await deps.settled(through);
@@ -102,10 +129,20 @@ export const applyRetention = async (deps: RetentionDeps, projectId: string, ret
     total += removed;
     const last = refs[refs.length - 1]!;
     const final = refs.length < page;
-    const position = await recordPage(deps, project, {
-      type: 'RecordRetentionApplied', project_id: projectId, cutoff: cutoff.toISOString(), through_position: through, removed, at: ctx.now().toISOString(),
-      ...(final ? {} : { until: { timestamp: new Date(last.ts).toISOString(), position: last.position } }),
-    }, ctx);
+    const position = await recordPage(
+      deps,
+      project,
+      {
+        type: 'RecordRetentionApplied',
+        project_id: projectId,
+        cutoff: cutoff.toISOString(),
+        through_position: through,
+        removed,
+        at: ctx.now().toISOString(),
+        ...(final ? {} : { until: { timestamp: new Date(last.ts).toISOString(), position: last.position } }),
+      },
+      ctx,
+    );
     const worked = Date.now() - started;
     // Paced by the read models (each page is applied before the next is taken), then rested as
     // long as the page's own work took (waiting for the read models is not work).
@@ -121,10 +158,25 @@ export const applyRetention = async (deps: RetentionDeps, projectId: string, ret
  *  replace records, before recording anything. */
 export const requestErasure = async (deps: CommandDeps, projectId: string, identifier: string, ctx: CommandContext) => {
   if (!deps.log.redacts) throw new RedactionUnsupportedError();
-  const request = { erasure_id: randomUUID(), through_position: (await deps.log.headPosition()) ?? '0', requested_at: ctx.now().toISOString() };
-  const { position } = await handle(deps, projectStream(projectId), projectDecider, {
-    type: 'RequestErasure', project_id: projectId, identifier, erasure_id: request.erasure_id, through_position: request.through_position, at: request.requested_at,
-  }, ctx);
+  const request = {
+    erasure_id: randomUUID(),
+    through_position: (await deps.log.headPosition()) ?? '0',
+    requested_at: ctx.now().toISOString(),
+  };
+  const { position } = await handle(
+    deps,
+    projectStream(projectId),
+    projectDecider,
+    {
+      type: 'RequestErasure',
+      project_id: projectId,
+      identifier,
+      erasure_id: request.erasure_id,
+      through_position: request.through_position,
+      at: request.requested_at,
+    },
+    ctx,
+  );
   return { ...request, position };
 };
 
@@ -132,7 +184,11 @@ export const requestErasure = async (deps: CommandDeps, projectId: string, ident
  *  position) from the log, a page at a time, paced like retention, then appends IdentifierErased,
  *  which erases them from every read model and completes the request. Resolves to how many
  *  events it erased; a request already done appends nothing. */
-export const eraseIdentifier = async (deps: RetentionDeps, request: ErasureRequested, ctx: CommandContext): Promise<number> => {
+export const eraseIdentifier = async (
+  deps: RetentionDeps,
+  request: ErasureRequested,
+  ctx: CommandContext,
+): Promise<number> => {
   const { project_id: projectId, identifier, through_position: through, erasure_id } = request;
   await deps.settled(through);
   const page = deps.pageSize ?? REDACTION_PAGE;
@@ -147,13 +203,31 @@ export const eraseIdentifier = async (deps: RetentionDeps, request: ErasureReque
     after = refs[refs.length - 1]!;
     await sleep((Date.now() - started) * rest);
   }
-  const { position } = await handle(deps, projectStream(projectId), projectDecider, {
-    type: 'RecordErasure', project_id: projectId, erasure_id, identifier, through_position: through, erased, at: ctx.now().toISOString(),
-  }, ctx);
+  const { position } = await handle(
+    deps,
+    projectStream(projectId),
+    projectDecider,
+    {
+      type: 'RecordErasure',
+      project_id: projectId,
+      erasure_id,
+      identifier,
+      through_position: through,
+      erased,
+      at: ctx.now().toISOString(),
+    },
+    ctx,
+  );
   if (position !== null) await deps.settled(position);
   return erased;
 };
 
 /** Sets how long the project keeps its ingested events (null: for ever). */
 export const setRetention = (deps: CommandDeps, projectId: string, retentionDays: number | null, ctx: CommandContext) =>
-  handle(deps, projectStream(projectId), projectDecider, { type: 'SetRetention', project_id: projectId, retention_days: retentionDays, at: ctx.now().toISOString() }, ctx);
+  handle(
+    deps,
+    projectStream(projectId),
+    projectDecider,
+    { type: 'SetRetention', project_id: projectId, retention_days: retentionDays, at: ctx.now().toISOString() },
+    ctx,
+  );

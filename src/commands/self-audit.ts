@@ -1,7 +1,12 @@
 import { DomainError } from '../domain/errors.ts';
 import { projectDecider } from '../domain/project.ts';
 import {
-  WATCHLOG_PROJECT_ID, WATCHLOG_PROJECT_NAME, exportAccessEvent, loginAccessEvent, type ExportRecord, type LoginAttemptRecord,
+  WATCHLOG_PROJECT_ID,
+  WATCHLOG_PROJECT_NAME,
+  exportAccessEvent,
+  loginAccessEvent,
+  type ExportRecord,
+  type LoginAttemptRecord,
 } from '../domain/self-audit.ts';
 import type { StoredAuditEvent } from '../domain/audit-event.ts';
 import { auditStream, projectStream } from '../domain/streams.ts';
@@ -12,16 +17,29 @@ import { newEventId } from './event-ids.ts';
  *  exists (every process may try at start-up: one wins, the others find it). */
 export const ensureWatchlogProject = async (deps: CommandDeps, ctx: CommandContext): Promise<void> => {
   try {
-    await handle(deps, projectStream(WATCHLOG_PROJECT_ID), projectDecider, {
-      type: 'CreateProject', project_id: WATCHLOG_PROJECT_ID, name: WATCHLOG_PROJECT_NAME, at: ctx.now().toISOString(),
-    }, ctx);
+    await handle(
+      deps,
+      projectStream(WATCHLOG_PROJECT_ID),
+      projectDecider,
+      {
+        type: 'CreateProject',
+        project_id: WATCHLOG_PROJECT_ID,
+        name: WATCHLOG_PROJECT_NAME,
+        at: ctx.now().toISOString(),
+      },
+      ctx,
+    );
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'conflict')) throw error;
   }
 };
 
 const record = async (deps: CommandDeps, stored: StoredAuditEvent, ctx: CommandContext) => {
-  const { position } = await deps.log.append(auditStream(WATCHLOG_PROJECT_ID), [newEvent({ type: 'AuditEventRecorded', data: stored }, ctx)], 'any');
+  const { position } = await deps.log.append(
+    auditStream(WATCHLOG_PROJECT_ID),
+    [newEvent({ type: 'AuditEventRecorded', data: stored }, ctx)],
+    'any',
+  );
   return { id: stored.id, position };
 };
 

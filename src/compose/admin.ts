@@ -12,7 +12,11 @@ import { openLog, openLoginThrottle, StartupError } from './stores.ts';
 /** The password a reset generates when it is given none. */
 export const generatePasswordForReset = generatePassword;
 
-export interface PasswordReset { readonly userId: string; readonly role: string; readonly disabled: boolean }
+export interface PasswordReset {
+  readonly userId: string;
+  readonly role: string;
+  readonly disabled: boolean;
+}
 
 /** `watchlog admin reset-password`: appends the new password (at the production cost) to the
  *  user's stream in the log, straight through the stores, so it works whether or not the service
@@ -29,7 +33,9 @@ export const resetPassword = async (config: Config, email: string, password: str
     const { state } = await load(log, userStream(userId), userDecider);
     if (!state.registered) throw new StartupError(`no user has the e-mail ${address}`);
     await changePassword({ log, passwords: new Passwords() }, userId, password, {
-      actor: 'system:cli', correlationId: randomUUID(), now: () => new Date(),
+      actor: 'system:cli',
+      correlationId: randomUUID(),
+      now: () => new Date(),
     });
     const throttle = await openLoginThrottle(config);
     try {

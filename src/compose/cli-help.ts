@@ -3,11 +3,13 @@ import { CONFIG_VARIABLES } from '../config.ts';
 /** `watchlog --help` and `watchlog <command> --help`. The variables are those the configuration
  *  decodes, so the list cannot drift from the code; the README's table says what each means. */
 
-const STORES = 'WATCHLOG_DATA_DIR (embedded SQLite files), or WATCHLOG_EVENTSTORE_URL (KurrentDB log,\n  WATCHLOG_EVENTSTORE_NAMESPACE) and WATCHLOG_MONGO_URL (MongoDB read models and jobs)';
+const STORES =
+  'WATCHLOG_DATA_DIR (embedded SQLite files), or WATCHLOG_EVENTSTORE_URL (KurrentDB log,\n  WATCHLOG_EVENTSTORE_NAMESPACE) and WATCHLOG_MONGO_URL (MongoDB read models and jobs)';
 
 const COMMANDS: Record<string, { summary: string; text: string }> = {
   start: {
-    summary: 'HTTP API, projectors, monitor checks, anomaly scan and notifications in one process\n             (the default)',
+    summary:
+      'HTTP API, projectors, monitor checks, anomaly scan and notifications in one process\n             (the default)',
     text: `Runs the API on HOST:PORT, the log's writer thread, a thread that projects every read model
 and runs the notification reactor, and Agenda (monitor checks, the anomaly scan, log trim and
 compaction), which starts once the API listens. /healthz answers as soon as the process runs;
@@ -35,7 +37,8 @@ Also: PORT, HOST, WATCHLOG_JWT_SECRET (the same on every API process), WATCHLOG_
   WATCHLOG_DASHBOARD_DIR (the dashboard served at /).`,
   },
   worker: {
-    summary: 'projectors, Agenda jobs (monitor checks, anomaly scan, log trim and compaction)\n             and notifications',
+    summary:
+      'projectors, Agenda jobs (monitor checks, anomaly scan, log trim and compaction)\n             and notifications',
     text: `Runs the projectors (one per read model, each in one worker at a time through a lease), the
 notification reactor, and Agenda's jobs: monitor checks, the anomaly scan, log trim and compaction.
 No HTTP API: its metrics are served only on WATCHLOG_METRICS_PORT (WATCHLOG_METRICS_HOST), when set.
@@ -149,7 +152,9 @@ export const generalHelp = (): string => `watchlog — self-hosted audit logging
 Usage: watchlog <command> [--help]
 
 Commands:
-${Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(9)}  ${c.summary}`).join('\n')}
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(9)}  ${c.summary}`)
+  .join('\n')}
 
 Options:
   -h, --help     show this help (\`watchlog <command> --help\` for a command's own)

@@ -15,7 +15,10 @@ import type { AuditEventInput } from '../domain/audit-event.ts';
  *  - in the last 90 seconds, someone guesses one account's password from one address (the
  *    brute_force rule's pattern). */
 
-export interface DemoProjects { shop: string; backoffice: string }
+export interface DemoProjects {
+  shop: string;
+  backoffice: string;
+}
 
 export interface DemoEvent {
   readonly projectId: string;
@@ -46,8 +49,50 @@ export const dailyWeight = (ms: number): number => {
   return hour >= 6 && hour <= 23 ? 0.12 + 0.88 * Math.max(0, day) ** 1.4 : 0.12;
 };
 
-const FIRST = ['maria', 'li', 'ahmed', 'olga', 'james', 'sofia', 'kenji', 'amara', 'lucas', 'nina', 'omar', 'priya', 'tom', 'elena', 'yusuf', 'chloe', 'diego', 'hana', 'ivan', 'zoe'];
-const LAST = ['garcia', 'chen', 'khan', 'petrova', 'smith', 'rossi', 'tanaka', 'okafor', 'martin', 'berg', 'haddad', 'patel', 'walker', 'novak', 'demir', 'dubois', 'lopez', 'kim', 'ivanov', 'young'];
+const FIRST = [
+  'maria',
+  'li',
+  'ahmed',
+  'olga',
+  'james',
+  'sofia',
+  'kenji',
+  'amara',
+  'lucas',
+  'nina',
+  'omar',
+  'priya',
+  'tom',
+  'elena',
+  'yusuf',
+  'chloe',
+  'diego',
+  'hana',
+  'ivan',
+  'zoe',
+];
+const LAST = [
+  'garcia',
+  'chen',
+  'khan',
+  'petrova',
+  'smith',
+  'rossi',
+  'tanaka',
+  'okafor',
+  'martin',
+  'berg',
+  'haddad',
+  'patel',
+  'walker',
+  'novak',
+  'demir',
+  'dubois',
+  'lopez',
+  'kim',
+  'ivanov',
+  'young',
+];
 const AGENTS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36',
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
@@ -59,7 +104,14 @@ const AGENTS = [
 /** The attacker of the brute-force pattern. */
 export const BRUTE_FORCE = { identifier: 'maria.garcia@example.com', ip: '198.51.100.23', attempts: 40 } as const;
 
-interface User { id: string; email: string; name: string; ip: string; agent: string; tenant: string }
+interface User {
+  id: string;
+  email: string;
+  name: string;
+  ip: string;
+  agent: string;
+  tenant: string;
+}
 interface Call {
   service: string;
   method: AuditEventInput['method'];
@@ -111,7 +163,7 @@ export function* demoTraffic(options: TrafficOptions, batchSize = 10_000): Gener
       id: `usr_${(100_000 + i * 7919).toString(36)}`,
       email: `${first}.${last}${n > 0 ? n : ''}@example.com`,
       name: `${first[0]!.toUpperCase()}${first.slice(1)} ${last[0]!.toUpperCase()}${last.slice(1)}`,
-      ip: `${[81, 92, 145, 176, 203][i % 5]}.${(i * 37) % 256}.${(i * 11) % 256}.${(i * 101) % 254 + 1}`,
+      ip: `${[81, 92, 145, 176, 203][i % 5]}.${(i * 37) % 256}.${(i * 11) % 256}.${((i * 101) % 254) + 1}`,
       agent: AGENTS[i % AGENTS.length]!,
       tenant: `tenant_${['eu', 'us', 'apac'][i % 3]}`,
     };
@@ -132,12 +184,23 @@ export function* demoTraffic(options: TrafficOptions, batchSize = 10_000): Gener
   const shopCall = (user: User, at: number, step: number): Call => {
     const r = random();
     if (step === 0 && chance(0.5)) {
-      const status = statusOf(200, [[401, 0.03], [429, 0.002], [500, 0.001]]);
+      const status = statusOf(200, [
+        [401, 0.03],
+        [429, 0.002],
+        [500, 0.001],
+      ]);
       return {
-        service: 'auth', method: 'POST', path: '/v1/login', status, latency: latency(status === 200 ? 180 : 140),
+        service: 'auth',
+        method: 'POST',
+        path: '/v1/login',
+        status,
+        latency: latency(status === 200 ? 180 : 140),
         extra: {
           request_body: { email: user.email, password: `${user.id}-pw`, remember_me: chance(0.4) },
-          response_body: status === 200 ? { access_token: `eyJ${hex(24)}`, refresh_token: `rt_${hex(20)}`, expires_in: 3600 } : { error: 'invalid_credentials' },
+          response_body:
+            status === 200
+              ? { access_token: `eyJ${hex(24)}`, refresh_token: `rt_${hex(20)}`, expires_in: 3600 }
+              : { error: 'invalid_credentials' },
           ...(status === 401 ? { error_message: 'wrong e-mail or password' } : {}),
         },
       };
@@ -145,65 +208,207 @@ export function* demoTraffic(options: TrafficOptions, batchSize = 10_000): Gener
     if (r < 0.42) {
       const id = 1000 + Math.floor(random() * 4000);
       return {
-        service: 'catalog', method: 'GET', path: `/v1/products/${id}`, status: statusOf(200, [[404, 0.025], [500, 0.002], [503, 0.001]]), latency: latency(35),
+        service: 'catalog',
+        method: 'GET',
+        path: `/v1/products/${id}`,
+        status: statusOf(200, [
+          [404, 0.025],
+          [500, 0.002],
+          [503, 0.001],
+        ]),
+        latency: latency(35),
         extra: { path_params: { id: String(id) } },
       };
     }
     if (r < 0.6) {
       const q = pick(['shoes', 'rain jacket', 'lamp', 'usb-c cable', 'coffee', 'desk', 'backpack']);
-      return { service: 'catalog', method: 'GET', path: '/v1/search', status: statusOf(200, [[400, 0.01], [500, 0.002]]), latency: latency(90), extra: { query_params: { q, page: '1' } } };
-    }
-    if (r < 0.75) return { service: 'checkout-api', method: 'GET', path: '/v1/cart', status: statusOf(200, [[401, 0.004], [500, 0.002]]), latency: latency(25) };
-    if (r < 0.88) {
-      const status = statusOf(201, [[409, 0.02], [422, 0.015], [500, 0.003]]);
       return {
-        service: 'checkout-api', method: 'POST', path: '/v1/cart/items', status, latency: latency(45),
-        extra: { request_body: { sku: `SKU-${hex(6).toUpperCase()}`, quantity: 1 + Math.floor(random() * 3) }, ...(status === 409 ? { error_message: 'out of stock' } : {}) },
+        service: 'catalog',
+        method: 'GET',
+        path: '/v1/search',
+        status: statusOf(200, [
+          [400, 0.01],
+          [500, 0.002],
+        ]),
+        latency: latency(90),
+        extra: { query_params: { q, page: '1' } },
       };
     }
-    if (r < 0.9) return { service: 'checkout-api', method: 'DELETE', path: '/v1/cart/items/1', status: statusOf(204, [[404, 0.05]]), latency: latency(30), extra: { path_params: { item: '1' } } };
+    if (r < 0.75)
+      return {
+        service: 'checkout-api',
+        method: 'GET',
+        path: '/v1/cart',
+        status: statusOf(200, [
+          [401, 0.004],
+          [500, 0.002],
+        ]),
+        latency: latency(25),
+      };
+    if (r < 0.88) {
+      const status = statusOf(201, [
+        [409, 0.02],
+        [422, 0.015],
+        [500, 0.003],
+      ]);
+      return {
+        service: 'checkout-api',
+        method: 'POST',
+        path: '/v1/cart/items',
+        status,
+        latency: latency(45),
+        extra: {
+          request_body: { sku: `SKU-${hex(6).toUpperCase()}`, quantity: 1 + Math.floor(random() * 3) },
+          ...(status === 409 ? { error_message: 'out of stock' } : {}),
+        },
+      };
+    }
+    if (r < 0.9)
+      return {
+        service: 'checkout-api',
+        method: 'DELETE',
+        path: '/v1/cart/items/1',
+        status: statusOf(204, [[404, 0.05]]),
+        latency: latency(30),
+        extra: { path_params: { item: '1' } },
+      };
     if (r < 0.96) {
       const inIncident = at >= incident.from && at <= incident.to;
-      const status = inIncident ? statusOf(201, [[504, 0.35], [502, 0.1]]) : statusOf(201, [[402, 0.03], [422, 0.01], [502, 0.004], [504, 0.004]]);
+      const status = inIncident
+        ? statusOf(201, [
+            [504, 0.35],
+            [502, 0.1],
+          ])
+        : statusOf(201, [
+            [402, 0.03],
+            [422, 0.01],
+            [502, 0.004],
+            [504, 0.004],
+          ]);
       return {
-        service: 'checkout-api', method: 'POST', path: '/v1/checkout', status, latency: latency(status >= 500 ? 9000 : 420),
+        service: 'checkout-api',
+        method: 'POST',
+        path: '/v1/checkout',
+        status,
+        latency: latency(status >= 500 ? 9000 : 420),
         extra: {
           request_body: {
             email: user.email,
-            payment: { card_number: `4242 4242 4242 ${String(1000 + Math.floor(random() * 9000))}`, cvv: String(100 + Math.floor(random() * 900)), exp: '09/29' },
+            payment: {
+              card_number: `4242 4242 4242 ${String(1000 + Math.floor(random() * 9000))}`,
+              cvv: String(100 + Math.floor(random() * 900)),
+              exp: '09/29',
+            },
             shipping: { country: pick(['DE', 'FR', 'NL', 'US', 'GB', 'JP']) },
           },
-          response_body: status === 201 ? { order_id: `ord_${hex(10)}`, total_cents: 1500 + Math.floor(random() * 20_000) } : { error: status === 402 ? 'card_declined' : 'payment_provider_unavailable' },
-          ...(status >= 500 ? { error_message: 'payment provider timed out after 9000 ms' } : status === 402 ? { error_message: 'card declined' } : {}),
+          response_body:
+            status === 201
+              ? { order_id: `ord_${hex(10)}`, total_cents: 1500 + Math.floor(random() * 20_000) }
+              : { error: status === 402 ? 'card_declined' : 'payment_provider_unavailable' },
+          ...(status >= 500
+            ? { error_message: 'payment provider timed out after 9000 ms' }
+            : status === 402
+              ? { error_message: 'card declined' }
+              : {}),
         },
       };
     }
     if (r < 0.98) {
       return {
-        service: 'auth', method: 'POST', path: '/v1/token/refresh', status: statusOf(200, [[401, 0.02]]), latency: latency(60),
+        service: 'auth',
+        method: 'POST',
+        path: '/v1/token/refresh',
+        status: statusOf(200, [[401, 0.02]]),
+        latency: latency(60),
         extra: { request_body: { refresh_token: `rt_${hex(20)}` }, response_body: { access_token: `eyJ${hex(24)}` } },
       };
     }
-    return { service: 'auth', method: 'GET', path: '/v1/me', status: statusOf(200, [[401, 0.01]]), latency: latency(15) };
+    return {
+      service: 'auth',
+      method: 'GET',
+      path: '/v1/me',
+      status: statusOf(200, [[401, 0.01]]),
+      latency: latency(15),
+    };
   };
 
   const backofficeCall = (): Call => {
     const r = random();
-    if (r < 0.45) return { service: 'billing', method: 'GET', path: '/v1/invoices', status: statusOf(200, [[403, 0.01], [500, 0.004]]), latency: latency(70), extra: { query_params: { status: pick(['open', 'paid', 'overdue']) } } };
+    if (r < 0.45)
+      return {
+        service: 'billing',
+        method: 'GET',
+        path: '/v1/invoices',
+        status: statusOf(200, [
+          [403, 0.01],
+          [500, 0.004],
+        ]),
+        latency: latency(70),
+        extra: { query_params: { status: pick(['open', 'paid', 'overdue']) } },
+      };
     if (r < 0.6) {
       const id = `inv_${hex(8)}`;
-      return { service: 'billing', method: 'GET', path: `/v1/invoices/${id}`, status: statusOf(200, [[404, 0.03]]), latency: latency(40), extra: { path_params: { id } } };
+      return {
+        service: 'billing',
+        method: 'GET',
+        path: `/v1/invoices/${id}`,
+        status: statusOf(200, [[404, 0.03]]),
+        latency: latency(40),
+        extra: { path_params: { id } },
+      };
     }
     if (r < 0.68) {
       const id = `inv_${hex(8)}`;
       return {
-        service: 'billing', method: 'POST', path: `/v1/invoices/${id}/refund`, status: statusOf(201, [[409, 0.05], [422, 0.03], [500, 0.01]]), latency: latency(300),
-        extra: { path_params: { id }, request_body: { reason: pick(['damaged', 'late delivery', 'duplicate charge']), api_key: `sk_live_${hex(24)}` } },
+        service: 'billing',
+        method: 'POST',
+        path: `/v1/invoices/${id}/refund`,
+        status: statusOf(201, [
+          [409, 0.05],
+          [422, 0.03],
+          [500, 0.01],
+        ]),
+        latency: latency(300),
+        extra: {
+          path_params: { id },
+          request_body: {
+            reason: pick(['damaged', 'late delivery', 'duplicate charge']),
+            api_key: `sk_live_${hex(24)}`,
+          },
+        },
       };
     }
-    if (r < 0.7) return { service: 'billing', method: 'DELETE', path: `/v1/invoices/inv_${hex(8)}`, status: statusOf(204, [[403, 0.2]]), latency: latency(50) };
-    if (r < 0.9) return { service: 'reports', method: 'GET', path: '/v1/reports/daily', status: statusOf(200, [[500, 0.01], [504, 0.01]]), latency: latency(1400), extra: { query_params: { day: new Date(now).toISOString().slice(0, 10) } } };
-    return { service: 'reports', method: 'PUT', path: '/v1/reports/schedules/weekly', status: statusOf(200, [[400, 0.04], [403, 0.02]]), latency: latency(80), extra: { request_body: { cron: '0 6 * * 1', recipients: ['finance@example.com'] } } };
+    if (r < 0.7)
+      return {
+        service: 'billing',
+        method: 'DELETE',
+        path: `/v1/invoices/inv_${hex(8)}`,
+        status: statusOf(204, [[403, 0.2]]),
+        latency: latency(50),
+      };
+    if (r < 0.9)
+      return {
+        service: 'reports',
+        method: 'GET',
+        path: '/v1/reports/daily',
+        status: statusOf(200, [
+          [500, 0.01],
+          [504, 0.01],
+        ]),
+        latency: latency(1400),
+        extra: { query_params: { day: new Date(now).toISOString().slice(0, 10) } },
+      };
+    return {
+      service: 'reports',
+      method: 'PUT',
+      path: '/v1/reports/schedules/weekly',
+      status: statusOf(200, [
+        [400, 0.04],
+        [403, 0.02],
+      ]),
+      latency: latency(80),
+      extra: { request_body: { cron: '0 6 * * 1', recipients: ['finance@example.com'] } },
+    };
   };
 
   let batch: DemoEvent[] = [];
@@ -228,9 +433,19 @@ export function* demoTraffic(options: TrafficOptions, batchSize = 10_000): Gener
       projectId: projects.shop,
       at: now - 90_000 + Math.floor((i * 88_000) / BRUTE_FORCE.attempts),
       input: {
-        path: '/v1/login', method: 'POST', identifier: BRUTE_FORCE.identifier, service_name: 'auth', environment: 'production', source: 'backend',
-        status_code: 401, response_time: latency(140), ip: BRUTE_FORCE.ip, user_agent: 'python-requests/2.32.3', request_id: `req_${hex(16)}`,
-        request_body: { email: BRUTE_FORCE.identifier, password: `guess-${i}` }, response_body: { error: 'invalid_credentials' },
+        path: '/v1/login',
+        method: 'POST',
+        identifier: BRUTE_FORCE.identifier,
+        service_name: 'auth',
+        environment: 'production',
+        source: 'backend',
+        status_code: 401,
+        response_time: latency(140),
+        ip: BRUTE_FORCE.ip,
+        user_agent: 'python-requests/2.32.3',
+        request_id: `req_${hex(16)}`,
+        request_body: { email: BRUTE_FORCE.identifier, password: `guess-${i}` },
+        response_body: { error: 'invalid_credentials' },
         error_message: 'wrong e-mail or password',
       },
     });
@@ -245,11 +460,25 @@ export function* demoTraffic(options: TrafficOptions, batchSize = 10_000): Gener
       for (let step = 0, n = 2 + Math.floor(random() * 12); step < n; step += 1) {
         const call = backofficeCall();
         push({
-          projectId: projects.backoffice, at,
+          projectId: projects.backoffice,
+          at,
           input: {
-            path: call.path, method: call.method, identifier: user.id, service_name: call.service, environment: chance(0.1) ? 'staging' : 'production',
-            status_code: call.status, response_time: call.latency, user_email: user.email, user_name: user.name, user_roles: ['staff', ...(chance(0.3) ? ['finance'] : [])],
-            user_type: 'staff', ip: user.ip, user_agent: user.agent, request_id: `req_${hex(16)}`, source: 'backend', ...call.extra,
+            path: call.path,
+            method: call.method,
+            identifier: user.id,
+            service_name: call.service,
+            environment: chance(0.1) ? 'staging' : 'production',
+            status_code: call.status,
+            response_time: call.latency,
+            user_email: user.email,
+            user_name: user.name,
+            user_roles: ['staff', ...(chance(0.3) ? ['finance'] : [])],
+            user_type: 'staff',
+            ip: user.ip,
+            user_agent: user.agent,
+            request_id: `req_${hex(16)}`,
+            source: 'backend',
+            ...call.extra,
           },
         });
         at += 5_000 + random() * 90_000;
@@ -264,21 +493,46 @@ export function* demoTraffic(options: TrafficOptions, batchSize = 10_000): Gener
         const call = shopCall(user, at, step);
         const requestId = `req_${hex(16)}`;
         const common: Omit<AuditEventInput, 'path' | 'service_name'> = {
-          method: call.method, identifier: user.id, environment, user_email: user.email, user_name: user.name, user_roles: ['customer'],
-          user_type: 'customer', tenant_id: user.tenant, ip: user.ip, user_agent: user.agent, request_id: requestId, ...(sessionId ? { session_id: sessionId } : {}),
+          method: call.method,
+          identifier: user.id,
+          environment,
+          user_email: user.email,
+          user_name: user.name,
+          user_roles: ['customer'],
+          user_type: 'customer',
+          tenant_id: user.tenant,
+          ip: user.ip,
+          user_agent: user.agent,
+          request_id: requestId,
+          ...(sessionId ? { session_id: sessionId } : {}),
         };
         const orphan = chance(1 / 60);
         push({
-          projectId: projects.shop, at,
+          projectId: projects.shop,
+          at,
           input: {
-            ...common, path: `/api${call.path}`, service_name: 'storefront', source: 'browser',
-            ...(orphan ? { error_message: 'TypeError: Failed to fetch' } : { status_code: call.status, response_time: call.latency + 20 + Math.floor(random() * 60) }),
+            ...common,
+            path: `/api${call.path}`,
+            service_name: 'storefront',
+            source: 'browser',
+            ...(orphan
+              ? { error_message: 'TypeError: Failed to fetch' }
+              : { status_code: call.status, response_time: call.latency + 20 + Math.floor(random() * 60) }),
           },
         });
         if (!orphan) {
           push({
-            projectId: projects.shop, at: at + 8 + Math.floor(random() * 20),
-            input: { ...common, path: call.path, service_name: call.service, source: 'backend', status_code: call.status, response_time: call.latency, ...call.extra },
+            projectId: projects.shop,
+            at: at + 8 + Math.floor(random() * 20),
+            input: {
+              ...common,
+              path: call.path,
+              service_name: call.service,
+              source: 'backend',
+              status_code: call.status,
+              response_time: call.latency,
+              ...call.extra,
+            },
           });
         }
         at += 2_000 + random() * 45_000;

@@ -49,7 +49,11 @@ export const dataDirState = (dir: string): DataDirState => {
   const entries = readdirSync(dir);
   if (entries.length === 0) return { kind: 'empty' };
   if (entries.includes(DEMO_MARKER)) return { kind: 'demo' };
-  if (entries.includes('log.db')) return { kind: 'other', reason: 'already holds a watchlog event log (users, projects, events) that the demo did not make' };
+  if (entries.includes('log.db'))
+    return {
+      kind: 'other',
+      reason: 'already holds a watchlog event log (users, projects, events) that the demo did not make',
+    };
   return { kind: 'other', reason: `is not empty (${entries.length} entries) and was not made by the demo` };
 };
 
@@ -85,38 +89,86 @@ const backfillChecks = async (log: EventLog, monitorId: string, url: string, now
   for (let at = now - 2 * 3_600_000; at < now - 30_000; at += 60_000) {
     const checked_at = new Date(at).toISOString();
     if (downSince !== null && at >= downSince) {
-      results.push({ checked_at, ok: false, response_ms: 1 + Math.floor(random() * 3), error: `connect ECONNREFUSED ${new URL(url).host}` });
+      results.push({
+        checked_at,
+        ok: false,
+        response_ms: 1 + Math.floor(random() * 3),
+        error: `connect ECONNREFUSED ${new URL(url).host}`,
+      });
     } else {
       results.push({ checked_at, ok: true, status_code: 200, response_ms: 3 + Math.floor(random() * 20) });
     }
   }
-  const ctx = (at: string): CommandContext => ({ actor: 'system:monitor', correlationId: monitorId, now: () => new Date(at) });
+  const ctx = (at: string): CommandContext => ({
+    actor: 'system:monitor',
+    correlationId: monitorId,
+    now: () => new Date(at),
+  });
   const project = (await log.readStream(monitorStream(monitorId)))[0]!.data as { project_id: string };
-  await log.append(checksStream(monitorId), results.map((r) => newEvent({ type: 'CheckRecorded', data: { monitor_id: monitorId, project_id: project.project_id, ...r } }, ctx(r.checked_at))), 'any');
+  await log.append(
+    checksStream(monitorId),
+    results.map((r) =>
+      newEvent(
+        { type: 'CheckRecorded', data: { monitor_id: monitorId, project_id: project.project_id, ...r } },
+        ctx(r.checked_at),
+      ),
+    ),
+    'any',
+  );
   // Only a check that changes the monitor's state records anything in its stream.
   let previous: boolean | null = null;
   for (const r of results) {
-    if (r.ok !== previous) await handle({ log }, monitorStream(monitorId), monitorDecider, { type: 'RecordCheck', result: r }, ctx(r.checked_at));
+    if (r.ok !== previous)
+      await handle(
+        { log },
+        monitorStream(monitorId),
+        monitorDecider,
+        { type: 'RecordCheck', result: r },
+        ctx(r.checked_at),
+      );
     previous = r.ok;
   }
 };
 
 /** Fills an empty data dir (the log, then every read model from it). */
-export const fillDemo = async (config: StoreConfig & Pick<Config, 'anomalyDefaults' | 'anomalyScanMs'>, options: FillOptions): Promise<FillReport> => {
+export const fillDemo = async (
+  config: StoreConfig & Pick<Config, 'anomalyDefaults' | 'anomalyScanMs'>,
+  options: FillOptions,
+): Promise<FillReport> => {
   const now = options.now ?? Date.now();
   const stores = await openStores(config, { writerThread: false });
   try {
     const log = stores.log;
-    const yesterday = (minutes: number): CommandContext => ({ actor: ACTOR, correlationId: randomUUID(), now: () => new Date(now - DAY_MS - 3_600_000 + minutes * 60_000) });
+    const yesterday = (minutes: number): CommandContext => ({
+      actor: ACTOR,
+      correlationId: randomUUID(),
+      now: () => new Date(now - DAY_MS - 3_600_000 + minutes * 60_000),
+    });
     const shop = await createProject({ log }, 'Acme Shop', yesterday(0));
     const backoffice = await createProject({ log }, 'Acme Back Office', yesterday(1));
-    for (const [id, name] of [[shop.id, 'storefront'], [shop.id, 'backend services'], [backoffice.id, 'back office']] as const) {
+    for (const [id, name] of [
+      [shop.id, 'storefront'],
+      [shop.id, 'backend services'],
+      [backoffice.id, 'back office'],
+    ] as const) {
       await issueApiKey({ log }, id, name, NO_RESTRICTIONS, yesterday(2));
     }
-    await registerUser({ log, passwords: options.passwords ?? new Passwords() }, { ...options.admin, role: 'admin', project_ids: [] }, yesterday(3));
+    await registerUser(
+      { log, passwords: options.passwords ?? new Passwords() },
+      { ...options.admin, role: 'admin', project_ids: [] },
+      yesterday(3),
+    );
     const monitorDeps = { log, monitorsInProject: async () => 0 };
-    const up = await createMonitor(monitorDeps, { project_id: shop.id, name: 'checkout-api', url: options.upUrl, interval_seconds: 30, timeout_seconds: 5 }, yesterday(4));
-    const down = await createMonitor(monitorDeps, { project_id: shop.id, name: 'catalog', url: options.downUrl, interval_seconds: 30, timeout_seconds: 5 }, yesterday(5));
+    const up = await createMonitor(
+      monitorDeps,
+      { project_id: shop.id, name: 'checkout-api', url: options.upUrl, interval_seconds: 30, timeout_seconds: 5 },
+      yesterday(4),
+    );
+    const down = await createMonitor(
+      monitorDeps,
+      { project_id: shop.id, name: 'catalog', url: options.downUrl, interval_seconds: 30, timeout_seconds: 5 },
+      yesterday(5),
+    );
     await backfillChecks(log, up.id, options.upUrl, now, null);
     await backfillChecks(log, down.id, options.downUrl, now, now - 40 * 60_000);
 
@@ -128,7 +180,10 @@ export const fillDemo = async (config: StoreConfig & Pick<Config, 'anomalyDefaul
       for (const e of batch) {
         const at = new Date(e.at);
         const stored = toStoredAuditEvent(e.projectId, e.input, at);
-        const event = newEvent({ type: 'AuditEventRecorded', data: stored }, { actor: ACTOR, correlationId: stored.id, now: () => at });
+        const event = newEvent(
+          { type: 'AuditEventRecorded', data: stored },
+          { actor: ACTOR, correlationId: stored.id, now: () => at },
+        );
         const list = byProject.get(e.projectId);
         if (list) list.push(event);
         else byProject.set(e.projectId, [event]);
@@ -149,10 +204,17 @@ export const fillDemo = async (config: StoreConfig & Pick<Config, 'anomalyDefaul
 
     // The anomaly scan the service runs every WATCHLOG_ANOMALY_SCAN_SECONDS, once now: the brute
     // force of the last 90 seconds is an alert when the dashboard first opens.
-    const scan = await scanAnomalies({
-      log, readModels: stores.readModels, settled: async () => true, defaults: config.anomalyDefaults, intervalMs: config.anomalyScanMs,
-      logger: pino({ level: 'silent' }),
-    }, new Date());
+    const scan = await scanAnomalies(
+      {
+        log,
+        readModels: stores.readModels,
+        settled: async () => true,
+        defaults: config.anomalyDefaults,
+        intervalMs: config.anomalyScanMs,
+        logger: pino({ level: 'silent' }),
+      },
+      new Date(),
+    );
     return { projects, events: appended, appendMs, projectMs, alerts: scan.raised.length };
   } finally {
     await stores.close();
@@ -187,7 +249,8 @@ export const demoEventCount = (env: NodeJS.ProcessEnv): number => {
   const raw = env.WATCHLOG_DEMO_EVENTS;
   if (raw === undefined || raw === '') return DEFAULT_DEMO_EVENTS;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 100 || n > 5_000_000) throw new StartupError('WATCHLOG_DEMO_EVENTS must be an integer from 100 to 5000000');
+  if (!Number.isInteger(n) || n < 100 || n > 5_000_000)
+    throw new StartupError('WATCHLOG_DEMO_EVENTS must be an integer from 100 to 5000000');
   return n;
 };
 
@@ -200,13 +263,32 @@ const startLiveTraffic = (dataDir: string, projects: DemoProjects): void => {
     round += 1;
     const now = Date.now();
     const random = seededRandom(round);
-    for (const batch of demoTraffic({ now, spanMs: 10 * 60_000, total: 2 + Math.floor(random() * 6), projects, seed: 1000 + round, bruteForce: false })) {
+    for (const batch of demoTraffic({
+      now,
+      spanMs: 10 * 60_000,
+      total: 2 + Math.floor(random() * 6),
+      projects,
+      seed: 1000 + round,
+      bruteForce: false,
+    })) {
       const events = batch.map((e) => {
         const at = new Date(now - Math.floor(random() * 3000));
-        return { projectId: e.projectId, event: newEvent({ type: 'AuditEventRecorded', data: toStoredAuditEvent(e.projectId, e.input, at) }, { actor: ACTOR, correlationId: randomUUID(), now: () => at }) };
+        return {
+          projectId: e.projectId,
+          event: newEvent(
+            { type: 'AuditEventRecorded', data: toStoredAuditEvent(e.projectId, e.input, at) },
+            { actor: ACTOR, correlationId: randomUUID(), now: () => at },
+          ),
+        };
       });
       for (const projectId of new Set(events.map((e) => e.projectId))) {
-        void log.append(auditStream(projectId), events.filter((e) => e.projectId === projectId).map((e) => e.event), 'any').catch(() => undefined);
+        void log
+          .append(
+            auditStream(projectId),
+            events.filter((e) => e.projectId === projectId).map((e) => e.event),
+            'any',
+          )
+          .catch(() => undefined);
       }
     }
   }, 4000);
@@ -216,19 +298,26 @@ const startLiveTraffic = (dataDir: string, projects: DemoProjects): void => {
 /** `watchlog demo`. */
 export const runDemo = async (config: Config, env: NodeJS.ProcessEnv, version: string): Promise<void> => {
   if (config.eventStoreUrl !== undefined || config.mongoUrl !== undefined) {
-    throw new StartupError('the demo runs on the embedded stores only: unset WATCHLOG_EVENTSTORE_URL and WATCHLOG_MONGO_URL');
+    throw new StartupError(
+      'the demo runs on the embedded stores only: unset WATCHLOG_EVENTSTORE_URL and WATCHLOG_MONGO_URL',
+    );
   }
   const events = demoEventCount(env);
   const dir = config.dataDir;
   const state = dataDirState(dir);
-  if (state.kind === 'other') throw new StartupError(`demo: ${dir} ${state.reason}; run the demo on another directory (WATCHLOG_DATA_DIR)`);
+  if (state.kind === 'other')
+    throw new StartupError(`demo: ${dir} ${state.reason}; run the demo on another directory (WATCHLOG_DATA_DIR)`);
   if (state.kind === 'demo') {
     // A day of traffic ending now, not at the last run: the demo's own directory is filled afresh.
     for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
   }
   // Marked before the fill, so that a fill cut short (Ctrl-C) leaves a directory the next run may empty.
   mkdirSync(dir, { recursive: true });
-  const mark = (details: object) => writeFileSync(path.join(dir, DEMO_MARKER), `${JSON.stringify({ made_by: 'watchlog demo', at: new Date().toISOString(), ...details }, null, 2)}\n`);
+  const mark = (details: object) =>
+    writeFileSync(
+      path.join(dir, DEMO_MARKER),
+      `${JSON.stringify({ made_by: 'watchlog demo', at: new Date().toISOString(), ...details }, null, 2)}\n`,
+    );
   mark({});
   const admin = config.admin ?? { email: DEMO_ADMIN_EMAIL, password: generatePassword() };
   const target = await startTarget();
@@ -237,8 +326,10 @@ export const runDemo = async (config: Config, env: NodeJS.ProcessEnv, version: s
   const report = await fillDemo(config, { events, admin, upUrl: target.url, downUrl });
   mark({ events: report.events, projects: report.projects });
   const rate = Math.round(report.events / (report.appendMs / 1000));
-  process.stderr.write(`demo: appended ${report.events.toLocaleString('en')} events in ${(report.appendMs / 1000).toFixed(1)} s (${rate.toLocaleString('en')} events/s), `
-    + `built the read models in ${(report.projectMs / 1000).toFixed(1)} s, ${report.alerts} anomaly alert(s) raised\n`);
+  process.stderr.write(
+    `demo: appended ${report.events.toLocaleString('en')} events in ${(report.appendMs / 1000).toFixed(1)} s (${rate.toLocaleString('en')} events/s), ` +
+      `built the read models in ${(report.projectMs / 1000).toFixed(1)} s, ${report.alerts} anomaly alert(s) raised\n`,
+  );
 
   const logger: Logger = pino({ level: config.logLevel, base: { service: 'watchlog', mode: 'demo' } });
   const { port } = await serve('start', { ...config, admin }, logger, version);

@@ -68,14 +68,21 @@ export class HttpServer {
   private lastDropLog = 0;
 
   /** `handlerFor` gets the signal aborted when the drain starts (body reads shorten their wait). */
-  constructor(limits: HttpLimits, private readonly logger: Logger, handlerFor: (draining: AbortSignal) => RequestHandler) {
+  constructor(
+    limits: HttpLimits,
+    private readonly logger: Logger,
+    handlerFor: (draining: AbortSignal) => RequestHandler,
+  ) {
     this.handler = handlerFor(this.drainSignal.signal);
-    this.server = http.createServer({
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      // How often Node looks for connections past those two timeouts.
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
-    }, this.onRequest);
+    this.server = http.createServer(
+      {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        // How often Node looks for connections past those two timeouts.
+        connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+      },
+      this.onRequest,
+    );
     this.server.keepAliveTimeout = limits.keepAliveTimeoutMs;
     this.server.maxConnections = limits.maxConnections;
     this.server.on('connection', (socket: Socket) => {
@@ -87,7 +94,10 @@ export class HttpServer {
       const now = Date.now();
       if (now - this.lastDropLog < 10_000) return;
       this.lastDropLog = now;
-      this.logger.warn({ max_connections: limits.maxConnections, refused: this.dropped }, 'connections refused: too many open');
+      this.logger.warn(
+        { max_connections: limits.maxConnections, refused: this.dropped },
+        'connections refused: too many open',
+      );
       this.dropped = 0;
     });
   }
@@ -162,7 +172,10 @@ export class HttpServer {
     const deadline = setTimeout(() => {
       const open = this.openNow();
       if (open.connections === 0) return;
-      this.logger.warn({ ...open, after_ms: deadlineMs }, 'connections still open at the drain deadline: closed without an answer');
+      this.logger.warn(
+        { ...open, after_ms: deadlineMs },
+        'connections still open at the drain deadline: closed without an answer',
+      );
       for (const socket of this.sockets.keys()) this.cut(socket, 'open at the drain deadline');
     }, deadlineMs);
     // Stop listening at once (new connections are refused), but without Node's http close(),
@@ -173,12 +186,19 @@ export class HttpServer {
     const before = this.sockets.size;
     this.server.closeIdleConnections();
     this.stats.idle_closed = [...this.sockets.keys()].filter((s) => s.destroyed).length;
-    this.logger.debug({ connections: before, idle_closed: this.stats.idle_closed, in_flight: this.unanswered.size }, 'draining HTTP');
+    this.logger.debug(
+      { connections: before, idle_closed: this.stats.idle_closed, in_flight: this.unanswered.size },
+      'draining HTTP',
+    );
     // A connection that has not sent a whole request by the end of the grace is closed (one that
     // is ending after its answer is left to finish).
-    const grace = setTimeout(() => {
-      for (const [socket, open] of this.sockets) if (open === 0 && !socket.writableEnded) this.cut(socket, 'no whole request by the end of the grace');
-    }, Math.max(0, graceMs - IDLE_SETTLE_MS));
+    const grace = setTimeout(
+      () => {
+        for (const [socket, open] of this.sockets)
+          if (open === 0 && !socket.writableEnded) this.cut(socket, 'no whole request by the end of the grace');
+      },
+      Math.max(0, graceMs - IDLE_SETTLE_MS),
+    );
     this.settle();
     await settled;
     clearTimeout(grace);
@@ -191,7 +211,10 @@ export class HttpServer {
   private cut(socket: Socket, reason: string): void {
     if (socket.destroyed) return;
     this.stats.cut += 1;
-    this.logger.debug({ client: `${socket.remoteAddress}:${socket.remotePort}`, reason }, 'connection closed without an answer');
+    this.logger.debug(
+      { client: `${socket.remoteAddress}:${socket.remotePort}`, reason },
+      'connection closed without an answer',
+    );
     socket.destroy();
   }
 }

@@ -10,7 +10,10 @@ export const AGENDA_COLLECTION = 'agendaJobs';
  *  monitor id) or a duplicate repeating job (on the name of 'single' jobs) impossible, even when
  *  two workers save one at the same moment (Agenda's `unique()` and `every()` are a
  *  find-then-upsert, which can race). Fails within `timeoutMs` when the server cannot be reached. */
-export const openJobStore = async (config: StoreConfig, timeoutMs = 5000): Promise<{ backend: JobStoreBackend; close: () => Promise<void> }> => {
+export const openJobStore = async (
+  config: StoreConfig,
+  timeoutMs = 5000,
+): Promise<{ backend: JobStoreBackend; close: () => Promise<void> }> => {
   if (config.mongoUrl === undefined) {
     const backend = new SqliteBackend(path.join(config.dataDir, 'jobs.db'));
     await backend.connect();
@@ -18,7 +21,9 @@ export const openJobStore = async (config: StoreConfig, timeoutMs = 5000): Promi
     return { backend, close: () => backend.disconnect() };
   }
   const [{ MongoClient }, { MongoJobStore }, { mongoDatabaseName }] = await Promise.all([
-    import('mongodb'), import('./mongo-job-store.ts'), import('./mongo-read-models.ts'),
+    import('mongodb'),
+    import('./mongo-job-store.ts'),
+    import('./mongo-read-models.ts'),
   ]);
   const client = new MongoClient(config.mongoUrl, { serverSelectionTimeoutMS: timeoutMs });
   await client.connect();
@@ -26,8 +31,12 @@ export const openJobStore = async (config: StoreConfig, timeoutMs = 5000): Promi
     const db = client.db(mongoDatabaseName(config.mongoUrl));
     const backend = new MongoJobStore(db, AGENDA_COLLECTION);
     await backend.connect();
-    await db.collection(AGENDA_COLLECTION).createIndex(
-      { 'data.monitor_id': 1 }, { unique: true, partialFilterExpression: { name: CHECK_JOB }, name: 'monitor_check_unique' });
+    await db
+      .collection(AGENDA_COLLECTION)
+      .createIndex(
+        { 'data.monitor_id': 1 },
+        { unique: true, partialFilterExpression: { name: CHECK_JOB }, name: 'monitor_check_unique' },
+      );
     return { backend, close: () => client.close() };
   } catch (error) {
     await client.close();

@@ -14,7 +14,9 @@ export interface MetricsServer {
 /** The metrics port (`WATCHLOG_METRICS_PORT` on `WATCHLOG_METRICS_HOST`): `GET /metrics` only,
  *  behind `WATCHLOG_METRICS_TOKEN` when that is set too. Null when no port is configured. */
 export const startMetricsServer = async (
-  source: MetricsSource, config: Pick<Config, 'metrics'>, logger: Logger,
+  source: MetricsSource,
+  config: Pick<Config, 'metrics'>,
+  logger: Logger,
 ): Promise<MetricsServer | null> => {
   const { port, host, token } = config.metrics;
   if (port === undefined) return null;
@@ -25,9 +27,11 @@ export const startMetricsServer = async (
     await once(server, 'listening');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new StartupError(code === 'EADDRINUSE'
-      ? `metrics port ${port} on ${host} is already in use (set WATCHLOG_METRICS_PORT)`
-      : `cannot listen on ${host}:${port} for metrics (WATCHLOG_METRICS_HOST, WATCHLOG_METRICS_PORT): ${(error as Error).message}`);
+    throw new StartupError(
+      code === 'EADDRINUSE'
+        ? `metrics port ${port} on ${host} is already in use (set WATCHLOG_METRICS_PORT)`
+        : `cannot listen on ${host}:${port} for metrics (WATCHLOG_METRICS_HOST, WATCHLOG_METRICS_PORT): ${(error as Error).message}`,
+    );
   }
   const address = server.address();
   const bound = typeof address === 'object' && address ? address.port : port;

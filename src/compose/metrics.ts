@@ -1,9 +1,19 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
-import { comparePositions, type CommitObserver, type CommitStats, type EventLog, type LogObserver } from '../log/event-log.ts';
+import {
+  comparePositions,
+  type CommitObserver,
+  type CommitStats,
+  type EventLog,
+  type LogObserver,
+} from '../log/event-log.ts';
 import type { HttpMetrics, MetricsSource } from '../http/metrics.ts';
 import type { CheckOutcome, JobMetrics, ScanOutcome } from '../jobs/metrics.ts';
-import { DELIVERY_OUTCOMES, type DeliveryOutcome, type NotificationMetrics } from '../reactors/notifications/metrics.ts';
+import {
+  DELIVERY_OUTCOMES,
+  type DeliveryOutcome,
+  type NotificationMetrics,
+} from '../reactors/notifications/metrics.ts';
 import { CHANNEL_TYPES, type ChannelType } from '../domain/channel.ts';
 import type { Stores } from './stores.ts';
 
@@ -50,7 +60,12 @@ export interface TelemetryOptions {
 /** An ingest answer's status, as the reason label of a rejection. */
 export const rejectionReason = (status: number): string => REASONS[status] ?? 'error';
 const REASONS: Record<number, string> = {
-  400: 'validation', 401: 'api_key', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'too_many_requests', 503: 'log_unavailable',
+  400: 'validation',
+  401: 'api_key',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'too_many_requests',
+  503: 'log_unavailable',
 };
 /** Every value rejectionReason gives. */
 const REJECTION_REASONS: readonly string[] = [...Object.values(REASONS), 'error'];
@@ -114,94 +129,164 @@ class PrometheusTelemetry implements Telemetry {
     this.clock = clock;
     const registers = [this.registry];
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
-    new Gauge({ name: 'watchlog_build_info', help: 'Always 1: the version of watchlog and the role of this process.', labelNames: ['version', 'role'], registers })
-      .set({ version, role }, 1);
+    new Gauge({
+      name: 'watchlog_build_info',
+      help: 'Always 1: the version of watchlog and the role of this process.',
+      labelNames: ['version', 'role'],
+      registers,
+    }).set({ version, role }, 1);
 
-    this.ingestAccepted = new Counter({ name: 'watchlog_ingest_accepted_total', help: 'Audit events accepted by POST /v1/audit (202: durably in the log).', registers });
+    this.ingestAccepted = new Counter({
+      name: 'watchlog_ingest_accepted_total',
+      help: 'Audit events accepted by POST /v1/audit (202: durably in the log).',
+      registers,
+    });
     this.ingestRejected = new Counter({
-      name: 'watchlog_ingest_rejected_total', labelNames: ['reason'], registers,
+      name: 'watchlog_ingest_rejected_total',
+      labelNames: ['reason'],
+      registers,
       help: 'POST /v1/audit requests refused, by reason: validation (400), api_key (401), payload_too_large (413), unsupported_media_type (415), too_many_requests (429), log_unavailable (503), error (other).',
     });
     for (const reason of REJECTION_REASONS) this.ingestRejected.inc({ reason }, 0);
     this.ingestDuration = new Histogram({
-      name: 'watchlog_ingest_duration_seconds', labelNames: ['outcome'], buckets: BUCKETS.ingest, registers,
+      name: 'watchlog_ingest_duration_seconds',
+      labelNames: ['outcome'],
+      buckets: BUCKETS.ingest,
+      registers,
       help: 'Time to answer POST /v1/audit, by outcome (accepted or rejected).',
     });
     this.batches = new Counter({
-      name: 'watchlog_ingest_batches_total', labelNames: ['outcome'], registers,
+      name: 'watchlog_ingest_batches_total',
+      labelNames: ['outcome'],
+      registers,
       help: 'POST /v1/audit/batch requests, by outcome: accepted (202: every accepted event durably in the log), or refused whole, under the reasons of watchlog_ingest_rejected_total.',
     });
     for (const outcome of ['accepted', ...REJECTION_REASONS]) this.batches.inc({ outcome }, 0);
     this.batchEvents = new Counter({
-      name: 'watchlog_ingest_batch_events_total', labelNames: ['outcome'], registers,
-      help: 'Events of the batches whose body was decoded, by outcome: accepted (stored, or a replay of a stored one) or rejected (named in the answer\'s rejected list).',
+      name: 'watchlog_ingest_batch_events_total',
+      labelNames: ['outcome'],
+      registers,
+      help: "Events of the batches whose body was decoded, by outcome: accepted (stored, or a replay of a stored one) or rejected (named in the answer's rejected list).",
     });
     for (const outcome of ['accepted', 'rejected']) this.batchEvents.inc({ outcome }, 0);
     this.batchesQueued = new Gauge({
-      name: 'watchlog_ingest_batches_waiting', registers,
+      name: 'watchlog_ingest_batches_waiting',
+      registers,
       help: 'Batches waiting for their turn, WATCHLOG_BATCH_CONCURRENCY being worked on.',
     });
     this.queryDuration = new Histogram({
-      name: 'watchlog_query_duration_seconds', labelNames: ['route'], buckets: BUCKETS.query, registers,
+      name: 'watchlog_query_duration_seconds',
+      labelNames: ['route'],
+      buckets: BUCKETS.query,
+      registers,
       help: 'Time to answer a read request (GET or HEAD under /v1/) up to its headers, by route template.',
     });
 
     this.commitDuration = new Histogram({
-      name: 'watchlog_log_commit_duration_seconds', buckets: BUCKETS.commit, registers,
-      help: 'Time of one commit of the event log\'s writer (embedded log: one group-committed transaction with its fsync; KurrentDB: one append).',
+      name: 'watchlog_log_commit_duration_seconds',
+      buckets: BUCKETS.commit,
+      registers,
+      help: "Time of one commit of the event log's writer (embedded log: one group-committed transaction with its fsync; KurrentDB: one append).",
     });
     this.commitAppends = new Histogram({
-      name: 'watchlog_log_commit_appends', buckets: BUCKETS.appends, registers,
-      help: 'Appends (requests) that shared one commit of the event log\'s writer: the group commit\'s batch size.',
+      name: 'watchlog_log_commit_appends',
+      buckets: BUCKETS.appends,
+      registers,
+      help: "Appends (requests) that shared one commit of the event log's writer: the group commit's batch size.",
     });
-    this.appendedEvents = new Counter({ name: 'watchlog_log_appended_events_total', help: 'Events this process stored in the event log.', registers });
+    this.appendedEvents = new Counter({
+      name: 'watchlog_log_appended_events_total',
+      help: 'Events this process stored in the event log.',
+      registers,
+    });
     this.unscavengedEvents = new Counter({
-      name: 'watchlog_log_unscavenged_events_total', registers,
-      help: 'Events this process\'s reads of the log skipped because their stream\'s maxCount hides them while the store still keeps them (KurrentDB until a scavenge). Growing without end: nothing scavenges.',
+      name: 'watchlog_log_unscavenged_events_total',
+      registers,
+      help: "Events this process's reads of the log skipped because their stream's maxCount hides them while the store still keeps them (KurrentDB until a scavenge). Growing without end: nothing scavenges.",
     });
     this.writerUp = new Gauge({
-      name: 'watchlog_log_writer_up', registers,
-      help: '1 when the event log can take appends (the embedded log\'s writer thread runs), 0 while it is down and restarting.',
+      name: 'watchlog_log_writer_up',
+      registers,
+      help: "1 when the event log can take appends (the embedded log's writer thread runs), 0 while it is down and restarting.",
     });
-    this.head = new Gauge({ name: 'watchlog_log_head_position', help: 'Position of the last event in the log (0 when empty).', registers });
+    this.head = new Gauge({
+      name: 'watchlog_log_head_position',
+      help: 'Position of the last event in the log (0 when empty).',
+      registers,
+    });
 
     this.projectionPosition = new Gauge({
-      name: 'watchlog_projection_position', labelNames: ['projection'], registers,
+      name: 'watchlog_projection_position',
+      labelNames: ['projection'],
+      registers,
       help: 'Log position of the last event each projection has applied (its checkpoint); projection="notifications" is the notification reactor.',
     });
     this.projectionLag = new Gauge({
-      name: 'watchlog_projection_lag_positions', labelNames: ['projection'], registers,
-      help: 'Log head minus the projection\'s position: events appended since (embedded log), bytes of log (KurrentDB); 0 when caught up.',
+      name: 'watchlog_projection_lag_positions',
+      labelNames: ['projection'],
+      registers,
+      help: "Log head minus the projection's position: events appended since (embedded log), bytes of log (KurrentDB); 0 when caught up.",
     });
     this.projectionLagSeconds = new Gauge({
-      name: 'watchlog_projection_lag_seconds', labelNames: ['projection'], registers,
+      name: 'watchlog_projection_lag_seconds',
+      labelNames: ['projection'],
+      registers,
       help: 'Age of the oldest event the projection has not applied yet (by its recorded time); 0 when caught up.',
     });
 
-    this.checks = new Counter({ name: 'watchlog_monitor_checks_total', labelNames: ['outcome'], registers, help: 'Monitor checks, by outcome: up, down, blocked (egress policy), error (not run or not recorded).' });
+    this.checks = new Counter({
+      name: 'watchlog_monitor_checks_total',
+      labelNames: ['outcome'],
+      registers,
+      help: 'Monitor checks, by outcome: up, down, blocked (egress policy), error (not run or not recorded).',
+    });
     for (const outcome of CHECK_OUTCOMES) this.checks.inc({ outcome }, 0);
-    this.checkDuration = new Histogram({ name: 'watchlog_monitor_check_duration_seconds', buckets: BUCKETS.probe, registers, help: 'Time of a monitor check\'s HTTP probe.' });
+    this.checkDuration = new Histogram({
+      name: 'watchlog_monitor_check_duration_seconds',
+      buckets: BUCKETS.probe,
+      registers,
+      help: "Time of a monitor check's HTTP probe.",
+    });
     this.checkLateness = new Histogram({
-      name: 'watchlog_monitor_check_lateness_seconds', buckets: BUCKETS.lateness, registers,
+      name: 'watchlog_monitor_check_lateness_seconds',
+      buckets: BUCKETS.lateness,
+      registers,
       help: 'How long after its schedule (previous check plus interval) a monitor check started.',
     });
 
     this.notifications = new Counter({
-      name: 'watchlog_notifications_total', labelNames: ['channel_type', 'outcome'], registers,
-      help: 'Notification deliveries, by channel type and outcome: sent, failed (after its tries), stale (older than the delivery window, not sent), quiet (inside the channel\'s quiet period, not sent).',
+      name: 'watchlog_notifications_total',
+      labelNames: ['channel_type', 'outcome'],
+      registers,
+      help: "Notification deliveries, by channel type and outcome: sent, failed (after its tries), stale (older than the delivery window, not sent), quiet (inside the channel's quiet period, not sent).",
     });
-    for (const channel_type of CHANNEL_TYPES) for (const outcome of DELIVERY_OUTCOMES) this.notifications.inc({ channel_type, outcome }, 0);
+    for (const channel_type of CHANNEL_TYPES)
+      for (const outcome of DELIVERY_OUTCOMES) this.notifications.inc({ channel_type, outcome }, 0);
     this.deliveryDuration = new Histogram({
-      name: 'watchlog_notification_delivery_duration_seconds', labelNames: ['channel_type'], buckets: BUCKETS.delivery, registers,
+      name: 'watchlog_notification_delivery_duration_seconds',
+      labelNames: ['channel_type'],
+      buckets: BUCKETS.delivery,
+      registers,
       help: 'Time of a notification delivery, its tries and their backoff included.',
     });
 
-    this.scans = new Counter({ name: 'watchlog_anomaly_scans_total', labelNames: ['outcome'], registers, help: 'Anomaly scans, by outcome: done, skipped (read models behind the log), failed.' });
+    this.scans = new Counter({
+      name: 'watchlog_anomaly_scans_total',
+      labelNames: ['outcome'],
+      registers,
+      help: 'Anomaly scans, by outcome: done, skipped (read models behind the log), failed.',
+    });
     for (const outcome of SCAN_OUTCOMES) this.scans.inc({ outcome }, 0);
-    this.scanDuration = new Histogram({ name: 'watchlog_anomaly_scan_duration_seconds', buckets: BUCKETS.scan, registers, help: 'Time of one anomaly scan.' });
+    this.scanDuration = new Histogram({
+      name: 'watchlog_anomaly_scan_duration_seconds',
+      buckets: BUCKETS.scan,
+      registers,
+      help: 'Time of one anomaly scan.',
+    });
 
     this.refreshFailures = new Counter({
-      name: 'watchlog_metrics_refresh_failures_total', registers,
+      name: 'watchlog_metrics_refresh_failures_total',
+      registers,
       help: 'Scrapes for which the log head or a projection checkpoint could not be read (those gauges then keep their previous values).',
     });
   }
@@ -251,7 +336,8 @@ class PrometheusTelemetry implements Telemetry {
 
   delivered(channelType: ChannelType, outcome: DeliveryOutcome, seconds: number): void {
     this.notifications.inc({ channel_type: channelType, outcome });
-    if (outcome === 'sent' || outcome === 'failed') this.deliveryDuration.observe({ channel_type: channelType }, seconds);
+    if (outcome === 'sent' || outcome === 'failed')
+      this.deliveryDuration.observe({ channel_type: channelType }, seconds);
   }
 
   watch(log: EventLog, projections: readonly Checkpointed[]): void {
@@ -272,7 +358,9 @@ class PrometheusTelemetry implements Telemetry {
     try {
       const now = this.clock().getTime();
       const head = await watched.log.headPosition();
-      const positions = await Promise.all(watched.projections.map(async (p) => ({ name: p.name, position: await p.checkpoint() })));
+      const positions = await Promise.all(
+        watched.projections.map(async (p) => ({ name: p.name, position: await p.checkpoint() })),
+      );
       const oldestUnapplied = new Map<string | null, Promise<number>>();
       const ageAfter = (position: string | null) => {
         let age = oldestUnapplied.get(position);
@@ -285,7 +373,9 @@ class PrometheusTelemetry implements Telemetry {
         }
         return age;
       };
-      const ages = await Promise.all(positions.map(({ position }) => (comparePositions(position, head) < 0 ? ageAfter(position) : 0)));
+      const ages = await Promise.all(
+        positions.map(({ position }) => (comparePositions(position, head) < 0 ? ageAfter(position) : 0)),
+      );
       this.head.set(toNumber(head));
       positions.forEach(({ name, position }, i) => {
         this.projectionPosition.set({ projection: name }, toNumber(position));
@@ -305,7 +395,12 @@ export const createTelemetry = (options: TelemetryOptions): Telemetry => new Pro
  *  (`start`, `worker`), every projection's checkpoint and (unless `notifications` is false) the
  *  notification reactor's. */
 export const watchRuntime = (
-  telemetry: Telemetry, stores: Pick<Stores, 'log' | 'runners' | 'readModels'>, { projections, notifications = true }: { projections: boolean; notifications?: boolean },
+  telemetry: Telemetry,
+  stores: Pick<Stores, 'log' | 'runners' | 'readModels'>,
+  { projections, notifications = true }: { projections: boolean; notifications?: boolean },
 ): void => {
-  telemetry.watch(stores.log, !projections ? [] : notifications ? [...stores.runners, stores.readModels.stores.notifier] : stores.runners);
+  telemetry.watch(
+    stores.log,
+    !projections ? [] : notifications ? [...stores.runners, stores.readModels.stores.notifier] : stores.runners,
+  );
 };

@@ -19,7 +19,10 @@ export class WatchlogMongoJobRepository extends MongoJobRepository {
   /** every() upserts on {name, type: 'single'}: when two workers find nothing at once, both insert
    *  and the unique index refuses the later one. The job exists by then, so the same upsert again
    *  updates it, which is what every() meant. */
-  override async saveJob<DATA = unknown>(job: JobParameters<DATA>, options: JobRepositoryOptions | undefined): Promise<JobParameters<DATA>> {
+  override async saveJob<DATA = unknown>(
+    job: JobParameters<DATA>,
+    options: JobRepositoryOptions | undefined,
+  ): Promise<JobParameters<DATA>> {
     try {
       return await super.saveJob(job, options);
     } catch (error) {
@@ -46,7 +49,10 @@ export class WatchlogMongoJobRepository extends MongoJobRepository {
     for (let attempt = 1; ; attempt += 1) {
       await this.removeDuplicateSingleJobs();
       try {
-        await this.collection.createIndex({ name: 1 }, { unique: true, partialFilterExpression: { type: 'single' }, name: SINGLE_JOB_INDEX });
+        await this.collection.createIndex(
+          { name: 1 },
+          { unique: true, partialFilterExpression: { type: 'single' }, name: SINGLE_JOB_INDEX },
+        );
         return;
       } catch (error) {
         if (!isDuplicateKeyError(error) || attempt >= SINGLE_JOB_INDEX_ATTEMPTS) throw error;
@@ -56,12 +62,14 @@ export class WatchlogMongoJobRepository extends MongoJobRepository {
 
   /** Before the index two workers could both insert a name's 'single' job; the oldest stays. */
   private async removeDuplicateSingleJobs(): Promise<void> {
-    const groups = await this.collection.aggregate<{ ids: ObjectId[] }>([
-      { $match: { type: 'single' } },
-      { $sort: { _id: 1 } },
-      { $group: { _id: '$name', ids: { $push: '$_id' } } },
-      { $match: { 'ids.1': { $exists: true } } },
-    ]).toArray();
+    const groups = await this.collection
+      .aggregate<{ ids: ObjectId[] }>([
+        { $match: { type: 'single' } },
+        { $sort: { _id: 1 } },
+        { $group: { _id: '$name', ids: { $push: '$_id' } } },
+        { $match: { 'ids.1': { $exists: true } } },
+      ])
+      .toArray();
     const extra = groups.flatMap((group) => group.ids.slice(1));
     if (extra.length > 0) await this.collection.deleteMany({ _id: { $in: extra } });
   }

@@ -13,16 +13,20 @@ import { READ_MODEL_KEYS, READ_MODELS, migrateUnheld, perReadModel } from './rea
  *  migrated by whoever holds its lease. Fails within `timeoutMs` when the server cannot be
  *  reached, and closes its client whenever it fails. */
 export const openMongoReadModels = async (
-  url: string, { timeoutMs = 5000, dbName, faults }: { timeoutMs?: number; dbName?: string; faults?: StoreFaults } = {},
+  url: string,
+  { timeoutMs = 5000, dbName, faults }: { timeoutMs?: number; dbName?: string; faults?: StoreFaults } = {},
 ): Promise<ReadModels> => {
   const adapters = new Map<ReadModelKey, MongoReadModel<unknown, unknown>>();
-  for (const key of READ_MODEL_KEYS) adapters.set(key, await (READ_MODELS[key].mongo as () => Promise<MongoReadModel<unknown, unknown>>)());
+  for (const key of READ_MODEL_KEYS)
+    adapters.set(key, await (READ_MODELS[key].mongo as () => Promise<MongoReadModel<unknown, unknown>>)());
   const adapter = (key: ReadModelKey) => adapters.get(key)!;
   const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs });
   try {
     await client.connect();
     const db = client.db(dbName ?? mongoDatabaseName(url));
-    const stores = perReadModel<ReadModels['stores']>((entry, key) => new MongoProjectionStore(db, entry.name, adapter(key), faults));
+    const stores = perReadModel<ReadModels['stores']>(
+      (entry, key) => new MongoProjectionStore(db, entry.name, adapter(key), faults),
+    );
     const all = Object.values(stores) as Array<MongoProjectionStore<unknown>>;
     for (const store of all) await store.open();
     const leases = new MongoLeases(db);

@@ -32,7 +32,12 @@ export class ProjectorThread {
 
   start(): void {
     const holder = newLeaseHolder();
-    const worker = startThread(import.meta.url, 'projector-thread', { ...this.data, holder } satisfies ProjectorThreadData, serverThreadLimits());
+    const worker = startThread(
+      import.meta.url,
+      'projector-thread',
+      { ...this.data, holder } satisfies ProjectorThreadData,
+      serverThreadLimits(),
+    );
     this.worker = worker;
     worker.on('error', (err) => this.logger.error({ err }, 'projector thread failed'));
     worker.on('message', (message: FromProjectorThread) => {
@@ -45,7 +50,9 @@ export class ProjectorThread {
       if (this.worker === worker) this.worker = null;
       if (this.stopping) return;
       this.logger.error({ code }, 'projector thread exited; restarting in 1 s');
-      this.leases.releaseAll(holder).catch((err: unknown) => this.logger.warn({ err }, 'could not release the dead projector thread\'s leases'));
+      this.leases
+        .releaseAll(holder)
+        .catch((err: unknown) => this.logger.warn({ err }, "could not release the dead projector thread's leases"));
       this.restartTimer = setTimeout(() => !this.stopping && this.start(), 1000);
       this.restartTimer.unref();
     });

@@ -15,8 +15,13 @@ import { openStores, type StoreConfig } from './stores.ts';
  *  polling. */
 
 export interface ProjectorThreadData extends StoreConfig {
-  logLevel: string; leaseTtlMs: number; vapid: VapidKeys; vapidSubject: string; holder: string;
-  publicUrl: string | null; degradedAfter: number;
+  logLevel: string;
+  leaseTtlMs: number;
+  vapid: VapidKeys;
+  vapidSubject: string;
+  holder: string;
+  publicUrl: string | null;
+  degradedAfter: number;
   /** The configuration's rules: the thread builds its own policy (agents do not cross threads). */
   egress: EgressRules;
 }
@@ -34,10 +39,16 @@ const post = (message: FromProjectorThread) => parentPort!.postMessage(message);
 const logger = pino({ level: data.logLevel, base: { service: 'watchlog', mode: 'projector-thread' } });
 // The thread's own appends (deliveries and their tries, channels' state) commit here.
 const stores = await openStores(data, {
-  writerThread: false, logger,
-  observer: { committed: (stats) => post({ type: 'committed', stats }), unscavenged: (events) => post({ type: 'unscavenged', events }) },
+  writerThread: false,
+  logger,
+  observer: {
+    committed: (stats) => post({ type: 'committed', stats }),
+    unscavenged: (events) => post({ type: 'unscavenged', events }),
+  },
 });
-const metrics: NotificationMetrics = { delivered: (channelType, outcome, seconds) => post({ type: 'delivered', channelType, outcome, seconds }) };
+const metrics: NotificationMetrics = {
+  delivered: (channelType, outcome, seconds) => post({ type: 'delivered', channelType, outcome, seconds }),
+};
 const projectors = startProjectors(stores, logger, { ...data, egress: egressPolicy(data.egress), metrics });
 
 parentPort!.on('message', (message: ToProjectorThread) => {

@@ -40,7 +40,11 @@ export interface Projectors {
 /** What follows the log on this thread: the projector of every read model, the notification
  *  reactor in a projector of its own (its own lease and checkpoint, its deliveries in lanes beside
  *  it), so a slow receiver never holds up the read models, and the checkpoint sealer. */
-export const startProjectors = (stores: Pick<Stores, 'log' | 'readModels' | 'runners'>, logger: Logger, config: ProjectorsConfig): Projectors => {
+export const startProjectors = (
+  stores: Pick<Stores, 'log' | 'readModels' | 'runners'>,
+  logger: Logger,
+  config: ProjectorsConfig,
+): Projectors => {
   const { log, readModels, runners } = stores;
   const options = {
     leaseTtlMs: config.leaseTtlMs,
@@ -48,16 +52,39 @@ export const startProjectors = (stores: Pick<Stores, 'log' | 'readModels' | 'run
     ...(config.holder === undefined ? {} : { holder: config.holder }),
   };
   const projector = new Projector(log, runners, readModels.leases, logger, options);
-  const reactor = config.notifications === false ? null : notificationsReactor({
-    log, readModels, logger, vapid: config.vapid, vapidSubject: config.vapidSubject, egress: config.egress, publicUrl: config.publicUrl,
-    degradedAfter: config.degradedAfter, ...config.notifier, ...(config.metrics ? { metrics: config.metrics } : {}),
-  });
+  const reactor =
+    config.notifications === false
+      ? null
+      : notificationsReactor({
+          log,
+          readModels,
+          logger,
+          vapid: config.vapid,
+          vapidSubject: config.vapidSubject,
+          egress: config.egress,
+          publicUrl: config.publicUrl,
+          degradedAfter: config.degradedAfter,
+          ...config.notifier,
+          ...(config.metrics ? { metrics: config.metrics } : {}),
+        });
   const notifier = reactor === null ? null : new Projector(log, [reactor], readModels.leases, logger, options);
   const checkpoints = config.checkpoints;
-  const sealer = checkpoints === undefined || checkpoints.intervalMs === 0 ? null : new CheckpointSealer({
-    log, readModels, leases: readModels.leases, signer: checkpointSigner(checkpoints.logOrigin, checkpoints.seed), logOrigin: checkpoints.logOrigin,
-    witnesses: checkpoints.witnesses, egress: config.egress, logger,
-  }, { intervalMs: checkpoints.intervalMs, leaseTtlMs: config.leaseTtlMs });
+  const sealer =
+    checkpoints === undefined || checkpoints.intervalMs === 0
+      ? null
+      : new CheckpointSealer(
+          {
+            log,
+            readModels,
+            leases: readModels.leases,
+            signer: checkpointSigner(checkpoints.logOrigin, checkpoints.seed),
+            logOrigin: checkpoints.logOrigin,
+            witnesses: checkpoints.witnesses,
+            egress: config.egress,
+            logger,
+          },
+          { intervalMs: checkpoints.intervalMs, leaseTtlMs: config.leaseTtlMs },
+        );
   projector.start();
   notifier?.start();
   sealer?.start();

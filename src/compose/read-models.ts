@@ -18,7 +18,14 @@ import { retentionProjection } from '../../projections/retention.ts';
 import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
-import { SqliteLeases, SqliteProjectionStore, finishBulkViewsDatabase, openBulkViewsDatabase, openViewsDatabase, type SqliteReadModel } from '../views/store/sqlite.ts';
+import {
+  SqliteLeases,
+  SqliteProjectionStore,
+  finishBulkViewsDatabase,
+  openBulkViewsDatabase,
+  openViewsDatabase,
+  type SqliteReadModel,
+} from '../views/store/sqlite.ts';
 import { STATE_FILE } from '../views/store/sqlite-files.ts';
 import type { MongoReadModel } from '../views/store/mongo.ts';
 import { sqliteAccess } from '../views/access/sqlite.ts';
@@ -48,26 +55,56 @@ interface ReadModelEntry<W, Q> {
   readonly mongo: () => Promise<MongoReadModel<W, Q>>;
 }
 
-const projected = <W, Q>(projection: Projection<W>, sqlite: SqliteReadModel<W, Q>, mongo: () => Promise<MongoReadModel<W, Q>>): ReadModelEntry<W, Q> =>
-  ({ projection, name: projection.name, sqlite, mongo });
+const projected = <W, Q>(
+  projection: Projection<W>,
+  sqlite: SqliteReadModel<W, Q>,
+  mongo: () => Promise<MongoReadModel<W, Q>>,
+): ReadModelEntry<W, Q> => ({ projection, name: projection.name, sqlite, mongo });
 
 /** The read-model registry: each read model once, with what writes it (which names it) and its
  *  adapter for each store. */
 export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterOf<K>, ReadModels[K]> } = {
-  access: projected(accessProjection, sqliteAccess, () => import('../views/access/mongo.ts').then((m) => m.mongoAccess)),
-  auditEvents: projected(auditEventsProjection, sqliteAuditEvents, () => import('../views/audit-events/mongo.ts').then((m) => m.mongoAuditEvents)),
-  derivedSessions: projected(derivedSessionsProjection, sqliteDerivedSessions, () => import('../views/derived-sessions/mongo.ts').then((m) => m.mongoDerivedSessions)),
+  access: projected(accessProjection, sqliteAccess, () =>
+    import('../views/access/mongo.ts').then((m) => m.mongoAccess),
+  ),
+  auditEvents: projected(auditEventsProjection, sqliteAuditEvents, () =>
+    import('../views/audit-events/mongo.ts').then((m) => m.mongoAuditEvents),
+  ),
+  derivedSessions: projected(derivedSessionsProjection, sqliteDerivedSessions, () =>
+    import('../views/derived-sessions/mongo.ts').then((m) => m.mongoDerivedSessions),
+  ),
   stats: projected(statsProjection, sqliteStats, () => import('../views/stats/mongo.ts').then((m) => m.mongoStats)),
-  orphans: projected(orphansProjection, sqliteOrphans, () => import('../views/orphans/mongo.ts').then((m) => m.mongoOrphans)),
-  monitors: projected(monitorsProjection, sqliteMonitors, () => import('../views/monitors/mongo.ts').then((m) => m.mongoMonitors)),
-  channels: projected(channelsProjection, sqliteChannels, () => import('../views/channels/mongo.ts').then((m) => m.mongoChannels)),
-  anomalyWindows: projected(anomalyWindowsProjection, sqliteAnomalyWindows, () => import('../views/anomaly-windows/mongo.ts').then((m) => m.mongoAnomalyWindows)),
-  anomalies: projected(anomaliesProjection, sqliteAnomalies, () => import('../views/anomalies/mongo.ts').then((m) => m.mongoAnomalies)),
-  masking: projected(maskingProjection, sqliteMasking, () => import('../views/masking/mongo.ts').then((m) => m.mongoMasking)),
+  orphans: projected(orphansProjection, sqliteOrphans, () =>
+    import('../views/orphans/mongo.ts').then((m) => m.mongoOrphans),
+  ),
+  monitors: projected(monitorsProjection, sqliteMonitors, () =>
+    import('../views/monitors/mongo.ts').then((m) => m.mongoMonitors),
+  ),
+  channels: projected(channelsProjection, sqliteChannels, () =>
+    import('../views/channels/mongo.ts').then((m) => m.mongoChannels),
+  ),
+  anomalyWindows: projected(anomalyWindowsProjection, sqliteAnomalyWindows, () =>
+    import('../views/anomaly-windows/mongo.ts').then((m) => m.mongoAnomalyWindows),
+  ),
+  anomalies: projected(anomaliesProjection, sqliteAnomalies, () =>
+    import('../views/anomalies/mongo.ts').then((m) => m.mongoAnomalies),
+  ),
+  masking: projected(maskingProjection, sqliteMasking, () =>
+    import('../views/masking/mongo.ts').then((m) => m.mongoMasking),
+  ),
   tree: projected(treeProjection, sqliteTree, () => import('../views/tree/mongo.ts').then((m) => m.mongoTree)),
-  retention: projected(retentionProjection, sqliteRetention, () => import('../views/retention/mongo.ts').then((m) => m.mongoRetention)),
-  deliveries: projected(deliveriesProjection, sqliteDeliveries, () => import('../views/deliveries/mongo.ts').then((m) => m.mongoDeliveries)),
-  notifier: { projection: null, name: NOTIFICATIONS, sqlite: sqliteNotifier, mongo: () => import('../views/notifier/mongo.ts').then((m) => m.mongoNotifier) },
+  retention: projected(retentionProjection, sqliteRetention, () =>
+    import('../views/retention/mongo.ts').then((m) => m.mongoRetention),
+  ),
+  deliveries: projected(deliveriesProjection, sqliteDeliveries, () =>
+    import('../views/deliveries/mongo.ts').then((m) => m.mongoDeliveries),
+  ),
+  notifier: {
+    projection: null,
+    name: NOTIFICATIONS,
+    sqlite: sqliteNotifier,
+    mongo: () => import('../views/notifier/mongo.ts').then((m) => m.mongoNotifier),
+  },
 };
 
 const KEYS = Object.keys(READ_MODELS) as ReadModelKey[];
@@ -75,13 +112,18 @@ export const READ_MODEL_KEYS: readonly ReadModelKey[] = KEYS;
 
 /** One value per read model, built by `build` from its entry. (The one place the entries' types
  *  are asserted: TypeScript does not follow a key's types through an object built from entries.) */
-export const perReadModel = <R extends { [K in ReadModelKey]: unknown }>(build: (entry: ReadModelEntry<unknown, unknown>, key: ReadModelKey) => unknown): R =>
+export const perReadModel = <R extends { [K in ReadModelKey]: unknown }>(
+  build: (entry: ReadModelEntry<unknown, unknown>, key: ReadModelKey) => unknown,
+): R =>
   Object.fromEntries(KEYS.map((key) => [key, build(READ_MODELS[key] as ReadModelEntry<unknown, unknown>, key)])) as R;
 
 /** Read models another version of watchlog built are migrated (dropped, to be replayed) here
  *  when no live process projects them; those another process holds are left to the projector
  *  that next takes their lease (it migrates first). Says which are left. */
-export const migrateUnheld = async (stores: ReadonlyArray<ProjectionStore<unknown>>, leases: Leases): Promise<Array<{ name: string; holder: string | null }>> => {
+export const migrateUnheld = async (
+  stores: ReadonlyArray<ProjectionStore<unknown>>,
+  leases: Leases,
+): Promise<Array<{ name: string; holder: string | null }>> => {
   const busy: Array<{ name: string; holder: string | null }> = [];
   for (const store of stores) {
     if (await store.schemaCurrent()) continue;
@@ -116,7 +158,9 @@ const routedLeases = (projections: Leases, reactors: Leases, projected: Readonly
 };
 
 /** The names of the read models a projection writes (the others are reactors' records). */
-export const PROJECTED_READ_MODELS: readonly string[] = KEYS.flatMap((key) => (READ_MODELS[key].projection ? [READ_MODELS[key].name] : []));
+export const PROJECTED_READ_MODELS: readonly string[] = KEYS.flatMap((key) =>
+  READ_MODELS[key].projection ? [READ_MODELS[key].name] : [],
+);
 const PROJECTED = new Set(PROJECTED_READ_MODELS);
 
 /** Every read model a projection writes in one SQLite file, separate from the log: it can be
@@ -125,7 +169,8 @@ const PROJECTED = new Set(PROJECTED_READ_MODELS);
  *  that another version built and a running process still projects stops the opening
  *  (SchemaBusyError). */
 export const openSqliteReadModels = async (
-  file: string, { faults, stateFile = path.join(path.dirname(file), STATE_FILE) }: { faults?: StoreFaults; stateFile?: string } = {},
+  file: string,
+  { faults, stateFile = path.join(path.dirname(file), STATE_FILE) }: { faults?: StoreFaults; stateFile?: string } = {},
 ): Promise<ReadModels> => {
   const db = openViewsDatabase(file);
   let state: Database.Database | null = null;
@@ -133,7 +178,9 @@ export const openSqliteReadModels = async (
     state = openViewsDatabase(stateFile);
     const dbs = { views: db, state };
     const dbOf = (entry: ReadModelEntry<unknown, unknown>) => (entry.projection ? dbs.views : dbs.state);
-    const stores = perReadModel<ReadModels['stores']>((entry) => new SqliteProjectionStore(dbOf(entry), entry.name, entry.sqlite, { faults }));
+    const stores = perReadModel<ReadModels['stores']>(
+      (entry) => new SqliteProjectionStore(dbOf(entry), entry.name, entry.sqlite, { faults }),
+    );
     const leases = routedLeases(new SqliteLeases(db), new SqliteLeases(state), PROJECTED);
     const busy = await migrateUnheld(Object.values(stores), leases);
     if (busy.length > 0) throw new SchemaBusyError(busy);
@@ -179,7 +226,15 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
   // Every read model's tables in every lane's file: a lane's rows are copied into empty tables.
   const stores = KEYS.flatMap((key) => {
     const entry = READ_MODELS[key] as ReadModelEntry<unknown, unknown>;
-    return entry.projection ? [{ entry, projection: entry.projection, store: new SqliteProjectionStore(db, entry.name, entry.sqlite, { deferQueryIndexes: true }) }] : [];
+    return entry.projection
+      ? [
+          {
+            entry,
+            projection: entry.projection,
+            store: new SqliteProjectionStore(db, entry.name, entry.sqlite, { deferQueryIndexes: true }),
+          },
+        ]
+      : [];
   });
   const indexed = new Set<string>();
   const makeIndexes = async (projections?: ReadonlySet<string>): Promise<void> => {
@@ -193,7 +248,9 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
     }
   };
   return {
-    runners: stores.filter(({ entry }) => lane === undefined || lane.has(entry.name)).map(({ projection, store }) => bindProjection(projection, store)),
+    runners: stores
+      .filter(({ entry }) => lane === undefined || lane.has(entry.name))
+      .map(({ projection, store }) => bindProjection(projection, store)),
     leases: new SqliteLeases(db),
     absorb(laneFile, projections) {
       const names = new Set(projections);
@@ -202,11 +259,14 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
         db.transaction(() => {
           for (const { entry } of stores) {
             if (!names.has(entry.name)) continue;
-            for (const table of entry.sqlite.schema.tables) db.exec(`INSERT INTO main.${table} SELECT * FROM lane.${table}`);
+            for (const table of entry.sqlite.schema.tables)
+              db.exec(`INSERT INTO main.${table} SELECT * FROM lane.${table}`);
           }
           const placeholders = [...names].map(() => '?').join(', ');
           for (const table of ['checkpoints', 'read_model_versions']) {
-            db.prepare(`INSERT OR REPLACE INTO main.${table} SELECT * FROM lane.${table} WHERE projection IN (${placeholders})`).run(...names);
+            db.prepare(
+              `INSERT OR REPLACE INTO main.${table} SELECT * FROM lane.${table} WHERE projection IN (${placeholders})`,
+            ).run(...names);
           }
         })();
       } finally {
@@ -231,5 +291,7 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
 export const projectionRunners = (readModels: ReadModels): ProjectionRunner[] =>
   KEYS.flatMap((key) => {
     const { projection } = READ_MODELS[key];
-    return projection ? [bindProjection(projection as Projection<unknown>, readModels.stores[key] as ProjectionStore<unknown>)] : [];
+    return projection
+      ? [bindProjection(projection as Projection<unknown>, readModels.stores[key] as ProjectionStore<unknown>)]
+      : [];
   });

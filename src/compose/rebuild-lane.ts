@@ -17,9 +17,13 @@ try {
   try {
     const bulk = bulkSqliteReadModels(data.file, new Set(data.projections));
     try {
-      const runners = data.timed ? timedRunners(bulk.runners, (projection, ms) => post({ type: 'applied', projection, ms })) : bulk.runners;
-      await new Projector(log, runners, bulk.leases, pino({ level: 'silent' }))
-        .catchUp((projections, position, head) => post({ type: 'progress', projections, position, head }), { batchSize: data.batchSize });
+      const runners = data.timed
+        ? timedRunners(bulk.runners, (projection, ms) => post({ type: 'applied', projection, ms }))
+        : bulk.runners;
+      await new Projector(log, runners, bulk.leases, pino({ level: 'silent' })).catchUp(
+        (projections, position, head) => post({ type: 'progress', projections, position, head }),
+        { batchSize: data.batchSize },
+      );
     } finally {
       bulk.close();
     }

@@ -9,7 +9,11 @@ import { PROJECTED_READ_MODELS, bulkSqliteReadModels, openSqliteReadModels, proj
 import type { StoreConfig, Stores } from './stores.ts';
 
 /** The projections replayed together by the last batch, and how far they are. */
-export interface RebuildProgress { projections: readonly string[]; position: string; head: string | null }
+export interface RebuildProgress {
+  projections: readonly string[];
+  position: string;
+  head: string | null;
+}
 
 export type RebuildStep = 'replay' | 'indexes' | 'catch-up' | 'published';
 
@@ -18,7 +22,10 @@ const SILENT = pino({ level: 'silent' });
 /** Drops every read model and replays the whole log into it, in place. The service must be
  *  stopped: a running projector would keep writing into the models being dropped. (MongoDB's
  *  way; the embedded store builds a new generation instead, `rebuildEmbeddedReadModels`.) */
-export const rebuildReadModels = async (stores: Pick<Stores, 'log' | 'runners' | 'readModels'>, onProgress: (p: RebuildProgress) => void): Promise<{ head: string | null }> => {
+export const rebuildReadModels = async (
+  stores: Pick<Stores, 'log' | 'runners' | 'readModels'>,
+  onProgress: (p: RebuildProgress) => void,
+): Promise<{ head: string | null }> => {
   const head = await stores.log.headPosition();
   const projector = new Projector(stores.log, stores.runners, stores.readModels.leases, SILENT);
   await projector.catchUp((projections, position) => onProgress({ projections, position, head }), { reset: true });
@@ -51,7 +58,13 @@ export class RebuildRunningError extends Error {
 export const SIDE_LANE: ReadonlySet<string> = new Set(['tree', 'stats-buckets', 'derived-sessions', 'anomaly-windows']);
 
 /** What the side lane's thread is given, and what it says. */
-export interface RebuildLaneData { log: StoreConfig; file: string; projections: string[]; batchSize: number; timed: boolean }
+export interface RebuildLaneData {
+  log: StoreConfig;
+  file: string;
+  projections: string[];
+  batchSize: number;
+  timed: boolean;
+}
 export type FromRebuildLane =
   | { type: 'progress'; projections: readonly string[]; position: string; head: string | null }
   | { type: 'applied'; projection: string; ms: number }
@@ -60,27 +73,41 @@ export type FromRebuildLane =
 
 /** The runners timed: they take turns over a batch (they share one thread anyway), so each one's
  *  time is its own. */
-export const timedRunners = (runners: readonly ProjectionRunner[], onApplied: (projection: string, ms: number) => void): ProjectionRunner[] => {
+export const timedRunners = (
+  runners: readonly ProjectionRunner[],
+  onApplied: (projection: string, ms: number) => void,
+): ProjectionRunner[] => {
   let turn = Promise.resolve();
-  return runners.map((runner): ProjectionRunner => ({
-    ...runner,
-    process: (batch, lease, decode) => {
-      const run = turn.then(async () => {
-        const started = performance.now();
-        await runner.process(batch, lease, decode);
-        onApplied(runner.name, performance.now() - started);
-      });
-      turn = run.catch(() => undefined);
-      return run;
-    },
-  }));
+  return runners.map(
+    (runner): ProjectionRunner => ({
+      ...runner,
+      process: (batch, lease, decode) => {
+        const run = turn.then(async () => {
+          const started = performance.now();
+          await runner.process(batch, lease, decode);
+          onApplied(runner.name, performance.now() - started);
+        });
+        turn = run.catch(() => undefined);
+        return run;
+      },
+    }),
+  );
 };
 
 /** Only what opening the log needs crosses to the thread (a whole Config may hold what cannot). */
-const storeConfigOf = ({ dataDir, eventStoreUrl, eventStoreNamespace, mongoUrl }: StoreConfig): StoreConfig => ({ dataDir, eventStoreUrl, eventStoreNamespace, mongoUrl });
+const storeConfigOf = ({ dataDir, eventStoreUrl, eventStoreNamespace, mongoUrl }: StoreConfig): StoreConfig => ({
+  dataDir,
+  eventStoreUrl,
+  eventStoreNamespace,
+  mongoUrl,
+});
 
 /** The side lane on its thread; resolves once its file is complete and closed. */
-const runSideLane = (data: RebuildLaneData, onProgress: (position: string, projections: readonly string[]) => void, onApplied?: (projection: string, ms: number) => void): Promise<void> =>
+const runSideLane = (
+  data: RebuildLaneData,
+  onProgress: (position: string, projections: readonly string[]) => void,
+  onApplied?: (projection: string, ms: number) => void,
+): Promise<void> =>
   new Promise((resolve, reject) => {
     const worker = startThread(import.meta.url, 'rebuild-lane', data);
     let settled = false;
@@ -97,7 +124,9 @@ const runSideLane = (data: RebuildLaneData, onProgress: (position: string, proje
       else settle(new Error(`the rebuild's second lane failed: ${message.message}`));
     });
     worker.on('error', (error) => settle(error));
-    worker.on('exit', (code) => settle(code === 0 ? undefined : new Error(`the rebuild's second lane stopped (exit code ${code})`)));
+    worker.on('exit', (code) =>
+      settle(code === 0 ? undefined : new Error(`the rebuild's second lane stopped (exit code ${code})`)),
+    );
   });
 
 export interface RebuildOptions {
@@ -118,7 +147,10 @@ export interface RebuildOptions {
  *  What reactors recorded (state.db) is not touched. `onApplied` is told how long each
  *  projection took over each bulk batch (what `npm run bench rebuild` reports). */
 export const rebuildEmbeddedReadModels = async (
-  dir: string, log: EventLog, onProgress: (p: RebuildProgress) => void, { onStep = () => undefined, onApplied, laneLog }: RebuildOptions = {},
+  dir: string,
+  log: EventLog,
+  onProgress: (p: RebuildProgress) => void,
+  { onStep = () => undefined, onApplied, laneLog }: RebuildOptions = {},
 ): Promise<{ head: string | null; file: string; readModels: number }> => {
   const state = openViewsDatabase(statePath(dir));
   const leases = new SqliteLeases(state);
@@ -142,17 +174,34 @@ export const rebuildEmbeddedReadModels = async (
     try {
       // Progress is the slower lane's (a lane that has not reported yet is at the start); what
       // moved, the lane's that did.
-      const positions = new Map<string, string>(lanes ? [['main', '0'], ['side', '0']] : []);
+      const positions = new Map<string, string>(
+        lanes
+          ? [
+              ['main', '0'],
+              ['side', '0'],
+            ]
+          : [],
+      );
       const report = (lane: string, position: string, projections: readonly string[]) => {
         positions.set(lane, position);
         const slowest = [...positions.values()].reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b));
         onProgress({ projections, position: slowest, head });
       };
       laneFile = lanes ? `${file.slice(0, -'.db'.length)}-lane.db` : null;
-      const side = laneLog !== undefined && laneFile !== null
-        ? runSideLane({ log: storeConfigOf(laneLog), file: laneFile, projections: [...SIDE_LANE], batchSize: BULK_BATCH, timed: onApplied !== undefined },
-          (position, projections) => report('side', position, projections), onApplied)
-        : Promise.resolve();
+      const side =
+        laneLog !== undefined && laneFile !== null
+          ? runSideLane(
+              {
+                log: storeConfigOf(laneLog),
+                file: laneFile,
+                projections: [...SIDE_LANE],
+                batchSize: BULK_BATCH,
+                timed: onApplied !== undefined,
+              },
+              (position, projections) => report('side', position, projections),
+              onApplied,
+            )
+          : Promise.resolve();
       const runners = onApplied === undefined ? bulk.runners : timedRunners(bulk.runners, onApplied);
       const main = new Projector(log, runners, bulk.leases, SILENT)
         .catchUp((projections, position) => report('main', position, projections), { batchSize: BULK_BATCH })

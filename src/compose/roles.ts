@@ -15,7 +15,14 @@ import { ProjectorThread } from './projector-host.ts';
 import { startProjectors } from './projectors.ts';
 import { readinessProbe, watchForProjectors } from './readiness.ts';
 import { followViews } from './views-generation.ts';
-import { RebuildRunningError, progressLine, rebuildEmbeddedReadModels, rebuildReadModels, type RebuildProgress, type RebuildStep } from './rebuild.ts';
+import {
+  RebuildRunningError,
+  progressLine,
+  rebuildEmbeddedReadModels,
+  rebuildReadModels,
+  type RebuildProgress,
+  type RebuildStep,
+} from './rebuild.ts';
 import { LeasedElsewhereError } from '../../projections/projector.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { StartupError, openLog, openStores } from './stores.ts';
@@ -27,16 +34,40 @@ import { startMetricsServer } from './metrics-server.ts';
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
 export type Role = 'start' | 'api' | 'worker';
 
-type AppConfig = Pick<Config, 'jwtTtlSeconds' | 'bodyLimitBytes' | 'ingest' | 'anomalyDefaults' | 'readyMaxLagMs' | 'metrics' | 'http' | 'dashboardDir' | 'notifications' | 'vapidSubject'>;
+type AppConfig = Pick<
+  Config,
+  | 'jwtTtlSeconds'
+  | 'bodyLimitBytes'
+  | 'ingest'
+  | 'anomalyDefaults'
+  | 'readyMaxLagMs'
+  | 'metrics'
+  | 'http'
+  | 'dashboardDir'
+  | 'notifications'
+  | 'vapidSubject'
+>;
 
 /** `POST /v1/channels/:id/test`: one try with the reactor's senders, from this process. */
-const channelTester = (runtime: Runtime, config: AppConfig): ChannelTester => async (target, notification) => {
-  const started = performance.now();
-  const answer = await sendOnce(target, notification, {
-    egress: runtime.egress, publicUrl: config.notifications.publicUrl, vapid: runtime.vapid, vapidSubject: config.vapidSubject, timeoutMs: 10_000,
-  });
-  return { ok: answer.ok, status: answer.status, response: answer.response, error: answer.error, duration_ms: Math.round(performance.now() - started) };
-};
+const channelTester =
+  (runtime: Runtime, config: AppConfig): ChannelTester =>
+  async (target, notification) => {
+    const started = performance.now();
+    const answer = await sendOnce(target, notification, {
+      egress: runtime.egress,
+      publicUrl: config.notifications.publicUrl,
+      vapid: runtime.vapid,
+      vapidSubject: config.vapidSubject,
+      timeoutMs: 10_000,
+    });
+    return {
+      ok: answer.ok,
+      status: answer.status,
+      response: answer.response,
+      error: answer.error,
+      duration_ms: Math.round(performance.now() - started),
+    };
+  };
 
 /** What the app is told by the process around it. */
 interface AppContext {
@@ -49,11 +80,19 @@ interface AppContext {
 }
 
 /** The HTTP app on a runtime. */
-export const appFor = (runtime: Runtime, config: AppConfig, logger: Logger, now: () => Date, { bootstrapped, telemetry, draining }: AppContext) =>
+export const appFor = (
+  runtime: Runtime,
+  config: AppConfig,
+  logger: Logger,
+  now: () => Date,
+  { bootstrapped, telemetry, draining }: AppContext,
+) =>
   createApp({
     readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped, clock: now }),
     ...(telemetry ? { metrics: telemetry } : {}),
-    ...(telemetry && config.metrics.token !== undefined ? { metricsEndpoint: { source: telemetry, token: config.metrics.token } } : {}),
+    ...(telemetry && config.metrics.token !== undefined
+      ? { metricsEndpoint: { source: telemetry, token: config.metrics.token } }
+      : {}),
     readModels: runtime.readModels,
     commands: runtime.commands,
     loginThrottle: runtime.loginThrottle,
@@ -75,8 +114,16 @@ export const appFor = (runtime: Runtime, config: AppConfig, logger: Logger, now:
   });
 
 /** The app behind a server with the configured timeouts and connection limit, and its drain. */
-export const httpServerFor = (runtime: Runtime, config: AppConfig, logger: Logger, now: () => Date, context: Omit<AppContext, 'draining'>): HttpServer =>
-  new HttpServer(config.http, logger, (draining) => appFor(runtime, config, logger, now, { ...context, draining }).callback());
+export const httpServerFor = (
+  runtime: Runtime,
+  config: AppConfig,
+  logger: Logger,
+  now: () => Date,
+  context: Omit<AppContext, 'draining'>,
+): HttpServer =>
+  new HttpServer(config.http, logger, (draining) =>
+    appFor(runtime, config, logger, now, { ...context, draining }).callback(),
+  );
 
 /** The HTTP drain's share of a shutdown of `shutdownTimeoutMs`: a connection still sending its
  *  headers gets as long as a stalled body does during a drain (1 s); connections still open at
@@ -94,9 +141,11 @@ const listen = async (server: http.Server, config: Config): Promise<number> => {
     await once(server, 'listening');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new StartupError(code === 'EADDRINUSE'
-      ? `port ${config.port} on ${config.host} is already in use (set PORT)`
-      : `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+    throw new StartupError(
+      code === 'EADDRINUSE'
+        ? `port ${config.port} on ${config.host} is already in use (set PORT)`
+        : `cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`,
+    );
   }
   const address = server.address();
   return typeof address === 'object' && address ? address.port : config.port;
@@ -143,7 +192,11 @@ class ShutdownSteps {
 
 /** Runs `stop` on the first SIGTERM or SIGINT and exits 0 when it is done. Past
  *  WATCHLOG_SHUTDOWN_TIMEOUT_MS it logs what was still open and exits 1. */
-const onSignals = (logger: Logger, config: Config, stop: (steps: ShutdownSteps) => Promise<Record<string, unknown>>) => {
+const onSignals = (
+  logger: Logger,
+  config: Config,
+  stop: (steps: ShutdownSteps) => Promise<Record<string, unknown>>,
+) => {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -152,7 +205,10 @@ const onSignals = (logger: Logger, config: Config, stop: (steps: ShutdownSteps) 
     const steps = new ShutdownSteps();
     logger.info({ signal, timeout_ms: config.shutdownTimeoutMs }, 'shutting down');
     const timer = setTimeout(() => {
-      logger.error({ timeout_ms: config.shutdownTimeoutMs, still_open: steps.stillOpen(), steps_ms: steps.took }, 'shutdown timed out');
+      logger.error(
+        { timeout_ms: config.shutdownTimeoutMs, still_open: steps.stillOpen(), steps_ms: steps.took },
+        'shutdown timed out',
+      );
       process.exit(1);
     }, config.shutdownTimeoutMs);
     timer.unref();
@@ -173,51 +229,77 @@ const onSignals = (logger: Logger, config: Config, stop: (steps: ShutdownSteps) 
 
 /** The checkpoint sealer's settings, as the projectors (on this thread or theirs) take them. */
 export const checkpointsOf = (config: Pick<Config, 'checkpoints'>, runtime: Pick<Runtime, 'checkpointSeed'>) => ({
-  seed: runtime.checkpointSeed, logOrigin: config.checkpoints.logOrigin, intervalMs: config.checkpoints.intervalMs,
+  seed: runtime.checkpointSeed,
+  logOrigin: config.checkpoints.logOrigin,
+  intervalMs: config.checkpoints.intervalMs,
   witnesses: { url: config.checkpoints.witnessUrl, file: config.checkpoints.witnessFile },
 });
 
 /** Runs a role until SIGTERM or SIGINT; resolves once it runs, with the port its API listens on
  *  (null for a worker). */
-export const serve = async (role: Role, config: Config, logger: Logger, version: string): Promise<{ port: number | null }> => {
+export const serve = async (
+  role: Role,
+  config: Config,
+  logger: Logger,
+  version: string,
+): Promise<{ port: number | null }> => {
   applyServerHeapSettings();
   const telemetry = createTelemetry({ role, version, logger });
   const runtime = await openRuntime(config, { logger, observer: telemetry });
   watchRuntime(telemetry, runtime, { projections: role !== 'api' });
   const projectorsConfig = {
-    leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, ...config.notifications,
+    leaseTtlMs: config.projectionLeaseMs,
+    vapid: runtime.vapid,
+    vapidSubject: config.vapidSubject,
+    ...config.notifications,
     checkpoints: checkpointsOf(config, runtime),
   };
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by
   // projecting on a thread; a `worker` process, or MongoDB's asynchronous writes, need none.
   const onThread = role === 'start' && runtime.embeddedReadModels;
-  const startOwnProjectors = () => startProjectors(runtime, logger, { ...projectorsConfig, egress: runtime.egress, metrics: telemetry });
+  const startOwnProjectors = () =>
+    startProjectors(runtime, logger, { ...projectorsConfig, egress: runtime.egress, metrics: telemetry });
   let projectors = ((): { stop(): Promise<void> } | null => {
     if (role === 'api') return null;
     if (!onThread) return startOwnProjectors();
-    const thread = new ProjectorThread({
-      dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
-      logLevel: config.logLevel, ...projectorsConfig, egress: config.egress,
-    }, runtime.log, runtime.readModels.leases, logger, telemetry); // the thread reports its deliveries and commits by message
+    const thread = new ProjectorThread(
+      {
+        dataDir: config.dataDir,
+        eventStoreUrl: config.eventStoreUrl,
+        eventStoreNamespace: config.eventStoreNamespace,
+        mongoUrl: config.mongoUrl,
+        logLevel: config.logLevel,
+        ...projectorsConfig,
+        egress: config.egress,
+      },
+      runtime.log,
+      runtime.readModels.leases,
+      logger,
+      telemetry,
+    ); // the thread reports its deliveries and commits by message
     thread.start();
     return thread;
   })();
   // A rebuild published new read models (`watchlog rebuild`): the projectors finish their batch
   // on the old ones, every reader moves, and the projectors go on from the new ones' checkpoints.
   const switchViews = runtime.switchViews;
-  const following = switchViews === null ? null : followViews(config.dataDir, logger, async () => {
-    const running = projectors;
-    if (running instanceof ProjectorThread) {
-      await switchViews();
-      await running.restart();
-      return;
-    }
-    await running?.stop();
-    await switchViews();
-    if (running) projectors = startOwnProjectors();
-  });
+  const following =
+    switchViews === null
+      ? null
+      : followViews(config.dataDir, logger, async () => {
+          const running = projectors;
+          if (running instanceof ProjectorThread) {
+            await switchViews();
+            await running.restart();
+            return;
+          }
+          await running?.stop();
+          await switchViews();
+          if (running) projectors = startOwnProjectors();
+        });
   // Checks start once the API listens: a monitor of watchlog's own endpoints must find them up.
-  let jobs: Awaited<ReturnType<typeof startWorkerJobs>> | null = role === 'worker' ? await startWorkerJobs(runtime, config, logger, { metrics: telemetry }) : null;
+  let jobs: Awaited<ReturnType<typeof startWorkerJobs>> | null =
+    role === 'worker' ? await startWorkerJobs(runtime, config, logger, { metrics: telemetry }) : null;
   const metricsServer = await startMetricsServer(telemetry, config, logger);
   let server: HttpServer | null = null;
   // HTTP drains while the jobs stop (both still append to the log); then the projectors finish
@@ -226,20 +308,57 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
     const web = server;
     const running = jobs;
     const [drained] = await Promise.all([
-      web ? steps.run('http', () => web.openNow(), () => web.drain(drainOptionsFor(config.shutdownTimeoutMs))) : null,
-      running ? steps.run('jobs', () => ({ running: running.jobs.runningNow() }), () => running.stop()) : null,
-      metricsServer ? steps.run('metrics', () => 'closing', () => metricsServer.close()) : null,
+      web
+        ? steps.run(
+            'http',
+            () => web.openNow(),
+            () => web.drain(drainOptionsFor(config.shutdownTimeoutMs)),
+          )
+        : null,
+      running
+        ? steps.run(
+            'jobs',
+            () => ({ running: running.jobs.runningNow() }),
+            () => running.stop(),
+          )
+        : null,
+      metricsServer
+        ? steps.run(
+            'metrics',
+            () => 'closing',
+            () => metricsServer.close(),
+          )
+        : null,
     ]);
     following?.stop();
     const projecting = projectors;
-    if (projecting) await steps.run('projectors', () => 'finishing their batch', () => projecting.stop());
-    await steps.run('stores', () => 'closing', () => runtime.close());
+    if (projecting)
+      await steps.run(
+        'projectors',
+        () => 'finishing their batch',
+        () => projecting.stop(),
+      );
+    await steps.run(
+      'stores',
+      () => 'closing',
+      () => runtime.close(),
+    );
     return drained ? { http: drained } : {};
   });
   const metricsFields = metricsServer ? { metrics_url: metricsServer.url } : {};
   if (role === 'worker') {
-    if (!metricsServer && config.metrics.token !== undefined) logger.warn('WATCHLOG_METRICS_TOKEN is set, but a worker has no HTTP server: it serves metrics only on WATCHLOG_METRICS_PORT');
-    logger.info({ ...startupFields(role, config, version, null, false), ...metricsFields, projections: runtime.runners.map((r) => r.name) }, 'worker started');
+    if (!metricsServer && config.metrics.token !== undefined)
+      logger.warn(
+        'WATCHLOG_METRICS_TOKEN is set, but a worker has no HTTP server: it serves metrics only on WATCHLOG_METRICS_PORT',
+      );
+    logger.info(
+      {
+        ...startupFields(role, config, version, null, false),
+        ...metricsFields,
+        projections: runtime.runners.map((r) => r.name),
+      },
+      'worker started',
+    );
     return { port: null };
   }
   let bootstrapped = false;
@@ -249,7 +368,9 @@ export const serve = async (role: Role, config: Config, logger: Logger, version:
   logger.info({ ...startupFields(role, config, version, port, onThread), ...metricsFields }, 'listening');
   // After listening: on a fresh read store the admin check waits for the projectors' replay.
   ensureAdmin(runtime, config.admin, logger).then(
-    () => { bootstrapped = true; },
+    () => {
+      bootstrapped = true;
+    },
     (err: unknown) => logger.error({ err }, 'could not create the admin user'),
   );
   if (role === 'api') {
@@ -271,7 +392,9 @@ export const rebuild = async (config: Config): Promise<void> => {
     const now = Date.now();
     if (now - lastPrint < (tty ? 250 : 2000) && progress.position !== progress.head) return;
     lastPrint = now;
-    process.stderr.write(tty ? `\r${progressLine(progress, now - started)}\u001b[K` : `${progressLine(progress, now - started)}\n`);
+    process.stderr.write(
+      tty ? `\r${progressLine(progress, now - started)}\u001b[K` : `${progressLine(progress, now - started)}\n`,
+    );
   };
   const STEPS: Record<RebuildStep, string> = {
     replay: 'replaying the log into a new generation of the read models',
@@ -281,13 +404,20 @@ export const rebuild = async (config: Config): Promise<void> => {
   };
   const onStep = (step: RebuildStep) => {
     lastPrint = 0;
-    process.stderr.write(`${tty && step !== 'replay' ? '\n' : ''}rebuild: ${STEPS[step]} (${Date.now() - started} ms)\n`);
+    process.stderr.write(
+      `${tty && step !== 'replay' ? '\n' : ''}rebuild: ${STEPS[step]} (${Date.now() - started} ms)\n`,
+    );
   };
   if (config.mongoUrl === undefined) {
     const log = await openLog(config, false);
     try {
-      const { head, file, readModels } = await rebuildEmbeddedReadModels(config.dataDir, log, onProgress, { onStep, laneLog: config });
-      process.stderr.write(`rebuild done: ${readModels} read models in ${path.basename(file)}, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
+      const { head, file, readModels } = await rebuildEmbeddedReadModels(config.dataDir, log, onProgress, {
+        onStep,
+        laneLog: config,
+      });
+      process.stderr.write(
+        `rebuild done: ${readModels} read models in ${path.basename(file)}, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`,
+      );
     } catch (error) {
       if (error instanceof RebuildRunningError) throw new StartupError(error.message);
       throw error;
@@ -299,7 +429,9 @@ export const rebuild = async (config: Config): Promise<void> => {
   const stores = await openStores(config, { writerThread: false });
   try {
     const { head } = await rebuildReadModels(stores, onProgress);
-    process.stderr.write(`${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`);
+    process.stderr.write(
+      `${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`,
+    );
   } catch (error) {
     if (error instanceof LeasedElsewhereError) throw new StartupError(error.message);
     throw error;

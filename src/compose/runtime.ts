@@ -42,15 +42,24 @@ export interface RuntimeOptions {
   readonly observer?: LogObserver;
 }
 
-export const openRuntime = async (config: Config, { writerThread = true, scrypt = SCRYPT_PARAMS, logger, observer }: RuntimeOptions = {}): Promise<Runtime> => {
-  const stores = await openStores(config, { writerThread, ...(logger ? { logger } : {}), ...(observer ? { observer } : {}) });
+export const openRuntime = async (
+  config: Config,
+  { writerThread = true, scrypt = SCRYPT_PARAMS, logger, observer }: RuntimeOptions = {},
+): Promise<Runtime> => {
+  const stores = await openStores(config, {
+    writerThread,
+    ...(logger ? { logger } : {}),
+    ...(observer ? { observer } : {}),
+  });
   const loginThrottle = await openLoginThrottle(config).catch(async (error: unknown) => {
     await stores.close();
     throw error;
   });
   const checkpointSeed = config.checkpoints.seed ?? loadOrCreateCheckpointSeed(config.dataDir);
   const settled = async (keys: readonly ReadModelKey[], position: string, timeoutMs = 10_000) =>
-    (await Promise.all(keys.map((key) => waitForCheckpoint(stores.readModels.stores[key], position, timeoutMs)))).every(Boolean);
+    (await Promise.all(keys.map((key) => waitForCheckpoint(stores.readModels.stores[key], position, timeoutMs)))).every(
+      Boolean,
+    );
   return {
     ...stores,
     loginThrottle,

@@ -25,7 +25,8 @@ export const loadOrCreateSecret = (dataDir: string, name: string): string => {
   const file = path.join(dataDir, name);
   createOnce(file, randomBytes(48).toString('base64url'));
   const secret = readFileSync(file, 'utf8').trim();
-  if (secret.length < 32) throw new Error(`${file} holds a secret shorter than 32 characters; delete it or set it in the environment`);
+  if (secret.length < 32)
+    throw new Error(`${file} holds a secret shorter than 32 characters; delete it or set it in the environment`);
   return secret;
 };
 
@@ -35,7 +36,8 @@ export const loadOrCreateVapidKeys = (dataDir: string): VapidKeys => {
   const file = path.join(dataDir, 'vapid.json');
   createOnce(file, JSON.stringify(webpush.generateVAPIDKeys()));
   const keys = JSON.parse(readFileSync(file, 'utf8')) as Partial<VapidKeys>;
-  if (typeof keys.publicKey !== 'string' || typeof keys.privateKey !== 'string') throw new Error(`${file} does not hold VAPID keys; delete it to generate new ones`);
+  if (typeof keys.publicKey !== 'string' || typeof keys.privateKey !== 'string')
+    throw new Error(`${file} does not hold VAPID keys; delete it to generate new ones`);
   return { publicKey: keys.publicKey, privateKey: keys.privateKey };
 };
 
@@ -46,6 +48,9 @@ export const loadOrCreateCheckpointSeed = (dataDir: string): Buffer => {
   createOnce(file, JSON.stringify({ seed: randomBytes(32).toString('base64') }));
   const { seed } = JSON.parse(readFileSync(file, 'utf8')) as { seed?: unknown };
   const bytes = typeof seed === 'string' ? Buffer.from(seed, 'base64') : Buffer.alloc(0);
-  if (bytes.length !== 32) throw new Error(`${file} does not hold a 32-byte Ed25519 seed; delete it to generate a new key (earlier checkpoints then no longer verify with the new key)`);
+  if (bytes.length !== 32)
+    throw new Error(
+      `${file} does not hold a 32-byte Ed25519 seed; delete it to generate a new key (earlier checkpoints then no longer verify with the new key)`,
+    );
   return bytes;
 };

@@ -44,7 +44,12 @@ const ensureDataDir = (dir: string) => {
   }
 };
 
-export const openLog = async (config: StoreConfig, writerThread: boolean, logger?: Logger, observer?: LogObserver): Promise<EventLog> => {
+export const openLog = async (
+  config: StoreConfig,
+  writerThread: boolean,
+  logger?: Logger,
+  observer?: LogObserver,
+): Promise<EventLog> => {
   const observed = observer ? { onCommitted: observer.committed } : {};
   if (config.eventStoreUrl === undefined) {
     return new SqliteEventLog(path.join(config.dataDir, 'log.db'), {
@@ -53,14 +58,20 @@ export const openLog = async (config: StoreConfig, writerThread: boolean, logger
       compaction: { familyOf: streamFamily },
       onWriterStateChange(state) {
         if (state.running) logger?.info('log writer thread running again');
-        else logger?.error({ reason: state.reason }, 'log writer thread stopped; restarting it (appends wait, then answer 503)');
+        else
+          logger?.error(
+            { reason: state.reason },
+            'log writer thread stopped; restarting it (appends wait, then answer 503)',
+          );
       },
     });
   }
   // Loaded only here: the KurrentDB client (gRPC) costs every thread that loads it ~35 MB.
   const { KurrentEventLog } = await import('../log/kurrent.ts');
   const log = new KurrentEventLog(config.eventStoreUrl, {
-    namespace: config.eventStoreNamespace, ...observed, ...(observer?.unscavenged ? { onUnscavenged: observer.unscavenged } : {}),
+    namespace: config.eventStoreNamespace,
+    ...observed,
+    ...(observer?.unscavenged ? { onUnscavenged: observer.unscavenged } : {}),
   });
   try {
     await log.ping();
@@ -71,10 +82,15 @@ export const openLog = async (config: StoreConfig, writerThread: boolean, logger
   return log;
 };
 
-const openReadModels = async (config: StoreConfig): Promise<{ readModels: ReadModels; switchViews: (() => Promise<void>) | null }> => {
+const openReadModels = async (
+  config: StoreConfig,
+): Promise<{ readModels: ReadModels; switchViews: (() => Promise<void>) | null }> => {
   if (config.mongoUrl === undefined) {
     try {
-      const switching = await switchingReadModels(() => openSqliteReadModels(viewsPath(config.dataDir)), READ_MODEL_KEYS);
+      const switching = await switchingReadModels(
+        () => openSqliteReadModels(viewsPath(config.dataDir)),
+        READ_MODEL_KEYS,
+      );
       return { readModels: switching.readModels, switchViews: () => switching.switch() };
     } catch (error) {
       if (error instanceof SchemaBusyError) throw new StartupError(error.message);
@@ -93,7 +109,8 @@ const openReadModels = async (config: StoreConfig): Promise<{ readModels: ReadMo
  *  `writerThread`: the embedded log commits on a thread of its own (servers), not the caller's;
  *  `observer` is told the size and time of each of its commits, and what its reads skip (metrics). */
 export const openStores = async (
-  config: StoreConfig, { writerThread, logger, observer }: { writerThread: boolean; logger?: Logger; observer?: LogObserver },
+  config: StoreConfig,
+  { writerThread, logger, observer }: { writerThread: boolean; logger?: Logger; observer?: LogObserver },
 ): Promise<Stores> => {
   ensureDataDir(config.dataDir);
   const log = await openLog(config, writerThread, logger, observer);
@@ -121,16 +138,30 @@ export const openLoginThrottle = async (config: StoreConfig & Pick<Config, 'logi
   if (config.mongoUrl === undefined) {
     const db = openViewsDatabase(statePath(config.dataDir));
     const throttle = sqliteLoginThrottle(db, config.loginLimits);
-    return { ...throttle, async close() { await throttle.close(); db.close(); } };
+    return {
+      ...throttle,
+      async close() {
+        await throttle.close();
+        db.close();
+      },
+    };
   }
   const [{ MongoClient }, { mongoDatabaseName }, { mongoLoginThrottle }] = await Promise.all([
-    import('mongodb'), import('./mongo-read-models.ts'), import('../views/login-throttle/mongo.ts'),
+    import('mongodb'),
+    import('./mongo-read-models.ts'),
+    import('../views/login-throttle/mongo.ts'),
   ]);
   const client = new MongoClient(config.mongoUrl, { serverSelectionTimeoutMS: 5000 });
   try {
     await client.connect();
     const throttle = await mongoLoginThrottle(client.db(mongoDatabaseName(config.mongoUrl)), config.loginLimits);
-    return { ...throttle, async close() { await throttle.close(); await client.close(); } };
+    return {
+      ...throttle,
+      async close() {
+        await throttle.close();
+        await client.close();
+      },
+    };
   } catch (error) {
     await client.close();
     throw new StartupError(`cannot reach MongoDB (WATCHLOG_MONGO_URL): ${(error as Error).message}`);

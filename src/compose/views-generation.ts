@@ -30,7 +30,10 @@ export interface SwitchingReadModels {
 }
 
 /** Read models that can move to a new generation without their holders noticing. */
-export const switchingReadModels = async (open: () => Promise<ReadModels>, keys: readonly ReadModelKey[]): Promise<SwitchingReadModels> => {
+export const switchingReadModels = async (
+  open: () => Promise<ReadModels>,
+  keys: readonly ReadModelKey[],
+): Promise<SwitchingReadModels> => {
   let current = await open();
   const retiring = new Set<{ models: ReadModels; timer: NodeJS.Timeout }>();
   const queries = Object.fromEntries(keys.map((key) => [key, forwarding(() => current[key] as object)]));
@@ -69,7 +72,12 @@ export const switchingReadModels = async (open: () => Promise<ReadModels>, keys:
 
 /** Calls `onChange` (one call at a time) each time `views.db` in `dir` names another generation.
  *  A failed switch is logged and tried again at the next look. */
-export const followViews = (dir: string, logger: Logger, onChange: (file: string) => Promise<void>, everyMs = VIEWS_POLL_MS): { stop(): void } => {
+export const followViews = (
+  dir: string,
+  logger: Logger,
+  onChange: (file: string) => Promise<void>,
+  everyMs = VIEWS_POLL_MS,
+): { stop(): void } => {
   let seen = currentViews(dir);
   let busy = false;
   const timer = setInterval(() => {
@@ -77,15 +85,18 @@ export const followViews = (dir: string, logger: Logger, onChange: (file: string
     const now = currentViews(dir);
     if (now === null || now === seen) return;
     busy = true;
-    onChange(now).then(
-      () => {
-        logger.info({ from: seen, to: now }, 'moved to the read models a rebuild published');
-        seen = now;
-      },
-      (err: unknown) => logger.error({ err, file: now }, 'could not move to the read models a rebuild published; trying again'),
-    ).finally(() => {
-      busy = false;
-    });
+    onChange(now)
+      .then(
+        () => {
+          logger.info({ from: seen, to: now }, 'moved to the read models a rebuild published');
+          seen = now;
+        },
+        (err: unknown) =>
+          logger.error({ err, file: now }, 'could not move to the read models a rebuild published; trying again'),
+      )
+      .finally(() => {
+        busy = false;
+      });
   }, everyMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };

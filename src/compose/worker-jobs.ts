@@ -32,7 +32,10 @@ export const ERASURE_EVERY_MS = 2000;
 
 /** The log and the audit rows that retention and erasure take, on this runtime. A read model
  *  that does not reach a position within a minute fails the run (tried again on the next). */
-const redactionDeps = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>, settles: readonly ReadModelKey[]): RetentionDeps => ({
+const redactionDeps = (
+  runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>,
+  settles: readonly ReadModelKey[],
+): RetentionDeps => ({
   log: runtime.log,
   redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
   async settled(position) {
@@ -43,19 +46,51 @@ const redactionDeps = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>,
 });
 
 /** The retention job on this runtime's log and read models. */
-export const retentionJobOf = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>, everyMs: number, logger: Logger, now?: () => Date) =>
-  retentionJob({ ...redactionDeps(runtime, ['auditEvents']), retention: runtime.readModels.retention }, logger, everyMs, now);
+export const retentionJobOf = (
+  runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>,
+  everyMs: number,
+  logger: Logger,
+  now?: () => Date,
+) =>
+  retentionJob(
+    { ...redactionDeps(runtime, ['auditEvents']), retention: runtime.readModels.retention },
+    logger,
+    everyMs,
+    now,
+  );
 
 /** The erasure job on this runtime's log and read models; a request is done once the retention
  *  read model (its status) shows it. */
-export const erasureJobOf = (runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>, everyMs: number, logger: Logger, now?: () => Date) =>
-  erasureJob({ ...redactionDeps(runtime, ['auditEvents', 'retention']), retention: runtime.readModels.retention }, logger, everyMs, now);
+export const erasureJobOf = (
+  runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>,
+  everyMs: number,
+  logger: Logger,
+  now?: () => Date,
+) =>
+  erasureJob(
+    { ...redactionDeps(runtime, ['auditEvents', 'retention']), retention: runtime.readModels.retention },
+    logger,
+    everyMs,
+    now,
+  );
 
 /** Monitor checks, the anomaly scan, retention, erasures and log upkeep on Agenda. A job store that cannot be reached
  *  stops start-up with a clear error. */
 export const startWorkerJobs = async (
-  runtime: Runtime, config: Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl' | 'anomalyDefaults' | 'anomalyScanMs' | 'retentionEveryMs' | 'logCompactionEveryMs'>,
-  logger: Logger, tuning: WorkerJobsTuning & { metrics?: JobMetrics } = {},
+  runtime: Runtime,
+  config: Pick<
+    Config,
+    | 'dataDir'
+    | 'eventStoreUrl'
+    | 'eventStoreNamespace'
+    | 'mongoUrl'
+    | 'anomalyDefaults'
+    | 'anomalyScanMs'
+    | 'retentionEveryMs'
+    | 'logCompactionEveryMs'
+  >,
+  logger: Logger,
+  tuning: WorkerJobsTuning & { metrics?: JobMetrics } = {},
 ): Promise<{ jobs: WorkerJobs; stop(): Promise<void> }> => {
   const { metrics } = tuning;
   let store: Awaited<ReturnType<typeof openJobStore>>;
@@ -64,18 +99,33 @@ export const startWorkerJobs = async (
   } catch (error) {
     throw new StartupError(`cannot open the job store: ${(error as Error).message}`);
   }
-  const scan = anomalyScanJob({
-    log: runtime.log, readModels: runtime.readModels, defaults: config.anomalyDefaults, intervalMs: config.anomalyScanMs, logger, metrics,
-    settled: (position) => runtime.settled(['anomalyWindows', 'stats', 'anomalies'], position),
-  }, tuning.scanNow ?? (() => new Date()));
+  const scan = anomalyScanJob(
+    {
+      log: runtime.log,
+      readModels: runtime.readModels,
+      defaults: config.anomalyDefaults,
+      intervalMs: config.anomalyScanMs,
+      logger,
+      metrics,
+      settled: (position) => runtime.settled(['anomalyWindows', 'stats', 'anomalies'], position),
+    },
+    tuning.scanNow ?? (() => new Date()),
+  );
   const repeating: RepeatingJob[] = [
     tuning.onScan ? { ...scan, run: () => scan.run().then(tuning.onScan) } : scan,
     logTrimJob(runtime.log, logger, tuning.trimEveryMs),
-    ...(config.logCompactionEveryMs === null ? [] : [logCompactionJob(runtime.log, logger, config.logCompactionEveryMs)]),
+    ...(config.logCompactionEveryMs === null
+      ? []
+      : [logCompactionJob(runtime.log, logger, config.logCompactionEveryMs)]),
     retentionJobOf(runtime, config.retentionEveryMs, logger, tuning.retentionNow),
     erasureJobOf(runtime, tuning.erasureEveryMs ?? ERASURE_EVERY_MS, logger, tuning.retentionNow),
   ];
-  const jobs = new WorkerJobs(store.backend, { log: runtime.log, monitors: runtime.readModels.monitors, egress: runtime.egress, metrics }, logger, { ...tuning.scheduler, repeating });
+  const jobs = new WorkerJobs(
+    store.backend,
+    { log: runtime.log, monitors: runtime.readModels.monitors, egress: runtime.egress, metrics },
+    logger,
+    { ...tuning.scheduler, repeating },
+  );
   try {
     await jobs.start();
   } catch (error) {

@@ -7,24 +7,32 @@ import { invalid, type ErrorDetail } from './errors.ts';
  *  update a PUT (or WATCHLOG_ANOMALY_DEFAULTS) may send, and their types. */
 
 /** A finite number in (min, max]: thresholds such as a z-score or a percentage. */
-const numberAbove = (name: string, min: number, max: number): t.Type<number, number, unknown> => withSchema(
-  new t.Type<number, number, unknown>(
-    name,
-    (u): u is number => typeof u === 'number' && Number.isFinite(u) && u > min && u <= max,
-    (u, c) => (typeof u === 'number' && Number.isFinite(u) && u > min && u <= max ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  ),
-  { type: 'number', exclusiveMinimum: min, maximum: max },
-);
+const numberAbove = (name: string, min: number, max: number): t.Type<number, number, unknown> =>
+  withSchema(
+    new t.Type<number, number, unknown>(
+      name,
+      (u): u is number => typeof u === 'number' && Number.isFinite(u) && u > min && u <= max,
+      (u, c) => (typeof u === 'number' && Number.isFinite(u) && u > min && u <= max ? t.success(u) : t.failure(u, c)),
+      t.identity,
+    ),
+    { type: 'number', exclusiveMinimum: min, maximum: max },
+  );
 
 /** Windows are counted in 10-second buckets, so they are whole multiples of the bucket. */
 export const MAX_WINDOW_SECS = 3600;
-const WindowSecs = withSchema(new t.Type<number, number, unknown>(
-  `a multiple of 10 from 10 to ${MAX_WINDOW_SECS}`,
-  (u): u is number => Number.isInteger(u) && (u as number) >= 10 && (u as number) <= MAX_WINDOW_SECS && (u as number) % 10 === 0,
-  (u, c) => (Number.isInteger(u) && (u as number) >= 10 && (u as number) <= MAX_WINDOW_SECS && (u as number) % 10 === 0 ? t.success(u as number) : t.failure(u, c)),
-  t.identity,
-), { type: 'integer', minimum: 10, maximum: MAX_WINDOW_SECS, multipleOf: 10 });
+const WindowSecs = withSchema(
+  new t.Type<number, number, unknown>(
+    `a multiple of 10 from 10 to ${MAX_WINDOW_SECS}`,
+    (u): u is number =>
+      Number.isInteger(u) && (u as number) >= 10 && (u as number) <= MAX_WINDOW_SECS && (u as number) % 10 === 0,
+    (u, c) =>
+      Number.isInteger(u) && (u as number) >= 10 && (u as number) <= MAX_WINDOW_SECS && (u as number) % 10 === 0
+        ? t.success(u as number)
+        : t.failure(u, c),
+    t.identity,
+  ),
+  { type: 'integer', minimum: 10, maximum: MAX_WINDOW_SECS, multipleOf: 10 },
+);
 
 const Count = intRange(1, 1_000_000);
 export const MAX_BASELINE_MINUTES = 240;
@@ -75,7 +83,7 @@ const nullable = <P extends t.Props>(props: P): NullableProps<P> =>
  *  deployment's default. */
 export const AnomalySettingsPatch = closedPartial(
   Object.fromEntries(RULES.map((rule) => [rule, closedPartial(nullable(fields[rule]), `${rule} settings`)])) as {
-    [R in RuleName]: ReturnType<typeof closedPartial<NullableProps<Fields[R]>>>
+    [R in RuleName]: ReturnType<typeof closedPartial<NullableProps<Fields[R]>>>;
   },
   'anomaly settings',
 );
@@ -109,11 +117,12 @@ export const applyPatch = (overrides: AnomalyOverrides, patch: AnomalySettingsPa
 };
 
 /** Whether two sets of overrides set the same fields to the same values. */
-export const sameOverrides = (a: AnomalyOverrides, b: AnomalyOverrides): boolean => RULES.every((rule) => {
-  const x: Record<string, unknown> = a[rule] ?? {};
-  const y: Record<string, unknown> = b[rule] ?? {};
-  return Object.keys(x).length === Object.keys(y).length && Object.keys(x).every((field) => x[field] === y[field]);
-});
+export const sameOverrides = (a: AnomalyOverrides, b: AnomalyOverrides): boolean =>
+  RULES.every((rule) => {
+    const x: Record<string, unknown> = a[rule] ?? {};
+    const y: Record<string, unknown> = b[rule] ?? {};
+    return Object.keys(x).length === Object.keys(y).length && Object.keys(x).every((field) => x[field] === y[field]);
+  });
 
 export const effectiveSettings = (defaults: AnomalySettings, overrides: AnomalyOverrides): AnomalySettings =>
   Object.fromEntries(RULES.map((rule) => [rule, { ...defaults[rule], ...overrides[rule] }])) as AnomalySettings;
@@ -121,7 +130,12 @@ export const effectiveSettings = (defaults: AnomalySettings, overrides: AnomalyO
 /** Rules between fields, on the settings a patch would produce. */
 export const settingsProblems = (s: AnomalySettings): ErrorDetail[] =>
   s.volume_spike.min_baseline_minutes > s.volume_spike.baseline_minutes
-    ? [{ path: 'volume_spike.min_baseline_minutes', message: `must not exceed baseline_minutes (${s.volume_spike.baseline_minutes})` }]
+    ? [
+        {
+          path: 'volume_spike.min_baseline_minutes',
+          message: `must not exceed baseline_minutes (${s.volume_spike.baseline_minutes})`,
+        },
+      ]
     : [];
 
 export const assertValidSettings = (s: AnomalySettings): void => {

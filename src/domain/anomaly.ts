@@ -2,7 +2,15 @@ import * as t from 'io-ts';
 import { JsonObject } from './codecs.ts';
 import type { StoredAuditEvent } from './audit-event.ts';
 import {
-  AnomalySettingsPatch, RULES, applyPatch, assertValidSettings, effectiveSettings, sameOverrides, type AnomalyOverrides, type AnomalySettings, type RuleName,
+  AnomalySettingsPatch,
+  RULES,
+  applyPatch,
+  assertValidSettings,
+  effectiveSettings,
+  sameOverrides,
+  type AnomalyOverrides,
+  type AnomalySettings,
+  type RuleName,
 } from './anomaly-settings.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
@@ -24,7 +32,11 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
  *  service's first event in the baseline window, so a new service has a short baseline, not a
  *  long run of zeros; minutes without events after it count as 0), and the sum and the sum of
  *  squares of the counts. */
-export interface Baseline { minutes: number; sum: number; sum_squares: number }
+export interface Baseline {
+  minutes: number;
+  sum: number;
+  sum_squares: number;
+}
 
 /** `current`: events in the last minute, against the baseline's mean and spread. The spread has a
  *  floor of √mean (and of 1): a count of independent requests varies by about √mean from minute
@@ -57,11 +69,20 @@ export const massDelete = (count: number, s: AnomalySettings['mass_delete']) =>
   s.enabled && count >= s.threshold ? { count, threshold: s.threshold, window_secs: s.window_secs } : null;
 
 /** A service with enough events in the last 24 h that has gone quiet for longer than the threshold. */
-export const silentService = (lastEventAt: number, events24h: number, now: number, s: AnomalySettings['silent_service']) => {
+export const silentService = (
+  lastEventAt: number,
+  events24h: number,
+  now: number,
+  s: AnomalySettings['silent_service'],
+) => {
   if (!s.enabled || events24h < s.min_events_24h) return null;
   const silentMs = now - lastEventAt;
   if (silentMs <= s.threshold_minutes * 60_000) return null;
-  return { silence_minutes: Math.floor(silentMs / 60_000), threshold_minutes: s.threshold_minutes, last_event_at: new Date(lastEventAt).toISOString() };
+  return {
+    silence_minutes: Math.floor(silentMs / 60_000),
+    threshold_minutes: s.threshold_minutes,
+    last_event_at: new Date(lastEventAt).toISOString(),
+  };
 };
 
 // ---- windows ----
@@ -87,10 +108,16 @@ export const windowEnds = (now: number, lookbackMs: number): number[] => {
 };
 
 /** The first bucket any of `ends`' windows of `windowSecs` reaches back to. */
-export const windowStart = (ends: readonly number[], windowSecs: number): number => (ends[0] ?? 0) - windowSecs * 1000 + BUCKET_MS;
+export const windowStart = (ends: readonly number[], windowSecs: number): number =>
+  (ends[0] ?? 0) - windowSecs * 1000 + BUCKET_MS;
 
 /** Sum over the window of `windowSecs` that ends with bucket `end` (included). */
-const windowSum = <B>(buckets: ReadonlyMap<number, B>, end: number, windowSecs: number, pick: (b: B) => number): number => {
+const windowSum = <B>(
+  buckets: ReadonlyMap<number, B>,
+  end: number,
+  windowSecs: number,
+  pick: (b: B) => number,
+): number => {
   let sum = 0;
   for (let b = end - windowSecs * 1000 + BUCKET_MS; b <= end; b += BUCKET_MS) {
     const bucket = buckets.get(b);
@@ -99,10 +126,18 @@ const windowSum = <B>(buckets: ReadonlyMap<number, B>, end: number, windowSecs: 
   return sum;
 };
 
-export const maxWindowSum = <B>(buckets: ReadonlyMap<number, B>, ends: readonly number[], windowSecs: number, pick: (b: B) => number): number =>
-  ends.reduce((max, end) => Math.max(max, windowSum(buckets, end, windowSecs, pick)), 0);
+export const maxWindowSum = <B>(
+  buckets: ReadonlyMap<number, B>,
+  ends: readonly number[],
+  windowSecs: number,
+  pick: (b: B) => number,
+): number => ends.reduce((max, end) => Math.max(max, windowSum(buckets, end, windowSecs, pick)), 0);
 
-export interface ServiceCounts { total: number; errors: number; deletes: number }
+export interface ServiceCounts {
+  total: number;
+  errors: number;
+  deletes: number;
+}
 
 /** One service's recent 10-second buckets; `environment` is that of its latest event. */
 export interface ServiceSeries {
@@ -143,22 +178,42 @@ export interface Finding {
 }
 
 const serviceFinding = (rule: RuleName, series: ServiceSeries, details: Record<string, unknown>): Finding => ({
-  rule, project_id: series.project_id, subject: series.service_name, service_name: series.service_name, environment: series.environment, details,
+  rule,
+  project_id: series.project_id,
+  subject: series.service_name,
+  service_name: series.service_name,
+  environment: series.environment,
+  details,
 });
 
 /** error_rate at the window position with the highest rate, among those that fire. */
-export const errorRateOver = (series: ServiceSeries, ends: readonly number[], s: AnomalySettings['error_rate']): Finding | null => {
+export const errorRateOver = (
+  series: ServiceSeries,
+  ends: readonly number[],
+  s: AnomalySettings['error_rate'],
+): Finding | null => {
   let best: ReturnType<typeof errorRate> = null;
   for (const end of ends) {
     const total = windowSum(series.buckets, end, s.window_secs, (b) => b.total);
-    const found = errorRate(windowSum(series.buckets, end, s.window_secs, (b) => b.errors), total, s);
+    const found = errorRate(
+      windowSum(series.buckets, end, s.window_secs, (b) => b.errors),
+      total,
+      s,
+    );
     if (found && (!best || found.error_rate >= best.error_rate)) best = found;
   }
   return best && serviceFinding('error_rate', series, best);
 };
 
-export const massDeleteOver = (series: ServiceSeries, ends: readonly number[], s: AnomalySettings['mass_delete']): Finding | null => {
-  const found = massDelete(maxWindowSum(series.buckets, ends, s.window_secs, (b) => b.deletes), s);
+export const massDeleteOver = (
+  series: ServiceSeries,
+  ends: readonly number[],
+  s: AnomalySettings['mass_delete'],
+): Finding | null => {
+  const found = massDelete(
+    maxWindowSum(series.buckets, ends, s.window_secs, (b) => b.deletes),
+    s,
+  );
   return found && serviceFinding('mass_delete', series, found);
 };
 
@@ -166,7 +221,12 @@ export const massDeleteOver = (series: ServiceSeries, ends: readonly number[], s
 export const currentRate = (series: ServiceSeries, ends: readonly number[]): number =>
   maxWindowSum(series.buckets, ends, RATE_WINDOW_SECS, (b) => b.total);
 
-export const volumeSpikeOf = (series: ServiceSeries, current: number, baseline: Baseline, s: AnomalySettings['volume_spike']): Finding | null => {
+export const volumeSpikeOf = (
+  series: ServiceSeries,
+  current: number,
+  baseline: Baseline,
+  s: AnomalySettings['volume_spike'],
+): Finding | null => {
   const found = volumeSpike(current, baseline, s);
   return found && serviceFinding('volume_spike', series, found);
 };
@@ -179,23 +239,50 @@ export const baselineRange = (ends: readonly number[], minutes: number): { from:
 };
 
 /** The baseline up to `to` of a service whose first minute with events is `firstMinute`. */
-export const baselineOf = (firstMinute: number, sum: number, sumSquares: number, to: number): Baseline =>
-  ({ minutes: Math.max(0, Math.round((to - firstMinute) / 60_000)), sum, sum_squares: sumSquares });
+export const baselineOf = (firstMinute: number, sum: number, sumSquares: number, to: number): Baseline => ({
+  minutes: Math.max(0, Math.round((to - firstMinute) / 60_000)),
+  sum,
+  sum_squares: sumSquares,
+});
 
-export const bruteForceOver = (series: AuthFailureSeries, ends: readonly number[], s: AnomalySettings['brute_force']): Finding | null => {
-  const found = bruteForce(series.identifier, maxWindowSum(series.buckets, ends, s.window_secs, (n) => n), s);
-  return found && {
-    rule: 'brute_force', project_id: series.project_id, subject: series.identifier, service_name: series.service_name,
-    environment: series.environment, details: found,
-  };
+export const bruteForceOver = (
+  series: AuthFailureSeries,
+  ends: readonly number[],
+  s: AnomalySettings['brute_force'],
+): Finding | null => {
+  const found = bruteForce(
+    series.identifier,
+    maxWindowSum(series.buckets, ends, s.window_secs, (n) => n),
+    s,
+  );
+  return (
+    found && {
+      rule: 'brute_force',
+      project_id: series.project_id,
+      subject: series.identifier,
+      service_name: series.service_name,
+      environment: series.environment,
+      details: found,
+    }
+  );
 };
 
-export const silentServiceOf = (activity: ServiceActivity, now: number, s: AnomalySettings['silent_service']): Finding | null => {
+export const silentServiceOf = (
+  activity: ServiceActivity,
+  now: number,
+  s: AnomalySettings['silent_service'],
+): Finding | null => {
   const found = silentService(activity.last_event_at, activity.events_24h, now, s);
-  return found && {
-    rule: 'silent_service', project_id: activity.project_id, subject: activity.service_name, service_name: activity.service_name,
-    environment: activity.environment, details: found,
-  };
+  return (
+    found && {
+      rule: 'silent_service',
+      project_id: activity.project_id,
+      subject: activity.service_name,
+      service_name: activity.service_name,
+      environment: activity.environment,
+      details: found,
+    }
+  );
 };
 
 // ---- alerts: no storms ----
@@ -208,7 +295,11 @@ const ruleOfKey = (key: string) => key.slice(0, key.indexOf('\u0000')) as RuleNa
  *  raises again. `open` is derived from the log (alerts raised and cleared), so a restart raises
  *  nothing twice. Only the rules that were evaluated (`evaluated`) may clear: a disabled rule
  *  keeps its alerts open rather than flapping. */
-export const decideAlerts = (findings: readonly Finding[], open: ReadonlySet<string>, evaluated: ReadonlySet<RuleName>) => {
+export const decideAlerts = (
+  findings: readonly Finding[],
+  open: ReadonlySet<string>,
+  evaluated: ReadonlySet<RuleName>,
+) => {
   const found = new Map(findings.map((f) => [alertKey(f), f]));
   const raise = [...found.entries()].filter(([key]) => !open.has(key)).map(([, f]) => f);
   const clear = [...open].filter((key) => !found.has(key) && evaluated.has(ruleOfKey(key)));
@@ -224,17 +315,33 @@ export const anomalyEvents = {
   /** An alert: becomes a system.alert audit event (SPEC 2.10) and, for channels that opt in,
    *  a notification. */
   AnomalyDetected: t.type({
-    alert_id: t.string, project_id: t.string, rule: AnomalyRule, subject: t.string,
-    service_name: t.string, environment: t.string, detected_at: t.string, details: JsonObject,
+    alert_id: t.string,
+    project_id: t.string,
+    rule: AnomalyRule,
+    subject: t.string,
+    service_name: t.string,
+    environment: t.string,
+    detected_at: t.string,
+    details: JsonObject,
   }),
   /** The condition of an open alert no longer holds: the next finding raises a new alert. */
-  AnomalyCleared: t.type({ alert_id: t.string, project_id: t.string, rule: AnomalyRule, subject: t.string, cleared_at: t.string }),
+  AnomalyCleared: t.type({
+    alert_id: t.string,
+    project_id: t.string,
+    rule: AnomalyRule,
+    subject: t.string,
+    cleared_at: t.string,
+  }),
   AnomalySettingsUpdated: t.type({ project_id: t.string, changes: AnomalySettingsPatch, updated_at: t.string }),
 } as const;
 
 export type AnomalyDetected = t.TypeOf<typeof anomalyEvents.AnomalyDetected>;
 
-export interface OpenAlert { alert_id: string; rule: RuleName; subject: string }
+export interface OpenAlert {
+  alert_id: string;
+  rule: RuleName;
+  subject: string;
+}
 
 export interface AnomalyState {
   overrides: AnomalyOverrides;
@@ -267,18 +374,39 @@ export const evolveAnomalies = (state: AnomalyState, e: DomainEvent): AnomalySta
  *  posts about the project, and the SPEC's list item needs a method) and `environment` is that of
  *  the events that triggered it. */
 export const alertAuditEvent = (d: AnomalyDetected): StoredAuditEvent => ({
-  id: d.alert_id, project_id: d.project_id, event_type: 'system.alert', timestamp: d.detected_at,
-  path: d.rule, method: 'POST', identifier: 'system', service_name: d.service_name, environment: d.environment,
-  source: 'backend', request_body: d.details,
+  id: d.alert_id,
+  project_id: d.project_id,
+  event_type: 'system.alert',
+  timestamp: d.detected_at,
+  path: d.rule,
+  method: 'POST',
+  identifier: 'system',
+  service_name: d.service_name,
+  environment: d.environment,
+  source: 'backend',
+  request_body: d.details,
 });
 
 export type AnomaliesCommand =
   /** A partial settings update (null puts a field back to the default); the settings it leads
    *  to over `defaults` must be consistent as a whole. */
-  | { type: 'UpdateAnomalySettings'; project_id: string; patch: AnomalySettingsPatch; defaults: AnomalySettings; at: string }
+  | {
+      type: 'UpdateAnomalySettings';
+      project_id: string;
+      patch: AnomalySettingsPatch;
+      defaults: AnomalySettings;
+      at: string;
+    }
   /** A scan's findings for the project: an AnomalyDetected for each finding without an open
    *  alert, an AnomalyCleared for each open alert of an evaluated rule not found again. */
-  | { type: 'RecordFindings'; project_id: string; findings: readonly Finding[]; evaluated: ReadonlySet<RuleName>; at: string; newAlertId: () => string };
+  | {
+      type: 'RecordFindings';
+      project_id: string;
+      findings: readonly Finding[];
+      evaluated: ReadonlySet<RuleName>;
+      at: string;
+      newAlertId: () => string;
+    };
 
 export const anomaliesDecider: Decider<AnomalyState, AnomaliesCommand> = {
   initialState: initialAnomalies,
@@ -288,7 +416,12 @@ export const anomaliesDecider: Decider<AnomalyState, AnomaliesCommand> = {
       const overrides = applyPatch(state.overrides, command.patch);
       assertValidSettings(effectiveSettings(command.defaults, overrides));
       if (sameOverrides(overrides, state.overrides)) return [];
-      return [{ type: 'AnomalySettingsUpdated', data: { project_id: command.project_id, changes: command.patch, updated_at: command.at } }];
+      return [
+        {
+          type: 'AnomalySettingsUpdated',
+          data: { project_id: command.project_id, changes: command.patch, updated_at: command.at },
+        },
+      ];
     }
     const { project_id, at } = command;
     const { raise, clear } = decideAlerts(command.findings, new Set(state.open.keys()), command.evaluated);
@@ -297,13 +430,21 @@ export const anomaliesDecider: Decider<AnomalyState, AnomaliesCommand> = {
         const { alert_id, rule, subject } = state.open.get(key)!;
         return { type: 'AnomalyCleared', data: { alert_id, project_id, rule, subject, cleared_at: at } };
       }),
-      ...raise.map((f): DomainEvent => ({
-        type: 'AnomalyDetected',
-        data: {
-          alert_id: command.newAlertId(), project_id, rule: f.rule, subject: f.subject, service_name: f.service_name,
-          environment: f.environment, detected_at: at, details: f.details,
-        },
-      })),
+      ...raise.map(
+        (f): DomainEvent => ({
+          type: 'AnomalyDetected',
+          data: {
+            alert_id: command.newAlertId(),
+            project_id,
+            rule: f.rule,
+            subject: f.subject,
+            service_name: f.service_name,
+            environment: f.environment,
+            detected_at: at,
+            details: f.details,
+          },
+        }),
+      ),
     ];
   },
 };

@@ -21,27 +21,34 @@ const originOf = (s: string): string | null => {
   }
 };
 
-export const AllowedOrigin = withSchema(new t.Type<string, string, unknown>(
-  'an origin such as https://app.example.com (scheme, host and optional port; no path)',
-  (u): u is string => typeof u === 'string' && originOf(u) === u,
-  (u, c) => {
-    const origin = typeof u === 'string' ? originOf(u) : null;
-    return origin === null ? t.failure(u, c) : t.success(origin);
-  },
-  t.identity,
-), { type: 'string', pattern: '^[hH][tT][tT][pP][sS]?://[^/?#\\s@]+$', examples: ['https://app.example.com'] });
+export const AllowedOrigin = withSchema(
+  new t.Type<string, string, unknown>(
+    'an origin such as https://app.example.com (scheme, host and optional port; no path)',
+    (u): u is string => typeof u === 'string' && originOf(u) === u,
+    (u, c) => {
+      const origin = typeof u === 'string' ? originOf(u) : null;
+      return origin === null ? t.failure(u, c) : t.success(origin);
+    },
+    t.identity,
+  ),
+  { type: 'string', pattern: '^[hH][tT][tT][pP][sS]?://[^/?#\\s@]+$', examples: ['https://app.example.com'] },
+);
 
-const AllowedOrigins = withSchema(new t.Type<string[], string[], unknown>(
-  `a list of at most ${MAX_ALLOWED_ORIGINS} origins`,
-  (u): u is string[] => Array.isArray(u) && u.length <= MAX_ALLOWED_ORIGINS && u.every((o) => AllowedOrigin.is(o)),
-  (u, c) => {
-    if (!Array.isArray(u) || u.length > MAX_ALLOWED_ORIGINS) return t.failure(u, c);
-    const decoded = t.array(AllowedOrigin).validate(u, c);
-    // Repeats (the same origin written twice, or twice once lower-cased) are dropped.
-    return decoded._tag === 'Right' ? t.success([...new Set(decoded.right)]) : decoded;
-  },
-  t.identity,
-), { maxItems: MAX_ALLOWED_ORIGINS }, t.array(AllowedOrigin));
+const AllowedOrigins = withSchema(
+  new t.Type<string[], string[], unknown>(
+    `a list of at most ${MAX_ALLOWED_ORIGINS} origins`,
+    (u): u is string[] => Array.isArray(u) && u.length <= MAX_ALLOWED_ORIGINS && u.every((o) => AllowedOrigin.is(o)),
+    (u, c) => {
+      if (!Array.isArray(u) || u.length > MAX_ALLOWED_ORIGINS) return t.failure(u, c);
+      const decoded = t.array(AllowedOrigin).validate(u, c);
+      // Repeats (the same origin written twice, or twice once lower-cased) are dropped.
+      return decoded._tag === 'Right' ? t.success([...new Set(decoded.right)]) : decoded;
+    },
+    t.identity,
+  ),
+  { maxItems: MAX_ALLOWED_ORIGINS },
+  t.array(AllowedOrigin),
+);
 
 /** Events per second, or null for the deployment's default (WATCHLOG_INGEST_RATE_LIMIT). */
 export const RateLimit = t.union([t.null, intRange(1, MAX_RATE_LIMIT)], `null or ${intRange(1, MAX_RATE_LIMIT).name}`);
@@ -62,7 +69,11 @@ export const NO_RESTRICTIONS: KeyRestrictions = { allowed_origins: [], rate_limi
  *  with origins refuses browsers elsewhere. A client outside a browser can send any Origin it
  *  likes: the list keeps other web sites from using a key copied from yours, nothing more. */
 export const originAllowed = (restrictions: KeyRestrictions, origin: string | null): boolean =>
-  origin === null || restrictions.allowed_origins.length === 0 || restrictions.allowed_origins.includes(origin.toLowerCase());
+  origin === null ||
+  restrictions.allowed_origins.length === 0 ||
+  restrictions.allowed_origins.includes(origin.toLowerCase());
 
 export const sameRestrictions = (a: KeyRestrictions, b: KeyRestrictions): boolean =>
-  a.rate_limit === b.rate_limit && a.allowed_origins.length === b.allowed_origins.length && a.allowed_origins.every((o, i) => o === b.allowed_origins[i]);
+  a.rate_limit === b.rate_limit &&
+  a.allowed_origins.length === b.allowed_origins.length &&
+  a.allowed_origins.every((o, i) => o === b.allowed_origins[i]);

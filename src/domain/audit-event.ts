@@ -6,21 +6,25 @@ import { boundedString, intRange, JsonObject } from './codecs.ts';
  *  Absent fields may decode to `undefined` keys, which JSON serialisation drops. */
 
 export const HttpMethod = t.keyof({ GET: null, POST: null, PUT: null, DELETE: null }, 'GET | POST | PUT | DELETE');
-export const Environment = t.keyof({ production: null, staging: null, development: null }, 'production | staging | development');
+export const Environment = t.keyof(
+  { production: null, staging: null, development: null },
+  'production | staging | development',
+);
 export const Source = t.keyof({ backend: null, browser: null }, 'backend | browser');
 
 /** Absent, null (decoded as absent), or a valid value. Unlike a union it builds no failure for
  *  an absent field, which matters on the ingest path where most optional fields are absent. */
-const optional = <A, O>(codec: t.Type<A, O, unknown>) => Object.assign(
-  new t.Type<A | undefined, O | undefined, unknown>(
-    codec.name,
-    (u): u is A | undefined => u === undefined || codec.is(u),
-    (u, c) => (u === undefined || u === null ? t.success(undefined) : codec.validate(u, c)),
-    (a) => (a === undefined ? undefined : codec.encode(a)),
-  ),
-  // Validation messages describe the wrapped codec's rule.
-  { _tag: 'OptionalType' as const, type: codec },
-);
+const optional = <A, O>(codec: t.Type<A, O, unknown>) =>
+  Object.assign(
+    new t.Type<A | undefined, O | undefined, unknown>(
+      codec.name,
+      (u): u is A | undefined => u === undefined || codec.is(u),
+      (u, c) => (u === undefined || u === null ? t.success(undefined) : codec.validate(u, c)),
+      (a) => (a === undefined ? undefined : codec.encode(a)),
+    ),
+    // Validation messages describe the wrapped codec's rule.
+    { _tag: 'OptionalType' as const, type: codec },
+  );
 
 const requiredFields = {
   path: boundedString(1, 255),
@@ -50,40 +54,46 @@ const optionalFields = {
   source: optional(Source),
 };
 
-export const AuditEventInput = t.exact(t.intersection([t.type(requiredFields), t.partial(optionalFields)]), 'an audit event');
+export const AuditEventInput = t.exact(
+  t.intersection([t.type(requiredFields), t.partial(optionalFields)]),
+  'an audit event',
+);
 export type AuditEventInput = t.TypeOf<typeof AuditEventInput>;
 
 /** The stored event: the input (masked) plus what the service assigns. Absent optionals are omitted. */
-export const StoredAuditEvent = t.intersection([
-  t.type({
-    id: t.string,
-    project_id: t.string,
-    event_type: t.string,
-    timestamp: t.string,
-    path: t.string,
-    method: t.string,
-    identifier: t.string,
-    service_name: t.string,
-    environment: t.string,
-    source: Source,
-  }),
-  t.partial({
-    status_code: t.number,
-    response_time: t.number,
-    user_email: t.string,
-    user_name: t.string,
-    user_roles: t.array(t.string),
-    user_type: t.string,
-    tenant_id: t.string,
-    ip: t.string,
-    user_agent: t.string,
-    request_id: t.string,
-    query_params: JsonObject,
-    path_params: JsonObject,
-    request_body: JsonObject,
-    response_body: JsonObject,
-    error_message: t.string,
-    session_id: t.string,
-  }),
-], 'StoredAuditEvent');
+export const StoredAuditEvent = t.intersection(
+  [
+    t.type({
+      id: t.string,
+      project_id: t.string,
+      event_type: t.string,
+      timestamp: t.string,
+      path: t.string,
+      method: t.string,
+      identifier: t.string,
+      service_name: t.string,
+      environment: t.string,
+      source: Source,
+    }),
+    t.partial({
+      status_code: t.number,
+      response_time: t.number,
+      user_email: t.string,
+      user_name: t.string,
+      user_roles: t.array(t.string),
+      user_type: t.string,
+      tenant_id: t.string,
+      ip: t.string,
+      user_agent: t.string,
+      request_id: t.string,
+      query_params: JsonObject,
+      path_params: JsonObject,
+      request_body: JsonObject,
+      response_body: JsonObject,
+      error_message: t.string,
+      session_id: t.string,
+    }),
+  ],
+  'StoredAuditEvent',
+);
 export type StoredAuditEvent = t.TypeOf<typeof StoredAuditEvent>;

@@ -20,13 +20,16 @@ export const canonicalJson = (value: unknown): string => {
 /** Thrown by `inOrder` for what only the field-by-field writer handles: objects with integer-like
  *  keys ("9" and "10" are always listed first, in numeric order, so no object can hold them in
  *  code-unit order) and objects with their own `toJSON`. */
-const OUT_OF_REACH = Symbol('out of the fast path\'s reach');
+const OUT_OF_REACH = Symbol("out of the fast path's reach");
 
 /** For one list of keys in their given order: the same keys sorted, and an empty object with
  *  them in that order (from JSON.parse, whose objects V8 lays out as it reads fastest) whose
  *  copies are filled in; null when the sorted keys cannot keep their order in an object. An
  *  object filled key by key from nothing would cost `JSON.stringify` its fast path. */
-interface Layout { readonly sorted: readonly string[]; readonly blank: Readonly<Record<string, null>> | null }
+interface Layout {
+  readonly sorted: readonly string[];
+  readonly blank: Readonly<Record<string, null>> | null;
+}
 
 /** Layouts by their first key, then by all their keys (compared, not joined: no string built per
  *  object). Records come in a few shapes; bounded all the same, so that a stream of ever-new
@@ -105,7 +108,8 @@ const written = (value: unknown): string | undefined => {
       return JSON.stringify(value);
     case 'object':
       if (value === null) return 'null';
-      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return written((value as { toJSON: () => unknown }).toJSON());
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+        return written((value as { toJSON: () => unknown }).toJSON());
       if (Array.isArray(value)) {
         let text = '[';
         for (let i = 0; i < value.length; i += 1) text += `${i > 0 ? ',' : ''}${written(value[i]) ?? 'null'}`;

@@ -29,12 +29,22 @@ export interface CheckpointSigner {
 }
 
 export const checkpointSigner = (keyName: string, seed: Uint8Array): CheckpointSigner => {
-  if (!isKeyName(keyName)) throw new Error(`key name ${JSON.stringify(keyName)} must be non-empty, without spaces or +`);
+  if (!isKeyName(keyName))
+    throw new Error(`key name ${JSON.stringify(keyName)} must be non-empty, without spaces or +`);
   if (seed.length !== 32) throw new Error('an Ed25519 seed is 32 bytes');
-  const privateKey: KeyObject = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
+  const privateKey: KeyObject = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const publicKeyObject = createPublicKey(privateKey);
   const publicKey = Buffer.from(publicKeyObject.export({ format: 'jwk' }).x!, 'base64url');
-  const keyId = createHash('sha256').update(keyName).update(Buffer.from([0x0a, 0x01])).update(publicKey).digest().subarray(0, 4);
+  const keyId = createHash('sha256')
+    .update(keyName)
+    .update(Buffer.from([0x0a, 0x01]))
+    .update(publicKey)
+    .digest()
+    .subarray(0, 4);
   return {
     keyName,
     publicKey,

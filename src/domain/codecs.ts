@@ -8,77 +8,102 @@ import { withSchema } from './json-schema.ts';
 const lengthRule = (min: number, max: number) =>
   min > 0 ? `a string of ${min} to ${max} characters` : `a string of at most ${max} characters`;
 
-export const boundedString = (min: number, max: number): t.Type<string, string, unknown> => withSchema(
-  new t.Type<string, string, unknown>(
-    lengthRule(min, max),
-    (u): u is string => typeof u === 'string' && u.length >= min && u.length <= max,
-    (u, c) => (typeof u === 'string' && u.length >= min && u.length <= max ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  ),
-  { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max },
-);
+export const boundedString = (min: number, max: number): t.Type<string, string, unknown> =>
+  withSchema(
+    new t.Type<string, string, unknown>(
+      lengthRule(min, max),
+      (u): u is string => typeof u === 'string' && u.length >= min && u.length <= max,
+      (u, c) => (typeof u === 'string' && u.length >= min && u.length <= max ? t.success(u) : t.failure(u, c)),
+      t.identity,
+    ),
+    { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max },
+  );
 
 /** "an integer from 1 to 100", or "an integer of at least 0" when there is no real maximum. */
 export const integerRule = (min: number, max: number): string =>
   max >= Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
 
 /** The JSON Schema of an integer from `min` to `max` (no maximum when there is no real one). */
-export const integerSchema = (min: number, max: number) =>
-  ({ type: 'integer' as const, minimum: min, ...(max >= Number.MAX_SAFE_INTEGER ? {} : { maximum: max }) });
+export const integerSchema = (min: number, max: number) => ({
+  type: 'integer' as const,
+  minimum: min,
+  ...(max >= Number.MAX_SAFE_INTEGER ? {} : { maximum: max }),
+});
 
-export const intRange = (min: number, max: number): t.Type<number, number, unknown> => withSchema(
-  new t.Type<number, number, unknown>(
-    integerRule(min, max),
-    (u): u is number => Number.isInteger(u) && (u as number) >= min && (u as number) <= max,
-    (u, c) => (Number.isInteger(u) && (u as number) >= min && (u as number) <= max ? t.success(u as number) : t.failure(u, c)),
-    t.identity,
-  ),
-  integerSchema(min, max),
-);
+export const intRange = (min: number, max: number): t.Type<number, number, unknown> =>
+  withSchema(
+    new t.Type<number, number, unknown>(
+      integerRule(min, max),
+      (u): u is number => Number.isInteger(u) && (u as number) >= min && (u as number) <= max,
+      (u, c) =>
+        Number.isInteger(u) && (u as number) >= min && (u as number) <= max ? t.success(u as number) : t.failure(u, c),
+      t.identity,
+    ),
+    integerSchema(min, max),
+  );
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (s: string): boolean => UUID_RE.test(s);
 
-export const Uuid = withSchema(new t.Type<string, string, unknown>(
-  'a UUID',
-  (u): u is string => typeof u === 'string' && UUID_RE.test(u),
-  (u, c) => (typeof u === 'string' && UUID_RE.test(u) ? t.success(u.toLowerCase()) : t.failure(u, c)),
-  t.identity,
-), { type: 'string', format: 'uuid' });
+export const Uuid = withSchema(
+  new t.Type<string, string, unknown>(
+    'a UUID',
+    (u): u is string => typeof u === 'string' && UUID_RE.test(u),
+    (u, c) => (typeof u === 'string' && UUID_RE.test(u) ? t.success(u.toLowerCase()) : t.failure(u, c)),
+    t.identity,
+  ),
+  { type: 'string', format: 'uuid' },
+);
 
 /** An ISO 8601 date-time (or date) that `Date.parse` understands; normalised to UTC with milliseconds.
  *  A date alone is taken too: its schema is a pattern, since `format: date-time` would refuse it. */
-export const IsoTimestamp = withSchema(new t.Type<string, string, unknown>(
-  'an ISO 8601 date or date-time',
-  (u): u is string => typeof u === 'string' && !Number.isNaN(Date.parse(u)),
-  (u, c) => {
-    if (typeof u !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(u)) return t.failure(u, c);
-    const ms = Date.parse(u);
-    return Number.isNaN(ms) ? t.failure(u, c) : t.success(new Date(ms).toISOString());
-  },
-  t.identity,
-), { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}', examples: ['2026-09-01', '2026-09-01T10:00:00Z'] });
+export const IsoTimestamp = withSchema(
+  new t.Type<string, string, unknown>(
+    'an ISO 8601 date or date-time',
+    (u): u is string => typeof u === 'string' && !Number.isNaN(Date.parse(u)),
+    (u, c) => {
+      if (typeof u !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(u)) return t.failure(u, c);
+      const ms = Date.parse(u);
+      return Number.isNaN(ms) ? t.failure(u, c) : t.success(new Date(ms).toISOString());
+    },
+    t.identity,
+  ),
+  { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}', examples: ['2026-09-01', '2026-09-01T10:00:00Z'] },
+);
 
 /** A plain JSON object (not an array, not null). */
-export const JsonObject = withSchema(new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
-  'a JSON object',
-  (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
-  (u, c) => (typeof u === 'object' && u !== null && !Array.isArray(u) ? t.success(u as Record<string, unknown>) : t.failure(u, c)),
-  t.identity,
-), { type: 'object' });
+export const JsonObject = withSchema(
+  new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
+    'a JSON object',
+    (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
+    (u, c) =>
+      typeof u === 'object' && u !== null && !Array.isArray(u)
+        ? t.success(u as Record<string, unknown>)
+        : t.failure(u, c),
+    t.identity,
+  ),
+  { type: 'object' },
+);
 
-export const Email = withSchema(new t.Type<string, string, unknown>(
-  'an e-mail address',
-  (u): u is string => typeof u === 'string' && /^[^\s@]+@[^\s@]+$/.test(u) && u.length <= 320,
-  (u, c) => (typeof u === 'string' && /^[^\s@]+@[^\s@]+$/.test(u) && u.length <= 320 ? t.success(u.trim().toLowerCase()) : t.failure(u, c)),
-  t.identity,
-), { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 320 });
+export const Email = withSchema(
+  new t.Type<string, string, unknown>(
+    'an e-mail address',
+    (u): u is string => typeof u === 'string' && /^[^\s@]+@[^\s@]+$/.test(u) && u.length <= 320,
+    (u, c) =>
+      typeof u === 'string' && /^[^\s@]+@[^\s@]+$/.test(u) && u.length <= 320
+        ? t.success(u.trim().toLowerCase())
+        : t.failure(u, c),
+    t.identity,
+  ),
+  { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 320 },
+);
 
 export const Role = t.keyof({ admin: null, member: null, auditor: null }, 'admin | member | auditor');
 export type Role = t.TypeOf<typeof Role>;
 
 /** An optional ISO 8601 timestamp (already decoded) as epoch milliseconds. */
-export const epochMsOf = (iso: string | undefined): number | undefined => (iso === undefined ? undefined : Date.parse(iso));
+export const epochMsOf = (iso: string | undefined): number | undefined =>
+  iso === undefined ? undefined : Date.parse(iso);
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u);
 
@@ -89,11 +114,16 @@ type Described = { _tag?: string; type?: t.Mixed; types?: t.Mixed[]; props?: t.P
 export const keysOf = (codec: t.Mixed): string[] | null => {
   const c = codec as unknown as Described;
   switch (c._tag) {
-    case 'InterfaceType': case 'PartialType': case 'StrictType':
+    case 'InterfaceType':
+    case 'PartialType':
+    case 'StrictType':
       return Object.keys(c.props ?? {});
-    case 'ExactType': case 'ReadonlyType': case 'ClosedType':
+    case 'ExactType':
+    case 'ReadonlyType':
+    case 'ClosedType':
       return c.type ? keysOf(c.type) : null;
-    case 'IntersectionType': case 'UnionType': {
+    case 'IntersectionType':
+    case 'UnionType': {
       const keys = (c.types ?? []).map(keysOf);
       return keys.some((k) => k === null) ? null : [...new Set(keys.flat() as string[])];
     }
@@ -108,7 +138,9 @@ export const keysOf = (codec: t.Mixed): string[] | null => {
 const keysFor = (codec: t.Mixed, u: unknown): string[] => {
   const c = codec as unknown as Described;
   switch (c._tag) {
-    case 'ExactType': case 'ReadonlyType': case 'ClosedType':
+    case 'ExactType':
+    case 'ReadonlyType':
+    case 'ClosedType':
       return c.type ? keysFor(c.type, u) : [];
     case 'IntersectionType':
       return (c.types ?? []).flatMap((m) => keysFor(m, u));
@@ -142,10 +174,14 @@ const distance = (a: string, b: string): number => {
 export const closestName = (key: string, known: readonly string[]): string | undefined => {
   const k = normalised(key);
   const prefixOf = k.length >= 4 ? known.filter((name) => normalised(name).startsWith(k)) : [];
-  return known.find((name) => normalised(name) === k)
-    ?? (prefixOf.length === 1 ? prefixOf[0] : undefined)
-    ?? known.map((name) => [name, distance(k, normalised(name))] as const).filter(([, d]) => d <= 2 && d < k.length / 2)
-      .sort((a, b) => a[1] - b[1])[0]?.[0];
+  return (
+    known.find((name) => normalised(name) === k) ??
+    (prefixOf.length === 1 ? prefixOf[0] : undefined) ??
+    known
+      .map((name) => [name, distance(k, normalised(name))] as const)
+      .filter(([, d]) => d <= 2 && d < k.length / 2)
+      .sort((a, b) => a[1] - b[1])[0]?.[0]
+  );
 };
 
 /** An object codec that refuses keys it does not define (each reported under its own path, with
@@ -156,24 +192,34 @@ export interface ClosedType<C extends t.Mixed> extends t.Type<t.TypeOf<C>, t.Out
   readonly type: C;
 }
 
-export const closed = <C extends t.Mixed>(codec: C, noun: 'field' | 'parameter' = 'field', name = codec.name): ClosedType<C> => {
+export const closed = <C extends t.Mixed>(
+  codec: C,
+  noun: 'field' | 'parameter' = 'field',
+  name = codec.name,
+): ClosedType<C> => {
   const known = keysOf(codec);
   if (known === null) throw new Error(`closed(): ${codec.name} has no fixed set of keys`);
-  const type = new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(name, codec.is, (u, c) => {
-    const result = codec.validate(u, c);
-    if (!isRecord(u)) return result;
-    const allowed = keysFor(codec, u);
-    const extra = Object.keys(u).filter((key) => !allowed.includes(key));
-    if (extra.length === 0) return result;
-    const errors: t.Errors = extra.map((key) => {
-      const hint = closestName(key, known);
-      return {
-        value: u[key], context: [...c, { key, type: t.unknown, actual: u[key] }],
-        message: `is not a known ${noun}${hint === undefined ? '' : ` (did you mean ${hint}?)`}`,
-      };
-    });
-    return t.failures(result._tag === 'Left' ? [...errors, ...result.left] : errors);
-  }, codec.encode);
+  const type = new t.Type<t.TypeOf<C>, t.OutputOf<C>, unknown>(
+    name,
+    codec.is,
+    (u, c) => {
+      const result = codec.validate(u, c);
+      if (!isRecord(u)) return result;
+      const allowed = keysFor(codec, u);
+      const extra = Object.keys(u).filter((key) => !allowed.includes(key));
+      if (extra.length === 0) return result;
+      const errors: t.Errors = extra.map((key) => {
+        const hint = closestName(key, known);
+        return {
+          value: u[key],
+          context: [...c, { key, type: t.unknown, actual: u[key] }],
+          message: `is not a known ${noun}${hint === undefined ? '' : ` (did you mean ${hint}?)`}`,
+        };
+      });
+      return t.failures(result._tag === 'Left' ? [...errors, ...result.left] : errors);
+    },
+    codec.encode,
+  );
   return Object.assign(type, { _tag: 'ClosedType' as const, type: codec });
 };
 
@@ -197,7 +243,7 @@ export const discriminated = <V extends Record<string, t.Mixed>>(key: string, va
     },
     (a) => {
       const variant = variants[(a as Record<string, string>)[key]!];
-      return variant ? variant.encode(a) as t.OutputOf<V[keyof V]> : a as t.OutputOf<V[keyof V]>;
+      return variant ? (variant.encode(a) as t.OutputOf<V[keyof V]>) : (a as t.OutputOf<V[keyof V]>);
     },
   );
   return Object.assign(type, { _tag: 'DiscriminatedType' as const, key, variants });

@@ -2,7 +2,12 @@ import type * as t from 'io-ts';
 import type { ErrorDetail } from './errors.ts';
 
 type Described = {
-  _tag?: string; name?: string; type?: Described; types?: Described[]; keys?: Record<string, unknown>; value?: unknown;
+  _tag?: string;
+  name?: string;
+  type?: Described;
+  types?: Described[];
+  keys?: Record<string, unknown>;
+  value?: unknown;
 };
 
 /** Codecs that validate what they wrap in the same context: a rule is the rule of what they wrap. */
@@ -20,15 +25,24 @@ const OBJECTS = new Set(['InterfaceType', 'PartialType', 'StrictType', 'Intersec
 export const ruleOf = (codec: t.Decoder<unknown, unknown> | Described | undefined): string => {
   const type = unwrap(codec as Described | undefined);
   switch (type?._tag) {
-    case 'KeyofType': return `one of ${Object.keys(type.keys ?? {}).join(', ')}`;
-    case 'LiteralType': return JSON.stringify(type.value);
-    case 'StringType': return 'a string';
-    case 'NumberType': return 'a number';
-    case 'BooleanType': return 'true or false';
-    case 'NullType': return 'null';
-    case 'UnknownRecordType': return 'a JSON object';
-    case 'ArrayType': return `an array (each item ${ruleOf(type.type)})`;
-    case 'UnionType': return (type.types ?? []).map(ruleOf).join(' or ');
+    case 'KeyofType':
+      return `one of ${Object.keys(type.keys ?? {}).join(', ')}`;
+    case 'LiteralType':
+      return JSON.stringify(type.value);
+    case 'StringType':
+      return 'a string';
+    case 'NumberType':
+      return 'a number';
+    case 'BooleanType':
+      return 'true or false';
+    case 'NullType':
+      return 'null';
+    case 'UnknownRecordType':
+      return 'a JSON object';
+    case 'ArrayType':
+      return `an array (each item ${ruleOf(type.type)})`;
+    case 'UnionType':
+      return (type.types ?? []).map(ruleOf).join(' or ');
     default:
       if (type && OBJECTS.has(type._tag ?? '')) return 'a JSON object';
       return type?.name ?? 'a valid value';
@@ -39,8 +53,11 @@ export const ruleOf = (codec: t.Decoder<unknown, unknown> | Described | undefine
  *  the field path. Such an entry is a member (by identity) of the combinator before it. */
 const isMemberEntry = (parent: t.ContextEntry | undefined, entry: t.ContextEntry) => {
   const combinator = unwrap(parent?.type as Described | undefined);
-  return (combinator?._tag === 'UnionType' || combinator?._tag === 'IntersectionType')
-    && /^\d+$/.test(entry.key) && (combinator.types ?? []).includes(entry.type as Described);
+  return (
+    (combinator?._tag === 'UnionType' || combinator?._tag === 'IntersectionType') &&
+    /^\d+$/.test(entry.key) &&
+    (combinator.types ?? []).includes(entry.type as Described)
+  );
 };
 
 /** io-ts errors → one detail per faulty field path (dot-separated; array indexes included), each
@@ -62,4 +79,3 @@ export const describeErrors = (errors: t.Errors, root = '(root)'): ErrorDetail[]
   }
   return [...byPath].map(([path, message]) => ({ path, message }));
 };
-

@@ -9,7 +9,9 @@ import { Notification } from './notification.ts';
 /** A delivery: one notification (a transition's, an alert's) to one channel, with every attempt
  *  made to send it. Its stream, `delivery-{id}`, is the delivery log's source (docs/notifications.md). */
 
-export const ChannelTypeCodec = t.keyof(Object.fromEntries(CHANNEL_TYPES.map((c) => [c, null])) as Record<ChannelType, null>);
+export const ChannelTypeCodec = t.keyof(
+  Object.fromEntries(CHANNEL_TYPES.map((c) => [c, null])) as Record<ChannelType, null>,
+);
 
 /** A delivery's id: the same for the same event and channel, so that scheduling it twice (a
  *  reactor replaying a batch after a crash) finds the first. A UUID (version 8: SHA-256 based). */
@@ -22,7 +24,14 @@ export const deliveryIdOf = (eventId: string, channelId: string): string => {
 export const SkipReason = t.keyof({ quiet_period: null, stale: null });
 export type SkipReason = t.TypeOf<typeof SkipReason>;
 
-const About = { delivery_id: t.string, channel_id: t.string, channel_type: ChannelTypeCodec, project_id: t.string, event_id: t.string, notification: Notification };
+const About = {
+  delivery_id: t.string,
+  channel_id: t.string,
+  channel_type: ChannelTypeCodec,
+  project_id: t.string,
+  event_id: t.string,
+  notification: Notification,
+};
 
 export const deliveryEvents = {
   /** To be sent. */
@@ -33,14 +42,33 @@ export const deliveryEvents = {
   /** One try. `final`: no other try follows on its own (it got through, the answer will not
    *  change, or the tries are used up). */
   DeliveryAttempted: t.type({
-    delivery_id: t.string, channel_id: t.string, project_id: t.string, attempt: t.number, outcome: t.keyof({ delivered: null, failed: null }), final: t.boolean,
-    status: t.union([t.null, t.number]), error: t.union([t.null, t.string]), response: t.union([t.null, t.string]), duration_ms: t.number,
+    delivery_id: t.string,
+    channel_id: t.string,
+    project_id: t.string,
+    attempt: t.number,
+    outcome: t.keyof({ delivered: null, failed: null }),
+    final: t.boolean,
+    status: t.union([t.null, t.number]),
+    error: t.union([t.null, t.string]),
+    response: t.union([t.null, t.string]),
+    duration_ms: t.number,
     attempted_at: t.string,
   }),
   /** Someone asked for a failed (or cancelled) delivery to be sent again: a new round of tries. */
-  DeliveryRetryRequested: t.type({ delivery_id: t.string, channel_id: t.string, project_id: t.string, requested_at: t.string }),
+  DeliveryRetryRequested: t.type({
+    delivery_id: t.string,
+    channel_id: t.string,
+    project_id: t.string,
+    requested_at: t.string,
+  }),
   /** Its channel was deleted or paused before it got through. */
-  DeliveryCancelled: t.type({ delivery_id: t.string, channel_id: t.string, project_id: t.string, reason: t.string, cancelled_at: t.string }),
+  DeliveryCancelled: t.type({
+    delivery_id: t.string,
+    channel_id: t.string,
+    project_id: t.string,
+    reason: t.string,
+    cancelled_at: t.string,
+  }),
 } as const;
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
@@ -59,17 +87,40 @@ export interface DeliveryState {
   notification: Notification | null;
 }
 
-export const initialDelivery: DeliveryState = { id: null, status: null, channelId: '', projectId: '', attempts: 0, roundStart: 0, notification: null };
+export const initialDelivery: DeliveryState = {
+  id: null,
+  status: null,
+  channelId: '',
+  projectId: '',
+  attempts: 0,
+  roundStart: 0,
+  notification: null,
+};
 
 export const evolveDelivery = (state: DeliveryState, e: DomainEvent): DeliveryState => {
   switch (e.type) {
     case 'DeliveryScheduled':
-      return { ...state, id: e.data.delivery_id, channelId: e.data.channel_id, projectId: e.data.project_id, status: 'pending', notification: e.data.notification };
+      return {
+        ...state,
+        id: e.data.delivery_id,
+        channelId: e.data.channel_id,
+        projectId: e.data.project_id,
+        status: 'pending',
+        notification: e.data.notification,
+      };
     case 'DeliverySkipped':
-      return { ...state, id: e.data.delivery_id, channelId: e.data.channel_id, projectId: e.data.project_id, status: 'skipped', notification: e.data.notification };
+      return {
+        ...state,
+        id: e.data.delivery_id,
+        channelId: e.data.channel_id,
+        projectId: e.data.project_id,
+        status: 'skipped',
+        notification: e.data.notification,
+      };
     case 'DeliveryAttempted':
       return {
-        ...state, attempts: e.data.attempt,
+        ...state,
+        attempts: e.data.attempt,
         status: e.data.outcome === 'delivered' ? 'delivered' : e.data.final ? 'failed' : 'pending',
       };
     case 'DeliveryRetryRequested':
@@ -82,24 +133,45 @@ export const evolveDelivery = (state: DeliveryState, e: DomainEvent): DeliverySt
 };
 
 /** Tries left in the current round. */
-export const attemptsLeft = (state: DeliveryState, perRound: number): number => perRound - (state.attempts - state.roundStart);
+export const attemptsLeft = (state: DeliveryState, perRound: number): number =>
+  perRound - (state.attempts - state.roundStart);
 
 /** The quiet period: a DOWN for a monitor within `quietMinutes` of the last DOWN this channel was
  *  sent for that monitor is not sent. A recovery (UP), an alert or a test always is. */
-export const inQuietPeriod = (kind: Notification['type'], quietMinutes: number, lastSentAt: string | null, at: string): boolean =>
-  kind === 'monitor.down' && quietMinutes > 0 && lastSentAt !== null && Date.parse(at) - Date.parse(lastSentAt) < quietMinutes * 60_000;
+export const inQuietPeriod = (
+  kind: Notification['type'],
+  quietMinutes: number,
+  lastSentAt: string | null,
+  at: string,
+): boolean =>
+  kind === 'monitor.down' &&
+  quietMinutes > 0 &&
+  lastSentAt !== null &&
+  Date.parse(at) - Date.parse(lastSentAt) < quietMinutes * 60_000;
 
 interface Addressed {
-  delivery_id: string; channel_id: string; channel_type: ChannelType; project_id: string; event_id: string; notification: Notification;
+  delivery_id: string;
+  channel_id: string;
+  channel_type: ChannelType;
+  project_id: string;
+  event_id: string;
+  notification: Notification;
 }
 
 export type DeliveryCommand =
   | ({ type: 'ScheduleDelivery'; at: string } & Addressed)
   | ({ type: 'SkipDelivery'; reason: SkipReason; detail: string; at: string } & Addressed)
   | {
-    type: 'RecordAttempt'; attempt: number; outcome: AttemptOutcome; final: boolean; status: number | null; error: string | null;
-    response: string | null; duration_ms: number; at: string;
-  }
+      type: 'RecordAttempt';
+      attempt: number;
+      outcome: AttemptOutcome;
+      final: boolean;
+      status: number | null;
+      error: string | null;
+      response: string | null;
+      duration_ms: number;
+      at: string;
+    }
   | { type: 'RequestRetry'; at: string }
   | { type: 'CancelDelivery'; reason: string; at: string };
 
@@ -122,17 +194,52 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand> = {
         // Another sender recorded this try first (a lease changing hands): nothing to add.
         if (state.status !== 'pending' || command.attempt !== state.attempts + 1) return [];
         const { type: _, at, ...attempt } = command;
-        return [{ type: 'DeliveryAttempted', data: { delivery_id: state.id!, channel_id: state.channelId, project_id: state.projectId, ...attempt, attempted_at: at } }];
+        return [
+          {
+            type: 'DeliveryAttempted',
+            data: {
+              delivery_id: state.id!,
+              channel_id: state.channelId,
+              project_id: state.projectId,
+              ...attempt,
+              attempted_at: at,
+            },
+          },
+        ];
       }
       case 'RequestRetry':
         if (state.id === null) throw notFound('delivery');
         if (state.status !== 'failed' && state.status !== 'cancelled') {
-          throw new DomainError('conflict', `only a failed or cancelled delivery can be sent again; this one is ${state.status}`);
+          throw new DomainError(
+            'conflict',
+            `only a failed or cancelled delivery can be sent again; this one is ${state.status}`,
+          );
         }
-        return [{ type: 'DeliveryRetryRequested', data: { delivery_id: state.id, channel_id: state.channelId, project_id: state.projectId, requested_at: command.at } }];
+        return [
+          {
+            type: 'DeliveryRetryRequested',
+            data: {
+              delivery_id: state.id,
+              channel_id: state.channelId,
+              project_id: state.projectId,
+              requested_at: command.at,
+            },
+          },
+        ];
       case 'CancelDelivery':
         if (state.status !== 'pending') return [];
-        return [{ type: 'DeliveryCancelled', data: { delivery_id: state.id!, channel_id: state.channelId, project_id: state.projectId, reason: command.reason, cancelled_at: command.at } }];
+        return [
+          {
+            type: 'DeliveryCancelled',
+            data: {
+              delivery_id: state.id!,
+              channel_id: state.channelId,
+              project_id: state.projectId,
+              reason: command.reason,
+              cancelled_at: command.at,
+            },
+          },
+        ];
     }
   },
 };

@@ -37,7 +37,9 @@ export interface EgressRules {
   readonly allowHosts: readonly string[];
 }
 
-export type Verdict = { readonly allowed: true } | { readonly allowed: false; readonly address: string; readonly rule: string };
+export type Verdict =
+  | { readonly allowed: true }
+  | { readonly allowed: false; readonly address: string; readonly rule: string };
 
 const BITS = { 4: 32, 6: 128 } as const;
 const MAPPED_PREFIX = 0xffffn;
@@ -106,7 +108,8 @@ export const parseCidr = (text: string): Cidr | null => {
   if (address.includes('%') || address.startsWith('[')) return null;
   const v4 = parseIpv4(address);
   const v6 = v4 === null ? parseIpv6(address) : null;
-  const parsed = v4 !== null ? { family: 4 as const, value: v4 } : v6 !== null ? { family: 6 as const, value: v6 } : null;
+  const parsed =
+    v4 !== null ? { family: 4 as const, value: v4 } : v6 !== null ? { family: 6 as const, value: v6 } : null;
   if (parsed === null) return null;
   const bits = BITS[parsed.family];
   let prefix: number = bits;
@@ -137,8 +140,11 @@ export const formatIp = (ip: Ip): string => {
   if (ip.family === 4) return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 0xffn)).join('.');
   const groups = Array.from({ length: 8 }, (_, i) => (ip.value >> BigInt(112 - 16 * i)) & 0xffffn);
   let best = { start: -1, length: 0 };
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0n) { i += 1; continue; }
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0n) {
+      i += 1;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0n) j += 1;
     if (j - i > best.length && j - i >= 2) best = { start: i, length: j - i };
@@ -156,7 +162,11 @@ export const formatCidr = (c: Cidr): string => {
 };
 
 /** A host name as URLs and DNS compare it: lower case, no trailing dot, no brackets. */
-export const hostKey = (host: string): string => host.toLowerCase().replace(/\.$/, '').replace(/^\[(.*)\]$/, '$1');
+export const hostKey = (host: string): string =>
+  host
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
 
 const LABEL = /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/;
 
@@ -174,7 +184,10 @@ export const parseAddressList = (text: string, { hosts }: { hosts: boolean }): {
   const cidrs: Cidr[] = [];
   const names: string[] = [];
   const bad: string[] = [];
-  const entries = text.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const entries = text
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
   for (const entry of entries) {
     const c = parseCidr(entry);
     if (c !== null) cidrs.push(c);
@@ -199,7 +212,8 @@ export const verdictOn = (rules: EgressRules, ip: Ip): Verdict => {
 export const hostAllowed = (rules: EgressRules, host: string): boolean => rules.allowHosts.includes(hostKey(host));
 
 /** What a refused connection reports: in check results, delivery records and 400 answers. */
-export const refusalText = (v: { address: string; rule: string }): string => `blocked by egress policy (${v.address} is in ${v.rule})`;
+export const refusalText = (v: { address: string; rule: string }): string =>
+  `blocked by egress policy (${v.address} is in ${v.rule})`;
 
 /** The refusal of a URL whose host is a literal address the rules deny; null for an allowed
  *  address, or a host name (names are judged when connecting, on what they resolve to then). */

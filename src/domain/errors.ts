@@ -1,10 +1,17 @@
 /** Errors a command or query reports to its caller; the HTTP layer maps `code` to a status. */
 export type ErrorCode = 'validation_error' | 'not_found' | 'conflict' | 'forbidden' | 'unauthorized';
 
-export interface ErrorDetail { path: string; message: string }
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
 
 export class DomainError extends Error {
-  constructor(readonly code: ErrorCode, message: string, readonly details: readonly ErrorDetail[] = []) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: readonly ErrorDetail[] = [],
+  ) {
     super(message);
   }
 }
@@ -12,7 +19,8 @@ export class DomainError extends Error {
 export const notFound = (what: string) => new DomainError('not_found', `${what} not found`);
 
 /** Details as one sentence a person reads: "type must be one of webhook, webpush; url is required". */
-export const sentenceOf = (details: readonly ErrorDetail[]): string => details.map((d) => `${d.path} ${d.message}`).join('; ');
+export const sentenceOf = (details: readonly ErrorDetail[]): string =>
+  details.map((d) => `${d.path} ${d.message}`).join('; ');
 
 /** A validation error whose message names every faulty field and its rule:
  *  "invalid monitor: timeout_seconds must not exceed interval_seconds (10)". */

@@ -15,29 +15,40 @@ import { retentionEvents } from './retention.ts';
 /** `idempotency_key` and `idempotency_fingerprint`: an event stored once per key (a client's
  *  Idempotency-Key): the key as sent, and a digest of the request it was stored for, so that a
  *  replay of the key with another request is told apart. */
-export const EventMetadata = t.intersection([
-  t.type({
-    recorded_at: t.string,
-    actor: t.string,
-    correlation_id: t.string,
-    schema_version: t.number,
-  }),
-  t.partial({ idempotency_key: t.string, idempotency_fingerprint: t.string }),
-], 'EventMetadata');
+export const EventMetadata = t.intersection(
+  [
+    t.type({
+      recorded_at: t.string,
+      actor: t.string,
+      correlation_id: t.string,
+      schema_version: t.number,
+    }),
+    t.partial({ idempotency_key: t.string, idempotency_fingerprint: t.string }),
+  ],
+  'EventMetadata',
+);
 export type EventMetadata = t.TypeOf<typeof EventMetadata>;
 
 export const catalogue = {
   ProjectCreated: t.type({ project_id: t.string, name: t.string, created_at: t.string }),
   ApiKeyIssued: t.intersection([
     t.type({
-      project_id: t.string, key_id: t.string, name: t.string,
-      prefix: t.string, key_hash: t.string, issued_at: t.string,
+      project_id: t.string,
+      key_id: t.string,
+      name: t.string,
+      prefix: t.string,
+      key_hash: t.string,
+      issued_at: t.string,
     }),
     // Absent on keys issued before keys could be restricted: any origin, the default rate.
     t.partial({ allowed_origins: t.array(t.string), rate_limit: t.union([t.null, t.number]) }),
   ]),
   ApiKeyRestricted: t.type({
-    project_id: t.string, key_id: t.string, allowed_origins: t.array(t.string), rate_limit: t.union([t.null, t.number]), changed_at: t.string,
+    project_id: t.string,
+    key_id: t.string,
+    allowed_origins: t.array(t.string),
+    rate_limit: t.union([t.null, t.number]),
+    changed_at: t.string,
   }),
   ApiKeyRevoked: t.type({ project_id: t.string, key_id: t.string, revoked_at: t.string }),
   ...userEvents,
@@ -49,7 +60,13 @@ export const catalogue = {
   ...anomalyEvents,
   ...retentionEvents,
   /** A project's tree head, signed (docs/auditors.md): not a leaf of the tree it signs. */
-  CheckpointSigned: t.type({ project_id: t.string, size: t.number, root: t.string, note: t.string, signed_at: t.string }),
+  CheckpointSigned: t.type({
+    project_id: t.string,
+    size: t.number,
+    root: t.string,
+    note: t.string,
+    signed_at: t.string,
+  }),
 } as const;
 
 export type EventType = keyof typeof catalogue;
@@ -59,7 +76,11 @@ export type DomainEvent = { [K in EventType]: { type: K; data: EventData<K> } }[
 export const isEventType = (s: string): s is EventType => Object.hasOwn(catalogue, s);
 
 export class CorruptEventError extends Error {
-  constructor(readonly position: string, readonly type: string, reason: string) {
+  constructor(
+    readonly position: string,
+    readonly type: string,
+    reason: string,
+  ) {
     super(`event at position ${position} (${type}) does not match its codec: ${reason}`);
   }
 }

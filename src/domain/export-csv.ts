@@ -3,10 +3,32 @@ import type { StoredAuditEvent } from './audit-event.ts';
 /** The export's CSV columns: every list field (SPEC 2.2) and every ingest field (SPEC 2.1), in a
  *  fixed order; object and array fields hold JSON. New columns are only ever appended. */
 export const CSV_COLUMNS = [
-  'id', 'timestamp', 'project_id', 'event_type', 'method', 'path', 'status_code', 'response_time',
-  'identifier', 'service_name', 'environment', 'source', 'user_email', 'user_name', 'user_roles', 'user_type',
-  'tenant_id', 'ip', 'user_agent', 'request_id', 'session_id', 'error_message',
-  'query_params', 'path_params', 'request_body', 'response_body',
+  'id',
+  'timestamp',
+  'project_id',
+  'event_type',
+  'method',
+  'path',
+  'status_code',
+  'response_time',
+  'identifier',
+  'service_name',
+  'environment',
+  'source',
+  'user_email',
+  'user_name',
+  'user_roles',
+  'user_type',
+  'tenant_id',
+  'ip',
+  'user_agent',
+  'request_id',
+  'session_id',
+  'error_message',
+  'query_params',
+  'path_params',
+  'request_body',
+  'response_body',
 ] as const satisfies ReadonlyArray<keyof StoredAuditEvent>;
 
 /** A spreadsheet may run a cell that starts with one of these as a formula (CSV injection):

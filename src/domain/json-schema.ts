@@ -48,9 +48,14 @@ export interface SchemaNote {
 /** Gives `codec` its JSON Schema; returns the codec itself, so a factory can end with it. The
  *  note is set on the codec, so it must be one of our own: io-ts's combinators describe
  *  themselves, and its `t.string` is shared by everyone. */
-export const withSchema = <C extends t.Any>(codec: C, schema: JsonSchema, base?: t.Mixed): C & { readonly jsonSchema: SchemaNote } => {
+export const withSchema = <C extends t.Any>(
+  codec: C,
+  schema: JsonSchema,
+  base?: t.Mixed,
+): C & { readonly jsonSchema: SchemaNote } => {
   const tag = (codec as { _tag?: string })._tag;
-  if (tag !== undefined && tag !== 'RefinementType') throw new Error(`withSchema: ${codec.name} is an io-ts ${tag}, which describes itself; note a codec of your own`);
+  if (tag !== undefined && tag !== 'RefinementType')
+    throw new Error(`withSchema: ${codec.name} is an io-ts ${tag}, which describes itself; note a codec of your own`);
   return Object.assign(codec, { jsonSchema: base === undefined ? { schema } : { schema, base } });
 };
 

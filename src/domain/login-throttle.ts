@@ -14,7 +14,11 @@ export interface LoginLimits {
 }
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = {
-  accountFailures: 5, accountLockSeconds: 30, accountMaxLockSeconds: 900, addressFailures: 20, addressWindowSeconds: 900,
+  accountFailures: 5,
+  accountLockSeconds: 30,
+  accountMaxLockSeconds: 900,
+  addressFailures: 20,
+  addressWindowSeconds: 900,
 };
 
 /** An account's failures are forgotten a day after the first of them, if no login succeeds. */
@@ -24,7 +28,10 @@ export const ACCOUNT_FAILURES_KEPT_SECONDS = 86_400;
 export const accountLockSeconds = (failures: number, limits: LoginLimits): number =>
   failures < limits.accountFailures
     ? 0
-    : Math.min(limits.accountLockSeconds * 2 ** Math.min(failures - limits.accountFailures, 30), limits.accountMaxLockSeconds);
+    : Math.min(
+        limits.accountLockSeconds * 2 ** Math.min(failures - limits.accountFailures, 30),
+        limits.accountMaxLockSeconds,
+      );
 
 /** The key an address is counted under: an IPv4 address (also as `::ffff:a.b.c.d`) as it is, an
  *  IPv6 address by its /64 network, the smallest block one client is usually given (counting
@@ -36,6 +43,12 @@ export const addressKey = (address: string): string => {
   const [head = '', tail] = address.toLowerCase().split('%')[0]!.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(8 - left.length - right.length, 0)).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const groups =
+    tail === undefined
+      ? left
+      : [...left, ...Array<string>(Math.max(8 - left.length - right.length, 0)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 };

@@ -29,31 +29,41 @@ export interface MaskingRules {
 
 export const NO_MASKING_RULES: MaskingRules = { keys: [], patterns: [] };
 
-const boundedArray = <C extends t.Mixed>(item: C, max: number) => withSchema(
-  new t.Type<Array<t.TypeOf<C>>, Array<t.OutputOf<C>>, unknown>(
-    `an array of at most ${max} items, each ${item.name}`,
-    (u): u is Array<t.TypeOf<C>> => Array.isArray(u) && u.length <= max && u.every(item.is),
-    (u, c) => {
-      if (!Array.isArray(u) || u.length > max) return t.failure(u, c);
-      return t.array(item).validate(u, c);
-    },
-    t.identity,
-  ),
-  { maxItems: max },
-  t.array(item),
-);
+const boundedArray = <C extends t.Mixed>(item: C, max: number) =>
+  withSchema(
+    new t.Type<Array<t.TypeOf<C>>, Array<t.OutputOf<C>>, unknown>(
+      `an array of at most ${max} items, each ${item.name}`,
+      (u): u is Array<t.TypeOf<C>> => Array.isArray(u) && u.length <= max && u.every(item.is),
+      (u, c) => {
+        if (!Array.isArray(u) || u.length > max) return t.failure(u, c);
+        return t.array(item).validate(u, c);
+      },
+      t.identity,
+    ),
+    { maxItems: max },
+    t.array(item),
+  );
 
 /** The body of `PUT /v1/projects/:id/masking`: both lists, replacing the project's rules;
  *  a field it does not define is an error. */
-export const MaskingRulesBody = closed(t.type({
-  keys: boundedArray(boundedString(1, MASKING_LIMITS.keyLength), MASKING_LIMITS.keys),
-  patterns: boundedArray(boundedString(1, MASKING_LIMITS.patternLength), MASKING_LIMITS.patterns),
-}), 'field', 'masking rules');
+export const MaskingRulesBody = closed(
+  t.type({
+    keys: boundedArray(boundedString(1, MASKING_LIMITS.keyLength), MASKING_LIMITS.keys),
+    patterns: boundedArray(boundedString(1, MASKING_LIMITS.patternLength), MASKING_LIMITS.patterns),
+  }),
+  'field',
+  'masking rules',
+);
 
 export const maskingEvents = {
   /** The project's rules from now on, as a whole (the log does not re-check the patterns: an
    *  event once written stays readable). */
-  MaskingRulesSet: t.type({ project_id: t.string, keys: t.array(t.string), patterns: t.array(t.string), updated_at: t.string }),
+  MaskingRulesSet: t.type({
+    project_id: t.string,
+    keys: t.array(t.string),
+    patterns: t.array(t.string),
+    updated_at: t.string,
+  }),
 } as const;
 
 /** The rules without repeats: keys that normalise alike and identical patterns, first kept. */
@@ -69,8 +79,10 @@ export const withoutRepeats = (rules: MaskingRules): MaskingRules => {
 };
 
 export const sameRules = (a: MaskingRules, b: MaskingRules): boolean =>
-  a.keys.length === b.keys.length && a.patterns.length === b.patterns.length
-  && a.keys.every((k, i) => k === b.keys[i]) && a.patterns.every((p, i) => p === b.patterns[i]);
+  a.keys.length === b.keys.length &&
+  a.patterns.length === b.patterns.length &&
+  a.keys.every((k, i) => k === b.keys[i]) &&
+  a.patterns.every((p, i) => p === b.patterns[i]);
 
 const compile = (pattern: string): RE2JS => RE2JS.compile(pattern);
 
@@ -81,7 +93,8 @@ const combined = (patterns: readonly string[]): string => patterns.map((p) => `(
 export const maskingRulesProblems = (rules: MaskingRules): ErrorDetail[] => {
   const problems: ErrorDetail[] = [];
   rules.keys.forEach((key, i) => {
-    if (normaliseKey(key) === '') problems.push({ path: `keys.${i}`, message: 'must have a character other than - and _' });
+    if (normaliseKey(key) === '')
+      problems.push({ path: `keys.${i}`, message: 'must have a character other than - and _' });
   });
   rules.patterns.forEach((pattern, i) => {
     const path = `patterns.${i}`;
@@ -93,7 +106,10 @@ export const maskingRulesProblems = (rules: MaskingRules): ErrorDetail[] => {
       return;
     }
     if (re.programSize() > MASKING_LIMITS.patternInstructions) {
-      problems.push({ path, message: `compiles to ${re.programSize()} instructions, more than ${MASKING_LIMITS.patternInstructions}: use smaller repetition counts` });
+      problems.push({
+        path,
+        message: `compiles to ${re.programSize()} instructions, more than ${MASKING_LIMITS.patternInstructions}: use smaller repetition counts`,
+      });
     } else if (re.test('')) {
       problems.push({ path, message: 'matches the empty string, so it would mask every value' });
     }
@@ -101,7 +117,10 @@ export const maskingRulesProblems = (rules: MaskingRules): ErrorDetail[] => {
   if (problems.length === 0 && rules.patterns.length > 0) {
     const size = compile(combined(rules.patterns)).programSize();
     if (size > MASKING_LIMITS.totalInstructions) {
-      problems.push({ path: 'patterns', message: `compile to ${size} instructions together, more than ${MASKING_LIMITS.totalInstructions}` });
+      problems.push({
+        path: 'patterns',
+        message: `compile to ${size} instructions together, more than ${MASKING_LIMITS.totalInstructions}`,
+      });
     }
   }
   return problems;

@@ -4,7 +4,16 @@
  *  that one of them matches becomes MASK). Pure; never mutates its input. */
 import { MASK, SECRET_KEYS, define, maskCardNumbers, maskObject, normaliseKey } from '@watchlog/masking';
 
-export { COMMON_SECRET_KEYS, MASK, SPEC_SECRET_KEYS, isSecretKey, maskCardNumbers, maskObject, maskValue, normaliseKey } from '@watchlog/masking';
+export {
+  COMMON_SECRET_KEYS,
+  MASK,
+  SPEC_SECRET_KEYS,
+  isSecretKey,
+  maskCardNumbers,
+  maskObject,
+  maskValue,
+  normaliseKey,
+} from '@watchlog/masking';
 
 /** A project's own rules, compiled (see masking-rules.ts): extra key names, normalised, and its
  *  value patterns as one matcher that runs in time linear in the text it reads. */
@@ -46,7 +55,13 @@ class EventMasking {
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(value)) {
         const name = normaliseKey(key);
-        define(out, key, SECRET_KEYS.has(name) || this.project.keys.has(name) ? MASK : this.value((value as Record<string, unknown>)[key]));
+        define(
+          out,
+          key,
+          SECRET_KEYS.has(name) || this.project.keys.has(name)
+            ? MASK
+            : this.value((value as Record<string, unknown>)[key]),
+        );
       }
       return out;
     }
@@ -68,7 +83,9 @@ class EventMasking {
 
 /** Masks the bodies of one event: with no project rules exactly `maskObject`; with them, every
  *  body of the event shares one scan budget. */
-export const eventMasker = (project: ProjectMasking | null): ((o: Record<string, unknown>) => Record<string, unknown>) => {
+export const eventMasker = (
+  project: ProjectMasking | null,
+): ((o: Record<string, unknown>) => Record<string, unknown>) => {
   if (project === null) return maskObject;
   const masking = new EventMasking(project);
   return (o) => masking.value(o) as Record<string, unknown>;

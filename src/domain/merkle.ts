@@ -31,14 +31,28 @@ export interface LeafRecord {
 
 /** The canonical JSON (RFC 8785) of the record's position-independent fields, as UTF-8. */
 export const leafBytes = (r: LeafRecord): Buffer =>
-  Buffer.from(canonicalJson({ data: r.data, id: r.id, metadata: r.metadata, revision: r.revision, stream: r.stream, type: r.type }), 'utf8');
+  Buffer.from(
+    canonicalJson({
+      data: r.data,
+      id: r.id,
+      metadata: r.metadata,
+      revision: r.revision,
+      stream: r.stream,
+      type: r.type,
+    }),
+    'utf8',
+  );
 
 export const leafHash = (bytes: Uint8Array): Hash => sha256(LEAF_PREFIX, bytes);
 
 /** `leafHash(leafBytes(r))` in one step: the text is hashed as it is encoded, no bytes copied (its
  *  UTF-8 is the leaf bytes: JSON.stringify escapes lone surrogates, so the text is well formed). */
 export const recordLeafHash = (r: LeafRecord): Hash =>
-  hash('sha256', `\u0000${canonicalJson({ data: r.data, id: r.id, metadata: r.metadata, revision: r.revision, stream: r.stream, type: r.type })}`, 'buffer') as Hash;
+  hash(
+    'sha256',
+    `\u0000${canonicalJson({ data: r.data, id: r.id, metadata: r.metadata, revision: r.revision, stream: r.stream, type: r.type })}`,
+    'buffer',
+  ) as Hash;
 export const nodeHash = (left: Uint8Array, right: Uint8Array): Hash =>
   hash('sha256', Buffer.concat([NODE_PREFIX, left, right], 1 + left.length + right.length), 'buffer') as Hash;
 
@@ -59,7 +73,11 @@ export interface Frontier {
 export const EMPTY_FRONTIER: Frontier = { size: 0, nodes: [] };
 
 /** A complete subtree's root: `level` 0 is a leaf, level L covers leaves [index·2^L, (index+1)·2^L). */
-export interface StoredNode { readonly level: number; readonly index: number; readonly hash: Hash }
+export interface StoredNode {
+  readonly level: number;
+  readonly index: number;
+  readonly hash: Hash;
+}
 
 /** Appends one leaf: the new frontier, and every complete subtree the leaf completes (the leaf
  *  itself first), to be stored for proofs. */
@@ -112,8 +130,8 @@ export const inclusionProof = async (read: NodeReader, index: number, size: numb
     if (n === 1) return [];
     const k = splitOf(n);
     return m < k
-      ? [...await path(m, start, start + k), await subtreeRoot(read, start + k, end)]
-      : [...await path(m - k, start + k, end), await subtreeRoot(read, start, start + k)];
+      ? [...(await path(m, start, start + k)), await subtreeRoot(read, start + k, end)]
+      : [...(await path(m - k, start + k, end)), await subtreeRoot(read, start, start + k)];
   };
   return path(index, 0, size);
 };
@@ -127,8 +145,8 @@ export const consistencyProof = async (read: NodeReader, from: number, to: numbe
     if (m === n) return complete ? [] : [await subtreeRoot(read, start, end)];
     const k = splitOf(n);
     return m <= k
-      ? [...await subproof(m, start, start + k, complete), await subtreeRoot(read, start + k, end)]
-      : [...await subproof(m - k, start + k, end, false), await subtreeRoot(read, start, start + k)];
+      ? [...(await subproof(m, start, start + k, complete)), await subtreeRoot(read, start + k, end)]
+      : [...(await subproof(m - k, start + k, end, false)), await subtreeRoot(read, start, start + k)];
   };
   return subproof(from, 0, to, true);
 };

@@ -35,10 +35,17 @@ export const uptimeRatio = (buckets: ReadonlyArray<UptimeBucket>, fromHour: numb
 };
 
 /** A monitor's checks in one hour. */
-export interface UptimeBucket { hour: number; ok: number; total: number }
+export interface UptimeBucket {
+  hour: number;
+  ok: number;
+  total: number;
+}
 
 /** SPEC 4.10 uptime of a monitor at `now`: over the last 24 (168) whole hours and the current one. */
-export const uptimeAt = (buckets: ReadonlyArray<UptimeBucket>, now: Date): { uptime_24h: number | null; uptime_7d: number | null } => {
+export const uptimeAt = (
+  buckets: ReadonlyArray<UptimeBucket>,
+  now: Date,
+): { uptime_24h: number | null; uptime_7d: number | null } => {
   const current = uptimeHourOf(now);
   return {
     uptime_24h: uptimeRatio(buckets, current - 24 * HOUR_MS, current),
@@ -48,12 +55,15 @@ export const uptimeAt = (buckets: ReadonlyArray<UptimeBucket>, now: Date): { upt
 export const DEFAULTS = { interval_seconds: 60, timeout_seconds: 10, expected_status: 200, enabled: true } as const;
 
 /** http(s) only, with a host; at most 2048 characters. */
-export const MonitorUrl = withSchema(new t.Type<string, string, unknown>(
-  'an http or https URL of at most 2048 characters',
-  (u): u is string => typeof u === 'string' && isHttpUrl(u),
-  (u, c) => (typeof u === 'string' && isHttpUrl(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-), { type: 'string', format: 'uri', maxLength: 2048 });
+export const MonitorUrl = withSchema(
+  new t.Type<string, string, unknown>(
+    'an http or https URL of at most 2048 characters',
+    (u): u is string => typeof u === 'string' && isHttpUrl(u),
+    (u, c) => (typeof u === 'string' && isHttpUrl(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  ),
+  { type: 'string', format: 'uri', maxLength: 2048 },
+);
 
 function isHttpUrl(s: string): boolean {
   if (s.length > 2048) return false;
@@ -76,21 +86,33 @@ const settings = {
 
 /** Create and update bodies: unknown fields are refused (a misspelt setting is a 400, not a
  *  default silently applied). */
-export const MonitorCreateInput = closed(t.exact(t.intersection([
-  t.type({ project_id: Uuid, name: settings.name, url: settings.url }),
-  t.partial({
-    interval_seconds: settings.interval_seconds, timeout_seconds: settings.timeout_seconds,
-    expected_status: settings.expected_status, enabled: settings.enabled,
-  }),
-])), 'field', 'a monitor');
+export const MonitorCreateInput = closed(
+  t.exact(
+    t.intersection([
+      t.type({ project_id: Uuid, name: settings.name, url: settings.url }),
+      t.partial({
+        interval_seconds: settings.interval_seconds,
+        timeout_seconds: settings.timeout_seconds,
+        expected_status: settings.expected_status,
+        enabled: settings.enabled,
+      }),
+    ]),
+  ),
+  'field',
+  'a monitor',
+);
 export type MonitorCreateInput = t.TypeOf<typeof MonitorCreateInput>;
 
 export const MonitorUpdateInput = closed(t.exact(t.partial(settings)), 'field', 'a monitor update');
 export type MonitorUpdateInput = t.TypeOf<typeof MonitorUpdateInput>;
 
 export const MonitorSettings = t.type({
-  name: t.string, url: t.string, interval_seconds: t.number, timeout_seconds: t.number,
-  expected_status: t.number, enabled: t.boolean,
+  name: t.string,
+  url: t.string,
+  interval_seconds: t.number,
+  timeout_seconds: t.number,
+  expected_status: t.number,
+  enabled: t.boolean,
 });
 export type MonitorSettings = t.TypeOf<typeof MonitorSettings>;
 
@@ -111,7 +133,10 @@ export const monitorEvents = {
     MonitorSettings,
   ]),
   MonitorUpdated: t.type({
-    monitor_id: t.string, project_id: t.string, changes: t.exact(t.partial(MonitorSettings.props)), updated_at: t.string,
+    monitor_id: t.string,
+    project_id: t.string,
+    changes: t.exact(t.partial(MonitorSettings.props)),
+    updated_at: t.string,
   }),
   MonitorDeleted: t.type({ monitor_id: t.string, project_id: t.string, deleted_at: t.string }),
   CheckRecorded: t.intersection([t.type({ monitor_id: t.string, project_id: t.string }), CheckResult]),
@@ -122,14 +147,26 @@ export const monitorEvents = {
   ]),
   MonitorWentDown: t.intersection([
     t.type({
-      monitor_id: t.string, project_id: t.string, name: t.string, url: t.string, expected_status: t.number,
-      went_down_at: t.string, response_ms: t.number, error: t.string,
+      monitor_id: t.string,
+      project_id: t.string,
+      name: t.string,
+      url: t.string,
+      expected_status: t.number,
+      went_down_at: t.string,
+      response_ms: t.number,
+      error: t.string,
     }),
     t.partial({ status_code: t.number }),
   ]),
   MonitorCameUp: t.type({
-    monitor_id: t.string, project_id: t.string, name: t.string, url: t.string,
-    came_up_at: t.string, status_code: t.number, response_ms: t.number, downtime_seconds: t.number,
+    monitor_id: t.string,
+    project_id: t.string,
+    name: t.string,
+    url: t.string,
+    came_up_at: t.string,
+    status_code: t.number,
+    response_ms: t.number,
+    downtime_seconds: t.number,
   }),
 } as const;
 
@@ -144,7 +181,11 @@ export interface MonitorState {
 }
 
 export const initialMonitor: MonitorState = {
-  id: null, projectId: '', deleted: false, status: 'PENDING', statusSince: null,
+  id: null,
+  projectId: '',
+  deleted: false,
+  status: 'PENDING',
+  statusSince: null,
   settings: { name: '', url: '', ...DEFAULTS },
 };
 
@@ -196,13 +237,18 @@ export const decideTransition = (state: MonitorState, result: CheckResult): Tran
   const base = { monitor_id: state.id, project_id: state.projectId };
   if (result.ok) {
     if (state.status === 'UP') return null;
-    if (state.status === 'PENDING') return { type: 'MonitorStatusEstablished', data: { ...base, status: 'UP', ...result } };
+    if (state.status === 'PENDING')
+      return { type: 'MonitorStatusEstablished', data: { ...base, status: 'UP', ...result } };
     const since = state.statusSince === null ? Date.parse(result.checked_at) : Date.parse(state.statusSince);
     return {
       type: 'MonitorCameUp',
       data: {
-        ...base, name: state.settings.name, url: state.settings.url, came_up_at: result.checked_at,
-        status_code: result.status_code ?? state.settings.expected_status, response_ms: result.response_ms,
+        ...base,
+        name: state.settings.name,
+        url: state.settings.url,
+        came_up_at: result.checked_at,
+        status_code: result.status_code ?? state.settings.expected_status,
+        response_ms: result.response_ms,
         downtime_seconds: Math.max(0, Math.round((Date.parse(result.checked_at) - since) / 1000)),
       },
     };
@@ -211,8 +257,13 @@ export const decideTransition = (state: MonitorState, result: CheckResult): Tran
   return {
     type: 'MonitorWentDown',
     data: {
-      ...base, name: state.settings.name, url: state.settings.url, expected_status: state.settings.expected_status,
-      went_down_at: result.checked_at, response_ms: result.response_ms, error: failureText(state.settings.expected_status, result),
+      ...base,
+      name: state.settings.name,
+      url: state.settings.url,
+      expected_status: state.settings.expected_status,
+      went_down_at: result.checked_at,
+      response_ms: result.response_ms,
+      error: failureText(state.settings.expected_status, result),
       ...(result.status_code === undefined ? {} : { status_code: result.status_code }),
     },
   };
@@ -222,7 +273,9 @@ export const decideUpdate = (state: MonitorState, changes: MonitorUpdateInput): 
   assertMonitorExists(state);
   const next = { ...state.settings, ...changes };
   assertTimeoutWithinInterval(next);
-  return Object.fromEntries(Object.entries(changes).filter(([k, v]) => state.settings[k as keyof MonitorSettings] !== v));
+  return Object.fromEntries(
+    Object.entries(changes).filter(([k, v]) => state.settings[k as keyof MonitorSettings] !== v),
+  );
 };
 
 /** A check may wait as long as the interval: with the minimum interval (10 s) the default timeout
@@ -230,31 +283,60 @@ export const decideUpdate = (state: MonitorState, changes: MonitorUpdateInput): 
  *  checks of one monitor from overlapping. */
 export const assertTimeoutWithinInterval = (s: Pick<MonitorSettings, 'timeout_seconds' | 'interval_seconds'>): void => {
   if (s.timeout_seconds > s.interval_seconds) {
-    throw invalid('monitor', [{ path: 'timeout_seconds', message: `must not exceed interval_seconds (${s.interval_seconds})` }]);
+    throw invalid('monitor', [
+      { path: 'timeout_seconds', message: `must not exceed interval_seconds (${s.interval_seconds})` },
+    ]);
   }
 };
 
 /** SPEC 6.1: a transition as the audit event the list and export show. `identifier` is the
  *  constant `system`, `method` GET (the check's method), `environment` production. */
 export const transitionAuditEvent = (
-  id: string, e: { type: 'MonitorWentDown' | 'MonitorCameUp'; data: t.TypeOf<(typeof monitorEvents)['MonitorWentDown' | 'MonitorCameUp']> },
+  id: string,
+  e: {
+    type: 'MonitorWentDown' | 'MonitorCameUp';
+    data: t.TypeOf<(typeof monitorEvents)['MonitorWentDown' | 'MonitorCameUp']>;
+  },
 ): StoredAuditEvent => {
   const common = {
-    id, project_id: e.data.project_id, identifier: 'system', method: 'GET', environment: 'production',
-    source: 'backend' as const, service_name: e.data.name, path: e.data.url.slice(0, 255), response_time: e.data.response_ms,
+    id,
+    project_id: e.data.project_id,
+    identifier: 'system',
+    method: 'GET',
+    environment: 'production',
+    source: 'backend' as const,
+    service_name: e.data.name,
+    path: e.data.url.slice(0, 255),
+    response_time: e.data.response_ms,
   };
   if (e.type === 'MonitorWentDown') {
     const d = e.data as t.TypeOf<typeof monitorEvents.MonitorWentDown>;
     return {
-      ...common, event_type: 'system.healthcheck.down', timestamp: d.went_down_at,
+      ...common,
+      event_type: 'system.healthcheck.down',
+      timestamp: d.went_down_at,
       ...(d.status_code === undefined ? {} : { status_code: d.status_code }),
-      request_body: { url: d.url, expected_status: d.expected_status, status_code: d.status_code ?? 0, response_ms: d.response_ms, error: d.error },
+      request_body: {
+        url: d.url,
+        expected_status: d.expected_status,
+        status_code: d.status_code ?? 0,
+        response_ms: d.response_ms,
+        error: d.error,
+      },
     };
   }
   const d = e.data as t.TypeOf<typeof monitorEvents.MonitorCameUp>;
   return {
-    ...common, event_type: 'system.healthcheck.up', timestamp: d.came_up_at, status_code: d.status_code,
-    request_body: { url: d.url, status_code: d.status_code, response_ms: d.response_ms, downtime_seconds: d.downtime_seconds },
+    ...common,
+    event_type: 'system.healthcheck.up',
+    timestamp: d.came_up_at,
+    status_code: d.status_code,
+    request_body: {
+      url: d.url,
+      status_code: d.status_code,
+      response_ms: d.response_ms,
+      downtime_seconds: d.downtime_seconds,
+    },
   };
 };
 
@@ -273,15 +355,35 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand> = {
       case 'CreateMonitor':
         if (state.id !== null) throw new DomainError('conflict', 'monitor already exists');
         assertTimeoutWithinInterval(command.settings);
-        return [{ type: 'MonitorCreated', data: { monitor_id: command.monitor_id, project_id: command.project_id, created_at: command.at, ...command.settings } }];
+        return [
+          {
+            type: 'MonitorCreated',
+            data: {
+              monitor_id: command.monitor_id,
+              project_id: command.project_id,
+              created_at: command.at,
+              ...command.settings,
+            },
+          },
+        ];
       case 'UpdateMonitor': {
         const changes = decideUpdate(state, command.changes);
         if (Object.keys(changes).length === 0) return [];
-        return [{ type: 'MonitorUpdated', data: { monitor_id: state.id!, project_id: state.projectId, changes, updated_at: command.at } }];
+        return [
+          {
+            type: 'MonitorUpdated',
+            data: { monitor_id: state.id!, project_id: state.projectId, changes, updated_at: command.at },
+          },
+        ];
       }
       case 'DeleteMonitor':
         assertMonitorExists(state);
-        return [{ type: 'MonitorDeleted', data: { monitor_id: state.id!, project_id: state.projectId, deleted_at: command.at } }];
+        return [
+          {
+            type: 'MonitorDeleted',
+            data: { monitor_id: state.id!, project_id: state.projectId, deleted_at: command.at },
+          },
+        ];
       case 'RecordCheck': {
         const transition = decideTransition(state, command.result);
         return transition ? [transition] : [];

@@ -43,7 +43,8 @@ export const dashboardLink = (publicUrl: string | null, n: Notification): string
   if (publicUrl === null) return null;
   const base = `${publicUrl.replace(/\/+$/, '')}/p/${n.project_id}`;
   switch (n.type) {
-    case 'monitor.down': case 'monitor.up':
+    case 'monitor.down':
+    case 'monitor.up':
       return `${base}/monitors?open=${n.monitor.id}`;
     case 'anomaly.detected':
       return `${base}/events/${n.id}`;
@@ -60,43 +61,72 @@ export const messageOf = (n: Notification, publicUrl: string | null): Message =>
     case 'monitor.down': {
       const reason = n.error ?? (n.status_code === null ? 'no answer' : `answered ${n.status_code}`);
       return {
-        kind: 'down', title: `${n.monitor.name} is DOWN`, link, at: n.timestamp,
+        kind: 'down',
+        title: `${n.monitor.name} is DOWN`,
+        link,
+        at: n.timestamp,
         text: `${n.monitor.name} (${n.monitor.url}) is DOWN since ${readableTime(n.timestamp)}: ${reason}.`,
         facts: [
-          ['Service', n.monitor.name], ['URL', n.monitor.url], ['Down since', readableTime(n.timestamp)],
-          ['Status', n.status_code === null ? 'no answer' : String(n.status_code)], ...(n.error === null ? [] : [['Error', n.error] as const]),
+          ['Service', n.monitor.name],
+          ['URL', n.monitor.url],
+          ['Down since', readableTime(n.timestamp)],
+          ['Status', n.status_code === null ? 'no answer' : String(n.status_code)],
+          ...(n.error === null ? [] : [['Error', n.error] as const]),
           ['Response time', `${n.response_ms} ms`],
         ],
       };
     }
     case 'monitor.up': {
       const downFor = n.downtime_seconds === null ? null : readableDuration(n.downtime_seconds);
-      const downSince = n.downtime_seconds === null ? null : new Date(Date.parse(n.timestamp) - n.downtime_seconds * 1000).toISOString();
+      const downSince =
+        n.downtime_seconds === null
+          ? null
+          : new Date(Date.parse(n.timestamp) - n.downtime_seconds * 1000).toISOString();
       return {
-        kind: 'up', title: `${n.monitor.name} is UP`, link, at: n.timestamp,
+        kind: 'up',
+        title: `${n.monitor.name} is UP`,
+        link,
+        at: n.timestamp,
         text: `${n.monitor.name} (${n.monitor.url}) is UP again since ${readableTime(n.timestamp)}${downFor === null ? '' : `, after ${downFor} DOWN`}.`,
         facts: [
-          ['Service', n.monitor.name], ['URL', n.monitor.url], ['Up since', readableTime(n.timestamp)],
-          ...(downSince === null ? [] : [['Down since', readableTime(downSince)] as const]), ...(downFor === null ? [] : [['Downtime', downFor] as const]),
+          ['Service', n.monitor.name],
+          ['URL', n.monitor.url],
+          ['Up since', readableTime(n.timestamp)],
+          ...(downSince === null ? [] : [['Down since', readableTime(downSince)] as const]),
+          ...(downFor === null ? [] : [['Downtime', downFor] as const]),
           ['Status', n.status_code === null ? 'no answer' : String(n.status_code)],
         ],
       };
     }
     case 'anomaly.detected':
       return {
-        kind: 'alert', title: `Anomaly: ${n.rule} on ${n.service_name}`, link, at: n.timestamp,
+        kind: 'alert',
+        title: `Anomaly: ${n.rule} on ${n.service_name}`,
+        link,
+        at: n.timestamp,
         text: `${n.rule} on ${n.service_name} (${n.environment})${n.subject === n.service_name ? '' : ` for ${n.subject}`} since ${readableTime(n.timestamp)}.`,
         facts: [
-          ['Rule', n.rule], ['Service', n.service_name], ['Environment', n.environment], ['Subject', n.subject], ['Since', readableTime(n.timestamp)],
+          ['Rule', n.rule],
+          ['Service', n.service_name],
+          ['Environment', n.environment],
+          ['Subject', n.subject],
+          ['Since', readableTime(n.timestamp)],
           ...Object.entries(n.details).map(([k, v]) => [k, detailText(v)] as const),
         ],
       };
     case 'channel.test': {
       const channel = n.channel.name ?? n.channel.id;
       return {
-        kind: 'test', title: 'watchlog test notification', link, at: n.timestamp,
+        kind: 'test',
+        title: 'watchlog test notification',
+        link,
+        at: n.timestamp,
         text: `A test of the channel ${channel}, sent ${readableTime(n.timestamp)}: this channel reaches you.`,
-        facts: [['Channel', channel], ['Project', n.project_id], ['Sent', readableTime(n.timestamp)]],
+        facts: [
+          ['Channel', channel],
+          ['Project', n.project_id],
+          ['Sent', readableTime(n.timestamp)],
+        ],
       };
     }
   }
@@ -116,8 +146,20 @@ export const slackPayload = (m: Message) => {
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: clip(`${EMOJI[m.kind]} ${m.title}`, 150), emoji: true } },
       { type: 'section', text: { type: 'mrkdwn', text: clip(esc(m.text), 3000) } },
-      { type: 'section', fields: m.facts.slice(0, 10).map(([label, value]) => ({ type: 'mrkdwn', text: clip(`*${esc(label)}*\n${esc(value)}`, 2000) })) },
-      ...(m.link === null ? [] : [{ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: LINK_LABEL }, url: m.link }] }]),
+      {
+        type: 'section',
+        fields: m.facts
+          .slice(0, 10)
+          .map(([label, value]) => ({ type: 'mrkdwn', text: clip(`*${esc(label)}*\n${esc(value)}`, 2000) })),
+      },
+      ...(m.link === null
+        ? []
+        : [
+            {
+              type: 'actions',
+              elements: [{ type: 'button', text: { type: 'plain_text', text: LINK_LABEL }, url: m.link }],
+            },
+          ]),
     ],
   };
 };
@@ -128,15 +170,19 @@ const DISCORD_COLOR: Record<MessageKind, number> = { down: 0xd92d20, up: 0x12b76
 export const discordPayload = (m: Message) => ({
   username: 'watchlog',
   allowed_mentions: { parse: [] as string[] },
-  embeds: [{
-    title: clip(`${EMOJI[m.kind]} ${m.title}`, 256),
-    description: clip(m.text, 4096),
-    ...(m.link === null ? {} : { url: m.link }),
-    color: DISCORD_COLOR[m.kind],
-    fields: m.facts.slice(0, 25).map(([name, value]) => ({ name: clip(name, 256), value: clip(value, 1024), inline: true })),
-    timestamp: m.at,
-    footer: { text: 'watchlog' },
-  }],
+  embeds: [
+    {
+      title: clip(`${EMOJI[m.kind]} ${m.title}`, 256),
+      description: clip(m.text, 4096),
+      ...(m.link === null ? {} : { url: m.link }),
+      color: DISCORD_COLOR[m.kind],
+      fields: m.facts
+        .slice(0, 25)
+        .map(([name, value]) => ({ name: clip(name, 256), value: clip(value, 1024), inline: true })),
+      timestamp: m.at,
+      footer: { text: 'watchlog' },
+    },
+  ],
 });
 
 const TEAMS_COLOR: Record<MessageKind, string> = { down: 'Attention', up: 'Good', alert: 'Warning', test: 'Accent' };
@@ -145,38 +191,59 @@ const TEAMS_COLOR: Record<MessageKind, string> = { down: 'Attention', up: 'Good'
  *  one Adaptive Card. */
 export const teamsPayload = (m: Message) => ({
   type: 'message',
-  attachments: [{
-    contentType: 'application/vnd.microsoft.card.adaptive',
-    contentUrl: null,
-    content: {
-      $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
-      type: 'AdaptiveCard',
-      version: '1.4',
-      body: [
-        { type: 'TextBlock', text: `${EMOJI[m.kind]} ${m.title}`, weight: 'Bolder', size: 'Medium', color: TEAMS_COLOR[m.kind], wrap: true },
-        { type: 'TextBlock', text: m.text, wrap: true },
-        { type: 'FactSet', facts: m.facts.map(([title, value]) => ({ title, value })) },
-      ],
-      ...(m.link === null ? {} : { actions: [{ type: 'Action.OpenUrl', title: LINK_LABEL, url: m.link }] }),
+  attachments: [
+    {
+      contentType: 'application/vnd.microsoft.card.adaptive',
+      contentUrl: null,
+      content: {
+        $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+        type: 'AdaptiveCard',
+        version: '1.4',
+        body: [
+          {
+            type: 'TextBlock',
+            text: `${EMOJI[m.kind]} ${m.title}`,
+            weight: 'Bolder',
+            size: 'Medium',
+            color: TEAMS_COLOR[m.kind],
+            wrap: true,
+          },
+          { type: 'TextBlock', text: m.text, wrap: true },
+          { type: 'FactSet', facts: m.facts.map(([title, value]) => ({ title, value })) },
+        ],
+        ...(m.link === null ? {} : { actions: [{ type: 'Action.OpenUrl', title: LINK_LABEL, url: m.link }] }),
+      },
     },
-  }],
+  ],
 });
 
-const html = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const html = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** An e-mail: subject, plain text and HTML alternatives saying the same. */
 export const emailContent = (m: Message) => {
   const text = [
-    m.text, '', ...m.facts.map(([label, value]) => `${label}: ${value}`), ...(m.link === null ? [] : ['', `${LINK_LABEL}: ${m.link}`]),
-    '', '-- ', 'watchlog',
+    m.text,
+    '',
+    ...m.facts.map(([label, value]) => `${label}: ${value}`),
+    ...(m.link === null ? [] : ['', `${LINK_LABEL}: ${m.link}`]),
+    '',
+    '-- ',
+    'watchlog',
   ].join('\n');
-  const rows = m.facts.map(([label, value]) => `<tr><th align="left" style="padding:2px 12px 2px 0">${html(label)}</th><td>${html(value)}</td></tr>`).join('');
+  const rows = m.facts
+    .map(
+      ([label, value]) =>
+        `<tr><th align="left" style="padding:2px 12px 2px 0">${html(label)}</th><td>${html(value)}</td></tr>`,
+    )
+    .join('');
   return {
     subject: `[watchlog] ${m.title}`,
     text,
-    html: `<!doctype html><html><body style="font-family:sans-serif">`
-      + `<h2>${html(`${EMOJI[m.kind]} ${m.title}`)}</h2><p>${html(m.text)}</p><table>${rows}</table>`
-      + `${m.link === null ? '' : `<p><a href="${html(m.link)}">${LINK_LABEL}</a></p>`}<p style="color:#667085">watchlog</p></body></html>`,
+    html:
+      `<!doctype html><html><body style="font-family:sans-serif">` +
+      `<h2>${html(`${EMOJI[m.kind]} ${m.title}`)}</h2><p>${html(m.text)}</p><table>${rows}</table>` +
+      `${m.link === null ? '' : `<p><a href="${html(m.link)}">${LINK_LABEL}</a></p>`}<p style="color:#667085">watchlog</p></body></html>`,
   };
 };
 
@@ -184,7 +251,8 @@ export const emailContent = (m: Message) => {
  *  resolves the incident the DOWN opened; each alert and each test has its own. */
 export const pagerDutyDedupKey = (n: Notification): string => {
   switch (n.type) {
-    case 'monitor.down': case 'monitor.up':
+    case 'monitor.down':
+    case 'monitor.up':
       return `watchlog-monitor-${n.monitor.id}`;
     case 'anomaly.detected':
       return `watchlog-alert-${n.id}`;
@@ -206,9 +274,10 @@ export const pagerDutyEvents = (n: Notification, m: Message, routingKey: string,
     payload: {
       summary: clip(`${m.title}: ${m.text}`, 1024),
       source: n.type === 'monitor.down' ? n.monitor.url : n.type === 'anomaly.detected' ? n.service_name : 'watchlog',
-      severity: n.type === 'channel.test' ? 'info' as const : severity,
+      severity: n.type === 'channel.test' ? ('info' as const) : severity,
       timestamp: m.at,
-      component: n.type === 'monitor.down' ? n.monitor.name : n.type === 'anomaly.detected' ? n.service_name : 'watchlog',
+      component:
+        n.type === 'monitor.down' ? n.monitor.name : n.type === 'anomaly.detected' ? n.service_name : 'watchlog',
       group: n.project_id,
       class: n.type,
       custom_details: Object.fromEntries(m.facts),

@@ -24,18 +24,35 @@ type Down = t.TypeOf<typeof monitorEvents.MonitorWentDown>;
 type Up = t.TypeOf<typeof monitorEvents.MonitorCameUp>;
 
 export const transitionNotification = (
-  eventId: string, e: { type: 'MonitorWentDown'; data: Down } | { type: 'MonitorCameUp'; data: Up },
+  eventId: string,
+  e: { type: 'MonitorWentDown'; data: Down } | { type: 'MonitorCameUp'; data: Up },
 ): TransitionNotification => {
   const monitor = { id: e.data.monitor_id, name: e.data.name, url: e.data.url };
   if (e.type === 'MonitorWentDown') {
     return {
-      id: eventId, type: 'monitor.down', project_id: e.data.project_id, monitor, status: 'DOWN', status_code: e.data.status_code ?? null,
-      response_ms: e.data.response_ms, error: e.data.error, downtime_seconds: null, timestamp: e.data.went_down_at,
+      id: eventId,
+      type: 'monitor.down',
+      project_id: e.data.project_id,
+      monitor,
+      status: 'DOWN',
+      status_code: e.data.status_code ?? null,
+      response_ms: e.data.response_ms,
+      error: e.data.error,
+      downtime_seconds: null,
+      timestamp: e.data.went_down_at,
     };
   }
   return {
-    id: eventId, type: 'monitor.up', project_id: e.data.project_id, monitor, status: 'UP', status_code: e.data.status_code,
-    response_ms: e.data.response_ms, error: null, downtime_seconds: e.data.downtime_seconds, timestamp: e.data.came_up_at,
+    id: eventId,
+    type: 'monitor.up',
+    project_id: e.data.project_id,
+    monitor,
+    status: 'UP',
+    status_code: e.data.status_code,
+    response_ms: e.data.response_ms,
+    error: null,
+    downtime_seconds: e.data.downtime_seconds,
+    timestamp: e.data.came_up_at,
   };
 };
 
@@ -69,12 +86,20 @@ export const Notification = t.union([TransitionNotification, AlertNotification, 
 export type Notification = TransitionNotification | AlertNotification | TestNotification;
 
 export const alertNotification = (d: AnomalyDetected): AlertNotification => ({
-  id: d.alert_id, type: 'anomaly.detected', project_id: d.project_id, rule: d.rule, service_name: d.service_name,
-  environment: d.environment, subject: d.subject, details: d.details, timestamp: d.detected_at,
+  id: d.alert_id,
+  type: 'anomaly.detected',
+  project_id: d.project_id,
+  rule: d.rule,
+  service_name: d.service_name,
+  environment: d.environment,
+  subject: d.subject,
+  details: d.details,
+  timestamp: d.detected_at,
 });
 
 /** `X-Watchlog-Signature`: `sha256=` and the hex HMAC-SHA256 of the exact body with the secret. */
-export const signBody = (secret: string, body: string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export const signBody = (secret: string, body: string): string =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /** What a receiver does: recompute and compare in constant time. */
 export const verifySignature = (secret: string, body: string, header: string | undefined): boolean => {
@@ -85,4 +110,5 @@ export const verifySignature = (secret: string, body: string, header: string | u
 };
 
 /** Network errors, 429 and 5xx may pass on a later try; other answers will not. */
-export const isRetryable = (status: number | undefined): boolean => status === undefined || status === 429 || status >= 500;
+export const isRetryable = (status: number | undefined): boolean =>
+  status === undefined || status === 429 || status >= 500;

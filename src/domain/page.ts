@@ -5,10 +5,15 @@ export interface Page<T> {
 }
 
 /** Which page of a list is asked for: 1-based, `limit` items a page. */
-export interface PageRequest { page: number; limit: number }
+export interface PageRequest {
+  page: number;
+  limit: number;
+}
 
-export const pageOf = <T>(data: T[], { page, limit }: PageRequest, totalItems: number): Page<T> =>
-  ({ data, pagination: { page, limit, totalItems, totalPage: Math.ceil(totalItems / limit) } });
+export const pageOf = <T>(data: T[], { page, limit }: PageRequest, totalItems: number): Page<T> => ({
+  data,
+  pagination: { page, limit, totalItems, totalPage: Math.ceil(totalItems / limit) },
+});
 
 export const emptyPage = <T>(request: PageRequest): Page<T> => pageOf([], request, 0);
 

@@ -1,7 +1,13 @@
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 import { DomainError, notFound } from './errors.ts';
-import { NO_MASKING_RULES, maskingRulesProblems, sameRules, withoutRepeats, type MaskingRules } from './masking-rules.ts';
+import {
+  NO_MASKING_RULES,
+  maskingRulesProblems,
+  sameRules,
+  withoutRepeats,
+  type MaskingRules,
+} from './masking-rules.ts';
 import { NO_RESTRICTIONS, sameRestrictions, type KeyRestrictions } from './api-keys.ts';
 
 /** The project aggregate: its existence, its API keys and its masking rules. Pure decide/evolve. */
@@ -16,24 +22,43 @@ export interface ProjectState {
   readonly pendingErasures: ReadonlySet<string>;
 }
 
-export const initialProject: ProjectState = { id: null, name: '', keys: new Map(), masking: NO_MASKING_RULES, retentionDays: null, pendingErasures: new Set() };
+export const initialProject: ProjectState = {
+  id: null,
+  name: '',
+  keys: new Map(),
+  masking: NO_MASKING_RULES,
+  retentionDays: null,
+  pendingErasures: new Set(),
+};
 
 export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectState => {
   switch (event.type) {
     case 'ProjectCreated':
       return { ...state, id: event.data.project_id, name: event.data.name };
     case 'ApiKeyIssued': {
-      const restrictions = { allowed_origins: event.data.allowed_origins ?? [], rate_limit: event.data.rate_limit ?? null };
+      const restrictions = {
+        allowed_origins: event.data.allowed_origins ?? [],
+        rate_limit: event.data.rate_limit ?? null,
+      };
       return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: false, restrictions }) };
     }
     case 'ApiKeyRestricted': {
       const key = state.keys.get(event.data.key_id);
       const restrictions = { allowed_origins: event.data.allowed_origins, rate_limit: event.data.rate_limit };
-      return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: key?.revoked ?? false, restrictions }) };
+      return {
+        ...state,
+        keys: new Map(state.keys).set(event.data.key_id, { revoked: key?.revoked ?? false, restrictions }),
+      };
     }
     case 'ApiKeyRevoked': {
       const key = state.keys.get(event.data.key_id);
-      return { ...state, keys: new Map(state.keys).set(event.data.key_id, { revoked: true, restrictions: key?.restrictions ?? NO_RESTRICTIONS }) };
+      return {
+        ...state,
+        keys: new Map(state.keys).set(event.data.key_id, {
+          revoked: true,
+          restrictions: key?.restrictions ?? NO_RESTRICTIONS,
+        }),
+      };
     }
     case 'MaskingRulesSet':
       return { ...state, masking: { keys: event.data.keys, patterns: event.data.patterns } };
@@ -66,17 +91,46 @@ export const assertKeyRevocable = (state: ProjectState, keyId: string): void => 
 
 export type ProjectCommand =
   | { type: 'CreateProject'; project_id: string; name: string; at: string }
-  | { type: 'IssueApiKey'; project_id: string; key_id: string; name: string; prefix: string; key_hash: string; restrictions: KeyRestrictions; at: string }
+  | {
+      type: 'IssueApiKey';
+      project_id: string;
+      key_id: string;
+      name: string;
+      prefix: string;
+      key_hash: string;
+      restrictions: KeyRestrictions;
+      at: string;
+    }
   | { type: 'RestrictApiKey'; project_id: string; key_id: string; restrictions: Partial<KeyRestrictions>; at: string }
   | { type: 'RevokeApiKey'; project_id: string; key_id: string; at: string }
   | { type: 'SetMaskingRules'; project_id: string; rules: MaskingRules; at: string }
   | { type: 'SetRetention'; project_id: string; retention_days: number | null; at: string }
   | {
-    type: 'RecordRetentionApplied'; project_id: string; cutoff: string; through_position: string; removed: number; at: string;
-    until?: { timestamp: string; position: string };
-  }
-  | { type: 'RequestErasure'; project_id: string; erasure_id: string; identifier: string; through_position: string; at: string }
-  | { type: 'RecordErasure'; project_id: string; erasure_id: string; identifier: string; through_position: string; erased: number; at: string };
+      type: 'RecordRetentionApplied';
+      project_id: string;
+      cutoff: string;
+      through_position: string;
+      removed: number;
+      at: string;
+      until?: { timestamp: string; position: string };
+    }
+  | {
+      type: 'RequestErasure';
+      project_id: string;
+      erasure_id: string;
+      identifier: string;
+      through_position: string;
+      at: string;
+    }
+  | {
+      type: 'RecordErasure';
+      project_id: string;
+      erasure_id: string;
+      identifier: string;
+      through_position: string;
+      erased: number;
+      at: string;
+    };
 
 export const projectDecider: Decider<ProjectState, ProjectCommand> = {
   initialState: initialProject,
@@ -85,11 +139,30 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
     switch (command.type) {
       case 'CreateProject':
         if (state.id !== null) throw new DomainError('conflict', 'project already exists');
-        return [{ type: 'ProjectCreated', data: { project_id: command.project_id, name: command.name, created_at: command.at } }];
+        return [
+          {
+            type: 'ProjectCreated',
+            data: { project_id: command.project_id, name: command.name, created_at: command.at },
+          },
+        ];
       case 'IssueApiKey': {
         assertProjectExists(state);
         const { project_id, key_id, name, prefix, key_hash, restrictions, at } = command;
-        return [{ type: 'ApiKeyIssued', data: { project_id, key_id, name, prefix, key_hash, issued_at: at, ...restrictions, allowed_origins: [...restrictions.allowed_origins] } }];
+        return [
+          {
+            type: 'ApiKeyIssued',
+            data: {
+              project_id,
+              key_id,
+              name,
+              prefix,
+              key_hash,
+              issued_at: at,
+              ...restrictions,
+              allowed_origins: [...restrictions.allowed_origins],
+            },
+          },
+        ];
       }
       // The fields given replace the key's; a change that changes nothing records nothing.
       case 'RestrictApiKey': {
@@ -97,14 +170,27 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
         const current = state.keys.get(command.key_id)!.restrictions;
         const next = { ...current, ...command.restrictions };
         if (sameRestrictions(current, next)) return [];
-        return [{
-          type: 'ApiKeyRestricted',
-          data: { project_id: command.project_id, key_id: command.key_id, allowed_origins: [...next.allowed_origins], rate_limit: next.rate_limit, changed_at: command.at },
-        }];
+        return [
+          {
+            type: 'ApiKeyRestricted',
+            data: {
+              project_id: command.project_id,
+              key_id: command.key_id,
+              allowed_origins: [...next.allowed_origins],
+              rate_limit: next.rate_limit,
+              changed_at: command.at,
+            },
+          },
+        ];
       }
       case 'RevokeApiKey':
         assertKeyRevocable(state, command.key_id);
-        return [{ type: 'ApiKeyRevoked', data: { project_id: command.project_id, key_id: command.key_id, revoked_at: command.at } }];
+        return [
+          {
+            type: 'ApiKeyRevoked',
+            data: { project_id: command.project_id, key_id: command.key_id, revoked_at: command.at },
+          },
+        ];
       // The rules replace the project's; repeats are dropped, and rules that change nothing
       // record nothing.
       case 'SetMaskingRules': {
@@ -113,24 +199,49 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
         const problems = maskingRulesProblems(rules);
         if (problems.length > 0) throw new DomainError('validation_error', 'invalid masking rules', problems);
         if (sameRules(rules, state.masking)) return [];
-        return [{ type: 'MaskingRulesSet', data: { project_id: command.project_id, keys: [...rules.keys], patterns: [...rules.patterns], updated_at: command.at } }];
+        return [
+          {
+            type: 'MaskingRulesSet',
+            data: {
+              project_id: command.project_id,
+              keys: [...rules.keys],
+              patterns: [...rules.patterns],
+              updated_at: command.at,
+            },
+          },
+        ];
       }
       case 'SetRetention':
         assertProjectExists(state);
         if (command.retention_days === state.retentionDays) return [];
-        return [{ type: 'RetentionSet', data: { project_id: command.project_id, retention_days: command.retention_days, updated_at: command.at } }];
+        return [
+          {
+            type: 'RetentionSet',
+            data: { project_id: command.project_id, retention_days: command.retention_days, updated_at: command.at },
+          },
+        ];
       // The log's records were already replaced (src/commands/retention.ts); these tell the read
       // models to drop or erase their rows of them, and stand as the record that it was done.
       case 'RecordRetentionApplied': {
         assertProjectExists(state);
         const { project_id, cutoff, through_position, removed, at, until } = command;
-        return [{ type: 'RetentionApplied', data: { project_id, cutoff, through_position, removed, applied_at: at, ...(until ? { until } : {}) } }];
+        return [
+          {
+            type: 'RetentionApplied',
+            data: { project_id, cutoff, through_position, removed, applied_at: at, ...(until ? { until } : {}) },
+          },
+        ];
       }
       case 'RequestErasure': {
         assertProjectExists(state);
         const { project_id, erasure_id, identifier, through_position, at } = command;
         if (state.pendingErasures.has(erasure_id)) throw new DomainError('conflict', 'erasure already requested');
-        return [{ type: 'ErasureRequested', data: { project_id, erasure_id, identifier, through_position, requested_at: at } }];
+        return [
+          {
+            type: 'ErasureRequested',
+            data: { project_id, erasure_id, identifier, through_position, requested_at: at },
+          },
+        ];
       }
       // A request already done records nothing: the erasure job may run one again after a crash
       // between this event and its read model showing it.
@@ -138,7 +249,12 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
         assertProjectExists(state);
         const { project_id, erasure_id, identifier, through_position, erased, at } = command;
         if (!state.pendingErasures.has(erasure_id)) return [];
-        return [{ type: 'IdentifierErased', data: { project_id, erasure_id, identifier, through_position, erased, erased_at: at } }];
+        return [
+          {
+            type: 'IdentifierErased',
+            data: { project_id, erasure_id, identifier, through_position, erased, erased_at: at },
+          },
+        ];
       }
     }
   },

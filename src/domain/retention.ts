@@ -13,7 +13,11 @@ import { boundedString, closed, intRange } from './codecs.ts';
 export const RETENTION_MAX_DAYS = 36_500;
 
 /** The settings body: `null` keeps events for ever (the default). */
-export const RetentionBody = closed(t.type({ retention_days: t.union([t.null, intRange(1, RETENTION_MAX_DAYS)]) }), 'field', 'retention settings');
+export const RetentionBody = closed(
+  t.type({ retention_days: t.union([t.null, intRange(1, RETENTION_MAX_DAYS)]) }),
+  'field',
+  'retention settings',
+);
 export type RetentionBody = t.TypeOf<typeof RetentionBody>;
 
 export const ErasureBody = closed(t.type({ identifier: boundedString(1, 100) }), 'field', 'an erasure request');
@@ -29,18 +33,34 @@ export const retentionEvents = {
    *  `until`, those up to it (one page of a long removal), without, all of them. The read models
    *  drop their rows of the same. */
   RetentionApplied: t.intersection([
-    t.type({ project_id: t.string, cutoff: t.string, through_position: t.string, removed: t.number, applied_at: t.string }),
+    t.type({
+      project_id: t.string,
+      cutoff: t.string,
+      through_position: t.string,
+      removed: t.number,
+      applied_at: t.string,
+    }),
     t.partial({ until: t.type({ timestamp: t.string, position: t.string }) }),
   ]),
   /** An admin asked for the personal fields of `identifier`'s events up to `through_position`
    *  (the log head then) to be erased; the erasure job does it (src/jobs/erasure.ts). */
   ErasureRequested: t.type({
-    project_id: t.string, erasure_id: t.string, identifier: t.string, through_position: t.string, requested_at: t.string,
+    project_id: t.string,
+    erasure_id: t.string,
+    identifier: t.string,
+    through_position: t.string,
+    requested_at: t.string,
   }),
   /** The events of `identifier` up to `through_position` lost their personal fields; with
    *  `erasure_id`, the request it completes (erasures made before requests were jobs have none). */
   IdentifierErased: t.intersection([
-    t.type({ project_id: t.string, identifier: t.string, through_position: t.string, erased: t.number, erased_at: t.string }),
+    t.type({
+      project_id: t.string,
+      identifier: t.string,
+      through_position: t.string,
+      erased: t.number,
+      erased_at: t.string,
+    }),
     t.partial({ erasure_id: t.string }),
   ]),
   /** What the log keeps in place of a removed (retention) or erased record: its leaf hash, and for
@@ -58,10 +78,13 @@ export type ErasureRequested = t.TypeOf<typeof retentionEvents.ErasureRequested>
 /** The audit event a record holds: an ingested one, or an erased one in its tombstone; undefined
  *  for any other record (a retention tombstone included). */
 export const auditEventOf = (event: DomainEvent): StoredAuditEvent | undefined =>
-  (event.type === 'AuditEventRecorded' ? event.data : event.type === 'RecordRedacted' ? event.data.event : undefined);
+  event.type === 'AuditEventRecorded' ? event.data : event.type === 'RecordRedacted' ? event.data.event : undefined;
 
 /** An audit row's place in the order retention takes them: (timestamp in ms, log position). */
-export interface RowRef { readonly ts: number; readonly position: string }
+export interface RowRef {
+  readonly ts: number;
+  readonly position: string;
+}
 
 /** Which audit rows retention or an erasure takes, in (ts, position) order. */
 export interface RedactableQuery {
@@ -88,7 +111,13 @@ export interface ExpiredRange {
 export const expiredRangeOf = (e: RetentionApplied): ExpiredRange => {
   const cutoff = Date.parse(e.cutoff);
   const until = e.until ? { ts: Date.parse(e.until.timestamp), position: e.until.position } : null;
-  return { project_id: e.project_id, cutoff, through: e.through_position, until, before: until ? Math.min(cutoff, until.ts) : cutoff };
+  return {
+    project_id: e.project_id,
+    cutoff,
+    through: e.through_position,
+    until,
+    before: until ? Math.min(cutoff, until.ts) : cutoff,
+  };
 };
 
 const HOUR_MS = 3_600_000;
@@ -103,7 +132,15 @@ export const ERASED_IDENTIFIER = '[erased]';
 
 /** The fields an erasure removes: who the person is and what they sent or were sent. */
 export const PERSONAL_FIELDS = [
-  'user_email', 'user_name', 'ip', 'user_agent', 'query_params', 'path_params', 'request_body', 'response_body', 'error_message',
+  'user_email',
+  'user_name',
+  'ip',
+  'user_agent',
+  'query_params',
+  'path_params',
+  'request_body',
+  'response_body',
+  'error_message',
 ] as const satisfies ReadonlyArray<keyof StoredAuditEvent>;
 
 /** How erasure requests and their status name the identifier: a person's identifier is kept in

@@ -18,7 +18,11 @@ const SERVICE = 'watchlog';
 export const LOGIN_PATH = '/v1/auth/login';
 
 const common = {
-  project_id: WATCHLOG_PROJECT_ID, event_type: ACCESS_EVENT_TYPE, service_name: SERVICE, environment: 'production', source: 'backend' as const,
+  project_id: WATCHLOG_PROJECT_ID,
+  event_type: ACCESS_EVENT_TYPE,
+  service_name: SERVICE,
+  environment: 'production',
+  source: 'backend' as const,
 };
 
 /** Identifiers are at most 100 characters (SPEC 2.1). */
@@ -48,7 +52,12 @@ export const loginAccessEvent = (id: string, a: LoginAttemptRecord): StoredAudit
   ip: a.address,
   request_id: a.requestId,
   ...(a.userAgent ? { user_agent: a.userAgent.slice(0, 512) } : {}),
-  request_body: { action: 'login', ok: a.ok, ...(a.reason ? { reason: a.reason } : {}), ...(a.userId ? { user_id: a.userId } : {}) },
+  request_body: {
+    action: 'login',
+    ok: a.ok,
+    ...(a.reason ? { reason: a.reason } : {}),
+    ...(a.userId ? { user_id: a.userId } : {}),
+  },
 });
 
 /** Whether a `system.access` row is a failed login, which the brute_force rule counts. */
@@ -81,100 +90,237 @@ export const exportAccessEvent = (id: string, e: ExportRecord): StoredAuditEvent
 
 /** What a change is, as the row shows it: never a password hash, a key hash, a webhook secret or
  *  push keys. */
-interface Change { action: string; method: 'POST' | 'PUT' | 'DELETE'; path: string; status: number; details: Record<string, unknown> }
+interface Change {
+  action: string;
+  method: 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  status: number;
+  details: Record<string, unknown>;
+}
 
 const changeOf = (event: DomainEvent): Change | null => {
   switch (event.type) {
     case 'ProjectCreated':
-      return { action: 'project.created', method: 'POST', path: '/v1/projects', status: 201, details: { project_id: event.data.project_id, name: event.data.name } };
+      return {
+        action: 'project.created',
+        method: 'POST',
+        path: '/v1/projects',
+        status: 201,
+        details: { project_id: event.data.project_id, name: event.data.name },
+      };
     case 'ApiKeyIssued': {
       const { project_id, key_id, name, prefix, allowed_origins = [], rate_limit = null } = event.data;
-      return { action: 'api_key.issued', method: 'POST', path: `/v1/projects/${project_id}/api-keys`, status: 201, details: { project_id, key_id, name, prefix, allowed_origins, rate_limit } };
+      return {
+        action: 'api_key.issued',
+        method: 'POST',
+        path: `/v1/projects/${project_id}/api-keys`,
+        status: 201,
+        details: { project_id, key_id, name, prefix, allowed_origins, rate_limit },
+      };
     }
     case 'ApiKeyRestricted': {
       const { project_id, key_id, allowed_origins, rate_limit } = event.data;
-      return { action: 'api_key.restricted', method: 'PUT', path: `/v1/projects/${project_id}/api-keys/${key_id}`, status: 200, details: { project_id, key_id, allowed_origins, rate_limit } };
+      return {
+        action: 'api_key.restricted',
+        method: 'PUT',
+        path: `/v1/projects/${project_id}/api-keys/${key_id}`,
+        status: 200,
+        details: { project_id, key_id, allowed_origins, rate_limit },
+      };
     }
     case 'ApiKeyRevoked': {
       const { project_id, key_id } = event.data;
-      return { action: 'api_key.revoked', method: 'DELETE', path: `/v1/projects/${project_id}/api-keys/${key_id}`, status: 204, details: { project_id, key_id } };
+      return {
+        action: 'api_key.revoked',
+        method: 'DELETE',
+        path: `/v1/projects/${project_id}/api-keys/${key_id}`,
+        status: 204,
+        details: { project_id, key_id },
+      };
     }
     case 'MaskingRulesSet': {
       const { project_id, keys, patterns } = event.data;
-      return { action: 'masking.set', method: 'PUT', path: `/v1/projects/${project_id}/masking`, status: 200, details: { project_id, keys, patterns } };
+      return {
+        action: 'masking.set',
+        method: 'PUT',
+        path: `/v1/projects/${project_id}/masking`,
+        status: 200,
+        details: { project_id, keys, patterns },
+      };
     }
     case 'AnomalySettingsUpdated': {
       const { project_id, changes } = event.data;
-      return { action: 'anomaly_settings.updated', method: 'PUT', path: `/v1/projects/${project_id}/anomaly-settings`, status: 200, details: { project_id, changes } };
+      return {
+        action: 'anomaly_settings.updated',
+        method: 'PUT',
+        path: `/v1/projects/${project_id}/anomaly-settings`,
+        status: 200,
+        details: { project_id, changes },
+      };
     }
     case 'UserRegistered': {
       const { user_id, email, role, project_ids } = event.data;
-      return { action: 'user.registered', method: 'POST', path: '/v1/users', status: 201, details: { user_id, email, role, project_ids } };
+      return {
+        action: 'user.registered',
+        method: 'POST',
+        path: '/v1/users',
+        status: 201,
+        details: { user_id, email, role, project_ids },
+      };
     }
     case 'UserAccessChanged': {
       const { user_id, role, project_ids } = event.data;
-      return { action: 'user.access_changed', method: 'PUT', path: `/v1/users/${user_id}`, status: 200, details: { user_id, role, project_ids } };
+      return {
+        action: 'user.access_changed',
+        method: 'PUT',
+        path: `/v1/users/${user_id}`,
+        status: 200,
+        details: { user_id, role, project_ids },
+      };
     }
     case 'UserDisabled':
-      return { action: 'user.disabled', method: 'DELETE', path: `/v1/users/${event.data.user_id}`, status: 204, details: { user_id: event.data.user_id } };
+      return {
+        action: 'user.disabled',
+        method: 'DELETE',
+        path: `/v1/users/${event.data.user_id}`,
+        status: 204,
+        details: { user_id: event.data.user_id },
+      };
     case 'UserEnabled':
-      return { action: 'user.enabled', method: 'PUT', path: `/v1/users/${event.data.user_id}`, status: 200, details: { user_id: event.data.user_id } };
+      return {
+        action: 'user.enabled',
+        method: 'PUT',
+        path: `/v1/users/${event.data.user_id}`,
+        status: 200,
+        details: { user_id: event.data.user_id },
+      };
     case 'UserPasswordChanged':
-      return { action: 'user.password_changed', method: 'POST', path: `/v1/users/${event.data.user_id}/password`, status: 204, details: { user_id: event.data.user_id } };
+      return {
+        action: 'user.password_changed',
+        method: 'POST',
+        path: `/v1/users/${event.data.user_id}/password`,
+        status: 204,
+        details: { user_id: event.data.user_id },
+      };
     case 'ChannelCreated': {
       const { channel_id, project_id, target, events, active } = event.data;
-      const where = target.type === 'webpush' ? { endpoint: target.subscription.endpoint } : { url: publicSettingsOf(target).url };
-      return { action: 'channel.created', method: 'POST', path: '/v1/channels', status: 201, details: { channel_id, project_id, type: target.type, ...where, events, active } };
+      const where =
+        target.type === 'webpush' ? { endpoint: target.subscription.endpoint } : { url: publicSettingsOf(target).url };
+      return {
+        action: 'channel.created',
+        method: 'POST',
+        path: '/v1/channels',
+        status: 201,
+        details: { channel_id, project_id, type: target.type, ...where, events, active },
+      };
     }
     case 'ChannelUpdated': {
       const { channel_id, project_id, changes } = event.data;
-      return { action: 'channel.updated', method: 'PUT', path: `/v1/channels/${channel_id}`, status: 200, details: { channel_id, project_id, changes } };
+      return {
+        action: 'channel.updated',
+        method: 'PUT',
+        path: `/v1/channels/${channel_id}`,
+        status: 200,
+        details: { channel_id, project_id, changes },
+      };
     }
     case 'ChannelDeleted': {
       const { channel_id, project_id } = event.data;
-      return { action: 'channel.deleted', method: 'DELETE', path: `/v1/channels/${channel_id}`, status: 204, details: { channel_id, project_id } };
+      return {
+        action: 'channel.deleted',
+        method: 'DELETE',
+        path: `/v1/channels/${channel_id}`,
+        status: 204,
+        details: { channel_id, project_id },
+      };
     }
     case 'ChannelDeactivated': {
       const { channel_id, project_id, reason } = event.data;
-      return { action: 'channel.deactivated', method: 'PUT', path: `/v1/channels/${channel_id}`, status: 200, details: { channel_id, project_id, reason } };
+      return {
+        action: 'channel.deactivated',
+        method: 'PUT',
+        path: `/v1/channels/${channel_id}`,
+        status: 200,
+        details: { channel_id, project_id, reason },
+      };
     }
     case 'DeliveryRetryRequested': {
       const { delivery_id, channel_id } = event.data;
-      return { action: 'delivery.retry_requested', method: 'POST', path: `/v1/deliveries/${delivery_id}/retry`, status: 202, details: { delivery_id, channel_id } };
+      return {
+        action: 'delivery.retry_requested',
+        method: 'POST',
+        path: `/v1/deliveries/${delivery_id}/retry`,
+        status: 202,
+        details: { delivery_id, channel_id },
+      };
     }
     case 'MonitorCreated': {
-      const { monitor_id, project_id, name, url, interval_seconds, timeout_seconds, expected_status, enabled } = event.data;
+      const { monitor_id, project_id, name, url, interval_seconds, timeout_seconds, expected_status, enabled } =
+        event.data;
       return {
-        action: 'monitor.created', method: 'POST', path: '/v1/monitors', status: 201,
+        action: 'monitor.created',
+        method: 'POST',
+        path: '/v1/monitors',
+        status: 201,
         details: { monitor_id, project_id, name, url, interval_seconds, timeout_seconds, expected_status, enabled },
       };
     }
     case 'MonitorUpdated': {
       const { monitor_id, project_id, changes } = event.data;
-      return { action: 'monitor.updated', method: 'PUT', path: `/v1/monitors/${monitor_id}`, status: 200, details: { monitor_id, project_id, changes } };
+      return {
+        action: 'monitor.updated',
+        method: 'PUT',
+        path: `/v1/monitors/${monitor_id}`,
+        status: 200,
+        details: { monitor_id, project_id, changes },
+      };
     }
     case 'MonitorDeleted': {
       const { monitor_id, project_id } = event.data;
-      return { action: 'monitor.deleted', method: 'DELETE', path: `/v1/monitors/${monitor_id}`, status: 204, details: { monitor_id, project_id } };
+      return {
+        action: 'monitor.deleted',
+        method: 'DELETE',
+        path: `/v1/monitors/${monitor_id}`,
+        status: 204,
+        details: { monitor_id, project_id },
+      };
     }
     case 'RetentionSet': {
       const { project_id, retention_days } = event.data;
-      return { action: 'retention.set', method: 'PUT', path: `/v1/projects/${project_id}/retention`, status: 200, details: { project_id, retention_days } };
+      return {
+        action: 'retention.set',
+        method: 'PUT',
+        path: `/v1/projects/${project_id}/retention`,
+        status: 200,
+        details: { project_id, retention_days },
+      };
     }
     // The identifier is not copied here: the rows name it by its SHA-256, which lets an auditor
     // who knows it confirm the erasure without this project holding it again.
     case 'ErasureRequested': {
       const { project_id, erasure_id, identifier, through_position } = event.data;
       return {
-        action: 'erasure.requested', method: 'POST', path: `/v1/projects/${project_id}/erasures`, status: 202,
+        action: 'erasure.requested',
+        method: 'POST',
+        path: `/v1/projects/${project_id}/erasures`,
+        status: 202,
         details: { project_id, erasure_id, identifier_sha256: identifierDigest(identifier), through_position },
       };
     }
     case 'IdentifierErased': {
       const { project_id, identifier, through_position, erased, erasure_id } = event.data;
       return {
-        action: 'identifier.erased', method: 'POST', path: `/v1/projects/${project_id}/erasures`, status: 200,
-        details: { project_id, ...(erasure_id ? { erasure_id } : {}), identifier_sha256: identifierDigest(identifier), through_position, erased },
+        action: 'identifier.erased',
+        method: 'POST',
+        path: `/v1/projects/${project_id}/erasures`,
+        status: 200,
+        details: {
+          project_id,
+          ...(erasure_id ? { erasure_id } : {}),
+          identifier_sha256: identifierDigest(identifier),
+          through_position,
+          erased,
+        },
       };
     }
     default:
@@ -184,10 +330,28 @@ const changeOf = (event: DomainEvent): Change | null => {
 
 /** The event types that are changes made through watchlog. */
 export const AUDITED_CHANGES: readonly EventType[] = [
-  'ProjectCreated', 'ApiKeyIssued', 'ApiKeyRestricted', 'ApiKeyRevoked', 'MaskingRulesSet', 'AnomalySettingsUpdated',
-  'UserRegistered', 'UserAccessChanged', 'UserDisabled', 'UserEnabled', 'UserPasswordChanged',
-  'ChannelCreated', 'ChannelUpdated', 'ChannelDeleted', 'ChannelDeactivated', 'DeliveryRetryRequested',
-  'MonitorCreated', 'MonitorUpdated', 'MonitorDeleted', 'RetentionSet', 'ErasureRequested', 'IdentifierErased',
+  'ProjectCreated',
+  'ApiKeyIssued',
+  'ApiKeyRestricted',
+  'ApiKeyRevoked',
+  'MaskingRulesSet',
+  'AnomalySettingsUpdated',
+  'UserRegistered',
+  'UserAccessChanged',
+  'UserDisabled',
+  'UserEnabled',
+  'UserPasswordChanged',
+  'ChannelCreated',
+  'ChannelUpdated',
+  'ChannelDeleted',
+  'ChannelDeactivated',
+  'DeliveryRetryRequested',
+  'MonitorCreated',
+  'MonitorUpdated',
+  'MonitorDeleted',
+  'RetentionSet',
+  'ErasureRequested',
+  'IdentifierErased',
 ];
 
 /** A change as its `system.access` row, keyed by the event's id: who (the actor of its metadata),

@@ -8,11 +8,25 @@ type Growing = ServiceSeries & { buckets: Map<number, ServiceCounts>; total: num
 export class ServiceSeriesBuilder {
   private readonly series = new Map<string, Growing>();
 
-  add(bucket: number, projectId: string, serviceName: string, counts: ServiceCounts, environment: string, lastTs: number): void {
+  add(
+    bucket: number,
+    projectId: string,
+    serviceName: string,
+    counts: ServiceCounts,
+    environment: string,
+    lastTs: number,
+  ): void {
     const key = `${projectId}\u0000${serviceName}`;
     let s = this.series.get(key);
     if (!s) {
-      s = { project_id: projectId, service_name: serviceName, environment, buckets: new Map(), total: 0, last_ts: lastTs };
+      s = {
+        project_id: projectId,
+        service_name: serviceName,
+        environment,
+        buckets: new Map(),
+        total: 0,
+        last_ts: lastTs,
+      };
       this.series.set(key, s);
     }
     s.buckets.set(bucket, counts);
@@ -25,7 +39,13 @@ export class ServiceSeriesBuilder {
 
   /** The series of the services with at least `minTotal` events in their rows. */
   build(minTotal: number): ServiceSeries[] {
-    return [...this.series.values()].filter((s) => s.total >= minTotal)
-      .map(({ project_id, service_name, environment, buckets }) => ({ project_id, service_name, environment, buckets }));
+    return [...this.series.values()]
+      .filter((s) => s.total >= minTotal)
+      .map(({ project_id, service_name, environment, buckets }) => ({
+        project_id,
+        service_name,
+        environment,
+        buckets,
+      }));
   }
 }

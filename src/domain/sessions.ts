@@ -10,7 +10,11 @@ export interface SessionEvent {
 }
 
 /** The first events of a session (oldest first), how many there are, and when the last happened. */
-export interface SessionEvents { total: number; lastTimestamp: string | null; events: SessionEvent[] }
+export interface SessionEvents {
+  total: number;
+  lastTimestamp: string | null;
+  events: SessionEvent[];
+}
 
 /** What derived (SPEC 2.6) and explicit (SPEC 2.7) sessions both say of themselves. */
 export interface SessionSummary {
@@ -43,7 +47,13 @@ export const summarizeExplicitSession = (sessionId: string, found: SessionEvents
     session_end: found.lastTimestamp,
     duration_seconds: Math.floor((end - start) / 1000),
     event_count: found.total,
-    events: found.events.map(({ id, method, path, status_code, timestamp }) => ({ id, method, path, status_code, timestamp })),
+    events: found.events.map(({ id, method, path, status_code, timestamp }) => ({
+      id,
+      method,
+      path,
+      status_code,
+      timestamp,
+    })),
   };
 };
 
@@ -53,7 +63,11 @@ export const summarizeExplicitSession = (sessionId: string, found: SessionEvents
 export const SESSION_GAP_MS = 30 * 60 * 1000;
 
 /** A derived session of one identifier in one service: times in epoch milliseconds. */
-export interface SessionSpan { start: number; end: number; count: number }
+export interface SessionSpan {
+  start: number;
+  end: number;
+  count: number;
+}
 
 /** Whether an event at `ts` belongs with `span` (within the gap of either end, or inside). */
 export const touches = (span: SessionSpan, ts: number): boolean =>
@@ -65,7 +79,11 @@ export const touches = (span: SessionSpan, ts: number): boolean =>
  *  whatever order events arrive in, so a late event lands in (or joins) the right session. */
 export const mergeEvent = (touching: readonly SessionSpan[], ts: number): SessionSpan =>
   touching.reduce(
-    (merged, s) => ({ start: Math.min(merged.start, s.start), end: Math.max(merged.end, s.end), count: merged.count + s.count }),
+    (merged, s) => ({
+      start: Math.min(merged.start, s.start),
+      end: Math.max(merged.end, s.end),
+      count: merged.count + s.count,
+    }),
     { start: ts, end: ts, count: 1 },
   );
 

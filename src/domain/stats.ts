@@ -25,7 +25,10 @@ export const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS) * HOUR_MS
 
 /** Which buckets cover the minutes from..to (inclusive): whole hours from the hour roll-up, the
  *  ragged ends from minute buckets. `hours` is [start, end) of hour starts, or null. */
-export interface RangePlan { hours: [number, number] | null; minutes: Array<[number, number]> }
+export interface RangePlan {
+  hours: [number, number] | null;
+  minutes: Array<[number, number]>;
+}
 
 export const planRange = (from: number, to: number): RangePlan => {
   const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
@@ -41,7 +44,10 @@ export const planRange = (from: number, to: number): RangePlan => {
  *  from minute buckets, or null when there are none) and the partial minutes at its edges
  *  (answered from the few events in them): the same events the list counts for the same bounds,
  *  at the cost of the buckets plus the events of at most two minutes. */
-export interface ExactRange { minutes: [number, number] | null; edges: Array<[number, number]> }
+export interface ExactRange {
+  minutes: [number, number] | null;
+  edges: Array<[number, number]>;
+}
 
 export const exactRange = (from: number, to: number): ExactRange => {
   const first = Math.ceil(from / MINUTE_MS) * MINUTE_MS;
@@ -72,22 +78,38 @@ export interface StatsBucket {
 
 /** The bucket contribution of one http event. */
 export const bucketOf = (e: {
-  project_id: string; service_name: string; environment: string; timestamp: string; method: string;
-  status_code?: number | undefined; response_time?: number | undefined;
+  project_id: string;
+  service_name: string;
+  environment: string;
+  timestamp: string;
+  method: string;
+  status_code?: number | undefined;
+  response_time?: number | undefined;
 }): StatsBucket => {
   const ts = Date.parse(e.timestamp);
   const cls = e.status_code === undefined ? undefined : statusClassOf(e.status_code);
   return {
-    project_id: e.project_id, service_name: e.service_name, environment: e.environment, minute: minuteOf(ts),
-    total: 1, errors_4xx: cls === '4xx' ? 1 : 0, errors_5xx: cls === '5xx' ? 1 : 0,
-    classes: cls ? { [cls]: 1 } : {}, methods: { [e.method]: 1 },
-    rt_count: e.response_time === undefined ? 0 : 1, rt_sum: e.response_time ?? 0, last_ts: ts,
+    project_id: e.project_id,
+    service_name: e.service_name,
+    environment: e.environment,
+    minute: minuteOf(ts),
+    total: 1,
+    errors_4xx: cls === '4xx' ? 1 : 0,
+    errors_5xx: cls === '5xx' ? 1 : 0,
+    classes: cls ? { [cls]: 1 } : {},
+    methods: { [e.method]: 1 },
+    rt_count: e.response_time === undefined ? 0 : 1,
+    rt_sum: e.response_time ?? 0,
+    last_ts: ts,
     bins: e.response_time === undefined ? {} : { [binOf(e.response_time)]: 1 },
   };
 };
 
 /** Adds `from`'s counts into `into`, key by key (status classes, methods, bins); gives `into`. */
-export const addCounts = <K extends string>(into: Partial<Record<K, number>>, from: Partial<Record<K, number>>): Partial<Record<K, number>> => {
+export const addCounts = <K extends string>(
+  into: Partial<Record<K, number>>,
+  from: Partial<Record<K, number>>,
+): Partial<Record<K, number>> => {
   for (const k in from) into[k] = (into[k] ?? 0) + from[k]!;
   return into;
 };
@@ -109,7 +131,10 @@ export const mergeInto = (a: StatsBucket, b: StatsBucket): StatsBucket => {
 /** DDSketch's quantile over bins: the value of the bin holding rank q × (count − 1). */
 export const quantileOf = (bins: Bins, q: number): number | null => {
   const zero = bins[ZERO_BIN] ?? 0;
-  const keyed = Object.entries(bins).filter(([k]) => k !== ZERO_BIN).map(([k, n]) => [Number(k), n] as const).sort((x, y) => x[0] - y[0]);
+  const keyed = Object.entries(bins)
+    .filter(([k]) => k !== ZERO_BIN)
+    .map(([k, n]) => [Number(k), n] as const)
+    .sort((x, y) => x[0] - y[0]);
   const count = zero + keyed.reduce((s, [, n]) => s + n, 0);
   if (count === 0) return null;
   const rank = q * (count - 1);
@@ -132,14 +157,29 @@ export const intervalFor = (fromMs: number, toMs: number): Interval =>
 const round = (n: number) => Math.round(n * 100) / 100;
 
 export interface ServiceStats {
-  service_name: string; total: number; errors_4xx: number; errors_5xx: number;
-  avg_response_time: number | null; p95_response_time: number | null; last_event_at: string | null;
+  service_name: string;
+  total: number;
+  errors_4xx: number;
+  errors_5xx: number;
+  avg_response_time: number | null;
+  p95_response_time: number | null;
+  last_event_at: string | null;
 }
-export interface TimelinePoint { bucket: string; total: number; errors_4xx: number; errors_5xx: number; avg_response_time: number | null }
+export interface TimelinePoint {
+  bucket: string;
+  total: number;
+  errors_4xx: number;
+  errors_5xx: number;
+  avg_response_time: number | null;
+}
 export interface Statistics {
-  total: number; errors_4xx: number; errors_5xx: number;
-  avg_response_time: number | null; p95_response_time: number | null;
-  active_services: number; last_event_at: string | null;
+  total: number;
+  errors_4xx: number;
+  errors_5xx: number;
+  avg_response_time: number | null;
+  p95_response_time: number | null;
+  active_services: number;
+  last_event_at: string | null;
   by_service: ServiceStats[];
   by_status_class: Partial<Record<StatusClass, number>>;
   by_method: Record<string, number>;
@@ -147,40 +187,81 @@ export interface Statistics {
 }
 
 const empty = (service_name = ''): StatsBucket => ({
-  project_id: '', service_name, environment: '', minute: 0, total: 0, errors_4xx: 0, errors_5xx: 0,
-  classes: {}, methods: {}, rt_count: 0, rt_sum: 0, last_ts: 0, bins: {},
+  project_id: '',
+  service_name,
+  environment: '',
+  minute: 0,
+  total: 0,
+  errors_4xx: 0,
+  errors_5xx: 0,
+  classes: {},
+  methods: {},
+  rt_count: 0,
+  rt_sum: 0,
+  last_ts: 0,
+  bins: {},
 });
 
 /** SPEC 2.5 from the buckets of a range. Time figures are null where no event had a response
  *  time; the timeline has a point for every interval of the range, zeros included. */
-export const statisticsOf = (buckets: readonly StatsBucket[], fromMs: number, toMs: number, interval: Interval): Statistics => {
+export const statisticsOf = (
+  buckets: readonly StatsBucket[],
+  fromMs: number,
+  toMs: number,
+  interval: Interval,
+): Statistics => {
   const all = empty();
   const services = new Map<string, StatsBucket>();
   const step = INTERVAL_MS[interval];
   const points = new Map<number, StatsBucket>();
   for (const b of buckets) {
     mergeInto(all, b);
-    mergeInto(services.get(b.service_name) ?? services.set(b.service_name, empty(b.service_name)).get(b.service_name)!, b);
+    mergeInto(
+      services.get(b.service_name) ?? services.set(b.service_name, empty(b.service_name)).get(b.service_name)!,
+      b,
+    );
     const at = Math.floor(b.minute / step) * step;
     mergeInto(points.get(at) ?? points.set(at, empty()).get(at)!, b);
   }
   const avg = (b: StatsBucket) => (b.rt_count === 0 ? null : round(b.rt_sum / b.rt_count));
-  const p95 = (b: StatsBucket) => { const v = quantileOf(b.bins, 0.95); return v === null ? null : round(v); };
+  const p95 = (b: StatsBucket) => {
+    const v = quantileOf(b.bins, 0.95);
+    return v === null ? null : round(v);
+  };
   const last = (b: StatsBucket) => (b.total === 0 ? null : new Date(b.last_ts).toISOString());
   const timeline: TimelinePoint[] = [];
   for (let at = Math.floor(fromMs / step) * step; at <= toMs; at += step) {
     const b = points.get(at) ?? empty();
-    timeline.push({ bucket: new Date(at).toISOString(), total: b.total, errors_4xx: b.errors_4xx, errors_5xx: b.errors_5xx, avg_response_time: avg(b) });
+    timeline.push({
+      bucket: new Date(at).toISOString(),
+      total: b.total,
+      errors_4xx: b.errors_4xx,
+      errors_5xx: b.errors_5xx,
+      avg_response_time: avg(b),
+    });
   }
   return {
-    total: all.total, errors_4xx: all.errors_4xx, errors_5xx: all.errors_5xx,
-    avg_response_time: avg(all), p95_response_time: p95(all),
-    active_services: services.size, last_event_at: last(all),
-    by_service: [...services.values()].sort((a, b) => b.total - a.total || a.service_name.localeCompare(b.service_name)).map((s) => ({
-      service_name: s.service_name, total: s.total, errors_4xx: s.errors_4xx, errors_5xx: s.errors_5xx,
-      avg_response_time: avg(s), p95_response_time: p95(s), last_event_at: last(s),
-    })),
-    by_status_class: Object.fromEntries(STATUS_CLASSES.filter((c) => c !== '1xx' || all.classes['1xx']).map((c) => [c, all.classes[c] ?? 0])),
+    total: all.total,
+    errors_4xx: all.errors_4xx,
+    errors_5xx: all.errors_5xx,
+    avg_response_time: avg(all),
+    p95_response_time: p95(all),
+    active_services: services.size,
+    last_event_at: last(all),
+    by_service: [...services.values()]
+      .sort((a, b) => b.total - a.total || a.service_name.localeCompare(b.service_name))
+      .map((s) => ({
+        service_name: s.service_name,
+        total: s.total,
+        errors_4xx: s.errors_4xx,
+        errors_5xx: s.errors_5xx,
+        avg_response_time: avg(s),
+        p95_response_time: p95(s),
+        last_event_at: last(s),
+      })),
+    by_status_class: Object.fromEntries(
+      STATUS_CLASSES.filter((c) => c !== '1xx' || all.classes['1xx']).map((c) => [c, all.classes[c] ?? 0]),
+    ),
     by_method: all.methods,
     timeline,
   };

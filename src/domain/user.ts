@@ -18,8 +18,12 @@ export const userIdForEmail = (email: string): string => {
  *  (the same password at a higher cost) does not. */
 export const userEvents = {
   UserRegistered: t.type({
-    user_id: t.string, email: t.string, password_hash: t.string,
-    role: Role, project_ids: t.array(t.string), registered_at: t.string,
+    user_id: t.string,
+    email: t.string,
+    password_hash: t.string,
+    role: Role,
+    project_ids: t.array(t.string),
+    registered_at: t.string,
   }),
   UserAccessChanged: t.type({ user_id: t.string, role: Role, project_ids: t.array(t.string), changed_at: t.string }),
   UserDisabled: t.type({ user_id: t.string, disabled_at: t.string }),
@@ -37,13 +41,27 @@ export interface UserState {
   readonly passwordHash: string;
 }
 
-export const initialUser: UserState = { registered: false, id: '', role: 'auditor', projectIds: [], disabled: false, passwordHash: '' };
+export const initialUser: UserState = {
+  registered: false,
+  id: '',
+  role: 'auditor',
+  projectIds: [],
+  disabled: false,
+  passwordHash: '',
+};
 
 export const evolveUser = (state: UserState, event: DomainEvent): UserState => {
   switch (event.type) {
     case 'UserRegistered': {
       const { user_id, role, project_ids, password_hash } = event.data;
-      return { registered: true, id: user_id, role, projectIds: project_ids, disabled: false, passwordHash: password_hash };
+      return {
+        registered: true,
+        id: user_id,
+        role,
+        projectIds: project_ids,
+        disabled: false,
+        passwordHash: password_hash,
+      };
     }
     case 'UserAccessChanged':
       return { ...state, role: event.data.role, projectIds: event.data.project_ids };
@@ -60,7 +78,15 @@ export const evolveUser = (state: UserState, event: DomainEvent): UserState => {
 };
 
 export type UserCommand =
-  | { type: 'RegisterUser'; user_id: string; email: string; password_hash: string; role: Role; project_ids: string[]; at: string }
+  | {
+      type: 'RegisterUser';
+      user_id: string;
+      email: string;
+      password_hash: string;
+      role: Role;
+      project_ids: string[];
+      at: string;
+    }
   /** Any of role, projects and the disabled flag; `by` is the acting user's id (null: the system). */
   | { type: 'UpdateUser'; role?: Role; project_ids?: string[]; disabled?: boolean; by: string | null; at: string }
   | { type: 'ChangePassword'; password_hash: string; at: string }
@@ -86,7 +112,11 @@ const decideUpdate = (command: Extract<UserCommand, { type: 'UpdateUser' }>, sta
     throw new DomainError('conflict', 'you cannot disable your own account or change your own role');
   }
   const events: DomainEvent[] = [];
-  if (accessChanged) events.push({ type: 'UserAccessChanged', data: { user_id: state.id, role, project_ids: projectIds, changed_at: command.at } });
+  if (accessChanged)
+    events.push({
+      type: 'UserAccessChanged',
+      data: { user_id: state.id, role, project_ids: projectIds, changed_at: command.at },
+    });
   if (disable) events.push({ type: 'UserDisabled', data: { user_id: state.id, disabled_at: command.at } });
   if (enable) events.push({ type: 'UserEnabled', data: { user_id: state.id, enabled_at: command.at } });
   return events;
@@ -100,17 +130,29 @@ export const userDecider: Decider<UserState, UserCommand> = {
       case 'RegisterUser': {
         if (state.registered) throw new DomainError('conflict', 'a user with this e-mail already exists');
         const { user_id, email, password_hash, role, project_ids, at } = command;
-        return [{ type: 'UserRegistered', data: { user_id, email, password_hash, role, project_ids, registered_at: at } }];
+        return [
+          { type: 'UserRegistered', data: { user_id, email, password_hash, role, project_ids, registered_at: at } },
+        ];
       }
       case 'UpdateUser':
         return decideUpdate(command, state);
       case 'ChangePassword':
         assertRegistered(state);
-        return [{ type: 'UserPasswordChanged', data: { user_id: state.id, password_hash: command.password_hash, changed_at: command.at } }];
+        return [
+          {
+            type: 'UserPasswordChanged',
+            data: { user_id: state.id, password_hash: command.password_hash, changed_at: command.at },
+          },
+        ];
       case 'RehashPassword':
         assertRegistered(state);
         if (state.passwordHash !== command.previous_hash) return [];
-        return [{ type: 'UserPasswordRehashed', data: { user_id: state.id, password_hash: command.password_hash, rehashed_at: command.at } }];
+        return [
+          {
+            type: 'UserPasswordRehashed',
+            data: { user_id: state.id, password_hash: command.password_hash, rehashed_at: command.at },
+          },
+        ];
     }
   },
 };

@@ -7,8 +7,12 @@ export class Admission {
   private readonly waiting: Array<() => void> = [];
 
   /** `onQueued`: told how many wait, each time that changes. */
-  constructor(private readonly limit: number, private readonly onQueued: (queued: number) => void = () => undefined) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`an admission limit is a positive integer, not ${limit}`);
+  constructor(
+    private readonly limit: number,
+    private readonly onQueued: (queued: number) => void = () => undefined,
+  ) {
+    if (!Number.isInteger(limit) || limit < 1)
+      throw new RangeError(`an admission limit is a positive integer, not ${limit}`);
   }
 
   /** Pieces of work waiting for their turn. */

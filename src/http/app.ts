@@ -55,9 +55,13 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
       const upTo = position ?? (await deps.commands.log.headPosition());
       if (upTo === null || (await deps.settled(readModels, upTo))) return;
       // Recorded, but not visible: answering from the read model would show the old state.
-      throw new HttpError(503, 'not_yet_visible',
+      throw new HttpError(
+        503,
+        'not_yet_visible',
         `recorded in the log (position ${upTo}), but the ${readModels.join(', ')} read model has not applied it yet: is a worker running? Read it again shortly`,
-        [], { 'Retry-After': '5' });
+        [],
+        { 'Retry-After': '5' },
+      );
     },
   };
   healthRoutes(router, routeDeps);
@@ -75,7 +79,9 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   auditorRoutes(router, routeDeps);
   if (deps.metricsEndpoint) metricsRoute(router, deps.metricsEndpoint.source, deps.metricsEndpoint.token);
   openApiRoute(router, {
-    dashboard: deps.dashboard !== undefined && deps.dashboard !== null, metrics: deps.metricsEndpoint !== undefined, batchMaxEvents: deps.ingest.batchMaxEvents,
+    dashboard: deps.dashboard !== undefined && deps.dashboard !== null,
+    metrics: deps.metricsEndpoint !== undefined,
+    batchMaxEvents: deps.ingest.batchMaxEvents,
   });
   app.use(router.routes());
   app.use(methodNotAllowed);

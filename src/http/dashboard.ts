@@ -22,18 +22,35 @@ interface DashboardFile {
 }
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json; charset=utf-8',
-  '.webmanifest': 'application/manifest+json', '.txt': 'text/plain; charset=utf-8', '.woff2': 'font/woff2', '.map': 'application/json',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json',
 };
 const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json', '.webmanifest', '.txt', '.map']);
 
 /** No inline script or style element, no third party: what the dashboard needs and nothing else.
  *  `style-src 'self'` still lets scripts set element styles (uPlot sizes its canvas that way). */
 export const DASHBOARD_CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "font-src 'self'",
-  "connect-src 'self'", "worker-src 'self'", "manifest-src 'self'", "object-src 'none'", "base-uri 'none'",
-  "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "manifest-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 const walk = (dir: string, prefix = ''): string[] =>
@@ -74,47 +91,52 @@ const readDashboard = (dir: string): Dashboard => {
 };
 
 /** Paths the API owns: never answered with the dashboard. */
-const isApiPath = (p: string) => p === '/v1' || p.startsWith('/v1/') || p === '/healthz' || p === '/readyz' || p === '/metrics';
+const isApiPath = (p: string) =>
+  p === '/v1' || p.startsWith('/v1/') || p === '/healthz' || p === '/readyz' || p === '/metrics';
 
 /** Serves the dashboard at `/`: its files by path, a page of its own at its directory's path
  *  (`/docs`, the API reference: docs/index.html), and index.html for any other GET that asks for
  *  HTML (the client routes: /projects, /p/…/events), so a shared link opens the right screen.
  *  Without a build, `/` says how to make one. */
-export const dashboardMiddleware = (dashboard: Dashboard | null): Middleware<AppState> => async (ctx, next) => {
-  if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || isApiPath(ctx.path)) return next();
-  const exact = dashboard?.files.get(ctx.path)
-    ?? (path.extname(ctx.path) === '' ? dashboard?.files.get(`${ctx.path.replace(/\/$/, '')}/index.html`) : undefined);
-  const wantsPage = exact === undefined && path.extname(ctx.path) === '' && (ctx.accepts('html') === 'html');
-  const file = exact ?? (wantsPage ? dashboard?.files.get('/index.html') : undefined);
-  if (file === undefined) {
-    if (dashboard === null && ctx.path === '/') {
-      ctx.status = 404;
-      ctx.type = 'text/plain';
-      ctx.body = 'The dashboard has not been built: run `npm run build` (the README\'s `npm start` does), then restart watchlog.\n';
+export const dashboardMiddleware =
+  (dashboard: Dashboard | null): Middleware<AppState> =>
+  async (ctx, next) => {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || isApiPath(ctx.path)) return next();
+    const exact =
+      dashboard?.files.get(ctx.path) ??
+      (path.extname(ctx.path) === '' ? dashboard?.files.get(`${ctx.path.replace(/\/$/, '')}/index.html`) : undefined);
+    const wantsPage = exact === undefined && path.extname(ctx.path) === '' && ctx.accepts('html') === 'html';
+    const file = exact ?? (wantsPage ? dashboard?.files.get('/index.html') : undefined);
+    if (file === undefined) {
+      if (dashboard === null && ctx.path === '/') {
+        ctx.status = 404;
+        ctx.type = 'text/plain';
+        ctx.body =
+          "The dashboard has not been built: run `npm run build` (the README's `npm start` does), then restart watchlog.\n";
+        return;
+      }
+      return next();
+    }
+    ctx.set('Content-Security-Policy', DASHBOARD_CSP);
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+    ctx.set('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    ctx.set('ETag', file.etag);
+    ctx.vary('Accept-Encoding');
+    ctx.type = file.type;
+    if (ctx.get('If-None-Match') === file.etag) {
+      ctx.status = 304;
       return;
     }
-    return next();
-  }
-  ctx.set('Content-Security-Policy', DASHBOARD_CSP);
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
-  ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
-  ctx.set('Cache-Control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
-  ctx.set('ETag', file.etag);
-  ctx.vary('Accept-Encoding');
-  ctx.type = file.type;
-  if (ctx.get('If-None-Match') === file.etag) {
-    ctx.status = 304;
-    return;
-  }
-  const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
-  if (encoding === 'br' && file.brotli !== null) {
-    ctx.set('Content-Encoding', 'br');
-    ctx.body = file.brotli;
-  } else if (encoding === 'gzip' && file.gzip !== null) {
-    ctx.set('Content-Encoding', 'gzip');
-    ctx.body = file.gzip;
-  } else {
-    ctx.body = file.body;
-  }
-};
+    const encoding = ctx.acceptsEncodings('br', 'gzip', 'identity');
+    if (encoding === 'br' && file.brotli !== null) {
+      ctx.set('Content-Encoding', 'br');
+      ctx.body = file.brotli;
+    } else if (encoding === 'gzip' && file.gzip !== null) {
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = file.gzip;
+    } else {
+      ctx.body = file.body;
+    }
+  };

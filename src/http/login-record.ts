@@ -16,10 +16,22 @@ export type RecordLogin = (attempt: LoginRecord) => Promise<void>;
  *  it, and brute_force counts failures), and a line of the service's log: successes at info,
  *  failures at warn. When the attempt cannot be recorded, the login fails with it (503): no login
  *  goes unrecorded. */
-export const loginRecorder = (logger: Logger, commands: CommandDeps): RecordLogin => async (attempt) => {
-  const { email, ok, address, at, reason, userId } = attempt;
-  const entry = { email, address, at: at.toISOString(), ...(userId === undefined ? {} : { user_id: userId }), ...(reason === undefined ? {} : { reason }) };
-  if (ok) logger.info(entry, 'login succeeded');
-  else logger.warn(entry, 'login failed');
-  await recordLoginAttempt(commands, attempt, { actor: userId === undefined ? 'anonymous' : `user:${userId}`, correlationId: attempt.requestId, now: () => at });
-};
+export const loginRecorder =
+  (logger: Logger, commands: CommandDeps): RecordLogin =>
+  async (attempt) => {
+    const { email, ok, address, at, reason, userId } = attempt;
+    const entry = {
+      email,
+      address,
+      at: at.toISOString(),
+      ...(userId === undefined ? {} : { user_id: userId }),
+      ...(reason === undefined ? {} : { reason }),
+    };
+    if (ok) logger.info(entry, 'login succeeded');
+    else logger.warn(entry, 'login failed');
+    await recordLoginAttempt(commands, attempt, {
+      actor: userId === undefined ? 'anonymous' : `user:${userId}`,
+      correlationId: attempt.requestId,
+      now: () => at,
+    });
+  };

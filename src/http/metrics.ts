@@ -24,24 +24,31 @@ export interface HttpMetrics {
 }
 
 export const NO_HTTP_METRICS: HttpMetrics = {
-  ingested: () => undefined, queried: () => undefined, batchIngested: () => undefined, batchesWaiting: () => undefined,
+  ingested: () => undefined,
+  queried: () => undefined,
+  batchIngested: () => undefined,
+  batchesWaiting: () => undefined,
 };
 
 /** Measures ingests and read requests. Between the access log and the error handler, so that it
  *  sees the status every answer ends with. The route is the router's template, never the URL: a
  *  label of bounded values. */
-export const requestMetrics = (metrics: HttpMetrics): Koa.Middleware<AppState> => async (ctx, next) => {
-  const started = performance.now();
-  try {
-    await next();
-  } finally {
-    const seconds = (performance.now() - started) / 1000;
-    const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-    if (route === '/v1/audit' && ctx.method === 'POST') metrics.ingested(ctx.status, seconds);
-    else if (route === '/v1/audit/batch' && ctx.method === 'POST') metrics.batchIngested(ctx.status, ctx.state.batchEvents ?? null);
-    else if (typeof route === 'string' && route.startsWith('/v1/') && (ctx.method === 'GET' || ctx.method === 'HEAD')) metrics.queried(route, seconds);
-  }
-};
+export const requestMetrics =
+  (metrics: HttpMetrics): Koa.Middleware<AppState> =>
+  async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+      if (route === '/v1/audit' && ctx.method === 'POST') metrics.ingested(ctx.status, seconds);
+      else if (route === '/v1/audit/batch' && ctx.method === 'POST')
+        metrics.batchIngested(ctx.status, ctx.state.batchEvents ?? null);
+      else if (typeof route === 'string' && route.startsWith('/v1/') && (ctx.method === 'GET' || ctx.method === 'HEAD'))
+        metrics.queried(route, seconds);
+    }
+  };
 
 /** The exposition of this process's metrics, in the Prometheus text format. */
 export interface MetricsSource {
@@ -58,7 +65,10 @@ const bearerMatches = (header: string, token: string): boolean => {
 };
 
 const unauthorized = (ctx: Koa.Context, message: string, error?: 'invalid_token'): HttpError => {
-  ctx.set('WWW-Authenticate', error ? `Bearer realm="watchlog-metrics", error="${error}"` : 'Bearer realm="watchlog-metrics"');
+  ctx.set(
+    'WWW-Authenticate',
+    error ? `Bearer realm="watchlog-metrics", error="${error}"` : 'Bearer realm="watchlog-metrics"',
+  );
   return new HttpError(401, 'unauthorized', message);
 };
 
@@ -69,7 +79,8 @@ export const metricsRoute = (router: Router<AppState>, source: MetricsSource, to
     readQuery(ctx.query, NoParameters);
     if (token !== undefined) {
       const header = ctx.get('authorization');
-      if (header.trim() === '') throw unauthorized(ctx, 'missing token: send the header "Authorization: Bearer <WATCHLOG_METRICS_TOKEN>"');
+      if (header.trim() === '')
+        throw unauthorized(ctx, 'missing token: send the header "Authorization: Bearer <WATCHLOG_METRICS_TOKEN>"');
       if (!bearerMatches(header, token)) throw unauthorized(ctx, 'wrong metrics token', 'invalid_token');
     }
     const { contentType, body } = await source.scrape();

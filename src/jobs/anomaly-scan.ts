@@ -3,8 +3,23 @@ import type { Logger } from 'pino';
 import { recordFindings } from '../commands/anomalies.ts';
 import { effectiveSettings, type AnomalyOverrides, type AnomalySettings } from '../domain/anomaly-settings.ts';
 import {
-  BUCKET_MS, RATE_WINDOW_SECS, alertKey, baselineOf, baselineRange, bruteForceOver, currentRate, decideAlerts, enabledRules,
-  errorRateOver, massDeleteOver, silentServiceOf, volumeSpikeOf, windowEnds, windowStart, type Finding, type ServiceSeries,
+  BUCKET_MS,
+  RATE_WINDOW_SECS,
+  alertKey,
+  baselineOf,
+  baselineRange,
+  bruteForceOver,
+  currentRate,
+  decideAlerts,
+  enabledRules,
+  errorRateOver,
+  massDeleteOver,
+  silentServiceOf,
+  volumeSpikeOf,
+  windowEnds,
+  windowStart,
+  type Finding,
+  type ServiceSeries,
 } from '../domain/anomaly.ts';
 import type { EventLog } from '../log/event-log.ts';
 import type { ReadModels } from '../views/read-models.ts';
@@ -48,15 +63,19 @@ export interface ScanReport {
   ms: number;
 }
 
-
 /** One anomaly scan at `now`: reads the small aggregates the projections keep (10-second
  *  windows, per-minute and per-hour stats), runs the pure rules on them, and hands each project's
  *  findings to the command that raises and clears alerts. Never reads events. */
 export const scanAnomalies = async (deps: AnomalyScanDeps, nowDate: Date): Promise<ScanReport> => {
   const started = performance.now();
   const now = nowDate.getTime();
-  const report = (skipped: boolean, findings: Finding[], raised: Finding[] = [], cleared = 0): ScanReport =>
-    ({ skipped, findings: findings.length, raised, cleared, ms: Math.round(performance.now() - started) });
+  const report = (skipped: boolean, findings: Finding[], raised: Finding[] = [], cleared = 0): ScanReport => ({
+    skipped,
+    findings: findings.length,
+    raised,
+    cleared,
+    ms: Math.round(performance.now() - started),
+  });
 
   // Read models behind the log (a replay after a rebuild or a new read store) would make every
   // service look silent and every window empty: judge only what has been projected.
@@ -66,7 +85,9 @@ export const scanAnomalies = async (deps: AnomalyScanDeps, nowDate: Date): Promi
     return report(true, []);
   }
 
-  const overrides = new Map<string, AnomalyOverrides>((await deps.readModels.anomalies.allSettings()).map((s) => [s.project_id, s.overrides]));
+  const overrides = new Map<string, AnomalyOverrides>(
+    (await deps.readModels.anomalies.allSettings()).map((s) => [s.project_id, s.overrides]),
+  );
   const effective = new Map<string, AnomalySettings>();
   const settingsOf = (projectId: string): AnomalySettings => {
     let s = effective.get(projectId);
@@ -85,15 +106,24 @@ export const scanAnomalies = async (deps: AnomalyScanDeps, nowDate: Date): Promi
   const found = (f: Finding | null) => f && findings.push(f);
 
   // error_rate, mass_delete, and volume_spike's current rate, per service.
-  const minTotal = Math.min(...every.flatMap((s) => [
-    s.error_rate.enabled ? s.error_rate.min_events : Infinity,
-    s.mass_delete.enabled ? s.mass_delete.threshold : Infinity,
-    s.volume_spike.enabled ? s.volume_spike.min_rate : Infinity,
-  ]));
+  const minTotal = Math.min(
+    ...every.flatMap((s) => [
+      s.error_rate.enabled ? s.error_rate.min_events : Infinity,
+      s.mass_delete.enabled ? s.mass_delete.threshold : Infinity,
+      s.volume_spike.enabled ? s.volume_spike.min_rate : Infinity,
+    ]),
+  );
   const spikes: Array<{ series: ServiceSeries; current: number }> = [];
   if (Number.isFinite(minTotal)) {
-    const longest = Math.max(RATE_WINDOW_SECS, ...every.flatMap((s) => [s.error_rate.window_secs, s.mass_delete.window_secs]));
-    for (const series of await deps.readModels.anomalyWindows.serviceSeries(windowStart(ends, longest), lastEnd, minTotal)) {
+    const longest = Math.max(
+      RATE_WINDOW_SECS,
+      ...every.flatMap((s) => [s.error_rate.window_secs, s.mass_delete.window_secs]),
+    );
+    for (const series of await deps.readModels.anomalyWindows.serviceSeries(
+      windowStart(ends, longest),
+      lastEnd,
+      minTotal,
+    )) {
       const s = settingsOf(series.project_id);
       found(errorRateOver(series, ends, s.error_rate));
       found(massDeleteOver(series, ends, s.mass_delete));
@@ -107,10 +137,19 @@ export const scanAnomalies = async (deps: AnomalyScanDeps, nowDate: Date): Promi
   for (const [projectId, candidates] of byProjectOf(spikes, (spike) => spike.series.project_id)) {
     const s = settingsOf(projectId).volume_spike;
     const { from, to } = baselineRange(ends, s.baseline_minutes);
-    const baselines = new Map((await deps.readModels.stats.serviceBaselines(projectId, from, to)).map((b) => [b.service_name, b]));
+    const baselines = new Map(
+      (await deps.readModels.stats.serviceBaselines(projectId, from, to)).map((b) => [b.service_name, b]),
+    );
     for (const { series, current } of candidates) {
       const b = baselines.get(series.service_name);
-      found(volumeSpikeOf(series, current, b ? baselineOf(b.first_minute, b.sum, b.sum_squares, to) : { minutes: 0, sum: 0, sum_squares: 0 }, s));
+      found(
+        volumeSpikeOf(
+          series,
+          current,
+          b ? baselineOf(b.first_minute, b.sum, b.sum_squares, to) : { minutes: 0, sum: 0, sum_squares: 0 },
+          s,
+        ),
+      );
     }
   }
 
@@ -118,7 +157,11 @@ export const scanAnomalies = async (deps: AnomalyScanDeps, nowDate: Date): Promi
   const minFailures = Math.min(...every.map((s) => (s.brute_force.enabled ? s.brute_force.threshold : Infinity)));
   if (Number.isFinite(minFailures)) {
     const longest = Math.max(...every.map((s) => s.brute_force.window_secs));
-    for (const series of await deps.readModels.anomalyWindows.authFailureSeries(windowStart(ends, longest), lastEnd, minFailures)) {
+    for (const series of await deps.readModels.anomalyWindows.authFailureSeries(
+      windowStart(ends, longest),
+      lastEnd,
+      minFailures,
+    )) {
       found(bruteForceOver(series, ends, settingsOf(series.project_id).brute_force));
     }
   }
@@ -140,11 +183,18 @@ export const scanAnomalies = async (deps: AnomalyScanDeps, nowDate: Date): Promi
   for (const projectId of new Set([...byProject.keys(), ...openByProject.keys()])) {
     const projectFindings = byProject.get(projectId) ?? [];
     const evaluated = enabledRules(settingsOf(projectId));
-    const change = decideAlerts(projectFindings, new Set((openByProject.get(projectId) ?? []).map(alertKey)), evaluated);
+    const change = decideAlerts(
+      projectFindings,
+      new Set((openByProject.get(projectId) ?? []).map(alertKey)),
+      evaluated,
+    );
     if (change.raise.length === 0 && change.clear.length === 0) continue;
     const result = await recordFindings(deps, projectId, projectFindings, evaluated, ctx);
     for (const f of result.raised) {
-      deps.logger.info({ project_id: projectId, rule: f.rule, subject: f.subject, service_name: f.service_name, details: f.details }, 'anomaly detected');
+      deps.logger.info(
+        { project_id: projectId, rule: f.rule, subject: f.subject, service_name: f.service_name, details: f.details },
+        'anomaly detected',
+      );
     }
     raised.push(...result.raised);
     cleared += result.cleared;
@@ -167,6 +217,9 @@ export const anomalyScanJob = (deps: AnomalyScanDeps, now: () => Date): Repeatin
       throw error;
     }
     metrics.scanned(result.skipped ? 'skipped' : 'done', (performance.now() - started) / 1000);
-    deps.logger.debug({ ms: result.ms, findings: result.findings, raised: result.raised.length, cleared: result.cleared }, 'anomaly scan done');
+    deps.logger.debug(
+      { ms: result.ms, findings: result.findings, raised: result.raised.length, cleared: result.cleared },
+      'anomaly scan done',
+    );
   },
 });

@@ -13,9 +13,16 @@ export const logCompactionJob = (log: EventLog, logger: Logger, everyMs = 60_000
     const started = performance.now();
     const done = await log.compact();
     if (done.records > 0) {
-      logger.info({
-        records: done.records, blocks: done.blocks, bytesIn: done.bytesIn, bytesOut: done.bytesOut, ms: Math.round(performance.now() - started),
-      }, 'compressed older log records');
+      logger.info(
+        {
+          records: done.records,
+          blocks: done.blocks,
+          bytesIn: done.bytesIn,
+          bytesOut: done.bytesOut,
+          ms: Math.round(performance.now() - started),
+        },
+        'compressed older log records',
+      );
     }
   },
 });

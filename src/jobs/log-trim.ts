@@ -11,6 +11,6 @@ export const logTrimJob = (log: EventLog, logger: Logger, everyMs = 10 * 60_000)
   everyMs,
   async run() {
     const deleted = await log.trim();
-    if (deleted > 0) logger.info({ deleted }, 'trimmed events beyond their stream\'s maxCount');
+    if (deleted > 0) logger.info({ deleted }, "trimmed events beyond their stream's maxCount");
   },
 });

@@ -37,7 +37,9 @@ export interface RepeatingJob {
   run: () => Promise<void>;
 }
 
-interface CheckJobData { monitor_id: string }
+interface CheckJobData {
+  monitor_id: string;
+}
 
 export interface WorkerJobsOptions {
   /** How often Agenda looks for due jobs; also the worst extra delay of a check. */
@@ -63,7 +65,9 @@ export interface WorkerJobsOptions {
  *  monitors read model has it, whichever worker made it) plus the interval. Null without a
  *  previous check, or when the monitor changed since (a new interval, or enabled again). */
 export const latenessOf = (
-  view: Pick<MonitorView, 'last_checked_at' | 'updated_at'> | null, intervalSeconds: number, checkedAt: string,
+  view: Pick<MonitorView, 'last_checked_at' | 'updated_at'> | null,
+  intervalSeconds: number,
+  checkedAt: string,
 ): number | null => {
   if (view?.last_checked_at == null || Date.parse(view.last_checked_at) < Date.parse(view.updated_at)) return null;
   const due = Date.parse(view.last_checked_at) + intervalSeconds * 1000;
@@ -78,7 +82,9 @@ const RECONCILE_LOCK_MS = 60_000;
  *  interval starts over now, and so does a monitor enabled again, as a new monitor does: each is
  *  checked at once. Pausing only sets the flag. */
 export const scheduleChangesFor = (
-  job: Pick<JobParameters, 'repeatInterval' | 'disabled'>, monitor: Pick<MonitorView, 'interval_seconds' | 'enabled'>, now: Date,
+  job: Pick<JobParameters, 'repeatInterval' | 'disabled'>,
+  monitor: Pick<MonitorView, 'interval_seconds' | 'enabled'>,
+  now: Date,
 ): JobScheduleChanges | null => {
   const changes: JobScheduleChanges = {};
   const intervalMs = monitor.interval_seconds * 1000;
@@ -164,25 +170,34 @@ export class WorkerJobs {
       this.whenIdle = [];
       for (const resolve of waiting) resolve();
     });
-    this.agenda.define<CheckJobData>(CHECK_JOB, async (job: Job<CheckJobData>) => this.check(job.attrs.data.monitor_id), {
-      concurrency: options.concurrency ?? 200,
-      lockLifetime: this.lockLifetimeMs,
-    });
+    this.agenda.define<CheckJobData>(
+      CHECK_JOB,
+      async (job: Job<CheckJobData>) => this.check(job.attrs.data.monitor_id),
+      {
+        concurrency: options.concurrency ?? 200,
+        lockLifetime: this.lockLifetimeMs,
+      },
+    );
   }
 
   private defineRepeating(): void {
     for (const job of this.repeating) {
-      this.agenda.define(job.name, async () => {
-        try {
-          await job.run();
-        } catch (err) {
-          this.logger.error({ err, job: job.name }, 'job failed; it runs again at its next time');
-        }
-      }, { lockLifetime: this.lockLifetimeMs, concurrency: 1 });
+      this.agenda.define(
+        job.name,
+        async () => {
+          try {
+            await job.run();
+          } catch (err) {
+            this.logger.error({ err, job: job.name }, 'job failed; it runs again at its next time');
+          }
+        },
+        { lockLifetime: this.lockLifetimeMs, concurrency: 1 },
+      );
     }
     // reconcile() logs its own failures, so the job never fails.
     this.agenda.define(RECONCILE_JOB, () => this.reconcile(), {
-      lockLifetime: Math.min(this.lockLifetimeMs, RECONCILE_LOCK_MS), concurrency: 1,
+      lockLifetime: Math.min(this.lockLifetimeMs, RECONCILE_LOCK_MS),
+      concurrency: 1,
     });
   }
 
@@ -195,7 +210,11 @@ export class WorkerJobs {
    *  jobs are brought in step by the first reconciliation, within `processEveryMs` on a new store. */
   async start(): Promise<void> {
     this.defineRepeating();
-    await withTimeout(this.agenda.start(), this.startTimeoutMs, `the job store did not answer within ${this.startTimeoutMs} ms`);
+    await withTimeout(
+      this.agenda.start(),
+      this.startTimeoutMs,
+      `the job store did not answer within ${this.startTimeoutMs} ms`,
+    );
     for (const job of this.schedules()) await this.ensureRepeating(job.name, job.everyMs);
   }
 
@@ -208,7 +227,8 @@ export class WorkerJobs {
       await this.agenda.every(everyMs, name);
       return;
     }
-    if (Number(existing.repeatInterval) !== everyMs) await this.backend.updateSchedule(String(existing._id), { repeatInterval: everyMs });
+    if (Number(existing.repeatInterval) !== everyMs)
+      await this.backend.updateSchedule(String(existing._id), { repeatInterval: everyMs });
   }
 
   /** Job runs under way in this process. */
@@ -230,9 +250,11 @@ export class WorkerJobs {
   /** Brings the check jobs in step with the monitors read model now; at most one reconciliation
    *  at a time in this process. The reconcile job calls it in the worker that holds that job. */
   reconcile(): Promise<void> {
-    this.reconciling = this.reconciling.then(() => this.reconcileOnce()).catch((err: unknown) => {
-      this.logger.error({ err }, 'could not bring monitor jobs in step with the monitors');
-    });
+    this.reconciling = this.reconciling
+      .then(() => this.reconcileOnce())
+      .catch((err: unknown) => {
+        this.logger.error({ err }, 'could not bring monitor jobs in step with the monitors');
+      });
     return this.reconciling;
   }
 
@@ -270,7 +292,8 @@ export class WorkerJobs {
   /** insertOnly: should the job have appeared since it was looked for, it is left as it is (a
    *  save would unlock it) and the next reconciliation compares it. */
   private async createCheckJob(m: Pick<MonitorView, 'id' | 'interval_seconds' | 'enabled'>): Promise<void> {
-    const job = this.agenda.create<CheckJobData>(CHECK_JOB, { monitor_id: m.id })
+    const job = this.agenda
+      .create<CheckJobData>(CHECK_JOB, { monitor_id: m.id })
       .unique({ 'data.monitor_id': m.id }, { insertOnly: true })
       .repeatEvery(m.interval_seconds * 1000, { skipImmediate: false });
     if (m.enabled) job.enable();
@@ -302,15 +325,29 @@ export class WorkerJobs {
       // checked again first: what failed may be what restarted with watchlog (its own health
       // endpoint, a service started beside it), and a DOWN and UP pair would page people for it.
       const sinceStart = this.now().getTime() - this.startedAt;
-      if (sinceStart < state.settings.interval_seconds * 1000 && decideTransition(state, probed.result)?.type === 'MonitorWentDown') {
-        this.logger.debug({ monitor_id: monitorId, error: probed.result.error }, 'a check failed just after a restart; checking again before going DOWN');
+      if (
+        sinceStart < state.settings.interval_seconds * 1000 &&
+        decideTransition(state, probed.result)?.type === 'MonitorWentDown'
+      ) {
+        this.logger.debug(
+          { monitor_id: monitorId, error: probed.result.error },
+          'a check failed just after a restart; checking again before going DOWN',
+        );
         await new Promise((r) => setTimeout(r, this.recheckDelayMs));
         probed = await probe(state.settings, this.deps.egress, this.now);
       }
       const { result, refused } = probed;
-      const { events } = await recordCheck(this.deps, monitorId, result, {
-        actor: 'system:monitor', correlationId: monitorId, now: this.now,
-      }, loaded);
+      const { events } = await recordCheck(
+        this.deps,
+        monitorId,
+        result,
+        {
+          actor: 'system:monitor',
+          correlationId: monitorId,
+          now: this.now,
+        },
+        loaded,
+      );
       outcome = result.ok ? 'up' : refused ? 'blocked' : 'down';
       metrics.checked(outcome, result.response_ms / 1000, lateness);
       for (const e of events) this.logger.info({ monitor_id: monitorId, transition: e.type }, 'monitor state changed');

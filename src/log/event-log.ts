@@ -43,7 +43,11 @@ export interface AppendResult {
 }
 
 export class WrongExpectedRevisionError extends Error {
-  constructor(readonly stream: string, readonly expected: ExpectedRevision, readonly actual: number | 'no_stream') {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
     super(`stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
   }
 }

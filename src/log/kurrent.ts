@@ -1,13 +1,38 @@
 import {
-  ANY, BACKWARDS, END, FORWARDS, KurrentDBClient, NO_STREAM, START, StreamNotFoundError, WrongExpectedVersionError,
-  excludeSystemEvents, jsonEvent, streamNameFilter, type AllStreamResolvedEvent, type AppendStreamState, type Position, type ResolvedEvent,
+  ANY,
+  BACKWARDS,
+  END,
+  FORWARDS,
+  KurrentDBClient,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  streamNameFilter,
+  type AllStreamResolvedEvent,
+  type AppendStreamState,
+  type Position,
+  type ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import type { EventMetadata } from '../domain/events.ts';
 import { withTimeout } from '../deadline.ts';
 import {
-  RedactionUnsupportedError, WrongExpectedRevisionError, comparePositions,
-  type AppendResult, type CommitObserver, type CompactionResult, type EventLog, type LogHealth, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome,
-  type RecordedEvent, type Subscription,
+  RedactionUnsupportedError,
+  WrongExpectedRevisionError,
+  comparePositions,
+  type AppendResult,
+  type CommitObserver,
+  type CompactionResult,
+  type EventLog,
+  type LogHealth,
+  type ExpectedRevision,
+  type NewEvent,
+  type OnceEvent,
+  type OnceOutcome,
+  type RecordedEvent,
+  type Subscription,
 } from './event-log.ts';
 
 /** The EventLog port on KurrentDB (and EventStoreDB 21.10+, which speaks the same gRPC API) with
@@ -72,7 +97,10 @@ export class KurrentEventLog implements EventLog {
   private readonly visibleFrom = new Map<string, { revision: number; until: number }>();
   private readonly streamLimitsTtlMs: number;
 
-  constructor(connectionString: string, private readonly options: KurrentEventLogOptions = {}) {
+  constructor(
+    connectionString: string,
+    private readonly options: KurrentEventLogOptions = {},
+  ) {
     this.client = KurrentDBClient.connectionString(connectionString);
     this.batchSize = options.batchSize ?? 1000;
     this.reconnectDelayMs = options.reconnectDelayMs ?? 500;
@@ -86,7 +114,11 @@ export class KurrentEventLog implements EventLog {
     const { metadata } = await this.client.getStreamMetadata(this.namespace + stream);
     let revision = 0;
     if (metadata?.maxCount !== undefined) {
-      for await (const last of this.client.readStream(this.namespace + stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+      for await (const last of this.client.readStream(this.namespace + stream, {
+        direction: BACKWARDS,
+        fromRevision: END,
+        maxCount: 1,
+      })) {
         if (last.event) revision = Math.max(0, Number(last.event.revision) - metadata.maxCount + 1);
       }
     }
@@ -117,7 +149,13 @@ export class KurrentEventLog implements EventLog {
    *  accepts connections but never answers. */
   async ping(timeoutMs = 5000): Promise<void> {
     const read = async () => {
-      for await (const _ of this.client.readAll({ maxCount: 1, direction: BACKWARDS, fromPosition: END, deadline: timeoutMs })) break;
+      for await (const _ of this.client.readAll({
+        maxCount: 1,
+        direction: BACKWARDS,
+        fromPosition: END,
+        deadline: timeoutMs,
+      }))
+        break;
     };
     await withTimeout(read(), timeoutMs, `no answer within ${timeoutMs} ms`);
   }
@@ -127,7 +165,9 @@ export class KurrentEventLog implements EventLog {
     try {
       const result = await this.client.appendToStream(
         this.namespace + stream,
-        events.map((e) => jsonEvent({ id: e.id, type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata })),
+        events.map((e) =>
+          jsonEvent({ id: e.id, type: e.type, data: e.data as Record<string, unknown>, metadata: e.metadata }),
+        ),
         { streamState: streamState(expected) },
       );
       if (!result.position) throw new Error(`append to ${stream} returned no position`);
@@ -136,7 +176,8 @@ export class KurrentEventLog implements EventLog {
       return { revision: Number(result.nextExpectedRevision), position: result.position.commit.toString(10) };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
-        const actual = typeof error.actualState === 'bigint' && error.actualState >= 0n ? Number(error.actualState) : 'no_stream';
+        const actual =
+          typeof error.actualState === 'bigint' && error.actualState >= 0n ? Number(error.actualState) : 'no_stream';
         throw new WrongExpectedRevisionError(stream, expected, actual);
       }
       throw error;
@@ -148,26 +189,32 @@ export class KurrentEventLog implements EventLog {
    *  which then reads the winner's event as its answer. The revision check is what makes it
    *  atomic; KurrentDB's own deduplication of event ids is best effort with "any". */
   async appendOnce(items: readonly OnceEvent[], withinMs: number): Promise<OnceOutcome[]> {
-    return Promise.all(items.map(async (item): Promise<OnceOutcome> => {
-      for (let attempt = 1; ; attempt += 1) {
-        const [last] = await this.readLast(item.stream);
-        if (last && Date.parse(item.event.metadata.recorded_at) - Date.parse(last.metadata.recorded_at) < withinMs) {
-          return { replay: true, id: last.id, position: last.position, metadata: last.metadata };
+    return Promise.all(
+      items.map(async (item): Promise<OnceOutcome> => {
+        for (let attempt = 1; ; attempt += 1) {
+          const [last] = await this.readLast(item.stream);
+          if (last && Date.parse(item.event.metadata.recorded_at) - Date.parse(last.metadata.recorded_at) < withinMs) {
+            return { replay: true, id: last.id, position: last.position, metadata: last.metadata };
+          }
+          try {
+            const { position } = await this.append(item.stream, [item.event], last ? last.revision : 'no_stream');
+            return { replay: false, id: item.event.id, position };
+          } catch (error) {
+            if (!(error instanceof WrongExpectedRevisionError) || attempt >= 3) throw error;
+          }
         }
-        try {
-          const { position } = await this.append(item.stream, [item.event], last ? last.revision : 'no_stream');
-          return { replay: false, id: item.event.id, position };
-        } catch (error) {
-          if (!(error instanceof WrongExpectedRevisionError) || attempt >= 3) throw error;
-        }
-      }
-    }));
+      }),
+    );
   }
 
   private async readLast(stream: string): Promise<RecordedEvent[]> {
     try {
       const out: RecordedEvent[] = [];
-      for await (const resolved of this.client.readStream(this.namespace + stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+      for await (const resolved of this.client.readStream(this.namespace + stream, {
+        direction: BACKWARDS,
+        fromRevision: END,
+        maxCount: 1,
+      })) {
         const e = this.recorded(resolved);
         if (e) out.push(e);
       }
@@ -178,7 +225,10 @@ export class KurrentEventLog implements EventLog {
     }
   }
 
-  async readStream(stream: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+  async readStream(
+    stream: string,
+    options: { fromRevision?: number; maxCount?: number } = {},
+  ): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     try {
       const reading = this.client.readStream(this.namespace + stream, {
@@ -204,14 +254,17 @@ export class KurrentEventLog implements EventLog {
     // last position read until the page is full or the log ends.
     for (;;) {
       const page = await this.readPage(from, maxCount);
-      if (page.events.length > 0) out.push(...await this.visible(page.events));
+      if (page.events.length > 0) out.push(...(await this.visible(page.events)));
       if (out.length >= maxCount || page.ended || page.last === null) return out.slice(0, maxCount);
       from = page.last;
     }
   }
 
   /** Up to `maxCount` events after `after`, hidden ones included, and where the read stopped. */
-  private async readPage(after: string | null, maxCount: number): Promise<{ events: RecordedEvent[]; last: string | null; ended: boolean }> {
+  private async readPage(
+    after: string | null,
+    maxCount: number,
+  ): Promise<{ events: RecordedEvent[]; last: string | null; ended: boolean }> {
     const events: RecordedEvent[] = [];
     // A read from a position includes the event at it; the port's `after` excludes it.
     const reading = this.client.readAll({
@@ -227,7 +280,11 @@ export class KurrentEventLog implements EventLog {
       if (e && e.position !== after) events.push(e);
     }
     const page = events.slice(0, maxCount);
-    return { events: page, last: page[page.length - 1]?.position ?? null, ended: read < maxCount + (after === null ? 0 : 1) };
+    return {
+      events: page,
+      last: page[page.length - 1]?.position ?? null,
+      ended: read < maxCount + (after === null ? 0 : 1),
+    };
   }
 
   /** One read of $all per position (KurrentDB reads by position, not by a list of them), a
@@ -235,20 +292,32 @@ export class KurrentEventLog implements EventLog {
   async readPositions(positions: readonly string[]): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     for (let i = 0; i < positions.length; i += 32) {
-      const found = await Promise.all(positions.slice(i, i + 32).map(async (p) => {
-        for await (const resolved of this.client.readAll({ direction: FORWARDS, fromPosition: toPosition(p), maxCount: 1, filter: this.filter() })) {
-          const e = this.recorded(resolved);
-          return e !== null && e.position === p ? e : null;
-        }
-        return null;
-      }));
+      const found = await Promise.all(
+        positions.slice(i, i + 32).map(async (p) => {
+          for await (const resolved of this.client.readAll({
+            direction: FORWARDS,
+            fromPosition: toPosition(p),
+            maxCount: 1,
+            filter: this.filter(),
+          })) {
+            const e = this.recorded(resolved);
+            return e !== null && e.position === p ? e : null;
+          }
+          return null;
+        }),
+      );
       for (const e of found) if (e !== null) out.push(e);
     }
     return out.sort((x, y) => comparePositions(x.position, y.position));
   }
 
   async headPosition(): Promise<string | null> {
-    const reading = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1, filter: this.filter() });
+    const reading = this.client.readAll({
+      direction: BACKWARDS,
+      fromPosition: END,
+      maxCount: 1,
+      filter: this.filter(),
+    });
     for await (const resolved of reading) {
       const e = this.recorded(resolved);
       if (e) return e.position;

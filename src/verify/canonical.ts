@@ -35,7 +35,10 @@ const shapeOf = (keys: string[]): Shape => {
   if (candidates) for (const shape of candidates) if (sameKeys(shape.keys, keys)) return shape;
   const sortedKeys = [...keys].sort();
   // JSON.parse defines "__proto__" as an own key like any other.
-  const template = JSON.parse(`{${sortedKeys.map((key) => `${JSON.stringify(key)}:null`).join(',')}}`) as Record<string, unknown>;
+  const template = JSON.parse(`{${sortedKeys.map((key) => `${JSON.stringify(key)}:null`).join(',')}}`) as Record<
+    string,
+    unknown
+  >;
   const shape = { keys, sortedKeys, template: sameKeys(Object.keys(template), sortedKeys) ? template : null };
   if (cachedShapes < MAX_SHAPES && keys.length <= MAX_CACHED_KEYS) {
     cachedShapes += 1;
@@ -67,7 +70,10 @@ const sorted = (value: unknown): unknown => {
   const keys = Object.keys(object);
   let ordered = true;
   for (let i = 1; i < keys.length; i += 1) {
-    if (!(keys[i - 1]! < keys[i]!)) { ordered = false; break; }
+    if (!(keys[i - 1]! < keys[i]!)) {
+      ordered = false;
+      break;
+    }
   }
   if (!ordered) {
     const { sortedKeys, template } = shapeOf(keys);
@@ -96,7 +102,8 @@ const sorted = (value: unknown): unknown => {
 /** The slow path: every object's members written by hand, in code-unit order. */
 const writeSlowly = (value: unknown): string => {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : writeSlowly(item))).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? 'null' : writeSlowly(item))).join(',')}]`;
   const members: string[] = [];
   for (const key of Object.keys(value).sort()) {
     const item = (value as Record<string, unknown>)[key];

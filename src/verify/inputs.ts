@@ -19,7 +19,9 @@ const readText = (path: string, what: string): string => {
   try {
     bytes = readFileSync(path);
   } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     return utf8.decode(bytes);
@@ -36,7 +38,8 @@ const parseJson = (text: string): unknown => {
   }
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** A verifier key: the key line, or the JSON answer of `GET /v1/checkpoints/key` (its
  *  `verifier_key`, which must name the same key as the answer's other fields). The key is what
@@ -47,20 +50,27 @@ export const readVerifierKey = (path: string): VerifierKey => {
   const fail = (reason: string) => new UsageError(`--key ${path}: ${reason}`);
   let key: VerifierKey;
   try {
-    key = parseVerifierKey(isObject(json) && typeof json.verifier_key === 'string' ? json.verifier_key.trim() : text.split('\n')[0]!.trim());
+    key = parseVerifierKey(
+      isObject(json) && typeof json.verifier_key === 'string' ? json.verifier_key.trim() : text.split('\n')[0]!.trim(),
+    );
   } catch (error) {
     throw fail((error as Error).message);
   }
   if (!isObject(json)) return key;
   let pem: string | undefined;
   try {
-    pem = typeof json.public_key_pem === 'string' ? createPublicKey(json.public_key_pem).export({ format: 'jwk' }).x : undefined;
+    pem =
+      typeof json.public_key_pem === 'string'
+        ? createPublicKey(json.public_key_pem).export({ format: 'jwk' }).x
+        : undefined;
   } catch {
     throw fail('its public_key_pem is not a public key');
   }
   const others: Array<[string, unknown, string]> = [
-    ['key_name', json.key_name, key.name], ['key_id', json.key_id, key.label.split('+')[1]!],
-    ['public_key', json.public_key, key.raw.toString('base64')], ['public_key_pem', pem, key.raw.toString('base64url')],
+    ['key_name', json.key_name, key.name],
+    ['key_id', json.key_id, key.label.split('+')[1]!],
+    ['public_key', json.public_key, key.raw.toString('base64')],
+    ['public_key_pem', pem, key.raw.toString('base64url')],
   ];
   for (const [field, value, expected] of others) {
     if (value !== undefined && value !== expected) throw fail(`its ${field} is not that of ${key.label}`);
@@ -68,7 +78,10 @@ export const readVerifierKey = (path: string): VerifierKey => {
   return key;
 };
 
-export interface NoteInput { readonly source: string; readonly message: string }
+export interface NoteInput {
+  readonly source: string;
+  readonly message: string;
+}
 
 /** The notes of a checkpoint file: the JSON answer of `GET /v1/checkpoints/latest` (its `note`),
  *  one note, or several as WATCHLOG_WITNESS_FILE keeps them (each followed by a blank line). */
@@ -76,7 +89,8 @@ export const readNotes = (path: string): NoteInput[] => {
   const text = readText(path, 'the checkpoint file');
   if (text.trimStart().startsWith('{')) {
     const json = parseJson(text);
-    if (!isObject(json) || typeof json.note !== 'string') throw new VerificationFailure(`checkpoint ${path}: JSON without a "note" field, so not a checkpoint answer`);
+    if (!isObject(json) || typeof json.note !== 'string')
+      throw new VerificationFailure(`checkpoint ${path}: JSON without a "note" field, so not a checkpoint answer`);
     return [{ source: path, message: json.note }];
   }
   // Within a note the blank line is followed by its signatures ("— "); between notes it is not.
@@ -95,7 +109,8 @@ export const readObject = (path: string, what: string): Record<string, unknown> 
   return json;
 };
 
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 const hashes = (value: unknown, path: string): Buffer[] => {
   if (!Array.isArray(value)) throw new VerificationFailure(`proof ${path}: "proof" is not an array of base64 hashes`);
@@ -106,23 +121,35 @@ const hashes = (value: unknown, path: string): Buffer[] => {
   });
 };
 
-export interface InclusionProof { readonly index: number; readonly size: number; readonly leafHash: Buffer; readonly path: Buffer[] }
+export interface InclusionProof {
+  readonly index: number;
+  readonly size: number;
+  readonly leafHash: Buffer;
+  readonly path: Buffer[];
+}
 
 /** `GET /v1/proofs/inclusion`'s answer: { index, size, leaf_hash, proof }. */
 export const readInclusionProof = (path: string): InclusionProof => {
   const json = readObject(path, 'the proof');
   const leafHash = typeof json.leaf_hash === 'string' ? decodeHash(json.leaf_hash) : null;
   if (!isCount(json.index) || !isCount(json.size) || leafHash === null) {
-    throw new VerificationFailure(`proof ${path} is not an inclusion proof: expected { index, size, leaf_hash, proof }`);
+    throw new VerificationFailure(
+      `proof ${path} is not an inclusion proof: expected { index, size, leaf_hash, proof }`,
+    );
   }
   return { index: json.index, size: json.size, leafHash, path: hashes(json.proof, path) };
 };
 
-export interface ConsistencyProof { readonly from: number; readonly to: number; readonly path: Buffer[] }
+export interface ConsistencyProof {
+  readonly from: number;
+  readonly to: number;
+  readonly path: Buffer[];
+}
 
 /** `GET /v1/proofs/consistency`'s answer: { from, to, proof }. */
 export const readConsistencyProof = (path: string): ConsistencyProof => {
   const json = readObject(path, 'the proof');
-  if (!isCount(json.from) || !isCount(json.to)) throw new VerificationFailure(`proof ${path} is not a consistency proof: expected { from, to, proof }`);
+  if (!isCount(json.from) || !isCount(json.to))
+    throw new VerificationFailure(`proof ${path} is not a consistency proof: expected { from, to, proof }`);
   return { from: json.from, to: json.to, path: hashes(json.proof, path) };
 };

@@ -305,7 +305,7 @@ const copy = (from: number, to: number) => {
  *  `x`: its own bytes, but for the objects out of order, written member by member. */
 const write = (from: number, to: number, x: number): void => {
   let at = from;
-  for (let k = x; k < objects && objectAt[k]! < to;) {
+  for (let k = x; k < objects && objectAt[k]! < to; ) {
     const first = objectSorted[k]!;
     if (first < 0) {
       k += 1;
@@ -325,7 +325,9 @@ const write = (from: number, to: number, x: number): void => {
 };
 
 /** The line's members that matter here; the first six are the leaf's fields, in their order. */
-const NAMES = ['data', 'id', 'metadata', 'revision', 'stream', 'type', 'leaf_index', 'leaf_hash', 'missing'].map((name) => Buffer.from(name));
+const NAMES = ['data', 'id', 'metadata', 'revision', 'stream', 'type', 'leaf_index', 'leaf_hash', 'missing'].map(
+  (name) => Buffer.from(name),
+);
 const FIELDS = 6;
 const LEAF_INDEX = 6;
 const LEAF_HASH = 7;

@@ -28,10 +28,14 @@ export class LeafThreads {
     this.workers = Array.from({ length: count }, startWorker);
     this.waiting = this.workers.map(() => []);
     this.workers.forEach((worker, i) => {
-      const failAll = (error: Error) => { for (const w of this.waiting[i]!.splice(0)) w.reject(error); };
+      const failAll = (error: Error) => {
+        for (const w of this.waiting[i]!.splice(0)) w.reject(error);
+      };
       worker.on('message', (result: BatchResult) => this.waiting[i]!.shift()?.resolve(result));
       worker.on('error', failAll);
-      worker.on('exit', (code) => { if (!this.closing) failAll(new Error(`a verification thread exited (${code})`)); });
+      worker.on('exit', (code) => {
+        if (!this.closing) failAll(new Error(`a verification thread exited (${code})`));
+      });
     });
   }
 
@@ -43,7 +47,8 @@ export class LeafThreads {
     let i = this.next;
     for (let k = 0; k < this.workers.length; k += 1) if (this.waiting[k]!.length < this.waiting[i]!.length) i = k;
     this.next = (i + 1) % this.workers.length;
-    const whole = batch.buffer instanceof ArrayBuffer && batch.byteOffset === 0 && batch.byteLength === batch.buffer.byteLength;
+    const whole =
+      batch.buffer instanceof ArrayBuffer && batch.byteOffset === 0 && batch.byteLength === batch.buffer.byteLength;
     const bytes = whole ? new Uint8Array(batch.buffer as ArrayBuffer) : new Uint8Array(batch);
     const answer = new Promise<BatchResult>((resolve, reject) => {
       this.waiting[i]!.push({ resolve, reject });

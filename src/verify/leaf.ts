@@ -55,7 +55,8 @@ interface StreamLine extends RecordFields {
   readonly position?: unknown;
 }
 
-const text = (value: unknown): string | null => (typeof value === 'string' || typeof value === 'number' ? String(value) : null);
+const text = (value: unknown): string | null =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : null;
 
 /** Checks the lines of `batch` (bytes cut at newlines, a "\r" before one dropped; a last line
  *  without one is read too). Each line is read by its bytes (leaf-bytes.ts) when they are written
@@ -64,7 +65,7 @@ const text = (value: unknown): string | null => (typeof value === 'string' || ty
 export const checkBatch = (batch: Buffer, allowMissing: boolean): BatchResult => {
   const starts: number[] = [];
   const stops: number[] = [];
-  for (let at = 0; at < batch.length;) {
+  for (let at = 0; at < batch.length; ) {
     const newline = batch.indexOf(0x0a, at);
     const stop = newline < 0 ? batch.length : newline;
     starts.push(at);
@@ -80,17 +81,31 @@ export const checkBatch = (batch: Buffer, allowMissing: boolean): BatchResult =>
   const fail = (at: number, kind: ProblemKind, r: StreamLine | null, details: Partial<LineProblem> = {}) => {
     codes[at] = PROBLEM;
     problem ??= {
-      at, kind, index: Number.isNaN(indexes[at]!) ? null : indexes[at]!, position: text(r?.position), id: text(r?.id),
-      computed: null, given: null, reason: null, ...details,
+      at,
+      kind,
+      index: Number.isNaN(indexes[at]!) ? null : indexes[at]!,
+      position: text(r?.position),
+      id: text(r?.id),
+      computed: null,
+      given: null,
+      reason: null,
+      ...details,
     };
   };
   for (let i = 0; i < n; i += 1) {
     const start = starts[i]!;
     const stop = stops[i]!;
-    if (stop === start) { codes[i] = BLANK; continue; }
+    if (stop === start) {
+      codes[i] = BLANK;
+      continue;
+    }
     if (problem === null) {
       const index = leafOfLine(batch, start, stop, hashBytes, i);
-      if (index !== NOT_SURE) { indexes[i] = index; codes[i] = LEAF; continue; }
+      if (index !== NOT_SURE) {
+        indexes[i] = index;
+        codes[i] = LEAF;
+        continue;
+      }
     }
     let r: StreamLine;
     try {
@@ -107,7 +122,10 @@ export const checkBatch = (batch: Buffer, allowMissing: boolean): BatchResult =>
     indexes[i] = index;
     // After the first problem, only the indexes still matter (for telling a moved leaf from a
     // deleted one): the caller stops at that problem, or before it.
-    if (problem !== null) { codes[i] = PROBLEM; continue; }
+    if (problem !== null) {
+      codes[i] = PROBLEM;
+      continue;
+    }
     if (typeof r.leaf_hash !== 'string') {
       fail(i, 'malformed', r, { reason: 'has no leaf_hash' });
       continue;
@@ -115,8 +133,12 @@ export const checkBatch = (batch: Buffer, allowMissing: boolean): BatchResult =>
     if (r.missing === true) {
       const given = decodeHash(r.leaf_hash);
       if (!allowMissing) fail(i, 'missing', r);
-      else if (given === null) fail(i, 'malformed', r, { reason: 'is missing, and its leaf_hash is not the base64 of a 32-byte hash' });
-      else { hashes.set(given, 32 * i); codes[i] = MISSING_LEAF; }
+      else if (given === null)
+        fail(i, 'malformed', r, { reason: 'is missing, and its leaf_hash is not the base64 of a 32-byte hash' });
+      else {
+        hashes.set(given, 32 * i);
+        codes[i] = MISSING_LEAF;
+      }
       continue;
     }
     const leaf = leafHashOfText(leafText(r));

@@ -27,7 +27,12 @@ const hex8 = (id: number) => id.toString(16).padStart(8, '0');
 const isValidName = (name: string) => name.length > 0 && !/[\s+]/u.test(name);
 
 const keyIdOf = (name: string, typeAndKey: Uint8Array): number =>
-  createHash('sha256').update(name, 'utf8').update(new Uint8Array([0x0a])).update(typeAndKey).digest().readUInt32BE(0);
+  createHash('sha256')
+    .update(name, 'utf8')
+    .update(new Uint8Array([0x0a]))
+    .update(typeAndKey)
+    .digest()
+    .readUInt32BE(0);
 
 /** Parses `<name>+<8 hex digits>+<base64(0x01 ‖ 32-byte Ed25519 public key)>`. */
 export const parseVerifierKey = (text: string): VerifierKey => {
@@ -42,7 +47,9 @@ export const parseVerifierKey = (text: string): VerifierKey => {
     throw new NoteError('not an Ed25519 verifier key: its base64 part must hold 0x01 and a 32-byte public key');
   }
   if (keyIdOf(name, typeAndKey) !== Number.parseInt(id, 16)) {
-    throw new NoteError(`the key id ${id} is not SHA-256(name, 0x0A, key)[:4] of this key: the verifier key was altered`);
+    throw new NoteError(
+      `the key id ${id} is not SHA-256(name, 0x0A, key)[:4] of this key: the verifier key was altered`,
+    );
   }
   const raw = typeAndKey.subarray(1);
   let publicKey: KeyObject;
@@ -54,10 +61,18 @@ export const parseVerifierKey = (text: string): VerifierKey => {
   return { name, id: Number.parseInt(id, 16), publicKey, raw: Buffer.from(raw), label: `${name}+${id}` };
 };
 
-export interface Signature { readonly name: string; readonly id: number; readonly signature: Buffer; readonly label: string }
+export interface Signature {
+  readonly name: string;
+  readonly id: number;
+  readonly signature: Buffer;
+  readonly label: string;
+}
 
 /** A note split into its text and signatures, unverified. */
-export interface ParsedNote { readonly text: string; readonly signatures: readonly Signature[] }
+export interface ParsedNote {
+  readonly text: string;
+  readonly signatures: readonly Signature[];
+}
 
 const SIGNATURE_PREFIX = '\u2014 ';
 const MAX_SIGNATURES = 100;
@@ -67,24 +82,32 @@ const MAX_SIGNATURES = 100;
 export const parseNote = (message: string): ParsedNote => {
   for (let i = 0; i < message.length; i += 1) {
     const c = message.charCodeAt(i);
-    if (c < 0x20 && c !== 0x0a) throw new NoteError(`not a signed note: it holds the control character 0x${c.toString(16).padStart(2, '0')}${c === 0x0d ? ' (Windows line ends?)' : ''}`);
+    if (c < 0x20 && c !== 0x0a)
+      throw new NoteError(
+        `not a signed note: it holds the control character 0x${c.toString(16).padStart(2, '0')}${c === 0x0d ? ' (Windows line ends?)' : ''}`,
+      );
   }
   // The signature covers the UTF-8 bytes: a string that UTF-8 cannot hold as is has no such bytes.
-  if (Buffer.from(message, 'utf8').toString('utf8') !== message) throw new NoteError('not a signed note: it is not valid UTF-8');
+  if (Buffer.from(message, 'utf8').toString('utf8') !== message)
+    throw new NoteError('not a signed note: it is not valid UTF-8');
   const split = message.lastIndexOf('\n\n');
   if (split < 0) throw new NoteError('not a signed note: no blank line between its text and its signatures');
   const text = message.slice(0, split + 1);
   const block = message.slice(split + 2);
-  if (block === '' || !block.endsWith('\n')) throw new NoteError('not a signed note: its signature lines must end with a newline');
+  if (block === '' || !block.endsWith('\n'))
+    throw new NoteError('not a signed note: its signature lines must end with a newline');
   const signatures: Signature[] = [];
   for (const line of block.slice(0, -1).split('\n')) {
-    if (!line.startsWith(SIGNATURE_PREFIX)) throw new NoteError(`not a signed note: "${line.slice(0, 40)}" is not a signature line (— name signature)`);
+    if (!line.startsWith(SIGNATURE_PREFIX))
+      throw new NoteError(`not a signed note: "${line.slice(0, 40)}" is not a signature line (— name signature)`);
     const rest = line.slice(SIGNATURE_PREFIX.length);
     const space = rest.indexOf(' ');
     const name = space < 0 ? rest : rest.slice(0, space);
     const blob = space < 0 ? null : decodeBase64(rest.slice(space + 1));
-    if (!isValidName(name) || blob === null || blob.length < 5) throw new NoteError(`not a signed note: malformed signature line "${line.slice(0, 40)}"`);
-    if (signatures.length === MAX_SIGNATURES) throw new NoteError(`not a signed note: more than ${MAX_SIGNATURES} signatures`);
+    if (!isValidName(name) || blob === null || blob.length < 5)
+      throw new NoteError(`not a signed note: malformed signature line "${line.slice(0, 40)}"`);
+    if (signatures.length === MAX_SIGNATURES)
+      throw new NoteError(`not a signed note: more than ${MAX_SIGNATURES} signatures`);
     const id = blob.readUInt32BE(0);
     signatures.push({ name, id, signature: blob.subarray(4), label: `${name}+${hex8(id)}` });
   }
@@ -107,7 +130,8 @@ export const openNote = (message: string, keys: readonly VerifierKey[]): { text:
     } catch {
       valid = false;
     }
-    if (!valid) throw new NoteError(`the signature by ${key.label} does not verify: the note's text is not what that key signed`);
+    if (!valid)
+      throw new NoteError(`the signature by ${key.label} does not verify: the note's text is not what that key signed`);
     signedBy.push(key);
   }
   if (signedBy.length === 0) {
@@ -130,18 +154,27 @@ export const parseCheckpoint = (text: string): Checkpoint => {
   // The text ends with a newline, so the last piece is empty.
   lines.pop();
   const [origin, size, root] = lines;
-  if (origin === undefined || size === undefined || root === undefined) throw new NoteError('not a checkpoint: it needs an origin, a tree size and a root hash, one a line');
+  if (origin === undefined || size === undefined || root === undefined)
+    throw new NoteError('not a checkpoint: it needs an origin, a tree size and a root hash, one a line');
   if (lines.some((line) => line === '')) throw new NoteError('not a checkpoint: it has an empty line');
-  if (!/^(0|[1-9][0-9]*)$/.test(size)) throw new NoteError(`not a checkpoint: the tree size "${size.slice(0, 30)}" is not a decimal number without leading zeros`);
+  if (!/^(0|[1-9][0-9]*)$/.test(size))
+    throw new NoteError(
+      `not a checkpoint: the tree size "${size.slice(0, 30)}" is not a decimal number without leading zeros`,
+    );
   const parsedSize = Number(size);
-  if (!Number.isSafeInteger(parsedSize)) throw new NoteError(`the tree size ${size} is beyond what this verifier counts (2^53)`);
+  if (!Number.isSafeInteger(parsedSize))
+    throw new NoteError(`the tree size ${size} is beyond what this verifier counts (2^53)`);
   const parsedRoot = decodeHash(root);
-  if (parsedRoot === null) throw new NoteError(`not a checkpoint: the root "${root.slice(0, 60)}" is not the base64 of a 32-byte hash`);
+  if (parsedRoot === null)
+    throw new NoteError(`not a checkpoint: the root "${root.slice(0, 60)}" is not the base64 of a 32-byte hash`);
   return { origin, size: parsedSize, root: parsedRoot };
 };
 
 /** A signed checkpoint, verified against the keys. */
-export const openCheckpoint = (message: string, keys: readonly VerifierKey[]): Checkpoint & { signedBy: VerifierKey[] } => {
+export const openCheckpoint = (
+  message: string,
+  keys: readonly VerifierKey[],
+): Checkpoint & { signedBy: VerifierKey[] } => {
   const { text, signedBy } = openNote(message, keys);
   return { ...parseCheckpoint(text), signedBy };
 };

@@ -109,10 +109,13 @@ class LeafOrder {
       if (!root.equals(checkpoint.root)) {
         const after = this.verified.at(-1)?.size ?? 0;
         return {
-          kind: 'altered', index: null, line: null,
-          message: `the root of the first ${checkpoint.size} leaves is ${b64(root)}, the checkpoint signed ${b64(checkpoint.root)}: `
-            + `every record gives its own leaf hash, so the stored tree itself was altered, between sizes ${after} and ${checkpoint.size}`
-            + (after > 0 ? ` (the first ${after} leaves match the checkpoint of size ${after})` : ''),
+          kind: 'altered',
+          index: null,
+          line: null,
+          message:
+            `the root of the first ${checkpoint.size} leaves is ${b64(root)}, the checkpoint signed ${b64(checkpoint.root)}: ` +
+            `every record gives its own leaf hash, so the stored tree itself was altered, between sizes ${after} and ${checkpoint.size}` +
+            (after > 0 ? ` (the first ${after} leaves match the checkpoint of size ${after})` : ''),
         };
       }
       this.verified.push({ size: checkpoint.size, root });
@@ -130,12 +133,22 @@ class LeafOrder {
       if (this.gap !== null) {
         if (index !== this.gap.index) continue;
         const { index: late, line, found } = this.gap;
-        return { kind: 'reordered', index: late, line: lineNo, message: `leaf ${late} was reordered: line ${line} holds leaf ${found} where leaf ${late} belongs, and leaf ${late} comes later, at line ${lineNo}` };
+        return {
+          kind: 'reordered',
+          index: late,
+          line: lineNo,
+          message: `leaf ${late} was reordered: line ${line} holds leaf ${found} where leaf ${late} belongs, and leaf ${late} comes later, at line ${lineNo}`,
+        };
       }
       const expected = this.tree.size;
       if (Number.isNaN(index)) return this.problem(batch, i, lineNo);
       if (index < expected) {
-        return { kind: 'reordered', index, line: lineNo, message: `leaf ${index} was reordered: it comes again at line ${lineNo}, after leaf ${expected - 1} (a duplicate or out-of-order record)` };
+        return {
+          kind: 'reordered',
+          index,
+          line: lineNo,
+          message: `leaf ${index} was reordered: it comes again at line ${lineNo}, after leaf ${expected - 1} (a duplicate or out-of-order record)`,
+        };
       }
       if (index > expected) {
         // Whether the skipped leaf was moved or removed shows only further on.
@@ -155,21 +168,44 @@ class LeafOrder {
   private problem(batch: BatchResult, at: number, lineNo: number): StreamFailure {
     const p = batch.problem;
     const expected = this.tree.size;
-    if (p === null || p.at !== at) return { kind: 'malformed', index: expected, line: lineNo, message: `line ${lineNo} cannot be read (expected leaf ${expected})` };
-    if (p.kind === 'malformed') return { kind: 'malformed', index: expected, line: lineNo, message: `line ${lineNo} ${p.reason} (expected leaf ${expected})` };
+    if (p === null || p.at !== at)
+      return {
+        kind: 'malformed',
+        index: expected,
+        line: lineNo,
+        message: `line ${lineNo} cannot be read (expected leaf ${expected})`,
+      };
+    if (p.kind === 'malformed')
+      return {
+        kind: 'malformed',
+        index: expected,
+        line: lineNo,
+        message: `line ${lineNo} ${p.reason} (expected leaf ${expected})`,
+      };
     if (p.kind === 'missing') {
-      return { kind: 'missing', index: expected, line: lineNo, message: `leaf ${expected} (line ${lineNo}${p.position === null ? '' : `, position ${p.position}`}) is missing: the tree holds it but the log no longer has the record (--allow-missing accepts it by its leaf hash)` };
+      return {
+        kind: 'missing',
+        index: expected,
+        line: lineNo,
+        message: `leaf ${expected} (line ${lineNo}${p.position === null ? '' : `, position ${p.position}`}) is missing: the tree holds it but the log no longer has the record (--allow-missing accepts it by its leaf hash)`,
+      };
     }
-    return { kind: 'edited', index: expected, line: lineNo, message: `${describe(expected, lineNo, p)} was edited: its fields hash to ${p.computed}, the tree holds ${p.given}` };
+    return {
+      kind: 'edited',
+      index: expected,
+      line: lineNo,
+      message: `${describe(expected, lineNo, p)} was edited: its fields hash to ${p.computed}, the tree holds ${p.given}`,
+    };
   }
 
   /** At the end of the stream: a leaf never found, a checkpoint never reached, or the report. */
   finish(): StreamResult {
     if (this.gap !== null) {
       const { index, line, found } = this.gap;
-      const message = index === 0
-        ? `leaf 0 is not in the stream (it starts at leaf ${found}, line ${line}): deleted, or the stream does not start at the project's first record`
-        : `leaf ${index} was deleted: line ${line} holds leaf ${found} right after leaf ${index - 1}, and leaf ${index} is nowhere in the stream`;
+      const message =
+        index === 0
+          ? `leaf 0 is not in the stream (it starts at leaf ${found}, line ${line}): deleted, or the stream does not start at the project's first record`
+          : `leaf ${index} was deleted: line ${line} holds leaf ${found} right after leaf ${index - 1}, and leaf ${index} is nowhere in the stream`;
       return { ok: false, failure: { kind: 'deleted', index, line, message } };
     }
     const next = this.due[0];
@@ -178,7 +214,9 @@ class LeafOrder {
       return {
         ok: false,
         failure: {
-          kind: 'truncated', index: size, line: null,
+          kind: 'truncated',
+          index: size,
+          line: null,
           message: `the stream is truncated: it ends after ${size} leaves, and the checkpoint of size ${next.size} needs leaves ${size} to ${next.size - 1} too (the first missing is leaf ${size})`,
         },
       };
@@ -187,7 +225,11 @@ class LeafOrder {
   }
 }
 
-export const verifyStream = async (input: Readable, checkpoints: readonly Checkpoint[], options: StreamOptions): Promise<StreamResult> => {
+export const verifyStream = async (
+  input: Readable,
+  checkpoints: readonly Checkpoint[],
+  options: StreamOptions,
+): Promise<StreamResult> => {
   const order = new LeafOrder(checkpoints);
   const atStart = order.checkRoots();
   if (atStart) return { ok: false, failure: atStart };

@@ -70,7 +70,8 @@ export class StreamingRoot {
   root(): Buffer {
     if (this.subtrees === 0) return EMPTY_ROOT;
     let right: Buffer = Buffer.from(this.memory.subarray(65 + 32 * (this.subtrees - 1), 65 + 32 * this.subtrees));
-    for (let i = this.subtrees - 2; i >= 0; i -= 1) right = nodeHash(this.memory.subarray(65 + 32 * i, 65 + 32 * i + 32), right);
+    for (let i = this.subtrees - 2; i >= 0; i -= 1)
+      right = nodeHash(this.memory.subarray(65 + 32 * i, 65 + 32 * i + 32), right);
     return right;
   }
 }
@@ -85,7 +86,13 @@ const isPowerOfTwo = (n: number): boolean => {
 
 /** RFC 9162 §2.1.3.2: does `proof` show that `leaf` is leaf `index` of the tree of `size` leaves
  *  whose root is `root`? */
-export const verifyInclusion = (index: number, size: number, leaf: Uint8Array, proof: readonly Uint8Array[], root: Uint8Array): boolean => {
+export const verifyInclusion = (
+  index: number,
+  size: number,
+  leaf: Uint8Array,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean => {
   if (!(Number.isSafeInteger(index) && Number.isSafeInteger(size) && index >= 0 && index < size)) return false;
   let fn = index;
   let sn = size - 1;
@@ -95,7 +102,10 @@ export const verifyInclusion = (index: number, size: number, leaf: Uint8Array, p
     if (isOdd(fn) || fn === sn) {
       r = nodeHash(p, r);
       if (!isOdd(fn)) {
-        while (!isOdd(fn) && fn !== 0) { fn = half(fn); sn = half(sn); }
+        while (!isOdd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
+        }
       }
     } else {
       r = nodeHash(r, p);
@@ -108,7 +118,13 @@ export const verifyInclusion = (index: number, size: number, leaf: Uint8Array, p
 
 /** RFC 9162 §2.1.4.2: does `proof` show that the tree of `from` leaves with root `fromRoot` is a
  *  prefix of the tree of `to` leaves with root `toRoot`? */
-export const verifyConsistency = (from: number, to: number, fromRoot: Uint8Array, toRoot: Uint8Array, proof: readonly Uint8Array[]): boolean => {
+export const verifyConsistency = (
+  from: number,
+  to: number,
+  fromRoot: Uint8Array,
+  toRoot: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean => {
   if (!(Number.isSafeInteger(from) && Number.isSafeInteger(to) && from >= 0 && from <= to)) return false;
   // The RFC's algorithm starts from a non-empty proof; the two trivial cases have empty ones
   // (RFC 9162 §2.1.4.1): a tree is consistent with itself, and the empty tree with any tree.
@@ -119,7 +135,10 @@ export const verifyConsistency = (from: number, to: number, fromRoot: Uint8Array
   const path = isPowerOfTwo(from) ? [fromRoot, ...proof] : proof;
   let fn = from - 1;
   let sn = to - 1;
-  while (isOdd(fn)) { fn = half(fn); sn = half(sn); }
+  while (isOdd(fn)) {
+    fn = half(fn);
+    sn = half(sn);
+  }
   let fr = path[0]!;
   let sr = path[0]!;
   for (const c of path.slice(1)) {
@@ -128,7 +147,10 @@ export const verifyConsistency = (from: number, to: number, fromRoot: Uint8Array
       fr = nodeHash(c, fr);
       sr = nodeHash(c, sr);
       if (!isOdd(fn)) {
-        while (!isOdd(fn) && fn !== 0) { fn = half(fn); sn = half(sn); }
+        while (!isOdd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
+        }
       }
     } else {
       sr = nodeHash(sr, c);

@@ -33,13 +33,19 @@ test('a slow target times out: no status code, an error text, about the timeout 
 
 test('a closed port is a failure with "connection refused"', async (t) => {
   const port = await freePort();
-  const result = await runCheck({ url: `http://127.0.0.1:${port}/`, timeout_seconds: 2, expected_status: 200 }, defaultEgress);
+  const result = await runCheck(
+    { url: `http://127.0.0.1:${port}/`, timeout_seconds: 2, expected_status: 200 },
+    defaultEgress,
+  );
   t.false(result.ok);
   t.regex(result.error ?? '', /connection refused by 127\.0\.0\.1:\d+/);
 });
 
 test('an unknown host is a DNS failure', async (t) => {
-  const result = await runCheck({ url: 'http://watchlog-no-such-host.invalid/', timeout_seconds: 2, expected_status: 200 }, defaultEgress);
+  const result = await runCheck(
+    { url: 'http://watchlog-no-such-host.invalid/', timeout_seconds: 2, expected_status: 200 },
+    defaultEgress,
+  );
   t.false(result.ok);
   t.regex(result.error ?? '', /DNS lookup failed for watchlog-no-such-host\.invalid/);
 });
@@ -48,7 +54,14 @@ test('redirects are not followed: a 301 is the status, and passes when expected'
   const target = await startTarget(200);
   t.teardown(() => target.close());
   const url = target.url.replace('/health', '/redirect');
-  t.like(await runCheck({ url, timeout_seconds: 2, expected_status: 200 }, defaultEgress), { ok: false, status_code: 301, error: 'expected status 200, received 301' });
-  t.like(await runCheck({ url, timeout_seconds: 2, expected_status: 301 }, defaultEgress), { ok: true, status_code: 301 });
+  t.like(await runCheck({ url, timeout_seconds: 2, expected_status: 200 }, defaultEgress), {
+    ok: false,
+    status_code: 301,
+    error: 'expected status 200, received 301',
+  });
+  t.like(await runCheck({ url, timeout_seconds: 2, expected_status: 301 }, defaultEgress), {
+    ok: true,
+    status_code: 301,
+  });
   t.is(target.hits, 2);
 });

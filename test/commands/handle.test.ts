@@ -64,9 +64,15 @@ const fail = (s: number): CheckResult => ({ checked_at: at(s), ok: false, status
 
 const projectWithMonitor = async (log: EventLog) => {
   const project = await createProject({ log }, 'shop', ctx);
-  const monitor = await createMonitor({ log, monitorsInProject: async () => 0 }, {
-    project_id: project.id, name: 'orders', url: 'https://orders.example.com/health',
-  }, ctx);
+  const monitor = await createMonitor(
+    { log, monitorsInProject: async () => 0 },
+    {
+      project_id: project.id,
+      name: 'orders',
+      url: 'https://orders.example.com/health',
+    },
+    ctx,
+  );
   return { projectId: project.id, monitorId: monitor.id };
 };
 
@@ -74,8 +80,16 @@ test('the events are appended with the context as metadata; position and state a
   const log = openLog(t);
   const { id, events, position, state } = await createProject({ log }, 'shop', ctx);
   const stored = await log.readStream(projectStream(id));
-  t.deepEqual(stored.map((e) => [e.id, e.type, e.position]), [[events[0]!.id, 'ProjectCreated', position]]);
-  t.deepEqual(stored[0]!.metadata, { recorded_at: new Date(T0).toISOString(), actor: 'user:test', correlation_id: 'corr-1', schema_version: 1 });
+  t.deepEqual(
+    stored.map((e) => [e.id, e.type, e.position]),
+    [[events[0]!.id, 'ProjectCreated', position]],
+  );
+  t.deepEqual(stored[0]!.metadata, {
+    recorded_at: new Date(T0).toISOString(),
+    actor: 'user:test',
+    correlation_id: 'corr-1',
+    schema_version: 1,
+  });
   t.is(position, await log.headPosition());
   t.deepEqual(state, (await load(log, projectStream(id), projectDecider)).state);
 });
@@ -87,11 +101,22 @@ test('four workers recording the same failure at once record one MonitorWentDown
   // three of the four transitions meet a taken revision and are decided again on DOWN.
   const results = await Promise.all(Array.from({ length: 4 }, () => recordCheck({ log }, monitorId, fail(10), ctx)));
   t.deepEqual(results.map((r) => r.events.length).sort(), [0, 0, 0, 1]);
-  t.deepEqual(results.map((r) => r.state.status), ['DOWN', 'DOWN', 'DOWN', 'DOWN']);
-  t.deepEqual(results.filter((r) => r.events.length === 0).map((r) => r.position), [null, null, null]);
+  t.deepEqual(
+    results.map((r) => r.state.status),
+    ['DOWN', 'DOWN', 'DOWN', 'DOWN'],
+  );
+  t.deepEqual(
+    results.filter((r) => r.events.length === 0).map((r) => r.position),
+    [null, null, null],
+  );
   t.deepEqual(await typesIn(log, monitorStream(monitorId)), ['MonitorCreated', 'MonitorWentDown']);
   // Every check is still history, transition or not.
-  t.deepEqual(await typesIn(log, checksStream(monitorId)), ['CheckRecorded', 'CheckRecorded', 'CheckRecorded', 'CheckRecorded']);
+  t.deepEqual(await typesIn(log, checksStream(monitorId)), [
+    'CheckRecorded',
+    'CheckRecorded',
+    'CheckRecorded',
+    'CheckRecorded',
+  ]);
 });
 
 test('two registrations of the same e-mail at once give one user and one conflict', async (t) => {
@@ -122,8 +147,16 @@ test('two registrations of the same e-mail at once give one user and one conflic
     },
   });
   const outcomes = await Promise.allSettled([
-    registerUser({ log: racing, passwords: testPasswords }, { email: 'ana@example.com', password: 'first password', role: 'admin', project_ids: [] }, ctx),
-    registerUser({ log: racing, passwords: testPasswords }, { email: 'Ana@Example.com', password: 'second password', role: 'admin', project_ids: [] }, otherWriter),
+    registerUser(
+      { log: racing, passwords: testPasswords },
+      { email: 'ana@example.com', password: 'first password', role: 'admin', project_ids: [] },
+      ctx,
+    ),
+    registerUser(
+      { log: racing, passwords: testPasswords },
+      { email: 'Ana@Example.com', password: 'second password', role: 'admin', project_ids: [] },
+      otherWriter,
+    ),
   ]);
   t.is(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
   const refused = outcomes.find((o) => o.status === 'rejected')?.reason as unknown;
@@ -131,7 +164,10 @@ test('two registrations of the same e-mail at once give one user and one conflic
   t.is((refused as DomainError).code, 'conflict');
   t.is(wrongRevisions, 1, 'the loser met the taken revision and was decided again');
   const stored = await log.readStream(userStream(userIdForEmail('ana@example.com')));
-  t.deepEqual(stored.map((e) => e.type), ['UserRegistered']);
+  t.deepEqual(
+    stored.map((e) => e.type),
+    ['UserRegistered'],
+  );
 });
 
 test('a stale `loaded` state is decided again on the stream as it now is', async (t) => {
@@ -141,7 +177,10 @@ test('a stale `loaded` state is decided again on the stream as it now is', async
   await recordCheck({ log }, monitorId, fail(10), otherWriter);
   // On the stale PENDING state a pass would only establish UP; on DOWN it is a recovery.
   const { events, state } = await recordCheck({ log }, monitorId, pass(70), ctx, stale);
-  t.deepEqual(events.map((e) => e.type), ['MonitorCameUp']);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['MonitorCameUp'],
+  );
   t.like(events[0]!.data, { came_up_at: at(70), downtime_seconds: 60 });
   t.is(state.status, 'UP');
   t.deepEqual(await typesIn(log, monitorStream(monitorId)), ['MonitorCreated', 'MonitorWentDown', 'MonitorCameUp']);
@@ -163,13 +202,33 @@ test('a command deciding nothing appends nothing and returns position null and t
   const log = openLog(t);
   const id = randomUUID();
   const stream = channelStream(id);
-  await handle({ log }, stream, channelDecider, {
-    type: 'CreateChannel', channel_id: id, project_id: randomUUID(), target: { type: 'webhook', url: 'https://hooks.example.com/' },
-    events: ['healthcheck'], active: false, name: null, project_scope: 'project', quiet_minutes: 0, at: at(0),
-  }, ctx);
+  await handle(
+    { log },
+    stream,
+    channelDecider,
+    {
+      type: 'CreateChannel',
+      channel_id: id,
+      project_id: randomUUID(),
+      target: { type: 'webhook', url: 'https://hooks.example.com/' },
+      events: ['healthcheck'],
+      active: false,
+      name: null,
+      project_scope: 'project',
+      quiet_minutes: 0,
+      at: at(0),
+    },
+    ctx,
+  );
   const head = await log.headPosition();
   // Deactivating a channel that is not active is nothing to do.
-  const result = await handle({ log }, stream, channelDecider, { type: 'DeactivateChannel', reason: '410 Gone', at: at(1) }, ctx);
+  const result = await handle(
+    { log },
+    stream,
+    channelDecider,
+    { type: 'DeactivateChannel', reason: '410 Gone', at: at(1) },
+    ctx,
+  );
   t.deepEqual(result, { events: [], position: null, state: (await load(log, stream, channelDecider)).state });
   t.is(await log.headPosition(), head);
 });
@@ -182,10 +241,20 @@ const meddling = (log: EventLog, target: string, projectId: string, times = Infi
       if (stream === target) {
         appends += 1;
         if (appends <= times) {
-          const foreign: NewEvent = newEvent({
-            type: 'ApiKeyIssued',
-            data: { project_id: projectId, key_id: randomUUID(), name: `foreign ${appends}`, prefix: 'wl_foreign0', key_hash: 'h', issued_at: at(appends) },
-          }, otherWriter);
+          const foreign: NewEvent = newEvent(
+            {
+              type: 'ApiKeyIssued',
+              data: {
+                project_id: projectId,
+                key_id: randomUUID(),
+                name: `foreign ${appends}`,
+                prefix: 'wl_foreign0',
+                key_hash: 'h',
+                issued_at: at(appends),
+              },
+            },
+            otherWriter,
+          );
           await log.append(stream, [foreign], 'any');
         }
       }
@@ -200,11 +269,18 @@ test('another writer appending before every attempt: the command gives up after 
   const { id } = await createProject({ log }, 'shop', ctx);
   const stream = projectStream(id);
   const busy = meddling(log, stream, id);
-  const error = await t.throwsAsync(issueApiKey({ log: busy.log }, id, 'ci', NO_RESTRICTIONS, ctx), { instanceOf: WrongExpectedRevisionError });
+  const error = await t.throwsAsync(issueApiKey({ log: busy.log }, id, 'ci', NO_RESTRICTIONS, ctx), {
+    instanceOf: WrongExpectedRevisionError,
+  });
   t.is(error.stream, stream);
   t.is(busy.attempts(), 5);
   t.is((await load(log, stream, projectDecider)).state.keys.size, 5, "only the other writer's five keys were issued");
-  t.deepEqual((await log.readStream(stream)).filter((e) => e.type === 'ApiKeyIssued' && (e.data as { name: string }).name === 'ci'), []);
+  t.deepEqual(
+    (await log.readStream(stream)).filter(
+      (e) => e.type === 'ApiKeyIssued' && (e.data as { name: string }).name === 'ci',
+    ),
+    [],
+  );
 });
 
 test('another writer appending before each of the first 4 attempts: the fifth appends', async (t) => {
@@ -214,8 +290,14 @@ test('another writer appending before each of the first 4 attempts: the fifth ap
   const busy = meddling(log, stream, id, 4);
   const { events, state } = await issueApiKey({ log: busy.log }, id, 'ci', NO_RESTRICTIONS, ctx);
   t.is(busy.attempts(), 5);
-  t.deepEqual(events.map((e) => e.type), ['ApiKeyIssued']);
+  t.deepEqual(
+    events.map((e) => e.type),
+    ['ApiKeyIssued'],
+  );
   // The state returned was decided on the other writer's four keys, and holds them with its own.
   t.is(state.keys.size, 5);
-  t.deepEqual((await log.readStream(stream)).map((e) => e.type), ['ProjectCreated', ...Array(5).fill('ApiKeyIssued')]);
+  t.deepEqual(
+    (await log.readStream(stream)).map((e) => e.type),
+    ['ProjectCreated', ...Array(5).fill('ApiKeyIssued')],
+  );
 });

@@ -2,7 +2,7 @@ import test from 'ava';
 import { Passwords, SCRYPT_PARAMS } from '../../src/commands/passwords.ts';
 import { TEST_SCRYPT, testPasswords } from '../helpers/passwords.ts';
 
-test('the production cost is OWASP\'s scrypt N=2^17, r=8, p=1, and its hash says so', async (t) => {
+test("the production cost is OWASP's scrypt N=2^17, r=8, p=1, and its hash says so", async (t) => {
   t.deepEqual(SCRYPT_PARAMS, { N: 131_072, r: 8, p: 1 });
   const production = new Passwords();
   const started = performance.now();
@@ -30,7 +30,9 @@ test('at most two derivations run at once; the others wait their turn', async (t
   const passwords = new Passwords(TEST_SCRYPT, 2);
   const internals = passwords as unknown as { running: number };
   let most = 0;
-  const watch = setInterval(() => { most = Math.max(most, internals.running); }, 0);
+  const watch = setInterval(() => {
+    most = Math.max(most, internals.running);
+  }, 0);
   const hashes = await Promise.all(Array.from({ length: 8 }, (_, i) => passwords.hash(`password ${i}`)));
   clearInterval(watch);
   t.is(new Set(hashes).size, 8);

@@ -11,13 +11,24 @@ const waitForReady = async (p: CliProcess, timeoutMs = 60_000) => {
   for (;;) {
     const match = READY.exec(p.stdout());
     if (match) return { url: match[1]!, email: match[2]!, password: match[3]! };
-    if (p.child.exitCode !== null || Date.now() > deadline) throw new Error(`no ready line; stdout:\n${p.stdout()}\nstderr:\n${p.stderr()}`);
+    if (p.child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`no ready line; stdout:\n${p.stdout()}\nstderr:\n${p.stderr()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 };
 
-interface Page<T> { data: T[]; pagination: { totalItems: number } }
-interface Item { id: string; timestamp: string; status_code?: number; path: string; service_name: string; request_body?: Record<string, unknown> }
+interface Page<T> {
+  data: T[];
+  pagination: { totalItems: number };
+}
+interface Item {
+  id: string;
+  timestamp: string;
+  status_code?: number;
+  path: string;
+  service_name: string;
+  request_body?: Record<string, unknown>;
+}
 
 test('`watchlog demo` fills a day of traffic, raises an alert, runs monitors, and prints how to sign in', async (t) => {
   const dataDir = tempDir('watchlog-demo-');
@@ -29,9 +40,18 @@ test('`watchlog demo` fills a day of traffic, raises an alert, runs monitors, an
   t.is(ready.url, `http://127.0.0.1:${port}`);
   t.is(ready.email, 'demo@watchlog.local');
   t.regex(p.stderr(), /appended 3,000 events in [\d.]+ s \([\d,]+ events\/s\)/);
-  t.is(p.stdout().split('\n').filter((line) => READY.test(line)).length, 1, 'one line says how to sign in');
+  t.is(
+    p
+      .stdout()
+      .split('\n')
+      .filter((line) => READY.test(line)).length,
+    1,
+    'one line says how to sign in',
+  );
 
-  const login = await api(ready.url, 'POST', '/v1/auth/login', { body: { email: ready.email, password: ready.password } });
+  const login = await api(ready.url, 'POST', '/v1/auth/login', {
+    body: { email: ready.email, password: ready.password },
+  });
   t.is(login.status, 200);
   const token = (login.body as { token: string }).token;
   const get = async <T>(url: string): Promise<T> => {
@@ -53,7 +73,13 @@ test('`watchlog demo` fills a day of traffic, raises an alert, runs monitors, an
   t.true(old.pagination.totalItems > 0, 'events 20 to 24 hours old');
   t.true(recent.pagination.totalItems > 0, 'events of the last hour');
 
-  const stats = await get<{ total: number; errors_4xx: number; errors_5xx: number; p95_response_time: number; avg_response_time: number }>(`/v1/audit/stats?${q}`);
+  const stats = await get<{
+    total: number;
+    errors_4xx: number;
+    errors_5xx: number;
+    p95_response_time: number;
+    avg_response_time: number;
+  }>(`/v1/audit/stats?${q}`);
   t.true(stats.total > 1500, `total ${stats.total}`);
   t.true(stats.errors_4xx > 0 && stats.errors_4xx < stats.total * 0.15, `4xx ${stats.errors_4xx}`);
   t.true(stats.errors_5xx > 0 && stats.errors_5xx < stats.errors_4xx, `5xx ${stats.errors_5xx}`);
@@ -81,7 +107,10 @@ test('`watchlog demo` fills a day of traffic, raises an alert, runs monitors, an
   t.deepEqual(monitors.map((m) => m.status).sort(), ['DOWN', 'UP']);
 
   const sessions = await get<Array<{ event_count: number; identifier: string }>>(`/v1/audit/sessions?${q}&limit=50`);
-  t.true(sessions.some((s) => s.event_count > 1), 'derived sessions of several events');
+  t.true(
+    sessions.some((s) => s.event_count > 1),
+    'derived sessions of several events',
+  );
   // List items leave session_id out; the full events carry it (7 storefront visits in 10 do).
   let sessionId: string | undefined;
   for (const item of (await get<Page<Item>>(`/v1/audit?${q}&service_name=storefront&limit=20`)).data) {
@@ -97,7 +126,11 @@ test('`watchlog demo` fills a day of traffic, raises an alert, runs monitors, an
   // A second run empties its own directory and fills it afresh.
   p.child.kill('SIGTERM');
   t.is(await p.exited, 0);
-  const again = runCli(['demo'], { PORT: String(await freePort()), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_DEMO_EVENTS: '500' });
+  const again = runCli(['demo'], {
+    PORT: String(await freePort()),
+    WATCHLOG_DATA_DIR: dataDir,
+    WATCHLOG_DEMO_EVENTS: '500',
+  });
   t.teardown(() => again.child.kill('SIGKILL'));
   await waitForReady(again);
   again.child.kill('SIGTERM');
@@ -111,6 +144,9 @@ test('`watchlog demo` refuses, in one line, a directory it did not make', async 
   writeFileSync(path.join(dataDir, 'log.db'), '');
   const p = runCli(['demo'], { PORT: String(await freePort()), WATCHLOG_DATA_DIR: dataDir });
   t.is(await p.exited, 1);
-  t.is(p.stderr(), `watchlog: demo: ${dataDir} already holds a watchlog event log (users, projects, events) that the demo did not make; run the demo on another directory (WATCHLOG_DATA_DIR)\n`);
+  t.is(
+    p.stderr(),
+    `watchlog: demo: ${dataDir} already holds a watchlog event log (users, projects, events) that the demo did not make; run the demo on another directory (WATCHLOG_DATA_DIR)\n`,
+  );
   t.is(p.stdout(), '');
 });

@@ -24,18 +24,20 @@ const scrape = async (url: string, token?: string): Promise<Exposition> => {
 };
 
 /** A scrape once every projection has reached the log head. */
-const caughtUp = (url: string, token?: string) => eventually(async () => {
-  const m = await scrape(url, token).catch(() => undefined);
-  const lags = m?.find('watchlog_projection_lag_positions') ?? [];
-  return lags.length > 0 && lags.every((s) => s.value === 0) ? m : undefined;
-}, 30_000);
+const caughtUp = (url: string, token?: string) =>
+  eventually(async () => {
+    const m = await scrape(url, token).catch(() => undefined);
+    const lags = m?.find('watchlog_projection_lag_positions') ?? [];
+    return lags.length > 0 && lags.every((s) => s.value === 0) ? m : undefined;
+  }, 30_000);
 
-test.serial('a worker serves its projections\' metrics on WATCHLOG_METRICS_PORT', async (t) => {
+test.serial("a worker serves its projections' metrics on WATCHLOG_METRICS_PORT", async (t) => {
   const dataDir = tempDir();
   // A log with something in it before the worker starts.
   const config = loadConfig({ WATCHLOG_DATA_DIR: dataDir });
   const runtime = await openRuntime(config, { writerThread: false, scrypt: TEST_SCRYPT });
-  for (const name of ['one', 'two', 'three']) await createProject(runtime.commands, name, { actor: 'test', correlationId: 'test', now: () => new Date() });
+  for (const name of ['one', 'two', 'three'])
+    await createProject(runtime.commands, name, { actor: 'test', correlationId: 'test', now: () => new Date() });
   const head = Number(await runtime.log.headPosition());
   await runtime.close();
 
@@ -53,7 +55,10 @@ test.serial('a worker serves its projections\' metrics on WATCHLOG_METRICS_PORT'
   t.is(m.value('watchlog_build_info', { role: 'worker' }), 1);
   t.is(m.value('watchlog_log_head_position'), head);
   const projections = m.find('watchlog_projection_position').map((s) => s.labels.projection);
-  t.true(projections.includes('access') && projections.includes('audit-events') && projections.includes('notifications'), projections.join());
+  t.true(
+    projections.includes('access') && projections.includes('audit-events') && projections.includes('notifications'),
+    projections.join(),
+  );
   for (const s of m.find('watchlog_projection_position')) t.is(s.value, head, s.labels.projection);
   for (const s of m.find('watchlog_projection_lag_seconds')) t.is(s.value, 0, s.labels.projection);
   t.is(m.types.get('process_resident_memory_bytes'), 'gauge', 'the process metrics');
@@ -63,54 +68,86 @@ test.serial('a worker serves its projections\' metrics on WATCHLOG_METRICS_PORT'
   t.is(await worker.exited, 0);
 });
 
-test.serial('watchlog start: the main thread\'s /metrics has the projector thread\'s positions and deliveries, the writer thread\'s commits', async (t) => {
-  const dataDir = tempDir();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const received: string[] = [];
-  const hook = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(204).end();
+test.serial(
+  "watchlog start: the main thread's /metrics has the projector thread's positions and deliveries, the writer thread's commits",
+  async (t) => {
+    const dataDir = tempDir();
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const received: string[] = [];
+    const hook = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(204).end();
+      });
     });
-  });
-  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-  const server = runCli(['start'], {
-    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
-    WATCHLOG_METRICS_TOKEN: TOKEN,
-  });
-  t.teardown(() => {
-    server.child.kill('SIGKILL');
-    hook.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  await waitForLog(server, 'admin user created', 45_000);
-  t.is((await api(base, 'GET', '/metrics')).status, 401);
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const server = runCli(['start'], {
+      PORT: String(port),
+      WATCHLOG_DATA_DIR: dataDir,
+      WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+      WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+      WATCHLOG_METRICS_TOKEN: TOKEN,
+    });
+    t.teardown(() => {
+      server.child.kill('SIGKILL');
+      hook.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    await waitForLog(server, 'admin user created', 45_000);
+    t.is((await api(base, 'GET', '/metrics')).status, 401);
 
-  const token = await login(base);
-  const { projectId, apiKey } = await projectWithKey(base, token);
-  for (let i = 0; i < 3; i++) t.is((await api(base, 'POST', '/v1/audit', { apiKey, body: sampleEvent() })).status, 202);
-  const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
-  t.is((await api(base, 'POST', '/v1/channels', { token, body: { project_id: projectId, type: 'webhook', url: hookUrl } })).status, 201);
-  const closed = await freePort();
-  t.is((await api(base, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'down', url: `http://127.0.0.1:${closed}/`, timeout_seconds: 1 } })).status, 201);
-  await eventually(async () => (received.length === 1 ? true : undefined), 20_000);
+    const token = await login(base);
+    const { projectId, apiKey } = await projectWithKey(base, token);
+    for (let i = 0; i < 3; i++)
+      t.is((await api(base, 'POST', '/v1/audit', { apiKey, body: sampleEvent() })).status, 202);
+    const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+    t.is(
+      (
+        await api(base, 'POST', '/v1/channels', {
+          token,
+          body: { project_id: projectId, type: 'webhook', url: hookUrl },
+        })
+      ).status,
+      201,
+    );
+    const closed = await freePort();
+    t.is(
+      (
+        await api(base, 'POST', '/v1/monitors', {
+          token,
+          body: { project_id: projectId, name: 'down', url: `http://127.0.0.1:${closed}/`, timeout_seconds: 1 },
+        })
+      ).status,
+      201,
+    );
+    await eventually(async () => (received.length === 1 ? true : undefined), 20_000);
 
-  const m = await eventually(async () => {
-    const scraped = await caughtUp(`${base}/metrics`, TOKEN);
-    return scraped.value('watchlog_notifications_total', { channel_type: 'webhook', outcome: 'sent' }) === 1 ? scraped : undefined;
-  }, 20_000);
-  const head = m.value('watchlog_log_head_position');
-  t.true(head > 0);
-  for (const s of m.find('watchlog_projection_position')) t.is(s.value, head, s.labels.projection);
-  t.is(m.find('watchlog_projection_position').length, Object.values(READ_MODELS).filter((entry) => entry.projection !== null).length + 1, 'every read model and the notification reactor');
-  t.is(m.value('watchlog_ingest_accepted_total'), 3);
-  t.true(m.value('watchlog_log_appended_events_total') >= 3, 'commits on the writer thread are counted on the main thread');
-  t.true(m.value('watchlog_monitor_checks_total', { outcome: 'down' }) >= 1);
-  t.is(m.value('watchlog_build_info', { role: 'start' }), 1);
+    const m = await eventually(async () => {
+      const scraped = await caughtUp(`${base}/metrics`, TOKEN);
+      return scraped.value('watchlog_notifications_total', { channel_type: 'webhook', outcome: 'sent' }) === 1
+        ? scraped
+        : undefined;
+    }, 20_000);
+    const head = m.value('watchlog_log_head_position');
+    t.true(head > 0);
+    for (const s of m.find('watchlog_projection_position')) t.is(s.value, head, s.labels.projection);
+    t.is(
+      m.find('watchlog_projection_position').length,
+      Object.values(READ_MODELS).filter((entry) => entry.projection !== null).length + 1,
+      'every read model and the notification reactor',
+    );
+    t.is(m.value('watchlog_ingest_accepted_total'), 3);
+    t.true(
+      m.value('watchlog_log_appended_events_total') >= 3,
+      'commits on the writer thread are counted on the main thread',
+    );
+    t.true(m.value('watchlog_monitor_checks_total', { outcome: 'down' }) >= 1);
+    t.is(m.value('watchlog_build_info', { role: 'start' }), 1);
 
-  server.child.kill('SIGTERM');
-  t.is(await server.exited, 0);
-});
+    server.child.kill('SIGTERM');
+    t.is(await server.exited, 0);
+  },
+);

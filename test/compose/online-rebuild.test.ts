@@ -40,14 +40,25 @@ test('a rebuild during live ingest: the API keeps answering, the service moves t
   await reader;
 
   t.true(answers.length > 10, `read ${answers.length} times`);
-  t.deepEqual(answers.filter((n) => n < 0), [], 'every read during the rebuild was answered');
+  t.deepEqual(
+    answers.filter((n) => n < 0),
+    [],
+    'every read during the rebuild was answered',
+  );
   t.deepEqual(running.refused, [], 'ingest never stopped');
 
   const views = path.join(setup.dataDir, 'views.db');
   t.true(lstatSync(views).isSymbolicLink());
   t.is(readlinkSync(views), 'views-1.db');
-  t.false(existsSync(`${views}-wal`), 'the old generation\'s WAL is gone');
+  t.false(existsSync(`${views}-wal`), "the old generation's WAL is gone");
   const log = new SqliteEventLog(path.join(setup.dataDir, 'log.db'));
   t.teardown(() => log.close());
-  await converged(t, setup.url, token, projectId, running.acked, async () => (await log.readStream(`audit-${projectId}`)).length);
+  await converged(
+    t,
+    setup.url,
+    token,
+    projectId,
+    running.acked,
+    async () => (await log.readStream(`audit-${projectId}`)).length,
+  );
 });

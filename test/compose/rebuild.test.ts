@@ -2,7 +2,14 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { RebuildRunningError, progressLine, rebuildEmbeddedReadModels, rebuildReadModels, type RebuildProgress, type RebuildStep } from '../../src/compose/rebuild.ts';
+import {
+  RebuildRunningError,
+  progressLine,
+  rebuildEmbeddedReadModels,
+  rebuildReadModels,
+  type RebuildProgress,
+  type RebuildStep,
+} from '../../src/compose/rebuild.ts';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import { SqliteLeases, openViewsDatabase } from '../../src/views/store/sqlite.ts';
 import { newLeaseHolder } from '../../projections/projector.ts';
@@ -21,7 +28,8 @@ const QUERIES = [
 
 const snapshot = async (url: string, token: string, projectId: string) => {
   const out: Record<string, unknown> = {};
-  for (const q of [...QUERIES, `/v1/projects/${projectId}/anomaly-settings`, `/v1/projects/${projectId}/masking`]) out[q] = (await api(url, 'GET', q, { token })).body;
+  for (const q of [...QUERIES, `/v1/projects/${projectId}/anomaly-settings`, `/v1/projects/${projectId}/masking`])
+    out[q] = (await api(url, 'GET', q, { token })).body;
   out.projects = (await api(url, 'GET', '/v1/projects', { token })).body;
   out.users = (await api(url, 'GET', '/v1/users', { token })).body;
   return out;
@@ -32,13 +40,24 @@ test('a rebuild from the log gives identical query results, even from a deleted 
   const first = await startTestServer({ dataDir });
   const token = await login(first.url);
   const { apiKey, projectId } = await projectWithKey(first.url, token, 'a');
-  const tuned = await api(first.url, 'PUT', `/v1/projects/${projectId}/anomaly-settings`, { token, body: { brute_force: { threshold: 4 } } });
+  const tuned = await api(first.url, 'PUT', `/v1/projects/${projectId}/anomaly-settings`, {
+    token,
+    body: { brute_force: { threshold: 4 } },
+  });
   t.is(tuned.status, 200);
-  const masked = await api(first.url, 'PUT', `/v1/projects/${projectId}/masking`, { token, body: { keys: ['session_id'], patterns: ['sk_live_[0-9]+'] } });
+  const masked = await api(first.url, 'PUT', `/v1/projects/${projectId}/masking`, {
+    token,
+    body: { keys: ['session_id'], patterns: ['sk_live_[0-9]+'] },
+  });
   t.is(masked.status, 200);
   const b = await projectWithKey(first.url, token, 'b');
   for (let i = 0; i < 120; i += 1) {
-    const body = sampleEvent({ method: ['GET', 'POST', 'DELETE'][i % 3], identifier: `user-${i % 4}`, response_time: (i * 13) % 50, path: `/x/${i % 9}` });
+    const body = sampleEvent({
+      method: ['GET', 'POST', 'DELETE'][i % 3],
+      identifier: `user-${i % 4}`,
+      response_time: (i * 13) % 50,
+      path: `/x/${i % 9}`,
+    });
     await api(first.url, 'POST', '/v1/audit', { apiKey: i % 2 ? apiKey : b.apiKey, body });
   }
   // Every projection has caught up with the log before the snapshot.
@@ -52,7 +71,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
   t.is((before[STATS] as { total: number }).total, 120);
   await first.stop({ remove: false });
 
-  for (const variant of ['a new generation', 'again, with views.db deleted', 'in place (MongoDB\'s way)']) {
+  for (const variant of ['a new generation', 'again, with views.db deleted', "in place (MongoDB's way)"]) {
     if (variant.includes('deleted')) rmSync(path.join(dataDir, 'views.db'), { force: true });
     const progress: RebuildProgress[] = [];
     const steps: RebuildStep[] = [];
@@ -63,21 +82,57 @@ test('a rebuild from the log gives identical query results, even from a deleted 
       await runtime.close();
     } else {
       const log = new SqliteEventLog(path.join(dataDir, 'log.db'));
-      ({ head } = await rebuildEmbeddedReadModels(dataDir, log, (p) => progress.push(p), { onStep: (step) => steps.push(step), laneLog: { dataDir, eventStoreUrl: undefined, eventStoreNamespace: '', mongoUrl: undefined } }));
+      ({ head } = await rebuildEmbeddedReadModels(dataDir, log, (p) => progress.push(p), {
+        onStep: (step) => steps.push(step),
+        laneLog: { dataDir, eventStoreUrl: undefined, eventStoreNamespace: '', mongoUrl: undefined },
+      }));
       await log.close();
       t.deepEqual(steps, ['replay', 'indexes', 'catch-up', 'published']);
       // Every index the schemas declare, made one statement at a time, and the lane's file gone.
       const views = new Database(path.join(dataDir, 'views.db'), { readonly: true });
-      const made = views.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all().map((r) => r.name).sort();
+      const made = views
+        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        .all()
+        .map((r) => r.name)
+        .sort();
       views.close();
-      const declared = Object.values(READ_MODELS).flatMap((entry) => entry.projection === null ? [] : [...`${entry.sqlite.schema.create}${entry.sqlite.schema.queryIndexes ?? ''}`.matchAll(/CREATE (?:UNIQUE )?INDEX IF NOT EXISTS (\w+)/g)].map((m) => m[1]!));
+      const declared = Object.values(READ_MODELS).flatMap((entry) =>
+        entry.projection === null
+          ? []
+          : [
+              ...`${entry.sqlite.schema.create}${entry.sqlite.schema.queryIndexes ?? ''}`.matchAll(
+                /CREATE (?:UNIQUE )?INDEX IF NOT EXISTS (\w+)/g,
+              ),
+            ].map((m) => m[1]!),
+      );
       t.deepEqual(made, [...new Set(declared)].sort(), variant);
-      t.deepEqual(readdirSync(dataDir).filter((f) => f.includes('-lane')), [], variant);
+      t.deepEqual(
+        readdirSync(dataDir).filter((f) => f.includes('-lane')),
+        [],
+        variant,
+      );
     }
     t.truthy(head);
     // Two lanes (the CLI's way) report in either order.
-    t.deepEqual([...new Set(progress.flatMap((p) => p.projections))].sort(),
-      ['access', 'anomalies', 'anomaly-windows', 'audit-events', 'channels', 'deliveries', 'derived-sessions', 'masking', 'monitors', 'orphans', 'retention', 'stats-buckets', 'tree'], variant);
+    t.deepEqual(
+      [...new Set(progress.flatMap((p) => p.projections))].sort(),
+      [
+        'access',
+        'anomalies',
+        'anomaly-windows',
+        'audit-events',
+        'channels',
+        'deliveries',
+        'derived-sessions',
+        'masking',
+        'monitors',
+        'orphans',
+        'retention',
+        'stats-buckets',
+        'tree',
+      ],
+      variant,
+    );
     t.true(progress.every((p) => p.head === head));
     const again = await startTestServer({ dataDir });
     // The first server's token: a login would add its own system.access event.
@@ -94,12 +149,21 @@ test('one rebuild at a time on a data dir', async (t) => {
   const state = openViewsDatabase(path.join(dataDir, 'state.db'));
   t.teardown(() => state.close());
   await new SqliteLeases(state).acquire('rebuild', newLeaseHolder(), 60_000);
-  await t.throwsAsync(rebuildEmbeddedReadModels(dataDir, log, () => undefined), { instanceOf: RebuildRunningError });
+  await t.throwsAsync(
+    rebuildEmbeddedReadModels(dataDir, log, () => undefined),
+    { instanceOf: RebuildRunningError },
+  );
 });
 
 test('progress lines: a bar, the percentage, position of head, rate and time left, and what moved', (t) => {
   const at = (position: string, head: string | null) => ({ projections: ['access', 'stats-buckets'], position, head });
-  t.is(progressLine(at('250000', '1000000'), 5000), 'rebuild [#####...............]  25% 250000/1000000 (50000 ev/s, ETA 15 s): access, stats-buckets');
-  t.is(progressLine(at('1000000', '1000000'), 20_000), 'rebuild [####################] 100% 1000000/1000000 (50000 ev/s, ETA 0 s): access, stats-buckets');
+  t.is(
+    progressLine(at('250000', '1000000'), 5000),
+    'rebuild [#####...............]  25% 250000/1000000 (50000 ev/s, ETA 15 s): access, stats-buckets',
+  );
+  t.is(
+    progressLine(at('1000000', '1000000'), 20_000),
+    'rebuild [####################] 100% 1000000/1000000 (50000 ev/s, ETA 0 s): access, stats-buckets',
+  );
   t.is(progressLine(at('0', '10'), 0, 4), 'rebuild [....]   0% 0/10 (0 ev/s, ETA 0 s): access, stats-buckets');
 });

@@ -13,7 +13,16 @@ import { applyRetention, eraseIdentifier } from '../../src/commands/retention.ts
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
 import { runCli } from '../helpers/process.ts';
-import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
+import {
+  api,
+  eventually,
+  login,
+  projectWithKey,
+  sampleEvent,
+  startTestServer,
+  tempDir,
+  type TestServer,
+} from '../helpers/server.ts';
 
 /** Retention and erasure on the embedded deployment, end to end: what expires leaves the log
  *  (replaced by tombstones that keep its leaf hash) and every read model, exactly; nothing else
@@ -25,7 +34,11 @@ const RANGE = `start_date=${new Date(Date.now() - 30 * DAY).toISOString()}&end_d
 const idsOf = (rows: ReadonlyArray<{ id: string }>) => rows.map((r) => r.id).sort();
 const SILENT = pino({ level: 'silent' });
 
-interface Sent { id: string; identifier: string; browser: boolean }
+interface Sent {
+  id: string;
+  identifier: string;
+  browser: boolean;
+}
 
 const send = async (url: string, apiKey: string, events: Array<Record<string, unknown>>): Promise<Sent[]> => {
   const sent: Sent[] = [];
@@ -39,20 +52,34 @@ const send = async (url: string, apiKey: string, events: Array<Record<string, un
 
 /** A day of traffic: http events of three users across two services, some with personal fields,
  *  and browser events whose backend never reported (orphans). */
-const traffic = (tag: string, users: readonly string[]) => Array.from({ length: 24 }, (_, i) => sampleEvent({
-  identifier: users[i % users.length], service_name: i % 2 ? 'orders' : 'billing', path: `/${tag}/${i % 5}`, method: ['GET', 'POST', 'DELETE'][i % 3],
-  status_code: [200, 201, 404, 500][i % 4], response_time: 10 + i, user_email: `${users[i % users.length]}@example.com`, ip: '203.0.113.9',
-  request_body: { note: `${tag}-${i}` }, ...(i % 6 === 0 ? { source: 'browser', request_id: `${tag}-req-${i}` } : {}),
-}));
+const traffic = (tag: string, users: readonly string[]) =>
+  Array.from({ length: 24 }, (_, i) =>
+    sampleEvent({
+      identifier: users[i % users.length],
+      service_name: i % 2 ? 'orders' : 'billing',
+      path: `/${tag}/${i % 5}`,
+      method: ['GET', 'POST', 'DELETE'][i % 3],
+      status_code: [200, 201, 404, 500][i % 4],
+      response_time: 10 + i,
+      user_email: `${users[i % users.length]}@example.com`,
+      ip: '203.0.113.9',
+      request_body: { note: `${tag}-${i}` },
+      ...(i % 6 === 0 ? { source: 'browser', request_id: `${tag}-req-${i}` } : {}),
+    }),
+  );
 
 /** Everything a dashboard reads of a project, as the API answers it. */
 const snapshot = async (server: TestServer, token: string, projectId: string) => {
   const range = RANGE;
   const out: Record<string, unknown> = {};
   for (const q of [
-    `/v1/audit?project_id=${projectId}&limit=100`, `/v1/audit/stats?project_id=${projectId}&${range}&interval=day`,
-    `/v1/audit/sessions?project_id=${projectId}&limit=100`, `/v1/audit/orphans?project_id=${projectId}&limit=100`, `/v1/projects/${projectId}/retention`,
-  ]) out[q] = (await api(server.url, 'GET', q, { token })).body;
+    `/v1/audit?project_id=${projectId}&limit=100`,
+    `/v1/audit/stats?project_id=${projectId}&${range}&interval=day`,
+    `/v1/audit/sessions?project_id=${projectId}&limit=100`,
+    `/v1/audit/orphans?project_id=${projectId}&limit=100`,
+    `/v1/projects/${projectId}/retention`,
+  ])
+    out[q] = (await api(server.url, 'GET', q, { token })).body;
   const head = await server.runtime.readModels.tree.head(projectId);
   out.tree = head && { size: head.frontier.size, root: head.root.toString('base64') };
   return out;
@@ -60,7 +87,13 @@ const snapshot = async (server: TestServer, token: string, projectId: string) =>
 
 const settledAll = async (server: TestServer) => {
   const head = await server.runtime.log.headPosition();
-  await eventually(async () => ((await Promise.all(server.runtime.runners.map((r) => r.checkpoint()))).every((c) => c === head) ? true : undefined), 15_000);
+  await eventually(
+    async () =>
+      (await Promise.all(server.runtime.runners.map((r) => r.checkpoint()))).every((c) => c === head)
+        ? true
+        : undefined,
+    15_000,
+  );
 };
 
 const auditRecords = async (server: TestServer, projectId: string): Promise<RecordedEvent[]> =>
@@ -68,12 +101,22 @@ const auditRecords = async (server: TestServer, projectId: string): Promise<Reco
 
 /** Rebuilds the stopped data dir's read models from its log, starts a server on it again and
  *  checks it answers exactly as before. */
-const rebuiltAnswersAlike = async (t: ExecutionContext, dataDir: string, token: string, projectId: string, before: unknown): Promise<TestServer> => {
+const rebuiltAnswersAlike = async (
+  t: ExecutionContext,
+  dataDir: string,
+  token: string,
+  projectId: string,
+  before: unknown,
+): Promise<TestServer> => {
   const log = new SqliteEventLog(path.join(dataDir, 'log.db'));
   await rebuildEmbeddedReadModels(dataDir, log, () => undefined);
   await log.close();
   const again = await startTestServer({ dataDir, checkpoints: true, env: { WATCHLOG_CHECKPOINT_INTERVAL_MS: '200' } });
-  t.deepEqual(await snapshot(again, token, projectId), before, 'a rebuild from the log answers as the live read models did');
+  t.deepEqual(
+    await snapshot(again, token, projectId),
+    before,
+    'a rebuild from the log answers as the live read models did',
+  );
   return again;
 };
 
@@ -84,194 +127,343 @@ const selfCheck = async (dataDir: string) => {
   return { code, out: out.join('\n'), err: err.join('\n') };
 };
 
-test.serial('retention removes exactly the expired events from the log and every read model; erasure removes personal fields; the tree is unchanged', async (t) => {
-  const dataDir = tempDir();
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  let clock = Date.now();
-  const env = { WATCHLOG_CHECKPOINT_INTERVAL_MS: '200' };
-  let server = await startTestServer({ dataDir, now: () => new Date(clock), checkpoints: true, env });
-  t.teardown(() => server.stop({ remove: false }));
-  const token = await login(server.url);
-  const kept = await projectWithKey(server.url, token, 'kept');
-  const other = await projectWithKey(server.url, token, 'other');
+test.serial(
+  'retention removes exactly the expired events from the log and every read model; erasure removes personal fields; the tree is unchanged',
+  async (t) => {
+    const dataDir = tempDir();
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+    let clock = Date.now();
+    const env = { WATCHLOG_CHECKPOINT_INTERVAL_MS: '200' };
+    let server = await startTestServer({ dataDir, now: () => new Date(clock), checkpoints: true, env });
+    t.teardown(() => server.stop({ remove: false }));
+    const token = await login(server.url);
+    const kept = await projectWithKey(server.url, token, 'kept');
+    const other = await projectWithKey(server.url, token, 'other');
 
-  // Ten days ago, then now: only the older traffic is past a 3-day retention.
-  clock = Date.now() - 10 * DAY;
-  const old = await send(server.url, kept.apiKey, traffic('old', ['alice', 'bob']));
-  const otherOld = await send(server.url, other.apiKey, traffic('other', ['alice']));
-  // A day ago: old enough for browser events to count as orphans, young enough to be kept.
-  clock = Date.now() - DAY;
-  const fresh = await send(server.url, kept.apiKey, traffic('new', ['alice', 'bob', 'carol']));
-  clock = Date.now();
+    // Ten days ago, then now: only the older traffic is past a 3-day retention.
+    clock = Date.now() - 10 * DAY;
+    const old = await send(server.url, kept.apiKey, traffic('old', ['alice', 'bob']));
+    const otherOld = await send(server.url, other.apiKey, traffic('other', ['alice']));
+    // A day ago: old enough for browser events to count as orphans, young enough to be kept.
+    clock = Date.now() - DAY;
+    const fresh = await send(server.url, kept.apiKey, traffic('new', ['alice', 'bob', 'carol']));
+    clock = Date.now();
 
-  const set = await api(server.url, 'PUT', `/v1/projects/${kept.projectId}/retention`, { token, body: { retention_days: 3 } });
-  t.is(set.status, 200, JSON.stringify(set.body));
-  t.like(set.body, { project_id: kept.projectId, retention_days: 3, removed_total: 0, last_applied_at: null });
-  const checkpointBefore = await eventually(async () => {
-    const res = await api(server.url, 'GET', `/v1/checkpoints/latest?project_id=${kept.projectId}`, { token });
-    const head = await server.runtime.readModels.tree.head(kept.projectId);
-    return res.status === 200 && res.body.size === head?.frontier.size ? res.body as { note: string; size: number; root: string } : undefined;
-  }, 15_000);
+    const set = await api(server.url, 'PUT', `/v1/projects/${kept.projectId}/retention`, {
+      token,
+      body: { retention_days: 3 },
+    });
+    t.is(set.status, 200, JSON.stringify(set.body));
+    t.like(set.body, { project_id: kept.projectId, retention_days: 3, removed_total: 0, last_applied_at: null });
+    const checkpointBefore = await eventually(async () => {
+      const res = await api(server.url, 'GET', `/v1/checkpoints/latest?project_id=${kept.projectId}`, { token });
+      const head = await server.runtime.readModels.tree.head(kept.projectId);
+      return res.status === 200 && res.body.size === head?.frontier.size
+        ? (res.body as { note: string; size: number; root: string })
+        : undefined;
+    }, 15_000);
 
-  // The job as the worker runs it; projects without retention are left alone.
-  await retentionJobOf(server.runtime, 60_000, SILENT).run();
-  await settledAll(server);
+    // The job as the worker runs it; projects without retention are left alone.
+    await retentionJobOf(server.runtime, 60_000, SILENT).run();
+    await settledAll(server);
 
-  const records = await auditRecords(server, kept.projectId);
-  const byId = new Map(records.map((r) => [r.id, r]));
-  t.is(records.length, old.length + fresh.length, 'every record keeps its place in the log');
-  t.deepEqual(idsOf(records.filter((r) => r.type === 'AuditEventRecorded')), idsOf(fresh));
-  const tombstones = records.filter((r) => r.type === 'RecordRedacted');
-  t.is(tombstones.length, old.length);
-  for (const r of tombstones) {
-    t.deepEqual(Object.keys(r.data as object).sort(), ['leaf_hash', 'project_id', 'reason'], 'a retention tombstone keeps nothing of the event');
-    t.is((r.data as { reason: string }).reason, 'retention');
-  }
-  t.true([...byId.values()].every((r) => !JSON.stringify(r.data).includes('old-')), 'no expired body is left in the log');
-  t.is((await auditRecords(server, other.projectId)).filter((r) => r.type === 'AuditEventRecorded').length, otherOld.length, 'another project keeps its events');
+    const records = await auditRecords(server, kept.projectId);
+    const byId = new Map(records.map((r) => [r.id, r]));
+    t.is(records.length, old.length + fresh.length, 'every record keeps its place in the log');
+    t.deepEqual(idsOf(records.filter((r) => r.type === 'AuditEventRecorded')), idsOf(fresh));
+    const tombstones = records.filter((r) => r.type === 'RecordRedacted');
+    t.is(tombstones.length, old.length);
+    for (const r of tombstones) {
+      t.deepEqual(
+        Object.keys(r.data as object).sort(),
+        ['leaf_hash', 'project_id', 'reason'],
+        'a retention tombstone keeps nothing of the event',
+      );
+      t.is((r.data as { reason: string }).reason, 'retention');
+    }
+    t.true(
+      [...byId.values()].every((r) => !JSON.stringify(r.data).includes('old-')),
+      'no expired body is left in the log',
+    );
+    t.is(
+      (await auditRecords(server, other.projectId)).filter((r) => r.type === 'AuditEventRecorded').length,
+      otherOld.length,
+      'another project keeps its events',
+    );
 
-  const list = await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&limit=100`, { token });
-  t.deepEqual(idsOf(list.body.data), idsOf(fresh));
-  const range = RANGE;
-  const stats = await api(server.url, 'GET', `/v1/audit/stats?project_id=${kept.projectId}&${range}&interval=day`, { token });
-  t.is(stats.body.total, fresh.length, 'statistics count only the kept events');
-  const sessions = await api(server.url, 'GET', `/v1/audit/sessions?project_id=${kept.projectId}&limit=100`, { token });
-  t.true(sessions.body.length > 0);
-  t.true(sessions.body.every((s: { session_start: string }) => Date.parse(s.session_start) > Date.now() - 2 * DAY), 'no session of the expired traffic is left');
-  const orphans = await api(server.url, 'GET', `/v1/audit/orphans?project_id=${kept.projectId}&limit=100`, { token });
-  t.deepEqual(idsOf(orphans.body.data), idsOf(fresh.filter((e) => e.browser)));
-  t.is((await api(server.url, 'GET', `/v1/audit?project_id=${other.projectId}&limit=100`, { token })).body.pagination.totalItems, otherOld.length);
-  const retention = await api(server.url, 'GET', `/v1/projects/${kept.projectId}/retention`, { token });
-  t.like(retention.body, { retention_days: 3, removed_total: old.length });
-  t.truthy(retention.body.last_applied_at);
+    const list = await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&limit=100`, { token });
+    t.deepEqual(idsOf(list.body.data), idsOf(fresh));
+    const range = RANGE;
+    const stats = await api(server.url, 'GET', `/v1/audit/stats?project_id=${kept.projectId}&${range}&interval=day`, {
+      token,
+    });
+    t.is(stats.body.total, fresh.length, 'statistics count only the kept events');
+    const sessions = await api(server.url, 'GET', `/v1/audit/sessions?project_id=${kept.projectId}&limit=100`, {
+      token,
+    });
+    t.true(sessions.body.length > 0);
+    t.true(
+      sessions.body.every((s: { session_start: string }) => Date.parse(s.session_start) > Date.now() - 2 * DAY),
+      'no session of the expired traffic is left',
+    );
+    const orphans = await api(server.url, 'GET', `/v1/audit/orphans?project_id=${kept.projectId}&limit=100`, { token });
+    t.deepEqual(idsOf(orphans.body.data), idsOf(fresh.filter((e) => e.browser)));
+    t.is(
+      (await api(server.url, 'GET', `/v1/audit?project_id=${other.projectId}&limit=100`, { token })).body.pagination
+        .totalItems,
+      otherOld.length,
+    );
+    const retention = await api(server.url, 'GET', `/v1/projects/${kept.projectId}/retention`, { token });
+    t.like(retention.body, { retention_days: 3, removed_total: old.length });
+    t.truthy(retention.body.last_applied_at);
 
-  // A second run finds nothing more and records nothing.
-  const head = await server.runtime.log.headPosition();
-  await retentionJobOf(server.runtime, 60_000, SILENT).run();
-  t.is(await server.runtime.log.headPosition(), head);
+    // A second run finds nothing more and records nothing.
+    const head = await server.runtime.log.headPosition();
+    await retentionJobOf(server.runtime, 60_000, SILENT).run();
+    t.is(await server.runtime.log.headPosition(), head);
 
-  // The stream marks the gaps; the offline verifier accepts them only when told to, by their hashes.
-  const stream = await fetch(`${server.url}/v1/stream?project_id=${kept.projectId}&limit=100000`, { headers: { authorization: `Bearer ${token}` } });
-  const lines = (await stream.text()).trim().split('\n').map((l) => JSON.parse(l) as { missing?: boolean; reason?: string });
-  t.is(lines.filter((l) => l.missing && l.reason === 'retention').length, old.length);
-  const files = tempDir();
-  t.teardown(() => rmSync(files, { recursive: true, force: true }));
-  writeFileSync(path.join(files, 'key.json'), JSON.stringify((await api(server.url, 'GET', '/v1/checkpoints/key', { token })).body));
-  writeFileSync(path.join(files, 'before.txt'), checkpointBefore.note);
-  writeFileSync(path.join(files, 'stream.ndjson'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-  const verify = (extra: string[]) => runCli(['verify', '--key', path.join(files, 'key.json'), '--checkpoint', path.join(files, 'before.txt'), '--stream', path.join(files, 'stream.ndjson'), ...extra], {});
-  const strict = verify([]);
-  t.is(await strict.exited, 1, 'without --allow-missing a gap is a failure');
-  t.regex(strict.stderr(), /missing/);
-  const lenient = verify(['--allow-missing']);
-  t.is(await lenient.exited, 0, lenient.stderr());
-  t.regex(lenient.stdout(), new RegExp(`verified size ${checkpointBefore.size} `), 'the checkpoint signed before retention still verifies');
+    // The stream marks the gaps; the offline verifier accepts them only when told to, by their hashes.
+    const stream = await fetch(`${server.url}/v1/stream?project_id=${kept.projectId}&limit=100000`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const lines = (await stream.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { missing?: boolean; reason?: string });
+    t.is(lines.filter((l) => l.missing && l.reason === 'retention').length, old.length);
+    const files = tempDir();
+    t.teardown(() => rmSync(files, { recursive: true, force: true }));
+    writeFileSync(
+      path.join(files, 'key.json'),
+      JSON.stringify((await api(server.url, 'GET', '/v1/checkpoints/key', { token })).body),
+    );
+    writeFileSync(path.join(files, 'before.txt'), checkpointBefore.note);
+    writeFileSync(path.join(files, 'stream.ndjson'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const verify = (extra: string[]) =>
+      runCli(
+        [
+          'verify',
+          '--key',
+          path.join(files, 'key.json'),
+          '--checkpoint',
+          path.join(files, 'before.txt'),
+          '--stream',
+          path.join(files, 'stream.ndjson'),
+          ...extra,
+        ],
+        {},
+      );
+    const strict = verify([]);
+    t.is(await strict.exited, 1, 'without --allow-missing a gap is a failure');
+    t.regex(strict.stderr(), /missing/);
+    const lenient = verify(['--allow-missing']);
+    t.is(await lenient.exited, 0, lenient.stderr());
+    t.regex(
+      lenient.stdout(),
+      new RegExp(`verified size ${checkpointBefore.size} `),
+      'the checkpoint signed before retention still verifies',
+    );
 
-  // Erasure: bob's events keep what statistics need and lose who he is.
-  const bob = fresh.filter((e) => e.identifier === 'bob');
-  const bobBefore = (await api(server.url, 'GET', `/v1/audit/${bob[0]!.id}`, { token })).body as Record<string, unknown>;
-  const erasures = `/v1/projects/${kept.projectId}/erasures`;
-  const asked = await api(server.url, 'POST', erasures, { token, body: { identifier: 'bob' } });
-  t.is(asked.status, 202, JSON.stringify(asked.body));
-  const bobDigest = createHash('sha256').update('bob').digest('hex');
-  t.like(asked.body, { project_id: kept.projectId, identifier: 'bob', identifier_sha256: bobDigest, status: 'pending', erased: null, erased_at: null });
-  t.is(asked.headers.get('location'), `${erasures}/${asked.body.id as string}`);
-  const again = await api(server.url, 'POST', erasures, { token, body: { identifier: 'bob' } });
-  t.is(again.body.id, asked.body.id, 'asking again while the request is pending answers that request');
-  t.is((await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&identifier=bob`, { token })).body.pagination.totalItems, bob.length,
-    'nothing is erased before the job runs');
-  await erasureJobOf(server.runtime, 60_000, SILENT, () => new Date(clock)).run();
-  const done = await api(server.url, 'GET', `${erasures}/${asked.body.id as string}`, { token });
-  t.like(done.body, { id: asked.body.id, status: 'done', erased: bob.length, identifier_sha256: bobDigest });
-  t.false('identifier' in done.body, 'the status resource names the identifier by its digest only');
-  const listed = await api(server.url, 'GET', erasures, { token });
-  t.deepEqual(listed.body.data.map((e: { id: string }) => e.id), [asked.body.id]);
-  t.is((await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&identifier=bob`, { token })).body.pagination.totalItems, 0);
-  const one = await api(server.url, 'GET', `/v1/audit/${bob[0]!.id}`, { token });
-  t.is(one.body.identifier, '[erased]');
-  for (const field of ['user_email', 'ip', 'request_body']) t.false(field in one.body, `${field} is erased`);
-  const { identifier: _, user_email: __, ip: ___, request_body: ____, ...rest } = bobBefore;
-  t.deepEqual({ ...one.body, identifier: undefined }, { ...rest, identifier: undefined }, 'what is not personal is kept as it was');
-  t.is((await api(server.url, 'GET', `/v1/audit/sessions?project_id=${kept.projectId}&identifier=bob`, { token })).body.length, 0, 'bob has no session left');
-  t.is((await api(server.url, 'GET', `/v1/audit/stats?project_id=${kept.projectId}&${range}&interval=day`, { token })).body.total, fresh.length, 'erased events still count');
-  const alice = await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&identifier=alice`, { token });
-  t.is(alice.body.pagination.totalItems, fresh.filter((e) => e.identifier === 'alice').length, 'nobody else is touched');
-  const bobRecords = (await auditRecords(server, kept.projectId)).filter((r) => bob.some((e) => e.id === r.id));
-  t.true(bobRecords.every((r) => r.type === 'RecordRedacted' && (r.data as { reason: string }).reason === 'erasure'));
-  t.false(bobRecords.some((r) => JSON.stringify(r.data).includes('bob')), 'the log keeps nothing of bob in his events');
-  // Recorded in the built-in project, naming bob by a digest only.
-  const recorded = await eventually(async () => {
-    const res = await api(server.url, 'GET', `/v1/audit?project_id=${WATCHLOG_PROJECT_ID}&event_type=system.access&limit=100`, { token, }) ;
-    const rows = await Promise.all(res.body.data.map((r: { id: string }) => api(server.url, 'GET', `/v1/audit/${r.id}`, { token })));
-    const actions = rows.map((r) => r.body);
-    const requested = actions.find((r) => r.request_body?.action === 'erasure.requested');
-    const erasedRow = actions.find((r) => r.request_body?.action === 'identifier.erased');
-    return requested && erasedRow ? { requested, erasedRow } : undefined;
-  });
-  t.like(recorded.requested.request_body, { erasure_id: asked.body.id, identifier_sha256: bobDigest });
-  t.not(recorded.requested.identifier, recorded.erasedRow.identifier, 'the request is the admin\'s, the erasure the job\'s');
-  t.like(recorded.erasedRow.request_body, { erasure_id: asked.body.id, identifier_sha256: bobDigest, erased: bob.length });
-  t.false(JSON.stringify(recorded).includes('"bob"'));
+    // Erasure: bob's events keep what statistics need and lose who he is.
+    const bob = fresh.filter((e) => e.identifier === 'bob');
+    const bobBefore = (await api(server.url, 'GET', `/v1/audit/${bob[0]!.id}`, { token })).body as Record<
+      string,
+      unknown
+    >;
+    const erasures = `/v1/projects/${kept.projectId}/erasures`;
+    const asked = await api(server.url, 'POST', erasures, { token, body: { identifier: 'bob' } });
+    t.is(asked.status, 202, JSON.stringify(asked.body));
+    const bobDigest = createHash('sha256').update('bob').digest('hex');
+    t.like(asked.body, {
+      project_id: kept.projectId,
+      identifier: 'bob',
+      identifier_sha256: bobDigest,
+      status: 'pending',
+      erased: null,
+      erased_at: null,
+    });
+    t.is(asked.headers.get('location'), `${erasures}/${asked.body.id as string}`);
+    const again = await api(server.url, 'POST', erasures, { token, body: { identifier: 'bob' } });
+    t.is(again.body.id, asked.body.id, 'asking again while the request is pending answers that request');
+    t.is(
+      (await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&identifier=bob`, { token })).body.pagination
+        .totalItems,
+      bob.length,
+      'nothing is erased before the job runs',
+    );
+    await erasureJobOf(server.runtime, 60_000, SILENT, () => new Date(clock)).run();
+    const done = await api(server.url, 'GET', `${erasures}/${asked.body.id as string}`, { token });
+    t.like(done.body, { id: asked.body.id, status: 'done', erased: bob.length, identifier_sha256: bobDigest });
+    t.false('identifier' in done.body, 'the status resource names the identifier by its digest only');
+    const listed = await api(server.url, 'GET', erasures, { token });
+    t.deepEqual(
+      listed.body.data.map((e: { id: string }) => e.id),
+      [asked.body.id],
+    );
+    t.is(
+      (await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&identifier=bob`, { token })).body.pagination
+        .totalItems,
+      0,
+    );
+    const one = await api(server.url, 'GET', `/v1/audit/${bob[0]!.id}`, { token });
+    t.is(one.body.identifier, '[erased]');
+    for (const field of ['user_email', 'ip', 'request_body']) t.false(field in one.body, `${field} is erased`);
+    const { identifier: _, user_email: __, ip: ___, request_body: ____, ...rest } = bobBefore;
+    t.deepEqual(
+      { ...one.body, identifier: undefined },
+      { ...rest, identifier: undefined },
+      'what is not personal is kept as it was',
+    );
+    t.is(
+      (await api(server.url, 'GET', `/v1/audit/sessions?project_id=${kept.projectId}&identifier=bob`, { token })).body
+        .length,
+      0,
+      'bob has no session left',
+    );
+    t.is(
+      (await api(server.url, 'GET', `/v1/audit/stats?project_id=${kept.projectId}&${range}&interval=day`, { token }))
+        .body.total,
+      fresh.length,
+      'erased events still count',
+    );
+    const alice = await api(server.url, 'GET', `/v1/audit?project_id=${kept.projectId}&identifier=alice`, { token });
+    t.is(
+      alice.body.pagination.totalItems,
+      fresh.filter((e) => e.identifier === 'alice').length,
+      'nobody else is touched',
+    );
+    const bobRecords = (await auditRecords(server, kept.projectId)).filter((r) => bob.some((e) => e.id === r.id));
+    t.true(bobRecords.every((r) => r.type === 'RecordRedacted' && (r.data as { reason: string }).reason === 'erasure'));
+    t.false(
+      bobRecords.some((r) => JSON.stringify(r.data).includes('bob')),
+      'the log keeps nothing of bob in his events',
+    );
+    // Recorded in the built-in project, naming bob by a digest only.
+    const recorded = await eventually(async () => {
+      const res = await api(
+        server.url,
+        'GET',
+        `/v1/audit?project_id=${WATCHLOG_PROJECT_ID}&event_type=system.access&limit=100`,
+        { token },
+      );
+      const rows = await Promise.all(
+        res.body.data.map((r: { id: string }) => api(server.url, 'GET', `/v1/audit/${r.id}`, { token })),
+      );
+      const actions = rows.map((r) => r.body);
+      const requested = actions.find((r) => r.request_body?.action === 'erasure.requested');
+      const erasedRow = actions.find((r) => r.request_body?.action === 'identifier.erased');
+      return requested && erasedRow ? { requested, erasedRow } : undefined;
+    });
+    t.like(recorded.requested.request_body, { erasure_id: asked.body.id, identifier_sha256: bobDigest });
+    t.not(
+      recorded.requested.identifier,
+      recorded.erasedRow.identifier,
+      "the request is the admin's, the erasure the job's",
+    );
+    t.like(recorded.erasedRow.request_body, {
+      erasure_id: asked.body.id,
+      identifier_sha256: bobDigest,
+      erased: bob.length,
+    });
+    t.false(JSON.stringify(recorded).includes('"bob"'));
 
-  await settledAll(server);
-  const before = await snapshot(server, token, kept.projectId);
-  const self = await selfCheck(dataDir);
-  t.is(self.code, 0, self.err);
-  t.regex(self.out, new RegExp(`project ${kept.projectId}: verified \\d+ leaves .*\\(${old.length + bob.length} removed by retention or erasure`));
-  await server.stop({ remove: false });
+    await settledAll(server);
+    const before = await snapshot(server, token, kept.projectId);
+    const self = await selfCheck(dataDir);
+    t.is(self.code, 0, self.err);
+    t.regex(
+      self.out,
+      new RegExp(
+        `project ${kept.projectId}: verified \\d+ leaves .*\\(${old.length + bob.length} removed by retention or erasure`,
+      ),
+    );
+    await server.stop({ remove: false });
 
-  server = await rebuiltAnswersAlike(t, dataDir, token, kept.projectId, before);
-  await server.stop({ remove: false });
-});
+    server = await rebuiltAnswersAlike(t, dataDir, token, kept.projectId, before);
+    await server.stop({ remove: false });
+  },
+);
 
-test.serial('a long removal goes a page at a time, each page exact; a record deleted outright, or a tombstone with another leaf hash, fails the self-check', async (t) => {
-  const dataDir = tempDir();
-  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
-  let clock = Date.now() - 10 * DAY;
-  const server = await startTestServer({ dataDir, now: () => new Date(clock), checkpoints: true, env: { WATCHLOG_CHECKPOINT_INTERVAL_MS: '200' } });
-  const token = await login(server.url);
-  const { projectId, apiKey } = await projectWithKey(server.url, token);
-  await send(server.url, apiKey, traffic('old', ['alice']).slice(0, 6));
-  clock = Date.now();
-  await send(server.url, apiKey, traffic('new', ['alice']).slice(0, 6));
-  const deps = {
-    log: server.runtime.log, pageSize: 4,
-    redactable: server.runtime.readModels.auditEvents.redactable.bind(server.runtime.readModels.auditEvents),
-    settled: async (position: string) => { await server.runtime.settled(['auditEvents'], position); },
-  };
-  t.is(await applyRetention(deps, projectId, 1, { actor: 'test', correlationId: 'c', now: () => new Date(clock) }), 6);
-  await settledAll(server);
-  const pages = (await server.runtime.log.readStream(retentionStream(projectId))).map((r) => r.data as RetentionApplied);
-  t.deepEqual(pages.map((p) => [p.removed, p.until !== undefined]), [[4, true], [2, false]]);
-  t.false((await server.runtime.log.readStream(projectStream(projectId))).some((r) => r.type === 'RetentionApplied'), 'the project stream, read by every project command, does not grow by pages');
-  t.is((await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination.totalItems, 6);
-  t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/retention`, { token })).body.removed_total, 6);
-  await eventually(async () => {
-    const res = await api(server.url, 'GET', `/v1/checkpoints/latest?project_id=${projectId}`, { token });
-    return res.status === 200 && res.body.size === (await server.runtime.readModels.tree.head(projectId))?.frontier.size ? true : undefined;
-  }, 15_000);
-  await server.stop({ remove: false });
-  const clean = await selfCheck(dataDir);
-  t.is(clean.code, 0, clean.err);
+test.serial(
+  'a long removal goes a page at a time, each page exact; a record deleted outright, or a tombstone with another leaf hash, fails the self-check',
+  async (t) => {
+    const dataDir = tempDir();
+    t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+    let clock = Date.now() - 10 * DAY;
+    const server = await startTestServer({
+      dataDir,
+      now: () => new Date(clock),
+      checkpoints: true,
+      env: { WATCHLOG_CHECKPOINT_INTERVAL_MS: '200' },
+    });
+    const token = await login(server.url);
+    const { projectId, apiKey } = await projectWithKey(server.url, token);
+    await send(server.url, apiKey, traffic('old', ['alice']).slice(0, 6));
+    clock = Date.now();
+    await send(server.url, apiKey, traffic('new', ['alice']).slice(0, 6));
+    const deps = {
+      log: server.runtime.log,
+      pageSize: 4,
+      redactable: server.runtime.readModels.auditEvents.redactable.bind(server.runtime.readModels.auditEvents),
+      settled: async (position: string) => {
+        await server.runtime.settled(['auditEvents'], position);
+      },
+    };
+    t.is(
+      await applyRetention(deps, projectId, 1, { actor: 'test', correlationId: 'c', now: () => new Date(clock) }),
+      6,
+    );
+    await settledAll(server);
+    const pages = (await server.runtime.log.readStream(retentionStream(projectId))).map(
+      (r) => r.data as RetentionApplied,
+    );
+    t.deepEqual(
+      pages.map((p) => [p.removed, p.until !== undefined]),
+      [
+        [4, true],
+        [2, false],
+      ],
+    );
+    t.false(
+      (await server.runtime.log.readStream(projectStream(projectId))).some((r) => r.type === 'RetentionApplied'),
+      'the project stream, read by every project command, does not grow by pages',
+    );
+    t.is((await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination.totalItems, 6);
+    t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/retention`, { token })).body.removed_total, 6);
+    await eventually(async () => {
+      const res = await api(server.url, 'GET', `/v1/checkpoints/latest?project_id=${projectId}`, { token });
+      return res.status === 200 &&
+        res.body.size === (await server.runtime.readModels.tree.head(projectId))?.frontier.size
+        ? true
+        : undefined;
+    }, 15_000);
+    await server.stop({ remove: false });
+    const clean = await selfCheck(dataDir);
+    t.is(clean.code, 0, clean.err);
 
-  const { default: Database } = await import('better-sqlite3');
-  const db = new Database(path.join(dataDir, 'log.db'));
-  const tombstone = db.prepare<[string], { position: number; data: string }>("SELECT position, data FROM events WHERE stream = ? AND type = 'RecordRedacted' ORDER BY position LIMIT 1").get(auditStream(projectId))!;
-  const forged = { ...JSON.parse(tombstone.data) as object, leaf_hash: Buffer.alloc(32, 7).toString('base64') };
-  db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify(forged), tombstone.position);
-  db.close();
-  const wrongHash = await selfCheck(dataDir);
-  t.is(wrongHash.code, 1);
-  t.regex(wrongHash.err, /FAILED/);
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(path.join(dataDir, 'log.db'));
+    const tombstone = db
+      .prepare<[string], { position: number; data: string }>(
+        "SELECT position, data FROM events WHERE stream = ? AND type = 'RecordRedacted' ORDER BY position LIMIT 1",
+      )
+      .get(auditStream(projectId))!;
+    const forged = { ...(JSON.parse(tombstone.data) as object), leaf_hash: Buffer.alloc(32, 7).toString('base64') };
+    db.prepare('UPDATE events SET data = ? WHERE position = ?').run(JSON.stringify(forged), tombstone.position);
+    db.close();
+    const wrongHash = await selfCheck(dataDir);
+    t.is(wrongHash.code, 1);
+    t.regex(wrongHash.err, /FAILED/);
 
-  const again = new Database(path.join(dataDir, 'log.db'));
-  again.prepare('UPDATE events SET data = ? WHERE position = ?').run(tombstone.data, tombstone.position);
-  again.prepare('DELETE FROM events WHERE position = ?').run(tombstone.position);
-  again.close();
-  const deleted = await selfCheck(dataDir);
-  t.is(deleted.code, 1);
-  t.regex(deleted.err, /FAILED \(missing\).*neither the record nor a retention or erasure tombstone/);
-});
+    const again = new Database(path.join(dataDir, 'log.db'));
+    again.prepare('UPDATE events SET data = ? WHERE position = ?').run(tombstone.data, tombstone.position);
+    again.prepare('DELETE FROM events WHERE position = ?').run(tombstone.position);
+    again.close();
+    const deleted = await selfCheck(dataDir);
+    t.is(deleted.code, 1);
+    t.regex(deleted.err, /FAILED \(missing\).*neither the record nor a retention or erasure tombstone/);
+  },
+);
 
 test('retention and erasure settings: bad input is a 400 naming the field, only admins change them, other projects are 404', async (t) => {
   const server = await startTestServer();
@@ -279,43 +471,89 @@ test('retention and erasure settings: bad input is a 400 naming the field, only 
   const token = await login(server.url);
   const { projectId } = await projectWithKey(server.url, token);
   const base = `/v1/projects/${projectId}/retention`;
-  t.like((await api(server.url, 'GET', base, { token })).body, { project_id: projectId, retention_days: null, updated_at: null, removed_total: 0, erased_total: 0 });
+  t.like((await api(server.url, 'GET', base, { token })).body, {
+    project_id: projectId,
+    retention_days: null,
+    updated_at: null,
+    removed_total: 0,
+    erased_total: 0,
+  });
   for (const [body, field] of [
-    [{ retention_days: 0 }, 'retention_days'], [{ retention_days: 36_501 }, 'retention_days'], [{ retention_days: '7' }, 'retention_days'],
-    [{ retention_days: 1.5 }, 'retention_days'], [{}, 'retention_days'], [{ retention_days: 7, keep: true }, 'keep'],
+    [{ retention_days: 0 }, 'retention_days'],
+    [{ retention_days: 36_501 }, 'retention_days'],
+    [{ retention_days: '7' }, 'retention_days'],
+    [{ retention_days: 1.5 }, 'retention_days'],
+    [{}, 'retention_days'],
+    [{ retention_days: 7, keep: true }, 'keep'],
     [JSON.parse('{"retention_days": 7, "__proto__": {"admin": true}}') as object, '__proto__'],
   ] as const) {
     const res = await api(server.url, 'PUT', base, { token, body });
     t.is(res.status, 400, JSON.stringify(body));
-    t.true(res.body.error.details.some((d: { path: string }) => d.path.includes(field)), `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
+    t.true(
+      res.body.error.details.some((d: { path: string }) => d.path.includes(field)),
+      `${JSON.stringify(body)}: ${JSON.stringify(res.body)}`,
+    );
   }
   for (const body of [{ identifier: '' }, { identifier: 'x'.repeat(101) }, { identifier: 7 }, {}]) {
     const res = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body });
     t.is(res.status, 400, JSON.stringify(body));
-    t.true(res.body.error.details.some((d: { path: string }) => d.path.includes('identifier')), JSON.stringify(res.body));
+    t.true(
+      res.body.error.details.some((d: { path: string }) => d.path.includes('identifier')),
+      JSON.stringify(res.body),
+    );
   }
   const ok = await api(server.url, 'PUT', base, { token, body: { retention_days: 30 } });
   t.like(ok.body, { retention_days: 30 });
   const updatedAt = ok.body.updated_at as string;
   t.truthy(updatedAt);
-  t.is((await api(server.url, 'PUT', base, { token, body: { retention_days: 30 } })).body.updated_at, updatedAt, 'a PUT that changes nothing records nothing');
-  t.like((await api(server.url, 'PUT', base, { token, body: { retention_days: null } })).body, { retention_days: null });
+  t.is(
+    (await api(server.url, 'PUT', base, { token, body: { retention_days: 30 } })).body.updated_at,
+    updatedAt,
+    'a PUT that changes nothing records nothing',
+  );
+  t.like((await api(server.url, 'PUT', base, { token, body: { retention_days: null } })).body, {
+    retention_days: null,
+  });
 
-  const member = await api(server.url, 'POST', '/v1/users', { token, body: { email: 'm@example.com', password: 'member password 1', role: 'member', project_ids: [projectId] } });
+  const member = await api(server.url, 'POST', '/v1/users', {
+    token,
+    body: { email: 'm@example.com', password: 'member password 1', role: 'member', project_ids: [projectId] },
+  });
   t.is(member.status, 201, JSON.stringify(member.body));
   const memberToken = await login(server.url, 'm@example.com', 'member password 1');
   t.is((await api(server.url, 'GET', base, { token: memberToken })).status, 200);
   t.is((await api(server.url, 'PUT', base, { token: memberToken, body: { retention_days: 1 } })).status, 403);
-  t.is((await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token: memberToken, body: { identifier: 'a' } })).status, 403);
-  const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body: { identifier: 'a' } });
+  t.is(
+    (
+      await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, {
+        token: memberToken,
+        body: { identifier: 'a' },
+      })
+    ).status,
+    403,
+  );
+  const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, {
+    token,
+    body: { identifier: 'a' },
+  });
   t.is(asked.status, 202);
   t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/erasures`, { token: memberToken })).status, 403);
-  t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/erasures/${asked.body.id as string}`, { token: memberToken })).status, 403);
+  t.is(
+    (
+      await api(server.url, 'GET', `/v1/projects/${projectId}/erasures/${asked.body.id as string}`, {
+        token: memberToken,
+      })
+    ).status,
+    403,
+  );
   t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/erasures/not-a-uuid`, { token })).status, 404);
   t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/erasures?page=0`, { token })).status, 400);
   const { projectId: unseen } = await projectWithKey(server.url, token, 'unseen');
   t.is((await api(server.url, 'GET', `/v1/projects/${unseen}/retention`, { token: memberToken })).status, 404);
-  t.is((await api(server.url, 'PUT', '/v1/projects/not-a-uuid/retention', { token, body: { retention_days: 1 } })).status, 404);
+  t.is(
+    (await api(server.url, 'PUT', '/v1/projects/not-a-uuid/retention', { token, body: { retention_days: 1 } })).status,
+    404,
+  );
 });
 
 test('an erasure cut short goes on from where it stopped on the next run, counts each event once, and completes its request once', async (t) => {
@@ -323,27 +561,50 @@ test('an erasure cut short goes on from where it stopped on the next run, counts
   t.teardown(() => server.stop());
   const token = await login(server.url);
   const { projectId, apiKey } = await projectWithKey(server.url, token);
-  const dave = await send(server.url, apiKey, Array.from({ length: 7 }, (_, i) => sampleEvent({ identifier: 'dave', path: `/d/${i}`, user_email: 'dave@example.com' })));
+  const dave = await send(
+    server.url,
+    apiKey,
+    Array.from({ length: 7 }, (_, i) =>
+      sampleEvent({ identifier: 'dave', path: `/d/${i}`, user_email: 'dave@example.com' }),
+    ),
+  );
   await send(server.url, apiKey, [sampleEvent({ identifier: 'erin' })]);
-  const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body: { identifier: 'dave' } });
+  const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, {
+    token,
+    body: { identifier: 'dave' },
+  });
   t.is(asked.status, 202, JSON.stringify(asked.body));
-  const status = async () => (await api(server.url, 'GET', `/v1/projects/${projectId}/erasures/${asked.body.id as string}`, { token })).body;
-  const requests = (await server.runtime.log.readStream(projectStream(projectId))).filter((r) => r.type === 'ErasureRequested');
+  const status = async () =>
+    (await api(server.url, 'GET', `/v1/projects/${projectId}/erasures/${asked.body.id as string}`, { token })).body;
+  const requests = (await server.runtime.log.readStream(projectStream(projectId))).filter(
+    (r) => r.type === 'ErasureRequested',
+  );
   t.is(requests.length, 1);
   const request = requests[0]!.data as ErasureRequested;
 
   // Two pages of two, then the worker dies.
   let pages = 0;
   const ctx = { actor: 'system:erasure', correlationId: 'c', now: () => new Date() };
-  await t.throwsAsync(eraseIdentifier({
-    log: server.runtime.log, pageSize: 2, restFraction: 0,
-    settled: async (position) => { await server.runtime.settled(['auditEvents'], position); },
-    redactable: async (query, after, limit) => {
-      pages += 1;
-      if (pages === 3) throw new Error('the worker died');
-      return server.runtime.readModels.auditEvents.redactable(query, after, limit);
-    },
-  }, request, ctx), { message: 'the worker died' });
+  await t.throwsAsync(
+    eraseIdentifier(
+      {
+        log: server.runtime.log,
+        pageSize: 2,
+        restFraction: 0,
+        settled: async (position) => {
+          await server.runtime.settled(['auditEvents'], position);
+        },
+        redactable: async (query, after, limit) => {
+          pages += 1;
+          if (pages === 3) throw new Error('the worker died');
+          return server.runtime.readModels.auditEvents.redactable(query, after, limit);
+        },
+      },
+      request,
+      ctx,
+    ),
+    { message: 'the worker died' },
+  );
   const replaced = (await auditRecords(server, projectId)).filter((r) => r.type === 'RecordRedacted');
   t.is(replaced.length, 4, 'two pages were replaced in the log');
   t.like(await status(), { status: 'pending', erased: null });
@@ -351,27 +612,49 @@ test('an erasure cut short goes on from where it stopped on the next run, counts
   await erasureJobOf(server.runtime, 60_000, SILENT).run();
   t.like(await status(), { status: 'done', erased: dave.length }, 'the records the first run replaced count too');
   const records = await auditRecords(server, projectId);
-  t.is(records.filter((r) => r.type === 'RecordRedacted').length, dave.length, 'every one of dave\'s records, and no other');
+  t.is(
+    records.filter((r) => r.type === 'RecordRedacted').length,
+    dave.length,
+    "every one of dave's records, and no other",
+  );
   t.false(records.some((r) => JSON.stringify(r.data).includes('dave')));
 
   // Run again (a job that ran before its read model showed the request done): nothing more.
   await erasureJobOf(server.runtime, 60_000, SILENT).run();
-  t.is(await eraseIdentifier({
-    log: server.runtime.log, settled: async () => undefined,
-    redactable: (query, after, limit) => server.runtime.readModels.auditEvents.redactable(query, after, limit),
-  }, request, ctx), 0);
-  const erasedEvents = (await server.runtime.log.readStream(projectStream(projectId))).filter((r) => r.type === 'IdentifierErased');
+  t.is(
+    await eraseIdentifier(
+      {
+        log: server.runtime.log,
+        settled: async () => undefined,
+        redactable: (query, after, limit) => server.runtime.readModels.auditEvents.redactable(query, after, limit),
+      },
+      request,
+      ctx,
+    ),
+    0,
+  );
+  const erasedEvents = (await server.runtime.log.readStream(projectStream(projectId))).filter(
+    (r) => r.type === 'IdentifierErased',
+  );
   t.is(erasedEvents.length, 1, 'the request is completed once');
-  t.like((await api(server.url, 'GET', `/v1/projects/${projectId}/retention`, { token })).body, { erased_total: dave.length });
+  t.like((await api(server.url, 'GET', `/v1/projects/${projectId}/retention`, { token })).body, {
+    erased_total: dave.length,
+  });
 });
 
-test('the worker\'s erasure job carries out a request within seconds', async (t) => {
+test("the worker's erasure job carries out a request within seconds", async (t) => {
   const server = await startTestServer({ jobs: true });
   t.teardown(() => server.stop());
   const token = await login(server.url);
   const { projectId, apiKey } = await projectWithKey(server.url, token);
-  const sent = await send(server.url, apiKey, [sampleEvent({ identifier: 'fay', user_email: 'fay@example.com' }), sampleEvent({ identifier: 'fay' })]);
-  const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, { token, body: { identifier: 'fay' } });
+  const sent = await send(server.url, apiKey, [
+    sampleEvent({ identifier: 'fay', user_email: 'fay@example.com' }),
+    sampleEvent({ identifier: 'fay' }),
+  ]);
+  const asked = await api(server.url, 'POST', `/v1/projects/${projectId}/erasures`, {
+    token,
+    body: { identifier: 'fay' },
+  });
   t.is(asked.status, 202);
   const done = await eventually(async () => {
     const res = await api(server.url, 'GET', asked.headers.get('location')!, { token });

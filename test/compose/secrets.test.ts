@@ -20,11 +20,17 @@ test('racers agree on one secret each, none reads one half-written, and no stagi
       parentPort.postMessage(out);
     });`;
   const racers = Array.from({ length: 3 }, () => {
-    const worker = new Worker(source, { eval: true, workerData: { dir, module: pathToFileURL(path.resolve('src/compose/secrets.ts')).href } });
+    const worker = new Worker(source, {
+      eval: true,
+      workerData: { dir, module: pathToFileURL(path.resolve('src/compose/secrets.ts')).href },
+    });
     return once(worker, 'message').then(([out]) => out as string[]);
   });
   const [a, b, c] = await Promise.all(racers);
-  t.deepEqual(a!.filter((s) => s.startsWith('error')), []);
+  t.deepEqual(
+    a!.filter((s) => s.startsWith('error')),
+    [],
+  );
   t.deepEqual(b, a);
   t.deepEqual(c, a);
   t.true(a!.every((s) => s.length >= 32));

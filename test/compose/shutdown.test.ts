@@ -18,11 +18,17 @@ interface Sent {
 }
 
 const logLines = (p: CliProcess) =>
-  p.stdout().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown> & { msg: string; time: number });
+  p
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown> & { msg: string; time: number });
 
 /** Every event of the project, from the JSON export. */
 const exportedIds = async (url: string, token: string, projectId: string): Promise<Set<string>> => {
-  const res = await api<Array<{ id: string }>>(url, 'GET', `/v1/audit/export?project_id=${projectId}&format=json`, { token });
+  const res = await api<Array<{ id: string }>>(url, 'GET', `/v1/audit/export?project_id=${projectId}&format=json`, {
+    token,
+  });
   if (res.status !== 200) throw new Error(`export: ${res.status}`);
   return new Set(res.body.map((e) => e.id));
 };
@@ -58,7 +64,9 @@ test('SIGTERM under load: in-flight requests answered, later ones 503, no acknow
       }
       for (;;) {
         const body = JSON.stringify(sampleEvent({ identifier: `c${c}-${(i += 1)}` }));
-        const writtenAt = conn.write(rawRequest('POST', '/v1/audit', { 'Content-Type': 'application/json', 'X-API-Key': apiKey }, body));
+        const writtenAt = conn.write(
+          rawRequest('POST', '/v1/audit', { 'Content-Type': 'application/json', 'X-API-Key': apiKey }, body),
+        );
         const answer = await conn.next();
         if ('closed' in answer) {
           sent.push({ connection: c, writtenAt, response: null, closed: { at: answer.at, error: answer.error } });
@@ -74,7 +82,10 @@ test('SIGTERM under load: in-flight requests answered, later ones 503, no acknow
   };
   const clients = Array.from({ length: CONNECTIONS }, (_, c) => client(c));
   // Under load for a while.
-  await eventually(async () => (sent.filter((s) => s.response?.status === 202).length >= 500 ? true : undefined), 30_000);
+  await eventually(
+    async () => (sent.filter((s) => s.response?.status === 202).length >= 500 ? true : undefined),
+    30_000,
+  );
   await new Promise((r) => setTimeout(r, 500));
   const killedAt = wallNow();
   signalled = true;
@@ -86,7 +97,14 @@ test('SIGTERM under load: in-flight requests answered, later ones 503, no acknow
   const lines = logLines(first);
   const shuttingDown = lines.find((l) => l.msg === 'shutting down');
   const stopped = lines.find((l) => l.msg === 'stopped');
-  t.is(code, 0, `exit code; last lines: ${lines.slice(-5).map((l) => JSON.stringify(l)).join('\n')}`);
+  t.is(
+    code,
+    0,
+    `exit code; last lines: ${lines
+      .slice(-5)
+      .map((l) => JSON.stringify(l))
+      .join('\n')}`,
+  );
   t.truthy(shuttingDown);
   t.truthy(stopped);
   const drainStart = shuttingDown!.time;
@@ -96,11 +114,20 @@ test('SIGTERM under load: in-flight requests answered, later ones 503, no acknow
   const afterSignal = sent.filter((s) => s.response !== null && s.response.at > killedAt);
   // No request sent before the signal went unanswered: a connection reset without an answer is
   // only ever a request written after the server closed that connection.
-  t.deepEqual(unanswered.filter((s) => s.writtenAt <= killedAt), []);
+  t.deepEqual(
+    unanswered.filter((s) => s.writtenAt <= killedAt),
+    [],
+  );
   // After the signal, answers are 202 (requests in flight, finished) or 503.
-  t.deepEqual(afterSignal.filter((s) => s.response!.status !== 202 && s.response!.status !== 503).map((s) => s.response!.status), []);
+  t.deepEqual(
+    afterSignal.filter((s) => s.response!.status !== 202 && s.response!.status !== 503).map((s) => s.response!.status),
+    [],
+  );
   // A request that reached the server after it began draining is never processed.
-  t.deepEqual(sent.filter((s) => s.writtenAt > drainStart + 1 && s.response?.status === 202).map((s) => s.writtenAt - drainStart), []);
+  t.deepEqual(
+    sent.filter((s) => s.writtenAt > drainStart + 1 && s.response?.status === 202).map((s) => s.writtenAt - drainStart),
+    [],
+  );
   // 503s close their connection and say when to retry; not processed, nothing stored.
   for (const s of sent.filter((x) => x.response?.status === 503)) {
     t.is(s.response!.headers.connection, 'close');
@@ -114,14 +141,19 @@ test('SIGTERM under load: in-flight requests answered, later ones 503, no acknow
     t.true(closingAcks.filter((s) => s.connection === c).length <= 1);
   }
   // New connections are refused once the drain has begun.
-  t.true(refusedConnections.every((r) => /ECONNREFUSED|ECONNRESET/.test(r.code)), JSON.stringify(refusedConnections));
+  t.true(
+    refusedConnections.every((r) => /ECONNREFUSED|ECONNRESET/.test(r.code)),
+    JSON.stringify(refusedConnections),
+  );
   t.true(refusedConnections.length >= CONNECTIONS, 'every client ended on a refused connection');
 
   const drain = stopped!.http as Record<string, number>;
-  t.log(`load: ${acknowledged.length} acknowledged, ${CONNECTIONS} connections; after SIGTERM: ${afterSignal.filter((s) => s.response!.status === 202).length} × 202, `
-    + `${afterSignal.filter((s) => s.response!.status === 503).length} × 503, ${unanswered.length} unanswered (written after the signal); `
-    + `drain ${drain.ms} ms (in flight ${drain.in_flight}, refused ${drain.refused}, idle closed ${drain.idle_closed}, cut ${drain.cut}); `
-    + `shutdown ${String(stopped!.ms)} ms; SIGTERM to exit ${Math.round(exitedAt - killedAt)} ms`);
+  t.log(
+    `load: ${acknowledged.length} acknowledged, ${CONNECTIONS} connections; after SIGTERM: ${afterSignal.filter((s) => s.response!.status === 202).length} × 202, ` +
+      `${afterSignal.filter((s) => s.response!.status === 503).length} × 503, ${unanswered.length} unanswered (written after the signal); ` +
+      `drain ${drain.ms} ms (in flight ${drain.in_flight}, refused ${drain.refused}, idle closed ${drain.idle_closed}, cut ${drain.cut}); ` +
+      `shutdown ${String(stopped!.ms)} ms; SIGTERM to exit ${Math.round(exitedAt - killedAt)} ms`,
+  );
   t.is(drain.cut, 0);
   // The projectors released their leases (the next holder need not wait for them).
   const views = new Database(path.join(dataDir, 'views.db'), { readonly: true });
@@ -147,14 +179,24 @@ test('SIGTERM with slow clients: a request in flight is answered, an idle keep-a
   const { port, url, env } = await serviceSetup(t, {
     WATCHLOG_SHUTDOWN_TIMEOUT_MS: '6000',
     // The clients' own timeouts are far away: only the drain may end them.
-    WATCHLOG_HEADERS_TIMEOUT_MS: '60000', WATCHLOG_REQUEST_TIMEOUT_MS: '120000', WATCHLOG_BODY_TIMEOUT_MS: '60000', WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '60000',
+    WATCHLOG_HEADERS_TIMEOUT_MS: '60000',
+    WATCHLOG_REQUEST_TIMEOUT_MS: '120000',
+    WATCHLOG_BODY_TIMEOUT_MS: '60000',
+    WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '60000',
   });
   const first = await startService(t, env);
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
   const ingest = (identifier: string) => {
     const body = JSON.stringify(sampleEvent({ identifier }));
-    return { head: rawRequest('POST', '/v1/audit', { 'Content-Type': 'application/json', 'X-API-Key': apiKey, 'Content-Length': String(body.length) }), body };
+    return {
+      head: rawRequest('POST', '/v1/audit', {
+        'Content-Type': 'application/json',
+        'X-API-Key': apiKey,
+        'Content-Length': String(body.length),
+      }),
+      body,
+    };
   };
 
   // Idle: one request answered, then nothing.
@@ -199,7 +241,10 @@ test('SIGTERM with slow clients: a request in flight is answered, an idle keep-a
   const stalledAnswer = await stalled.next();
   t.like(stalledAnswer, { status: 408, headers: { connection: 'close' } });
   t.like(JSON.parse((stalledAnswer as RawResponse).body), { error: { code: 'request_timeout' } });
-  t.true((stalledAnswer as RawResponse).at - killedAt < 4000, `408 after ${(stalledAnswer as RawResponse).at - killedAt} ms`);
+  t.true(
+    (stalledAnswer as RawResponse).at - killedAt < 4000,
+    `408 after ${(stalledAnswer as RawResponse).at - killedAt} ms`,
+  );
   // Headers never finished: closed without an answer after the grace.
   const halfEnd = await halfHeaders.closed;
   t.is(halfEnd.partial, '');
@@ -221,13 +266,19 @@ test('SIGTERM with slow clients: a request in flight is answered, an idle keep-a
   // after the restart is in the read model, those two are the only ones.
   const second = await startServer(env);
   t.teardown(() => second.child.kill('SIGKILL'));
-  const marker = await api<{ id: string }>(url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ identifier: 'marker' }) });
+  const marker = await api<{ id: string }>(url, 'POST', '/v1/audit', {
+    apiKey,
+    body: sampleEvent({ identifier: 'marker' }),
+  });
   t.is(marker.status, 202);
   const ids = await eventually(async () => {
     const found = await exportedIds(url, token, projectId);
     return found.has(marker.body.id) ? found : undefined;
   }, 30_000);
-  t.deepEqual([...ids].sort(), [marker.body.id, (JSON.parse((inFlightAnswer as RawResponse).body) as { id: string }).id].sort());
+  t.deepEqual(
+    [...ids].sort(),
+    [marker.body.id, (JSON.parse((inFlightAnswer as RawResponse).body) as { id: string }).id].sort(),
+  );
   second.child.kill('SIGTERM');
   t.is(await second.exited, 0);
 });
@@ -243,7 +294,8 @@ test('stopping the jobs lets a check under way finish and record its result', as
   const token = await login(server.url);
   const { projectId } = await projectWithKey(server.url, token);
   const monitor = await api<{ id: string }>(server.url, 'POST', '/v1/monitors', {
-    token, body: { project_id: projectId, name: 'slow', url: target.url, interval_seconds: 60, timeout_seconds: 10 },
+    token,
+    body: { project_id: projectId, name: 'slow', url: target.url, interval_seconds: 60, timeout_seconds: 10 },
   });
   t.is(monitor.status, 201);
   await eventually(async () => (target.hits > 0 ? true : undefined), 10_000);

@@ -13,7 +13,11 @@ const LEASE_MS = 9000;
 const leaseOf = (dataDir: string, projection: string): { pid: number; expiresAt: number } | undefined => {
   const db = new Database(path.join(dataDir, 'views.db'), { readonly: true });
   try {
-    const row = db.prepare<[string], { holder: string; expires_at: number }>('SELECT holder, expires_at FROM leases WHERE projection = ?').get(projection);
+    const row = db
+      .prepare<[string], { holder: string; expires_at: number }>(
+        'SELECT holder, expires_at FROM leases WHERE projection = ?',
+      )
+      .get(projection);
     return row ? { pid: Number(row.holder.split(':')[1]), expiresAt: row.expires_at } : undefined;
   } finally {
     db.close();
@@ -22,7 +26,10 @@ const leaseOf = (dataDir: string, projection: string): { pid: number; expiresAt:
 const leaseHolderPid = (dataDir: string, projection: string) => leaseOf(dataDir, projection)?.pid;
 
 const acquisitions = (p: CliProcess, projection: string) =>
-  p.stdout().split('\n').filter((l) => l.startsWith('{'))
+  p
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as { msg?: string; projection?: string })
     .filter((e) => e.msg === 'projection lease acquired' && e.projection === projection).length;
 
@@ -30,8 +37,12 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
   const dataDir = tempDir();
   const port = await freePort();
   const env = {
-    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
-    WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS), WATCHLOG_LOG_LEVEL: 'debug',
+    PORT: String(port),
+    WATCHLOG_DATA_DIR: dataDir,
+    WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+    WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS),
+    WATCHLOG_LOG_LEVEL: 'debug',
   };
   const url = `http://127.0.0.1:${port}`;
   const workers = [runCli(['worker'], env), runCli(['worker'], env)];
@@ -42,9 +53,14 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
 
   const token = await login(url);
   const { projectId, apiKey } = await projectWithKey(url, token);
-  const ingest = (n: number) => Promise.all(Array.from({ length: n }, (_, i) =>
-    api(url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ identifier: `u-${i}` }) })));
-  const count = async () => (await api(url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination.totalItems as number;
+  const ingest = (n: number) =>
+    Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        api(url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ identifier: `u-${i}` }) }),
+      ),
+    );
+  const count = async () =>
+    (await api(url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination.totalItems as number;
 
   await ingest(50);
   await eventually(async () => ((await count()) === 50 ? true : undefined), 10_000);
@@ -61,8 +77,11 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
   await holder.exited;
   // The holder's process is gone: its lease is taken over at the standby's next attempt, before
   // it expires.
-  await eventually(async () => (leaseHolderPid(dataDir, 'audit-events') === standby.child.pid ? true : undefined), LEASE_MS);
-  t.true(Date.now() < held.expiresAt, 'taken over before the dead holder\'s lease expired');
+  await eventually(
+    async () => (leaseHolderPid(dataDir, 'audit-events') === standby.child.pid ? true : undefined),
+    LEASE_MS,
+  );
+  t.true(Date.now() < held.expiresAt, "taken over before the dead holder's lease expired");
   await ingest(30);
   await eventually(async () => ((await count()) === 80 ? true : undefined), LEASE_MS * 2);
   t.is(await count(), 80);
@@ -70,7 +89,9 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
   // A rebuild runs beside the live workers: each moves to the new read models once published.
   const rebuild = runCli(['rebuild'], env);
   t.is(await rebuild.exited, 0, rebuild.stderr());
-  await Promise.all([standby, apiProcess].map((p) => waitForLog(p, 'moved to the read models a rebuild published', 20_000)));
+  await Promise.all(
+    [standby, apiProcess].map((p) => waitForLog(p, 'moved to the read models a rebuild published', 20_000)),
+  );
   await ingest(20);
   await eventually(async () => ((await count()) === 100 ? true : undefined), LEASE_MS * 2);
   t.is(await count(), 100);
@@ -85,7 +106,11 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
 const checkpointOf = (dataDir: string, projection: string): string | null => {
   const db = new Database(path.join(dataDir, 'views.db'), { readonly: true });
   try {
-    return db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?').get(projection)?.position ?? null;
+    return (
+      db
+        .prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?')
+        .get(projection)?.position ?? null
+    );
   } finally {
     db.close();
   }
@@ -97,7 +122,10 @@ test('a read model of another version is not dropped under a live worker: a new 
   const dataDir = tempDir();
   const port = await freePort();
   const env = {
-    PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    PORT: String(port),
+    WATCHLOG_DATA_DIR: dataDir,
+    WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+    WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
     WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS),
   };
   const first = runCli(['start'], env);
@@ -116,7 +144,9 @@ test('a read model of another version is not dropped under a live worker: a new 
   const versionOf = () => {
     const views = new Database(path.join(dataDir, 'views.db'), { readonly: true });
     try {
-      return views.prepare<[], { version: number }>("SELECT version FROM read_model_versions WHERE projection = 'access'").get()?.version;
+      return views
+        .prepare<[], { version: number }>("SELECT version FROM read_model_versions WHERE projection = 'access'")
+        .get()?.version;
     } finally {
       views.close();
     }
@@ -129,7 +159,10 @@ test('a read model of another version is not dropped under a live worker: a new 
   const newer = runCli(['api'], env);
   t.teardown(() => newer.child.kill('SIGKILL'));
   t.is(await newer.exited, 1);
-  t.regex(newer.stderr(), /^watchlog: read models built by another version of watchlog and projected by a running process: access \(held by [^)]+\); stop the older workers/);
+  t.regex(
+    newer.stderr(),
+    /^watchlog: read models built by another version of watchlog and projected by a running process: access \(held by [^)]+\); stop the older workers/,
+  );
   // The worker went on projecting (a checkpoint the sealer signed moves it); dropped, it would be null.
   t.true(Number(checkpointOf(dataDir, 'access')) >= Number(built), 'nothing dropped under the worker');
 

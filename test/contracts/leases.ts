@@ -17,7 +17,10 @@ export interface SharedReadModels {
 
 /** The Leases contract and the lease fencing of ProjectionStore, for every read-store adapter. */
 export const leasesContract = (adapter: string, open: () => Promise<SharedReadModels>): void => {
-  const withModels = (title: string, body: (t: import('ava').ExecutionContext, m: ReadModels, shared: SharedReadModels) => Promise<void>) =>
+  const withModels = (
+    title: string,
+    body: (t: import('ava').ExecutionContext, m: ReadModels, shared: SharedReadModels) => Promise<void>,
+  ) =>
     test(`${adapter} leases: ${title}`, async (t) => {
       const shared = await open();
       try {
@@ -78,7 +81,13 @@ export const leasesContract = (adapter: string, open: () => Promise<SharedReadMo
 
   const meta = { recorded_at: '', actor: '', correlation_id: '', schema_version: 1 };
   const recorded = (position: number): RecordedEvent => ({
-    id: randomUUID(), type: 'MonitorEvent', stream: 's', revision: position - 1, position: String(position), data: {}, metadata: meta,
+    id: randomUUID(),
+    type: 'MonitorEvent',
+    stream: 's',
+    revision: position - 1,
+    position: String(position),
+    data: {},
+    metadata: meta,
   });
 
   withModels('a commit by a holder that lost its lease writes nothing', async (t, m) => {
@@ -86,12 +95,20 @@ export const leasesContract = (adapter: string, open: () => Promise<SharedReadMo
     const event = recorded(1);
     const current = (await m.leases.acquire(store.name, 'new-holder', 10_000))!;
     await t.throwsAsync(
-      store.commit([event], (_e, w) => w.projectCreated({ id: 'p1', name: 'x', created_at: '2026-01-01T00:00:00.000Z' }), { holder: 'old-holder', token: current.token - 1 }),
+      store.commit(
+        [event],
+        (_e, w) => w.projectCreated({ id: 'p1', name: 'x', created_at: '2026-01-01T00:00:00.000Z' }),
+        { holder: 'old-holder', token: current.token - 1 },
+      ),
       { instanceOf: LeaseLostError },
     );
     t.is(await store.checkpoint(), null);
     t.deepEqual(await m.access.listProjects({ all: true }), []);
-    await store.commit([event], (_e, w) => w.projectCreated({ id: 'p1', name: 'x', created_at: '2026-01-01T00:00:00.000Z' }), current);
+    await store.commit(
+      [event],
+      (_e, w) => w.projectCreated({ id: 'p1', name: 'x', created_at: '2026-01-01T00:00:00.000Z' }),
+      current,
+    );
     t.is(await store.checkpoint(), '1');
     t.is((await m.access.listProjects({ all: true })).length, 1);
   });
@@ -102,58 +119,91 @@ export const leasesContract = (adapter: string, open: () => Promise<SharedReadMo
   // the lease over and projects all four. A resumes: none of its writes may land (the first
   // monitor must not go back to "old", the second must not come back, the checkpoint must not go
   // back to 2), and the read model must equal a clean build of the same events.
-  withModels('a holder that pauses past its lease mid-batch is fenced: its writes are refused, the read model equals a clean build', async (t, m, shared) => {
-    const store = m.stores.monitors;
-    const [kept, removed, projectId] = [randomUUID(), randomUUID(), randomUUID()];
-    const events = [recorded(1), recorded(2), recorded(3), recorded(4)];
-    const monitor = (id: string): MonitorView => ({
-      id, project_id: projectId, name: 'created', url: 'http://127.0.0.1:9/', interval_seconds: 60, timeout_seconds: 10, expected_status: 200,
-      enabled: true, status: 'PENDING', status_since: null, last_checked_at: null, last_status_code: null, last_response_ms: null,
-      last_error: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
-    });
-    const apply = (e: RecordedEvent, w: MonitorsWriter) => {
-      if (e.position === '1') { w.created(monitor(kept)); w.created(monitor(removed)); }
-      if (e.position === '2') { w.updated(kept, { name: 'old' }, '2026-01-01T00:00:02.000Z'); w.status(kept, 'DOWN', '2026-01-01T00:00:02.000Z'); }
-      if (e.position === '3') { w.updated(kept, { name: 'new' }, '2026-01-01T00:00:03.000Z'); w.status(kept, 'UP', '2026-01-01T00:00:03.000Z'); }
-      if (e.position === '4') w.deleted(removed);
-    };
+  withModels(
+    'a holder that pauses past its lease mid-batch is fenced: its writes are refused, the read model equals a clean build',
+    async (t, m, shared) => {
+      const store = m.stores.monitors;
+      const [kept, removed, projectId] = [randomUUID(), randomUUID(), randomUUID()];
+      const events = [recorded(1), recorded(2), recorded(3), recorded(4)];
+      const monitor = (id: string): MonitorView => ({
+        id,
+        project_id: projectId,
+        name: 'created',
+        url: 'http://127.0.0.1:9/',
+        interval_seconds: 60,
+        timeout_seconds: 10,
+        expected_status: 200,
+        enabled: true,
+        status: 'PENDING',
+        status_since: null,
+        last_checked_at: null,
+        last_status_code: null,
+        last_response_ms: null,
+        last_error: null,
+        created_at: '2026-01-01T00:00:00.000Z',
+        updated_at: '2026-01-01T00:00:00.000Z',
+      });
+      const apply = (e: RecordedEvent, w: MonitorsWriter) => {
+        if (e.position === '1') {
+          w.created(monitor(kept));
+          w.created(monitor(removed));
+        }
+        if (e.position === '2') {
+          w.updated(kept, { name: 'old' }, '2026-01-01T00:00:02.000Z');
+          w.status(kept, 'DOWN', '2026-01-01T00:00:02.000Z');
+        }
+        if (e.position === '3') {
+          w.updated(kept, { name: 'new' }, '2026-01-01T00:00:03.000Z');
+          w.status(kept, 'UP', '2026-01-01T00:00:03.000Z');
+        }
+        if (e.position === '4') w.deleted(removed);
+      };
 
-    let resume = () => undefined as void;
-    let paused = () => undefined as void;
-    const isPaused = new Promise<void>((r) => { paused = r; });
-    const resumed = new Promise<void>((r) => { resume = r; });
-    const a = await shared.another({
-      async beforeWrites(projection) {
-        if (projection !== store.name) return;
-        paused();
-        await resumed;
-      },
-    });
-    t.teardown(() => a.close());
+      let resume = () => undefined as void;
+      let paused = () => undefined as void;
+      const isPaused = new Promise<void>((r) => {
+        paused = r;
+      });
+      const resumed = new Promise<void>((r) => {
+        resume = r;
+      });
+      const a = await shared.another({
+        async beforeWrites(projection) {
+          if (projection !== store.name) return;
+          paused();
+          await resumed;
+        },
+      });
+      t.teardown(() => a.close());
 
-    const leaseA = (await a.leases.acquire(store.name, 'holder-a', 100))!;
-    const batchA = a.stores.monitors.commit(events.slice(0, 2), apply, leaseA);
-    await isPaused;
-    await new Promise((r) => setTimeout(r, 150));
-    const leaseB = await m.leases.acquire(store.name, 'holder-b', 10_000);
-    t.truthy(leaseB, 'A\'s lease expired: B takes it over');
-    await store.commit(events, apply, leaseB!);
-    resume();
-    await t.throwsAsync(batchA, { instanceOf: LeaseLostError });
+      const leaseA = (await a.leases.acquire(store.name, 'holder-a', 100))!;
+      const batchA = a.stores.monitors.commit(events.slice(0, 2), apply, leaseA);
+      await isPaused;
+      await new Promise((r) => setTimeout(r, 150));
+      const leaseB = await m.leases.acquire(store.name, 'holder-b', 10_000);
+      t.truthy(leaseB, "A's lease expired: B takes it over");
+      await store.commit(events, apply, leaseB!);
+      resume();
+      await t.throwsAsync(batchA, { instanceOf: LeaseLostError });
 
-    t.is(await store.checkpoint(), '4');
-    const all = { all: true } as const;
-    const stored = await m.monitors.get(kept, all);
-    t.is(stored?.name, 'new');
-    t.is(stored?.status, 'UP');
-    t.is(await m.monitors.get(removed, all), null, 'a deleted monitor stays deleted');
+      t.is(await store.checkpoint(), '4');
+      const all = { all: true } as const;
+      const stored = await m.monitors.get(kept, all);
+      t.is(stored?.name, 'new');
+      t.is(stored?.status, 'UP');
+      t.is(await m.monitors.get(removed, all), null, 'a deleted monitor stays deleted');
 
-    const clean = await open();
-    t.teardown(() => clean.cleanup());
-    await clean.readModels.stores.monitors.commit(events, apply);
-    t.deepEqual(await m.monitors.list(all), await clean.readModels.monitors.list(all), 'the same as a clean build of the same events');
-    t.is(await store.checkpoint(), await clean.readModels.stores.monitors.checkpoint());
-  });
+      const clean = await open();
+      t.teardown(() => clean.cleanup());
+      await clean.readModels.stores.monitors.commit(events, apply);
+      t.deepEqual(
+        await m.monitors.list(all),
+        await clean.readModels.monitors.list(all),
+        'the same as a clean build of the same events',
+      );
+      t.is(await store.checkpoint(), await clean.readModels.stores.monitors.checkpoint());
+    },
+  );
 
   withModels('a read model is migrated and reset only under its lease, with the current token', async (t, m) => {
     const store = m.stores.channels;
@@ -170,25 +220,31 @@ export const leasesContract = (adapter: string, open: () => Promise<SharedReadMo
 
   // A newer version opening the store (an API replica, a worker) while an older worker still
   // projects must not drop what that worker writes into; the next holder of the lease migrates.
-  withModels('a read model of another version is not dropped while its holder lives; the next holder migrates it', async (t, m, shared) => {
-    const store = m.stores.channels;
-    const holder = (await m.leases.acquire(store.name, 'older-worker', 10_000))!;
-    await store.commit([recorded(1)], () => undefined, holder);
-    await shared.ageSchema(store.name);
-    t.false(await store.schemaCurrent());
+  withModels(
+    'a read model of another version is not dropped while its holder lives; the next holder migrates it',
+    async (t, m, shared) => {
+      const store = m.stores.channels;
+      const holder = (await m.leases.acquire(store.name, 'older-worker', 10_000))!;
+      await store.commit([recorded(1)], () => undefined, holder);
+      await shared.ageSchema(store.name);
+      t.false(await store.schemaCurrent());
 
-    // The embedded store prepares its queries on this version's tables, so it refuses to open;
-    // MongoDB opens and leaves the read model to its projector.
-    const opened = await shared.another({}).then((models) => models, (error: unknown) => error);
-    if (opened instanceof Error) t.true(opened instanceof SchemaBusyError, String(opened));
-    else await (opened as ReadModels).close();
-    t.is(await store.checkpoint(), '1', 'nothing dropped under the older worker');
-    t.false(await store.schemaCurrent());
+      // The embedded store prepares its queries on this version's tables, so it refuses to open;
+      // MongoDB opens and leaves the read model to its projector.
+      const opened = await shared.another({}).then(
+        (models) => models,
+        (error: unknown) => error,
+      );
+      if (opened instanceof Error) t.true(opened instanceof SchemaBusyError, String(opened));
+      else await (opened as ReadModels).close();
+      t.is(await store.checkpoint(), '1', 'nothing dropped under the older worker');
+      t.false(await store.schemaCurrent());
 
-    await m.leases.release(store.name, 'older-worker');
-    const next = (await m.leases.acquire(store.name, 'newer-worker', 10_000))!;
-    await store.migrate(next);
-    t.true(await store.schemaCurrent());
-    t.is(await store.checkpoint(), null, 'dropped by the new holder: the projector replays the log into it');
-  });
+      await m.leases.release(store.name, 'older-worker');
+      const next = (await m.leases.acquire(store.name, 'newer-worker', 10_000))!;
+      await store.migrate(next);
+      t.true(await store.schemaCurrent());
+      t.is(await store.checkpoint(), null, 'dropped by the new holder: the projector replays the log into it');
+    },
+  );
 };

@@ -5,12 +5,20 @@ import { toStoredAuditEvent } from '../../src/commands/ingest.ts';
 import { describeErrors } from '../../src/domain/decode-errors.ts';
 
 const valid = {
-  path: '/orders', method: 'POST', identifier: 'user-1', service_name: 'orders', environment: 'production',
+  path: '/orders',
+  method: 'POST',
+  identifier: 'user-1',
+  service_name: 'orders',
+  environment: 'production',
 };
 
 const paths = (input: unknown): string[] => {
   const r = AuditEventInput.decode(input);
-  return isLeft(r) ? describeErrors(r.left).map((d) => d.path).sort() : [];
+  return isLeft(r)
+    ? describeErrors(r.left)
+        .map((d) => d.path)
+        .sort()
+    : [];
 };
 
 test('the minimal event decodes', (t) => {
@@ -25,18 +33,41 @@ test('each required field is required', (t) => {
 });
 
 const cases: Array<[string, unknown, boolean]> = [
-  ['method', 'PATCH', false], ['method', 'get', false], ['method', 'DELETE', true],
-  ['status_code', 99, false], ['status_code', 600, false], ['status_code', 200.5, false], ['status_code', '200', false],
-  ['status_code', 100, true], ['status_code', 599, true],
-  ['path', 'p'.repeat(255), true], ['path', 'p'.repeat(256), false], ['path', '', false],
-  ['identifier', 'i'.repeat(100), true], ['identifier', 'i'.repeat(101), false],
-  ['environment', 'prod', false], ['environment', 'staging', true], ['environment', 'development', true],
-  ['source', 'browser', true], ['source', 'mobile', false],
-  ['response_time', 0, true], ['response_time', -1, false], ['response_time', 1.5, false],
-  ['user_roles', ['a', 'b'], true], ['user_roles', 'admin', false],
-  ['query_params', { a: '1' }, true], ['query_params', [1], false], ['query_params', 'a=1', false],
-  ['request_body', {}, true], ['request_body', [], false], ['response_body', 3, false], ['path_params', { id: '1' }, true],
-  ['user_email', 'a@b.c', true], ['user_email', 7, false], ['session_id', 's-1', true], ['tenant_id', false, false],
+  ['method', 'PATCH', false],
+  ['method', 'get', false],
+  ['method', 'DELETE', true],
+  ['status_code', 99, false],
+  ['status_code', 600, false],
+  ['status_code', 200.5, false],
+  ['status_code', '200', false],
+  ['status_code', 100, true],
+  ['status_code', 599, true],
+  ['path', 'p'.repeat(255), true],
+  ['path', 'p'.repeat(256), false],
+  ['path', '', false],
+  ['identifier', 'i'.repeat(100), true],
+  ['identifier', 'i'.repeat(101), false],
+  ['environment', 'prod', false],
+  ['environment', 'staging', true],
+  ['environment', 'development', true],
+  ['source', 'browser', true],
+  ['source', 'mobile', false],
+  ['response_time', 0, true],
+  ['response_time', -1, false],
+  ['response_time', 1.5, false],
+  ['user_roles', ['a', 'b'], true],
+  ['user_roles', 'admin', false],
+  ['query_params', { a: '1' }, true],
+  ['query_params', [1], false],
+  ['query_params', 'a=1', false],
+  ['request_body', {}, true],
+  ['request_body', [], false],
+  ['response_body', 3, false],
+  ['path_params', { id: '1' }, true],
+  ['user_email', 'a@b.c', true],
+  ['user_email', 7, false],
+  ['session_id', 's-1', true],
+  ['tenant_id', false, false],
 ];
 
 for (const [field, value, ok] of cases) {
@@ -57,7 +88,15 @@ test('error paths name fields, never union or intersection indexes', (t) => {
   const r = AuditEventInput.decode({ method: 'PATCH', status_code: 99, user_roles: ['a', 3] });
   if (!isLeft(r)) return t.fail();
   const details = describeErrors(r.left);
-  t.deepEqual(details.map((d) => d.path).sort(), ['environment', 'identifier', 'method', 'path', 'service_name', 'status_code', 'user_roles.1']);
+  t.deepEqual(details.map((d) => d.path).sort(), [
+    'environment',
+    'identifier',
+    'method',
+    'path',
+    'service_name',
+    'status_code',
+    'user_roles.1',
+  ]);
   t.is(details.find((d) => d.path === 'path')?.message, 'is required');
   t.is(details.find((d) => d.path === 'status_code')?.message, 'must be an integer from 100 to 599');
   t.is(details.find((d) => d.path === 'user_roles.1')?.message, 'must be a string');
@@ -65,9 +104,12 @@ test('error paths name fields, never union or intersection indexes', (t) => {
 
 test('the stored event: id, event_type, receive time, project, default source, masked bodies, no absent fields', (t) => {
   const r = AuditEventInput.decode({
-    ...valid, user_email: null,
-    request_body: { password: 'p', card: '4111111111111111' }, response_body: { token: 't' },
-    query_params: { secret: 's' }, path_params: { pwd: 'x' },
+    ...valid,
+    user_email: null,
+    request_body: { password: 'p', card: '4111111111111111' },
+    response_body: { token: 't' },
+    query_params: { secret: 's' },
+    path_params: { pwd: 'x' },
   });
   if (!isRight(r)) return t.fail();
   const at = new Date('2026-03-01T10:00:00Z');

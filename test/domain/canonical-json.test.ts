@@ -16,27 +16,43 @@ test('an own __proto__ key is data, kept and sorted', (t) => {
 });
 
 test('equal JSON values give the same text whatever their key order; it parses back to them', (t) => {
-  fc.assert(fc.property(fc.jsonValue(), (value) => {
-    const reversed = JSON.parse(JSON.stringify(value), (_k, v: unknown) =>
-      (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v)) as unknown;
-    const text = canonicalJson(value);
-    t.is(canonicalJson(reversed), text);
-    t.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(value)));
-  }));
+  fc.assert(
+    fc.property(fc.jsonValue(), (value) => {
+      const reversed = JSON.parse(JSON.stringify(value), (_k, v: unknown) =>
+        v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).reverse()) : v,
+      ) as unknown;
+      const text = canonicalJson(value);
+      t.is(canonicalJson(reversed), text);
+      t.deepEqual(JSON.parse(text), JSON.parse(JSON.stringify(value)));
+    }),
+  );
 });
 
 test('integer-like keys are ordered as strings, as RFC 8785 says ("10" before "9"), at any depth', (t) => {
   t.is(canonicalJson({ 9: 'a', 10: 'b', a: 1 }), '{"10":"b","9":"a","a":1}');
   t.is(canonicalJson({ x: [{ 2: true, 1: false }] }), '{"x":[{"1":false,"2":true}]}');
   // RFC 8785 §3.2.3's example, keys written by their UTF-16 code units.
-  t.is(canonicalJson({ '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', 1: 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' }),
-    '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis","\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}');
+  t.is(
+    canonicalJson({
+      '\u20ac': 'Euro Sign',
+      '\r': 'Carriage Return',
+      '\ufb33': 'Hebrew Letter Dalet With Dagesh',
+      1: 'One',
+      '\ud83d\ude00': 'Emoji: Grinning Face',
+      '\u0080': 'Control',
+      '\u00f6': 'Latin Small Letter O With Diaeresis',
+    }),
+    '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis","\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
+  );
 });
 
 test('values with toJSON are written as JSON.stringify writes them, in and out of key order', (t) => {
   const when = new Date(Date.UTC(2026, 10, 25));
   t.is(canonicalJson({ b: when, a: 1 }), '{"a":1,"b":"2026-11-25T00:00:00.000Z"}');
-  t.is(canonicalJson({ z: { toJSON: () => ({ y: 1, x: 2 }) }, a: [when] }), '{"a":["2026-11-25T00:00:00.000Z"],"z":{"x":2,"y":1}}');
+  t.is(
+    canonicalJson({ z: { toJSON: () => ({ y: 1, x: 2 }) }, a: [when] }),
+    '{"a":["2026-11-25T00:00:00.000Z"],"z":{"x":2,"y":1}}',
+  );
   t.is(canonicalJson([{ b: 1, a: undefined, c: () => 1 }, undefined]), '[{"b":1},null]');
 });
 

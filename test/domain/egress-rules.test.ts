@@ -2,7 +2,16 @@ import test from 'ava';
 import fc from 'fast-check';
 import { BlockList, isIP } from 'node:net';
 import {
-  covers, formatCidr, formatIp, hostAllowed, literalRefusal, parseAddressList, parseCidr, parseIp, refusalText, verdictOn,
+  covers,
+  formatCidr,
+  formatIp,
+  hostAllowed,
+  literalRefusal,
+  parseAddressList,
+  parseCidr,
+  parseIp,
+  refusalText,
+  verdictOn,
   type EgressRules,
 } from '../../src/domain/egress-rules.ts';
 import { DEFAULT_EGRESS_DENY } from '../../src/config.ts';
@@ -65,16 +74,22 @@ test('addresses are parsed to their normal form: IPv4-mapped IPv6 is the IPv4 ad
 test('the address parser agrees with node:net and the URL parser: same addresses, same canonical text', (t) => {
   const v4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.'));
   // Groups with runs of zeros, so that compression is exercised.
-  const v6 = fc.array(fc.oneof(fc.constant(0), fc.nat(0xffff)), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':'));
-  fc.assert(fc.property(fc.oneof(v4, v6), (text) => {
-    const parsed = parseIp(text);
-    if (parsed === null || isIP(text) === 0) return false;
-    const formatted = formatIp(parsed);
-    // IPv4, and IPv4-mapped IPv6 as the IPv4 address it maps.
-    if (parsed.family === 4) return isIP(text) === 4 ? formatted === text : /^0:0:0:0:0:ffff:/.test(text) && isIP(formatted) === 4;
-    // WHATWG serialises IPv6 as RFC 5952 does.
-    return formatted === new URL(`http://[${text}]/`).hostname.slice(1, -1);
-  }), { numRuns: 1000 });
+  const v6 = fc
+    .array(fc.oneof(fc.constant(0), fc.nat(0xffff)), { minLength: 8, maxLength: 8 })
+    .map((g) => g.map((x) => x.toString(16)).join(':'));
+  fc.assert(
+    fc.property(fc.oneof(v4, v6), (text) => {
+      const parsed = parseIp(text);
+      if (parsed === null || isIP(text) === 0) return false;
+      const formatted = formatIp(parsed);
+      // IPv4, and IPv4-mapped IPv6 as the IPv4 address it maps.
+      if (parsed.family === 4)
+        return isIP(text) === 4 ? formatted === text : /^0:0:0:0:0:ffff:/.test(text) && isIP(formatted) === 4;
+      // WHATWG serialises IPv6 as RFC 5952 does.
+      return formatted === new URL(`http://[${text}]/`).hostname.slice(1, -1);
+    }),
+    { numRuns: 1000 },
+  );
   t.pass();
 });
 
@@ -109,34 +124,42 @@ test('CIDRs: v4 and v6, single addresses, host bits cleared, mapped networks are
 });
 
 test('a CIDR covers what node:net BlockList says it covers', (t) => {
-  fc.assert(fc.property(
-    fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.')),
-    fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.')),
-    fc.nat(32),
-    (network, address, prefix) => {
-      const list = new BlockList();
-      list.addSubnet(network, prefix, 'ipv4');
-      return covers(parseCidr(`${network}/${prefix}`)!, ip(address)) === list.check(address, 'ipv4');
-    },
-  ), { numRuns: 1000 });
-  fc.assert(fc.property(
-    fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':')),
-    fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':')),
-    fc.nat(128),
-    (network, address, prefix) => {
-      const parsed = ip(address);
-      // Mapped addresses are IPv4 here by design; BlockList compares them as IPv6.
-      fc.pre(parsed.family === 6 && parseCidr(`${network}/${prefix}`)!.family === 6);
-      const list = new BlockList();
-      list.addSubnet(network, prefix, 'ipv6');
-      return covers(parseCidr(`${network}/${prefix}`)!, parsed) === list.check(address, 'ipv6');
-    },
-  ), { numRuns: 1000 });
+  fc.assert(
+    fc.property(
+      fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.')),
+      fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.')),
+      fc.nat(32),
+      (network, address, prefix) => {
+        const list = new BlockList();
+        list.addSubnet(network, prefix, 'ipv4');
+        return covers(parseCidr(`${network}/${prefix}`)!, ip(address)) === list.check(address, 'ipv4');
+      },
+    ),
+    { numRuns: 1000 },
+  );
+  fc.assert(
+    fc.property(
+      fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':')),
+      fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }).map((g) => g.map((x) => x.toString(16)).join(':')),
+      fc.nat(128),
+      (network, address, prefix) => {
+        const parsed = ip(address);
+        // Mapped addresses are IPv4 here by design; BlockList compares them as IPv6.
+        fc.pre(parsed.family === 6 && parseCidr(`${network}/${prefix}`)!.family === 6);
+        const list = new BlockList();
+        list.addSubnet(network, prefix, 'ipv6');
+        return covers(parseCidr(`${network}/${prefix}`)!, parsed) === list.check(address, 'ipv6');
+      },
+    ),
+    { numRuns: 1000 },
+  );
   t.pass();
 });
 
 test('verdicts: the most specific deny rule is named, mapped addresses match IPv4 rules, allow overrides deny', (t) => {
-  const compose = rules(`${DEFAULT_EGRESS_DENY},127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7`);
+  const compose = rules(
+    `${DEFAULT_EGRESS_DENY},127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00::/7`,
+  );
   const table: Array<[EgressRules, string, string | null]> = [
     // [rules, address, the refusal or null when allowed]
     [rules(DEFAULT_EGRESS_DENY), '169.254.169.254', '169.254.169.254 is in 169.254.0.0/16'],
@@ -179,23 +202,37 @@ test('verdicts: the most specific deny rule is named, mapped addresses match IPv
     const v = verdictOn(r, ip(address));
     t.is(v.allowed ? null : `${v.address} is in ${v.rule}`, expected, address);
   }
-  t.is(refusalText({ address: '127.0.0.1', rule: '127.0.0.0/8' }), 'blocked by egress policy (127.0.0.1 is in 127.0.0.0/8)');
+  t.is(
+    refusalText({ address: '127.0.0.1', rule: '127.0.0.0/8' }),
+    'blocked by egress policy (127.0.0.1 is in 127.0.0.0/8)',
+  );
 });
 
 test('allowed host names match as URLs and DNS compare them', (t) => {
   const r = rules('127.0.0.0/8', 'Status.Internal.,localhost');
   t.deepEqual(r.allowHosts, ['status.internal', 'localhost']);
-  for (const host of ['status.internal', 'STATUS.internal', 'status.internal.', 'localhost']) t.true(hostAllowed(r, host), host);
-  for (const host of ['internal', 'x.status.internal', 'status.internal.evil.test', '127.0.0.1']) t.false(hostAllowed(r, host), host);
+  for (const host of ['status.internal', 'STATUS.internal', 'status.internal.', 'localhost'])
+    t.true(hostAllowed(r, host), host);
+  for (const host of ['internal', 'x.status.internal', 'status.internal.evil.test', '127.0.0.1'])
+    t.false(hostAllowed(r, host), host);
 });
 
 test('address lists: entries trimmed, empty ones ignored, host names only where allowed, bad entries named', (t) => {
-  t.deepEqual(parseAddressList(' 10.0.0.0/8 , ,fc00::/7,', { hosts: false }).list.cidrs.map(formatCidr), ['10.0.0.0/8', 'fc00::/7']);
+  t.deepEqual(parseAddressList(' 10.0.0.0/8 , ,fc00::/7,', { hosts: false }).list.cidrs.map(formatCidr), [
+    '10.0.0.0/8',
+    'fc00::/7',
+  ]);
   t.deepEqual(parseAddressList('10.0.0.0/33,example.com,::1', { hosts: false }).bad, ['10.0.0.0/33', 'example.com']);
   t.deepEqual(parseAddressList('10.0.0.0/33,example.com,::1', { hosts: true }).bad, ['10.0.0.0/33']);
   t.deepEqual(parseAddressList('example.com,10.0.0.0/8', { hosts: true }).list.hosts, ['example.com']);
   // A "name" ending in a number is a malformed address, never a host.
-  t.deepEqual(parseAddressList('300.1.1.1,10.0.1,0x7f.1,bad host,a/b', { hosts: true }).bad, ['300.1.1.1', '10.0.1', '0x7f.1', 'bad host', 'a/b']);
+  t.deepEqual(parseAddressList('300.1.1.1,10.0.1,0x7f.1,bad host,a/b', { hosts: true }).bad, [
+    '300.1.1.1',
+    '10.0.1',
+    '0x7f.1',
+    'bad host',
+    'a/b',
+  ]);
   t.deepEqual(parseAddressList(' , ', { hosts: false }).bad, ['(no entries)']);
 });
 
@@ -214,5 +251,6 @@ test('a saved URL is refused only when its host is a literal denied address, in 
     ['http://10.0.0.1/', null],
     ['not a url', null],
   ];
-  for (const [url, expected] of table) t.is(literalRefusal(r, url), expected === null ? null : `blocked by egress policy (${expected})`, url);
+  for (const [url, expected] of table)
+    t.is(literalRefusal(r, url), expected === null ? null : `blocked by egress policy (${expected})`, url);
 });

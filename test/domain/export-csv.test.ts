@@ -43,9 +43,23 @@ test('any other cell is exported unchanged', (t) => {
 
 test('rows guard every text column; numbers and JSON columns are written as they are', (t) => {
   const event: StoredAuditEvent = {
-    id: 'e1', project_id: 'p1', event_type: 'http', timestamp: '2026-01-01T00:00:00.000Z', path: '\t=1+2', method: 'GET',
-    identifier: '\r=2', service_name: '@svc', environment: 'production', source: 'backend', user_name: '-x', user_agent: 'ok',
-    error_message: '\uFF1Dboom', status_code: 200, response_time: 0, user_roles: ['=admin'], request_body: { note: '=1' },
+    id: 'e1',
+    project_id: 'p1',
+    event_type: 'http',
+    timestamp: '2026-01-01T00:00:00.000Z',
+    path: '\t=1+2',
+    method: 'GET',
+    identifier: '\r=2',
+    service_name: '@svc',
+    environment: 'production',
+    source: 'backend',
+    user_name: '-x',
+    user_agent: 'ok',
+    error_message: '\uFF1Dboom',
+    status_code: 200,
+    response_time: 0,
+    user_roles: ['=admin'],
+    request_body: { note: '=1' },
   };
   const row = Object.fromEntries(CSV_COLUMNS.map((c, i) => [c, toCsvRow(event)[i]]));
   t.is(row.path, "'\t=1+2");

@@ -1,7 +1,13 @@
 import test from 'ava';
 import { isLeft, isRight } from 'fp-ts/lib/Either.js';
 import { describeErrors } from '../../src/domain/decode-errors.ts';
-import { MASKING_LIMITS, MaskingRulesBody, compileMaskingRules, maskingRulesProblems, withoutRepeats } from '../../src/domain/masking-rules.ts';
+import {
+  MASKING_LIMITS,
+  MaskingRulesBody,
+  compileMaskingRules,
+  maskingRulesProblems,
+  withoutRepeats,
+} from '../../src/domain/masking-rules.ts';
 
 const problems = (keys: string[], patterns: string[]) => maskingRulesProblems({ keys, patterns });
 
@@ -10,7 +16,11 @@ test('the body: both lists, bounded, strings only; every faulty entry and unknow
   t.true(isRight(MaskingRulesBody.decode({ keys: [], patterns: [] })));
   const paths = (body: unknown) => {
     const decoded = MaskingRulesBody.decode(body);
-    return isLeft(decoded) ? describeErrors(decoded.left).map((d) => d.path).sort() : [];
+    return isLeft(decoded)
+      ? describeErrors(decoded.left)
+          .map((d) => d.path)
+          .sort()
+      : [];
   };
   const rows: Array<[string, unknown, string[]]> = [
     ['both missing', {}, ['keys', 'patterns']],
@@ -18,21 +28,42 @@ test('the body: both lists, bounded, strings only; every faulty entry and unknow
     ['an empty key and a number', { keys: ['ok', '', 3], patterns: [] }, ['keys.1', 'keys.2']],
     ['a key too long', { keys: ['k'.repeat(MASKING_LIMITS.keyLength + 1)], patterns: [] }, ['keys.0']],
     ['a pattern too long', { keys: [], patterns: ['a', 'p'.repeat(MASKING_LIMITS.patternLength + 1)] }, ['patterns.1']],
-    ['too many keys', { keys: Array.from({ length: MASKING_LIMITS.keys + 1 }, (_, i) => `k${i}`), patterns: [] }, ['keys']],
-    ['too many patterns', { keys: [], patterns: Array.from({ length: MASKING_LIMITS.patterns + 1 }, (_, i) => `p${i}`) }, ['patterns']],
+    [
+      'too many keys',
+      { keys: Array.from({ length: MASKING_LIMITS.keys + 1 }, (_, i) => `k${i}`), patterns: [] },
+      ['keys'],
+    ],
+    [
+      'too many patterns',
+      { keys: [], patterns: Array.from({ length: MASKING_LIMITS.patterns + 1 }, (_, i) => `p${i}`) },
+      ['patterns'],
+    ],
     ['an unknown field', { keys: [], patterns: [], key: ['x'] }, ['key']],
     ['null', null, ['(root)']],
     ['an array', [], ['(root)']],
   ];
   for (const [name, body, expected] of rows) t.deepEqual(paths(body), expected, name);
-  t.true(isRight(MaskingRulesBody.decode({
-    keys: Array.from({ length: MASKING_LIMITS.keys }, (_, i) => `k${i}`.padEnd(MASKING_LIMITS.keyLength, 'x')),
-    patterns: Array.from({ length: MASKING_LIMITS.patterns }, (_, i) => `p${i}`.padEnd(MASKING_LIMITS.patternLength, 'x')),
-  })), 'the limits themselves are allowed');
+  t.true(
+    isRight(
+      MaskingRulesBody.decode({
+        keys: Array.from({ length: MASKING_LIMITS.keys }, (_, i) => `k${i}`.padEnd(MASKING_LIMITS.keyLength, 'x')),
+        patterns: Array.from({ length: MASKING_LIMITS.patterns }, (_, i) =>
+          `p${i}`.padEnd(MASKING_LIMITS.patternLength, 'x'),
+        ),
+      }),
+    ),
+    'the limits themselves are allowed',
+  );
 });
 
 test('patterns: RE2 syntax that compiles, matches no empty string and stays small; each refusal names its entry', (t) => {
-  t.deepEqual(problems(['x-session'], ['sk_live_[0-9a-zA-Z]{24,99}', '(?i)^bearer\\s+\\S+', '\\b[0-9]{3}-[0-9]{2}-[0-9]{4}\\b', 'AKIA[0-9A-Z]{16}']), []);
+  t.deepEqual(
+    problems(
+      ['x-session'],
+      ['sk_live_[0-9a-zA-Z]{24,99}', '(?i)^bearer\\s+\\S+', '\\b[0-9]{3}-[0-9]{2}-[0-9]{4}\\b', 'AKIA[0-9A-Z]{16}'],
+    ),
+    [],
+  );
   const rows: Array<[string, string, RegExp]> = [
     ['unbalanced', '(a', /^not a valid RE2 pattern: .*missing closing \)/],
     ['a backreference', '(a)\\1', /^not a valid RE2 pattern: .*invalid escape/],
@@ -55,7 +86,10 @@ test('patterns: RE2 syntax that compiles, matches no empty string and stays smal
   const big = Array.from({ length: 4 }, (_, i) => `[a-z]{${150 + i}}`);
   t.deepEqual(problems([], big.slice(0, 1)), []);
   const together = problems([], big);
-  t.deepEqual(together.map((p) => p.path), ['patterns']);
+  t.deepEqual(
+    together.map((p) => p.path),
+    ['patterns'],
+  );
   t.regex(together[0]!.message, /^compile to \d+ instructions together, more than 500$/);
 });
 
@@ -68,9 +102,13 @@ test('keys: one that is only - and _ is refused; several faults are all named', 
 });
 
 test('repeats are dropped, first kept: keys that normalise alike, identical patterns', (t) => {
-  t.deepEqual(withoutRepeats({ keys: ['Session-Id', 'session_id', 'SESSIONID', 'other'], patterns: ['a+b', 'A+B', 'a+b'] }), {
-    keys: ['Session-Id', 'other'], patterns: ['a+b', 'A+B'],
-  });
+  t.deepEqual(
+    withoutRepeats({ keys: ['Session-Id', 'session_id', 'SESSIONID', 'other'], patterns: ['a+b', 'A+B', 'a+b'] }),
+    {
+      keys: ['Session-Id', 'other'],
+      patterns: ['a+b', 'A+B'],
+    },
+  );
 });
 
 test('compiled rules: normalised keys, one matcher for all patterns with its cost; nothing for no rules', (t) => {

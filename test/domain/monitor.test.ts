@@ -1,22 +1,41 @@
 import test from 'ava';
 import { isRight } from 'fp-ts/lib/Either.js';
 import {
-  MonitorCreateInput, MonitorUpdateInput, decideTransition, decideUpdate, evolveMonitor, initialMonitor,
-  transitionAuditEvent, type CheckResult, type MonitorState,
+  MonitorCreateInput,
+  MonitorUpdateInput,
+  decideTransition,
+  decideUpdate,
+  evolveMonitor,
+  initialMonitor,
+  transitionAuditEvent,
+  type CheckResult,
+  type MonitorState,
 } from '../../src/domain/monitor.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 
 const created: MonitorState = evolveMonitor(initialMonitor, {
   type: 'MonitorCreated',
   data: {
-    monitor_id: 'm1', project_id: 'p1', created_at: '2026-11-23T10:00:00.000Z', name: 'orders', url: 'http://127.0.0.1/health',
-    interval_seconds: 60, timeout_seconds: 10, expected_status: 200, enabled: true,
+    monitor_id: 'm1',
+    project_id: 'p1',
+    created_at: '2026-11-23T10:00:00.000Z',
+    name: 'orders',
+    url: 'http://127.0.0.1/health',
+    interval_seconds: 60,
+    timeout_seconds: 10,
+    expected_status: 200,
+    enabled: true,
   },
 });
 const at = (s: number) => new Date(Date.UTC(2026, 10, 23, 10, 0, s)).toISOString();
 const pass = (s: number): CheckResult => ({ checked_at: at(s), ok: true, status_code: 200, response_ms: 12 });
 const fail = (s: number): CheckResult => ({ checked_at: at(s), ok: false, status_code: 503, response_ms: 30 });
-const timeout = (s: number): CheckResult => ({ checked_at: at(s), ok: false, response_ms: 10_000, error: 'timeout: no response within 10 s' });
+const timeout = (s: number): CheckResult => ({
+  checked_at: at(s),
+  ok: false,
+  response_ms: 10_000,
+  error: 'timeout: no response within 10 s',
+});
 
 /** Runs checks through decide and evolve, returning the transition types. */
 const run = (results: CheckResult[]) => {
@@ -31,8 +50,15 @@ const run = (results: CheckResult[]) => {
 };
 
 test('SPEC 3.1: only UP→DOWN and DOWN→UP are transitions; repeats are silent', (t) => {
-  t.deepEqual(run([pass(0), pass(10), fail(20), fail(30), timeout(40), pass(50), pass(60)]).out,
-    ['MonitorStatusEstablished', '-', 'MonitorWentDown', '-', '-', 'MonitorCameUp', '-']);
+  t.deepEqual(run([pass(0), pass(10), fail(20), fail(30), timeout(40), pass(50), pass(60)]).out, [
+    'MonitorStatusEstablished',
+    '-',
+    'MonitorWentDown',
+    '-',
+    '-',
+    'MonitorCameUp',
+    '-',
+  ]);
 });
 
 test('the first check sets the state: a first failure is a transition to DOWN', (t) => {
@@ -63,26 +89,77 @@ test('transitions become system.healthcheck audit events with the 6.1 request_bo
   if (down?.type !== 'MonitorWentDown') return t.fail();
   const event = transitionAuditEvent('e1', down);
   t.like(event, {
-    id: 'e1', event_type: 'system.healthcheck.down', service_name: 'orders', path: 'http://127.0.0.1/health', identifier: 'system',
-    method: 'GET', timestamp: at(0), project_id: 'p1',
+    id: 'e1',
+    event_type: 'system.healthcheck.down',
+    service_name: 'orders',
+    path: 'http://127.0.0.1/health',
+    identifier: 'system',
+    method: 'GET',
+    timestamp: at(0),
+    project_id: 'p1',
   });
-  t.deepEqual(event.request_body, { url: 'http://127.0.0.1/health', expected_status: 200, status_code: 503, response_ms: 30, error: 'expected status 200, received 503' });
+  t.deepEqual(event.request_body, {
+    url: 'http://127.0.0.1/health',
+    expected_status: 200,
+    status_code: 503,
+    response_ms: 30,
+    error: 'expected status 200, received 503',
+  });
 });
 
 test('deleted or unknown monitors decide nothing', (t) => {
   t.is(decideTransition(initialMonitor, fail(0)), null);
-  t.is(decideTransition(evolveMonitor(created, { type: 'MonitorDeleted', data: { monitor_id: 'm1', project_id: 'p1', deleted_at: at(1) } }), fail(2)), null);
+  t.is(
+    decideTransition(
+      evolveMonitor(created, {
+        type: 'MonitorDeleted',
+        data: { monitor_id: 'm1', project_id: 'p1', deleted_at: at(1) },
+      }),
+      fail(2),
+    ),
+    null,
+  );
 });
 
 test('create input: defaults are not invented by the codec; bounds, URL schemes and unknown fields are checked', (t) => {
-  const ok = MonitorCreateInput.decode({ project_id: '00000000-0000-4000-8000-000000000000', name: 'a', url: 'https://example.com/x' });
+  const ok = MonitorCreateInput.decode({
+    project_id: '00000000-0000-4000-8000-000000000000',
+    name: 'a',
+    url: 'https://example.com/x',
+  });
   t.true(isRight(ok));
-  t.false(isRight(MonitorCreateInput.decode({ project_id: '00000000-0000-4000-8000-000000000000', name: 'a', url: 'https://example.com/x', extra: 1 })));
+  t.false(
+    isRight(
+      MonitorCreateInput.decode({
+        project_id: '00000000-0000-4000-8000-000000000000',
+        name: 'a',
+        url: 'https://example.com/x',
+        extra: 1,
+      }),
+    ),
+  );
   for (const bad of [
-    { interval_seconds: 9 }, { interval_seconds: 86_401 }, { interval_seconds: 10.5 }, { timeout_seconds: 0 },
-    { expected_status: 99 }, { expected_status: 600 }, { url: 'ftp://example.com' }, { url: 'not a url' }, { name: '' },
+    { interval_seconds: 9 },
+    { interval_seconds: 86_401 },
+    { interval_seconds: 10.5 },
+    { timeout_seconds: 0 },
+    { expected_status: 99 },
+    { expected_status: 600 },
+    { url: 'ftp://example.com' },
+    { url: 'not a url' },
+    { name: '' },
   ]) {
-    t.false(isRight(MonitorCreateInput.decode({ project_id: '00000000-0000-4000-8000-000000000000', name: 'a', url: 'http://x.test', ...bad })), JSON.stringify(bad));
+    t.false(
+      isRight(
+        MonitorCreateInput.decode({
+          project_id: '00000000-0000-4000-8000-000000000000',
+          name: 'a',
+          url: 'http://x.test',
+          ...bad,
+        }),
+      ),
+      JSON.stringify(bad),
+    );
   }
   t.true(isRight(MonitorUpdateInput.decode({ enabled: false })));
 });
@@ -91,5 +168,8 @@ test('an update keeps only real changes and refuses a timeout longer than the in
   t.deepEqual(decideUpdate(created, { name: 'orders', enabled: false }), { enabled: false });
   t.deepEqual(decideUpdate(created, { timeout_seconds: 60 }), { timeout_seconds: 60 }, 'as long as the interval');
   const error = t.throws(() => decideUpdate(created, { timeout_seconds: 61 }), { instanceOf: DomainError });
-  t.deepEqual(error?.details.map((d) => d.path), ['timeout_seconds']);
+  t.deepEqual(
+    error?.details.map((d) => d.path),
+    ['timeout_seconds'],
+  );
 });

@@ -7,7 +7,10 @@ const build = (times: number[]) => times.reduce<SessionSpan[]>((spans, ts) => ad
 
 test('30:00 of inactivity stays in the session; 30:01 starts a new one', (t) => {
   t.deepEqual(build([0, 30 * MIN]), [{ start: 0, end: 30 * MIN, count: 2 }]);
-  t.deepEqual(build([0, 30 * MIN + 1000]), [{ start: 0, end: 0, count: 1 }, { start: 30 * MIN + 1000, end: 30 * MIN + 1000, count: 1 }]);
+  t.deepEqual(build([0, 30 * MIN + 1000]), [
+    { start: 0, end: 0, count: 1 },
+    { start: 30 * MIN + 1000, end: 30 * MIN + 1000, count: 1 },
+  ]);
 });
 
 test('a late event inside a session joins it; one that bridges two sessions merges them', (t) => {
@@ -15,7 +18,10 @@ test('a late event inside a session joins it; one that bridges two sessions merg
   const apart = build([0, 50 * MIN]);
   t.is(apart.length, 2);
   t.deepEqual(addEvent(apart, 25 * MIN), [{ start: 0, end: 50 * MIN, count: 3 }]);
-  t.deepEqual(build([40 * MIN, 0]), [{ start: 0, end: 0, count: 1 }, { start: 40 * MIN, end: 40 * MIN, count: 1 }]);
+  t.deepEqual(build([40 * MIN, 0]), [
+    { start: 0, end: 0, count: 1 },
+    { start: 40 * MIN, end: 40 * MIN, count: 1 },
+  ]);
 });
 
 /** The definition: sort the times and split where the gap exceeds 30 minutes. */
@@ -33,7 +39,15 @@ const reference = (times: number[]): SessionSpan[] => {
 };
 
 test('property: any arrival order gives the sessions of the sorted timestamps', (t) => {
-  fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 6 * 60 }).map((m) => m * MIN / 2), { maxLength: 40 }), (times) => {
-    t.deepEqual(build(times), reference(times));
-  }));
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.integer({ min: 0, max: 6 * 60 }).map((m) => (m * MIN) / 2),
+        { maxLength: 40 },
+      ),
+      (times) => {
+        t.deepEqual(build(times), reference(times));
+      },
+    ),
+  );
 });

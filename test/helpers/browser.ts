@@ -6,7 +6,14 @@ import { ADMIN } from './server.ts';
 
 /** Debian's chromium (`.ci/run` installs it with apt-get); never a downloaded browser. */
 export const CHROMIUM = process.env.WATCHLOG_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+];
 
 /** Screenshots of each screen land here (gitignored), for people and for the README. */
 export const ARTIFACTS = path.resolve('test-artifacts', 'screens');
@@ -22,13 +29,26 @@ test.after.always(async () => {
   if (shared !== null) await (await shared).close();
 });
 
-export interface Tab { context: BrowserContext; page: Page; errors: string[] }
+export interface Tab {
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+}
 
 /** A fresh browser context (no shared storage) on the server, closed at teardown. Console errors
  *  and failed page scripts are collected: a CSP violation or an exception fails the test that
  *  calls `t.deepEqual(tab.errors, [])`. */
-export const openTab = async (t: ExecutionContext, baseURL: string, { width = 1280, height = 800, dark = false } = {}): Promise<Tab> => {
-  const context = await (await browser()).newContext({ baseURL, viewport: { width, height }, colorScheme: dark ? 'dark' : 'light', acceptDownloads: true });
+export const openTab = async (
+  t: ExecutionContext,
+  baseURL: string,
+  { width = 1280, height = 800, dark = false } = {},
+): Promise<Tab> => {
+  const context = await (await browser()).newContext({
+    baseURL,
+    viewport: { width, height },
+    colorScheme: dark ? 'dark' : 'light',
+    acceptDownloads: true,
+  });
   t.teardown(() => context.close());
   const page = await context.newPage();
   // Generous: under a full test run the 2 cores also run every other suite, and login's scrypt is slow by design.
@@ -37,7 +57,8 @@ export const openTab = async (t: ExecutionContext, baseURL: string, { width = 12
   page.on('console', (m) => {
     // A 4xx the page asked for (a wrong password, a validation error) is shown to the user and
     // logged by the browser as a failed resource: not a page error.
-    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) errors.push(m.text());
+    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()))
+      errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(String(e)));
   return { context, page, errors };

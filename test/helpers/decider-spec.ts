@@ -44,39 +44,41 @@ const assertStorable = (t: ExecutionContext, event: DomainEvent, role: string): 
   }
 };
 
-export const deciderSpec = <S, C>(decider: Decider<S, C>) => (t: ExecutionContext): Spec<C> => {
-  const given = (events: readonly DomainEvent[]): Given<C> => ({
-    when(command: C): Outcome {
-      for (const event of events) assertStorable(t, event, 'given event');
-      const state = events.reduce(decider.evolve, decider.initialState);
-      const decide = () => decider.decide(command, state);
-      const decided = (): DomainEvent[] => {
-        try {
-          return decide();
-        } catch (error) {
-          const what = error instanceof DomainError ? `${error.code}: ${error.message}` : String(error);
-          return t.fail(`expected events, but the command was refused (${what})`);
-        }
-      };
-      return {
-        then(expected) {
-          const actual = decided();
-          for (const event of actual) assertStorable(t, event, 'decided event');
-          t.deepEqual(actual, [...expected]);
-        },
-        thenNothing() {
-          t.deepEqual(decided(), [], 'expected no events');
-        },
-        thenThrows({ code, message, details }) {
-          const error = t.throws(decide, { instanceOf: DomainError });
-          t.is(error.code, code);
-          if (typeof message === 'string') t.is(error.message, message);
-          else if (message) t.regex(error.message, message);
-          if (details) t.deepEqual(error.details, details);
-          return error;
-        },
-      };
-    },
-  });
-  return { given, when: (command) => given([]).when(command) };
-};
+export const deciderSpec =
+  <S, C>(decider: Decider<S, C>) =>
+  (t: ExecutionContext): Spec<C> => {
+    const given = (events: readonly DomainEvent[]): Given<C> => ({
+      when(command: C): Outcome {
+        for (const event of events) assertStorable(t, event, 'given event');
+        const state = events.reduce(decider.evolve, decider.initialState);
+        const decide = () => decider.decide(command, state);
+        const decided = (): DomainEvent[] => {
+          try {
+            return decide();
+          } catch (error) {
+            const what = error instanceof DomainError ? `${error.code}: ${error.message}` : String(error);
+            return t.fail(`expected events, but the command was refused (${what})`);
+          }
+        };
+        return {
+          then(expected) {
+            const actual = decided();
+            for (const event of actual) assertStorable(t, event, 'decided event');
+            t.deepEqual(actual, [...expected]);
+          },
+          thenNothing() {
+            t.deepEqual(decided(), [], 'expected no events');
+          },
+          thenThrows({ code, message, details }) {
+            const error = t.throws(decide, { instanceOf: DomainError });
+            t.is(error.code, code);
+            if (typeof message === 'string') t.is(error.message, message);
+            else if (message) t.regex(error.message, message);
+            if (details) t.deepEqual(error.details, details);
+            return error;
+          },
+        };
+      },
+    });
+    return { given, when: (command) => given([]).when(command) };
+  };

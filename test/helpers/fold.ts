@@ -21,21 +21,55 @@ import { tempDir } from './server.ts';
 
 const streamOf = (e: DomainEvent): string => {
   switch (e.type) {
-    case 'ProjectCreated': case 'ApiKeyIssued': case 'ApiKeyRestricted': case 'ApiKeyRevoked': case 'MaskingRulesSet':
-    case 'RetentionSet': case 'RetentionApplied': case 'ErasureRequested': case 'IdentifierErased': return streams.projectStream(e.data.project_id);
-    case 'RecordRedacted': return streams.auditStream(e.data.project_id);
-    case 'UserRegistered': case 'UserAccessChanged': case 'UserDisabled': case 'UserEnabled': case 'UserPasswordChanged':
-    case 'UserPasswordRehashed': return streams.userStream(e.data.user_id);
-    case 'AuditEventRecorded': return streams.auditStream(e.data.project_id);
-    case 'CheckRecorded': return streams.checksStream(e.data.monitor_id);
-    case 'MonitorCreated': case 'MonitorUpdated': case 'MonitorDeleted': case 'MonitorStatusEstablished':
-    case 'MonitorWentDown': case 'MonitorCameUp': return streams.monitorStream(e.data.monitor_id);
-    case 'ChannelCreated': case 'ChannelUpdated': case 'ChannelDeleted': case 'ChannelDeactivated': case 'ChannelDegraded':
-    case 'ChannelRecovered': return streams.channelStream(e.data.channel_id);
-    case 'DeliveryScheduled': case 'DeliverySkipped': case 'DeliveryAttempted': case 'DeliveryRetryRequested':
-    case 'DeliveryCancelled': return streams.deliveryStream(e.data.delivery_id);
-    case 'AnomalyDetected': case 'AnomalyCleared': case 'AnomalySettingsUpdated': return streams.anomaliesStream(e.data.project_id);
-    case 'CheckpointSigned': return streams.checkpointsStream(e.data.project_id);
+    case 'ProjectCreated':
+    case 'ApiKeyIssued':
+    case 'ApiKeyRestricted':
+    case 'ApiKeyRevoked':
+    case 'MaskingRulesSet':
+    case 'RetentionSet':
+    case 'RetentionApplied':
+    case 'ErasureRequested':
+    case 'IdentifierErased':
+      return streams.projectStream(e.data.project_id);
+    case 'RecordRedacted':
+      return streams.auditStream(e.data.project_id);
+    case 'UserRegistered':
+    case 'UserAccessChanged':
+    case 'UserDisabled':
+    case 'UserEnabled':
+    case 'UserPasswordChanged':
+    case 'UserPasswordRehashed':
+      return streams.userStream(e.data.user_id);
+    case 'AuditEventRecorded':
+      return streams.auditStream(e.data.project_id);
+    case 'CheckRecorded':
+      return streams.checksStream(e.data.monitor_id);
+    case 'MonitorCreated':
+    case 'MonitorUpdated':
+    case 'MonitorDeleted':
+    case 'MonitorStatusEstablished':
+    case 'MonitorWentDown':
+    case 'MonitorCameUp':
+      return streams.monitorStream(e.data.monitor_id);
+    case 'ChannelCreated':
+    case 'ChannelUpdated':
+    case 'ChannelDeleted':
+    case 'ChannelDeactivated':
+    case 'ChannelDegraded':
+    case 'ChannelRecovered':
+      return streams.channelStream(e.data.channel_id);
+    case 'DeliveryScheduled':
+    case 'DeliverySkipped':
+    case 'DeliveryAttempted':
+    case 'DeliveryRetryRequested':
+    case 'DeliveryCancelled':
+      return streams.deliveryStream(e.data.delivery_id);
+    case 'AnomalyDetected':
+    case 'AnomalyCleared':
+    case 'AnomalySettingsUpdated':
+      return streams.anomaliesStream(e.data.project_id);
+    case 'CheckpointSigned':
+      return streams.checkpointsStream(e.data.project_id);
   }
 };
 
@@ -54,9 +88,18 @@ export class Recorder {
       this.position += 1;
       // A copy through JSON, as the log stores it: the fold must not depend on object identity.
       const recorded: RecordedEvent = {
-        id: randomUUID(), type: event.type, data: JSON.parse(JSON.stringify(event.data)) as unknown, stream, revision,
+        id: randomUUID(),
+        type: event.type,
+        data: JSON.parse(JSON.stringify(event.data)) as unknown,
+        stream,
+        revision,
         position: String(this.position),
-        metadata: { recorded_at: new Date(Date.UTC(2026, 0, 1) + this.position).toISOString(), actor: 'test', correlation_id: randomUUID(), schema_version: 1 },
+        metadata: {
+          recorded_at: new Date(Date.UTC(2026, 0, 1) + this.position).toISOString(),
+          actor: 'test',
+          correlation_id: randomUUID(),
+          schema_version: 1,
+        },
       };
       this.records.set(event, recorded);
       return recorded;
@@ -90,13 +133,19 @@ export interface Folding {
 
 type Body = (t: ExecutionContext, f: Folding) => Promise<void>;
 
-interface Opened { models: ReadModels; rewind: ((name: string, position: string) => Promise<void>) | null; cleanup(): Promise<void> }
+interface Opened {
+  models: ReadModels;
+  rewind: ((name: string, position: string) => Promise<void>) | null;
+  cleanup(): Promise<void>;
+}
 
 const openSqlite = async (): Promise<Opened> => {
   const dir = tempDir();
   const models = await openSqliteReadModels(path.join(dir, 'views.db'));
   return {
-    models, rewind: null, cleanup: async () => {
+    models,
+    rewind: null,
+    cleanup: async () => {
       await models.close();
       rmSync(dir, { recursive: true, force: true });
     },
@@ -127,7 +176,8 @@ const mongoUrl = process.env.WATCHLOG_MONGO_URL;
  *  store `storeOf` picks. */
 export const projectionTests = <W>(projection: Projection<W>, storeOf: (models: ReadModels) => ProjectionStore<W>) => {
   const adapters: Array<[string, () => Promise<Opened>]> = [['sqlite', openSqlite]];
-  if (mongoUrl === undefined) test.skip(`mongo ${projection.name} projection: skipped, WATCHLOG_MONGO_URL is not set`, () => {});
+  if (mongoUrl === undefined)
+    test.skip(`mongo ${projection.name} projection: skipped, WATCHLOG_MONGO_URL is not set`, () => {});
   else adapters.push(['mongo', openMongo(mongoUrl)]);
   const handled = new Set<string>(projection.handles);
 
@@ -140,7 +190,10 @@ export const projectionTests = <W>(projection: Projection<W>, storeOf: (models: 
           const recorder = new Recorder();
           const foldRecorded = (batch: readonly RecordedEvent[]) => runner.process(batch);
           await body(t, {
-            models, runner, recorder, foldRecorded,
+            models,
+            runner,
+            recorder,
+            foldRecorded,
             fold: async (events) => {
               const batch = recorder.record(events);
               await foldRecorded(batch);
@@ -174,48 +227,135 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
   const at = '2026-01-01T00:00:00.000Z';
   const [monitor, channel, alert] = [randomUUID(), randomUUID(), randomUUID()];
   const delivery = {
-    delivery_id: randomUUID(), channel_id: channel, channel_type: 'webhook' as const, project_id: projectId, event_id: alert,
+    delivery_id: randomUUID(),
+    channel_id: channel,
+    channel_type: 'webhook' as const,
+    project_id: projectId,
+    event_id: alert,
     notification: {
-      id: alert, type: 'anomaly.detected' as const, project_id: projectId, rule: 'brute_force' as const, service_name: 'sample',
-      environment: 'production', subject: 'sample', details: { count: 10 }, timestamp: at,
+      id: alert,
+      type: 'anomaly.detected' as const,
+      project_id: projectId,
+      rule: 'brute_force' as const,
+      service_name: 'sample',
+      environment: 'production',
+      subject: 'sample',
+      details: { count: 10 },
+      timestamp: at,
     },
   };
   const samples: { [K in EventType]: EventData<K> } = {
     ProjectCreated: { project_id: projectId, name: 'sample', created_at: at },
-    ApiKeyIssued: { project_id: projectId, key_id: randomUUID(), name: 'sample', prefix: 'wl_sampl', key_hash: 'f'.repeat(64), issued_at: at },
-    CheckpointSigned: { project_id: projectId, size: 1, root: 'A'.repeat(43) + '=', note: 'sample\n1\nroot\n\n— sample sig\n', signed_at: at },
-    ApiKeyRestricted: { project_id: projectId, key_id: randomUUID(), allowed_origins: ['https://sample.example.com'], rate_limit: 10, changed_at: at },
+    ApiKeyIssued: {
+      project_id: projectId,
+      key_id: randomUUID(),
+      name: 'sample',
+      prefix: 'wl_sampl',
+      key_hash: 'f'.repeat(64),
+      issued_at: at,
+    },
+    CheckpointSigned: {
+      project_id: projectId,
+      size: 1,
+      root: 'A'.repeat(43) + '=',
+      note: 'sample\n1\nroot\n\n— sample sig\n',
+      signed_at: at,
+    },
+    ApiKeyRestricted: {
+      project_id: projectId,
+      key_id: randomUUID(),
+      allowed_origins: ['https://sample.example.com'],
+      rate_limit: 10,
+      changed_at: at,
+    },
     ApiKeyRevoked: { project_id: projectId, key_id: randomUUID(), revoked_at: at },
     MaskingRulesSet: { project_id: projectId, keys: ['sample_key'], patterns: ['sample-[0-9]+'], updated_at: at },
-    UserRegistered: { user_id: randomUUID(), email: 'sample@example.com', password_hash: 'scrypt$sample', role: 'member', project_ids: [projectId], registered_at: at },
+    UserRegistered: {
+      user_id: randomUUID(),
+      email: 'sample@example.com',
+      password_hash: 'scrypt$sample',
+      role: 'member',
+      project_ids: [projectId],
+      registered_at: at,
+    },
     UserAccessChanged: { user_id: randomUUID(), role: 'auditor', project_ids: [projectId], changed_at: at },
     UserDisabled: { user_id: randomUUID(), disabled_at: at },
     UserEnabled: { user_id: randomUUID(), enabled_at: at },
     UserPasswordChanged: { user_id: randomUUID(), password_hash: 'scrypt$sample-2', changed_at: at },
     UserPasswordRehashed: { user_id: randomUUID(), password_hash: 'scrypt$sample-3', rehashed_at: at },
     AuditEventRecorded: {
-      id: randomUUID(), project_id: projectId, event_type: 'http', timestamp: at, path: '/sample', method: 'GET', identifier: 'sample',
-      service_name: 'sample', environment: 'production', source: 'browser', status_code: 401, response_time: 5, request_id: 'sample',
+      id: randomUUID(),
+      project_id: projectId,
+      event_type: 'http',
+      timestamp: at,
+      path: '/sample',
+      method: 'GET',
+      identifier: 'sample',
+      service_name: 'sample',
+      environment: 'production',
+      source: 'browser',
+      status_code: 401,
+      response_time: 5,
+      request_id: 'sample',
     },
     MonitorCreated: {
-      monitor_id: monitor, project_id: projectId, created_at: at, name: 'sample', url: 'https://sample.example.com/', interval_seconds: 60,
-      timeout_seconds: 10, expected_status: 200, enabled: true,
+      monitor_id: monitor,
+      project_id: projectId,
+      created_at: at,
+      name: 'sample',
+      url: 'https://sample.example.com/',
+      interval_seconds: 60,
+      timeout_seconds: 10,
+      expected_status: 200,
+      enabled: true,
     },
     MonitorUpdated: { monitor_id: monitor, project_id: projectId, changes: { name: 'sample-2' }, updated_at: at },
     MonitorDeleted: { monitor_id: monitor, project_id: projectId, deleted_at: at },
-    CheckRecorded: { monitor_id: monitor, project_id: projectId, checked_at: at, ok: true, response_ms: 5, status_code: 200 },
-    MonitorStatusEstablished: { monitor_id: monitor, project_id: projectId, status: 'UP', checked_at: at, ok: true, response_ms: 5, status_code: 200 },
+    CheckRecorded: {
+      monitor_id: monitor,
+      project_id: projectId,
+      checked_at: at,
+      ok: true,
+      response_ms: 5,
+      status_code: 200,
+    },
+    MonitorStatusEstablished: {
+      monitor_id: monitor,
+      project_id: projectId,
+      status: 'UP',
+      checked_at: at,
+      ok: true,
+      response_ms: 5,
+      status_code: 200,
+    },
     MonitorWentDown: {
-      monitor_id: monitor, project_id: projectId, name: 'sample', url: 'https://sample.example.com/', expected_status: 200, went_down_at: at,
-      response_ms: 5, error: 'expected status 200, received 503', status_code: 503,
+      monitor_id: monitor,
+      project_id: projectId,
+      name: 'sample',
+      url: 'https://sample.example.com/',
+      expected_status: 200,
+      went_down_at: at,
+      response_ms: 5,
+      error: 'expected status 200, received 503',
+      status_code: 503,
     },
     MonitorCameUp: {
-      monitor_id: monitor, project_id: projectId, name: 'sample', url: 'https://sample.example.com/', came_up_at: at, status_code: 200,
-      response_ms: 5, downtime_seconds: 60,
+      monitor_id: monitor,
+      project_id: projectId,
+      name: 'sample',
+      url: 'https://sample.example.com/',
+      came_up_at: at,
+      status_code: 200,
+      response_ms: 5,
+      downtime_seconds: 60,
     },
     ChannelCreated: {
-      channel_id: channel, project_id: projectId, target: { type: 'webhook', url: 'https://hooks.example.com/sample', secret: 'sample-secret' },
-      events: ['healthcheck', 'alert'], active: true, created_at: at,
+      channel_id: channel,
+      project_id: projectId,
+      target: { type: 'webhook', url: 'https://hooks.example.com/sample', secret: 'sample-secret' },
+      events: ['healthcheck', 'alert'],
+      active: true,
+      created_at: at,
     },
     ChannelUpdated: { channel_id: channel, project_id: projectId, changes: { active: false }, updated_at: at },
     ChannelDeleted: { channel_id: channel, project_id: projectId, deleted_at: at },
@@ -225,22 +365,66 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
     DeliveryScheduled: { ...delivery, scheduled_at: at },
     DeliverySkipped: { ...delivery, reason: 'quiet_period', detail: 'sample', skipped_at: at },
     DeliveryAttempted: {
-      delivery_id: delivery.delivery_id, channel_id: channel, project_id: projectId, attempt: 1, outcome: 'failed', final: false, status: 503,
-      error: 'answered 503', response: null, duration_ms: 5, attempted_at: at,
+      delivery_id: delivery.delivery_id,
+      channel_id: channel,
+      project_id: projectId,
+      attempt: 1,
+      outcome: 'failed',
+      final: false,
+      status: 503,
+      error: 'answered 503',
+      response: null,
+      duration_ms: 5,
+      attempted_at: at,
     },
-    DeliveryRetryRequested: { delivery_id: delivery.delivery_id, channel_id: channel, project_id: projectId, requested_at: at },
-    DeliveryCancelled: { delivery_id: delivery.delivery_id, channel_id: channel, project_id: projectId, reason: 'sample', cancelled_at: at },
+    DeliveryRetryRequested: {
+      delivery_id: delivery.delivery_id,
+      channel_id: channel,
+      project_id: projectId,
+      requested_at: at,
+    },
+    DeliveryCancelled: {
+      delivery_id: delivery.delivery_id,
+      channel_id: channel,
+      project_id: projectId,
+      reason: 'sample',
+      cancelled_at: at,
+    },
     AnomalyDetected: {
-      alert_id: alert, project_id: projectId, rule: 'brute_force', subject: 'sample', service_name: 'sample', environment: 'production',
-      detected_at: at, details: { count: 10 },
+      alert_id: alert,
+      project_id: projectId,
+      rule: 'brute_force',
+      subject: 'sample',
+      service_name: 'sample',
+      environment: 'production',
+      detected_at: at,
+      details: { count: 10 },
     },
     AnomalyCleared: { alert_id: alert, project_id: projectId, rule: 'brute_force', subject: 'sample', cleared_at: at },
     AnomalySettingsUpdated: { project_id: projectId, changes: { brute_force: { threshold: 3 } }, updated_at: at },
     RetentionSet: { project_id: projectId, retention_days: 30, updated_at: at },
     // Before every sample's time, and of an identifier no sample has: it removes nothing.
-    RetentionApplied: { project_id: projectId, cutoff: '2000-01-01T00:00:00.000Z', through_position: '1', removed: 0, applied_at: at },
-    ErasureRequested: { project_id: projectId, erasure_id: randomUUID(), identifier: 'nobody-sampled', through_position: '1', requested_at: at },
-    IdentifierErased: { project_id: projectId, identifier: 'nobody-sampled', through_position: '1', erased: 0, erased_at: at },
+    RetentionApplied: {
+      project_id: projectId,
+      cutoff: '2000-01-01T00:00:00.000Z',
+      through_position: '1',
+      removed: 0,
+      applied_at: at,
+    },
+    ErasureRequested: {
+      project_id: projectId,
+      erasure_id: randomUUID(),
+      identifier: 'nobody-sampled',
+      through_position: '1',
+      requested_at: at,
+    },
+    IdentifierErased: {
+      project_id: projectId,
+      identifier: 'nobody-sampled',
+      through_position: '1',
+      erased: 0,
+      erased_at: at,
+    },
     RecordRedacted: { project_id: projectId, reason: 'retention', leaf_hash: 'A'.repeat(43) + '=' },
   };
   return Object.entries(samples).map(([type, data]) => ({ type, data }) as DomainEvent);
@@ -299,7 +483,11 @@ export const scenarioTests = (it: ProjectionTest, s: Scenario): void => {
     if (f.rewindCheckpoint) {
       await f.rewindCheckpoint(first.at(-1)!.position);
       await f.foldRecorded(second);
-      t.deepEqual(await s.read(f.models), expected, 'writes replayed after a crash before the checkpoint change nothing');
+      t.deepEqual(
+        await s.read(f.models),
+        expected,
+        'writes replayed after a crash before the checkpoint change nothing',
+      );
     }
   });
 };

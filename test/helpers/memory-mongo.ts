@@ -39,10 +39,11 @@ const matchesCondition = (value: unknown, condition: unknown): boolean => {
   });
 };
 
-const matches = (doc: Doc, filter: Filter): boolean => Object.entries(filter).every(([field, condition]) => {
-  if (field.startsWith('$')) throw new Error(`memory-mongo has no top-level ${field}`);
-  return matchesCondition(doc[field], condition);
-});
+const matches = (doc: Doc, filter: Filter): boolean =>
+  Object.entries(filter).every(([field, condition]) => {
+    if (field.startsWith('$')) throw new Error(`memory-mongo has no top-level ${field}`);
+    return matchesCondition(doc[field], condition);
+  });
 
 const project = (doc: Doc, projection: Record<string, 0 | 1> | undefined): Record<string, unknown> => {
   if (!projection) return structuredClone(doc);
@@ -59,16 +60,24 @@ const project = (doc: Doc, projection: Record<string, 0 | 1> | undefined): Recor
 /** What the driver throws for a bulk write that met a duplicate key (bulk writes here are
  *  ordered: the one error stops it), with what a reader of it uses: the write errors' codes. The
  *  driver builds these itself and exports no way to, hence the casts. */
-const duplicateKey = (index: number, id: string): MongoBulkWriteError => new MongoBulkWriteError(
-  { message: `E11000 duplicate key error: ${id}`, code: 11000, writeErrors: [{ index, code: 11000, errmsg: `E11000 ${id}` } as unknown as WriteError] },
-  {} as BulkWriteResult,
-);
+const duplicateKey = (index: number, id: string): MongoBulkWriteError =>
+  new MongoBulkWriteError(
+    {
+      message: `E11000 duplicate key error: ${id}`,
+      code: 11000,
+      writeErrors: [{ index, code: 11000, errmsg: `E11000 ${id}` } as unknown as WriteError],
+    },
+    {} as BulkWriteResult,
+  );
 
 class MemoryCursor {
   private order: Array<[string, 1 | -1]> = [];
   private skipped = 0;
   private limited = 0;
-  constructor(private readonly docs: () => Doc[], private readonly projection: Record<string, 0 | 1> | undefined) {}
+  constructor(
+    private readonly docs: () => Doc[],
+    private readonly projection: Record<string, 0 | 1> | undefined,
+  ) {}
   sort(spec: Record<string, 1 | -1>): this {
     this.order = Object.entries(spec);
     return this;
@@ -105,11 +114,20 @@ class MemoryCursor {
 
 type WriteOp =
   | { insertOne: { document: Doc } }
-  | { updateOne: { filter: Filter; update: { $set?: Record<string, unknown>; $unset?: Record<string, unknown> }; upsert?: boolean } }
+  | {
+      updateOne: {
+        filter: Filter;
+        update: { $set?: Record<string, unknown>; $unset?: Record<string, unknown> };
+        upsert?: boolean;
+      };
+    }
   | { deleteOne: { filter: Filter } };
 
 class MemoryCollection {
-  constructor(private readonly store: Map<string, Doc>, private readonly write: () => Promise<void>) {}
+  constructor(
+    private readonly store: Map<string, Doc>,
+    private readonly write: () => Promise<void>,
+  ) {}
 
   find(filter: Filter, options: { projection?: Record<string, 0 | 1> } = {}): MemoryCursor {
     return new MemoryCursor(() => [...this.store.values()].filter((d) => matches(d, filter)), options.projection);

@@ -13,12 +13,30 @@ const addFormats = ajvFormats.default;
 
 /** Headers any HTTP answer may carry, and CORS's (ingest's, documented in docs/api.md): not the
  *  API's own, so not in the description. */
-const GENERIC_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'vary', 'content-encoding']);
+const GENERIC_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'vary',
+  'content-encoding',
+]);
 const isGeneric = (name: string) => GENERIC_HEADERS.has(name) || name.startsWith('access-control-');
 
-interface MediaType { schema: Record<string, unknown> }
-interface HeaderObject { required?: boolean; schema: Record<string, unknown> }
-interface ResponseObject { description: string; headers?: Record<string, HeaderObject | { $ref: string }>; content?: Record<string, MediaType> }
+interface MediaType {
+  schema: Record<string, unknown>;
+}
+interface HeaderObject {
+  required?: boolean;
+  schema: Record<string, unknown>;
+}
+interface ResponseObject {
+  description: string;
+  headers?: Record<string, HeaderObject | { $ref: string }>;
+  content?: Record<string, MediaType>;
+}
 
 export interface Exchange {
   method: string;
@@ -47,15 +65,20 @@ const closeAnswers = (served: OpenApiDocument): OpenApiDocument => {
     const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
     if (properties !== undefined && schema.additionalProperties === undefined) schema.additionalProperties = false;
     for (const sub of Object.values(properties ?? {})) close(sub);
-    for (const key of ['items', 'additionalProperties'] as const) if (typeof schema[key] === 'object') close(schema[key] as Record<string, unknown>);
-    for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) for (const sub of (schema[key] as Array<Record<string, unknown>> | undefined) ?? []) close(sub);
+    for (const key of ['items', 'additionalProperties'] as const)
+      if (typeof schema[key] === 'object') close(schema[key] as Record<string, unknown>);
+    for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const)
+      for (const sub of (schema[key] as Array<Record<string, unknown>> | undefined) ?? []) close(sub);
   };
   const answers = [
-    ...Object.values(doc.paths).flatMap((operations) => Object.values(operations).flatMap((op) => Object.values(op.responses))),
+    ...Object.values(doc.paths).flatMap((operations) =>
+      Object.values(operations).flatMap((op) => Object.values(op.responses)),
+    ),
     ...Object.values(doc.components.responses),
   ];
   for (const answer of answers) {
-    for (const media of Object.values(('content' in answer ? answer.content : undefined) ?? {})) close(media.schema as Record<string, unknown>);
+    for (const media of Object.values(('content' in answer ? answer.content : undefined) ?? {}))
+      close(media.schema as Record<string, unknown>);
   }
   return doc;
 };
@@ -105,29 +128,40 @@ export class AnswerValidator {
     const operation = this.doc.paths[path]?.[documentedMethod];
     if (operation === undefined) return [`${method} ${route} is not in the description`];
     const declared = operation.responses[String(status)];
-    if (declared === undefined) return [`${method} ${route} answered ${status}, which the description does not list (${Object.keys(operation.responses).join(', ')}): ${body.slice(0, 300)}`];
+    if (declared === undefined)
+      return [
+        `${method} ${route} answered ${status}, which the description does not list (${Object.keys(operation.responses).join(', ')}): ${body.slice(0, 300)}`,
+      ];
     const response = this.resolve<ResponseObject>(declared as ResponseObject | { $ref: string });
-    const responsePointer = '$ref' in declared
-      ? (declared as { $ref: string }).$ref.replace(/^#/, '')
-      : `/${pointer('paths', path, documentedMethod, 'responses', String(status))}`;
+    const responsePointer =
+      '$ref' in declared
+        ? (declared as { $ref: string }).$ref.replace(/^#/, '')
+        : `/${pointer('paths', path, documentedMethod, 'responses', String(status))}`;
     const found: string[] = [];
     const where = `${method} ${route} ${status}`;
 
-    const documented = new Map(Object.entries(response.headers ?? {}).map(([name, h]) => [name.toLowerCase(), [name, this.resolve<HeaderObject>(h)] as const]));
+    const documented = new Map(
+      Object.entries(response.headers ?? {}).map(([name, h]) => [
+        name.toLowerCase(),
+        [name, this.resolve<HeaderObject>(h)] as const,
+      ]),
+    );
     for (const [lower, [name, header]] of documented) {
       const value = headers.get(lower);
       if (value === null) {
         if (header.required) found.push(`${where}: the required header ${name} is missing`);
         continue;
       }
-      const headerPointer = '$ref' in (response.headers![name] as object)
-        ? (response.headers![name] as { $ref: string }).$ref.replace(/^#/, '')
-        : `${responsePointer}/${pointer('headers', name)}`;
+      const headerPointer =
+        '$ref' in (response.headers![name] as object)
+          ? (response.headers![name] as { $ref: string }).$ref.replace(/^#/, '')
+          : `${responsePointer}/${pointer('headers', name)}`;
       const validate = this.schemaAt(`${headerPointer}/schema`);
       if (!validate(value)) found.push(`${where}: header ${name}: ${value} ${this.ajv.errorsText(validate.errors)}`);
     }
     headers.forEach((_, name) => {
-      if (!isGeneric(name) && !documented.has(name)) found.push(`${where}: the header ${name} is not in the description`);
+      if (!isGeneric(name) && !documented.has(name))
+        found.push(`${where}: the header ${name} is not in the description`);
     });
 
     const contentType = headers.get('content-type');
@@ -139,7 +173,8 @@ export class AnswerValidator {
     if (method === 'HEAD') return found;
     const base = (type: string) => type.split(';')[0]!.trim().toLowerCase();
     const mediaType = Object.keys(content).find((type) => contentType !== null && base(type) === base(contentType));
-    if (mediaType === undefined) return [...found, `${where}: content type ${contentType}, not one of ${Object.keys(content).join(', ')}`];
+    if (mediaType === undefined)
+      return [...found, `${where}: content type ${contentType}, not one of ${Object.keys(content).join(', ')}`];
     if (base(mediaType) !== 'application/json' || content[mediaType]!.schema.type === 'string') return found;
     let parsed: unknown;
     try {
@@ -148,7 +183,10 @@ export class AnswerValidator {
       return [...found, `${where}: the body is not JSON: ${body.slice(0, 200)}`];
     }
     const validate = this.schemaAt(`${responsePointer}/${pointer('content', mediaType, 'schema')}`);
-    if (!validate(parsed)) found.push(`${where}: ${this.ajv.errorsText(validate.errors, { separator: '\n  ' })}\n  in ${JSON.stringify(parsed).slice(0, 600)}`);
+    if (!validate(parsed))
+      found.push(
+        `${where}: ${this.ajv.errorsText(validate.errors, { separator: '\n  ' })}\n  in ${JSON.stringify(parsed).slice(0, 600)}`,
+      );
     return found;
   }
 
@@ -156,8 +194,12 @@ export class AnswerValidator {
   requestProblems(method: string, route: string, body: unknown, mediaType = 'application/json'): string[] {
     const path = route.replace(/:(\w+)/g, '{$1}');
     const requestBody = this.doc.paths[path]?.[method.toLowerCase()]?.requestBody;
-    if (requestBody?.content[mediaType] === undefined) return [`${method} ${route} takes no ${mediaType} body in the description`];
-    const error = this.check(`/${pointer('paths', path, method.toLowerCase(), 'requestBody', 'content', mediaType, 'schema')}`, body);
+    if (requestBody?.content[mediaType] === undefined)
+      return [`${method} ${route} takes no ${mediaType} body in the description`];
+    const error = this.check(
+      `/${pointer('paths', path, method.toLowerCase(), 'requestBody', 'content', mediaType, 'schema')}`,
+      body,
+    );
     return error === null ? [] : [`${method} ${route} request body: ${error}`];
   }
 

@@ -69,13 +69,23 @@ export const serviceSetup = async (t: ExecutionContext, extra: Record<string, st
   const dataDir = tempDir();
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
-  const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password, ...extra };
+  const env = {
+    PORT: String(port),
+    WATCHLOG_DATA_DIR: dataDir,
+    WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+    WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    ...extra,
+  };
   return { dataDir, port, url: `http://127.0.0.1:${port}`, env };
 };
 
 /** `watchlog start` with this environment, killed at teardown (teardowns run last-registered first,
  *  so before the data dir goes); resolves once the bootstrap admin exists. */
-export const startService = async (t: ExecutionContext, env: Record<string, string>, timeoutMs = 45_000): Promise<CliProcess> => {
+export const startService = async (
+  t: ExecutionContext,
+  env: Record<string, string>,
+  timeoutMs = 45_000,
+): Promise<CliProcess> => {
   const p = runCli(['start'], env);
   t.teardown(() => p.child.kill('SIGKILL'));
   await waitForLog(p, 'admin user created', timeoutMs);

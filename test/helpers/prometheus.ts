@@ -39,7 +39,8 @@ const parseSample = (line: string): Sample => {
     rest = rest.slice(1);
     while (!rest.startsWith('}')) {
       const label = LABEL_NAME.exec(rest)?.[0];
-      if (!label || rest[label.length] !== '=' || rest[label.length + 1] !== '"') throw new Error(`bad label in: ${line}`);
+      if (!label || rest[label.length] !== '=' || rest[label.length + 1] !== '"')
+        throw new Error(`bad label in: ${line}`);
       rest = rest.slice(label.length + 2);
       let value = '';
       for (;;) {
@@ -91,20 +92,25 @@ export const parseExposition = (text: string): Exposition => {
       if (!meta) continue; // a comment
       const [, kind, name, rest] = meta as unknown as [string, string, string, string];
       if (kind === 'TYPE') {
-        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(rest)) throw new Error(`bad type in: ${line}`);
+        if (!['counter', 'gauge', 'histogram', 'summary', 'untyped'].includes(rest))
+          throw new Error(`bad type in: ${line}`);
         if (types.has(name)) throw new Error(`second TYPE line for ${name}`);
         types.set(name, rest);
       } else help.set(name, rest);
       continue;
     }
     const sample = parseSample(line);
-    if (types.size > 0 && familyOf(sample.name, types) === undefined) throw new Error(`sample of a family without a TYPE line: ${line}`);
+    if (types.size > 0 && familyOf(sample.name, types) === undefined)
+      throw new Error(`sample of a family without a TYPE line: ${line}`);
     samples.push(sample);
   }
   const find = (name: string, labels: Record<string, string> = {}) =>
     samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   return {
-    types, help, samples, find,
+    types,
+    help,
+    samples,
+    find,
     value(name, labels = {}) {
       const found = find(name, labels);
       if (found.length !== 1) throw new Error(`${found.length} samples of ${name} ${JSON.stringify(labels)}`);

@@ -10,11 +10,17 @@ export interface Received {
   json: any;
 }
 
-export interface Answer { status: number; body?: string; delayMs?: number }
+export interface Answer {
+  status: number;
+  body?: string;
+  delayMs?: number;
+}
 
 /** A provider's endpoint on 127.0.0.1 (Slack, Discord, Teams, PagerDuty, ntfy, a webhook): it
  *  keeps every request and answers as `answer` says for the n-th (0-based) one. */
-export const providerReceiver = async (answer: (n: number, request: Received) => Answer = () => ({ status: 200, body: 'ok' })) => {
+export const providerReceiver = async (
+  answer: (n: number, request: Received) => Answer = () => ({ status: 200, body: 'ok' }),
+) => {
   const received: Received[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
@@ -30,7 +36,9 @@ export const providerReceiver = async (answer: (n: number, request: Received) =>
       const request: Received = { at: Date.now(), path: req.url ?? '', headers: req.headers, raw, json };
       received.push(request);
       const { status, body = '', delayMs = 0 } = answer(received.length - 1, request);
-      const send = () => { if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end(body); };
+      const send = () => {
+        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end(body);
+      };
       if (delayMs > 0) setTimeout(send, delayMs).unref();
       else send();
     });
@@ -44,9 +52,10 @@ export const providerReceiver = async (answer: (n: number, request: Received) =>
   return {
     base,
     received,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 };

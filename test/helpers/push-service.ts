@@ -10,7 +10,10 @@ import { login, startTestServer } from './server.ts';
 export const pushService = async () => {
   const port = await freePort();
   // The package's "main" names a file it does not ship; its package.json locates it.
-  const script = path.join(path.dirname(createRequire(import.meta.url).resolve('web-push-testing/package.json')), 'src/bin/server.js');
+  const script = path.join(
+    path.dirname(createRequire(import.meta.url).resolve('web-push-testing/package.json')),
+    'src/bin/server.js',
+  );
   const child = spawn(process.execPath, [script, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
@@ -18,7 +21,11 @@ export const pushService = async () => {
   });
   const base = `http://127.0.0.1:${port}`;
   const post = async (url: string, body: unknown) => {
-    const res = await fetch(base + url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(base + url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.text()) as string };
   };
   return { base, post, stop: () => child.kill() };
@@ -29,8 +36,15 @@ export const subscribe = async (service: Awaited<ReturnType<typeof pushService>>
   // The service takes the flag as a string, as a form post would send it.
   const res = await service.post('/subscribe', { userVisibleOnly: 'true', applicationServerKey: publicKey });
   if (res.status !== 200) throw new Error(res.body);
-  const { data } = JSON.parse(res.body) as { data: { endpoint: string; keys: { p256dh: string; auth: string }; clientHash: string } };
-  const messages = async () => (JSON.parse((await service.post('/get-notifications', { clientHash: data.clientHash })).body) as { data: { messages: string[] } }).data.messages;
+  const { data } = JSON.parse(res.body) as {
+    data: { endpoint: string; keys: { p256dh: string; auth: string }; clientHash: string };
+  };
+  const messages = async () =>
+    (
+      JSON.parse((await service.post('/get-notifications', { clientHash: data.clientHash })).body) as {
+        data: { messages: string[] };
+      }
+    ).data.messages;
   return { subscription: { endpoint: data.endpoint, keys: data.keys }, clientHash: data.clientHash, messages };
 };
 

@@ -5,8 +5,20 @@ import type { Document } from 'mongodb';
  *  read one from end to end. Tables that grow with configuration (projects, users, keys, monitors,
  *  channels, settings) and the alerts open now are small by nature. */
 export const GROWING: ReadonlySet<string> = new Set([
-  'audit_events', 'derived_sessions', 'stats_minute', 'stats_hour', 'browser_requests', 'backend_requests', 'monitor_checks', 'monitor_uptime',
-  'delivery_log', 'tree_heads', 'tree_nodes', 'tree_leaves', 'anomaly_service_10s', 'anomaly_auth_10s',
+  'audit_events',
+  'derived_sessions',
+  'stats_minute',
+  'stats_hour',
+  'browser_requests',
+  'backend_requests',
+  'monitor_checks',
+  'monitor_uptime',
+  'delivery_log',
+  'tree_heads',
+  'tree_nodes',
+  'tree_leaves',
+  'anomaly_service_10s',
+  'anomaly_auth_10s',
 ]);
 
 /** How a database will run a query, as its planner says (the query is not run). */

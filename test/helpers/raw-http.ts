@@ -13,7 +13,12 @@ export interface RawResponse {
 }
 
 /** The connection ended (or failed) before a complete response. */
-export interface RawClosed { closed: true; at: number; error: string | null; partial: string }
+export interface RawClosed {
+  closed: true;
+  at: number;
+  error: string | null;
+  partial: string;
+}
 
 /** Milliseconds since the epoch: comparable with the `time` of the server's log lines. */
 export const wallNow = () => Date.now();
@@ -53,7 +58,8 @@ export class RawConnection {
     return new Promise((resolve, reject) => {
       const socket = net.connect(port, host);
       socket.setNoDelay(true);
-      const onError = (e: NodeJS.ErrnoException) => reject(Object.assign(new Error(e.code ?? e.message), { code: e.code }));
+      const onError = (e: NodeJS.ErrnoException) =>
+        reject(Object.assign(new Error(e.code ?? e.message), { code: e.code }));
       socket.once('error', onError);
       socket.once('connect', () => {
         socket.off('error', onError);
@@ -98,7 +104,12 @@ export class RawConnection {
         const colon = line.indexOf(':');
         if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
       }
-      const length = headers['content-length'] === undefined ? (atEnd ? this.buffer.length - headEnd - 4 : 0) : Number(headers['content-length']);
+      const length =
+        headers['content-length'] === undefined
+          ? atEnd
+            ? this.buffer.length - headEnd - 4
+            : 0
+          : Number(headers['content-length']);
       if (this.buffer.length < headEnd + 4 + length) return;
       const body = this.buffer.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
       this.buffer = this.buffer.subarray(headEnd + 4 + length);
@@ -114,6 +125,9 @@ export class RawConnection {
 /** A request's text; `body` (a string) sets Content-Length unless `headers` gives one. */
 export const rawRequest = (method: string, path: string, headers: Record<string, string> = {}, body = ''): string => {
   const all: Record<string, string> = { Host: '127.0.0.1', ...headers };
-  if (body !== '' && !Object.keys(all).some((k) => k.toLowerCase() === 'content-length')) all['Content-Length'] = String(Buffer.byteLength(body));
-  return `${method} ${path} HTTP/1.1\r\n${Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`;
+  if (body !== '' && !Object.keys(all).some((k) => k.toLowerCase() === 'content-length'))
+    all['Content-Length'] = String(Buffer.byteLength(body));
+  return `${method} ${path} HTTP/1.1\r\n${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('')}\r\n${body}`;
 };

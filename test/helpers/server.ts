@@ -82,7 +82,8 @@ const serverAdapters = (dataDir: string): Record<string, string> => {
   const env: Record<string, string> = {};
   const { WATCHLOG_EVENTSTORE_URL: log, WATCHLOG_MONGO_URL: mongo } = process.env;
   if (log) Object.assign(env, { WATCHLOG_EVENTSTORE_URL: log, WATCHLOG_EVENTSTORE_NAMESPACE: `t${id}-` });
-  if (mongo) env.WATCHLOG_MONGO_URL = mongo.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/watchlog_test_${id}`);
+  if (mongo)
+    env.WATCHLOG_MONGO_URL = mongo.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/watchlog_test_${id}`);
   return env;
 };
 
@@ -99,39 +100,89 @@ export const serverWithTarget = async (t: ExecutionContext, options: TestServerO
 };
 
 export const startTestServer = async ({
-  env = {}, dataDir = tempDir(), now = () => new Date(), jobs: withJobs = false, anomalyScanMs = 300, scanNow = now, notifications = false,
-  logger = pino({ level: 'silent' }), projectorThread: onThread = false, processMetrics = false, checkpoints: withCheckpoints = false, notifier = {},
+  env = {},
+  dataDir = tempDir(),
+  now = () => new Date(),
+  jobs: withJobs = false,
+  anomalyScanMs = 300,
+  scanNow = now,
+  notifications = false,
+  logger = pino({ level: 'silent' }),
+  projectorThread: onThread = false,
+  processMetrics = false,
+  checkpoints: withCheckpoints = false,
+  notifier = {},
 }: TestServerOptions = {}): Promise<TestServer> => {
   const config = loadConfig({
-    WATCHLOG_DATA_DIR: dataDir, WATCHLOG_ADMIN_EMAIL: ADMIN.email, WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    WATCHLOG_DATA_DIR: dataDir,
+    WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+    WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
     // Longer than the client's idle time, so fetch never reuses a socket the server is closing
     // (a race a loaded machine makes likely).
     WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '30000',
-    ...serverAdapters(dataDir), ...env,
+    ...serverAdapters(dataDir),
+    ...env,
   });
   // Wired as `watchlog start` wires it (src/compose/roles.ts).
-  const telemetry = createTelemetry({ role: 'start', version: 'test', logger, defaultMetrics: processMetrics, clock: now });
+  const telemetry = createTelemetry({
+    role: 'start',
+    version: 'test',
+    logger,
+    defaultMetrics: processMetrics,
+    clock: now,
+  });
   const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT, observer: telemetry });
   watchRuntime(telemetry, runtime, { projections: true, notifications });
-  const thread = onThread ? new ProjectorThread({
-    dataDir: config.dataDir, eventStoreUrl: config.eventStoreUrl, eventStoreNamespace: config.eventStoreNamespace, mongoUrl: config.mongoUrl,
-    logLevel: 'silent', leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: config.egress,
-    ...config.notifications,
-    ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
-  }, runtime.log, runtime.readModels.leases, logger, telemetry) : null;
+  const thread = onThread
+    ? new ProjectorThread(
+        {
+          dataDir: config.dataDir,
+          eventStoreUrl: config.eventStoreUrl,
+          eventStoreNamespace: config.eventStoreNamespace,
+          mongoUrl: config.mongoUrl,
+          logLevel: 'silent',
+          leaseTtlMs: config.projectionLeaseMs,
+          vapid: runtime.vapid,
+          vapidSubject: config.vapidSubject,
+          egress: config.egress,
+          ...config.notifications,
+          ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
+        },
+        runtime.log,
+        runtime.readModels.leases,
+        logger,
+        telemetry,
+      )
+    : null;
   thread?.start();
-  const projectors: Projectors | null = thread ? null : startProjectors(runtime, logger, {
-    leaseTtlMs: config.projectionLeaseMs, vapid: runtime.vapid, vapidSubject: config.vapidSubject, egress: runtime.egress, notifications,
-    ...config.notifications, notifier: { retry: { attempts: 3, minTimeoutMs: 20, maxTimeoutMs: 200 }, timeoutMs: 2000, ...notifier }, metrics: telemetry,
-    ...(notifications ? { liveBatchDelayMs: 5 } : {}),
-    ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
-  });
+  const projectors: Projectors | null = thread
+    ? null
+    : startProjectors(runtime, logger, {
+        leaseTtlMs: config.projectionLeaseMs,
+        vapid: runtime.vapid,
+        vapidSubject: config.vapidSubject,
+        egress: runtime.egress,
+        notifications,
+        ...config.notifications,
+        notifier: { retry: { attempts: 3, minTimeoutMs: 20, maxTimeoutMs: 200 }, timeoutMs: 2000, ...notifier },
+        metrics: telemetry,
+        ...(notifications ? { liveBatchDelayMs: 5 } : {}),
+        ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
+      });
   await ensureAdmin(runtime, config.admin, logger);
   let scans = 0;
-  const worker = withJobs ? await startWorkerJobs(runtime, { ...config, anomalyScanMs }, logger, {
-    scheduler: { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 },
-    scanNow, trimEveryMs: 300, erasureEveryMs: 200, onScan: () => { scans += 1; }, metrics: telemetry,
-  }) : null;
+  const worker = withJobs
+    ? await startWorkerJobs(runtime, { ...config, anomalyScanMs }, logger, {
+        scheduler: { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 },
+        scanNow,
+        trimEveryMs: 300,
+        erasureEveryMs: 200,
+        onScan: () => {
+          scans += 1;
+        },
+        metrics: telemetry,
+      })
+    : null;
   const metricsServer = await startMetricsServer(telemetry, config, logger);
   // The server `watchlog` runs: its timeouts, connection limit and drain.
   const web = httpServerFor(runtime, config, logger, now, { bootstrapped: () => true, telemetry });
@@ -165,11 +216,18 @@ export const startTestServer = async ({
   };
 };
 
-export interface JsonResponse<T = any> { status: number; body: T; headers: Headers }
+export interface JsonResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
 
 /** fetch with JSON in and out; a non-JSON answer is returned as text. */
 export const api = async <T = any>(
-  base: string, method: string, url: string, options: { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string> } = {},
+  base: string,
+  method: string,
+  url: string,
+  options: { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<JsonResponse<T>> => {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -200,7 +258,8 @@ export const login = async (base: string, email = ADMIN.email, password = ADMIN.
   for (;;) {
     const res = await api<{ token: string }>(base, 'POST', '/v1/auth/login', { body: { email, password } });
     if (res.status === 200) return res.body.token;
-    if (res.status !== 401 || Date.now() > deadline) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+    if (res.status !== 401 || Date.now() > deadline)
+      throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 };
@@ -209,7 +268,10 @@ export const login = async (base: string, email = ADMIN.email, password = ADMIN.
 export const projectWithKey = async (base: string, token: string, name = 'shop') => {
   const project = await api<{ id: string }>(base, 'POST', '/v1/projects', { token, body: { name } });
   if (project.status !== 201) throw new Error(`project: ${project.status} ${JSON.stringify(project.body)}`);
-  const key = await api<{ key: string; id: string }>(base, 'POST', `/v1/projects/${project.body.id}/api-keys`, { token, body: { name: 'sdk' } });
+  const key = await api<{ key: string; id: string }>(base, 'POST', `/v1/projects/${project.body.id}/api-keys`, {
+    token,
+    body: { name: 'sdk' },
+  });
   if (key.status !== 201) throw new Error(`key: ${key.status} ${JSON.stringify(key.body)}`);
   return { projectId: project.body.id, apiKey: key.body.key, keyId: key.body.id };
 };
@@ -243,8 +305,17 @@ export const afterScans = async (server: Pick<TestServer, 'scans'>, n: number, t
 };
 
 /** A logger that keeps every line it writes, parsed, for tests that check what was logged. */
-export const capturingLogger = (level = 'info'): { logger: Logger; lines: Array<Record<string, unknown> & { level: number; msg?: string }> } => {
+export const capturingLogger = (
+  level = 'info',
+): { logger: Logger; lines: Array<Record<string, unknown> & { level: number; msg?: string }> } => {
   const lines: Array<Record<string, unknown> & { level: number; msg?: string }> = [];
-  const logger = pino({ level }, { write: (line: string) => { lines.push(JSON.parse(line) as (typeof lines)[number]); } });
+  const logger = pino(
+    { level },
+    {
+      write: (line: string) => {
+        lines.push(JSON.parse(line) as (typeof lines)[number]);
+      },
+    },
+  );
   return { logger, lines };
 };

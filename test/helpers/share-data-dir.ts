@@ -13,10 +13,13 @@ try {
   const writer = new SqliteLogWriter(log);
   let appended = 0;
   for (let i = 0; i < Number(rounds); i++) {
-    const [outcome] = writer.commit([{
-      stream: 'shared-stream', expected: 'any',
-      events: [{ id: randomUUID(), type: 'Probe', data: '{}', metadata: '{}' }],
-    }]);
+    const [outcome] = writer.commit([
+      {
+        stream: 'shared-stream',
+        expected: 'any',
+        events: [{ id: randomUUID(), type: 'Probe', data: '{}', metadata: '{}' }],
+      },
+    ]);
     if (!outcome?.ok) throw new Error(`append failed: ${JSON.stringify(outcome)}`);
     appended += 1;
     await views.leases.acquire('probe', `pid-${process.pid}`, 1);

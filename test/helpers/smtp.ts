@@ -16,10 +16,17 @@ export interface SmtpOptions {
 /** A self-signed certificate for localhost and 127.0.0.1, made for the test. */
 export const selfSignedCert = async (): Promise<{ key: string; cert: string }> => {
   const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048, algorithm: 'sha256',
+    keySize: 2048,
+    algorithm: 'sha256',
     extensions: [
       { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
     ],
   });
   return { key: pems.private, cert: pems.cert };
@@ -28,7 +35,12 @@ export const selfSignedCert = async (): Promise<{ key: string; cert: string }> =
 /** A real SMTP server (the `smtp-server` package) on 127.0.0.1 that keeps each message, parsed,
  *  and whether its session was encrypted. */
 export const smtpServer = async (options: SmtpOptions = {}) => {
-  const messages: Array<{ mail: ParsedMail; secure: boolean; user: string | null; envelope: { from: string; to: string[] } }> = [];
+  const messages: Array<{
+    mail: ParsedMail;
+    secure: boolean;
+    user: string | null;
+    envelope: { from: string; to: string[] };
+  }> = [];
   let sessions = 0;
   let received = 0;
   const server = new SMTPServer({
@@ -42,27 +54,43 @@ export const smtpServer = async (options: SmtpOptions = {}) => {
       callback();
     },
     onAuth(auth, _session, callback) {
-      if (options.login && auth.username === options.login.user && auth.password === options.login.pass) callback(null, { user: auth.username });
+      if (options.login && auth.username === options.login.user && auth.password === options.login.pass)
+        callback(null, { user: auth.username });
       else callback(new Error('invalid login'));
     },
     onData(stream, session, callback) {
       const n = received;
       received += 1;
-      simpleParser(stream).then((mail) => {
-        const code = options.replyCode?.(n) ?? 250;
-        if (code !== 250) {
-          callback(Object.assign(new Error(code >= 500 ? 'mailbox unavailable' : 'try again later'), { responseCode: code }));
-          return;
-        }
-        messages.push({
-          mail, secure: session.secure, user: typeof session.user === 'string' ? session.user : null,
-          envelope: { from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address) },
-        });
-        callback();
-      }, (error: Error) => callback(error));
+      simpleParser(stream).then(
+        (mail) => {
+          const code = options.replyCode?.(n) ?? 250;
+          if (code !== 250) {
+            callback(
+              Object.assign(new Error(code >= 500 ? 'mailbox unavailable' : 'try again later'), { responseCode: code }),
+            );
+            return;
+          }
+          messages.push({
+            mail,
+            secure: session.secure,
+            user: typeof session.user === 'string' ? session.user : null,
+            envelope: {
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              to: session.envelope.rcptTo.map((r) => r.address),
+            },
+          });
+          callback();
+        },
+        (error: Error) => callback(error),
+      );
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
-  return { port, messages, sessions: () => sessions, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    port,
+    messages,
+    sessions: () => sessions,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 };

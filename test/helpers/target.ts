@@ -16,11 +16,16 @@ export interface Target {
 export const startTarget = async (status = 200): Promise<Target> => {
   const sockets = new Set<import('node:net').Socket>();
   const target: Target = {
-    url: '', status, delayMs: 0, hits: 0, connections: 0,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
+    url: '',
+    status,
+    delayMs: 0,
+    hits: 0,
+    connections: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
   };
   const server = http.createServer((req, res) => {
     target.hits += 1;

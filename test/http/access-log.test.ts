@@ -15,10 +15,25 @@ test('access log: one line per response with request id, status and time; probes
 
   const requests = lines.filter((l) => l.msg === 'request');
   const of = (url: string) => requests.filter((l) => (l.req as { url: string }).url === url);
-  for (const path of ['/healthz', '/readyz']) t.deepEqual(of(path).map((l) => l.level), [20], `${path} at debug`);
-  t.deepEqual(of('/v1/audit').map((l) => l.level), [20], 'an accepted ingest at debug');
+  for (const path of ['/healthz', '/readyz'])
+    t.deepEqual(
+      of(path).map((l) => l.level),
+      [20],
+      `${path} at debug`,
+    );
+  t.deepEqual(
+    of('/v1/audit').map((l) => l.level),
+    [20],
+    'an accepted ingest at debug',
+  );
   const [projects] = of('/v1/projects').filter((l) => (l.req as { method: string }).method === 'GET');
-  t.like(projects, { level: 30, reqId: 'trace-123', req: { id: 'trace-123', method: 'GET', url: '/v1/projects' }, res: { statusCode: 200 }, msg: 'request' });
+  t.like(projects, {
+    level: 30,
+    reqId: 'trace-123',
+    req: { id: 'trace-123', method: 'GET', url: '/v1/projects' },
+    res: { statusCode: 200 },
+    msg: 'request',
+  });
   t.is(typeof projects!.responseTime, 'number');
   const all = JSON.stringify(lines);
   t.false(all.includes(token), 'no token');

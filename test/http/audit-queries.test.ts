@@ -1,5 +1,13 @@
 import test from 'ava';
-import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, type TestServer } from '../helpers/server.ts';
+import {
+  api,
+  eventually,
+  login,
+  projectWithKey,
+  sampleEvent,
+  startTestServer,
+  type TestServer,
+} from '../helpers/server.ts';
 
 let server: TestServer;
 let token: string;
@@ -13,16 +21,17 @@ const ENVS = ['production', 'staging', 'development'] as const;
 const STATUSES = [200, 201, 404, 500, 401] as const;
 
 /** 40 events one minute apart, with fields cycling so every filter has several matches. */
-const seed = (i: number) => sampleEvent({
-  path: `/p/${String.fromCharCode(97 + (i % 26))}`,
-  method: METHODS[i % 4],
-  status_code: STATUSES[i % 5],
-  response_time: (i * 37) % 101,
-  identifier: `user-${i % 3}`,
-  service_name: `svc-${i % 2}`,
-  environment: ENVS[i % 3],
-  user_email: `u${i}@example.com`,
-});
+const seed = (i: number) =>
+  sampleEvent({
+    path: `/p/${String.fromCharCode(97 + (i % 26))}`,
+    method: METHODS[i % 4],
+    status_code: STATUSES[i % 5],
+    response_time: (i * 37) % 101,
+    identifier: `user-${i % 3}`,
+    service_name: `svc-${i % 2}`,
+    environment: ENVS[i % 3],
+    user_email: `u${i}@example.com`,
+  });
 
 test.before(async () => {
   server = await startTestServer({ now: () => new Date(clock) });
@@ -36,7 +45,10 @@ test.before(async () => {
     await api(server.url, 'POST', '/v1/audit', { apiKey: main.apiKey, body: seed(i) });
   }
   clock += MINUTE;
-  await api(server.url, 'POST', '/v1/audit', { apiKey: other.apiKey, body: sampleEvent({ service_name: 'elsewhere' }) });
+  await api(server.url, 'POST', '/v1/audit', {
+    apiKey: other.apiKey,
+    body: sampleEvent({ service_name: 'elsewhere' }),
+  });
   await eventually(async () => {
     const r = await api(server.url, 'GET', '/v1/audit?event_type=http', { token });
     return r.body.pagination?.totalItems === 41 ? true : undefined;
@@ -54,8 +66,18 @@ test('defaults: page 1, limit 20, newest first, SPEC 2.2 item fields', async (t)
   const stamps = res.body.data.map((e: { timestamp: string }) => e.timestamp);
   t.deepEqual(stamps, [...stamps].sort().reverse());
   t.deepEqual(Object.keys(res.body.data[0]).sort(), [
-    'environment', 'event_type', 'id', 'identifier', 'method', 'path', 'project_id', 'response_time', 'service_name',
-    'status_code', 'timestamp', 'user_email',
+    'environment',
+    'event_type',
+    'id',
+    'identifier',
+    'method',
+    'path',
+    'project_id',
+    'response_time',
+    'service_name',
+    'status_code',
+    'timestamp',
+    'user_email',
   ]);
   const second = await list(`project_id=${projectId}&page=2`);
   t.is(second.body.data.length, 20);
@@ -78,7 +100,10 @@ test('every filter narrows to exactly the matching events', async (t) => {
   ];
   for (const [query, match] of cases) {
     const res = await list(`project_id=${projectId}&limit=100&${query}`);
-    const expected = Array.from({ length: 40 }, (_, i) => i).filter(match).map((i) => `u${i}@example.com`).sort();
+    const expected = Array.from({ length: 40 }, (_, i) => i)
+      .filter(match)
+      .map((i) => `u${i}@example.com`)
+      .sort();
     t.deepEqual(res.body.data.map((e: { user_email: string }) => e.user_email).sort(), expected, query);
     t.is(res.body.pagination.totalItems, expected.length, query);
   }
@@ -92,13 +117,26 @@ test('start_date and end_date are inclusive bounds on the timestamp', async (t) 
   t.is(res.body.pagination.totalItems, 6);
   // Across projects (http events: watchlog's own access events follow other clocks).
   t.is((await list(`event_type=http&start_date=${at(40)}`)).body.pagination.totalItems, 2);
-  t.is((await list(`event_type=http&end_date=${encodeURIComponent('2026-01-01T00:01:00+00:00')}`)).body.pagination.totalItems, 1);
+  t.is(
+    (await list(`event_type=http&end_date=${encodeURIComponent('2026-01-01T00:01:00+00:00')}`)).body.pagination
+      .totalItems,
+    1,
+  );
   const empty = await list(`event_type=http&start_date=${at(100)}`);
   t.deepEqual(empty.body, { data: [], pagination: { page: 1, limit: 20, totalItems: 0, totalPage: 0 } });
 });
 
 test('sort_by each documented field, both orders, with a stable tie-breaker', async (t) => {
-  const fields = ['timestamp', 'status_code', 'response_time', 'path', 'method', 'service_name', 'identifier', 'environment'];
+  const fields = [
+    'timestamp',
+    'status_code',
+    'response_time',
+    'path',
+    'method',
+    'service_name',
+    'identifier',
+    'environment',
+  ];
   for (const field of fields) {
     for (const order of ['asc', 'desc']) {
       const res = await list(`project_id=${projectId}&limit=100&sort_by=${field}&sort_order=${order}`);
@@ -114,10 +152,21 @@ test('sort_by each documented field, both orders, with a stable tie-breaker', as
 });
 
 test('bad query values are 400 with the parameters at fault', async (t) => {
-  const res = await list('limit=101&page=0&status_code=abc&method=PATCH&sort_by=ip&sort_order=up&start_date=yesterday&project_id=nope&event_type=other&environment=prod');
+  const res = await list(
+    'limit=101&page=0&status_code=abc&method=PATCH&sort_by=ip&sort_order=up&start_date=yesterday&project_id=nope&event_type=other&environment=prod',
+  );
   t.is(res.status, 400);
   t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path).sort(), [
-    'environment', 'event_type', 'limit', 'method', 'page', 'project_id', 'sort_by', 'sort_order', 'start_date', 'status_code',
+    'environment',
+    'event_type',
+    'limit',
+    'method',
+    'page',
+    'project_id',
+    'sort_by',
+    'sort_order',
+    'start_date',
+    'status_code',
   ]);
   t.is((await list('limit=100')).status, 200);
   t.is((await list('limit=0')).status, 400);

@@ -6,7 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { recordCheck } from '../../src/commands/monitors.ts';
 import { runCheck } from '../../src/checks/http-probe.ts';
 import {
-  api, capturingLogger, eventually, login, projectWithKey, sampleEvent, startTestServer, type TestServer,
+  api,
+  capturingLogger,
+  eventually,
+  login,
+  projectWithKey,
+  sampleEvent,
+  startTestServer,
+  type TestServer,
 } from '../helpers/server.ts';
 import { startTarget, type Target } from '../helpers/target.ts';
 import { defaultEgress } from '../helpers/egress.ts';
@@ -29,7 +36,11 @@ const EVENTS = 45;
 const eventTime = (i: number) => T0 + 3000 + i * 7000;
 
 test.before(async () => {
-  server = await startTestServer({ now: () => new Date(clock), logger, env: { WATCHLOG_METRICS_TOKEN: METRICS_TOKEN } });
+  server = await startTestServer({
+    now: () => new Date(clock),
+    logger,
+    env: { WATCHLOG_METRICS_TOKEN: METRICS_TOKEN },
+  });
   target = await startTarget(200);
   admin = await login(server.url);
   a = await projectWithKey(server.url, admin, 'a');
@@ -45,11 +56,25 @@ test.before(async () => {
   }
   clock = eventTime(EVENTS);
   await api(server.url, 'POST', '/v1/audit', { apiKey: b.apiKey, body: sampleEvent() });
-  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit?event_type=http', { token: admin })).body.pagination.totalItems === EVENTS + 1 ? true : undefined));
-  const monitor = await api(server.url, 'POST', '/v1/monitors', { token: admin, body: { project_id: a.projectId, name: 'orders', url: target.url, enabled: false } });
-  const channel = await api(server.url, 'POST', '/v1/channels', { token: admin, body: { project_id: a.projectId, type: 'webhook', url: 'http://127.0.0.1:9/hook' } });
+  await eventually(async () =>
+    (await api(server.url, 'GET', '/v1/audit?event_type=http', { token: admin })).body.pagination.totalItems ===
+    EVENTS + 1
+      ? true
+      : undefined,
+  );
+  const monitor = await api(server.url, 'POST', '/v1/monitors', {
+    token: admin,
+    body: { project_id: a.projectId, name: 'orders', url: target.url, enabled: false },
+  });
+  const channel = await api(server.url, 'POST', '/v1/channels', {
+    token: admin,
+    body: { project_id: a.projectId, type: 'webhook', url: 'http://127.0.0.1:9/hook' },
+  });
   ids = { event: first, monitor: monitor.body.id, channel: channel.body.id };
-  await api(server.url, 'POST', '/v1/users', { token: admin, body: { email: 'member-a@example.com', password: 'member-a-password', role: 'member', project_ids: [a.projectId] } });
+  await api(server.url, 'POST', '/v1/users', {
+    token: admin,
+    body: { email: 'member-a@example.com', password: 'member-a-password', role: 'member', project_ids: [a.projectId] },
+  });
   member = await login(server.url, 'member-a@example.com', 'member-a-password');
 });
 test.after.always(async () => {
@@ -60,16 +85,23 @@ test.after.always(async () => {
 const METRICS_TOKEN = 'contract-metrics-token-0123';
 
 /** node:http, since fetch refuses methods such as TRACE. */
-const raw = (method: string, path: string, token = admin) => new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-  const req = http.request(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } }, (res) => {
-    let body = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => { body += chunk; });
-    res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+const raw = (method: string, path: string, token = admin) =>
+  new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = http.request(
+      `${server.url}${path}`,
+      { method, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
   });
-  req.on('error', reject);
-  req.end();
-});
 
 const errorLines = () => lines.filter((l) => l.level >= 50);
 
@@ -91,20 +123,41 @@ test('item 5: any method on a served path is 405 with Allow, on another path 404
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const documented = [...readme.matchAll(/^\| GET \| `([^`]+)` \|/gm)].map((m) => m[1]!);
   t.true(documented.length >= 20);
-  const resources: Record<string, string> = { audit: ids.event, projects: a.projectId, monitors: ids.monitor, channels: ids.channel };
+  const resources: Record<string, string> = {
+    audit: ids.event,
+    projects: a.projectId,
+    monitors: ids.monitor,
+    channels: ids.channel,
+  };
   // Routes whose answer needs what this scenario does not make (a signed checkpoint, a delivery):
   // their HEAD must still agree with their GET; test/http/openapi/answers.test.ts reaches their 200.
-  const elsewhere = new Set(['/v1/checkpoints/latest', '/v1/proofs/inclusion', '/v1/proofs/consistency', '/v1/deliveries/:id']);
+  const elsewhere = new Set([
+    '/v1/checkpoints/latest',
+    '/v1/proofs/inclusion',
+    '/v1/proofs/consistency',
+    '/v1/deliveries/:id',
+  ]);
   const required: Record<string, string> = {
-    '/v1/stream': `?project_id=${a.projectId}`, '/v1/deliveries': '?event_id=00000000-0000-4000-8000-000000000000',
-    '/v1/checkpoints/latest': `?project_id=${a.projectId}`, '/v1/proofs/inclusion': `?project_id=${a.projectId}&index=0&size=1`,
+    '/v1/stream': `?project_id=${a.projectId}`,
+    '/v1/deliveries': '?event_id=00000000-0000-4000-8000-000000000000',
+    '/v1/checkpoints/latest': `?project_id=${a.projectId}`,
+    '/v1/proofs/inclusion': `?project_id=${a.projectId}&index=0&size=1`,
     '/v1/proofs/consistency': `?project_id=${a.projectId}&from=1&to=1`,
   };
   const paths = documented.map((p) => ({
-    path: p.replace(/^\/v1\/(\w+)\/:id/, (_, r: string) => `/v1/${r}/${resources[r] ?? '00000000-0000-4000-8000-000000000000'}`).replace(':session_id', 'sess-1') + (required[p] ?? ''),
+    path:
+      p
+        .replace(
+          /^\/v1\/(\w+)\/:id/,
+          (_, r: string) => `/v1/${r}/${resources[r] ?? '00000000-0000-4000-8000-000000000000'}`,
+        )
+        .replace(':session_id', 'sess-1') + (required[p] ?? ''),
     expected: elsewhere.has(p) ? null : 200,
   }));
-  paths.push({ path: '/v1/audit/export?format=json', expected: 200 }, { path: `/v1/audit/stats?project_id=${a.projectId}`, expected: 200 });
+  paths.push(
+    { path: '/v1/audit/export?format=json', expected: 200 },
+    { path: `/v1/audit/stats?project_id=${a.projectId}`, expected: 200 },
+  );
   for (const { path, expected } of paths) {
     // /metrics takes the metrics token, not a login's.
     const token = path === '/metrics' ? METRICS_TOKEN : admin;
@@ -122,18 +175,37 @@ test('item 5: any method on a served path is 405 with Allow, on another path 404
   // Requests are logged before the answer is read to its end; give the last one a moment.
   await new Promise((r) => setTimeout(r, 50));
   t.deepEqual(errorLines(), []);
-  t.deepEqual(lines.filter((l) => /export/.test(l.msg ?? '')), [], 'HEAD reads no events, so no export can stop half-way');
+  t.deepEqual(
+    lines.filter((l) => /export/.test(l.msg ?? '')),
+    [],
+    'HEAD reads no events, so no export can stop half-way',
+  );
 });
 
 test('item 8: derived sessions are a bare array, paged by X-Total-Count and a Link header', async (t) => {
-  const res = await api(server.url, 'GET', `/v1/audit/sessions?project_id=${a.projectId}&limit=1&page=2`, { token: admin });
+  const res = await api(server.url, 'GET', `/v1/audit/sessions?project_id=${a.projectId}&limit=1&page=2`, {
+    token: admin,
+  });
   t.is(res.status, 200);
   t.true(Array.isArray(res.body));
   t.is(res.body.length, 1);
-  t.deepEqual(Object.keys(res.body[0]).sort(), ['duration_seconds', 'event_count', 'identifier', 'project_id', 'service_name', 'session_end', 'session_start']);
+  t.deepEqual(Object.keys(res.body[0]).sort(), [
+    'duration_seconds',
+    'event_count',
+    'identifier',
+    'project_id',
+    'service_name',
+    'session_end',
+    'session_start',
+  ]);
   t.is(res.headers.get('x-total-count'), '3', 'user-0, user-1 and user-2');
   const link = (page: number) => `</v1/audit/sessions?project_id=${a.projectId}&limit=1&page=${page}>`;
-  t.is(res.headers.get('link'), [`${link(1)}; rel="first"`, `${link(1)}; rel="prev"`, `${link(3)}; rel="next"`, `${link(3)}; rel="last"`].join(', '));
+  t.is(
+    res.headers.get('link'),
+    [`${link(1)}; rel="first"`, `${link(1)}; rel="prev"`, `${link(3)}; rel="next"`, `${link(3)}; rel="last"`].join(
+      ', ',
+    ),
+  );
   const first = await api(server.url, 'GET', `/v1/audit/sessions?project_id=${a.projectId}`, { token: admin });
   t.is(first.body.length, 3);
   t.notRegex(first.headers.get('link') ?? '', /rel="(prev|next)"/);
@@ -143,70 +215,140 @@ test('item 8: derived sessions are a bare array, paged by X-Total-Count and a Li
 });
 
 test('item 9: a timeout equal to the interval is accepted (interval 10 with the default timeout 10); a longer one is 400', async (t) => {
-  const created = await api(server.url, 'POST', '/v1/monitors', { token: admin, body: { project_id: b.projectId, name: 'tight', url: target.url, interval_seconds: 10 } });
+  const created = await api(server.url, 'POST', '/v1/monitors', {
+    token: admin,
+    body: { project_id: b.projectId, name: 'tight', url: target.url, interval_seconds: 10 },
+  });
   t.is(created.status, 201);
   t.like(created.body, { interval_seconds: 10, timeout_seconds: 10 });
-  const longer = await api(server.url, 'PUT', `/v1/monitors/${created.body.id}`, { token: admin, body: { timeout_seconds: 11 } });
+  const longer = await api(server.url, 'PUT', `/v1/monitors/${created.body.id}`, {
+    token: admin,
+    body: { timeout_seconds: 11 },
+  });
   t.is(longer.status, 400);
-  t.deepEqual(longer.body.error.details, [{ path: 'timeout_seconds', message: 'must not exceed interval_seconds (10)' }]);
+  t.deepEqual(longer.body.error.details, [
+    { path: 'timeout_seconds', message: 'must not exceed interval_seconds (10)' },
+  ]);
   t.is(longer.body.error.message, 'invalid monitor: timeout_seconds must not exceed interval_seconds (10)');
 });
 
-test.serial('item 10: a check with an unexpected status carries "expected status 200, received 503" in the test endpoint, the monitor and its history', async (t) => {
-  const monitor = (await api(server.url, 'POST', '/v1/monitors', { token: admin, body: { project_id: b.projectId, name: 'flaky', url: target.url, timeout_seconds: 2 } })).body;
-  target.status = 503;
-  t.teardown(() => { target.status = 200; });
-  const text = 'expected status 200, received 503';
-  const tried = await api(server.url, 'POST', `/v1/monitors/${monitor.id}/test`, { token: admin });
-  t.like(tried.body, { ok: false, status_code: 503, error: text });
-  await recordCheck(server.runtime.commands, monitor.id, await runCheck(monitor, defaultEgress), { actor: 'test', correlationId: 'test', now: () => new Date() });
-  const view = await eventually(async () => {
-    const res = (await api(server.url, 'GET', `/v1/monitors/${monitor.id}`, { token: admin })).body;
-    return res.status === 'DOWN' ? res : undefined;
-  });
-  t.is(view.last_error, text);
-  const history = await eventually(async () => {
-    const res = (await api(server.url, 'GET', `/v1/monitors/${monitor.id}/history`, { token: admin })).body;
-    return res.length === 1 ? res : undefined;
-  });
-  t.like(history[0], { ok: false, status_code: 503, error: text });
-  const down = await eventually(async () => {
-    const res = await api(server.url, 'GET', `/v1/audit?project_id=${b.projectId}&event_type=system.healthcheck.down`, { token: admin });
-    return res.body.data[0];
-  });
-  t.is((await api(server.url, 'GET', `/v1/audit/${down.id}`, { token: admin })).body.request_body.error, text);
-});
+test.serial(
+  'item 10: a check with an unexpected status carries "expected status 200, received 503" in the test endpoint, the monitor and its history',
+  async (t) => {
+    const monitor = (
+      await api(server.url, 'POST', '/v1/monitors', {
+        token: admin,
+        body: { project_id: b.projectId, name: 'flaky', url: target.url, timeout_seconds: 2 },
+      })
+    ).body;
+    target.status = 503;
+    t.teardown(() => {
+      target.status = 200;
+    });
+    const text = 'expected status 200, received 503';
+    const tried = await api(server.url, 'POST', `/v1/monitors/${monitor.id}/test`, { token: admin });
+    t.like(tried.body, { ok: false, status_code: 503, error: text });
+    await recordCheck(server.runtime.commands, monitor.id, await runCheck(monitor, defaultEgress), {
+      actor: 'test',
+      correlationId: 'test',
+      now: () => new Date(),
+    });
+    const view = await eventually(async () => {
+      const res = (await api(server.url, 'GET', `/v1/monitors/${monitor.id}`, { token: admin })).body;
+      return res.status === 'DOWN' ? res : undefined;
+    });
+    t.is(view.last_error, text);
+    const history = await eventually(async () => {
+      const res = (await api(server.url, 'GET', `/v1/monitors/${monitor.id}/history`, { token: admin })).body;
+      return res.length === 1 ? res : undefined;
+    });
+    t.like(history[0], { ok: false, status_code: 503, error: text });
+    const down = await eventually(async () => {
+      const res = await api(
+        server.url,
+        'GET',
+        `/v1/audit?project_id=${b.projectId}&event_type=system.healthcheck.down`,
+        { token: admin },
+      );
+      return res.body.data[0];
+    });
+    t.is((await api(server.url, 'GET', `/v1/audit/${down.id}`, { token: admin })).body.request_body.error, text);
+  },
+);
 
 test('item 11: every 400 names the field and its rule in words; a missing and a malformed token say different things', async (t) => {
-  const notObject = await api(server.url, 'POST', '/v1/audit', { apiKey: a.apiKey, body: '[]', headers: { 'content-type': 'application/json' } });
+  const notObject = await api(server.url, 'POST', '/v1/audit', {
+    apiKey: a.apiKey,
+    body: '[]',
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(notObject.status, 400);
   t.deepEqual(notObject.body.error.details, [{ path: 'body', message: 'must be a JSON object' }]);
   t.is(notObject.body.error.message, 'invalid audit event: body must be a JSON object');
-  const channel = await api(server.url, 'POST', '/v1/channels', { token: admin, body: { project_id: a.projectId, type: 'sms' } });
+  const channel = await api(server.url, 'POST', '/v1/channels', {
+    token: admin,
+    body: { project_id: a.projectId, type: 'sms' },
+  });
   t.is(channel.status, 400);
-  t.deepEqual(channel.body.error.details, [{ path: 'type', message: 'must be one of webhook, webpush, slack, discord, teams, email, pagerduty, ntfy' }]);
-  t.is(channel.body.error.message, 'invalid channel: type must be one of webhook, webpush, slack, discord, teams, email, pagerduty, ntfy');
-  const webhook = await api(server.url, 'POST', '/v1/channels', { token: admin, body: { project_id: a.projectId, type: 'webhook', secret: 'short', events: ['x'] } });
+  t.deepEqual(channel.body.error.details, [
+    { path: 'type', message: 'must be one of webhook, webpush, slack, discord, teams, email, pagerduty, ntfy' },
+  ]);
+  t.is(
+    channel.body.error.message,
+    'invalid channel: type must be one of webhook, webpush, slack, discord, teams, email, pagerduty, ntfy',
+  );
+  const webhook = await api(server.url, 'POST', '/v1/channels', {
+    token: admin,
+    body: { project_id: a.projectId, type: 'webhook', secret: 'short', events: ['x'] },
+  });
   t.deepEqual(webhook.body.error.details, [
     { path: 'url', message: 'is required' },
     { path: 'secret', message: 'must be a string of 8 to 256 characters' },
     { path: 'events.0', message: 'must be one of healthcheck, alert' },
   ]);
-  const monitor = await api(server.url, 'POST', '/v1/monitors', { token: admin, body: { project_id: 'x', name: '', url: 'ftp://x', interval_seconds: 5, enabled: 'yes' } });
-  t.deepEqual(Object.fromEntries(monitor.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message])), {
-    project_id: 'must be a UUID', name: 'must be a string of 1 to 255 characters', url: 'must be an http or https URL of at most 2048 characters',
-    interval_seconds: 'must be an integer from 10 to 86400', enabled: 'must be true or false',
+  const monitor = await api(server.url, 'POST', '/v1/monitors', {
+    token: admin,
+    body: { project_id: 'x', name: '', url: 'ftp://x', interval_seconds: 5, enabled: 'yes' },
   });
-  const ingest = await api(server.url, 'POST', '/v1/audit', { apiKey: a.apiKey, body: { method: 'PATCH', status_code: 99, user_roles: [1] } });
-  t.like(Object.fromEntries(ingest.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message])), {
-    path: 'is required', method: 'must be one of GET, POST, PUT, DELETE', status_code: 'must be an integer from 100 to 599', 'user_roles.0': 'must be a string',
+  t.deepEqual(
+    Object.fromEntries(monitor.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message])),
+    {
+      project_id: 'must be a UUID',
+      name: 'must be a string of 1 to 255 characters',
+      url: 'must be an http or https URL of at most 2048 characters',
+      interval_seconds: 'must be an integer from 10 to 86400',
+      enabled: 'must be true or false',
+    },
+  );
+  const ingest = await api(server.url, 'POST', '/v1/audit', {
+    apiKey: a.apiKey,
+    body: { method: 'PATCH', status_code: 99, user_roles: [1] },
   });
+  t.like(
+    Object.fromEntries(ingest.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message])),
+    {
+      path: 'is required',
+      method: 'must be one of GET, POST, PUT, DELETE',
+      status_code: 'must be an integer from 100 to 599',
+      'user_roles.0': 'must be a string',
+    },
+  );
   const query = await api(server.url, 'GET', '/v1/audit?limit=500&sort_order=up&start_date=soon', { token: admin });
-  t.deepEqual(Object.fromEntries(query.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message])), {
-    limit: 'must be an integer from 1 to 100', sort_order: 'must be one of asc, desc', start_date: 'must be an ISO 8601 date or date-time',
+  t.deepEqual(
+    Object.fromEntries(query.body.error.details.map((d: { path: string; message: string }) => [d.path, d.message])),
+    {
+      limit: 'must be an integer from 1 to 100',
+      sort_order: 'must be one of asc, desc',
+      start_date: 'must be an ISO 8601 date or date-time',
+    },
+  );
+  const settings = await api(server.url, 'PUT', `/v1/projects/${a.projectId}/anomaly-settings`, {
+    token: admin,
+    body: { brute_force: { threshold: 0 } },
   });
-  const settings = await api(server.url, 'PUT', `/v1/projects/${a.projectId}/anomaly-settings`, { token: admin, body: { brute_force: { threshold: 0 } } });
-  t.deepEqual(settings.body.error.details, [{ path: 'brute_force.threshold', message: 'must be an integer from 1 to 1000000 or null' }]);
+  t.deepEqual(settings.body.error.details, [
+    { path: 'brute_force.threshold', message: 'must be an integer from 1 to 1000000 or null' },
+  ]);
   for (const res of [notObject, channel, webhook, monitor, ingest, query, settings]) {
     t.notRegex(JSON.stringify(res.body), /Input|Patch|expected [A-Z]|\(root\)| \| /, 'no codec names');
   }
@@ -224,23 +366,45 @@ test('item 11: every 400 names the field and its rule in words; a missing and a 
 
 test('item 12: unknown query parameters and management body fields are 400 naming them; ingest still ignores unknown fields', async (t) => {
   const misspelt = [
-    '/v1/audit', '/v1/audit/stats', '/v1/audit/export', '/v1/audit/sessions', '/v1/audit/anomalies', '/v1/audit/orphans', '/v1/monitors', '/v1/channels',
+    '/v1/audit',
+    '/v1/audit/stats',
+    '/v1/audit/export',
+    '/v1/audit/sessions',
+    '/v1/audit/anomalies',
+    '/v1/audit/orphans',
+    '/v1/monitors',
+    '/v1/channels',
   ];
   for (const path of misspelt) {
     const res = await api(server.url, 'GET', `${path}?projectid=${b.projectId}`, { token: admin });
     t.is(res.status, 400, path);
-    t.deepEqual(res.body.error.details, [{ path: 'projectid', message: 'is not a known parameter (did you mean project_id?)' }], path);
+    t.deepEqual(
+      res.body.error.details,
+      [{ path: 'projectid', message: 'is not a known parameter (did you mean project_id?)' }],
+      path,
+    );
   }
   const detail = await api(server.url, 'GET', `/v1/monitors/${ids.monitor}?verbose=1`, { token: admin });
   t.deepEqual(detail.body.error.details, [{ path: 'verbose', message: 'is not a known parameter' }]);
-  const monitor = await api(server.url, 'POST', '/v1/monitors', { token: admin, body: { project_id: b.projectId, name: 'm', url: target.url, interval: 30 } });
+  const monitor = await api(server.url, 'POST', '/v1/monitors', {
+    token: admin,
+    body: { project_id: b.projectId, name: 'm', url: target.url, interval: 30 },
+  });
   t.is(monitor.status, 400);
-  t.deepEqual(monitor.body.error.details, [{ path: 'interval', message: 'is not a known field (did you mean interval_seconds?)' }]);
-  const put = await api(server.url, 'PUT', `/v1/channels/${ids.channel}`, { token: admin, body: { active: true, url: 'http://example.com/' } });
+  t.deepEqual(monitor.body.error.details, [
+    { path: 'interval', message: 'is not a known field (did you mean interval_seconds?)' },
+  ]);
+  const put = await api(server.url, 'PUT', `/v1/channels/${ids.channel}`, {
+    token: admin,
+    body: { active: true, url: 'http://example.com/' },
+  });
   t.deepEqual(put.body.error.details, [{ path: 'url', message: 'is not a known field' }]);
   const project = await api(server.url, 'POST', '/v1/projects', { token: admin, body: { name: 'x', owner: 'me' } });
   t.deepEqual(project.body.error.details, [{ path: 'owner', message: 'is not a known field' }]);
-  const ingest = await api(server.url, 'POST', '/v1/audit', { apiKey: b.apiKey, body: sampleEvent({ sdk_feature_of_tomorrow: true }) });
+  const ingest = await api(server.url, 'POST', '/v1/audit', {
+    apiKey: b.apiKey,
+    body: sampleEvent({ sdk_feature_of_tomorrow: true }),
+  });
   t.is(ingest.status, 202);
 });
 
@@ -248,14 +412,29 @@ test('item 13: a project_id filter for a project the caller cannot see is 404 ev
   const byId = await api(server.url, 'GET', `/v1/projects/${b.projectId}`, { token: member });
   t.is(byId.status, 404);
   const lists = [
-    '/v1/audit', '/v1/audit/stats', '/v1/audit/export', '/v1/audit/sessions', '/v1/audit/anomalies', '/v1/audit/orphans', '/v1/monitors', '/v1/channels',
+    '/v1/audit',
+    '/v1/audit/stats',
+    '/v1/audit/export',
+    '/v1/audit/sessions',
+    '/v1/audit/anomalies',
+    '/v1/audit/orphans',
+    '/v1/monitors',
+    '/v1/channels',
   ];
   for (const path of lists) {
     const res = await api(server.url, 'GET', `${path}?project_id=${b.projectId}`, { token: member });
     t.is(res.status, 404, path);
     t.deepEqual(res.body, byId.body, path);
-    t.is((await api(server.url, 'GET', `${path}?project_id=${randomUUID()}`, { token: admin })).status, 404, `${path}, no such project`);
-    t.is((await api(server.url, 'GET', `${path}?project_id=${a.projectId}`, { token: member })).status, 200, `${path}, own project`);
+    t.is(
+      (await api(server.url, 'GET', `${path}?project_id=${randomUUID()}`, { token: admin })).status,
+      404,
+      `${path}, no such project`,
+    );
+    t.is(
+      (await api(server.url, 'GET', `${path}?project_id=${a.projectId}`, { token: member })).status,
+      200,
+      `${path}, own project`,
+    );
   }
 });
 
@@ -268,15 +447,25 @@ test('item 14: statistics count exactly the events of the list and the export fo
   ];
   for (const [from, to] of ranges) {
     const q = `project_id=${a.projectId}&start_date=${new Date(from).toISOString()}&end_date=${new Date(to).toISOString()}`;
-    const listed = (await api(server.url, 'GET', `/v1/audit?${q}&event_type=http`, { token: admin })).body.pagination.totalItems;
-    const exported = parse((await api(server.url, 'GET', `/v1/audit/export?${q}&event_type=http`, { token: admin })).body, { columns: true }).length;
-    const expected = Array.from({ length: EVENTS }, (_, i) => eventTime(i)).filter((ts) => ts >= from && ts <= to).length;
+    const listed = (await api(server.url, 'GET', `/v1/audit?${q}&event_type=http`, { token: admin })).body.pagination
+      .totalItems;
+    const exported = parse(
+      (await api(server.url, 'GET', `/v1/audit/export?${q}&event_type=http`, { token: admin })).body,
+      { columns: true },
+    ).length;
+    const expected = Array.from({ length: EVENTS }, (_, i) => eventTime(i)).filter(
+      (ts) => ts >= from && ts <= to,
+    ).length;
     t.is(listed, expected, q);
     t.is(exported, expected, q);
     for (const interval of ['minute', 'hour']) {
       const stats = (await api(server.url, 'GET', `/v1/audit/stats?${q}&interval=${interval}`, { token: admin })).body;
       t.is(stats.total, expected, `${q} by ${interval}`);
-      t.is(stats.timeline.reduce((n: number, p: { total: number }) => n + p.total, 0), expected, `${q} timeline by ${interval}`);
+      t.is(
+        stats.timeline.reduce((n: number, p: { total: number }) => n + p.total, 0),
+        expected,
+        `${q} timeline by ${interval}`,
+      );
     }
   }
 });

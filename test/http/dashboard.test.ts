@@ -48,7 +48,11 @@ test('GET / serves the built dashboard with a strict CSP and no inline script; c
   const api404 = await api(server.url, 'GET', '/v1/nothing-here', { headers: { accept: 'text/html' } });
   t.is(api404.status, 404);
   t.is(api404.body.error.code, 'not_found');
-  t.is((await api(server.url, 'POST', '/projects', { body: {} })).status, 404, 'the dashboard answers GET and HEAD only');
+  t.is(
+    (await api(server.url, 'POST', '/projects', { body: {} })).status,
+    404,
+    'the dashboard answers GET and HEAD only',
+  );
   t.is((await api(server.url, 'POST', '/v1/auth/login', { body: ADMIN })).status, 200, 'the API is untouched');
 });
 

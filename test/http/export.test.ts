@@ -4,7 +4,15 @@ import { randomUUID } from 'node:crypto';
 import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
 import { CSV_COLUMNS } from '../../src/domain/export-csv.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
-import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, type TestServer } from '../helpers/server.ts';
+import {
+  api,
+  eventually,
+  login,
+  projectWithKey,
+  sampleEvent,
+  startTestServer,
+  type TestServer,
+} from '../helpers/server.ts';
 
 let server: TestServer;
 let token: string;
@@ -18,8 +26,19 @@ test.before(async () => {
   main = await projectWithKey(server.url, token, 'main');
   other = await projectWithKey(server.url, token, 'other');
   const bodies = [
-    sampleEvent({ path: '=HYPERLINK("http://evil")', identifier: '+41 79', user_name: '@admin', error_message: '-1 error' }),
-    sampleEvent({ path: '/a,b', user_agent: 'say "hi"\nnext line', user_name: 'Zoë 🚀', method: 'DELETE', request_body: { password: 'p', note: '=1+1' } }),
+    sampleEvent({
+      path: '=HYPERLINK("http://evil")',
+      identifier: '+41 79',
+      user_name: '@admin',
+      error_message: '-1 error',
+    }),
+    sampleEvent({
+      path: '/a,b',
+      user_agent: 'say "hi"\nnext line',
+      user_name: 'Zoë 🚀',
+      method: 'DELETE',
+      request_body: { password: 'p', note: '=1+1' },
+    }),
     sampleEvent({ path: '/plain', user_roles: ['admin', 'ops'], query_params: { q: 'x' } }),
   ];
   for (const body of bodies) await api(server.url, 'POST', '/v1/audit', { apiKey: main.apiKey, body });
@@ -27,9 +46,19 @@ test.before(async () => {
   guarded = await projectWithKey(server.url, token, 'csv-guard');
   await api(server.url, 'POST', '/v1/audit', {
     apiKey: guarded.apiKey,
-    body: sampleEvent({ path: '\t=1+2', identifier: '\r=HYPERLINK("http://evil")', user_name: '\uFF1D1+2', user_agent: 'a;=1+1', error_message: '@SUM(1)' }),
+    body: sampleEvent({
+      path: '\t=1+2',
+      identifier: '\r=HYPERLINK("http://evil")',
+      user_name: '\uFF1D1+2',
+      user_agent: 'a;=1+1',
+      error_message: '@SUM(1)',
+    }),
   });
-  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems === 5 ? true : undefined));
+  await eventually(async () =>
+    (await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems === 5
+      ? true
+      : undefined,
+  );
 });
 test.after.always(() => server.stop());
 
@@ -88,10 +117,16 @@ test('JSON: a streamed array of full events; filters and scope as in the list', 
   t.is(events[0]!.path, '/a,b');
   t.deepEqual(events[0]!.request_body, { password: '********', note: '=1+1' });
   t.deepEqual(JSON.parse((await download('?format=json&start_date=2030-01-01T00:00:00Z')).text), []);
-  await api(server.url, 'POST', '/v1/users', { token, body: { email: 'exp@example.com', password: 'exp-password', role: 'member', project_ids: [other.projectId] } });
+  await api(server.url, 'POST', '/v1/users', {
+    token,
+    body: { email: 'exp@example.com', password: 'exp-password', role: 'member', project_ids: [other.projectId] },
+  });
   const member = await login(server.url, 'exp@example.com', 'exp-password');
   const scoped = JSON.parse((await download('?format=json', member)).text) as StoredAuditEvent[];
-  t.deepEqual(scoped.map((e) => e.path), ['/other']);
+  t.deepEqual(
+    scoped.map((e) => e.path),
+    ['/other'],
+  );
 });
 
 test('bad parameters are 400; no token is 401', async (t) => {
@@ -109,13 +144,33 @@ test('exactly 100000 events export whole; 100001 are cut to 100000 and say so', 
       const batch: Array<{ r: RecordedEvent; e: StoredAuditEvent }> = Array.from({ length: n }, (_, i) => {
         const k = offset + start + i;
         return {
-          r: { id: randomUUID(), type: 'AuditEventRecorded', stream: 'bulk', revision: k, position: String(10_000_000 + k), data: {},
-            metadata: { recorded_at: '', actor: '', correlation_id: '', schema_version: 1 } },
-          e: { id: randomUUID(), project_id: projectId, event_type: 'http', timestamp: new Date(Date.UTC(2026, 0, 1) + k * 1000).toISOString(),
-            path: `/bulk/${k}`, method: 'GET', identifier: 'u', service_name: 'bulk', environment: 'production', source: 'backend' },
+          r: {
+            id: randomUUID(),
+            type: 'AuditEventRecorded',
+            stream: 'bulk',
+            revision: k,
+            position: String(10_000_000 + k),
+            data: {},
+            metadata: { recorded_at: '', actor: '', correlation_id: '', schema_version: 1 },
+          },
+          e: {
+            id: randomUUID(),
+            project_id: projectId,
+            event_type: 'http',
+            timestamp: new Date(Date.UTC(2026, 0, 1) + k * 1000).toISOString(),
+            path: `/bulk/${k}`,
+            method: 'GET',
+            identifier: 'u',
+            service_name: 'bulk',
+            environment: 'production',
+            source: 'backend',
+          },
         };
       });
-      await server.runtime.readModels.stores.auditEvents.commit(batch.map((b) => b.r), (r, w) => w.record(batch[Number(r.revision) - offset - start]!.e, r.position));
+      await server.runtime.readModels.stores.auditEvents.commit(
+        batch.map((b) => b.r),
+        (r, w) => w.record(batch[Number(r.revision) - offset - start]!.e, r.position),
+      );
     }
   };
   const lines = (text: string) => text.split('\n').filter((l) => l.length > 0).length - 1;

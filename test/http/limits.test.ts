@@ -22,9 +22,13 @@ test('a body that stops arriving is 408 with the error shape after the body time
   const conn = await RawConnection.open(portOf(server.url));
   t.teardown(() => conn.destroy());
   const body = JSON.stringify(sampleEvent({ identifier: 'stalled' }));
-  const sent = conn.write(rawRequest('POST', '/v1/audit', {
-    'Content-Type': 'application/json', 'X-API-Key': apiKey, 'Content-Length': String(body.length),
-  }));
+  const sent = conn.write(
+    rawRequest('POST', '/v1/audit', {
+      'Content-Type': 'application/json',
+      'X-API-Key': apiKey,
+      'Content-Length': String(body.length),
+    }),
+  );
   conn.write(body.slice(0, 20));
   const answer = await within(conn, 10_000);
   t.true(answer !== 'pending' && !('closed' in answer), `a response, got ${JSON.stringify(answer)}`);
@@ -42,14 +46,22 @@ test('a body that stops arriving is 408 with the error shape after the body time
   // Login reads its body the same way.
   const loginConn = await RawConnection.open(portOf(server.url));
   t.teardown(() => loginConn.destroy());
-  loginConn.write(rawRequest('POST', '/v1/auth/login', { 'Content-Type': 'application/json', 'Content-Length': '60' }, '{"email":'));
+  loginConn.write(
+    rawRequest('POST', '/v1/auth/login', { 'Content-Type': 'application/json', 'Content-Length': '60' }, '{"email":'),
+  );
   const loginAnswer = await within(loginConn, 10_000);
   t.like(loginAnswer, { status: 408 });
 
   // A body that keeps arriving, however slowly, is read.
   const slow = await RawConnection.open(portOf(server.url));
   t.teardown(() => slow.destroy());
-  slow.write(rawRequest('POST', '/v1/audit', { 'Content-Type': 'application/json', 'X-API-Key': apiKey, 'Content-Length': String(body.length) }));
+  slow.write(
+    rawRequest('POST', '/v1/audit', {
+      'Content-Type': 'application/json',
+      'X-API-Key': apiKey,
+      'Content-Length': String(body.length),
+    }),
+  );
   for (let i = 0; i < body.length; i += Math.ceil(body.length / 4)) {
     await new Promise((r) => setTimeout(r, 250));
     slow.write(body.slice(i, i + Math.ceil(body.length / 4)));
@@ -129,7 +141,12 @@ test('connections beyond WATCHLOG_MAX_CONNECTIONS are refused while the earlier 
 
 test('an idle keep-alive connection is closed after the keep-alive timeout; a request is cut after the request timeout however its body trickles', async (t) => {
   const server = await startTestServer({
-    env: { WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '300', WATCHLOG_HEADERS_TIMEOUT_MS: '400', WATCHLOG_REQUEST_TIMEOUT_MS: '1000', WATCHLOG_BODY_TIMEOUT_MS: '400' },
+    env: {
+      WATCHLOG_KEEP_ALIVE_TIMEOUT_MS: '300',
+      WATCHLOG_HEADERS_TIMEOUT_MS: '400',
+      WATCHLOG_REQUEST_TIMEOUT_MS: '1000',
+      WATCHLOG_BODY_TIMEOUT_MS: '400',
+    },
   });
   t.teardown(() => server.stop());
   const port = portOf(server.url);
@@ -146,10 +163,19 @@ test('an idle keep-alive connection is closed after the keep-alive timeout; a re
   const { apiKey } = await projectWithKey(server.url, token);
   const trickle = await RawConnection.open(port);
   t.teardown(() => trickle.destroy());
-  const sent = trickle.write(rawRequest('POST', '/v1/audit', { 'Content-Type': 'application/json', 'X-API-Key': apiKey, 'Content-Length': '4000' }));
+  const sent = trickle.write(
+    rawRequest('POST', '/v1/audit', {
+      'Content-Type': 'application/json',
+      'X-API-Key': apiKey,
+      'Content-Length': '4000',
+    }),
+  );
   const timer = setInterval(() => trickle.write(' '), 150);
   t.teardown(() => clearInterval(timer));
-  const end = await Promise.race([trickle.closed, new Promise<'pending'>((r) => setTimeout(() => r('pending'), 10_000))]);
+  const end = await Promise.race([
+    trickle.closed,
+    new Promise<'pending'>((r) => setTimeout(() => r('pending'), 10_000)),
+  ]);
   clearInterval(timer);
   t.not(end, 'pending', 'the trickling request is cut');
   const after = (end as RawClosed).at - sent;

@@ -13,7 +13,10 @@ test('ingest while the log writer thread dies: 202 or 503 with Retry-After and a
   await new Promise((r) => setTimeout(r, 5));
   await server.runtime.log.writerThread!.terminate();
   const answers = await Promise.all([...during, ...Array.from({ length: 50 }, ingest)]);
-  t.deepEqual([...new Set(answers.map((a) => a.status))].filter((s) => s !== 202 && s !== 503), []);
+  t.deepEqual(
+    [...new Set(answers.map((a) => a.status))].filter((s) => s !== 202 && s !== 503),
+    [],
+  );
   for (const refused of answers.filter((a) => a.status === 503)) {
     t.is(refused.headers.get('retry-after'), '1');
     t.true(['outcome_unknown', 'log_unavailable'].includes(refused.body.error.code), refused.body.error.code);

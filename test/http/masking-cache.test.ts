@@ -7,14 +7,26 @@ const readModel = (initial: ProjectMaskingRules | null) => {
   let rules = initial;
   let reads = 0;
   return {
-    queries: { rulesOf: async () => { reads += 1; return rules; } },
-    set: (next: ProjectMaskingRules | null) => { rules = next; },
+    queries: {
+      rulesOf: async () => {
+        reads += 1;
+        return rules;
+      },
+    },
+    set: (next: ProjectMaskingRules | null) => {
+      rules = next;
+    },
     reads: () => reads,
   };
 };
 
 const P = 'd3be9a6c-e7f8-4a0b-9c8d-9e0f1a2b3c01';
-const rules = (keys: string[], updated_at: string): ProjectMaskingRules => ({ project_id: P, keys, patterns: ['sk_[0-9]+'], updated_at });
+const rules = (keys: string[], updated_at: string): ProjectMaskingRules => ({
+  project_id: P,
+  keys,
+  patterns: ['sk_[0-9]+'],
+  updated_at,
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('a project without rules is null, and is remembered too', async (t) => {
@@ -34,7 +46,7 @@ test('rules are read once per ttl; a change applies within the ttl, or at once a
   t.is(await cache.of(P), first, 'within the ttl: the remembered rules');
   t.is(m.reads(), 1);
   await sleep(60);
-  t.deepEqual([...(await cache.of(P))!.keys], ['b'], 'after the ttl: the read model\'s');
+  t.deepEqual([...(await cache.of(P))!.keys], ['b'], "after the ttl: the read model's");
   m.set(rules(['c'], 't3'));
   cache.invalidate(P);
   t.deepEqual([...(await cache.of(P))!.keys], ['c'], 'after invalidate: at once');
@@ -50,19 +62,30 @@ test('unchanged rules are not compiled again when the ttl runs out', async (t) =
 });
 
 test('a read model that cannot be read fails the lookup: ingest never goes on without the rules', async (t) => {
-  const cache = new MaskingCache({ rulesOf: async () => { throw new Error('read model down'); } });
+  const cache = new MaskingCache({
+    rulesOf: async () => {
+      throw new Error('read model down');
+    },
+  });
   await t.throwsAsync(cache.of(P), { message: 'read model down' });
 });
 
 test('a read that began before an invalidation is not remembered: it cannot bring back the old rules', async (t) => {
   let release: (r: ProjectMaskingRules) => void = () => undefined;
   let reads = 0;
-  const cache = new MaskingCache({
-    rulesOf: async () => {
-      reads += 1;
-      return reads === 1 ? new Promise<ProjectMaskingRules>((resolve) => { release = resolve; }) : rules(['new'], 't2');
+  const cache = new MaskingCache(
+    {
+      rulesOf: async () => {
+        reads += 1;
+        return reads === 1
+          ? new Promise<ProjectMaskingRules>((resolve) => {
+              release = resolve;
+            })
+          : rules(['new'], 't2');
+      },
     },
-  }, 10_000);
+    10_000,
+  );
   const slow = cache.of(P);
   await sleep(5);
   cache.invalidate(P);

@@ -29,7 +29,8 @@ const create = async (body: Record<string, unknown>) => {
   return res.body as { id: string };
 };
 const monitor = async (id: string) => (await api(server.url, 'GET', `/v1/monitors/${id}`, { token })).body;
-const jobOf = async (id: string) => (await server.jobs!.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: id } })).jobs;
+const jobOf = async (id: string) =>
+  (await server.jobs!.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: id } })).jobs;
 
 test('a new monitor is checked at once by its Agenda job, then again after its interval', async (t) => {
   const { id } = await create({ name: 'repeat', url: target.url, interval_seconds: 10, timeout_seconds: 2 });
@@ -41,7 +42,11 @@ test('a new monitor is checked at once by its Agenda job, then again after its i
   const jobs = await jobOf(id);
   t.is(jobs.length, 1, 'one job per monitor');
   t.is(jobs[0]!.repeatInterval, 10_000);
-  await eventually(async () => ((await api(server.url, 'GET', `/v1/monitors/${id}/history`, { token })).body.length >= 2 ? true : undefined), 15_000);
+  await eventually(
+    async () =>
+      (await api(server.url, 'GET', `/v1/monitors/${id}/history`, { token })).body.length >= 2 ? true : undefined,
+    15_000,
+  );
   t.is((await jobOf(id)).length, 1);
 });
 
@@ -54,10 +59,15 @@ test('UP→DOWN→UP through the job handler: two audit events, and the monitor 
   await server.jobs!.check(id);
   await server.jobs!.check(id);
   const events = await eventually(async () => {
-    const res = await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&service_name=flipping&sort_order=asc`, { token });
+    const res = await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&service_name=flipping&sort_order=asc`, {
+      token,
+    });
     return res.body.pagination.totalItems === 2 ? res.body.data : undefined;
   });
-  t.deepEqual(events.map((e: { event_type: string }) => e.event_type), ['system.healthcheck.down', 'system.healthcheck.up']);
+  t.deepEqual(
+    events.map((e: { event_type: string }) => e.event_type),
+    ['system.healthcheck.down', 'system.healthcheck.up'],
+  );
   t.is(await eventually(async () => ((await monitor(id)).status === 'UP' ? 'UP' : undefined)), 'UP');
 });
 
@@ -68,15 +78,24 @@ test('a slow target and a closed port go DOWN with the error recorded', async (t
   const port = await freePort();
   const timedOut = await create({ name: 'slow', url: slow.url, timeout_seconds: 1 });
   const refused = await create({ name: 'closed', url: `http://127.0.0.1:${port}/`, timeout_seconds: 1 });
-  const down = async (id: string) => eventually(async () => {
-    const m = await monitor(id);
-    return m.status === 'DOWN' ? m : undefined;
-  }, 8000);
+  const down = async (id: string) =>
+    eventually(async () => {
+      const m = await monitor(id);
+      return m.status === 'DOWN' ? m : undefined;
+    }, 8000);
   t.regex((await down(timedOut.id)).last_error, /timeout: no response within 1 s/);
   const closed = await down(refused.id);
   t.regex(closed.last_error, /connection refused/);
   t.is(closed.last_status_code, null);
-  const downEvents = async () => (await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&event_type=system.healthcheck.down&service_name=closed`, { token })).body;
+  const downEvents = async () =>
+    (
+      await api(
+        server.url,
+        'GET',
+        `/v1/audit?project_id=${projectId}&event_type=system.healthcheck.down&service_name=closed`,
+        { token },
+      )
+    ).body;
   t.is(await eventually(async () => ((await downEvents()).pagination.totalItems === 1 ? 1 : undefined)), 1);
 });
 
@@ -101,11 +120,25 @@ test('a worker job deletes log rows that maxCount hides, so check history does n
   const stream = `monitor-${randomUUID()}-checks`;
   await server.runtime.log.setStreamMaxCount(stream, 3);
   for (let i = 0; i < 10; i++) {
-    await server.runtime.log.append(stream, [{
-      id: randomUUID(), type: 'CheckRecorded',
-      data: { monitor_id: 'm', project_id: projectId, checked_at: new Date().toISOString(), ok: true, status_code: 200, response_ms: i },
-      metadata: { recorded_at: new Date().toISOString(), actor: 'test', correlation_id: 'c', schema_version: 1 },
-    }], 'any');
+    await server.runtime.log.append(
+      stream,
+      [
+        {
+          id: randomUUID(),
+          type: 'CheckRecorded',
+          data: {
+            monitor_id: 'm',
+            project_id: projectId,
+            checked_at: new Date().toISOString(),
+            ok: true,
+            status_code: 200,
+            response_ms: i,
+          },
+          metadata: { recorded_at: new Date().toISOString(), actor: 'test', correlation_id: 'c', schema_version: 1 },
+        },
+      ],
+      'any',
+    );
   }
   const rows = () => {
     const db = new Database(path.join(server.dataDir, 'log.db'), { readonly: true });
@@ -116,5 +149,8 @@ test('a worker job deletes log rows that maxCount hides, so check history does n
     }
   };
   await eventually(async () => (rows() === 3 ? true : undefined), 5000);
-  t.deepEqual((await server.runtime.log.readStream(stream)).map((e) => e.revision), [7, 8, 9]);
+  t.deepEqual(
+    (await server.runtime.log.readStream(stream)).map((e) => e.revision),
+    [7, 8, 9],
+  );
 });

@@ -1,13 +1,26 @@
 import test from 'ava';
 import { deleteMonitor } from '../../src/commands/monitors.ts';
 import { CHECK_JOB } from '../../src/jobs/worker-jobs.ts';
-import { api, eventually, login, projectWithKey, serverWithTarget, startTestServer, tempDir } from '../helpers/server.ts';
+import {
+  api,
+  eventually,
+  login,
+  projectWithKey,
+  serverWithTarget,
+  startTestServer,
+  tempDir,
+} from '../helpers/server.ts';
 import { startTarget } from '../helpers/target.ts';
 
 test('a monitor missing from the read model (not projected yet) keeps its job; a deleted one loses it', async (t) => {
   const { server, target, token } = await serverWithTarget(t, { jobs: true });
   const { projectId } = await projectWithKey(server.url, token, 'reconcile');
-  const { id } = (await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'kept', url: target.url } })).body;
+  const { id } = (
+    await api(server.url, 'POST', '/v1/monitors', {
+      token,
+      body: { project_id: projectId, name: 'kept', url: target.url },
+    })
+  ).body;
   const jobs = async () => (await server.jobs!.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: id } })).jobs;
   await eventually(async () => ((await jobs()).length === 1 ? true : undefined), 5000);
 
@@ -33,7 +46,12 @@ test('a restart resumes the stored jobs: the next check comes on schedule, not t
   });
   const token = await login(server.url);
   const { projectId } = await projectWithKey(server.url, token, 'restart');
-  const { id } = (await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'resumed', url: target.url, interval_seconds: 10, timeout_seconds: 2 } })).body;
+  const { id } = (
+    await api(server.url, 'POST', '/v1/monitors', {
+      token,
+      body: { project_id: projectId, name: 'resumed', url: target.url, interval_seconds: 10, timeout_seconds: 2 },
+    })
+  ).body;
   const history = async () => (await api(server.url, 'GET', `/v1/monitors/${id}/history`, { token })).body as unknown[];
   await eventually(async () => ((await history()).length === 1 ? true : undefined), 5000);
   await server.stop({ remove: false });

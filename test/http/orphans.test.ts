@@ -1,5 +1,13 @@
 import test from 'ava';
-import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, type TestServer } from '../helpers/server.ts';
+import {
+  api,
+  eventually,
+  login,
+  projectWithKey,
+  sampleEvent,
+  startTestServer,
+  type TestServer,
+} from '../helpers/server.ts';
 
 let server: TestServer;
 let token: string;
@@ -31,7 +39,11 @@ test.before(async () => {
   await send(other.apiKey, 620, browser('r-never', '/other-project')); // same id, other project: not a match for /never
   await send(main.apiKey, 700, browser('r-fresh', '/fresh'));
   clock = start + 760 * 1000;
-  await eventually(async () => ((await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems === 10 ? true : undefined));
+  await eventually(async () =>
+    (await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems === 10
+      ? true
+      : undefined,
+  );
 });
 test.after.always(() => server.stop());
 
@@ -40,21 +52,38 @@ const orphans = (query = '', t = token) => api(server.url, 'GET', `/v1/audit/orp
 test('browser events with no backend event of the same request_id within 2 minutes, once 2 minutes have passed', async (t) => {
   const res = await orphans(`?project_id=${main.projectId}`);
   t.is(res.status, 200);
-  t.deepEqual(res.body.data.map((e: { path: string }) => e.path), ['/never', '/late-backend']);
+  t.deepEqual(
+    res.body.data.map((e: { path: string }) => e.path),
+    ['/never', '/late-backend'],
+  );
   t.is(res.body.data[0].request_id, 'r-never');
-  t.like(res.body.data[0], { event_type: 'http', method: 'POST', service_name: 'spa', timestamp: new Date(start + 600_000).toISOString() });
+  t.like(res.body.data[0], {
+    event_type: 'http',
+    method: 'POST',
+    service_name: 'spa',
+    timestamp: new Date(start + 600_000).toISOString(),
+  });
   t.deepEqual(res.body.pagination, { page: 1, limit: 20, totalItems: 2, totalPage: 1 });
   clock = start + 821 * 1000;
-  t.deepEqual((await orphans(`?project_id=${main.projectId}`)).body.data.map((e: { path: string }) => e.path), ['/fresh', '/never', '/late-backend']);
+  t.deepEqual(
+    (await orphans(`?project_id=${main.projectId}`)).body.data.map((e: { path: string }) => e.path),
+    ['/fresh', '/never', '/late-backend'],
+  );
 });
 
 test('filters, pagination, scope and bad values', async (t) => {
   t.is((await orphans('?service_name=orders')).body.pagination.totalItems, 0);
   t.is((await orphans(`?end_date=${new Date(start + 500_000).toISOString()}`)).body.pagination.totalItems, 1);
   t.is((await orphans('?limit=1&page=2')).body.data.length, 1);
-  await api(server.url, 'POST', '/v1/users', { token, body: { email: 'orph@example.com', password: 'orph-password', role: 'member', project_ids: [other.projectId] } });
+  await api(server.url, 'POST', '/v1/users', {
+    token,
+    body: { email: 'orph@example.com', password: 'orph-password', role: 'member', project_ids: [other.projectId] },
+  });
   const member = await login(server.url, 'orph@example.com', 'orph-password');
-  t.deepEqual((await orphans('', member)).body.data.map((e: { path: string }) => e.path), ['/other-project']);
+  t.deepEqual(
+    (await orphans('', member)).body.data.map((e: { path: string }) => e.path),
+    ['/other-project'],
+  );
   const bad = await orphans('?limit=0&project_id=x');
   t.is(bad.status, 400);
   t.deepEqual(bad.body.error.details.map((d: { path: string }) => d.path).sort(), ['limit', 'project_id']);

@@ -3,7 +3,13 @@ import { ReadThroughCache } from '../../src/http/middleware/read-through-cache.t
 
 const counting = (values: Map<string, string | null>) => {
   const reads: string[] = [];
-  return { reads, read: async (key: string) => { reads.push(key); return values.get(key) ?? null; } };
+  return {
+    reads,
+    read: async (key: string) => {
+      reads.push(key);
+      return values.get(key) ?? null;
+    },
+  };
 };
 
 test('a value is read once per ttl; what `remember` refuses is read every time', async (t) => {
@@ -22,13 +28,18 @@ test('a value is read once per ttl; what `remember` refuses is read every time',
 test('a read that began before an invalidation is not remembered: a revoked value cannot come back', async (t) => {
   const values = new Map<string, string | null>([['key', 'project-1']]);
   let release = () => undefined as void;
-  const gate = new Promise<void>((r) => { release = r; });
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
   let slow = true;
-  const cache = new ReadThroughCache<string, string | null>(async (key) => {
-    const value = values.get(key) ?? null;
-    if (slow) await gate;
-    return value;
-  }, { ttlMs: 60_000 });
+  const cache = new ReadThroughCache<string, string | null>(
+    async (key) => {
+      const value = values.get(key) ?? null;
+      if (slow) await gate;
+      return value;
+    },
+    { ttlMs: 60_000 },
+  );
   const inFlight = cache.get('key');
   values.set('key', null);
   cache.invalidate('key');
@@ -39,7 +50,13 @@ test('a read that began before an invalidation is not remembered: a revoked valu
 });
 
 test('invalidate without a key forgets everything; a full cache starts over', async (t) => {
-  const source = counting(new Map([['a', 'A'], ['b', 'B'], ['c', 'C']]));
+  const source = counting(
+    new Map([
+      ['a', 'A'],
+      ['b', 'B'],
+      ['c', 'C'],
+    ]),
+  );
   const cache = new ReadThroughCache(source.read, { ttlMs: 60_000, maxEntries: 2 });
   await cache.get('a');
   await cache.get('b');

@@ -18,7 +18,18 @@ test('/readyz is 200 when everything is up, naming each part; /healthz stays a p
   t.deepEqual(ready.body.bootstrap, { ok: true });
   t.like(ready.body.log, { ok: true });
   t.deepEqual(Object.keys(ready.body.read_models).sort(), [
-    'access', 'anomalies', 'audit-events', 'channels', 'deliveries', 'derived-sessions', 'masking', 'monitors', 'orphans', 'retention', 'stats-buckets', 'tree',
+    'access',
+    'anomalies',
+    'audit-events',
+    'channels',
+    'deliveries',
+    'derived-sessions',
+    'masking',
+    'monitors',
+    'orphans',
+    'retention',
+    'stats-buckets',
+    'tree',
   ]);
   t.like(ready.body.read_models.access, { ok: true, lag_ms: 0, projector: true });
 });
@@ -63,6 +74,9 @@ test('a change whose read model does not show it in time is 503 not_yet_visible,
   const res = await api(server.url, 'POST', '/v1/projects', { token, body: { name: 'unseen' } });
   t.is(res.status, 503);
   t.is(res.body.error.code, 'not_yet_visible');
-  t.regex(res.body.error.message, /recorded in the log \(position \d+\).*access read model has not applied it yet: is a worker running/);
+  t.regex(
+    res.body.error.message,
+    /recorded in the log \(position \d+\).*access read model has not applied it yet: is a worker running/,
+  );
   t.is(res.headers.get('retry-after'), '5');
 });

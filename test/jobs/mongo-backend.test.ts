@@ -14,19 +14,23 @@ const url = process.env.WATCHLOG_MONGO_URL;
 if (url === undefined) {
   test.skip('agenda mongo backend contract: skipped, WATCHLOG_MONGO_URL is not set', () => {});
 } else {
-  agendaBackendContract('mongo', async () => {
-    const client = await new MongoClient(url).connect();
-    const db = client.db(`watchlog_agenda_${randomUUID().slice(0, 8)}`);
-    return {
-      backend: new MongoJobStore(db, AGENDA_COLLECTION),
-      // A second store on the same database: its own repository, as another process would have.
-      openSecond: async () => new MongoJobStore(db, AGENDA_COLLECTION),
-      cleanup: async () => {
-        await db.dropDatabase();
-        await client.close();
-      },
-    };
-  }, {
-    updateSchedule: (backend, id, changes) => backend.updateSchedule(id, changes),
-  });
+  agendaBackendContract(
+    'mongo',
+    async () => {
+      const client = await new MongoClient(url).connect();
+      const db = client.db(`watchlog_agenda_${randomUUID().slice(0, 8)}`);
+      return {
+        backend: new MongoJobStore(db, AGENDA_COLLECTION),
+        // A second store on the same database: its own repository, as another process would have.
+        openSecond: async () => new MongoJobStore(db, AGENDA_COLLECTION),
+        cleanup: async () => {
+          await db.dropDatabase();
+          await client.close();
+        },
+      };
+    },
+    {
+      updateSchedule: (backend, id, changes) => backend.updateSchedule(id, changes),
+    },
+  );
 }

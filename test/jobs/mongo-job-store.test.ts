@@ -43,7 +43,11 @@ class RecordingCollection {
     return { acknowledged: true, deletedCount: 1 };
   }
 
-  async findOneAndUpdate(filter: unknown, update: { $set?: Record<string, unknown>; $setOnInsert?: Record<string, unknown> }, options: unknown) {
+  async findOneAndUpdate(
+    filter: unknown,
+    update: { $set?: Record<string, unknown>; $setOnInsert?: Record<string, unknown> },
+    options: unknown,
+  ) {
     this.record('findOneAndUpdate', filter, update, options);
     if (this.refusedUpserts > 0) {
       this.refusedUpserts -= 1;
@@ -79,9 +83,14 @@ test("connect removes the later copies of a name's 'single' jobs, then builds th
   await store.connect();
   await store.connect();
 
-  const builds = collection.ops('createIndex').filter(([, options]) => (options as { name?: string }).name === 'single_job_name_unique');
+  const builds = collection
+    .ops('createIndex')
+    .filter(([, options]) => (options as { name?: string }).name === 'single_job_name_unique');
   t.is(builds.length, 2, 'built again after the refusal, and not on the second connect');
-  t.deepEqual(builds[1], [{ name: 1 }, { unique: true, partialFilterExpression: { type: 'single' }, name: 'single_job_name_unique' }]);
+  t.deepEqual(builds[1], [
+    { name: 1 },
+    { unique: true, partialFilterExpression: { type: 'single' }, name: 'single_job_name_unique' },
+  ]);
   const deletions = collection.ops('deleteMany').map(([filter]) => filter as { _id: { $in: ObjectId[] } });
   t.is(deletions.length, 2);
   t.deepEqual(deletions[0]?._id.$in.map(String), [b, c].map(String), 'the oldest stays');
@@ -108,8 +117,11 @@ test("every() whose insert loses the race to another worker's ends up updating t
   t.like(upserts[1]?.[2], { upsert: true });
 
   collection.refusedUpserts = 1;
-  await t.throwsAsync(agenda.create('check', { id: 1 }).unique({ 'data.id': 1 }).save(), { message: /E11000/ },
-    'a duplicate of another kind is still an error');
+  await t.throwsAsync(
+    agenda.create('check', { id: 1 }).unique({ 'data.id': 1 }).save(),
+    { message: /E11000/ },
+    'a duplicate of another kind is still an error',
+  );
 });
 
 test('updateSchedule $sets only the schedule: lockedAt and the run history are not named', async (t) => {

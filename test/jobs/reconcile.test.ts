@@ -3,7 +3,14 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { SqliteBackend } from '@watchlog/agenda-sqlite';
-import { CHECK_JOB, RECONCILE_JOB, WorkerJobs, scheduleChangesFor, type RepeatingJob, type WorkerJobsOptions } from '../../src/jobs/worker-jobs.ts';
+import {
+  CHECK_JOB,
+  RECONCILE_JOB,
+  WorkerJobs,
+  scheduleChangesFor,
+  type RepeatingJob,
+  type WorkerJobsOptions,
+} from '../../src/jobs/worker-jobs.ts';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import type { MonitorView } from '../../src/views/monitors/port.ts';
 import { defaultEgress } from '../helpers/egress.ts';
@@ -20,9 +27,22 @@ const until = async (condition: () => boolean | Promise<boolean>, what: string, 
 };
 
 const monitorView = (id: string, interval_seconds: number, enabled: boolean): MonitorView => ({
-  id, project_id: 'p1', name: id, url: 'http://127.0.0.1:9/', interval_seconds, timeout_seconds: 5, expected_status: 200, enabled,
-  status: 'PENDING', status_since: null, last_checked_at: null, last_status_code: null, last_response_ms: null, last_error: null,
-  created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-01T00:00:00.000Z',
+  id,
+  project_id: 'p1',
+  name: id,
+  url: 'http://127.0.0.1:9/',
+  interval_seconds,
+  timeout_seconds: 5,
+  expected_status: 200,
+  enabled,
+  status: 'PENDING',
+  status_since: null,
+  last_checked_at: null,
+  last_status_code: null,
+  last_response_ms: null,
+  last_error: null,
+  created_at: '2025-01-01T00:00:00.000Z',
+  updated_at: '2025-01-01T00:00:00.000Z',
 });
 
 type Monitors = ConstructorParameters<typeof WorkerJobs>[1]['monitors'];
@@ -49,7 +69,12 @@ const jobStore = (t: ExecutionContext) => {
     return backend;
   };
   const worker = async (monitors: Monitors, options: WorkerJobsOptions = {}) => {
-    const jobs = new WorkerJobs(await connection(), { log, monitors, egress: defaultEgress }, pino({ level: 'silent' }), { lockLifetimeMs: 2000, ...options });
+    const jobs = new WorkerJobs(
+      await connection(),
+      { log, monitors, egress: defaultEgress },
+      pino({ level: 'silent' }),
+      { lockLifetimeMs: 2000, ...options },
+    );
     workers.push(jobs);
     return jobs;
   };
@@ -58,14 +83,30 @@ const jobStore = (t: ExecutionContext) => {
 
 test("a monitor's job follows its interval and enabled flag field by field", (t) => {
   const now = new Date('2025-01-01T00:00:00.000Z');
-  t.is(scheduleChangesFor({ repeatInterval: 60_000, disabled: false }, { interval_seconds: 60, enabled: true }, now), null);
-  t.is(scheduleChangesFor({ repeatInterval: 60_000 }, { interval_seconds: 60, enabled: true }, now), null, 'never disabled is enabled');
-  t.deepEqual(scheduleChangesFor({ repeatInterval: 60_000, disabled: false }, { interval_seconds: 30, enabled: true }, now),
-    { repeatInterval: 30_000, nextRunAt: now }, 'a new interval starts over now');
-  t.deepEqual(scheduleChangesFor({ repeatInterval: 60_000, disabled: false }, { interval_seconds: 60, enabled: false }, now),
-    { disabled: true }, 'pausing only sets the flag');
-  t.deepEqual(scheduleChangesFor({ repeatInterval: 60_000, disabled: true }, { interval_seconds: 60, enabled: true }, now),
-    { disabled: false, nextRunAt: now }, 'enabled again: checked at once');
+  t.is(
+    scheduleChangesFor({ repeatInterval: 60_000, disabled: false }, { interval_seconds: 60, enabled: true }, now),
+    null,
+  );
+  t.is(
+    scheduleChangesFor({ repeatInterval: 60_000 }, { interval_seconds: 60, enabled: true }, now),
+    null,
+    'never disabled is enabled',
+  );
+  t.deepEqual(
+    scheduleChangesFor({ repeatInterval: 60_000, disabled: false }, { interval_seconds: 30, enabled: true }, now),
+    { repeatInterval: 30_000, nextRunAt: now },
+    'a new interval starts over now',
+  );
+  t.deepEqual(
+    scheduleChangesFor({ repeatInterval: 60_000, disabled: false }, { interval_seconds: 60, enabled: false }, now),
+    { disabled: true },
+    'pausing only sets the flag',
+  );
+  t.deepEqual(
+    scheduleChangesFor({ repeatInterval: 60_000, disabled: true }, { interval_seconds: 60, enabled: true }, now),
+    { disabled: false, nextRunAt: now },
+    'enabled again: checked at once',
+  );
 });
 
 test("a check running on another worker keeps its job's lock while its monitor's interval and enabled flag change", async (t) => {
@@ -80,7 +121,9 @@ test("a check running on another worker keeps its job's lock while its monitor's
   const other = (await store.connection()).repository;
   // A live worker keeps touching its lock; one dated a minute ahead stays fresh however slow the machine.
   const lockTime = new Date(Date.now() + 60_000);
-  const running = await other.getNextJobToRun(CHECK_JOB, new Date(Date.now() + 1000), new Date(0), lockTime, { lastModifiedBy: 'other-worker' });
+  const running = await other.getNextJobToRun(CHECK_JOB, new Date(Date.now() + 1000), new Date(0), lockTime, {
+    lastModifiedBy: 'other-worker',
+  });
   t.truthy(running, 'the other worker runs the check');
   const third = (await store.connection()).repository;
 
@@ -97,8 +140,17 @@ test("a check running on another worker keeps its job's lock while its monitor's
     t.like(after[0], expected);
     t.is(after[0]?.lockedAt?.getTime(), lockTime.getTime(), `the lock survives ${JSON.stringify(change)}`);
     t.is(after[0]?.lastModifiedBy, 'other-worker');
-    t.is(await third.getNextJobToRun(CHECK_JOB, new Date(Date.now() + 60_000), new Date(Date.now() - 2000), undefined, undefined), undefined,
-      'and no third worker takes it');
+    t.is(
+      await third.getNextJobToRun(
+        CHECK_JOB,
+        new Date(Date.now() + 60_000),
+        new Date(Date.now() - 2000),
+        undefined,
+        undefined,
+      ),
+      undefined,
+      'and no third worker takes it',
+    );
   }
 });
 
@@ -127,7 +179,11 @@ test('workers starting together on an empty store keep one of each repeating job
   t.is(most, 1, 'never two reconciliations at once');
   const [first] = workers;
   for (const name of ['sweep', RECONCILE_JOB]) {
-    t.deepEqual((await first!.agenda.queryJobs({ name })).jobs.map((j) => j.type), ['single'], name);
+    t.deepEqual(
+      (await first!.agenda.queryJobs({ name })).jobs.map((j) => j.type),
+      ['single'],
+      name,
+    );
   }
 });
 
@@ -139,7 +195,11 @@ test("a worker starting while another runs a repeating job leaves that job's loc
   await before.agenda.every(60_000, 'sweep');
   const other = (await store.connection()).repository;
   const lockTime = new Date(Date.now() + 60_000);
-  t.truthy(await other.getNextJobToRun('sweep', new Date(Date.now() + 1000), new Date(0), lockTime, { lastModifiedBy: 'other-worker' }));
+  t.truthy(
+    await other.getNextJobToRun('sweep', new Date(Date.now() + 1000), new Date(0), lockTime, {
+      lastModifiedBy: 'other-worker',
+    }),
+  );
 
   const starting = await store.worker(monitors, { repeating: [{ ...sweep, everyMs: 30_000 }] });
   await starting.start();

@@ -20,7 +20,11 @@ const flaky = async () => {
   });
   server.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
-  return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => new Promise((r) => server.close(r)) };
+  return {
+    state,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () => new Promise((r) => server.close(r)),
+  };
 };
 
 test('a monitor that fails once just after a restart is checked again before it may go DOWN; later, one failure is enough', async (t) => {
@@ -32,14 +36,25 @@ test('a monitor that fails once just after a restart is checked again before it 
   });
   const token = await login(server.url);
   const { projectId } = await projectWithKey(server.url, token);
-  const monitor = (await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'flaky', url: target.url, timeout_seconds: 2 } })).body;
+  const monitor = (
+    await api(server.url, 'POST', '/v1/monitors', {
+      token,
+      body: { project_id: projectId, name: 'flaky', url: target.url, timeout_seconds: 2 },
+    })
+  ).body;
 
   // A worker that has just (re)started, on a clock the test moves.
   let offsetMs = 0;
   const backend = new SqliteBackend(path.join(server.dataDir, 'restart-jobs.db'));
-  const jobs = new WorkerJobs(backend, { log: server.runtime.log, monitors: server.runtime.readModels.monitors, egress: defaultEgress }, pino({ level: 'silent' }), {
-    now: () => new Date(Date.now() + offsetMs), recheckDelayMs: 10,
-  });
+  const jobs = new WorkerJobs(
+    backend,
+    { log: server.runtime.log, monitors: server.runtime.readModels.monitors, egress: defaultEgress },
+    pino({ level: 'silent' }),
+    {
+      now: () => new Date(Date.now() + offsetMs),
+      recheckDelayMs: 10,
+    },
+  );
   await jobs.check(monitor.id);
   const events = async () => (await server.runtime.log.readStream(`monitor-${monitor.id}`)).map((e) => e.type);
   t.deepEqual(await events(), ['MonitorCreated', 'MonitorStatusEstablished']);
@@ -47,7 +62,11 @@ test('a monitor that fails once just after a restart is checked again before it 
   target.state.failures = 1;
   await jobs.check(monitor.id);
   t.is(target.state.hits, 3, 'the failure was checked again');
-  t.deepEqual(await events(), ['MonitorCreated', 'MonitorStatusEstablished'], 'no DOWN for a failure the second look did not confirm');
+  t.deepEqual(
+    await events(),
+    ['MonitorCreated', 'MonitorStatusEstablished'],
+    'no DOWN for a failure the second look did not confirm',
+  );
 
   // Past the monitor's first interval (60 s) after the start, a failure is a transition at once.
   offsetMs = 61_000;
@@ -55,5 +74,7 @@ test('a monitor that fails once just after a restart is checked again before it 
   await jobs.check(monitor.id);
   t.is(target.state.hits, 4);
   t.deepEqual(await events(), ['MonitorCreated', 'MonitorStatusEstablished', 'MonitorWentDown']);
-  await eventually(async () => ((await api(server.url, 'GET', `/v1/monitors/${monitor.id}`, { token })).body.status === 'DOWN' ? true : undefined));
+  await eventually(async () =>
+    (await api(server.url, 'GET', `/v1/monitors/${monitor.id}`, { token })).body.status === 'DOWN' ? true : undefined,
+  );
 });

@@ -3,7 +3,11 @@ import { deflateRawSync } from 'node:zlib';
 import { BlockCache, compressBlockSync, decompressBlock, type BlockRecord } from '../../src/log/sqlite/blocks.ts';
 
 const record = (position: number, data: unknown): BlockRecord => ({
-  position, id: `id-${position}`, type: 'AuditEventRecorded', data: JSON.stringify(data), metadata: JSON.stringify({ recorded_at: '2026-11-25T00:00:00.000Z' }),
+  position,
+  id: `id-${position}`,
+  type: 'AuditEventRecorded',
+  data: JSON.stringify(data),
+  metadata: JSON.stringify({ recorded_at: '2026-11-25T00:00:00.000Z' }),
 });
 
 test('a block gives back each record byte for byte, multi-byte characters included, and nothing for a position it lacks', (t) => {
@@ -24,7 +28,10 @@ test('records written out of position order are found all the same', (t) => {
   const records = [record(30, { a: 1 }), record(10, { b: 2 }), record(20, { c: 3 })];
   const block = decompressBlock(compressBlockSync(records));
   for (const r of records) t.deepEqual(block.get(r.position), r);
-  t.deepEqual(block.records().map((r) => r.position), [10, 20, 30]);
+  t.deepEqual(
+    block.records().map((r) => r.position),
+    [10, 20, 30],
+  );
 });
 
 test('a malformed block is an error, not a wrong record', (t) => {

@@ -30,14 +30,35 @@ const open = (t: ExecutionContext, compaction: CompactionOptions = SMALL) => {
 const event = (n: number, extra: Record<string, unknown> = {}): NewEvent => ({
   id: randomUUID(),
   type: 'AuditEventRecorded',
-  data: { id: randomUUID(), path: `/orders/${n}`, method: 'GET', status_code: 200, user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36', n, ...extra },
-  metadata: { recorded_at: new Date(Date.UTC(2026, 10, 25, 0, 0, n)).toISOString(), actor: 'system:test', correlation_id: `c-${n}`, schema_version: 1 },
+  data: {
+    id: randomUUID(),
+    path: `/orders/${n}`,
+    method: 'GET',
+    status_code: 200,
+    user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36',
+    n,
+    ...extra,
+  },
+  metadata: {
+    recorded_at: new Date(Date.UTC(2026, 10, 25, 0, 0, n)).toISOString(),
+    actor: 'system:test',
+    correlation_id: `c-${n}`,
+    schema_version: 1,
+  },
 });
 
 /** Everything a reader can see of a record. */
-const seen = (records: readonly RecordedEvent[]) => records.map((r) => ({
-  position: r.position, stream: r.stream, revision: r.revision, id: r.id, type: r.type, data: r.data, metadata: r.metadata, text: r.text,
-}));
+const seen = (records: readonly RecordedEvent[]) =>
+  records.map((r) => ({
+    position: r.position,
+    stream: r.stream,
+    revision: r.revision,
+    id: r.id,
+    type: r.type,
+    data: r.data,
+    metadata: r.metadata,
+    text: r.text,
+  }));
 
 const readEverything = async (log: SqliteEventLog) => seen(await log.readAll(null, 100_000));
 
@@ -45,9 +66,20 @@ const rows = (file: string) => {
   const db = new Database(file, { readonly: true });
   try {
     return {
-      compressed: db.prepare<[], { position: number }>("SELECT position FROM events WHERE block IS NOT NULL AND data = '' ORDER BY position").all().map((r) => r.position),
-      inline: db.prepare<[], { position: number }>('SELECT position FROM events WHERE block IS NULL ORDER BY position').all().map((r) => r.position),
-      blocks: db.prepare<[], { body: Buffer }>('SELECT body FROM blocks').all().map((b) => inflateRawSync(b.body).toString('utf8')),
+      compressed: db
+        .prepare<[], { position: number }>(
+          "SELECT position FROM events WHERE block IS NOT NULL AND data = '' ORDER BY position",
+        )
+        .all()
+        .map((r) => r.position),
+      inline: db
+        .prepare<[], { position: number }>('SELECT position FROM events WHERE block IS NULL ORDER BY position')
+        .all()
+        .map((r) => r.position),
+      blocks: db
+        .prepare<[], { body: Buffer }>('SELECT body FROM blocks')
+        .all()
+        .map((b) => inflateRawSync(b.body).toString('utf8')),
       liveBytes: (db.prepare('SELECT sum(pgsize) AS bytes FROM dbstat').get() as { bytes: number }).bytes,
     };
   } finally {
@@ -59,7 +91,8 @@ const fill = async (log: SqliteEventLog, projects: readonly string[], count: num
   for (let n = 0; n < count; n++) {
     const project = projects[n % projects.length]!;
     // Every fifth with an idempotency key: a stream of its own, in its project's family.
-    if (n % 5 === 4) await log.appendOnce([{ stream: auditKeyStream(project, `key-${n}`), event: event(n) }], 86_400_000);
+    if (n % 5 === 4)
+      await log.appendOnce([{ stream: auditKeyStream(project, `key-${n}`), event: event(n) }], 86_400_000);
     else await log.append(auditStream(project), [event(n)], 'any');
   }
 };
@@ -78,19 +111,33 @@ test('compaction compresses all but the recent tail, and every read gives back e
   t.is(done.records, 200 - SMALL.keepRecent!);
   t.true(done.bytesOut * 3 < done.bytesIn, `${done.bytesIn} → ${done.bytesOut}`);
   const after = rows(file);
-  t.deepEqual(after.compressed, before.slice(0, 190).map((r) => Number(r.position)));
-  t.deepEqual(after.inline, before.slice(190).map((r) => Number(r.position)));
+  t.deepEqual(
+    after.compressed,
+    before.slice(0, 190).map((r) => Number(r.position)),
+  );
+  t.deepEqual(
+    after.inline,
+    before.slice(190).map((r) => Number(r.position)),
+  );
   // Windows of 64 positions, at most 16 records a block, a project's keyed events with its own.
-  t.true(after.blocks.length >= Math.ceil(190 / 16) && after.blocks.length <= 3 * Math.ceil(64 / 16) * 3 + 3, `${after.blocks.length} blocks`);
+  t.true(
+    after.blocks.length >= Math.ceil(190 / 16) && after.blocks.length <= 3 * Math.ceil(64 / 16) * 3 + 3,
+    `${after.blocks.length} blocks`,
+  );
   t.true(after.liveBytes < sizeBefore, `${sizeBefore} → ${after.liveBytes} bytes`);
 
   for (const reader of [log, another()]) {
     t.deepEqual(await readEverything(reader), before);
     t.deepEqual(seen(await reader.readAll('57', 20)), before.slice(57, 77));
-    for (const [i, p] of projects.entries()) t.deepEqual(seen(await reader.readStream(auditStream(p))), seen(streams[i]!));
+    for (const [i, p] of projects.entries())
+      t.deepEqual(seen(await reader.readStream(auditStream(p))), seen(streams[i]!));
     t.deepEqual(seen(await reader.readPositions(positions)), seen(picked));
   }
-  t.deepEqual(await log.compact(), { records: 0, blocks: 0, bytesIn: 0, bytesOut: 0 }, 'a second run finds nothing to do');
+  t.deepEqual(
+    await log.compact(),
+    { records: 0, blocks: 0, bytesIn: 0, bytesOut: 0 },
+    'a second run finds nothing to do',
+  );
 });
 
 test('compaction resumes where it stopped, and leaves capped streams and hand-written rows alone', async (t) => {
@@ -113,17 +160,32 @@ test('compaction resumes where it stopped, and leaves capped streams and hand-wr
 test('a redaction of compressed records writes their block again: the old payload leaves the file, other readers see it at once', async (t) => {
   const { file, log, another } = open(t);
   const project = randomUUID();
-  for (let n = 0; n < 60; n++) await log.append(auditStream(project), [event(n, n === 7 ? { user_email: 'secret.person@example.com' } : {})], 'any');
+  for (let n = 0; n < 60; n++)
+    await log.append(
+      auditStream(project),
+      [event(n, n === 7 ? { user_email: 'secret.person@example.com' } : {})],
+      'any',
+    );
   await log.compact();
   const reader = another();
   const [target] = await reader.readPositions(['8']);
-  t.is((target!.data as { user_email: string }).user_email, 'secret.person@example.com', 'the reader has the block cached');
+  t.is(
+    (target!.data as { user_email: string }).user_email,
+    'secret.person@example.com',
+    'the reader has the block cached',
+  );
   t.true(rows(file).blocks.some((b) => b.includes('secret.person@example.com')));
 
   const others = (await log.readAll(null, 1000)).filter((r) => r.position !== '8');
-  t.is(await log.redact([{ position: '8', type: 'RecordRedacted', data: { leaf: 'h' }, metadata: target!.metadata }]), 1);
+  t.is(
+    await log.redact([{ position: '8', type: 'RecordRedacted', data: { leaf: 'h' }, metadata: target!.metadata }]),
+    1,
+  );
 
-  t.false(rows(file).blocks.some((b) => b.includes('secret.person@example.com')), 'no block holds the old payload');
+  t.false(
+    rows(file).blocks.some((b) => b.includes('secret.person@example.com')),
+    'no block holds the old payload',
+  );
   for (const handle of [log, reader]) {
     const [redacted] = await handle.readPositions(['8']);
     t.is(redacted!.type, 'RecordRedacted');
@@ -135,7 +197,8 @@ test('a redaction of compressed records writes their block again: the old payloa
 
 test('a redaction made while compaction deflates wins: compaction gives up the window and does it again next time', async (t) => {
   const { file, log } = open(t);
-  for (let n = 0; n < 40; n++) await log.append('s', [event(n, n === 3 ? { user_email: 'erase.me@example.com' } : {})], 'any');
+  for (let n = 0; n < 40; n++)
+    await log.append('s', [event(n, n === 3 ? { user_email: 'erase.me@example.com' } : {})], 'any');
   const [record] = await log.readPositions(['4']);
   const compacting = log.compact();
   // compact() read its rows before its first await; the redaction commits before it writes.
@@ -167,7 +230,9 @@ test('a log made before compressed blocks existed opens, reads and compacts', as
   old.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, stream TEXT NOT NULL, revision INTEGER NOT NULL,
     id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, UNIQUE (stream, revision));
     CREATE TABLE stream_settings (stream TEXT PRIMARY KEY, max_count INTEGER NOT NULL);`);
-  const insert = old.prepare('INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+  const insert = old.prepare(
+    'INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   for (let n = 0; n < 30; n++) {
     const e = event(n);
     insert.run('s', n, e.id, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata));

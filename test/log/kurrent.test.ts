@@ -10,16 +10,20 @@ const url = process.env.WATCHLOG_EVENTSTORE_URL;
 if (url === undefined) {
   test.skip('kurrentdb event log contract: skipped, WATCHLOG_EVENTSTORE_URL is not set', () => {});
 } else {
-  eventLogContract('kurrentdb', async () => {
-    const fixture = {
-      log: new KurrentEventLog(url),
-      reopen: async () => new KurrentEventLog(url),
-      cleanup: async () => {
-        await fixture.log.close();
-      },
-    };
-    return fixture;
-  }, { serial: true });
+  eventLogContract(
+    'kurrentdb',
+    async () => {
+      const fixture = {
+        log: new KurrentEventLog(url),
+        reopen: async () => new KurrentEventLog(url),
+        cleanup: async () => {
+          await fixture.log.close();
+        },
+      };
+      return fixture;
+    },
+    { serial: true },
+  );
 }
 
 /** No server needed: one that accepts connections and never answers (a hung node, a proxy with

@@ -4,7 +4,10 @@ import { comparePositions } from '../../src/log/event-log.ts';
 
 /** Positions as both logs write them: a bigint's decimal text (KurrentDB's commit positions pass
  *  2^53), or null for "before the first". */
-const position = fc.option(fc.bigInt({ min: 0n, max: 2n ** 64n }).map((n) => n.toString(10)), { nil: null });
+const position = fc.option(
+  fc.bigInt({ min: 0n, max: 2n ** 64n }).map((n) => n.toString(10)),
+  { nil: null },
+);
 const byValue = (a: string | null, b: string | null) => {
   const x = a === null ? -1n : BigInt(a);
   const y = b === null ? -1n : BigInt(b);

@@ -28,19 +28,20 @@ for (const writerThread of [false, true]) {
 /** The log with every record compressed into blocks before each read, appendOnce and redaction
  *  (no recent tail kept, blocks of three records): the contract holds of compressed records too. */
 const COMPACTING = { keepRecent: 0, window: 8, blockRecords: 3 };
-const compactingBeforeUse = (log: SqliteEventLog): SqliteEventLog => new Proxy(log, {
-  get(target, prop) {
-    const value: unknown = Reflect.get(target, prop, target);
-    if (typeof value !== 'function') return value;
-    if (['readStream', 'readAll', 'readPositions', 'appendOnce', 'redact'].includes(String(prop))) {
-      return async (...args: unknown[]) => {
-        await target.compact();
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    }
-    return (value as (...a: unknown[]) => unknown).bind(target);
-  },
-});
+const compactingBeforeUse = (log: SqliteEventLog): SqliteEventLog =>
+  new Proxy(log, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      if (['readStream', 'readAll', 'readPositions', 'appendOnce', 'redact'].includes(String(prop))) {
+        return async (...args: unknown[]) => {
+          await target.compact();
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
 
 eventLogContract('sqlite (records compressed)', async () => {
   const dir = tempDir();
@@ -87,10 +88,15 @@ test('sqlite event log: concurrent appends share one group commit', async (t) =>
   const dir = tempDir();
   const log = new SqliteEventLog(path.join(dir, 'log.db'));
   const results = await Promise.all(
-    Array.from({ length: 50 }, (_, i) => log.append(`s-${i}`, [{ id: randomUUID(), type: 'X', data: {}, metadata: meta }], 'any')),
+    Array.from({ length: 50 }, (_, i) =>
+      log.append(`s-${i}`, [{ id: randomUUID(), type: 'X', data: {}, metadata: meta }], 'any'),
+    ),
   );
   // Positions are consecutive: the 50 appends were written by one transaction in arrival order.
-  t.deepEqual(results.map((r) => Number(r.position)), Array.from({ length: 50 }, (_, i) => Number(results[0]!.position) + i));
+  t.deepEqual(
+    results.map((r) => Number(r.position)),
+    Array.from({ length: 50 }, (_, i) => Number(results[0]!.position) + i),
+  );
   await log.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -111,7 +117,13 @@ test('sqlite event log: an event JSON cannot write is a rejection, not a throw, 
   await t.throwsAsync(appended!, { instanceOf: TypeError });
   let once: Promise<unknown> | undefined;
   t.notThrows(() => {
-    once = log.appendOnce([{ stream: 'k-1', event: good() }, { stream: 'k-2', event: bad }], 60_000);
+    once = log.appendOnce(
+      [
+        { stream: 'k-1', event: good() },
+        { stream: 'k-2', event: bad },
+      ],
+      60_000,
+    );
   });
   await t.throwsAsync(once!, { instanceOf: TypeError });
   t.deepEqual(await log.readAll(null, 10), [], 'not even the events before the bad one');
@@ -121,7 +133,8 @@ test('sqlite event log: trim deletes what maxCount hides, and positions are neve
   const dir = tempDir();
   const log = new SqliteEventLog(path.join(dir, 'log.db'));
   await log.setStreamMaxCount('checks', 2);
-  for (let i = 0; i < 4; i += 1) await log.append('checks', [{ id: randomUUID(), type: 'X', data: { i }, metadata: meta }], 'any');
+  for (let i = 0; i < 4; i += 1)
+    await log.append('checks', [{ id: randomUUID(), type: 'X', data: { i }, metadata: meta }], 'any');
   const headBefore = await log.headPosition();
   t.is(await log.trim(), 2);
   t.is((await log.readAll(null, 10)).length, 2);
@@ -149,7 +162,10 @@ const ingestEvent = () => ({ id: randomUUID(), type: 'X', data: {}, metadata: me
 test('sqlite event log: a writer thread that dies is restarted; appends in flight are "outcome unknown", later ones are stored', async (t) => {
   const dir = tempDir();
   const states: WriterState[] = [];
-  const log = new SqliteEventLog(path.join(dir, 'log.db'), { writerThread: true, onWriterStateChange: (s) => states.push(s) });
+  const log = new SqliteEventLog(path.join(dir, 'log.db'), {
+    writerThread: true,
+    onWriterStateChange: (s) => states.push(s),
+  });
   t.teardown(async () => {
     await log.close();
     rmSync(dir, { recursive: true, force: true });
@@ -157,18 +173,28 @@ test('sqlite event log: a writer thread that dies is restarted; appends in fligh
   await log.append('warm', [ingestEvent()], 'any');
   const appends = Array.from({ length: 3000 }, (_, i) => {
     const event = ingestEvent();
-    return log.append(`s-${i % 7}`, [event], 'any').then(() => ({ id: event.id, outcome: 'stored' }), (error: unknown) => ({ id: event.id, outcome: error }));
+    return log.append(`s-${i % 7}`, [event], 'any').then(
+      () => ({ id: event.id, outcome: 'stored' }),
+      (error: unknown) => ({ id: event.id, outcome: error }),
+    );
   });
   // Let the batch reach the thread, then kill it mid-commit.
   await new Promise((r) => setImmediate(r));
   await log.writerThread!.terminate();
   await new Promise((r) => setImmediate(r));
-  t.like(log.health(), { ok: false, reason: 'log writer thread exited with code 1' }, 'stopped until it runs again (it restarts after 100 ms)');
+  t.like(
+    log.health(),
+    { ok: false, reason: 'log writer thread exited with code 1' },
+    'stopped until it runs again (it restarts after 100 ms)',
+  );
   const results = await Promise.all(appends);
   t.like(states[0], { running: false });
   const unknown = results.filter((r) => r.outcome instanceof AppendOutcomeUnknownError);
   t.true(unknown.length > 0, 'some appends were in flight when the thread died');
-  t.true(results.every((r) => r.outcome === 'stored' || r.outcome instanceof AppendOutcomeUnknownError), 'nothing else: no plain errors');
+  t.true(
+    results.every((r) => r.outcome === 'stored' || r.outcome instanceof AppendOutcomeUnknownError),
+    'nothing else: no plain errors',
+  );
   // The thread comes back on its own; a new append is stored and health is ok again.
   await log.append('after', [ingestEvent()], 'any');
   t.deepEqual(log.health(), { ok: true });
@@ -188,7 +214,10 @@ test('sqlite writer thread: appends made while it restarts wait for it, and fail
     await opened.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  for (const [waitMs, expected] of [[10_000, 'ok'], [1, 'unavailable']] as const) {
+  for (const [waitMs, expected] of [
+    [10_000, 'ok'],
+    [1, 'unavailable'],
+  ] as const) {
     const appender = new ThreadAppender(file, () => undefined, { restartWaitMs: waitMs });
     await appender.append(serializeAppend('warm', [ingestEvent()], 'any'));
     await appender.thread!.terminate();

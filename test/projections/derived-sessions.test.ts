@@ -12,23 +12,53 @@ const MIN = 60_000;
 const T0 = Date.UTC(2026, 4, 4, 8, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const event = (identifier: string, ms: number, over: { project_id?: string; service_name?: string; event_type?: string } = {}): DomainEvent => ({
+const event = (
+  identifier: string,
+  ms: number,
+  over: { project_id?: string; service_name?: string; event_type?: string } = {},
+): DomainEvent => ({
   type: 'AuditEventRecorded',
   data: {
-    id: randomUUID(), project_id: P, event_type: 'http', timestamp: iso(ms), path: '/cart', method: 'GET', identifier,
-    service_name: 'web', environment: 'production', source: 'backend', status_code: 200, ...over,
+    id: randomUUID(),
+    project_id: P,
+    event_type: 'http',
+    timestamp: iso(ms),
+    path: '/cart',
+    method: 'GET',
+    identifier,
+    service_name: 'web',
+    environment: 'production',
+    source: 'backend',
+    status_code: 200,
+    ...over,
   },
 });
-const at = (identifier: string, minute: number, over: Parameters<typeof event>[2] = {}) => event(identifier, T0 + minute * MIN, over);
+const at = (identifier: string, minute: number, over: Parameters<typeof event>[2] = {}) =>
+  event(identifier, T0 + minute * MIN, over);
 
-const session = (identifier: string, service_name: string, project_id: string, [start, end]: [number, number], event_count: number) => ({
-  project_id, identifier, service_name, session_start: iso(T0 + start * MIN), session_end: iso(T0 + end * MIN),
-  duration_seconds: (end - start) * 60, event_count,
+const session = (
+  identifier: string,
+  service_name: string,
+  project_id: string,
+  [start, end]: [number, number],
+  event_count: number,
+) => ({
+  project_id,
+  identifier,
+  service_name,
+  session_start: iso(T0 + start * MIN),
+  session_end: iso(T0 + end * MIN),
+  duration_seconds: (end - start) * 60,
+  event_count,
 });
 
 const read = (m: ReadModels) => m.derivedSessions.list({ page: 1, limit: 100 }, { all: true });
 const sessionsOf = async (m: ReadModels, identifier: string) =>
-  (await m.derivedSessions.list({ page: 1, limit: 100, identifier }, { all: true })).data.map((s) => [s.session_start, s.session_end, s.event_count]);
+  (await m.derivedSessions.list({ page: 1, limit: 100, identifier }, { all: true })).data.map((s) => [
+    s.session_start,
+    s.session_end,
+    s.event_count,
+  ]);
 
 scenarioTests(it, {
   projectId: P,
@@ -68,14 +98,26 @@ it('exactly 30 minutes of silence keeps a session; a millisecond more starts a n
 
 it('events in any order, late ones bridging sessions, give the sessions of their sorted times', async (t, f) => {
   // Sorted: 0 25 50 | 90 115 | 160 (gaps of 40 and 45 minutes split them).
-  const orders = { sorted: [0, 25, 50, 90, 115, 160], reversed: [160, 115, 90, 50, 25, 0], shuffled: [90, 0, 160, 50, 115, 25] };
+  const orders = {
+    sorted: [0, 25, 50, 90, 115, 160],
+    reversed: [160, 115, 90, 50, 25, 0],
+    shuffled: [90, 0, 160, 50, 115, 25],
+  };
   await f.fold(Object.entries(orders).flatMap(([who, minutes]) => minutes.map((m) => at(who, m))));
-  const expected = [[160, 160, 1], [90, 115, 2], [0, 50, 3]].map(([s, e, n]) => [iso(T0 + s! * MIN), iso(T0 + e! * MIN), n]);
+  const expected = [
+    [160, 160, 1],
+    [90, 115, 2],
+    [0, 50, 3],
+  ].map(([s, e, n]) => [iso(T0 + s! * MIN), iso(T0 + e! * MIN), n]);
   for (const who of Object.keys(orders)) t.deepEqual(await sessionsOf(f.models, who), expected, who);
 });
 
 it('only http events make sessions: other event types neither start nor extend one', async (t, f) => {
-  await f.fold([at('system', 0, { event_type: 'system.healthcheck.down' }), at('ann', 0), at('ann', 20, { event_type: 'system.alert' })]);
+  await f.fold([
+    at('system', 0, { event_type: 'system.healthcheck.down' }),
+    at('ann', 0),
+    at('ann', 20, { event_type: 'system.alert' }),
+  ]);
   t.deepEqual((await read(f.models)).data, [session('ann', 'web', P, [0, 0], 1)]);
 });
 

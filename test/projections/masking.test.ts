@@ -6,15 +6,23 @@ import { projectionTests, scenarioTests } from '../helpers/fold.ts';
 const it = projectionTests(maskingProjection, (m) => m.stores.masking);
 
 const [P, Q, R] = [
-  'c2ad8f5b-d6e7-49fa-8b7c-8d9e0f1a2b01', 'c2ad8f5b-d6e7-49fa-8b7c-8d9e0f1a2b02', 'c2ad8f5b-d6e7-49fa-8b7c-8d9e0f1a2b03',
+  'c2ad8f5b-d6e7-49fa-8b7c-8d9e0f1a2b01',
+  'c2ad8f5b-d6e7-49fa-8b7c-8d9e0f1a2b02',
+  'c2ad8f5b-d6e7-49fa-8b7c-8d9e0f1a2b03',
 ];
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 23, 9, minute)).toISOString();
 
-const rulesSet = (project_id: string, minute: number, keys: string[], patterns: string[]): DomainEvent =>
-  ({ type: 'MaskingRulesSet', data: { project_id, keys, patterns, updated_at: at(minute) } });
+const rulesSet = (project_id: string, minute: number, keys: string[], patterns: string[]): DomainEvent => ({
+  type: 'MaskingRulesSet',
+  data: { project_id, keys, patterns, updated_at: at(minute) },
+});
 
-const read = async (m: ReadModels) => ({ p: await m.masking.rulesOf(P), q: await m.masking.rulesOf(Q), r: await m.masking.rulesOf(R) });
+const read = async (m: ReadModels) => ({
+  p: await m.masking.rulesOf(P),
+  q: await m.masking.rulesOf(Q),
+  r: await m.masking.rulesOf(R),
+});
 
 scenarioTests(it, {
   projectId: P,
@@ -37,6 +45,11 @@ scenarioTests(it, {
 it('rules read back exactly as set: spelling, order and escapes kept', async (t, f) => {
   const patterns = ['\\b[0-9]{3}-[0-9]{2}-[0-9]{4}\\b', '"quoted"', '$.key', 'ü+'];
   await f.fold([rulesSet(R, 9, ['Z-key', 'a.b', '$where'], patterns)]);
-  t.deepEqual(await f.models.masking.rulesOf(R), { project_id: R, keys: ['Z-key', 'a.b', '$where'], patterns, updated_at: at(9) });
+  t.deepEqual(await f.models.masking.rulesOf(R), {
+    project_id: R,
+    keys: ['Z-key', 'a.b', '$where'],
+    patterns,
+    updated_at: at(9),
+  });
   t.is(await f.models.masking.rulesOf(P), null);
 });

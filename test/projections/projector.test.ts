@@ -18,7 +18,10 @@ class RecordingRunner implements ProjectionRunner {
   decoded = new Map<string, DomainEvent>();
   reads = 0;
   failNext = 0;
-  constructor(readonly name: string, public position: string | null = null) {}
+  constructor(
+    readonly name: string,
+    public position: string | null = null,
+  ) {}
   async checkpoint() {
     return this.position;
   }
@@ -34,7 +37,8 @@ class RecordingRunner implements ProjectionRunner {
     }
     this.reads += 1;
     for (const e of batch) {
-      if (comparePositions(e.position, this.position) <= 0) throw new Error(`${this.name} was given ${e.position} again`);
+      if (comparePositions(e.position, this.position) <= 0)
+        throw new Error(`${this.name} was given ${e.position} again`);
       this.applied.push(e.position);
       this.decoded.set(e.position, decode!(e));
     }
@@ -53,11 +57,23 @@ const setup = async (t: import('ava').ExecutionContext) => {
   });
   const append = async (n: number) => {
     for (let i = 0; i < n; i++) {
-      await log.append(`project-${i % 3}`, [{
-        id: randomUUID(), type: 'ProjectCreated',
-        data: { project_id: randomUUID(), name: `p${i}`, created_at: new Date().toISOString() },
-        metadata: { recorded_at: new Date().toISOString(), actor: 'test', correlation_id: randomUUID(), schema_version: 1 },
-      }], 'any');
+      await log.append(
+        `project-${i % 3}`,
+        [
+          {
+            id: randomUUID(),
+            type: 'ProjectCreated',
+            data: { project_id: randomUUID(), name: `p${i}`, created_at: new Date().toISOString() },
+            metadata: {
+              recorded_at: new Date().toISOString(),
+              actor: 'test',
+              correlation_id: randomUUID(),
+              schema_version: 1,
+            },
+          },
+        ],
+        'any',
+      );
     }
   };
   return { log, leases: new SqliteLeases(views), append };
@@ -69,7 +85,10 @@ test('projections at one position share each batch and its decoding; one behind 
   const head = (await log.headPosition())!;
   const fresh = [new RecordingRunner('a'), new RecordingRunner('b')];
   const behind = new RecordingRunner('c', '60');
-  const projector = new Projector(log, [...fresh, behind], leases, pino({ level: 'silent' }), { fullBatch: 25, liveBatchDelayMs: 5 });
+  const projector = new Projector(log, [...fresh, behind], leases, pino({ level: 'silent' }), {
+    fullBatch: 25,
+    liveBatchDelayMs: 5,
+  });
   projector.start();
   t.teardown(() => projector.stop());
   await append(30);
@@ -92,7 +111,10 @@ test('a failing projection is retried from its checkpoint while the others keep 
   const steady = new RecordingRunner('steady');
   const flaky = new RecordingRunner('flaky');
   flaky.failNext = 2;
-  const projector = new Projector(log, [steady, flaky], leases, pino({ level: 'silent' }), { fullBatch: 25, liveBatchDelayMs: 5 });
+  const projector = new Projector(log, [steady, flaky], leases, pino({ level: 'silent' }), {
+    fullBatch: 25,
+    liveBatchDelayMs: 5,
+  });
   projector.start();
   t.teardown(() => projector.stop());
   await append(40);
@@ -119,7 +141,10 @@ test('stop releases the leases, so another projector takes the projections at on
   t.teardown(() => second.stop());
   await append(5);
   await eventually(async () => (runner.applied.length === 10 ? true : undefined));
-  t.deepEqual(runner.applied, Array.from({ length: 10 }, (_, i) => String(i + 1)));
+  t.deepEqual(
+    runner.applied,
+    Array.from({ length: 10 }, (_, i) => String(i + 1)),
+  );
 });
 
 test('a replay of a synchronous store lets timers and messages run between its batches', async (t) => {
@@ -128,7 +153,9 @@ test('a replay of a synchronous store lets timers and messages run between its b
   const runner = new RecordingRunner('a');
   // Set before the replay: due at once, yet only run when the event loop gets a turn.
   let ranAt: number | null = null;
-  setTimeout(() => { ranAt = runner.applied.length; }, 0);
+  setTimeout(() => {
+    ranAt = runner.applied.length;
+  }, 0);
   await new Projector(log, [runner], leases, pino({ level: 'silent' })).catchUp(undefined, { batchSize: 10 });
   t.is(runner.applied.length, 100);
   t.not(ranAt, null);

@@ -9,7 +9,10 @@ import { startTarget } from '../helpers/target.ts';
 import { defaultEgress as egress } from '../helpers/egress.ts';
 import { freePort } from '../helpers/process.ts';
 
-interface Received { headers: http.IncomingHttpHeaders; body: string }
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 /** A webhook receiver on 127.0.0.1 that answers with the statuses it is given, in order. */
 const receiver = async (statuses: number[]) => {
@@ -19,18 +22,31 @@ const receiver = async (statuses: number[]) => {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       received.push({ headers: req.headers, body });
-      res.writeHead(statuses[received.length - 1] ?? 200).end(statuses[received.length - 1] === 410 ? 'gone for good' : '');
+      res
+        .writeHead(statuses[received.length - 1] ?? 200)
+        .end(statuses[received.length - 1] === 410 ? 'gone for good' : '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 };
 
 const down = transitionNotification('evt-1', {
   type: 'MonitorWentDown',
   data: {
-    monitor_id: 'm1', project_id: 'p1', name: 'orders', url: 'http://orders.test/health', expected_status: 200,
-    went_down_at: '2026-11-23T10:00:00.000Z', response_ms: 31, error: 'expected status 200, received 503', status_code: 503,
+    monitor_id: 'm1',
+    project_id: 'p1',
+    name: 'orders',
+    url: 'http://orders.test/health',
+    expected_status: 200,
+    went_down_at: '2026-11-23T10:00:00.000Z',
+    response_ms: 31,
+    error: 'expected status 200, received 503',
+    status_code: 503,
   },
 });
 const options = { egress, timeoutMs: 2000 };
@@ -49,9 +65,17 @@ test('a signed JSON POST the receiver can verify with the shared secret, with th
   t.is(got!.headers['x-watchlog-delivery'], 'evt-1');
   t.is(got!.headers['x-watchlog-event'], 'monitor.down');
   t.deepEqual(JSON.parse(got!.body), {
-    id: 'evt-1', type: 'monitor.down', project_id: 'p1', monitor: { id: 'm1', name: 'orders', url: 'http://orders.test/health' },
-    status: 'DOWN', status_code: 503, response_ms: 31, error: 'expected status 200, received 503', downtime_seconds: null,
-    timestamp: '2026-11-23T10:00:00.000Z', dashboard_url: LINK,
+    id: 'evt-1',
+    type: 'monitor.down',
+    project_id: 'p1',
+    monitor: { id: 'm1', name: 'orders', url: 'http://orders.test/health' },
+    status: 'DOWN',
+    status_code: 503,
+    response_ms: 31,
+    error: 'expected status 200, received 503',
+    downtime_seconds: null,
+    timestamp: '2026-11-23T10:00:00.000Z',
+    dashboard_url: LINK,
   });
 });
 
@@ -63,12 +87,22 @@ test('without a secret there is no signature header; without a public URL the li
   t.is((JSON.parse(hook.received[0]!.body) as { dashboard_url: unknown }).dashboard_url, null);
 });
 
-test('5xx and 429 may pass on a later try; other 4xx will not; the answer\'s body is kept', async (t) => {
+test("5xx and 429 may pass on a later try; other 4xx will not; the answer's body is kept", async (t) => {
   const hook = await receiver([503, 429, 410]);
   t.teardown(() => hook.close());
-  t.like(await sendWebhook({ url: hook.url }, down, null, options), { ok: false, retryable: true, status: 503, error: 'answered 503' });
+  t.like(await sendWebhook({ url: hook.url }, down, null, options), {
+    ok: false,
+    retryable: true,
+    status: 503,
+    error: 'answered 503',
+  });
   t.like(await sendWebhook({ url: hook.url }, down, null, options), { ok: false, retryable: true, status: 429 });
-  t.like(await sendWebhook({ url: hook.url }, down, null, options), { ok: false, retryable: false, status: 410, response: 'gone for good' });
+  t.like(await sendWebhook({ url: hook.url }, down, null, options), {
+    ok: false,
+    retryable: false,
+    status: 410,
+    response: 'gone for good',
+  });
 });
 
 test('a closed port is an error that may pass later', async (t) => {
@@ -83,10 +117,18 @@ test('a webhook the egress policy refuses is not delivered, final, and never con
   t.teardown(() => target.close());
   const port = new URL(target.url).port;
   const denied = egressPolicy(loadConfig({ WATCHLOG_EGRESS_DENY: '127.0.0.0/8,::1/128' }).egress);
-  for (const url of [`http://localhost:${port}/hook`, `http://127.0.0.1:${port}/hook`, `http://[::ffff:127.0.0.1]:${port}/hook`]) {
+  for (const url of [
+    `http://localhost:${port}/hook`,
+    `http://127.0.0.1:${port}/hook`,
+    `http://[::ffff:127.0.0.1]:${port}/hook`,
+  ]) {
     const answer = await sendWebhook({ url, secret: 'k' }, down, null, { egress: denied, timeoutMs: 2000 });
     t.like(answer, { ok: false, retryable: false, status: null }, url);
-    t.regex(answer.error ?? '', /^blocked by egress policy \((127\.0\.0\.1 is in 127\.0\.0\.0\/8|::1 is in ::1)\)$/, url);
+    t.regex(
+      answer.error ?? '',
+      /^blocked by egress policy \((127\.0\.0\.1 is in 127\.0\.0\.0\/8|::1 is in ::1)\)$/,
+      url,
+    );
   }
   t.is(target.connections, 0);
 });

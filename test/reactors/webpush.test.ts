@@ -14,8 +14,14 @@ import { startTarget } from '../helpers/target.ts';
 const up = transitionNotification('evt-up', {
   type: 'MonitorCameUp',
   data: {
-    monitor_id: 'm1', project_id: 'p1', name: 'orders', url: 'http://orders.test/health', came_up_at: '2026-11-23T10:05:00.000Z',
-    status_code: 200, response_ms: 12, downtime_seconds: 300,
+    monitor_id: 'm1',
+    project_id: 'p1',
+    name: 'orders',
+    url: 'http://orders.test/health',
+    came_up_at: '2026-11-23T10:05:00.000Z',
+    status_code: 200,
+    response_ms: 12,
+    downtime_seconds: 300,
   },
 });
 
@@ -34,14 +40,21 @@ test('a notification reaches the push service encrypted and is decrypted there; 
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const keys = loadOrCreateVapidKeys(dir);
   // The service takes the flag as a string, as a form post would send it.
-  const subscribed = await service.post('/subscribe', { userVisibleOnly: 'true', applicationServerKey: keys.publicKey });
+  const subscribed = await service.post('/subscribe', {
+    userVisibleOnly: 'true',
+    applicationServerKey: keys.publicKey,
+  });
   t.is(subscribed.status, 200, subscribed.body);
-  const { data } = JSON.parse(subscribed.body) as { data: { endpoint: string; keys: { p256dh: string; auth: string }; clientHash: string } };
+  const { data } = JSON.parse(subscribed.body) as {
+    data: { endpoint: string; keys: { p256dh: string; auth: string }; clientHash: string };
+  };
   const subscription = { endpoint: data.endpoint, keys: data.keys };
 
   const outcome = await sendWebPush(subscription, up, keys, 'mailto:ops@example.com', { egress, timeoutMs: 2000 });
   t.like(outcome, { ok: true, status: 201, gone: false }, outcome.error ?? undefined);
-  const received = JSON.parse((await service.post('/get-notifications', { clientHash: data.clientHash })).body) as { data: { messages: string[] } };
+  const received = JSON.parse((await service.post('/get-notifications', { clientHash: data.clientHash })).body) as {
+    data: { messages: string[] };
+  };
   t.is(received.data.messages.length, 1);
   t.deepEqual(JSON.parse(received.data.messages[0]!), JSON.parse(JSON.stringify(up)));
 
@@ -63,11 +76,17 @@ test('a push endpoint the egress policy refuses is not delivered, final, not gon
     keys: { p256dh: browser.generateKeys().toString('base64url'), auth: randomBytes(16).toString('base64url') },
   };
   const denied = egressPolicy(loadConfig({ WATCHLOG_EGRESS_DENY: '127.0.0.0/8,::1/128' }).egress);
-  const outcome = await sendWebPush(subscription, up, keys, 'mailto:ops@example.com', { egress: denied, timeoutMs: 2000 });
+  const outcome = await sendWebPush(subscription, up, keys, 'mailto:ops@example.com', {
+    egress: denied,
+    timeoutMs: 2000,
+  });
   t.like(outcome, { ok: false, retryable: false, gone: false });
   t.regex(outcome.error ?? '', /^blocked by egress policy \((127\.0\.0\.1 is in 127\.0\.0\.0\/8|::1 is in ::1)\)$/);
   t.is(target.connections, 0);
   // The same endpoint under the default rules is reached.
-  t.like(await sendWebPush(subscription, up, keys, 'mailto:ops@example.com', { egress, timeoutMs: 2000 }), { ok: true, status: 201 });
+  t.like(await sendWebPush(subscription, up, keys, 'mailto:ops@example.com', { egress, timeoutMs: 2000 }), {
+    ok: true,
+    status: 201,
+  });
   t.is(target.connections, 1);
 });

@@ -17,11 +17,16 @@ import { runCli, waitForLog, type CliProcess } from '../helpers/process.ts';
 
 // The root's own `express` is v4 (a test tool depends on it); the SDK targets Express 5, a dev
 // dependency of packages/node.
-const express = createRequire(new URL('../../packages/node/package.json', import.meta.url))('express') as typeof expressType;
+const express = createRequire(new URL('../../packages/node/package.json', import.meta.url))(
+  'express',
+) as typeof expressType;
 
 export type Framework = 'express' | 'koa' | 'fastify';
 
-export interface HostApp { url: string; handled: string[] }
+export interface HostApp {
+  url: string;
+  handled: string[];
+}
 
 export const startApp = async (t: ExecutionContext, framework: Framework, watchlog: Watchlog): Promise<HostApp> => {
   const handled: string[] = [];
@@ -29,7 +34,10 @@ export const startApp = async (t: ExecutionContext, framework: Framework, watchl
   if (framework === 'fastify') {
     const app = Fastify();
     await app.register(watchlog.fastify({ identify: (req) => String(req.headers['x-user'] ?? 'load') }));
-    app.get('/orders/:id', async (req) => { note(req.raw); return { id: (req.params as { id: string }).id }; });
+    app.get('/orders/:id', async (req) => {
+      note(req.raw);
+      return { id: (req.params as { id: string }).id };
+    });
     t.teardown(() => app.close());
     return { url: await app.listen({ port: 0, host: '127.0.0.1' }), handled };
   }
@@ -37,19 +45,31 @@ export const startApp = async (t: ExecutionContext, framework: Framework, watchl
   if (framework === 'express') {
     const app = express();
     app.use(watchlog.express({ identify: (req) => String(req.headers['x-user'] ?? 'load') }));
-    app.get('/orders/:id', (req, res) => { note(req); res.json({ id: req.params.id }); });
+    app.get('/orders/:id', (req, res) => {
+      note(req);
+      res.json({ id: req.params.id });
+    });
     server = http.createServer(app);
   } else {
     const app = new Koa();
     app.use(watchlog.koa({ identify: (ctx) => String(ctx.req.headers['x-user'] ?? 'load') }));
     const router = new Router();
-    router.get('/orders/:id', (ctx) => { note(ctx.req); ctx.body = { id: ctx.params.id }; });
+    router.get('/orders/:id', (ctx) => {
+      note(ctx.req);
+      ctx.body = { id: ctx.params.id };
+    });
     app.use(router.routes());
     server = http.createServer(app.callback());
   }
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, handled };
 };
 
@@ -61,8 +81,14 @@ export const drive = async (url: string, amount: number, rate: number) => {
 
 /** Every event of the project, as the admin's export gives them. */
 export const exported = async (base: string, token: string, projectId: string) =>
-  (await api<Array<{ request_id?: string; path: string; method: string; service_name: string }>>(base, 'GET',
-    `/v1/audit/export?format=json&project_id=${projectId}`, { token })).body;
+  (
+    await api<Array<{ request_id?: string; path: string; method: string; service_name: string }>>(
+      base,
+      'GET',
+      `/v1/audit/export?format=json&project_id=${projectId}`,
+      { token },
+    )
+  ).body;
 
 /** Stops `service` (SIGKILL: no drain at all; SIGTERM: the graceful drain) and waits for it. */
 export const stop = async (service: CliProcess, signal: 'SIGKILL' | 'SIGTERM') => {

@@ -14,7 +14,10 @@ import { openTab } from '../helpers/browser.ts';
 
 const SDK = path.resolve('packages', 'browser', 'dist', 'index.js');
 
-const listen = async (t: ExecutionContext, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<string> => {
+const listen = async (
+  t: ExecutionContext,
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<string> => {
   const server = createServer((req, res) => {
     // A fixed answer, so two runs of the same calls compare equal (no Date header).
     res.sendDate = false;
@@ -22,7 +25,13 @@ const listen = async (t: ExecutionContext, handler: (req: IncomingMessage, res: 
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 };
 
@@ -96,7 +105,11 @@ window.calls = async (api, down) => {
 window.loaded = true;
 </script></body></html>`;
 
-interface BackendCall { method: string; path: string; requestId: string | undefined }
+interface BackendCall {
+  method: string;
+  path: string;
+  requestId: string | undefined;
+}
 
 interface World {
   server: TestServer;
@@ -132,22 +145,35 @@ const world = async (t: ExecutionContext): Promise<World> => {
       sameOriginHeaders.push(req.headers);
       res.writeHead(200, { 'content-type': 'text/plain' }).end('same origin');
     } else {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(req.url === '/' ? PAGE : '<!doctype html><title>next</title><p>next page');
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(req.url === '/' ? PAGE : '<!doctype html><title>next</title><p>next page');
     }
   });
 
   // The browser's key may only be used from the shop's page.
   const key = await api<{ key: string }>(server.url, 'POST', `/v1/projects/${projectId}/api-keys`, {
-    token, body: { name: 'storefront', allowed_origins: [pageUrl] },
+    token,
+    body: { name: 'storefront', allowed_origins: [pageUrl] },
   });
   t.is(key.status, 201, JSON.stringify(key.body));
 
   const backendCalls: BackendCall[] = [];
   const backendUrl = await listen(t, async (req, res) => {
     // Its CORS allows the page's origin and the X-Request-ID header (the README's step).
-    const cors = { 'access-control-allow-origin': pageUrl, 'access-control-expose-headers': 'X-Custom', vary: 'Origin' };
+    const cors = {
+      'access-control-allow-origin': pageUrl,
+      'access-control-expose-headers': 'X-Custom',
+      vary: 'Origin',
+    };
     if (req.method === 'OPTIONS') {
-      res.writeHead(204, { ...cors, 'access-control-allow-methods': 'GET, POST, PUT, DELETE, PATCH', 'access-control-allow-headers': 'Content-Type, X-Request-ID' }).end();
+      res
+        .writeHead(204, {
+          ...cors,
+          'access-control-allow-methods': 'GET, POST, PUT, DELETE, PATCH',
+          'access-control-allow-headers': 'Content-Type, X-Request-ID',
+        })
+        .end();
       return;
     }
     const started = Date.now();
@@ -162,46 +188,87 @@ const world = async (t: ExecutionContext): Promise<World> => {
       const reported = await api(server.url, 'POST', '/v1/audit', {
         apiKey: backendKey,
         body: {
-          path: url.pathname, method, status_code: status, response_time: Date.now() - started, identifier: 'shopper-7',
-          service_name: 'orders-api', environment: 'development', source: 'backend', ...(requestId ? { request_id: requestId } : {}),
+          path: url.pathname,
+          method,
+          status_code: status,
+          response_time: Date.now() - started,
+          identifier: 'shopper-7',
+          service_name: 'orders-api',
+          environment: 'development',
+          source: 'backend',
+          ...(requestId ? { request_id: requestId } : {}),
         },
       });
-      if (reported.status !== 202) throw new Error(`backend report: ${reported.status} ${JSON.stringify(reported.body)}`);
+      if (reported.status !== 202)
+        throw new Error(`backend report: ${reported.status} ${JSON.stringify(reported.body)}`);
     }
     res.writeHead(status, { ...cors, 'content-type': 'application/json', 'x-custom': `custom-${url.pathname}` });
     res.end(JSON.stringify({ method, path: url.pathname, query: url.search, body }));
   });
 
   return {
-    server, token, projectId, pageUrl, backendUrl, downUrl: await closedPort(), browserKey: key.body.key, backendCalls, sameOriginHeaders,
-    advance: (ms) => { offsetMs += ms; },
+    server,
+    token,
+    projectId,
+    pageUrl,
+    backendUrl,
+    downUrl: await closedPort(),
+    browserKey: key.body.key,
+    backendCalls,
+    sameOriginHeaders,
+    advance: (ms) => {
+      offsetMs += ms;
+    },
   };
 };
 
 /** init() in the page, as the README says, with identify() naming the shopper. */
 const initIn = (page: Page, w: World, extra: Record<string, unknown> = {}) => {
   const options = JSON.stringify({
-    endpoint: w.server.url, apiKey: w.browserKey, serviceName: 'storefront', environment: 'development',
-    backends: [`${w.backendUrl}/api`, w.downUrl], ...extra,
+    endpoint: w.server.url,
+    apiKey: w.browserKey,
+    serviceName: 'storefront',
+    environment: 'development',
+    backends: [`${w.backendUrl}/api`, w.downUrl],
+    ...extra,
   });
   return page.evaluate(`window.handle = window.sdk.init({ ...${options}, identify: () => 'shopper-7' }); true`);
 };
 
-interface Detail { id: string; path: string; method: string; status_code?: number; request_id?: string; source: string; error_message?: string; identifier: string; session_id?: string; user_agent?: string }
+interface Detail {
+  id: string;
+  path: string;
+  method: string;
+  status_code?: number;
+  request_id?: string;
+  source: string;
+  error_message?: string;
+  identifier: string;
+  session_id?: string;
+  user_agent?: string;
+}
 
 /** Every event of a service, in full (the list does not carry request_id or source). */
 const eventsOf = async (w: World, service: string, expected: number): Promise<Detail[]> => {
   const list = await eventually(async () => {
-    const res = await api<{ data: Array<{ id: string }> }>(w.server.url, 'GET', `/v1/audit?project_id=${w.projectId}&service_name=${service}&limit=100`, { token: w.token });
+    const res = await api<{ data: Array<{ id: string }> }>(
+      w.server.url,
+      'GET',
+      `/v1/audit?project_id=${w.projectId}&service_name=${service}&limit=100`,
+      { token: w.token },
+    );
     return res.body.data?.length === expected ? res.body.data : undefined;
   }, 30_000);
-  return Promise.all(list.map(async ({ id }) => (await api<Detail>(w.server.url, 'GET', `/v1/audit/${id}`, { token: w.token })).body));
+  return Promise.all(
+    list.map(async ({ id }) => (await api<Detail>(w.server.url, 'GET', `/v1/audit/${id}`, { token: w.token })).body),
+  );
 };
 
 /** What the browser logs for the calls that fail on purpose (the backend that is down, its 500). */
-const EXPECTED_ERRORS = /^Failed to load resource: (net::ERR_CONNECTION_REFUSED|the server responded with a status of 500)/;
+const EXPECTED_ERRORS =
+  /^Failed to load resource: (net::ERR_CONNECTION_REFUSED|the server responded with a status of 500)/;
 
-test('a page\'s fetch and XHR calls to its backend: both sides arrive with one request_id, answers unchanged, the call whose backend never reported is an orphan', async (t) => {
+test("a page's fetch and XHR calls to its backend: both sides arrive with one request_id, answers unchanged, the call whose backend never reported is an orphan", async (t) => {
   const w = await world(t);
   const { page, errors } = await openTab(t, w.pageUrl);
   await page.goto('/');
@@ -214,27 +281,66 @@ test('a page\'s fetch and XHR calls to its backend: both sides arrive with one r
   const withSdk = await page.evaluate(calls);
   t.deepEqual(withSdk, without, 'every answer, header, error and XHR event sequence is the same with the SDK');
   t.like(withSdk, {
-    get: { status: 200, custom: 'custom-/api/orders/1' }, post: { status: 201 }, putBodyUsed: true, serverError: { status: 500 }, patch: { status: 200 },
-    down: { rejected: 'TypeError', message: 'Failed to fetch' }, aborted: { name: 'AbortError' }, refused: { rejected: 'TypeError' },
-    xhrGet: { status: 200, isXhr: true, seen: ['readyState 1', 'readyState 2', 'readyState 3', 'readyState 4', 'load', 'loadend'] },
+    get: { status: 200, custom: 'custom-/api/orders/1' },
+    post: { status: 201 },
+    putBodyUsed: true,
+    serverError: { status: 500 },
+    patch: { status: 200 },
+    down: { rejected: 'TypeError', message: 'Failed to fetch' },
+    aborted: { name: 'AbortError' },
+    refused: { rejected: 'TypeError' },
+    xhrGet: {
+      status: 200,
+      isXhr: true,
+      seen: ['readyState 1', 'readyState 2', 'readyState 3', 'readyState 4', 'load', 'loadend'],
+    },
     xhrDown: { status: 0, seen: ['readyState 1', 'readyState 4', 'error', 'loadend'] },
   });
 
   // What reached the backend: the header on each SPEC call, none on PATCH or before init().
   const sdkCalls = w.backendCalls.slice(before);
   t.true(w.backendCalls.slice(0, before).every((c) => c.requestId === undefined));
-  t.deepEqual(sdkCalls.map((c) => `${c.method} ${c.path} ${c.requestId === undefined ? '-' : 'id'}`), [
-    'GET /api/orders/1 id', 'POST /api/orders id', 'PUT /api/orders/2 id', 'DELETE /api/fail id', 'GET /api/lost id', 'PATCH /api/orders/1 -',
-    'GET /api/orders/3 id', 'POST /api/orders id',
-  ]);
-  t.true(w.sameOriginHeaders.every((h) => h['x-request-id'] === undefined), 'calls outside the backends are untouched');
+  t.deepEqual(
+    sdkCalls.map((c) => `${c.method} ${c.path} ${c.requestId === undefined ? '-' : 'id'}`),
+    [
+      'GET /api/orders/1 id',
+      'POST /api/orders id',
+      'PUT /api/orders/2 id',
+      'DELETE /api/fail id',
+      'GET /api/lost id',
+      'PATCH /api/orders/1 -',
+      'GET /api/orders/3 id',
+      'POST /api/orders id',
+    ],
+  );
+  t.true(
+    w.sameOriginHeaders.every((h) => h['x-request-id'] === undefined),
+    'calls outside the backends are untouched',
+  );
 
   await page.evaluate('window.handle.flush()');
-  t.deepEqual(await page.evaluate('window.handle.stats()'), { recorded: 10, sent: 10, rejected: 0, dropped: 0, failed: 0, skipped: 1, retries: 0, beaconed: 0 });
+  t.deepEqual(await page.evaluate('window.handle.stats()'), {
+    recorded: 10,
+    sent: 10,
+    rejected: 0,
+    dropped: 0,
+    failed: 0,
+    skipped: 1,
+    retries: 0,
+    beaconed: 0,
+  });
 
   const browser = await eventsOf(w, 'storefront', 10);
   const backend = (await eventsOf(w, 'orders-api', 12)).filter((e) => e.request_id !== undefined);
-  t.true(browser.every((e) => e.source === 'browser' && e.identifier === 'shopper-7' && /Chrome/.test(e.user_agent ?? '') && e.session_id === browser[0]!.session_id));
+  t.true(
+    browser.every(
+      (e) =>
+        e.source === 'browser' &&
+        e.identifier === 'shopper-7' &&
+        /Chrome/.test(e.user_agent ?? '') &&
+        e.session_id === browser[0]!.session_id,
+    ),
+  );
   t.true(backend.every((e) => e.source === 'backend'));
   const byId = new Map(browser.map((e) => [e.request_id, e]));
   t.is(backend.length, 6);
@@ -243,10 +349,15 @@ test('a page\'s fetch and XHR calls to its backend: both sides arrive with one r
     t.truthy(paired, `${b.method} ${b.path} has its browser event`);
     t.like(paired, { method: b.method, path: b.path, status_code: b.status_code });
   }
-  for (const c of sdkCalls.filter((c) => c.requestId)) t.true(byId.has(c.requestId), `${c.method} ${c.path}: the header sent is the browser event's request_id`);
-  const pathsOf = (events: Detail[]) => events.map((e) => `${e.method} ${e.path} ${e.status_code ?? e.error_message}`).sort();
+  for (const c of sdkCalls.filter((c) => c.requestId))
+    t.true(byId.has(c.requestId), `${c.method} ${c.path}: the header sent is the browser event's request_id`);
+  const pathsOf = (events: Detail[]) =>
+    events.map((e) => `${e.method} ${e.path} ${e.status_code ?? e.error_message}`).sort();
   t.deepEqual(pathsOf(browser.filter((e) => !backend.some((b) => b.request_id === e.request_id))), [
-    'GET /api/lost 200', 'GET /api/orders/1 AbortError: signal is aborted without reason', 'GET /api/x TypeError: Failed to fetch', 'GET /api/y network error',
+    'GET /api/lost 200',
+    'GET /api/orders/1 AbortError: signal is aborted without reason',
+    'GET /api/x TypeError: Failed to fetch',
+    'GET /api/y network error',
   ]);
   // A call fetch refused before sending it left no event.
   t.is(browser.filter((e) => e.path === '/api/orders/1').length, 2);
@@ -255,19 +366,32 @@ test('a page\'s fetch and XHR calls to its backend: both sides arrive with one r
   const lost = sdkCalls.find((c) => c.path === '/api/lost')!.requestId;
   w.advance(3 * 60_000);
   const orphans = await eventually(async () => {
-    const res = await api<{ data: Array<{ request_id: string; path: string }> }>(w.server.url, 'GET', `/v1/audit/orphans?project_id=${w.projectId}`, { token: w.token });
+    const res = await api<{ data: Array<{ request_id: string; path: string }> }>(
+      w.server.url,
+      'GET',
+      `/v1/audit/orphans?project_id=${w.projectId}`,
+      { token: w.token },
+    );
     return res.body.data?.length === 4 ? res.body.data : undefined;
   }, 30_000);
   t.deepEqual(orphans.map((o) => o.path).sort(), ['/api/lost', '/api/orders/1', '/api/x', '/api/y']);
-  t.true(orphans.some((o) => o.request_id === lost), 'the lost call is listed under the id its backend received');
+  t.true(
+    orphans.some((o) => o.request_id === lost),
+    'the lost call is listed under the id its backend received',
+  );
 
   // stop() restores the page's own functions.
-  t.true(await page.evaluate(`(async () => {
+  t.true(
+    await page.evaluate(`(async () => {
     const wrappedFetch = window.fetch, wrappedSend = XMLHttpRequest.prototype.send;
     await window.handle.stop();
     return window.fetch !== wrappedFetch && XMLHttpRequest.prototype.send !== wrappedSend && String(window.fetch).includes('[native code]') && String(XMLHttpRequest.prototype.send).includes('[native code]');
-  })()`));
-  t.deepEqual(errors.filter((e) => !EXPECTED_ERRORS.test(e)), []);
+  })()`),
+  );
+  t.deepEqual(
+    errors.filter((e) => !EXPECTED_ERRORS.test(e)),
+    [],
+  );
 });
 
 for (const [how, leave] of [
@@ -280,14 +404,19 @@ for (const [how, leave] of [
     await page.goto('/');
     await page.waitForFunction('window.loaded === true');
     await initIn(page, w, { flushIntervalMs: 60_000, maxBatch: 1000 });
-    await page.evaluate(`Promise.all([1, 2, 3].map((n) => fetch(${JSON.stringify(w.backendUrl)} + '/api/orders/' + n).then((r) => r.text())))`);
+    await page.evaluate(
+      `Promise.all([1, 2, 3].map((n) => fetch(${JSON.stringify(w.backendUrl)} + '/api/orders/' + n).then((r) => r.text())))`,
+    );
     t.like(await page.evaluate('window.handle.stats()'), { recorded: 3, sent: 0 }, 'queued, nothing sent yet');
 
     await leave(page, w);
     const browser = await eventsOf(w, 'storefront', 3);
     t.deepEqual(browser.map((e) => e.path).sort(), ['/api/orders/1', '/api/orders/2', '/api/orders/3']);
     const ids = new Set(w.backendCalls.map((c) => c.requestId));
-    t.true(browser.every((e) => ids.has(e.request_id)), 'paired with the backend\'s calls');
+    t.true(
+      browser.every((e) => ids.has(e.request_id)),
+      "paired with the backend's calls",
+    );
   });
 }
 
@@ -299,9 +428,16 @@ test('page hide: a tab switched away from (visibilitychange to hidden) sends its
   await initIn(page, w, { flushIntervalMs: 60_000, maxBatch: 1000 });
   const beacons: Array<{ url: string; type: string | undefined; events: Array<Record<string, unknown>> }> = [];
   page.on('request', (r) => {
-    if (r.url().startsWith(`${w.server.url}/v1/audit/batch`)) beacons.push({ url: r.url(), type: r.headers()['content-type'], events: JSON.parse(r.postData() ?? 'null') as Array<Record<string, unknown>> });
+    if (r.url().startsWith(`${w.server.url}/v1/audit/batch`))
+      beacons.push({
+        url: r.url(),
+        type: r.headers()['content-type'],
+        events: JSON.parse(r.postData() ?? 'null') as Array<Record<string, unknown>>,
+      });
   });
-  await page.evaluate(`Promise.all([1, 2].map((n) => fetch(${JSON.stringify(w.backendUrl)} + '/api/orders/' + n).then((r) => r.text())))`);
+  await page.evaluate(
+    `Promise.all([1, 2].map((n) => fetch(${JSON.stringify(w.backendUrl)} + '/api/orders/' + n).then((r) => r.text())))`,
+  );
   // Headless tabs stay visible: the page is told it is hidden, as the browser tells it.
   await page.evaluate(`Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
     document.dispatchEvent(new Event('visibilitychange'));`);

@@ -18,8 +18,15 @@ test('an outage past the queue bound drops the oldest, and stats().dropped equal
   const { token, projectId, apiKey } = await projectFor(url, 'sdk-outage');
   const lines = { warn: [] as string[], error: [] as string[], info: [] as string[] };
   const watchlog = createWatchlog({
-    endpoint: url, apiKey, serviceName: 'sdk-outage', environment: 'production',
-    maxQueueEvents: QUEUE, batchMaxEvents: 100, flushIntervalMs: 50, retryInitialDelayMs: 50, retryMaxDelayMs: 500,
+    endpoint: url,
+    apiKey,
+    serviceName: 'sdk-outage',
+    environment: 'production',
+    maxQueueEvents: QUEUE,
+    batchMaxEvents: 100,
+    flushIntervalMs: 50,
+    retryInitialDelayMs: 50,
+    retryMaxDelayMs: 500,
     logger: { warn: (m) => lines.warn.push(m), error: (m) => lines.error.push(m), info: (m) => lines.info.push(m) },
   });
   t.teardown(() => watchlog.close({ timeoutMs: 100 }).then(() => undefined));
@@ -48,8 +55,14 @@ test('an outage past the queue bound drops the oldest, and stats().dropped equal
   // Events already in flight when the queue overflowed are kept with the newest (they are the
   // oldest of the outage, retried until watchlog is back); whatever else was dropped was older
   // than everything still queued.
-  t.true(app.handled.slice(-QUEUE + 50).every((id) => stored.has(id)), 'the newest events are kept');
-  t.true(app.handled.slice(0, BEFORE).every((id) => stored.has(id)), 'the events sent before the outage are there');
+  t.true(
+    app.handled.slice(-QUEUE + 50).every((id) => stored.has(id)),
+    'the newest events are kept',
+  );
+  t.true(
+    app.handled.slice(0, BEFORE).every((id) => stored.has(id)),
+    'the events sent before the outage are there',
+  );
   t.is(lines.warn.filter((l) => /queue full/.test(l)).length, 1, 'one warning for all the drops');
   t.is(lines.warn.filter((l) => /cannot deliver/.test(l)).length, 1);
   t.is(lines.info.length, 1);

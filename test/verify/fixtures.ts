@@ -3,8 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  EMPTY_FRONTIER, appendLeaf, consistencyProof, frontierRoot, inclusionProof, leafBytes, leafHash,
-  type Frontier, type Hash, type LeafRecord,
+  EMPTY_FRONTIER,
+  appendLeaf,
+  consistencyProof,
+  frontierRoot,
+  inclusionProof,
+  leafBytes,
+  leafHash,
+  type Frontier,
+  type Hash,
+  type LeafRecord,
 } from '../../src/domain/merkle.ts';
 
 /** Fixtures made the server's way (src/domain/merkle.ts builds the tree, node:crypto signs notes
@@ -23,16 +31,21 @@ export const newSigner = (name = 'watchlog.test'): Signer => {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
   const typeAndKey = Buffer.concat([Buffer.from([0x01]), raw]);
-  const keyId = createHash('sha256').update(Buffer.concat([Buffer.from(name), Buffer.from([0x0a]), typeAndKey])).digest().subarray(0, 4);
+  const keyId = createHash('sha256')
+    .update(Buffer.concat([Buffer.from(name), Buffer.from([0x0a]), typeAndKey]))
+    .digest()
+    .subarray(0, 4);
   return {
     name,
     verifierKey: `${name}+${keyId.toString('hex')}+${typeAndKey.toString('base64')}`,
     publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
-    sign: (text) => `${text}\n\u2014 ${name} ${Buffer.concat([keyId, sign(null, Buffer.from(text), privateKey)]).toString('base64')}\n`,
+    sign: (text) =>
+      `${text}\n\u2014 ${name} ${Buffer.concat([keyId, sign(null, Buffer.from(text), privateKey)]).toString('base64')}\n`,
   };
 };
 
-export const checkpointText = (origin: string, size: number, root: Hash) => `${origin}\n${size}\n${root.toString('base64')}\n`;
+export const checkpointText = (origin: string, size: number, root: Hash) =>
+  `${origin}\n${size}\n${root.toString('base64')}\n`;
 
 export const PROJECT = '0b7c2a4e-5d1f-4c3b-9a8e-1f2d3c4b5a69';
 export const ORIGIN = `watchlog.test/projects/${PROJECT}`;
@@ -41,17 +54,50 @@ export const ORIGIN = `watchlog.test/projects/${PROJECT}`;
  *  text, fractions, arrays, an empty object. */
 export const makeRecord = (i: number): LeafRecord & { position: string; recorded_at: string } => {
   const recordedAt = new Date(Date.UTC(2026, 10, 24, 12) + i * 1000).toISOString();
-  const common = { metadata: { recorded_at: recordedAt, actor: i % 3 === 0 ? 'api-key' : 'user', correlation: { z: i, a: null } }, position: String(100 + i * 3), recorded_at: recordedAt };
-  if (i === 0) return { ...common, stream: `project-${PROJECT}`, revision: 0, type: 'ProjectCreated', id: `evt-${i}`, data: { project_id: PROJECT, name: 'Boutique Zoë — €', created_at: recordedAt } };
+  const common = {
+    metadata: { recorded_at: recordedAt, actor: i % 3 === 0 ? 'api-key' : 'user', correlation: { z: i, a: null } },
+    position: String(100 + i * 3),
+    recorded_at: recordedAt,
+  };
+  if (i === 0)
+    return {
+      ...common,
+      stream: `project-${PROJECT}`,
+      revision: 0,
+      type: 'ProjectCreated',
+      id: `evt-${i}`,
+      data: { project_id: PROJECT, name: 'Boutique Zoë — €', created_at: recordedAt },
+    };
   if (i % 7 === 0) {
-    return { ...common, stream: `monitor-m${i % 5}`, revision: Math.floor(i / 7), type: 'CheckRecorded', id: `evt-${i}`, data: { project_id: PROJECT, monitor_id: `m${i % 5}`, up: i % 2 === 0, latency_ms: 12.5 + i / 8, status: 200 } };
+    return {
+      ...common,
+      stream: `monitor-m${i % 5}`,
+      revision: Math.floor(i / 7),
+      type: 'CheckRecorded',
+      id: `evt-${i}`,
+      data: { project_id: PROJECT, monitor_id: `m${i % 5}`, up: i % 2 === 0, latency_ms: 12.5 + i / 8, status: 200 },
+    };
   }
   return {
-    ...common, stream: `audit-${PROJECT}`, revision: i, type: 'AuditEventRecorded', id: `evt-${i}`,
+    ...common,
+    stream: `audit-${PROJECT}`,
+    revision: i,
+    type: 'AuditEventRecorded',
+    id: `evt-${i}`,
     data: {
-      project_id: PROJECT, event_type: 'http_request', timestamp: recordedAt, path: `/api/orders/${i}`, method: i % 4 === 0 ? 'DELETE' : 'POST',
-      status_code: 200 + (i % 5), response_time: i / 3, identifier: `user-${i % 11}@example.com`, service_name: 'checkout-api', environment: 'production', source: 'server',
-      user_roles: ['customer', i % 2 === 0 ? 'admin' : 'ŝtaff'], request_body: { zeta: 'ω', alpha: [1, 2.25, -0, 1e21, { y: true, x: 'emoji 😀' }], Beta: {} },
+      project_id: PROJECT,
+      event_type: 'http_request',
+      timestamp: recordedAt,
+      path: `/api/orders/${i}`,
+      method: i % 4 === 0 ? 'DELETE' : 'POST',
+      status_code: 200 + (i % 5),
+      response_time: i / 3,
+      identifier: `user-${i % 11}@example.com`,
+      service_name: 'checkout-api',
+      environment: 'production',
+      source: 'server',
+      user_roles: ['customer', i % 2 === 0 ? 'admin' : 'ŝtaff'],
+      request_body: { zeta: 'ω', alpha: [1, 2.25, -0, 1e21, { y: true, x: 'emoji 😀' }], Beta: {} },
     },
   };
 };
@@ -69,7 +115,18 @@ export interface BuiltLog {
 }
 
 export const streamLine = (index: number, r: ReturnType<typeof makeRecord>, leaf: Hash): string =>
-  JSON.stringify({ leaf_index: index, position: r.position, stream: r.stream, revision: r.revision, type: r.type, id: r.id, data: r.data, metadata: r.metadata, recorded_at: r.recorded_at, leaf_hash: leaf.toString('base64') });
+  JSON.stringify({
+    leaf_index: index,
+    position: r.position,
+    stream: r.stream,
+    revision: r.revision,
+    type: r.type,
+    id: r.id,
+    data: r.data,
+    metadata: r.metadata,
+    recorded_at: r.recorded_at,
+    leaf_hash: leaf.toString('base64'),
+  });
 
 export const missingLine = (index: number, r: ReturnType<typeof makeRecord>, leaf: Hash): string =>
   JSON.stringify({ leaf_index: index, position: r.position, missing: true, leaf_hash: leaf.toString('base64') });
@@ -95,11 +152,22 @@ export const buildLog = (count: number): BuiltLog => {
   const leaves = records.map((r) => leafHash(leafBytes(r)));
   const { roots, read } = serverTreeOf(leaves);
   return {
-    records, leaves, roots,
+    records,
+    leaves,
+    roots,
     lines: records.map((r, i) => streamLine(i, r, leaves[i]!)),
     checkpoint: (size, signer, origin = ORIGIN) => signer.sign(checkpointText(origin, size, roots[size]!)),
-    inclusion: async (index, size) => ({ index, size, leaf_hash: leaves[index]!.toString('base64'), proof: (await inclusionProof(read, index, size)).map((h) => h.toString('base64')) }),
-    consistency: async (from, to) => ({ from, to, proof: (await consistencyProof(read, from, to)).map((h) => h.toString('base64')) }),
+    inclusion: async (index, size) => ({
+      index,
+      size,
+      leaf_hash: leaves[index]!.toString('base64'),
+      proof: (await inclusionProof(read, index, size)).map((h) => h.toString('base64')),
+    }),
+    consistency: async (from, to) => ({
+      from,
+      to,
+      proof: (await consistencyProof(read, from, to)).map((h) => h.toString('base64')),
+    }),
   };
 };
 

@@ -20,7 +20,13 @@ const slowly = (line: Buffer): { index: number; bytes: Buffer } | null => {
     return null;
   }
   if (r === null || typeof r !== 'object' || Array.isArray(r)) return null;
-  if (!Number.isSafeInteger(r.leaf_index) || (r.leaf_index as number) < 0 || typeof r.leaf_hash !== 'string' || 'missing' in r) return null;
+  if (
+    !Number.isSafeInteger(r.leaf_index) ||
+    (r.leaf_index as number) < 0 ||
+    typeof r.leaf_hash !== 'string' ||
+    'missing' in r
+  )
+    return null;
   return { index: r.leaf_index as number, bytes: Buffer.from(`\0${leafText(r)}`) };
 };
 
@@ -34,7 +40,7 @@ const agrees = (line: Buffer): boolean => {
 
 const LOG = buildLog(60);
 
-test('the server\'s lines are read by their bytes, and give the server\'s leaf bytes', (t) => {
+test("the server's lines are read by their bytes, and give the server's leaf bytes", (t) => {
   LOG.lines.forEach((line, i) => {
     const fast = leafBytesOfLine(Buffer.from(line));
     t.deepEqual(fast, { index: i, bytes: Buffer.concat([Buffer.from([0]), leafBytes(LOG.records[i]!)]) }, `line ${i}`);
@@ -43,26 +49,83 @@ test('the server\'s lines are read by their bytes, and give the server\'s leaf b
 
 /** Strings with what JSON.stringify escapes, non-ASCII text (2, 3 and 4 bytes in UTF-8) and lone
  *  surrogates. */
-const text = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '/', '\b', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', 'é', '€', '😀'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 })) });
+const text = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom('"', '\\', '/', '\b', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', 'é', '€', '😀'),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+    fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }),
+  ),
+});
 const json = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), text, fc.array(tie('value')), tie('object')),
-  object: fc.dictionary(fc.oneof(fc.stringMatching(/^[a-z_A-Z0-9]{1,6}$/), fc.constantFrom('10', '9', '__proto__', '\r', 'é', 'a"b', '')), tie('value')),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    text,
+    fc.array(tie('value')),
+    tie('object'),
+  ),
+  object: fc.dictionary(
+    fc.oneof(fc.stringMatching(/^[a-z_A-Z0-9]{1,6}$/), fc.constantFrom('10', '9', '__proto__', '\r', 'é', 'a"b', '')),
+    tie('value'),
+  ),
 })).value;
-const record = fc.record({ leaf_index: fc.nat(), position: fc.string(), stream: text, revision: fc.nat(), type: text, id: text, data: json, metadata: json, leaf_hash: fc.base64String({ minLength: 44, maxLength: 44 }) });
+const record = fc.record({
+  leaf_index: fc.nat(),
+  position: fc.string(),
+  stream: text,
+  revision: fc.nat(),
+  type: text,
+  id: text,
+  data: json,
+  metadata: json,
+  leaf_hash: fc.base64String({ minLength: 44, maxLength: 44 }),
+});
 
-test('property: a record written as JSON.stringify writes it is read the slow way\'s way, or not at all', (t) => {
-  t.notThrows(() => fc.assert(fc.property(record, (r) => agrees(Buffer.from(JSON.stringify(r)))), { numRuns: 2000 }));
+test("property: a record written as JSON.stringify writes it is read the slow way's way, or not at all", (t) => {
+  t.notThrows(() =>
+    fc.assert(
+      fc.property(record, (r) => agrees(Buffer.from(JSON.stringify(r)))),
+      { numRuns: 2000 },
+    ),
+  );
   // And it is read, when its keys are ASCII without escapes and it has no lone surrogate.
   const plainText = fc.string({ unit: 'binary' });
   const plainJson = fc.letrec((tie) => ({
-    value: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), plainText, fc.array(tie('value')), tie('object')),
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      plainText,
+      fc.array(tie('value')),
+      tie('object'),
+    ),
     object: fc.dictionary(fc.stringMatching(/^[ -!#-[\]-~]{0,6}$/), tie('value')),
   })).value;
-  const plainRecord = fc.record({ leaf_index: fc.nat(), position: fc.string(), stream: plainText, revision: fc.nat(), type: plainText, id: plainText, data: plainJson, metadata: plainJson, leaf_hash: fc.base64String({ minLength: 44, maxLength: 44 }) });
-  t.notThrows(() => fc.assert(fc.property(plainRecord, (r) => {
-    const line = Buffer.from(JSON.stringify(r));
-    return leafBytesOfLine(line) !== null && agrees(line);
-  }), { numRuns: 1000 }));
+  const plainRecord = fc.record({
+    leaf_index: fc.nat(),
+    position: fc.string(),
+    stream: plainText,
+    revision: fc.nat(),
+    type: plainText,
+    id: plainText,
+    data: plainJson,
+    metadata: plainJson,
+    leaf_hash: fc.base64String({ minLength: 44, maxLength: 44 }),
+  });
+  t.notThrows(() =>
+    fc.assert(
+      fc.property(plainRecord, (r) => {
+        const line = Buffer.from(JSON.stringify(r));
+        return leafBytesOfLine(line) !== null && agrees(line);
+      }),
+      { numRuns: 1000 },
+    ),
+  );
 });
 
 /** JSON.stringify's output, written otherwise in places, as JSON allows: spaces, other escapes,
@@ -71,13 +134,16 @@ const otherwise = (value: unknown, choices: readonly number[]): string => {
   let n = 0;
   const choose = () => choices[n++ % choices.length]!;
   const space = () => (choose() < 3 ? ' ' : '');
-  const string = (s: string) => [...s].map((c) => {
-    const k = choose();
-    if (k < 2) return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    if (k < 3) return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`;
-    if (k < 4 && c === '/') return '\\/';
-    return JSON.stringify(c).slice(1, -1);
-  }).join('');
+  const string = (s: string) =>
+    [...s]
+      .map((c) => {
+        const k = choose();
+        if (k < 2) return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+        if (k < 3) return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0').toUpperCase()}`;
+        if (k < 4 && c === '/') return '\\/';
+        return JSON.stringify(c).slice(1, -1);
+      })
+      .join('');
   const write = (v: unknown): string => {
     if (typeof v === 'string') return `"${string(v)}"`;
     if (typeof v === 'number') {
@@ -102,25 +168,59 @@ const otherwise = (value: unknown, choices: readonly number[]): string => {
   return write(value);
 };
 
-test('property: a record written otherwise than JSON.stringify writes it is read the slow way\'s way, or not at all', (t) => {
+test("property: a record written otherwise than JSON.stringify writes it is read the slow way's way, or not at all", (t) => {
   // Choices of 0 to 4 write a token otherwise: one in 40 or one in 400 of them.
   for (const rarely of [40, 400]) {
-    t.notThrows(() => fc.assert(fc.property(record, fc.array(fc.nat(rarely), { minLength: 1, maxLength: 64 }), (r, choices) => agrees(Buffer.from(otherwise(r, choices)))), { numRuns: 2000 }));
+    t.notThrows(() =>
+      fc.assert(
+        fc.property(record, fc.array(fc.nat(rarely), { minLength: 1, maxLength: 64 }), (r, choices) =>
+          agrees(Buffer.from(otherwise(r, choices))),
+        ),
+        { numRuns: 2000 },
+      ),
+    );
   }
 });
 
 /** Bytes that change how a line reads. */
-const edit = fc.record({ at: fc.nat(), remove: fc.nat(2), insert: fc.array(fc.constantFrom(...Buffer.from('"\\{}[],: \t0-.eE+u/aZ'), 0x00, 0x1f, 0x7f, 0x80, 0xbf, 0xc0, 0xc3, 0xe2, 0xed, 0xf0, 0xf4, 0xf5, 0xff), { maxLength: 3 }) });
+const edit = fc.record({
+  at: fc.nat(),
+  remove: fc.nat(2),
+  insert: fc.array(
+    fc.constantFrom(
+      ...Buffer.from('"\\{}[],: \t0-.eE+u/aZ'),
+      0x00,
+      0x1f,
+      0x7f,
+      0x80,
+      0xbf,
+      0xc0,
+      0xc3,
+      0xe2,
+      0xed,
+      0xf0,
+      0xf4,
+      0xf5,
+      0xff,
+    ),
+    { maxLength: 3 },
+  ),
+});
 
-test('property: the server\'s lines with bytes changed anywhere are read the slow way\'s way, or not at all', (t) => {
-  t.notThrows(() => fc.assert(fc.property(fc.nat(LOG.lines.length - 1), fc.array(edit, { minLength: 1, maxLength: 4 }), (i, edits) => {
-    let line = Buffer.from(LOG.lines[i]!);
-    for (const { at, remove, insert } of edits) {
-      const p = at % (line.length + 1);
-      line = Buffer.concat([line.subarray(0, p), Buffer.from(insert), line.subarray(p + remove)]);
-    }
-    return agrees(line);
-  }), { numRuns: 5000 }));
+test("property: the server's lines with bytes changed anywhere are read the slow way's way, or not at all", (t) => {
+  t.notThrows(() =>
+    fc.assert(
+      fc.property(fc.nat(LOG.lines.length - 1), fc.array(edit, { minLength: 1, maxLength: 4 }), (i, edits) => {
+        let line = Buffer.from(LOG.lines[i]!);
+        for (const { at, remove, insert } of edits) {
+          const p = at % (line.length + 1);
+          line = Buffer.concat([line.subarray(0, p), Buffer.from(insert), line.subarray(p + remove)]);
+        }
+        return agrees(line);
+      }),
+      { numRuns: 5000 },
+    ),
+  );
 });
 
 /** checkBatch of one line: its code and hash. */
@@ -134,7 +234,8 @@ test('what the fast path does not read, the slow way does: the same record, or a
   const leaf = leafHash(leafBytes(r));
   const line = streamLine(5, r, leaf);
   /** The line with the leaf hash of `changed` instead. */
-  const hashOf = (variant: string, changed: typeof r) => variant.replace(/"leaf_hash":"[^"]*"/, `"leaf_hash":"${leafHash(leafBytes(changed)).toString('base64')}"`);
+  const hashOf = (variant: string, changed: typeof r) =>
+    variant.replace(/"leaf_hash":"[^"]*"/, `"leaf_hash":"${leafHash(leafBytes(changed)).toString('base64')}"`);
   const data = r.data as { request_body: object };
   const same = [
     ['spaces', line.replace('"data":{', '"data": {')],
@@ -143,13 +244,28 @@ test('what the fast path does not read, the slow way does: the same record, or a
     ['a fraction for an integer', line.replace('"revision":5', '"revision":5.0')],
     ['an exponent', line.replace('"revision":5', '"revision":5e0')],
     ['a leaf index with an exponent', line.replace('"leaf_index":5', '"leaf_index":0.5e1')],
-    ['a key twice, the last the record\'s', line.replace('"data":{', '"data":{"method":"GET",')],
-    ['a leaf field twice, the last the record\'s', line.replace('"stream":', '"stream":"other","stream":')],
+    ["a key twice, the last the record's", line.replace('"data":{', '"data":{"method":"GET",')],
+    ["a leaf field twice, the last the record's", line.replace('"stream":', '"stream":"other","stream":')],
     ['missing: false', line.replace('"position"', '"missing":false,"position"')],
-    ['a key twice in an object in order', hashOf(line.replace('"Beta":{}', '"Beta":{"k":1,"k":2}'), { ...r, data: { ...data, request_body: { ...data.request_body, Beta: { k: 2 } } } })],
+    [
+      'a key twice in an object in order',
+      hashOf(line.replace('"Beta":{}', '"Beta":{"k":1,"k":2}'), {
+        ...r,
+        data: { ...data, request_body: { ...data.request_body, Beta: { k: 2 } } },
+      }),
+    ],
     ['-0', hashOf(line.replace('"revision":5', '"revision":-0'), { ...r, revision: 0 })],
-    ['\\u0008 for \\b', hashOf(line.replace('"checkout-api"', '"\\u0008checkout-api"'), { ...r, data: { ...data, service_name: '\bcheckout-api' } })],
-    ['a key out of ASCII', hashOf(line.replace('"data":{', '"data":{"\u00e9":1,'), { ...r, data: { '\u00e9': 1, ...data } })],
+    [
+      '\\u0008 for \\b',
+      hashOf(line.replace('"checkout-api"', '"\\u0008checkout-api"'), {
+        ...r,
+        data: { ...data, service_name: '\bcheckout-api' },
+      }),
+    ],
+    [
+      'a key out of ASCII',
+      hashOf(line.replace('"data":{', '"data":{"\u00e9":1,'), { ...r, data: { '\u00e9': 1, ...data } }),
+    ],
   ] as const;
   for (const [what, variant] of same) {
     t.is(leafBytesOfLine(Buffer.from(variant)), null, what);
@@ -158,9 +274,19 @@ test('what the fast path does not read, the slow way does: the same record, or a
     t.deepEqual(checked.hash, Buffer.from(/"leaf_hash":"([^"]*)"/.exec(variant)![1]!, 'base64'), what);
   }
   const edited = [
-    ['a key twice, the last not the record\'s', line.replace('"method":"POST"', '"method":"POST","method":"GET"')],
-    ['a leaf field twice, the last not the record\'s', line.replace(/"stream":("[^"]*")/, '"stream":$1,"stream":"other"')],
-    ['a byte that is not UTF-8 in a string', Buffer.concat([Buffer.from(line.slice(0, line.indexOf('checkout-api'))), Buffer.from([0xff]), Buffer.from(line.slice(line.indexOf('checkout-api') + 1))])],
+    ["a key twice, the last not the record's", line.replace('"method":"POST"', '"method":"POST","method":"GET"')],
+    [
+      "a leaf field twice, the last not the record's",
+      line.replace(/"stream":("[^"]*")/, '"stream":$1,"stream":"other"'),
+    ],
+    [
+      'a byte that is not UTF-8 in a string',
+      Buffer.concat([
+        Buffer.from(line.slice(0, line.indexOf('checkout-api'))),
+        Buffer.from([0xff]),
+        Buffer.from(line.slice(line.indexOf('checkout-api') + 1)),
+      ]),
+    ],
   ] as const;
   for (const [what, variant] of edited) {
     t.is(leafBytesOfLine(Buffer.from(variant)), null, what);
@@ -173,33 +299,94 @@ test('lines the fast path leaves to the slow way: deep nesting, and lines that a
   const line = streamLine(3, r, leafHash(leafBytes(r)));
   t.is(leafBytesOfLine(Buffer.from(line)), null);
   t.is(checkLine(line).code, LEAF);
-  for (const notARecord of ['{}', '[]', '{"leaf_index":1}', '{"leaf_index":-1,"leaf_hash":""}', '{"leaf_index":1,"leaf_hash":""} ', 'null', '{']) {
+  for (const notARecord of [
+    '{}',
+    '[]',
+    '{"leaf_index":1}',
+    '{"leaf_index":-1,"leaf_hash":""}',
+    '{"leaf_index":1,"leaf_hash":""} ',
+    'null',
+    '{',
+  ]) {
     t.is(leafBytesOfLine(Buffer.from(notARecord)), null, notARecord);
     t.is(checkLine(notARecord).code, PROBLEM, notARecord);
   }
 });
 
 test('UTF-8 is read only when well formed, numbers only as JSON.stringify writes them', (t) => {
-  const line = (value: Buffer | string, index = '7') => Buffer.concat([
-    Buffer.from(`{"leaf_index":${index},"stream":"s","revision":1,"type":"T","id":"i","data":{"v":`), Buffer.from(value), Buffer.from('},"metadata":{},"leaf_hash":"x"}'),
-  ]);
+  const line = (value: Buffer | string, index = '7') =>
+    Buffer.concat([
+      Buffer.from(`{"leaf_index":${index},"stream":"s","revision":1,"type":"T","id":"i","data":{"v":`),
+      Buffer.from(value),
+      Buffer.from('},"metadata":{},"leaf_hash":"x"}'),
+    ]);
   const quoted = (bytes: number[]) => Buffer.from([0x22, ...bytes, 0x22]);
-  const wellFormed = [[0xc2, 0x80], [0xdf, 0xbf], [0xe0, 0xa0, 0x80], [0xed, 0x9f, 0xbf], [0xee, 0x80, 0x80], [0xef, 0xbf, 0xbf], [0xf0, 0x90, 0x80, 0x80], [0xf4, 0x8f, 0xbf, 0xbf]];
+  const wellFormed = [
+    [0xc2, 0x80],
+    [0xdf, 0xbf],
+    [0xe0, 0xa0, 0x80],
+    [0xed, 0x9f, 0xbf],
+    [0xee, 0x80, 0x80],
+    [0xef, 0xbf, 0xbf],
+    [0xf0, 0x90, 0x80, 0x80],
+    [0xf4, 0x8f, 0xbf, 0xbf],
+  ];
   for (const bytes of wellFormed) {
     t.not(leafBytesOfLine(line(quoted(bytes))), null, Buffer.from(bytes).toString('hex'));
     t.true(agrees(line(quoted(bytes))));
   }
   // Overlong, surrogates, past U+10FFFF, bytes that never begin a character, cut short.
-  const illFormed = [[0xc0, 0xaf], [0xc1, 0xbf], [0xe0, 0x80, 0xaf], [0xe0, 0x9f, 0xbf], [0xed, 0xa0, 0x80], [0xed, 0xbf, 0xbf], [0xf0, 0x8f, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80], [0x80], [0xbf], [0xff], [0xe2, 0x82], [0xf0, 0x90, 0x80]];
+  const illFormed = [
+    [0xc0, 0xaf],
+    [0xc1, 0xbf],
+    [0xe0, 0x80, 0xaf],
+    [0xe0, 0x9f, 0xbf],
+    [0xed, 0xa0, 0x80],
+    [0xed, 0xbf, 0xbf],
+    [0xf0, 0x8f, 0xbf, 0xbf],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xf5, 0x80, 0x80, 0x80],
+    [0x80],
+    [0xbf],
+    [0xff],
+    [0xe2, 0x82],
+    [0xf0, 0x90, 0x80],
+  ];
   for (const bytes of illFormed) t.is(leafBytesOfLine(line(quoted(bytes))), null, Buffer.from(bytes).toString('hex'));
-  for (const number of ['0', '-1', '123456789012345', '-12345678901234', '1234567890123456', '0.5', '1e+21', '1.5e-7', '5e-324', '123456789012345680000']) {
+  for (const number of [
+    '0',
+    '-1',
+    '123456789012345',
+    '-12345678901234',
+    '1234567890123456',
+    '0.5',
+    '1e+21',
+    '1.5e-7',
+    '5e-324',
+    '123456789012345680000',
+  ]) {
     t.not(leafBytesOfLine(line(number)), null, number);
     t.true(agrees(line(number)), number);
   }
-  for (const number of ['-0', '1.0', '1e21', '1E+21', '0.50', '12345678901234567', '9007199254740993', '1e400', '01', '.5', '+1', '1.', '-']) {
+  for (const number of [
+    '-0',
+    '1.0',
+    '1e21',
+    '1E+21',
+    '0.50',
+    '12345678901234567',
+    '9007199254740993',
+    '1e400',
+    '01',
+    '.5',
+    '+1',
+    '1.',
+    '-',
+  ]) {
     t.is(leafBytesOfLine(line(number)), null, number);
     t.true(agrees(line(number)), number);
   }
   t.deepEqual(leafBytesOfLine(line('1', '123456789012345'))?.index, 123456789012345);
-  for (const index of ['1234567890123456', '9007199254740993', '1.0', '-1', '"1"']) t.is(leafBytesOfLine(line('1', index)), null, index);
+  for (const index of ['1234567890123456', '9007199254740993', '1.0', '-1', '"1"'])
+    t.is(leafBytesOfLine(line('1', index)), null, index);
 });

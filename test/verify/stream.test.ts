@@ -14,7 +14,8 @@ const checkpoint = (size: number): Checkpoint => ({ origin: ORIGIN, size, root: 
 const CHECKPOINTS = [checkpoint(64), checkpoint(1), checkpoint(137), checkpoint(200)];
 
 /** The text as a file stream gives it: chunks that do not end at line ends. */
-const chunked = (text: string) => Readable.from(Array.from({ length: Math.ceil(text.length / 1500) }, (_, i) => text.slice(i * 1500, (i + 1) * 1500)));
+const chunked = (text: string) =>
+  Readable.from(Array.from({ length: Math.ceil(text.length / 1500) }, (_, i) => text.slice(i * 1500, (i + 1) * 1500)));
 
 const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) => {
   const run = (lines: readonly string[], checkpoints = CHECKPOINTS, allowMissing = false): Promise<StreamResult> =>
@@ -30,7 +31,10 @@ const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) =
     const result = await run(LOG.lines, [...CHECKPOINTS, checkpoint(0)]);
     if (!result.ok) return t.fail(result.failure.message);
     t.is(result.report.leaves, 200);
-    t.deepEqual(result.report.verified.map((v) => v.size), [0, 1, 64, 137, 200]);
+    t.deepEqual(
+      result.report.verified.map((v) => v.size),
+      [0, 1, 64, 137, 200],
+    );
     t.deepEqual(result.report.verified.at(-1)!.root, LOG.roots[200]);
   });
 
@@ -47,7 +51,10 @@ const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) =
     lines[57] = lines[57]!.replace('/api/orders/57', '/api/orders/58');
     const f = await failure(lines);
     t.like(f, { kind: 'edited', index: 57, line: 58 });
-    t.regex(f.message, /^leaf 57 \(line 58, position 271, id evt-57\) was edited: its fields hash to \S+, the tree holds \S+$/);
+    t.regex(
+      f.message,
+      /^leaf 57 \(line 58, position 271, id evt-57\) was edited: its fields hash to \S+, the tree holds \S+$/,
+    );
   });
 
   test(`${name}: a deleted line: deleted, naming the leaf`, async (t) => {
@@ -83,7 +90,10 @@ const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) =
     lines[100] = streamLine(100, r, leafHash(leafBytes(r)));
     const f = await failure(lines);
     t.like(f, { kind: 'altered', index: null });
-    t.regex(f.message, /stored tree itself was altered, between sizes 64 and 137 \(the first 64 leaves match the checkpoint of size 64\)/);
+    t.regex(
+      f.message,
+      /stored tree itself was altered, between sizes 64 and 137 \(the first 64 leaves match the checkpoint of size 64\)/,
+    );
     t.regex((await failure(lines, [checkpoint(200)])).message, /between sizes 0 and 200/);
   });
 
@@ -112,7 +122,10 @@ const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) =
   });
 
   test(`${name}: blank lines and Windows line ends are read as the server's lines`, async (t) => {
-    const result = await verifyStream(chunked(`${LOG.lines.slice(0, 64).join('\r\n')}\r\n\r\n`), [checkpoint(64)], { ...options, allowMissing: false });
+    const result = await verifyStream(chunked(`${LOG.lines.slice(0, 64).join('\r\n')}\r\n\r\n`), [checkpoint(64)], {
+      ...options,
+      allowMissing: false,
+    });
     t.true(result.ok);
   });
 
@@ -121,13 +134,24 @@ const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) =
   const inPieces = (lines: readonly string[], end: string, seed: number) => {
     const bytes = Buffer.from(lines.join(end));
     const pieces: Buffer[] = [];
-    for (let at = 0, n = seed; at < bytes.length; n = (n * 7919 + 13) % 3001) pieces.push(bytes.subarray(at, (at += 1 + n)));
+    for (let at = 0, n = seed; at < bytes.length; n = (n * 7919 + 13) % 3001)
+      pieces.push(bytes.subarray(at, (at += 1 + n)));
     return Readable.from(pieces);
   };
-  const inSmallBatches = { ...options, ...(options.threads === 0 ? {} : { inThreadBytes: 2_000 }), batchBytes: 500, allowMissing: false };
+  const inSmallBatches = {
+    ...options,
+    ...(options.threads === 0 ? {} : { inThreadBytes: 2_000 }),
+    batchBytes: 500,
+    allowMissing: false,
+  };
 
   test(`${name}: lines split across chunks and batches anywhere, with "\\r\\n" or "\\n", the last without one`, async (t) => {
-    for (const [end, seed] of [['\n', 1], ['\r\n', 2], ['\n', 2999], ['\r\n', 77]] as const) {
+    for (const [end, seed] of [
+      ['\n', 1],
+      ['\r\n', 2],
+      ['\n', 2999],
+      ['\r\n', 77],
+    ] as const) {
       const result = await verifyStream(inPieces(LOG.lines, end, seed), CHECKPOINTS, inSmallBatches);
       if (!result.ok) return t.fail(`${JSON.stringify(end)}, ${seed}: ${result.failure.message}`);
       t.is(result.report.leaves, 200);
@@ -139,7 +163,8 @@ const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) =
   });
 
   test(`${name}: lines written otherwise than the server writes them (spaces, escapes) are read the slow way, and checked as well`, async (t) => {
-    const spaced = (line: string) => JSON.stringify(JSON.parse(line), null, 1).replace(/\n */g, ' ').replaceAll('/', '\\/');
+    const spaced = (line: string) =>
+      JSON.stringify(JSON.parse(line), null, 1).replace(/\n */g, ' ').replaceAll('/', '\\/');
     const lines = LOG.lines.map((line, i) => (i % 3 === 0 ? spaced(line) : line));
     const result = await run(lines);
     if (!result.ok) return t.fail(result.failure.message);

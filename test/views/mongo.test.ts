@@ -25,7 +25,10 @@ if (url === undefined) {
       another: (faults: StoreFaults) => openMongoReadModels(url, { dbName, faults }),
       ageSchema: async (projection: string) => {
         const client = await new MongoClient(url).connect();
-        await client.db(dbName).collection<{ _id: string; version: number }>('read_model_versions').updateOne({ _id: projection }, { $inc: { version: -1 } });
+        await client
+          .db(dbName)
+          .collection<{ _id: string; version: number }>('read_model_versions')
+          .updateOne({ _id: projection }, { $inc: { version: -1 } });
         await client.close();
       },
       cleanup: async () => {
@@ -51,7 +54,9 @@ if (url === undefined) {
         return mongoPlan(await page.cursor.explain('queryPlanner'));
       },
       rewindCheckpoint: async (projection, position) => {
-        await db.collection<{ _id: string; position: string | null }>('checkpoints').updateOne({ _id: projection }, { $set: { position } });
+        await db
+          .collection<{ _id: string; position: string | null }>('checkpoints')
+          .updateOne({ _id: projection }, { $set: { position } });
       },
       cleanup: async () => {
         await readModels.close();

@@ -45,7 +45,9 @@ const openForContract = async (): Promise<OpenedReadModels> => {
     auditListPlan: async (q, scope) => {
       const page = auditListStatement(q, scope);
       if (!page) throw new Error('the scope sees no project: nothing to plan');
-      return sqlitePlan(planner.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${page.sql}`).all(...page.params));
+      return sqlitePlan(
+        planner.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${page.sql}`).all(...page.params),
+      );
     },
     cleanup: async () => {
       planner.close();
@@ -60,8 +62,10 @@ readModelsContract('sqlite', openForContract, {
   // sort by a column whose index ends with the time rather than the position.
   auditShapesSortedInMemory: [
     'the projects of a member, newest first',
-    ...['status_code', 'method', 'service_name', 'identifier', 'environment']
-      .flatMap((field) => [`a project by ${field}, ascending`, `a project by ${field}, descending`]),
+    ...['status_code', 'method', 'service_name', 'identifier', 'environment'].flatMap((field) => [
+      `a project by ${field}, ascending`,
+      `a project by ${field}, descending`,
+    ]),
   ],
 });
 leasesContract('sqlite', open);
@@ -82,10 +86,17 @@ loginThrottleContract('sqlite', async (limits) => {
 test('a read model built by another schema version is dropped and replayed', async (t) => {
   const dir = tempDir();
   const file = path.join(dir, 'views.db');
-  const batch = (position: string) => [{
-    id: 'e', type: 'X', stream: 's', revision: 0, position, data: {},
-    metadata: { recorded_at: '', actor: '', correlation_id: '', schema_version: 1 },
-  }];
+  const batch = (position: string) => [
+    {
+      id: 'e',
+      type: 'X',
+      stream: 's',
+      revision: 0,
+      position,
+      data: {},
+      metadata: { recorded_at: '', actor: '', correlation_id: '', schema_version: 1 },
+    },
+  ];
   const first = await openSqliteReadModels(file);
   await first.stores.auditEvents.commit(batch('7'), () => undefined);
   await first.close();

@@ -36,9 +36,14 @@ const equalities = (sql: string): string[] => {
 /** A table's columns, and the one that is its rowid (an INTEGER PRIMARY KEY), which plans name
  *  `rowid`. */
 const columnsOf = (db: Database.Database, table: string): { columns: Set<string>; rowid: string | undefined } => {
-  const info = db.prepare<[], { name: string; type: string; pk: number }>(`SELECT name, type, pk FROM pragma_table_info('${table}')`).all();
+  const info = db
+    .prepare<[], { name: string; type: string; pk: number }>(`SELECT name, type, pk FROM pragma_table_info('${table}')`)
+    .all();
   const keys = info.filter((c) => c.pk > 0);
-  return { columns: new Set(info.map((c) => c.name)), rowid: keys.length === 1 && keys[0]!.type === 'INTEGER' ? keys[0]!.name : undefined };
+  return {
+    columns: new Set(info.map((c) => c.name)),
+    rowid: keys.length === 1 && keys[0]!.type === 'INTEGER' ? keys[0]!.name : undefined,
+  };
 };
 
 /** Nulls for a statement's parameters (its plan does not depend on their values). */
@@ -55,14 +60,19 @@ const problemsOf = (db: Database.Database, sql: string): string[] => {
   const asked = equalities(sql);
   const problems: string[] = [];
   for (const { detail } of plan) {
-    const step = /^(SCAN|SEARCH) (\w+)(?: USING (?:COVERING )?(?:INDEX \w+|INTEGER PRIMARY KEY|PRIMARY KEY) \(([^)]*)\))?/.exec(detail);
+    const step =
+      /^(SCAN|SEARCH) (\w+)(?: USING (?:COVERING )?(?:INDEX \w+|INTEGER PRIMARY KEY|PRIMARY KEY) \(([^)]*)\))?/.exec(
+        detail,
+      );
     if (!step || !GROWING.has(step[2]!)) continue;
     if (step[1] === 'SCAN') {
       if (!/USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/.test(detail)) problems.push(`full scan: ${detail}`);
       continue;
     }
     const { columns, rowid } = columnsOf(db, step[2]!);
-    const constrained = new Set([...(step[3] ?? '').matchAll(/(\w+)=\?/g)].map((m) => (m[1] === 'rowid' ? rowid : m[1])));
+    const constrained = new Set(
+      [...(step[3] ?? '').matchAll(/(\w+)=\?/g)].map((m) => (m[1] === 'rowid' ? rowid : m[1])),
+    );
     const missed = asked.filter((column) => columns.has(column) && !constrained.has(column));
     if (missed.length > 0) problems.push(`${detail} leaves ${missed.join(', ')} to a scan of the rows it finds`);
   }
@@ -75,8 +85,13 @@ for (const [key, entry] of Object.entries(READ_MODELS)) {
     t.teardown(() => db.close());
     const { schema } = entry.sqlite;
     db.exec(schema.create + (schema.queryIndexes ?? ''));
-    const statements = statementsOf(db, (recording) => (entry.sqlite.writer as (db: Database.Database) => unknown)(recording));
+    const statements = statementsOf(db, (recording) =>
+      (entry.sqlite.writer as (db: Database.Database) => unknown)(recording),
+    );
     t.true(statements.length > 0, `${key}: its writer prepares its statements when made`);
-    t.deepEqual(statements.flatMap((sql) => problemsOf(db, sql)), []);
+    t.deepEqual(
+      statements.flatMap((sql) => problemsOf(db, sql)),
+      [],
+    );
   });
 }

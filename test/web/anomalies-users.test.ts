@@ -3,7 +3,11 @@ import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, startTestSe
 import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 
 test('anomalies: a brute force shows as an open alert with its fields; the settings form saves, refuses in words at the field, and resets to the default', async (t) => {
-  const server = await startTestServer({ jobs: true, anomalyScanMs: 300, env: { WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":5}}' } });
+  const server = await startTestServer({
+    jobs: true,
+    anomalyScanMs: 300,
+    env: { WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":5}}' },
+  });
   t.teardown(() => server.stop());
   const token = await login(server.url);
   const { projectId, apiKey } = await projectWithKey(server.url, token, 'shop');
@@ -11,7 +15,16 @@ test('anomalies: a brute force shows as an open alert with its fields; the setti
   await signIn(page, ADMIN, `/p/${projectId}/anomalies`);
   await page.getByText(/No alert yet/).waitFor();
 
-  for (let i = 0; i < 5; i++) t.is((await api(server.url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ identifier: 'mallory', status_code: 401 }) })).status, 202);
+  for (let i = 0; i < 5; i++)
+    t.is(
+      (
+        await api(server.url, 'POST', '/v1/audit', {
+          apiKey,
+          body: sampleEvent({ identifier: 'mallory', status_code: 401 }),
+        })
+      ).status,
+      202,
+    );
   // Refreshed without a reload.
   const row = page.getByRole('table', { name: 'Alerts' }).getByRole('row').filter({ hasText: 'Brute force' });
   await row.waitFor({ timeout: 20_000 });
@@ -38,11 +51,22 @@ test('anomalies: a brute force shows as an open alert with its fields; the setti
   t.regex(await fieldError.innerText(), /100/, 'the rule, in words, next to the field');
   t.is(await page.getByLabel('Error share (%)', { exact: true }).getAttribute('aria-invalid'), 'true');
   await screenshot(page, 'anomaly-settings');
-  t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/anomaly-settings`, { token })).body.error_rate.threshold_percent, 25, 'nothing saved');
+  t.is(
+    (await api(server.url, 'GET', `/v1/projects/${projectId}/anomaly-settings`, { token })).body.error_rate
+      .threshold_percent,
+    25,
+    'nothing saved',
+  );
 
   await page.getByRole('button', { name: 'Reset Brute force: 401 answers to default' }).click();
-  await eventually(async () => ((await page.getByLabel('401 answers', { exact: true }).inputValue()) === '5' ? true : undefined), 10_000);
-  t.is((await api(server.url, 'GET', `/v1/projects/${projectId}/anomaly-settings`, { token })).body.brute_force.threshold, 5);
+  await eventually(
+    async () => ((await page.getByLabel('401 answers', { exact: true }).inputValue()) === '5' ? true : undefined),
+    10_000,
+  );
+  t.is(
+    (await api(server.url, 'GET', `/v1/projects/${projectId}/anomaly-settings`, { token })).body.brute_force.threshold,
+    5,
+  );
   t.deepEqual(errors, []);
 });
 
@@ -75,7 +99,10 @@ test('users: an admin creates a member with one project; the member sees only it
   const mia = await openTab(t, server.url);
   await signIn(mia.page, { email: 'mia@example.com', password: 'mia has a long password' }, '/projects');
   const options = await mia.page.getByLabel('Project').locator('option').allInnerTexts();
-  t.deepEqual(options.filter((o) => !o.startsWith('Choose')), ['shop']);
+  t.deepEqual(
+    options.filter((o) => !o.startsWith('Choose')),
+    ['shop'],
+  );
   await mia.page.goto('/users');
   await mia.page.getByText('Only admins manage users.').waitFor();
   t.deepEqual(mia.errors, []);
@@ -88,7 +115,14 @@ test('users: an admin creates a member with one project; the member sees only it
   const dialog = page.getByRole('dialog', { name: 'Disable mia@example.com?' });
   await dialog.getByRole('button', { name: 'Disable user' }).click();
   await eventually(async () => (/Disabled/.test(await row.innerText()) ? true : undefined), 10_000);
-  t.is((await api(server.url, 'POST', '/v1/auth/login', { body: { email: 'mia@example.com', password: 'mia has a long password' } })).status, 401);
+  t.is(
+    (
+      await api(server.url, 'POST', '/v1/auth/login', {
+        body: { email: 'mia@example.com', password: 'mia has a long password' },
+      })
+    ).status,
+    401,
+  );
   t.is((await api(server.url, 'GET', '/v1/projects', { token })).status, 200);
   t.truthy(shop.projectId);
   t.deepEqual(errors, []);

@@ -9,7 +9,9 @@ test('channel settings: every type through the form, errors at their fields, the
   const server = await startTestServer({ notifications: true, env: { WATCHLOG_NOTIFY_DEGRADED_AFTER: '1' } });
   let failing = true;
   const slack = await providerReceiver(() => ({ status: 200, body: 'ok' }));
-  const ntfy = await providerReceiver(() => (failing ? { status: 500, body: 'down for maintenance' } : { status: 200, body: '{"id":"x"}' }));
+  const ntfy = await providerReceiver(() =>
+    failing ? { status: 500, body: 'down for maintenance' } : { status: 200, body: '{"id":"x"}' },
+  );
   const smtp = await smtpServer();
   t.teardown(async () => {
     await server.stop();
@@ -48,7 +50,11 @@ test('channel settings: every type through the form, errors at their fields, the
   await form.getByLabel('From').fill('watchlog');
   await form.getByLabel('To (one address per line)').fill('ops@example.com\nnot an address');
   await add();
-  for (const [id, text] of [['#ch-host-error', /must be a string of 1 to 253 characters/], ['#ch-from-error', /e-mail address/], ['#ch-to-error', /line 2: must be an e-mail address/]] as const) {
+  for (const [id, text] of [
+    ['#ch-host-error', /must be a string of 1 to 253 characters/],
+    ['#ch-from-error', /e-mail address/],
+    ['#ch-to-error', /line 2: must be an e-mail address/],
+  ] as const) {
     await form.locator(id).waitFor();
     t.regex(await form.locator(id).innerText(), text, id);
   }
@@ -74,7 +80,10 @@ test('channel settings: every type through the form, errors at their fields, the
   await form.getByLabel('Name (optional)', { exact: true }).fill('On call');
   await add();
   await table.getByRole('row').filter({ hasText: 'On call' }).waitFor();
-  for (const [type, name] of [['discord', 'Discord room'], ['teams', 'Teams room']] as const) {
+  for (const [type, name] of [
+    ['discord', 'Discord room'],
+    ['teams', 'Teams room'],
+  ] as const) {
     await form.getByLabel('Type').selectOption(type);
     await form.getByLabel('Name (optional)', { exact: true }).fill(name);
     await form.getByLabel('Webhook URL').fill(`https://${type}.example.com/hook/1`);
@@ -95,23 +104,47 @@ test('channel settings: every type through the form, errors at their fields, the
   const ntfyRow = table.getByRole('row').filter({ hasText: 'Phones' });
   await ntfyRow.waitFor();
   t.regex(await ntfyRow.innerText(), /quiet 10 min after a DOWN/);
-  const channels = (await api(server.url, 'GET', `/v1/channels?project_id=${projectId}`, { token })).body as Array<{ type: string }>;
+  const channels = (await api(server.url, 'GET', `/v1/channels?project_id=${projectId}`, { token })).body as Array<{
+    type: string;
+  }>;
   t.deepEqual(channels.map((c) => c.type).sort(), ['discord', 'email', 'ntfy', 'pagerduty', 'slack', 'teams']);
 
-  const monitor = (await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'checkout-api', url: 'http://127.0.0.1:9/', enabled: false } })).body;
+  const monitor = (
+    await api(server.url, 'POST', '/v1/monitors', {
+      token,
+      body: { project_id: projectId, name: 'checkout-api', url: 'http://127.0.0.1:9/', enabled: false },
+    })
+  ).body;
   const ctx = { actor: 'test', correlationId: 'test', now: () => new Date() };
   for (const [i, ok] of [true, false].entries()) {
-    await recordCheck(server.runtime.commands, monitor.id, { checked_at: new Date(Date.now() + i * 1000).toISOString(), ok, response_ms: 5, status_code: ok ? 200 : 503 }, ctx);
+    await recordCheck(
+      server.runtime.commands,
+      monitor.id,
+      { checked_at: new Date(Date.now() + i * 1000).toISOString(), ok, response_ms: 5, status_code: ok ? 200 : 503 },
+      ctx,
+    );
   }
-  await eventually(async () => (/Degraded: 1 deliveries in a row failed; the last: answered 500/.test(await ntfyRow.innerText()) ? true : undefined), 20_000);
+  await eventually(
+    async () =>
+      /Degraded: 1 deliveries in a row failed; the last: answered 500/.test(await ntfyRow.innerText())
+        ? true
+        : undefined,
+    20_000,
+  );
   await ntfyRow.getByRole('button', { name: 'Deliveries of Phones' }).click();
   const log = page.getByRole('table', { name: 'Deliveries of Phones' });
   const failedRow = log.getByRole('row').filter({ hasText: 'checkout-api is DOWN' });
-  await eventually(async () => (/failed[\s\S]*3[\s\S]*500: answered 500/.test(await failedRow.innerText()) ? true : undefined), 10_000);
+  await eventually(
+    async () => (/failed[\s\S]*3[\s\S]*500: answered 500/.test(await failedRow.innerText()) ? true : undefined),
+    10_000,
+  );
   await screenshot(page, 'settings-channel-deliveries');
   failing = false;
   await failedRow.getByRole('button', { name: 'Send again checkout-api is DOWN' }).click();
-  await eventually(async () => (/delivered[\s\S]*4[\s\S]*200/.test(await failedRow.innerText()) ? true : undefined), 20_000);
+  await eventually(
+    async () => (/delivered[\s\S]*4[\s\S]*200/.test(await failedRow.innerText()) ? true : undefined),
+    20_000,
+  );
   await eventually(async () => (!/Degraded/.test(await ntfyRow.innerText()) ? true : undefined), 20_000);
   t.is(ntfy.received.at(-1)!.json.title, 'checkout-api is DOWN');
   await screenshot(page, 'settings-channels-all-types');

@@ -9,7 +9,9 @@ import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 test('the API reference renders every operation under the CSP, and "Try it out" uses the tab\'s session', async (t) => {
   const server = await startTestServer();
   t.teardown(() => server.stop());
-  const doc = await (await fetch(`${server.url}/v1/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const operations = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
 
   const { page, errors } = await openTab(t, server.url);
@@ -21,7 +23,10 @@ test('the API reference renders every operation under the CSP, and "Try it out" 
   await signIn(page, ADMIN, '/login');
   const response = await page.goto('/docs');
   t.regex(response?.headers()['content-security-policy'] ?? '', /script-src 'self'/);
-  await page.getByRole('heading', { name: /watchlog/ }).first().waitFor();
+  await page
+    .getByRole('heading', { name: /watchlog/ })
+    .first()
+    .waitFor();
   const summaries = page.locator('.opblock-summary');
   await summaries.nth(operations - 1).waitFor();
   t.is(await summaries.count(), operations, 'one block per operation of the description');
@@ -31,7 +36,11 @@ test('the API reference renders every operation under the CSP, and "Try it out" 
   // Swagger UI names each block by tag and operationId.
   const monitor = page.locator('#operations-Monitors-postMonitors');
   await monitor.locator('.opblock-summary').click();
-  await monitor.getByText('Defaults: `interval_seconds` 60', { exact: false }).or(monitor.getByText('Defaults: interval_seconds 60', { exact: false })).first().waitFor();
+  await monitor
+    .getByText('Defaults: `interval_seconds` 60', { exact: false })
+    .or(monitor.getByText('Defaults: interval_seconds 60', { exact: false }))
+    .first()
+    .waitFor();
   await monitor.getByText('409').first().waitFor();
   await screenshot(page, 'docs');
 

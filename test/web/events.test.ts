@@ -30,17 +30,56 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
     return res.body.id;
   };
 
-  const orphan = await ingest({ source: 'browser', request_id: 'req-lost-1', method: 'GET', path: '/checkout', service_name: 'web', identifier: 'visitor-9', status_code: 200 });
+  const orphan = await ingest({
+    source: 'browser',
+    request_id: 'req-lost-1',
+    method: 'GET',
+    path: '/checkout',
+    service_name: 'web',
+    identifier: 'visitor-9',
+    status_code: 200,
+  });
   offsetMs = 0;
   const created = await ingest({
-    identifier: 'ann', session_id: 'sess-42', request_body: { item: 'book', qty: 2 }, query_params: { ref: 'mail' },
+    identifier: 'ann',
+    session_id: 'sess-42',
+    request_body: { item: 'book', qty: 2 },
+    query_params: { ref: 'mail' },
     response_body: { order_id: 'ord-SECRET-77' },
   });
-  const read = await ingest({ identifier: 'ann', session_id: 'sess-42', method: 'GET', path: '/api/orders/1', status_code: 200, response_time: 8 });
-  const failed = await ingest({ identifier: 'ann', session_id: 'sess-42', method: 'DELETE', path: '/api/orders/1', status_code: 500, response_time: 120 });
-  await ingest({ identifier: 'bob', service_name: 'billing', method: 'GET', path: '/api/invoices', status_code: 404, response_time: 3 });
+  const read = await ingest({
+    identifier: 'ann',
+    session_id: 'sess-42',
+    method: 'GET',
+    path: '/api/orders/1',
+    status_code: 200,
+    response_time: 8,
+  });
+  const failed = await ingest({
+    identifier: 'ann',
+    session_id: 'sess-42',
+    method: 'DELETE',
+    path: '/api/orders/1',
+    status_code: 500,
+    response_time: 120,
+  });
+  await ingest({
+    identifier: 'bob',
+    service_name: 'billing',
+    method: 'GET',
+    path: '/api/invoices',
+    status_code: 404,
+    response_time: 3,
+  });
   await ingest({ identifier: 'bob', service_name: 'billing', path: '/api/invoices', status_code: 201 });
-  await ingest({ identifier: 'carol', service_name: 'users', method: 'GET', path: '/api/me', status_code: 200, environment: 'staging' });
+  await ingest({
+    identifier: 'carol',
+    service_name: 'users',
+    method: 'GET',
+    path: '/api/me',
+    status_code: 200,
+    environment: 'staging',
+  });
   await eventually(async () => {
     const res = await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { token });
     return res.body.pagination?.totalItems === 7 ? true : undefined;
@@ -60,7 +99,9 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
 
   // Sorting by a column is kept in the URL.
   await page.getByRole('button', { name: 'Latency' }).click();
-  await eventually(async () => (new URL(page.url()).searchParams.get('sort_by') === 'response_time' ? true : undefined));
+  await eventually(async () =>
+    new URL(page.url()).searchParams.get('sort_by') === 'response_time' ? true : undefined,
+  );
   t.is(new URL(page.url()).searchParams.get('sort_order'), 'asc');
   await eventually(async () => (/3 ms/.test(await rowsOf(page, 'Events').first().innerText()) ? true : undefined));
   t.is(await page.getByRole('columnheader', { name: /Latency/ }).getAttribute('aria-sort'), 'ascending');
@@ -106,15 +147,26 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
   // The export holds exactly the filtered events, in both formats.
   const orders = [created, read, failed].sort();
   await page.getByLabel('Format').selectOption('csv');
-  const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
+  const [csvDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download' }).click(),
+  ]);
   t.regex(csvDownload.suggestedFilename(), /^watchlog-audit-\d{4}-\d{2}-\d{2}\.csv$/);
-  const rows = parse(readFileSync(await csvDownload.path(), 'utf8'), { columns: true }) as Array<Record<string, string>>;
+  const rows = parse(readFileSync(await csvDownload.path(), 'utf8'), { columns: true }) as Array<
+    Record<string, string>
+  >;
   t.deepEqual(rows.map((r) => r.id).sort(), orders);
   t.true(rows.every((r) => r.service_name === 'orders'));
   await page.getByLabel('Format').selectOption('json');
-  const [jsonDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
+  const [jsonDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download' }).click(),
+  ]);
   t.regex(jsonDownload.suggestedFilename(), /\.json$/);
-  const exported = JSON.parse(readFileSync(await jsonDownload.path(), 'utf8')) as Array<{ id: string; service_name: string }>;
+  const exported = JSON.parse(readFileSync(await jsonDownload.path(), 'utf8')) as Array<{
+    id: string;
+    service_name: string;
+  }>;
   t.deepEqual(exported.map((e) => e.id).sort(), orders);
 
   // The detail: every field, bodies, and the response body only once revealed.
@@ -132,8 +184,14 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
   await screenshot(page, 'event-detail-revealed');
   await page.getByRole('button', { name: 'Hide' }).click();
   t.notRegex(await page.content(), /ord-SECRET-77/);
-  t.is(await page.getByRole('link', { name: 'Explicit session sess-42' }).getAttribute('href'), `/p/${projectId}/sessions/sess-42`);
-  t.is(await page.getByRole('link', { name: 'Sessions of ann in orders' }).getAttribute('href'), `/p/${projectId}/sessions?identifier=ann&service_name=orders`);
+  t.is(
+    await page.getByRole('link', { name: 'Explicit session sess-42' }).getAttribute('href'),
+    `/p/${projectId}/sessions/sess-42`,
+  );
+  t.is(
+    await page.getByRole('link', { name: 'Sessions of ann in orders' }).getAttribute('href'),
+    `/p/${projectId}/sessions?identifier=ann&service_name=orders`,
+  );
   await page.getByRole('link', { name: '← Events' }).click();
   await expectRows(page, 'Events', 3);
   t.is(new URL(page.url()).search, '?service_name=orders', 'back to the list with its filters');
@@ -156,7 +214,9 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
   await page.getByLabel('Open explicit session by id').fill('sess-42');
   await page.getByRole('button', { name: 'Open session' }).click();
   await expectRows(page, 'Session events', 3);
-  const methods = await rowsOf(page, 'Session events').evaluateAll((trs) => trs.map((tr) => tr.children[2]?.textContent));
+  const methods = await rowsOf(page, 'Session events').evaluateAll((trs) =>
+    trs.map((tr) => tr.children[2]?.textContent),
+  );
   t.deepEqual(methods, ['POST', 'GET', 'DELETE']);
   await screenshot(page, 'explicit-session');
   await page.getByRole('link', { name: /^Open event DELETE/ }).click();
@@ -177,7 +237,10 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
   // A project without events says how to send the first one; so does Orphans.
   await page.goto(`/p/${quietProject}/events`);
   await page.getByText('No events in this project yet.').waitFor();
-  t.is(await page.getByRole('link', { name: 'Settings', exact: true }).last().getAttribute('href'), `/p/${quietProject}/settings`);
+  t.is(
+    await page.getByRole('link', { name: 'Settings', exact: true }).last().getAttribute('href'),
+    `/p/${quietProject}/settings`,
+  );
   t.regex(await page.getByRole('main').innerText(), /curl -X POST .*\/v1\/audit/);
   await page.goto(`/p/${quietProject}/orphans`);
   await page.getByText(/An orphan is a browser event/).waitFor();
@@ -190,9 +253,16 @@ test('events: 100 rows a page, paging kept in the URL; at a phone width the tabl
   const token = await login(server.url);
   const { projectId, apiKey } = await projectWithKey(server.url, token);
   for (let i = 0; i < 105; i++) {
-    await api(server.url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ path: `/api/orders/${i}/items`, status_code: i % 10 === 4 ? 503 : 200 }) });
+    await api(server.url, 'POST', '/v1/audit', {
+      apiKey,
+      body: sampleEvent({ path: `/api/orders/${i}/items`, status_code: i % 10 === 4 ? 503 : 200 }),
+    });
   }
-  await eventually(async () => ((await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination?.totalItems === 105 ? true : undefined));
+  await eventually(async () =>
+    (await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { token })).body.pagination?.totalItems === 105
+      ? true
+      : undefined,
+  );
   const { page, errors } = await openTab(t, server.url, { width: 390, height: 800 });
   await signIn(page, undefined, `/p/${projectId}/events`);
   await expectRows(page, 'Events', 20);
@@ -208,7 +278,10 @@ test('events: 100 rows a page, paging kept in the URL; at a phone width the tabl
   await expectRows(page, 'Events', 20);
   await screenshot(page, 'events-phone');
   // A string: the root tsconfig has no DOM library.
-  t.true(await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth + 1'), 'no horizontal scroll of the page');
+  t.true(
+    await page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth + 1'),
+    'no horizontal scroll of the page',
+  );
   t.deepEqual(errors, []);
 
   const dark = await openTab(t, server.url, { dark: true });

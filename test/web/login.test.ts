@@ -14,7 +14,11 @@ test('sign in: a wrong password is said in words; the right one opens All projec
   await screenshot(page, 'login');
 
   await signIn(page);
-  t.regex(page.url(), /\/p\/00000000-0000-4000-8000-000000000000\/events\?service_name=api$/, 'back to the link that was opened');
+  t.regex(
+    page.url(),
+    /\/p\/00000000-0000-4000-8000-000000000000\/events\?service_name=api$/,
+    'back to the link that was opened',
+  );
   t.is(await page.evaluate('window.localStorage.length'), 0, 'nothing in localStorage');
   await page.reload();
   await page.getByRole('button', { name: /admin@example\.com/ }).waitFor();
@@ -33,7 +37,10 @@ test('keyboard only: sign in with Tab and Enter, open the user menu, change the 
   const { page, errors } = await openTab(t, server.url);
   await page.goto('/login');
   await page.getByLabel('E-mail').waitFor();
-  t.true(await page.getByLabel('E-mail').evaluate((el) => el === el.ownerDocument.activeElement), 'the e-mail field has the focus');
+  t.true(
+    await page.getByLabel('E-mail').evaluate((el) => el === el.ownerDocument.activeElement),
+    'the e-mail field has the focus',
+  );
   await page.keyboard.type(ADMIN.email);
   await page.keyboard.press('Tab');
   await page.keyboard.type(ADMIN.password);
@@ -48,7 +55,7 @@ test('keyboard only: sign in with Tab and Enter, open the user menu, change the 
   await page.getByLabel('New password').fill('a brand new password');
   await page.getByRole('button', { name: 'Change password' }).click();
   await page.getByRole('alert').first().waitFor();
-  t.regex(await page.getByRole('alert').first().innerText(), /current/i, 'the server\'s reason, in words');
+  t.regex(await page.getByRole('alert').first().innerText(), /current/i, "the server's reason, in words");
   await page.getByLabel('Current password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Change password' }).click();
   await page.getByText('Password changed. Sign in with the new one.').waitFor();

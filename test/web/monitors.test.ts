@@ -18,7 +18,13 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
   await signIn(page, undefined, `/p/${projectId}/monitors`);
   const empty = page.getByText('No monitor in this project yet.');
   await empty.waitFor();
-  t.true(await page.getByText(/service_name/).first().isVisible(), 'the empty state says how a monitor links to its service');
+  t.true(
+    await page
+      .getByText(/service_name/)
+      .first()
+      .isVisible(),
+    'the empty state says how a monitor links to its service',
+  );
 
   await page.getByRole('button', { name: 'Add monitor' }).click();
   const form = page.getByRole('form', { name: 'Add monitor' });
@@ -30,8 +36,15 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
   await form.getByLabel('URL').fill('ftp://checkout.example');
   await form.getByLabel('Interval (s)').fill('10');
   await form.getByRole('button', { name: 'Add monitor' }).click();
-  await form.getByRole('alert').filter({ hasText: /http or https URL/ }).waitFor();
-  t.regex(await description(page, form.getByLabel('URL')), /http or https URL/, 'the URL error is tied to the URL field');
+  await form
+    .getByRole('alert')
+    .filter({ hasText: /http or https URL/ })
+    .waitFor();
+  t.regex(
+    await description(page, form.getByLabel('URL')),
+    /http or https URL/,
+    'the URL error is tied to the URL field',
+  );
 
   await form.getByLabel('URL').fill(target.url);
   await form.getByLabel('Timeout (s)').fill('20');
@@ -54,12 +67,17 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
   await eventually(async () => ((await row.textContent())?.includes('100 %') ? true : undefined), 10_000);
 
   await row.getByRole('button', { name: 'Test checkout now' }).click();
-  await row.getByRole('status').filter({ hasText: /Test at .*: OK \(200\) in/ }).waitFor();
+  await row
+    .getByRole('status')
+    .filter({ hasText: /Test at .*: OK \(200\) in/ })
+    .waitFor();
   await screenshot(page, 'monitors');
 
   // The target fails; the next scheduled check (every 10 s) records the DOWN transition.
   target.status = 503;
-  const [monitor] = (await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body as Array<{ id: string }>;
+  const [monitor] = (await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body as Array<{
+    id: string;
+  }>;
   await eventually(async () => {
     const m = await api(server.url, 'GET', `/v1/monitors/${monitor!.id}`, { token });
     return m.body.status === 'DOWN' ? true : undefined;
@@ -81,7 +99,10 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
   t.is(await table.getByRole('button', { name: 'History of checkout' }).getAttribute('aria-expanded'), 'true');
   const chart = page.getByRole('img', { name: /^Response time of the last \d+ checks of checkout, \d+ failed$/ });
   await chart.waitFor();
-  t.true(Number(await chart.locator('[data-points]').getAttribute('data-points')) >= 2, 'the chart is drawn with its points');
+  t.true(
+    Number(await chart.locator('[data-points]').getAttribute('data-points')) >= 2,
+    'the chart is drawn with its points',
+  );
   const checks = page.getByRole('table', { name: 'Checks of checkout' });
   await checks.getByRole('row').filter({ hasText: 'Failed: expected status 200, received 503' }).first().waitFor();
   t.true(await checks.getByRole('row').filter({ hasText: 'OK (200)' }).first().isVisible());
@@ -104,7 +125,11 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
   await edit.getByLabel('Interval (s)').fill('3');
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await edit.getByRole('alert').filter({ hasText: 'must be an integer from 10 to 86400' }).first().waitFor();
-  t.regex(await description(page, edit.getByLabel('Interval (s)')), /must be an integer from 10 to 86400/, 'the server\'s message at the interval field');
+  t.regex(
+    await description(page, edit.getByLabel('Interval (s)')),
+    /must be an integer from 10 to 86400/,
+    "the server's message at the interval field",
+  );
   await edit.getByLabel('Interval (s)').fill('20');
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await edit.waitFor({ state: 'detached' });
@@ -133,7 +158,10 @@ test('monitors: the 10-monitor limit said in words; an auditor reads without wri
   const { server, target, token } = await serverWithTarget(t);
   const { projectId } = await projectWithKey(server.url, token, 'full');
   for (let i = 1; i <= 10; i++) {
-    const res = await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: `svc-${i}`, url: target.url, enabled: false } });
+    const res = await api(server.url, 'POST', '/v1/monitors', {
+      token,
+      body: { project_id: projectId, name: `svc-${i}`, url: target.url, enabled: false },
+    });
     t.is(res.status, 201);
   }
 
@@ -149,23 +177,38 @@ test('monitors: the 10-monitor limit said in words; an auditor reads without wri
   await form.getByLabel('Name').fill('one too many');
   await form.getByLabel('URL').fill(target.url);
   await form.getByRole('button', { name: 'Add monitor' }).click();
-  await form.getByRole('alert').filter({ hasText: /at most 10 monitors/ }).waitFor();
+  await form
+    .getByRole('alert')
+    .filter({ hasText: /at most 10 monitors/ })
+    .waitFor();
   await form.getByText('This project already has 10 monitors').waitFor();
   await screenshot(page, 'monitors-limit-dark');
 
   // ?open= expands that monitor; its history is still empty, and says when the first check comes.
-  const [first] = (await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body as Array<{ id: string }>;
+  const [first] = (await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body as Array<{
+    id: string;
+  }>;
   await page.goto(`/p/${projectId}/monitors?open=${first!.id}`);
-  t.is(await table.getByRole('button', { name: 'History of svc-1', exact: true }).getAttribute('aria-expanded'), 'true');
+  t.is(
+    await table.getByRole('button', { name: 'History of svc-1', exact: true }).getAttribute('aria-expanded'),
+    'true',
+  );
   await page.getByText('No check yet.').waitFor();
 
   const email = 'auditor@example.com';
-  await api(server.url, 'POST', '/v1/users', { token, body: { email, password: 'long enough pw', role: 'auditor', project_ids: [projectId] } });
+  await api(server.url, 'POST', '/v1/users', {
+    token,
+    body: { email, password: 'long enough pw', role: 'auditor', project_ids: [projectId] },
+  });
   const auditor = await openTab(t, server.url);
   await signIn(auditor.page, { email, password: 'long enough pw' }, `/p/${projectId}/monitors`);
   const seen = auditor.page.getByRole('table', { name: 'Monitors' });
   await seen.getByRole('row').filter({ hasText: 'svc-10' }).waitFor();
-  t.is(await auditor.page.getByRole('button', { name: /Add monitor|Test .* now|Pause|Delete|Edit/ }).count(), 0, 'no write controls');
+  t.is(
+    await auditor.page.getByRole('button', { name: /Add monitor|Test .* now|Pause|Delete|Edit/ }).count(),
+    0,
+    'no write controls',
+  );
   t.is(await seen.getByRole('columnheader', { name: 'Actions' }).count(), 0);
   t.deepEqual(errors, []);
   t.deepEqual(auditor.errors, []);

@@ -5,7 +5,10 @@ import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 import { startTarget } from '../helpers/target.ts';
 
 const servicesRow = (page: Page, service: string) =>
-  page.getByRole('table', { name: 'Services' }).getByRole('row').filter({ has: page.getByRole('rowheader', { name: service, exact: true }) });
+  page
+    .getByRole('table', { name: 'Services' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: service, exact: true }) });
 
 /** The Health cell: the first data cell after the service's row header. */
 const healthOf = (page: Page, service: string) => servicesRow(page, service).getByRole('cell').first();
@@ -46,7 +49,10 @@ test('overview and All projects: a project made in the form, its first-event hin
 
   // A key over HTTP, events for two services, a monitor named like one of them.
   const token = await login(server.url);
-  const key = await api<{ key: string }>(server.url, 'POST', `/v1/projects/${projectId}/api-keys`, { token, body: { name: 'sdk' } });
+  const key = await api<{ key: string }>(server.url, 'POST', `/v1/projects/${projectId}/api-keys`, {
+    token,
+    body: { name: 'sdk' },
+  });
   t.is(key.status, 201);
   const events = [
     ...[40, 60, 80, 100].map((rt) => sampleEvent({ service_name: 'orders', status_code: 201, response_time: rt })),
@@ -54,16 +60,26 @@ test('overview and All projects: a project made in the form, its first-event hin
     sampleEvent({ service_name: 'orders', status_code: 500, response_time: 300, error_message: 'db down' }),
     sampleEvent({ service_name: 'billing', method: 'GET', path: '/api/invoices', status_code: 200, response_time: 20 }),
     sampleEvent({ service_name: 'billing', method: 'GET', path: '/api/invoices', status_code: 200, response_time: 30 }),
-    sampleEvent({ service_name: 'billing', method: 'PUT', path: '/api/invoices/1', status_code: 503, response_time: 1000 }),
+    sampleEvent({
+      service_name: 'billing',
+      method: 'PUT',
+      path: '/api/invoices/1',
+      status_code: 503,
+      response_time: 1000,
+    }),
   ];
-  for (const body of events) t.is((await api(server.url, 'POST', '/v1/audit', { apiKey: key.body.key, body })).status, 202);
+  for (const body of events)
+    t.is((await api(server.url, 'POST', '/v1/audit', { apiKey: key.body.key, body })).status, 202);
   const monitor = await api<{ id: string }>(server.url, 'POST', '/v1/monitors', {
-    token, body: { project_id: projectId, name: 'orders', url: target.url, interval_seconds: 10 },
+    token,
+    body: { project_id: projectId, name: 'orders', url: target.url, interval_seconds: 10 },
   });
   t.is(monitor.status, 201);
 
   // The page refreshes by itself: the cards appear without a reload.
-  await page.evaluate(() => { (globalThis as unknown as { marker: number }).marker = 1; });
+  await page.evaluate(() => {
+    (globalThis as unknown as { marker: number }).marker = 1;
+  });
   await card(page, 'Requests').filter({ hasText: '9' }).waitFor({ timeout: 20_000 });
   t.is(await card(page, 'Requests').locator('.value').textContent(), '9');
   t.is(await card(page, '4xx errors').locator('.value').textContent(), '1');
@@ -78,7 +94,10 @@ test('overview and All projects: a project made in the form, its first-event hin
 
   const services = page.getByRole('table', { name: 'Services' });
   t.is(await services.getByRole('row').count(), 3, 'a header and two services');
-  t.is(await servicesRow(page, 'orders').getByRole('link', { name: 'orders' }).getAttribute('href'), `/p/${projectId}/events?service_name=orders`);
+  t.is(
+    await servicesRow(page, 'orders').getByRole('link', { name: 'orders' }).getAttribute('href'),
+    `/p/${projectId}/events?service_name=orders`,
+  );
   t.deepEqual(
     (await servicesRow(page, 'orders').getByRole('cell').allTextContents()).slice(1, 4),
     ['6', '1', '1'],
@@ -88,7 +107,12 @@ test('overview and All projects: a project made in the form, its first-event hin
   await healthOf(page, 'orders').filter({ hasText: 'UP' }).waitFor({ timeout: 20_000 });
   t.is(await healthOf(page, 'billing').textContent(), '—', 'no monitor named billing');
   t.true(await page.getByRole('table', { name: 'Status classes' }).getByRole('row', { name: /5xx 2/ }).isVisible());
-  t.true(await page.getByRole('table', { name: 'Methods' }).getByRole('row', { name: /POST 5/ }).isVisible());
+  t.true(
+    await page
+      .getByRole('table', { name: 'Methods' })
+      .getByRole('row', { name: /POST 5/ })
+      .isVisible(),
+  );
 
   // The range is in the URL.
   await page.getByRole('group', { name: 'Time range' }).getByRole('button', { name: '1 h' }).click();
@@ -100,18 +124,28 @@ test('overview and All projects: a project made in the form, its first-event hin
   // The target fails: the Health cell turns DOWN without a reload.
   target.status = 503;
   await healthOf(page, 'orders').filter({ hasText: 'DOWN' }).waitFor({ timeout: 30_000 });
-  t.is(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 1, 'the same page, not reloaded');
+  t.is(
+    await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker),
+    1,
+    'the same page, not reloaded',
+  );
 
   // All projects: the totals of the project and the DOWN monitor in the Healthcheck section.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'All projects' }).click();
-  const row = page.getByRole('table', { name: 'Projects' }).getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'shop' }) });
+  const row = page
+    .getByRole('table', { name: 'Projects' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: 'shop' }) });
   await row.filter({ hasText: '9' }).waitFor();
   t.deepEqual((await row.getByRole('cell').allTextContents()).slice(0, 4), ['9', '1', '2', '33.3 %']);
   t.regex((await row.getByRole('cell').nth(4).textContent()) ?? '', /0 UP · 1 DOWN/);
   await page.getByRole('heading', { name: 'DOWN monitors in every project' }).waitFor();
   const down = page.getByRole('table', { name: 'DOWN monitors' }).getByRole('row').filter({ hasText: 'orders' });
   await down.waitFor();
-  t.regex((await down.textContent()) ?? '', new RegExp(`shop.*orders.*${target.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*expected status 200, received 503`));
+  t.regex(
+    (await down.textContent()) ?? '',
+    new RegExp(`shop.*orders.*${target.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*expected status 200, received 503`),
+  );
   await screenshot(page, 'all-projects');
 
   // The same overview on a phone and in the dark.
@@ -137,7 +171,11 @@ test('All projects for a member without projects: an empty state that says who g
   const token = await login(server.url);
   // Not an auditor: auditors always see watchlog's own project.
   const member = { email: 'member@example.com', password: 'member password 1' };
-  t.is((await api(server.url, 'POST', '/v1/users', { token, body: { ...member, role: 'member', project_ids: [] } })).status, 201);
+  t.is(
+    (await api(server.url, 'POST', '/v1/users', { token, body: { ...member, role: 'member', project_ids: [] } }))
+      .status,
+    201,
+  );
 
   const { page, errors } = await openTab(t, server.url);
   await signIn(page, member, '/projects');

@@ -44,16 +44,49 @@ test('API keys: created through the UI and shown once, ingest with it works; rev
   await restrict.getByLabel('Allowed origins').fill('https://shop.example.com');
   await restrict.getByRole('button', { name: 'Save restrictions' }).click();
   await restrict.waitFor({ state: 'detached' });
-  await eventually(async () => (/https:\/\/shop\.example\.com/.test(await row.innerText()) && /500\/s/.test(await row.innerText()) ? true : undefined), 10_000);
+  await eventually(
+    async () =>
+      /https:\/\/shop\.example\.com/.test(await row.innerText()) && /500\/s/.test(await row.innerText())
+        ? true
+        : undefined,
+    10_000,
+  );
   await screenshot(page, 'settings-key-restricted');
-  await eventually(async () => ((await api(server.url, 'POST', '/v1/audit', { apiKey: key, body: sampleEvent(), headers: { origin: 'https://other.example.net' } })).status === 403 ? true : undefined), 5_000);
-  t.is((await api(server.url, 'POST', '/v1/audit', { apiKey: key, body: sampleEvent(), headers: { origin: 'https://shop.example.com' } })).status, 202);
+  await eventually(
+    async () =>
+      (
+        await api(server.url, 'POST', '/v1/audit', {
+          apiKey: key,
+          body: sampleEvent(),
+          headers: { origin: 'https://other.example.net' },
+        })
+      ).status === 403
+        ? true
+        : undefined,
+    5_000,
+  );
+  t.is(
+    (
+      await api(server.url, 'POST', '/v1/audit', {
+        apiKey: key,
+        body: sampleEvent(),
+        headers: { origin: 'https://shop.example.com' },
+      })
+    ).status,
+    202,
+  );
 
   await row.getByRole('button', { name: 'Revoke checkout backend' }).click();
   const dialog = page.getByRole('dialog', { name: 'Revoke the key checkout backend?' });
   await dialog.getByRole('button', { name: 'Revoke key' }).click();
   await eventually(async () => (/Revoked/.test(await row.innerText()) ? true : undefined), 10_000);
-  await eventually(async () => ((await api(server.url, 'POST', '/v1/audit', { apiKey: key, body: sampleEvent() })).status === 401 ? true : undefined), 5_000);
+  await eventually(
+    async () =>
+      (await api(server.url, 'POST', '/v1/audit', { apiKey: key, body: sampleEvent() })).status === 401
+        ? true
+        : undefined,
+    5_000,
+  );
   t.deepEqual(errors, []);
 });
 
@@ -73,7 +106,10 @@ test('channels and masking: a webhook added through the form (its error at the f
   await form.getByLabel('Secret (optional)').fill('a webhook secret');
   await form.getByLabel('anomaly alerts').check();
   await form.getByRole('button', { name: 'Add channel' }).click();
-  const row = page.getByRole('table', { name: 'Notification channels' }).getByRole('row').filter({ hasText: 'http://127.0.0.1:9/hook' });
+  const row = page
+    .getByRole('table', { name: 'Notification channels' })
+    .getByRole('row')
+    .filter({ hasText: 'http://127.0.0.1:9/hook' });
   await row.waitFor();
   t.regex(await row.innerText(), /Webhook \(signed\)[\s\S]*monitor DOWN and UP, anomaly alerts[\s\S]*Active/);
   await row.getByRole('button', { name: 'Deactivate http://127.0.0.1:9/hook' }).click();
@@ -91,7 +127,10 @@ test('channels and masking: a webhook added through the form (its error at the f
   await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
   await screenshot(page, 'settings-masking');
   const masked = await eventually(async () => {
-    const { body } = await api(server.url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ request_body: { internal_ref: 'R-123' } }) });
+    const { body } = await api(server.url, 'POST', '/v1/audit', {
+      apiKey,
+      body: sampleEvent({ request_body: { internal_ref: 'R-123' } }),
+    });
     const stored = await eventually(async () => {
       const res = await api(server.url, 'GET', `/v1/audit/${body.id}`, { token });
       return res.status === 200 ? res.body : undefined;
@@ -120,19 +159,46 @@ test('Web Push: "Notify this browser" subscribes through the service worker and 
   await signIn(page, ADMIN, `/p/${projectId}/settings?tab=channels`);
   await page.getByRole('button', { name: 'Notify this browser' }).click();
   await page.getByText('This browser will be notified.').waitFor();
-  const channels = (await api(server.url, 'GET', `/v1/channels?project_id=${projectId}`, { token })).body as Array<{ type: string; url: string; events: string[] }>;
-  t.like(channels.find((c) => c.type === 'webpush'), { url: browserSide.subscription.endpoint, events: ['healthcheck', 'alert'] });
-  t.true(await page.evaluate('navigator.serviceWorker.getRegistration().then((r) => r !== undefined && r.active !== null)') as boolean, 'the service worker is registered');
+  const channels = (await api(server.url, 'GET', `/v1/channels?project_id=${projectId}`, { token })).body as Array<{
+    type: string;
+    url: string;
+    events: string[];
+  }>;
+  t.like(
+    channels.find((c) => c.type === 'webpush'),
+    { url: browserSide.subscription.endpoint, events: ['healthcheck', 'alert'] },
+  );
+  t.true(
+    (await page.evaluate(
+      'navigator.serviceWorker.getRegistration().then((r) => r !== undefined && r.active !== null)',
+    )) as boolean,
+    'the service worker is registered',
+  );
 
-  const monitor = (await api(server.url, 'POST', '/v1/monitors', { token, body: { project_id: projectId, name: 'orders', url: 'http://127.0.0.1:9/', enabled: false } })).body;
+  const monitor = (
+    await api(server.url, 'POST', '/v1/monitors', {
+      token,
+      body: { project_id: projectId, name: 'orders', url: 'http://127.0.0.1:9/', enabled: false },
+    })
+  ).body;
   const ctx = { actor: 'test', correlationId: 'test', now: () => new Date() };
   for (const [i, ok] of [true, false, false].entries()) {
-    await recordCheck(server.runtime.commands, monitor.id, { checked_at: new Date(Date.now() + i * 1000).toISOString(), ok, response_ms: 5, status_code: ok ? 200 : 503 }, ctx);
+    await recordCheck(
+      server.runtime.commands,
+      monitor.id,
+      { checked_at: new Date(Date.now() + i * 1000).toISOString(), ok, response_ms: 5, status_code: ok ? 200 : 503 },
+      ctx,
+    );
   }
   const [message] = await eventually(async () => {
     const m = await browserSide.messages();
     return m.length > 0 ? m : undefined;
   }, 15_000);
-  t.like(JSON.parse(message!), { type: 'monitor.down', monitor: { name: 'orders' }, status: 'DOWN', project_id: projectId });
+  t.like(JSON.parse(message!), {
+    type: 'monitor.down',
+    monitor: { name: 'orders' },
+    status: 'DOWN',
+    project_id: projectId,
+  });
   t.deepEqual(errors, []);
 });

@@ -30,14 +30,16 @@ self.addEventListener('push', (event) => {
 self.addEventListener('notificationclick', (event) => {
   event.notification.close();
   const url = new URL(event.notification.data?.url ?? '/', self.location.origin).href;
-  event.waitUntil((async () => {
-    const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-    const open = windows.find((w) => w.url.startsWith(self.location.origin));
-    if (open) {
-      await open.focus();
-      if ('navigate' in open) await open.navigate(url);
-      return;
-    }
-    await self.clients.openWindow(url);
-  })());
+  event.waitUntil(
+    (async () => {
+      const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+      const open = windows.find((w) => w.url.startsWith(self.location.origin));
+      if (open) {
+        await open.focus();
+        if ('navigate' in open) await open.navigate(url);
+        return;
+      }
+      await self.clients.openWindow(url);
+    })(),
+  );
 });

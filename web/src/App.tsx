@@ -25,9 +25,17 @@ const ROUTES: Array<{ pattern: string; title: string; render: (p: Params) => Rea
   { pattern: '/users', title: 'Users and roles', render: () => <Users /> },
   { pattern: '/p/:projectId', title: 'Overview', render: (p) => <Overview projectId={p.projectId!} /> },
   { pattern: '/p/:projectId/events', title: 'Events', render: (p) => <Events projectId={p.projectId!} /> },
-  { pattern: '/p/:projectId/events/:eventId', title: 'Event', render: (p) => <EventDetail projectId={p.projectId!} eventId={p.eventId!} /> },
+  {
+    pattern: '/p/:projectId/events/:eventId',
+    title: 'Event',
+    render: (p) => <EventDetail projectId={p.projectId!} eventId={p.eventId!} />,
+  },
   { pattern: '/p/:projectId/sessions', title: 'Sessions', render: (p) => <Sessions projectId={p.projectId!} /> },
-  { pattern: '/p/:projectId/sessions/:sessionId', title: 'Session', render: (p) => <ExplicitSession projectId={p.projectId!} sessionId={p.sessionId!} /> },
+  {
+    pattern: '/p/:projectId/sessions/:sessionId',
+    title: 'Session',
+    render: (p) => <ExplicitSession projectId={p.projectId!} sessionId={p.sessionId!} />,
+  },
   { pattern: '/p/:projectId/anomalies', title: 'Anomalies', render: (p) => <Anomalies projectId={p.projectId!} /> },
   { pattern: '/p/:projectId/orphans', title: 'Orphans', render: (p) => <Orphans projectId={p.projectId!} /> },
   { pattern: '/p/:projectId/monitors', title: 'Monitors', render: (p) => <Monitors projectId={p.projectId!} /> },
@@ -49,12 +57,18 @@ export const App = () => {
   }, [route]);
 
   if (path === '/login') return token === null ? <Login /> : <Redirect to={search.get('next') ?? '/projects'} />;
-  if (token === null) return <Redirect to={`/login?next=${encodeURIComponent(path + (search.size > 0 ? `?${search}` : ''))}`} />;
+  if (token === null)
+    return <Redirect to={`/login?next=${encodeURIComponent(path + (search.size > 0 ? `?${search}` : ''))}`} />;
   if (path === '/' || path === '') return <Redirect to="/projects" />;
   if (route === undefined) {
     return (
       <Layout>
-        <section><h1>Not found</h1><p>No screen at <code>{path}</code>. <a href="/projects">All projects</a></p></section>
+        <section>
+          <h1>Not found</h1>
+          <p>
+            No screen at <code>{path}</code>. <a href="/projects">All projects</a>
+          </p>
+        </section>
       </Layout>
     );
   }

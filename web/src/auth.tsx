@@ -6,7 +6,10 @@ import { configureApi, get, post, type User } from './api.ts';
  *  localStorage: other tabs and later visits do not inherit it. */
 const KEY = 'watchlog.session';
 
-interface Stored { token: string; expires_at: string }
+interface Stored {
+  token: string;
+  expires_at: string;
+}
 
 const load = (): Stored | null => {
   try {
@@ -33,24 +36,38 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
   const [endedBecause, setEndedBecause] = useState<string | null>(null);
   const client = useQueryClient();
 
-  const logout = useCallback((reason?: string) => {
-    sessionStorage.removeItem(KEY);
-    setStored(null);
-    setEndedBecause(reason ?? null);
-    client.clear();
-  }, [client]);
+  const logout = useCallback(
+    (reason?: string) => {
+      sessionStorage.removeItem(KEY);
+      setStored(null);
+      setEndedBecause(reason ?? null);
+      client.clear();
+    },
+    [client],
+  );
 
   // Set synchronously so the first queries of a restored session carry the token.
-  configureApi(() => stored?.token ?? null, () => logout('Your session ended (expired, or your password or role changed). Sign in again.'));
+  configureApi(
+    () => stored?.token ?? null,
+    () => logout('Your session ended (expired, or your password or role changed). Sign in again.'),
+  );
 
   useEffect(() => {
     if (stored === null) return;
     const ms = Date.parse(stored.expires_at) - Date.now();
-    const timer = setTimeout(() => logout('Your session expired. Sign in again.'), Math.max(0, Math.min(ms, 2_147_000_000)));
+    const timer = setTimeout(
+      () => logout('Your session expired. Sign in again.'),
+      Math.max(0, Math.min(ms, 2_147_000_000)),
+    );
     return () => clearTimeout(timer);
   }, [stored, logout]);
 
-  const me = useQuery({ queryKey: ['me', stored?.token], queryFn: () => get<User>('/v1/auth/me'), enabled: stored !== null, staleTime: 60_000 });
+  const me = useQuery({
+    queryKey: ['me', stored?.token],
+    queryFn: () => get<User>('/v1/auth/me'),
+    enabled: stored !== null,
+    staleTime: 60_000,
+  });
 
   const login = useCallback(async (email: string, password: string) => {
     const answer = await post<Stored>('/v1/auth/login', { email, password });
@@ -59,7 +76,10 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
     setStored(answer);
   }, []);
 
-  const value = useMemo<Session>(() => ({ token: stored?.token ?? null, user: me.data, login, logout, endedBecause }), [stored, me.data, login, logout, endedBecause]);
+  const value = useMemo<Session>(
+    () => ({ token: stored?.token ?? null, user: me.data, login, logout, endedBecause }),
+    [stored, me.data, login, logout, endedBecause],
+  );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 };
 

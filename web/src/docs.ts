@@ -11,15 +11,26 @@ import './docs.css';
  *  out" (test/web/docs.test.ts signs in and checks it is). */
 const sessionToken = (): string | null => {
   try {
-    const stored = JSON.parse(sessionStorage.getItem('watchlog.session') ?? 'null') as { token?: unknown; expires_at?: unknown } | null;
-    return typeof stored?.token === 'string' && typeof stored.expires_at === 'string' && Date.parse(stored.expires_at) > Date.now() ? stored.token : null;
+    const stored = JSON.parse(sessionStorage.getItem('watchlog.session') ?? 'null') as {
+      token?: unknown;
+      expires_at?: unknown;
+    } | null;
+    return typeof stored?.token === 'string' &&
+      typeof stored.expires_at === 'string' &&
+      Date.parse(stored.expires_at) > Date.now()
+      ? stored.token
+      : null;
   } catch {
     return null;
   }
 };
 
 const ui = SwaggerUIBundle({
-  url: '/v1/openapi.json', domNode: document.getElementById('reference')!, deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0,
+  url: '/v1/openapi.json',
+  domNode: document.getElementById('reference')!,
+  deepLinking: true,
+  docExpansion: 'list',
+  defaultModelsExpandDepth: 0,
   displayRequestDuration: true,
   onComplete: () => {
     const token = sessionToken();

@@ -23,7 +23,8 @@ const numberFormat = (digits: number): Intl.NumberFormat => {
 export const formatNumber = (n: number | null | undefined, digits = 0): string =>
   n === null || n === undefined || Number.isNaN(n) ? '—' : numberFormat(digits).format(n);
 
-export const formatMs = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : `${formatNumber(n, n < 10 ? 1 : 0)} ms`);
+export const formatMs = (n: number | null | undefined): string =>
+  n === null || n === undefined ? '—' : `${formatNumber(n, n < 10 ? 1 : 0)} ms`;
 
 export const formatPercent = (ratio: number | null | undefined): string =>
   ratio === null || ratio === undefined ? '—' : `${formatNumber(ratio * 100, 2)} %`;

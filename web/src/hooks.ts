@@ -5,7 +5,8 @@ import { get, type Monitor, type Project } from './api.ts';
  *  projector's lag (well inside 10 s). */
 export const LIVE_MS = 4_000;
 
-export const useProjects = () => useQuery({ queryKey: ['projects'], queryFn: () => get<Project[]>('/v1/projects'), staleTime: 30_000 });
+export const useProjects = () =>
+  useQuery({ queryKey: ['projects'], queryFn: () => get<Project[]>('/v1/projects'), staleTime: 30_000 });
 
 /** Every monitor the user may see, refreshed live (the banner, the Health column, All Projects). */
 export const useAllMonitors = () =>

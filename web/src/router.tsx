@@ -22,7 +22,10 @@ export const navigate = (to: string, { replace = false }: { replace?: boolean } 
   requestAnimationFrame(() => window.scrollTo(0, 0));
 };
 
-export interface Location { path: string; search: URLSearchParams }
+export interface Location {
+  path: string;
+  search: URLSearchParams;
+}
 
 export const useLocation = (): Location => {
   const href = useSyncExternalStore(subscribe, snapshot);
@@ -31,7 +34,10 @@ export const useLocation = (): Location => {
 };
 
 /** The query string as state: `set` replaces the URL's parameters (empty values dropped). */
-export const useSearchParams = (): [URLSearchParams, (next: Record<string, string | undefined>, opts?: { replace?: boolean }) => void] => {
+export const useSearchParams = (): [
+  URLSearchParams,
+  (next: Record<string, string | undefined>, opts?: { replace?: boolean }) => void,
+] => {
   const { path, search } = useLocation();
   const set = (next: Record<string, string | undefined>, { replace = false } = {}) => {
     const params = new URLSearchParams();

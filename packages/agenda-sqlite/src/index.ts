@@ -2,8 +2,18 @@ import { createHash, randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { computeJobState, toJobId } from 'agenda';
 import type {
-  AgendaBackend, JobId, JobParameters, JobRepository, JobRepositoryOptions, JobsOverview, JobsQueryOptions,
-  JobsResult, JobsSort, JobWithState, RemoveJobsOptions, UniqueOpts,
+  AgendaBackend,
+  JobId,
+  JobParameters,
+  JobRepository,
+  JobRepositoryOptions,
+  JobsOverview,
+  JobsQueryOptions,
+  JobsResult,
+  JobsSort,
+  JobWithState,
+  RemoveJobsOptions,
+  UniqueOpts,
 } from 'agenda';
 
 /** What better-sqlite3 binds: booleans and undefined are not among them. */
@@ -61,10 +71,30 @@ const CREATE_SINGLE_JOB_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS ${SINGLE_JOB_
 
 /** Every stored column but the id, in the order of the INSERT. */
 const COLUMNS = [
-  'name', 'priority', 'next_run_at', 'type', 'locked_at', 'last_finished_at', 'failed_at', 'fail_count',
-  'fail_reason', 'repeat_timezone', 'last_run_at', 'repeat_interval', 'data', 'repeat_at', 'disabled',
-  'progress', 'unique_query', 'unique_opts', 'debounce_started_at', 'last_modified_by', 'fork', 'start_date',
-  'end_date', 'skip_days',
+  'name',
+  'priority',
+  'next_run_at',
+  'type',
+  'locked_at',
+  'last_finished_at',
+  'failed_at',
+  'fail_count',
+  'fail_reason',
+  'repeat_timezone',
+  'last_run_at',
+  'repeat_interval',
+  'data',
+  'repeat_at',
+  'disabled',
+  'progress',
+  'unique_query',
+  'unique_opts',
+  'debounce_started_at',
+  'last_modified_by',
+  'fork',
+  'start_date',
+  'end_date',
+  'skip_days',
 ] as const;
 type Column = (typeof COLUMNS)[number];
 type JobColumns = Record<Column, SqlValue>;
@@ -104,7 +134,10 @@ const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 
 /** Top-level JobParameters fields a `unique` key may name, with how their column stores them. */
 type Kind = 'text' | 'number' | 'date' | 'bool' | 'scalar';
-const FIELD_COLUMNS: ReadonlyMap<string, { column: string; kind: Kind }> = new Map<string, { column: string; kind: Kind }>([
+const FIELD_COLUMNS: ReadonlyMap<string, { column: string; kind: Kind }> = new Map<
+  string,
+  { column: string; kind: Kind }
+>([
   ['_id', { column: 'id', kind: 'text' }],
   ['name', { column: 'name', kind: 'text' }],
   ['priority', { column: 'priority', kind: 'number' }],
@@ -129,8 +162,12 @@ const FIELD_COLUMNS: ReadonlyMap<string, { column: string; kind: Kind }> = new M
 ]);
 
 const SORT_COLUMNS: ReadonlyArray<readonly [keyof JobsSort, string]> = [
-  ['nextRunAt', 'next_run_at'], ['lastRunAt', 'last_run_at'], ['lastFinishedAt', 'last_finished_at'],
-  ['priority', 'priority'], ['name', 'name'], ['data', 'data'],
+  ['nextRunAt', 'next_run_at'],
+  ['lastRunAt', 'last_run_at'],
+  ['lastFinishedAt', 'last_finished_at'],
+  ['priority', 'priority'],
+  ['name', 'name'],
+  ['data', 'data'],
 ];
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -148,8 +185,12 @@ const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 const epoch = (value: unknown, field: string): number | null => {
   if (value === undefined || value === null) return null;
-  const ms = value instanceof Date ? value.getTime()
-    : typeof value === 'string' || typeof value === 'number' ? new Date(value).getTime() : Number.NaN;
+  const ms =
+    value instanceof Date
+      ? value.getTime()
+      : typeof value === 'string' || typeof value === 'number'
+        ? new Date(value).getTime()
+        : Number.NaN;
   if (!Number.isFinite(ms)) throw new TypeError(`job field ${field} is not a valid date: ${String(value)}`);
   return ms;
 };
@@ -162,7 +203,8 @@ const optionalText = (value: unknown, field: string): string | null => {
 
 const optionalNumber = (value: unknown, field: string): number | null => {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new TypeError(`job field ${field} must be a finite number`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new TypeError(`job field ${field} must be a finite number`);
   return value;
 };
 
@@ -182,7 +224,8 @@ const parseJson = (text: string): unknown => JSON.parse(text);
 
 const repeatIntervalValue = (value: unknown): string | number | null => {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' && typeof value !== 'number') throw new TypeError('job field repeatInterval must be a string or a number');
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw new TypeError('job field repeatInterval must be a string or a number');
   return value;
 };
 
@@ -338,7 +381,8 @@ const assertNoOperators = (value: unknown, key: string): void => {
   }
   if (!isPlainObject(value)) return;
   for (const [child, nested] of Object.entries(value)) {
-    if (child.startsWith('$')) throw new Error(`operator "${child}" in "${key}" is not supported: values are matched by equality`);
+    if (child.startsWith('$'))
+      throw new Error(`operator "${child}" in "${key}" is not supported: values are matched by equality`);
     assertNoOperators(nested, key);
   }
 };
@@ -366,7 +410,12 @@ const jsonCondition = (column: string, path: string, key: string, value: unknown
   return `(${type} = '${Array.isArray(normalized) ? 'array' : 'object'}' AND ${extract} = json(?))`;
 };
 
-const columnCondition = (field: { column: string; kind: Kind }, key: string, value: unknown, args: SqlValue[]): string => {
+const columnCondition = (
+  field: { column: string; kind: Kind },
+  key: string,
+  value: unknown,
+  args: SqlValue[],
+): string => {
   const { column, kind } = field;
   if (value === undefined || value === null) return `${column} IS NULL`;
   const unsupported = () => new Error(`unsupported value for "${key}": only equality with a ${kind} value`);
@@ -445,7 +494,8 @@ const selectionConditions = (options: RemoveJobsOptions, args: SqlValue[]): stri
   return conditions;
 };
 
-const whereClause = (conditions: readonly string[]) => (conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '');
+const whereClause = (conditions: readonly string[]) =>
+  conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
 
 const orderBy = (sort: JobsSort | undefined): string => {
   const terms: string[] = [];
@@ -536,8 +586,10 @@ export class SqliteJobRepository implements JobRepository {
     }
     const db = this.connection();
     const index = `agenda_jobs_unique_${createHash('sha256').update(`${name}\u0000${dataPath}`).digest('hex').slice(0, 16)}`;
-    this.write(() => db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${index}
-      ON agenda_jobs (json_extract(data, '$.${dataPath}')) WHERE name = ${sqlString(name)}`));
+    this.write(() =>
+      db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${index}
+      ON agenda_jobs (json_extract(data, '$.${dataPath}')) WHERE name = ${sqlString(name)}`),
+    );
   }
 
   async getJobById(id: string): Promise<JobParameters | null> {
@@ -588,7 +640,9 @@ export class SqliteJobRepository implements JobRepository {
         return { jobs: page.map(withState), total };
       }
       // The state is computed from several fields against the clock, so it is filtered here.
-      const matching = this.statement(select).all(...args).map(withState)
+      const matching = this.statement(select)
+        .all(...args)
+        .map(withState)
         .filter((job) => (state === 'paused' ? job.disabled === true : job.state === state));
       const jobs = limit > 0 ? matching.slice(skip, skip + limit) : matching.slice(skip);
       return { jobs, total: matching.length };
@@ -602,7 +656,17 @@ export class SqliteJobRepository implements JobRepository {
       const job = decodeJob(row);
       let overview = overviews.get(job.name);
       if (overview === undefined) {
-        overview = { name: job.name, total: 0, running: 0, scheduled: 0, queued: 0, completed: 0, failed: 0, repeating: 0, paused: 0 };
+        overview = {
+          name: job.name,
+          total: 0,
+          running: 0,
+          scheduled: 0,
+          queued: 0,
+          completed: 0,
+          failed: 0,
+          repeating: 0,
+          paused: 0,
+        };
         overviews.set(job.name, overview);
       }
       overview.total++;
@@ -614,7 +678,8 @@ export class SqliteJobRepository implements JobRepository {
   }
 
   async getDistinctJobNames(): Promise<string[]> {
-    return this.statement('SELECT DISTINCT name FROM agenda_jobs ORDER BY name').all()
+    return this.statement('SELECT DISTINCT name FROM agenda_jobs ORDER BY name')
+      .all()
       .map((row) => new RowReader(row).text('name'));
   }
 
@@ -645,7 +710,10 @@ export class SqliteJobRepository implements JobRepository {
     return this.write(() => this.statement('DELETE FROM agenda_jobs').run().changes);
   }
 
-  async saveJob<DATA = unknown>(job: JobParameters<DATA>, options: JobRepositoryOptions | undefined): Promise<JobParameters<DATA>> {
+  async saveJob<DATA = unknown>(
+    job: JobParameters<DATA>,
+    options: JobRepositoryOptions | undefined,
+  ): Promise<JobParameters<DATA>> {
     const { _id, unique, uniqueOpts } = job;
     const columns = encodeJob(job, options?.lastModifiedBy ?? null);
     const now = Date.now();
@@ -658,8 +726,10 @@ export class SqliteJobRepository implements JobRepository {
         if (existing === undefined) return this.insert(columns);
         const nextRunAt = epoch(job.nextRunAt, 'nextRunAt');
         const overdue = nextRunAt !== null && nextRunAt <= now;
-        return this.statement(overdue ? UPDATE_KEEPING_NEXT_RUN : UPDATE_BY_ID)
-          .get({ ...columns, id: new RowReader(existing).text('id') });
+        return this.statement(overdue ? UPDATE_KEEPING_NEXT_RUN : UPDATE_BY_ID).get({
+          ...columns,
+          id: new RowReader(existing).text('id'),
+        });
       }
       if (unique) return this.upsertUnique(job.name, unique, uniqueOpts, columns, now);
       return this.insert(columns);
@@ -698,33 +768,40 @@ export class SqliteJobRepository implements JobRepository {
 
   async saveJobState(job: JobParameters, options: JobRepositoryOptions | undefined): Promise<void> {
     if (!job._id) throw new Error('Cannot save job state without job ID');
-    const changes = this.write(() => this.statement(SAVE_JOB_STATE).run({
-      id: String(job._id),
-      name: job.name,
-      locked_at: epoch(job.lockedAt, 'lockedAt'),
-      next_run_at: epoch(job.nextRunAt, 'nextRunAt'),
-      last_run_at: epoch(job.lastRunAt, 'lastRunAt'),
-      progress: optionalNumber(job.progress, 'progress'),
-      fail_reason: optionalText(job.failReason, 'failReason'),
-      fail_count: optionalNumber(job.failCount, 'failCount'),
-      failed_at: epoch(job.failedAt, 'failedAt'),
-      last_finished_at: epoch(job.lastFinishedAt, 'lastFinishedAt'),
-      last_modified_by: options?.lastModifiedBy ?? null,
-    }).changes);
+    const changes = this.write(
+      () =>
+        this.statement(SAVE_JOB_STATE).run({
+          id: String(job._id),
+          name: job.name,
+          locked_at: epoch(job.lockedAt, 'lockedAt'),
+          next_run_at: epoch(job.nextRunAt, 'nextRunAt'),
+          last_run_at: epoch(job.lastRunAt, 'lastRunAt'),
+          progress: optionalNumber(job.progress, 'progress'),
+          fail_reason: optionalText(job.failReason, 'failReason'),
+          fail_count: optionalNumber(job.failCount, 'failCount'),
+          failed_at: epoch(job.failedAt, 'failedAt'),
+          last_finished_at: epoch(job.lastFinishedAt, 'lastFinishedAt'),
+          last_modified_by: options?.lastModifiedBy ?? null,
+        }).changes,
+    );
     if (changes !== 1) {
-      throw new Error(`job ${job._id} (name: ${job.name}) cannot be updated in the database, maybe it does not exist anymore?`);
+      throw new Error(
+        `job ${job._id} (name: ${job.name}) cannot be updated in the database, maybe it does not exist anymore?`,
+      );
     }
   }
 
   async lockJob(job: JobParameters, options: JobRepositoryOptions | undefined): Promise<JobParameters | undefined> {
     if (!job._id) return undefined;
-    const row = this.write(() => this.statement(LOCK_JOB).get({
-      id: String(job._id),
-      name: job.name,
-      nextRunAt: epoch(job.nextRunAt, 'nextRunAt'),
-      lockTime: Date.now(),
-      lastModifiedBy: options?.lastModifiedBy ?? null,
-    }));
+    const row = this.write(() =>
+      this.statement(LOCK_JOB).get({
+        id: String(job._id),
+        name: job.name,
+        nextRunAt: epoch(job.nextRunAt, 'nextRunAt'),
+        lockTime: Date.now(),
+        lastModifiedBy: options?.lastModifiedBy ?? null,
+      }),
+    );
     return row === undefined ? undefined : decodeJob(row);
   }
 
@@ -744,7 +821,11 @@ export class SqliteJobRepository implements JobRepository {
   /** Finds and locks in one UPDATE under the write lock, so two workers never get the same job:
    *  a due unlocked job, or one whose lock is older than lockDeadline (its worker died). */
   async getNextJobToRun(
-    jobName: string, nextScanAt: Date, lockDeadline: Date, now: Date | undefined, options: JobRepositoryOptions | undefined,
+    jobName: string,
+    nextScanAt: Date,
+    lockDeadline: Date,
+    now: Date | undefined,
+    options: JobRepositoryOptions | undefined,
   ): Promise<JobParameters | undefined> {
     const params = {
       name: jobName,
@@ -758,7 +839,11 @@ export class SqliteJobRepository implements JobRepository {
   }
 
   private upsertUnique(
-    name: string, unique: Record<string, unknown>, uniqueOpts: UniqueOpts | undefined, columns: JobColumns, now: number,
+    name: string,
+    unique: Record<string, unknown>,
+    uniqueOpts: UniqueOpts | undefined,
+    columns: JobColumns,
+    now: number,
   ): unknown {
     const args: SqlValue[] = [];
     // The name is inlined (quoted) rather than bound: only a literal lets SQLite use a partial
@@ -768,7 +853,9 @@ export class SqliteJobRepository implements JobRepository {
       // The job's own name wins over a name in the unique object, as in the Mongo repository.
       if (key !== 'name') conditions.push(fieldCondition(key, value, args));
     }
-    const found = this.statement(`SELECT * FROM agenda_jobs WHERE ${conditions.join(' AND ')} ORDER BY rowid LIMIT 1`).get(...args);
+    const found = this.statement(
+      `SELECT * FROM agenda_jobs WHERE ${conditions.join(' AND ')} ORDER BY rowid LIMIT 1`,
+    ).get(...args);
     const existing = found === undefined ? undefined : decodeJob(found);
     const debounce = uniqueOpts?.debounce;
     if (debounce) {
@@ -794,7 +881,10 @@ export class SqliteJobRepository implements JobRepository {
         nextRunAt = now + debounce.delay;
       }
       return this.statement(UPDATE_BY_ID).get({
-        ...columns, id: String(existing._id), next_run_at: nextRunAt, debounce_started_at: debounceStartedAt,
+        ...columns,
+        id: String(existing._id),
+        next_run_at: nextRunAt,
+        debounce_started_at: debounceStartedAt,
       });
     }
     if (existing === undefined) return this.insert(columns);

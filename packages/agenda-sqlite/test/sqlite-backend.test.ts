@@ -10,31 +10,41 @@ import { agendaBackendContract } from './contract.ts';
 
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'agenda-sqlite-test-'));
 
-agendaBackendContract('sqlite', async () => {
-  const dir = tempDir();
-  const file = path.join(dir, 'jobs.db');
-  const backend = new SqliteBackend(file);
-  const seconds: SqliteBackend[] = [];
-  return {
-    backend,
-    // Its own connection to the file, as another process would have.
-    openSecond: async () => {
-      const second = new SqliteBackend(file);
-      seconds.push(second);
-      return second;
-    },
-    cleanup: async () => {
-      for (const b of [backend, ...seconds]) await b.disconnect();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}, {
-  ensureUniqueIndex: (backend, name, dataPath) => backend.ensureUniqueIndex(name, dataPath),
-  updateSchedule: (backend, id, changes) => backend.updateSchedule(id, changes),
-});
+agendaBackendContract(
+  'sqlite',
+  async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'jobs.db');
+    const backend = new SqliteBackend(file);
+    const seconds: SqliteBackend[] = [];
+    return {
+      backend,
+      // Its own connection to the file, as another process would have.
+      openSecond: async () => {
+        const second = new SqliteBackend(file);
+        seconds.push(second);
+        return second;
+      },
+      cleanup: async () => {
+        for (const b of [backend, ...seconds]) await b.disconnect();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  {
+    ensureUniqueIndex: (backend, name, dataPath) => backend.ensureUniqueIndex(name, dataPath),
+    updateSchedule: (backend, id, changes) => backend.updateSchedule(id, changes),
+  },
+);
 
-const job = (name: string, fields: Partial<JobParameters> = {}): JobParameters =>
-  ({ name, priority: 0, nextRunAt: new Date(), type: 'normal', data: {}, ...fields });
+const job = (name: string, fields: Partial<JobParameters> = {}): JobParameters => ({
+  name,
+  priority: 0,
+  nextRunAt: new Date(),
+  type: 'normal',
+  data: {},
+  ...fields,
+});
 
 const withFile = (title: string, body: (t: import('ava').ExecutionContext, file: string) => Promise<void>) =>
   test(title, async (t) => {
@@ -88,8 +98,14 @@ withFile('unique keys are plain field paths: operators and unknown fields are re
   await backend.connect();
   const { repository } = backend;
   const refused = [
-    { 'data.k': { $gt: 1 } }, { 'data.$where': 1 }, { 'data.a-b': 1 }, { '$or': [] }, { 'data..k': 1 },
-    { 'nosuchfield': 1 }, { 'name.x': 1 }, { 'data.k': [{ $ne: 1 }] },
+    { 'data.k': { $gt: 1 } },
+    { 'data.$where': 1 },
+    { 'data.a-b': 1 },
+    { $or: [] },
+    { 'data..k': 1 },
+    { nosuchfield: 1 },
+    { 'name.x': 1 },
+    { 'data.k': [{ $ne: 1 }] },
   ];
   for (const unique of refused) {
     await t.throwsAsync(repository.saveJob(job('u', { unique }), undefined), undefined, JSON.stringify(unique));
@@ -97,8 +113,14 @@ withFile('unique keys are plain field paths: operators and unknown fields are re
   t.is((await repository.queryJobs({})).total, 0);
 
   const nested = { data: { tags: ['a', 'b'], deep: { id: 7 } } };
-  const first = await repository.saveJob(job('u', { ...nested, unique: { 'data.tags.1': 'b', 'data.deep.id': 7, priority: 0 } }), undefined);
-  const again = await repository.saveJob(job('u', { ...nested, unique: { 'data.tags.1': 'b', 'data.deep.id': 7, priority: 0 } }), undefined);
+  const first = await repository.saveJob(
+    job('u', { ...nested, unique: { 'data.tags.1': 'b', 'data.deep.id': 7, priority: 0 } }),
+    undefined,
+  );
+  const again = await repository.saveJob(
+    job('u', { ...nested, unique: { 'data.tags.1': 'b', 'data.deep.id': 7, priority: 0 } }),
+    undefined,
+  );
   t.is(again._id, first._id);
   const whole = await repository.saveJob(job('u', { ...nested, unique: { 'data.deep': { id: 7 } } }), undefined);
   t.is(whole._id, first._id, 'a sub-document is compared whole');
@@ -117,7 +139,10 @@ withFile('ensureUniqueIndex refuses what it cannot put into DDL safely', async (
   // A quote in a job name is data, not SQL.
   await backend.ensureUniqueIndex("o'clock", 'id');
   await backend.repository.saveJob(job("o'clock", { data: { id: 1 } }), undefined);
-  await t.throwsAsync(backend.repository.saveJob(job("o'clock", { data: { id: 1 } }), undefined), { any: true, message: /UNIQUE/ });
+  await t.throwsAsync(backend.repository.saveJob(job("o'clock", { data: { id: 1 } }), undefined), {
+    any: true,
+    message: /UNIQUE/,
+  });
 });
 
 /** A worker thread with its own connection to the file: real parallelism, unlike several
@@ -160,7 +185,8 @@ withFile('workers on their own connections lock each job once and upsert each un
   const backend = new SqliteBackend(file);
   t.teardown(() => backend.disconnect());
   await backend.connect();
-  for (let i = 0; i < JOBS; i++) await backend.repository.saveJob(job('race', { nextRunAt: new Date(Date.now() - 1000) }), undefined);
+  for (let i = 0; i < JOBS; i++)
+    await backend.repository.saveJob(job('race', { nextRunAt: new Date(Date.now() - 1000) }), undefined);
 
   // [0]: workers at the barrier, [1]: 1 once they may go.
   const barrier = new SharedArrayBuffer(8);
@@ -170,7 +196,9 @@ withFile('workers on their own connections lock each job once and upsert each un
     const worker = new Worker(RACER, {
       eval: true,
       workerData: {
-        name, file, barrier,
+        name,
+        file,
+        barrier,
         tsx: import.meta.resolve('tsx/esm/api'),
         backend: new URL('../src/index.ts', import.meta.url).href,
       },
@@ -198,34 +226,53 @@ withFile('workers on their own connections lock each job once and upsert each un
   t.is(new Set(all).size, JOBS, 'and none twice');
   t.log('jobs locked per worker:', results.map((ids) => ids.length).join(', '));
   const lockedBy = new Map<string, string | undefined>();
-  for (const row of (await backend.repository.queryJobs({ name: 'race' })).jobs) lockedBy.set(String(row._id), row.lastModifiedBy);
+  for (const row of (await backend.repository.queryJobs({ name: 'race' })).jobs)
+    lockedBy.set(String(row._id), row.lastModifiedBy);
   for (const [i, ids] of results.entries()) {
-    t.true(ids.every((id) => lockedBy.get(id) === names[i]), `the rows say ${names[i]} locked what it reported`);
+    t.true(
+      ids.every((id) => lockedBy.get(id) === names[i]),
+      `the rows say ${names[i]} locked what it reported`,
+    );
   }
-  t.is((await backend.repository.queryJobs({ name: 'check' })).total, 10, 'one job per monitor id, without a unique index');
+  t.is(
+    (await backend.repository.queryJobs({ name: 'check' })).total,
+    10,
+    'one job per monitor id, without a unique index',
+  );
   const singles = await backend.repository.queryJobs({ search: 'sweep' });
   t.is(singles.total, 10, "every() from three threads at once: one 'single' job per name");
 });
 
-withFile("a file from before the single-job index: connect keeps the oldest of each name's 'single' jobs", async (t, file) => {
-  const before = new SqliteBackend(file);
-  await before.connect();
-  await before.disconnect();
-  const raw = new Database(file);
-  raw.exec(`DROP INDEX agenda_jobs_single_name;
+withFile(
+  "a file from before the single-job index: connect keeps the oldest of each name's 'single' jobs",
+  async (t, file) => {
+    const before = new SqliteBackend(file);
+    await before.connect();
+    await before.disconnect();
+    const raw = new Database(file);
+    raw.exec(`DROP INDEX agenda_jobs_single_name;
     INSERT INTO agenda_jobs (id, name, priority, type, next_run_at) VALUES
       ('first', 'scan', 0, 'single', 1), ('second', 'scan', 0, 'single', 2), ('other', 'trim', 0, 'single', 3),
       ('plain1', 'scan', 0, 'normal', 4), ('plain2', 'scan', 0, 'normal', 5)`);
-  raw.close();
+    raw.close();
 
-  const backend = new SqliteBackend(file);
-  t.teardown(() => backend.disconnect());
-  await backend.connect();
-  const ids = async (name: string) => (await backend.repository.queryJobs({ name })).jobs.map((j) => String(j._id)).sort();
-  t.deepEqual(await ids('scan'), ['first', 'plain1', 'plain2'], 'normal jobs are not touched');
-  t.deepEqual(await ids('trim'), ['other']);
-  const saved = await backend.repository.saveJob(job('scan', { type: 'single', nextRunAt: new Date(Date.now() + 60_000) }), undefined);
-  t.is(String(saved._id), 'first', 'every() goes on updating the job it kept');
-  const plain = await backend.repository.saveJob(job('trim'), undefined);
-  await t.throwsAsync(backend.repository.saveJob({ ...plain, type: 'single' }, undefined), { any: true, message: /UNIQUE/ }, 'the index now exists');
-});
+    const backend = new SqliteBackend(file);
+    t.teardown(() => backend.disconnect());
+    await backend.connect();
+    const ids = async (name: string) =>
+      (await backend.repository.queryJobs({ name })).jobs.map((j) => String(j._id)).sort();
+    t.deepEqual(await ids('scan'), ['first', 'plain1', 'plain2'], 'normal jobs are not touched');
+    t.deepEqual(await ids('trim'), ['other']);
+    const saved = await backend.repository.saveJob(
+      job('scan', { type: 'single', nextRunAt: new Date(Date.now() + 60_000) }),
+      undefined,
+    );
+    t.is(String(saved._id), 'first', 'every() goes on updating the job it kept');
+    const plain = await backend.repository.saveJob(job('trim'), undefined);
+    await t.throwsAsync(
+      backend.repository.saveJob({ ...plain, type: 'single' }, undefined),
+      { any: true, message: /UNIQUE/ },
+      'the index now exists',
+    );
+  },
+);

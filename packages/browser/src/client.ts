@@ -140,10 +140,13 @@ export const createClient = (o: ResolvedOptions, env: Env): Client => {
       if (outcome.kind === 'retry' && !stopped && attempt < o.maxRetries) {
         attempt += 1;
         counts.retries += 1;
-        retryTimer = env.setTimeout(() => {
-          retryTimer = undefined;
-          void flush();
-        }, backoffMs(attempt, env.random(), outcome.retryAfterMs));
+        retryTimer = env.setTimeout(
+          () => {
+            retryTimer = undefined;
+            void flush();
+          },
+          backoffMs(attempt, env.random(), outcome.retryAfterMs),
+        );
         return;
       }
       if (outcome.kind === 'refused' && outcome.status === 413 && batch.length > 1) {

@@ -18,7 +18,10 @@ export const wrapFetch = (original: typeof fetch, client: Client): typeof fetch 
       // Decided from the arguments alone: a Request built from a Request takes its body, which
       // must stay with the page's object on calls that are not recorded.
       const isRequest = input instanceof Request;
-      call = client.begin(String(init?.method ?? (isRequest ? input.method : 'GET')), isRequest ? input.url : String(input));
+      call = client.begin(
+        String(init?.method ?? (isRequest ? input.method : 'GET')),
+        isRequest ? input.url : String(input),
+      );
       if (call) {
         request = new Request(input, init);
         id = request.headers.get(REQUEST_ID_HEADER) ?? uuid();

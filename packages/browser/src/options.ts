@@ -85,7 +85,9 @@ export const resolveOptions = (input: unknown, base?: string): ResolvedOptions =
     } catch {
       // reported below
     }
-    problems.push(`${name} must be an http(s) URL without query or fragment${base ? '' : ' (absolute: there is no page address)'}`);
+    problems.push(
+      `${name} must be an http(s) URL without query or fragment${base ? '' : ' (absolute: there is no page address)'}`,
+    );
     return undefined;
   };
 
@@ -96,22 +98,28 @@ export const resolveOptions = (input: unknown, base?: string): ResolvedOptions =
   if (!ENVIRONMENTS.includes(environment)) problems.push('environment must be one of production, staging, development');
 
   const backends: Prefix[] = [];
-  if (!Array.isArray(o.backends) || o.backends.length === 0) problems.push('backends must be a non-empty array of origins or URL prefixes');
-  else o.backends.forEach((b: unknown, i) => {
-    const u = url(`backends[${i}]`, b);
-    if (u) backends.push(toPrefix(u));
-  });
+  if (!Array.isArray(o.backends) || o.backends.length === 0)
+    problems.push('backends must be a non-empty array of origins or URL prefixes');
+  else
+    o.backends.forEach((b: unknown, i) => {
+      const u = url(`backends[${i}]`, b);
+      if (u) backends.push(toPrefix(u));
+    });
 
   if (o.identify !== undefined && typeof o.identify !== 'function') problems.push('identify must be a function');
 
   const numbers = {} as Record<keyof typeof NUMBERS, number>;
-  for (const [name, [fallback, min, max]] of Object.entries(NUMBERS) as Array<[keyof typeof NUMBERS, readonly [number, number, number]]>) {
+  for (const [name, [fallback, min, max]] of Object.entries(NUMBERS) as Array<
+    [keyof typeof NUMBERS, readonly [number, number, number]]
+  >) {
     const v = o[name] ?? fallback;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) problems.push(`${name} must be an integer from ${min} to ${max}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+      problems.push(`${name} must be an integer from ${min} to ${max}`);
     numbers[name] = v as number;
   }
 
-  if (problems.length > 0 || !endpoint) throw new TypeError(`@watchlog/browser: invalid options: ${problems.join('; ')}`);
+  if (problems.length > 0 || !endpoint)
+    throw new TypeError(`@watchlog/browser: invalid options: ${problems.join('; ')}`);
   const href = endpoint.href.replace(/\/+$/, '');
   return {
     endpoint: href,

@@ -15,13 +15,15 @@ export const isRetryable = (status: number): boolean => status === 408 || status
 export const batchUrl = (endpoint: string): string => `${endpoint}/v1/audit/batch`;
 
 /** sendBeacon cannot set headers, so the key travels in the query on page hide. */
-export const beaconUrl = (endpoint: string, apiKey: string): string => `${batchUrl(endpoint)}?api_key=${encodeURIComponent(apiKey)}`;
+export const beaconUrl = (endpoint: string, apiKey: string): string =>
+  `${batchUrl(endpoint)}?api_key=${encodeURIComponent(apiKey)}`;
 
 /** How many events the server took: its answer's lists when readable, else all of them. */
 const countsOf = async (res: Response, count: number): Promise<{ accepted: number; rejected: number }> => {
   try {
     const body = (await res.json()) as { accepted?: unknown; rejected?: unknown } | null;
-    if (Array.isArray(body?.accepted) && Array.isArray(body.rejected)) return { accepted: body.accepted.length, rejected: body.rejected.length };
+    if (Array.isArray(body?.accepted) && Array.isArray(body.rejected))
+      return { accepted: body.accepted.length, rejected: body.rejected.length };
   } catch {
     // an unreadable answer to a 2xx still means the batch arrived
   }
@@ -30,7 +32,14 @@ const countsOf = async (res: Response, count: number): Promise<{ accepted: numbe
 
 /** One attempt at a batch. keepalive lets it finish when the page goes away mid-request;
  *  credentials are omitted because the API key is the only credential. */
-export const postBatch = async (fetchFn: Fetch, endpoint: string, apiKey: string, body: string, count: number, now: number): Promise<Outcome> => {
+export const postBatch = async (
+  fetchFn: Fetch,
+  endpoint: string,
+  apiKey: string,
+  body: string,
+  count: number,
+  now: number,
+): Promise<Outcome> => {
   let res: Response;
   try {
     res = await fetchFn(batchUrl(endpoint), {
@@ -44,10 +53,13 @@ export const postBatch = async (fetchFn: Fetch, endpoint: string, apiKey: string
     return { kind: 'retry', retryAfterMs: undefined };
   }
   if (res.ok) return { kind: 'delivered', ...(await countsOf(res, count)) };
-  if (isRetryable(res.status)) return { kind: 'retry', retryAfterMs: retryAfterMs(res.headers.get('Retry-After'), now) };
+  if (isRetryable(res.status))
+    return { kind: 'retry', retryAfterMs: retryAfterMs(res.headers.get('Retry-After'), now) };
   // 400: no event of the batch was valid (the SDK builds them, so this means a server that
   // disagrees with it); retrying would not change that.
-  return res.status === 400 ? { kind: 'delivered', accepted: 0, rejected: count } : { kind: 'refused', status: res.status };
+  return res.status === 400
+    ? { kind: 'delivered', accepted: 0, rejected: count }
+    : { kind: 'refused', status: res.status };
 };
 
 /** Page-hide delivery of one body: sendBeacon, else a keepalive fetch, both as text/plain with the
@@ -55,8 +67,15 @@ export const postBatch = async (fetchFn: Fetch, endpoint: string, apiKey: string
  *  false when the browser would not take it (over its keepalive quota). */
 export const sendOnHide = (fetchFn: Fetch, url: string, body: string): boolean => {
   try {
-    if (typeof navigator === 'object' && typeof navigator.sendBeacon === 'function') return navigator.sendBeacon(url, body);
-    fetchFn(url, { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body, keepalive: true, credentials: 'omit' }).catch(() => undefined);
+    if (typeof navigator === 'object' && typeof navigator.sendBeacon === 'function')
+      return navigator.sendBeacon(url, body);
+    fetchFn(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body,
+      keepalive: true,
+      credentials: 'omit',
+    }).catch(() => undefined);
     return true;
   } catch {
     return false;

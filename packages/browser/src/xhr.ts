@@ -11,7 +11,12 @@ interface Opened {
   detach?: () => void;
 }
 
-const OUTCOMES: Record<string, string | undefined> = { load: undefined, error: 'network error', abort: 'aborted', timeout: 'timed out' };
+const OUTCOMES: Record<string, string | undefined> = {
+  load: undefined,
+  error: 'network error',
+  abort: 'aborted',
+  timeout: 'timed out',
+};
 
 /** Patches XMLHttpRequest.prototype's open, setRequestHeader and send (so `instanceof`, subclasses
  *  and instances made before init() all keep working) and returns the undo. Only listeners on the
@@ -33,7 +38,8 @@ export const wrapXhr = (proto: XMLHttpRequest, client: Client): (() => void) => 
       // eslint-disable-next-line prefer-rest-params
       Reflect.apply(setRequestHeader, this, arguments);
       const s = opened.get(this);
-      if (s && String(name).toLowerCase() === REQUEST_ID_HEADER.toLowerCase()) s.pageId = s.pageId === undefined ? String(value) : `${s.pageId}, ${value}`;
+      if (s && String(name).toLowerCase() === REQUEST_ID_HEADER.toLowerCase())
+        s.pageId = s.pageId === undefined ? String(value) : `${s.pageId}, ${value}`;
     },
     send(this: XMLHttpRequest) {
       try {

@@ -5,7 +5,11 @@ import { resolveOptions, type WatchlogOptions } from '../src/options.ts';
 const ENDPOINT = 'https://watchlog.example.com';
 const API = 'https://api.example.com';
 
-interface Post { url: string; init: RequestInit; events: BrowserEvent[] }
+interface Post {
+  url: string;
+  init: RequestInit;
+  events: BrowserEvent[];
+}
 type Answer = Response | Error | Promise<Response> | undefined;
 
 /** A client on a fake world: fetch answers from a script (202 accepting all by default), timers
@@ -23,7 +27,13 @@ const harness = (options: Partial<WatchlogOptions> = {}, { beaconTakes = (): boo
       posts.push({ url, init, events });
       const answer = answers.shift();
       if (answer instanceof Error) throw answer;
-      return answer ?? Response.json({ accepted: events.map((_, index) => ({ index, id: `id-${index}` })), rejected: [] }, { status: 202 });
+      return (
+        answer ??
+        Response.json(
+          { accepted: events.map((_, index) => ({ index, id: `id-${index}` })), rejected: [] },
+          { status: 202 },
+        )
+      );
     },
     beacon: (url, body) => {
       if (!beaconTakes()) return false;
@@ -34,7 +44,9 @@ const harness = (options: Partial<WatchlogOptions> = {}, { beaconTakes = (): boo
       timers.set(nextTimer, { fn, ms });
       return nextTimer++;
     },
-    clearTimeout: (id) => { timers.delete(id as number); },
+    clearTimeout: (id) => {
+      timers.delete(id as number);
+    },
     now: () => Date.parse('2026-03-01T12:00:00Z'),
     elapsed: () => elapsed,
     random: () => 0.5,
@@ -42,13 +54,30 @@ const harness = (options: Partial<WatchlogOptions> = {}, { beaconTakes = (): boo
     sessionId: 'session-1',
     userAgent: 'TestBrowser/1.0',
   };
-  const client = createClient(resolveOptions({
-    endpoint: ENDPOINT, apiKey: 'key 1', serviceName: 'storefront', environment: 'staging', backends: [API, '/api'], ...options,
-  }, 'https://shop.example.com/cart'), env);
+  const client = createClient(
+    resolveOptions(
+      {
+        endpoint: ENDPOINT,
+        apiKey: 'key 1',
+        serviceName: 'storefront',
+        environment: 'staging',
+        backends: [API, '/api'],
+        ...options,
+      },
+      'https://shop.example.com/cart',
+    ),
+    env,
+  );
   const settle = () => new Promise<void>((r) => setImmediate(r));
   return {
-    client, posts, beacons, answers, timers,
-    advance: (ms: number) => { elapsed += ms; },
+    client,
+    posts,
+    beacons,
+    answers,
+    timers,
+    advance: (ms: number) => {
+      elapsed += ms;
+    },
     /** Fires the one pending timer (there is at most one at a time) and returns its delay. */
     fire: async (): Promise<number> => {
       const [id, timer] = [...timers][0] ?? [];
@@ -60,7 +89,15 @@ const harness = (options: Partial<WatchlogOptions> = {}, { beaconTakes = (): boo
     },
     settle,
     /** One recorded call: GET by default, 200. */
-    call: (url = `${API}/orders/7?token=x#top`, { method = 'GET', status = 200 as number | null, error = undefined as string | undefined, requestId = 'req-1' } = {}) => {
+    call: (
+      url = `${API}/orders/7?token=x#top`,
+      {
+        method = 'GET',
+        status = 200 as number | null,
+        error = undefined as string | undefined,
+        requestId = 'req-1',
+      } = {},
+    ) => {
       const c = client.begin(method, url);
       if (c) {
         elapsed += 25;
@@ -74,13 +111,27 @@ const harness = (options: Partial<WatchlogOptions> = {}, { beaconTakes = (): boo
 test('a recorded call is a SPEC 2.1 browser event: path without query, method, status, time, ids', async (t) => {
   const h = harness();
   h.call();
-  h.call('/api/cart', { method: 'delete', status: null, error: 'TypeError: Failed to fetch', requestId: 'x'.repeat(256) });
+  h.call('/api/cart', {
+    method: 'delete',
+    status: null,
+    error: 'TypeError: Failed to fetch',
+    requestId: 'x'.repeat(256),
+  });
   await h.client.flush();
   t.is(h.posts.length, 1);
   const [ok, failed] = h.posts[0]!.events;
   t.like(ok, {
-    path: '/orders/7', method: 'GET', status_code: 200, response_time: 25, identifier: 'anonymous-session-1', service_name: 'storefront',
-    environment: 'staging', user_agent: 'TestBrowser/1.0', request_id: 'req-1', session_id: 'session-1', source: 'browser',
+    path: '/orders/7',
+    method: 'GET',
+    status_code: 200,
+    response_time: 25,
+    identifier: 'anonymous-session-1',
+    service_name: 'storefront',
+    environment: 'staging',
+    user_agent: 'TestBrowser/1.0',
+    request_id: 'req-1',
+    session_id: 'session-1',
+    source: 'browser',
   });
   t.regex(ok!.idempotency_key, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   t.false('error_message' in ok!);
@@ -102,7 +153,10 @@ test('identify() gives the identifier (cut to 100); empty, wrong or throwing fal
   });
   for (let i = 0; i < 6; i += 1) h.call();
   await h.client.flush();
-  t.deepEqual(h.posts[0]!.events.map((e) => e.identifier), ['user-42', 'u'.repeat(100), ...Array(4).fill('anonymous-session-1')]);
+  t.deepEqual(
+    h.posts[0]!.events.map((e) => e.identifier),
+    ['user-42', 'u'.repeat(100), ...Array(4).fill('anonymous-session-1')],
+  );
 });
 
 test('only calls to the backends are recorded; watchlog, other origins and methods SPEC does not take are not (the last counted)', (t) => {
@@ -139,14 +193,20 @@ test('a full batch goes at once; batches stay within maxBatch and the keepalive 
   for (let i = 0; i < 4; i += 1) h.call();
   await h.settle();
   await h.client.flush();
-  t.deepEqual(h.posts.map((p) => p.events.length), [3, 3, 1]);
+  t.deepEqual(
+    h.posts.map((p) => p.events.length),
+    [3, 3, 1],
+  );
 
   const big = harness({ maxBatch: 1000 });
   for (let i = 0; i < 200; i += 1) big.call(`${API}/${'p'.repeat(250)}`, { error: 'e'.repeat(600) });
   await big.client.flush();
   t.true(big.posts.length > 1);
   for (const p of big.posts) t.true(Buffer.byteLength(String(p.init.body)) <= MAX_BODY_BYTES);
-  t.is(big.posts.reduce((n, p) => n + p.events.length, 0), 200);
+  t.is(
+    big.posts.reduce((n, p) => n + p.events.length, 0),
+    200,
+  );
   t.is(big.posts[0]!.events[0]!.error_message!.length, 512, 'long texts are cut');
 });
 
@@ -154,7 +214,10 @@ test('a full queue drops the oldest and counts them', async (t) => {
   const h = harness({ maxQueue: 3, maxBatch: 1000 });
   for (let i = 0; i < 5; i += 1) h.call(`${API}/n/${i}`);
   await h.client.flush();
-  t.deepEqual(h.posts[0]!.events.map((e) => e.path), ['/n/2', '/n/3', '/n/4']);
+  t.deepEqual(
+    h.posts[0]!.events.map((e) => e.path),
+    ['/n/2', '/n/3', '/n/4'],
+  );
   t.like(h.client.stats(), { recorded: 5, dropped: 2, sent: 3 });
 });
 
@@ -185,12 +248,19 @@ test('events recorded during a retry wait join the queue and follow the retried 
   await h.settle();
   t.is(h.timers.size, 1, 'only the retry is pending');
   t.is(await h.fire(), 750, 'first retry: 1 s of backoff, jittered');
-  t.deepEqual(h.posts.map((p) => p.events.map((e) => e.path)), [['/first'], ['/first'], ['/second']]);
+  t.deepEqual(
+    h.posts.map((p) => p.events.map((e) => e.path)),
+    [['/first'], ['/first'], ['/second']],
+  );
 });
 
 test('after maxRetries a batch is given up and counted; the next one goes', async (t) => {
   const h = harness({ maxRetries: 2 });
-  h.answers.push(new Response('', { status: 500 }), new Response('', { status: 502 }), new Response('', { status: 504 }));
+  h.answers.push(
+    new Response('', { status: 500 }),
+    new Response('', { status: 502 }),
+    new Response('', { status: 504 }),
+  );
   h.call();
   await h.client.flush();
   await h.fire();
@@ -202,7 +272,7 @@ test('after maxRetries a batch is given up and counted; the next one goes', asyn
   t.like(h.client.stats(), { failed: 1, sent: 1 });
 });
 
-test('refusals are not retried: 401 and 403 fail the batch, 400 and a 202\'s rejected list count as rejected', async (t) => {
+test("refusals are not retried: 401 and 403 fail the batch, 400 and a 202's rejected list count as rejected", async (t) => {
   const h = harness();
   h.answers.push(
     new Response('', { status: 401 }),
@@ -226,12 +296,23 @@ test('413 (a batch larger than the key may send in a second): halved until it pa
   h.answers.push(new Response('', { status: 413 }), new Response('', { status: 413 }));
   for (let i = 0; i < 8; i += 1) h.call(`${API}/n/${i}`);
   await h.client.flush();
-  t.deepEqual(h.posts.map((p) => p.events.length), [8, 4, 2, 2, 2, 2]);
-  t.deepEqual(h.posts.slice(2).flatMap((p) => p.events.map((e) => e.path)), Array.from({ length: 8 }, (_, i) => `/n/${i}`), 'in order');
+  t.deepEqual(
+    h.posts.map((p) => p.events.length),
+    [8, 4, 2, 2, 2, 2],
+  );
+  t.deepEqual(
+    h.posts.slice(2).flatMap((p) => p.events.map((e) => e.path)),
+    Array.from({ length: 8 }, (_, i) => `/n/${i}`),
+    'in order',
+  );
   t.like(h.client.stats(), { sent: 8, failed: 0 });
   for (let i = 0; i < 3; i += 1) h.call();
   await h.settle();
-  t.deepEqual(h.posts.slice(6).map((p) => p.events.length), [2, 1], 'two queued is now a full batch');
+  t.deepEqual(
+    h.posts.slice(6).map((p) => p.events.length),
+    [2, 1],
+    'two queued is now a full batch',
+  );
   h.answers.push(new Response('', { status: 413 }));
   h.call();
   await h.client.flush();
@@ -247,8 +328,15 @@ test('page hide: what is queued, and a batch waiting for its retry, leave by bea
   h.client.hide();
   t.is(h.beacons.length, 1);
   t.is(h.beacons[0]!.url, `${ENDPOINT}/v1/audit/batch?api_key=key%201`);
-  t.deepEqual(h.beacons[0]!.events.map((e) => e.path), ['/waiting', '/queued']);
-  t.is(h.beacons[0]!.events[0]!.idempotency_key, h.posts[0]!.events[0]!.idempotency_key, 'same key: no duplicate if the first try did arrive');
+  t.deepEqual(
+    h.beacons[0]!.events.map((e) => e.path),
+    ['/waiting', '/queued'],
+  );
+  t.is(
+    h.beacons[0]!.events[0]!.idempotency_key,
+    h.posts[0]!.events[0]!.idempotency_key,
+    'same key: no duplicate if the first try did arrive',
+  );
   t.is(h.timers.size, 0, 'the retry is off');
   t.like(h.client.stats(), { beaconed: 2 });
   h.client.hide();
@@ -258,7 +346,11 @@ test('page hide: what is queued, and a batch waiting for its retry, leave by bea
 test('page hide leaves a batch in flight alone (it is a keepalive request) and cuts beacons to the body budget', async (t) => {
   let release: (r: Response) => void = () => undefined;
   const h = harness({ maxBatch: 1000 });
-  h.answers.push(new Promise<Response>((resolve) => { release = resolve; }));
+  h.answers.push(
+    new Promise<Response>((resolve) => {
+      release = resolve;
+    }),
+  );
   h.call(`${API}/in-flight`);
   const flushed = h.client.flush();
   await h.settle();
@@ -268,7 +360,11 @@ test('page hide leaves a batch in flight alone (it is a keepalive request) and c
   const beaconed = h.beacons.flatMap((b) => b.events.map((e) => e.path));
   t.is(beaconed.length, 150);
   t.false(beaconed.includes('/in-flight'));
-  t.deepEqual(beaconed.map((p) => p.split('/')[2]), Array.from({ length: 150 }, (_, i) => String(i)), 'in order');
+  t.deepEqual(
+    beaconed.map((p) => p.split('/')[2]),
+    Array.from({ length: 150 }, (_, i) => String(i)),
+    'in order',
+  );
   t.true(h.beacons.length > 1);
   for (const b of h.beacons) t.true(b.bytes <= MAX_BODY_BYTES);
   release(Response.json({ accepted: [{ index: 0, id: 'x' }], rejected: [] }, { status: 202 }));
@@ -288,7 +384,10 @@ test('page hide: what the browser will not take stays queued, in order, and goes
   t.is(h.timers.size, 1);
   await h.fire();
   const posted = h.posts.flatMap((p) => p.events.map((e) => Number(e.path.split('/')[2])));
-  t.deepEqual(posted, Array.from({ length: 150 - first }, (_, i) => first + i));
+  t.deepEqual(
+    posted,
+    Array.from({ length: 150 - first }, (_, i) => first + i),
+  );
   t.like(h.client.stats(), { beaconed: first, sent: 150 - first, dropped: 0 });
 });
 
@@ -303,7 +402,10 @@ test('stop: nothing more is recorded; what is queued, and a batch waiting for it
   await h.client.stop();
   h.client.end(started!, 'r', 200, undefined);
   t.is(h.call(), undefined);
-  t.deepEqual(h.posts.map((p) => p.events.map((e) => e.path)), [['/a'], ['/a'], ['/b']]);
+  t.deepEqual(
+    h.posts.map((p) => p.events.map((e) => e.path)),
+    [['/a'], ['/a'], ['/b']],
+  );
   t.is(h.timers.size, 0);
   t.like(h.client.stats(), { recorded: 2, failed: 1, sent: 1, retries: 1 });
 });

@@ -6,7 +6,10 @@ const url = (s: string) => new URL(s);
 
 test('an origin covers all of it; a prefix covers whole path segments only', (t) => {
   t.true(isUnder(url('https://api.example.com/orders/1?x=2'), prefix('https://api.example.com')));
-  t.false(isUnder(url('http://api.example.com/orders'), prefix('https://api.example.com')), 'scheme is part of the origin');
+  t.false(
+    isUnder(url('http://api.example.com/orders'), prefix('https://api.example.com')),
+    'scheme is part of the origin',
+  );
   t.false(isUnder(url('https://api.example.com:8443/orders'), prefix('https://api.example.com')), 'so is the port');
   const api = prefix('https://example.com/api');
   t.true(isUnder(url('https://example.com/api'), api));

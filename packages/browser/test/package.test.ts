@@ -27,37 +27,51 @@ const temp = (t: { teardown(fn: () => void): void }, prefix: string) => {
   return dir;
 };
 
-test.serial(`the build is one ESM file of at most ${MAX_GZIP_BYTES} bytes gzipped, with types, and no imports`, async (t) => {
-  await npm(['run', 'build'], PACKAGE);
-  const js = readFileSync(path.join(PACKAGE, 'dist', 'index.js'));
-  const gzipped = gzipSync(js).length;
-  t.log(`dist/index.js: ${js.length} bytes, ${gzipped} bytes gzipped`);
-  console.log(`@watchlog/browser dist/index.js: ${js.length} bytes, ${gzipped} bytes gzipped (zlib default level)`);
-  t.true(gzipped <= MAX_GZIP_BYTES, `${gzipped} bytes gzipped`);
-  const code = js.toString();
-  t.regex(code, /export\s*\{[^}]*\binit\b/);
-  t.notRegex(code, /\bimport\s*[\w{*(]|\brequire\(/, 'everything is bundled: no runtime dependency');
-  t.regex(readFileSync(path.join(PACKAGE, 'dist', 'index.d.ts'), 'utf8'), /export declare const init: \(options: WatchlogOptions\) => WatchlogBrowser/);
-  const manifest = JSON.parse(readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')) as Record<string, unknown>;
-  t.is(manifest.dependencies, undefined);
-  t.is(manifest.peerDependencies, undefined);
-});
+test.serial(
+  `the build is one ESM file of at most ${MAX_GZIP_BYTES} bytes gzipped, with types, and no imports`,
+  async (t) => {
+    await npm(['run', 'build'], PACKAGE);
+    const js = readFileSync(path.join(PACKAGE, 'dist', 'index.js'));
+    const gzipped = gzipSync(js).length;
+    t.log(`dist/index.js: ${js.length} bytes, ${gzipped} bytes gzipped`);
+    console.log(`@watchlog/browser dist/index.js: ${js.length} bytes, ${gzipped} bytes gzipped (zlib default level)`);
+    t.true(gzipped <= MAX_GZIP_BYTES, `${gzipped} bytes gzipped`);
+    const code = js.toString();
+    t.regex(code, /export\s*\{[^}]*\binit\b/);
+    t.notRegex(code, /\bimport\s*[\w{*(]|\brequire\(/, 'everything is bundled: no runtime dependency');
+    t.regex(
+      readFileSync(path.join(PACKAGE, 'dist', 'index.d.ts'), 'utf8'),
+      /export declare const init: \(options: WatchlogOptions\) => WatchlogBrowser/,
+    );
+    const manifest = JSON.parse(readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')) as Record<string, unknown>;
+    t.is(manifest.dependencies, undefined);
+    t.is(manifest.peerDependencies, undefined);
+  },
+);
 
-test.serial('npm pack makes a tarball that installs offline, imports in Node without a window, and type-checks', async (t) => {
-  const packed = temp(t, 'watchlog-browser-pack-');
-  const { stdout } = await npm(['pack', '--json', '--pack-destination', packed], PACKAGE);
-  const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  const files = info!.files.map((f) => f.path).sort();
-  t.deepEqual(files, ['README.md', ...files.filter((f) => f.startsWith('dist/')), 'package.json'].sort());
-  for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/options.d.ts']) t.true(files.includes(f), f);
-  t.false(files.some((f) => f.startsWith('src/') || f.startsWith('test/')));
+test.serial(
+  'npm pack makes a tarball that installs offline, imports in Node without a window, and type-checks',
+  async (t) => {
+    const packed = temp(t, 'watchlog-browser-pack-');
+    const { stdout } = await npm(['pack', '--json', '--pack-destination', packed], PACKAGE);
+    const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    const files = info!.files.map((f) => f.path).sort();
+    t.deepEqual(files, ['README.md', ...files.filter((f) => f.startsWith('dist/')), 'package.json'].sort());
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/options.d.ts']) t.true(files.includes(f), f);
+    t.false(files.some((f) => f.startsWith('src/') || f.startsWith('test/')));
 
-  const project = temp(t, 'watchlog-browser-consumer-');
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
-  await npm(['install', '--offline', '--no-audit', '--no-fund', path.join(packed, info!.filename)], project);
+    const project = temp(t, 'watchlog-browser-consumer-');
+    writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
+    );
+    await npm(['install', '--offline', '--no-audit', '--no-fund', path.join(packed, info!.filename)], project);
 
-  // Any touch of a browser global while importing throws.
-  const script = `
+    // Any touch of a browser global while importing throws.
+    const script = `
     const names = ['window', 'document', 'navigator', 'location', 'sessionStorage', 'XMLHttpRequest', 'addEventListener'];
     const kept = names.map((name) => Object.getOwnPropertyDescriptor(globalThis, name));
     for (const name of names) {
@@ -70,32 +84,55 @@ test.serial('npm pack makes a tarball that installs offline, imports in Node wit
     catch (e) { refused = e.message; }
     console.log(JSON.stringify({ exports: Object.keys(m).sort(), stats: m.stats() ?? null, refused }));
   `;
-  const out = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
-  t.deepEqual(JSON.parse(out.stdout), {
-    exports: ['flush', 'init', 'stats', 'stop'],
-    stats: null,
-    refused: '@watchlog/browser: invalid options: apiKey must be a string of 1 to 1000 characters',
-  });
+    const out = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
+    t.deepEqual(JSON.parse(out.stdout), {
+      exports: ['flush', 'init', 'stats', 'stop'],
+      stats: null,
+      refused: '@watchlog/browser: invalid options: apiKey must be a string of 1 to 1000 characters',
+    });
 
-  // A TypeScript consumer gets the types (strict, NodeNext, no skipLibCheck).
-  writeFileSync(path.join(project, 'app.ts'), `
+    // A TypeScript consumer gets the types (strict, NodeNext, no skipLibCheck).
+    writeFileSync(
+      path.join(project, 'app.ts'),
+      `
     import { init, type Stats, type WatchlogOptions } from '@watchlog/browser';
     const options: WatchlogOptions = { endpoint: 'https://w.example.com', apiKey: 'k', serviceName: 'web', environment: 'production', backends: ['/api'], identify: () => null };
     const sdk = init(options);
     const counts: Stats = sdk.stats();
     export const sent: number = counts.sent;
     export const done: Promise<void> = sdk.stop();
-  `);
-  writeFileSync(path.join(project, 'bad.ts'), `
+  `,
+    );
+    writeFileSync(
+      path.join(project, 'bad.ts'),
+      `
     import { init } from '@watchlog/browser';
     init({ endpoint: 'https://w.example.com', apiKey: 'k', serviceName: 'web', environment: 'prod', backends: [] });
-  `);
-  const tsc = (file: string) => settledRun(process.execPath, [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom', file], project);
-  t.is((await tsc('app.ts')).code, 0);
-  const bad = await tsc('bad.ts');
-  t.not(bad.code, 0);
-  t.regex(bad.stdout, /"prod"/, 'an environment outside SPEC is a type error');
-});
+  `,
+    );
+    const tsc = (file: string) =>
+      settledRun(
+        process.execPath,
+        [
+          TSC,
+          '--noEmit',
+          '--strict',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--lib',
+          'es2022,dom',
+          file,
+        ],
+        project,
+      );
+    t.is((await tsc('app.ts')).code, 0);
+    const bad = await tsc('bad.ts');
+    t.not(bad.code, 0);
+    t.regex(bad.stdout, /"prod"/, 'an environment outside SPEC is a type error');
+  },
+);
 
 const settledRun = async (cmd: string, args: string[], cwd: string) => {
   try {

@@ -13,12 +13,31 @@
 export const MASK = '********';
 
 /** SPEC 2.3 rules 2 and 3. */
-export const SPEC_SECRET_KEYS = ['password', 'secret', 'pwd', 'token', 'api_key', 'access_token', 'refresh_token', 'authorization'] as const;
+export const SPEC_SECRET_KEYS = [
+  'password',
+  'secret',
+  'pwd',
+  'token',
+  'api_key',
+  'access_token',
+  'refresh_token',
+  'authorization',
+] as const;
 
 /** Other names that commonly hold credentials or card and identity data. */
 export const COMMON_SECRET_KEYS = [
-  'apikey', 'api-key', 'x-api-key', 'client_secret', 'private_key', 'passwd',
-  'cookie', 'set-cookie', 'cvv', 'cvc', 'pin', 'ssn',
+  'apikey',
+  'api-key',
+  'x-api-key',
+  'client_secret',
+  'private_key',
+  'passwd',
+  'cookie',
+  'set-cookie',
+  'cvv',
+  'cvc',
+  'pin',
+  'ssn',
 ] as const;
 
 const SEPARATORS = /[-_]/g;
@@ -38,21 +57,24 @@ const CARD_RUN = /(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])/g;
 const THIRTEEN_DIGITS = /[0-9](?:[ -]?[0-9]){12}/;
 
 export const maskCardNumbers = (s: string): string =>
-  !THIRTEEN_DIGITS.test(s) ? s : s.replace(CARD_RUN, (run) => {
-    let digitsLeft = run.replace(/[^0-9]/g, '').length;
-    let out = '';
-    for (const ch of run) {
-      if (ch >= '0' && ch <= '9') {
-        out += digitsLeft > 4 ? '*' : ch;
-        digitsLeft -= 1;
-      } else out += ch;
-    }
-    return out;
-  });
+  !THIRTEEN_DIGITS.test(s)
+    ? s
+    : s.replace(CARD_RUN, (run) => {
+        let digitsLeft = run.replace(/[^0-9]/g, '').length;
+        let out = '';
+        for (const ch of run) {
+          if (ch >= '0' && ch <= '9') {
+            out += digitsLeft > 4 ? '*' : ch;
+            digitsLeft -= 1;
+          } else out += ch;
+        }
+        return out;
+      });
 
 /** Sets an own data property; plain assignment to `__proto__` would change the prototype. */
 export const define = (o: Record<string, unknown>, key: string, value: unknown): void => {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
   else o[key] = value;
 };
 

@@ -4,12 +4,28 @@ import { MASK, isSecretKey, maskCardNumbers, maskObject, maskValue } from '../sr
 
 test('SPEC 2.3: secret keys become eight asterisks, whatever their case and separators, at any depth', (t) => {
   const masked = maskObject({
-    password: 'p', Secret: { nested: 1 }, PWD: 7, token: null, 'API-KEY': 'k', access_token: 'a', refresh_token: 'r',
-    Authorization: 'Bearer x', user: { Client_Secret: 's', list: [{ cookie: 'c' }] }, name: 'kept',
+    password: 'p',
+    Secret: { nested: 1 },
+    PWD: 7,
+    token: null,
+    'API-KEY': 'k',
+    access_token: 'a',
+    refresh_token: 'r',
+    Authorization: 'Bearer x',
+    user: { Client_Secret: 's', list: [{ cookie: 'c' }] },
+    name: 'kept',
   });
   t.deepEqual(masked, {
-    password: MASK, Secret: MASK, PWD: MASK, token: MASK, 'API-KEY': MASK, access_token: MASK, refresh_token: MASK,
-    Authorization: MASK, user: { Client_Secret: MASK, list: [{ cookie: MASK }] }, name: 'kept',
+    password: MASK,
+    Secret: MASK,
+    PWD: MASK,
+    token: MASK,
+    'API-KEY': MASK,
+    access_token: MASK,
+    refresh_token: MASK,
+    Authorization: MASK,
+    user: { Client_Secret: MASK, list: [{ cookie: MASK }] },
+    name: 'kept',
   });
   t.true(isSecretKey('X_Api_Key'));
   t.false(isSecretKey('passport'));
@@ -24,7 +40,9 @@ test('card numbers keep their last four digits, separators stay; shorter and lon
 });
 
 test('never mutates its input; __proto__ stays plain data', (t) => {
-  const input = JSON.parse('{"__proto__": {"polluted": true}, "password": "x", "a": {"b": "4111111111111111"}}') as Record<string, unknown>;
+  const input = JSON.parse(
+    '{"__proto__": {"polluted": true}, "password": "x", "a": {"b": "4111111111111111"}}',
+  ) as Record<string, unknown>;
   const copy = structuredClone(input);
   const masked = maskObject(input);
   t.deepEqual(input, copy);
@@ -34,8 +52,10 @@ test('never mutates its input; __proto__ stays plain data', (t) => {
 });
 
 test('masking twice is masking once', (t) => {
-  fc.assert(fc.property(fc.jsonValue(), (value) => {
-    const once = maskValue(value);
-    t.deepEqual(maskValue(once), once);
-  }));
+  fc.assert(
+    fc.property(fc.jsonValue(), (value) => {
+      const once = maskValue(value);
+      t.deepEqual(maskValue(once), once);
+    }),
+  );
 });

@@ -3,8 +3,12 @@ export const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 /** Exponential backoff with full jitter: uniformly random in [0, min(max, initial·2^attempt)],
  *  so clients that failed together do not retry together. */
-export const backoffDelay = (attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number =>
-  Math.floor(random() * Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30)));
+export const backoffDelay = (
+  attempt: number,
+  initialMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number => Math.floor(random() * Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 30)));
 
 /** Retry-After as delta-seconds or an HTTP date, in milliseconds; undefined when absent or
  *  unreadable. */

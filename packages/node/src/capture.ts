@@ -26,7 +26,9 @@ const deeperThan = (value: unknown, limit: number): boolean => {
 };
 
 /** The JSON size of what was captured, added up per event (for the batch's flush by bytes). */
-export interface Size { bytes: number }
+export interface Size {
+  bytes: number;
+}
 
 /** What a marker weighs, near enough. */
 const MARKER_BYTES = 64;

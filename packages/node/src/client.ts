@@ -1,5 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { expressErrorMiddleware, expressMiddleware, type ExpressErrorMiddleware, type ExpressMiddleware, type ExpressOptions, type ExpressRequest } from './adapters/express.ts';
+import {
+  expressErrorMiddleware,
+  expressMiddleware,
+  type ExpressErrorMiddleware,
+  type ExpressMiddleware,
+  type ExpressOptions,
+  type ExpressRequest,
+} from './adapters/express.ts';
 import { fastifyPlugin, type FastifyOptions, type FastifyPlugin, type FastifyRequest } from './adapters/fastify.ts';
 import { httpHandler, type HttpOptions } from './adapters/http.ts';
 import { koaMiddleware, type KoaContext, type KoaMiddleware, type KoaOptions } from './adapters/koa.ts';
@@ -20,7 +27,10 @@ export interface Watchlog {
   /** Fastify 5 plugin: `await app.register(watchlog.fastify())`. Not encapsulated. */
   fastify<Req extends FastifyRequest = FastifyRequest>(options?: FastifyOptions<Req>): FastifyPlugin;
   /** Wraps a node:http request handler: `http.createServer(watchlog.http(handler))`. */
-  http<Req extends IncomingMessage, Res extends ServerResponse, R>(handler: (req: Req, res: Res) => R, options?: HttpOptions<Req>): (req: Req, res: Res) => R;
+  http<Req extends IncomingMessage, Res extends ServerResponse, R>(
+    handler: (req: Req, res: Res) => R,
+    options?: HttpOptions<Req>,
+  ): (req: Req, res: Res) => R;
   /** Records an event of your own (a job, a message): shaped and queued like the others. */
   record(event: RecordInput): void;
   /** The request id recorded for a request in flight (given the node:http request: Express
@@ -49,7 +59,11 @@ export const createWatchlog = (options: WatchlogOptions): Watchlog => {
   const delivery = new Delivery(resolved, reporter);
   const recorder = new Recorder(resolved, delivery, reporter);
   const onInternalError = (error: unknown) =>
-    reporter.failed('failed', 1, `internal error while recording a request (${error instanceof Error ? error.message : String(error)})`);
+    reporter.failed(
+      'failed',
+      1,
+      `internal error while recording a request (${error instanceof Error ? error.message : String(error)})`,
+    );
 
   return {
     express: (o = {}) => expressMiddleware(recorder, o, onInternalError),

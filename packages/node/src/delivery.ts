@@ -32,9 +32,18 @@ export interface WatchlogStats {
   pending: number;
 }
 
-interface Accepted { index?: unknown; replayed?: unknown }
-interface Rejected { index?: unknown; details?: unknown }
-interface Detail { path?: unknown; message?: unknown }
+interface Accepted {
+  index?: unknown;
+  replayed?: unknown;
+}
+interface Rejected {
+  index?: unknown;
+  details?: unknown;
+}
+interface Detail {
+  path?: unknown;
+  message?: unknown;
+}
 
 const firstDetail = (details: unknown): string => {
   const d = Array.isArray(details) ? (details[0] as Detail | undefined) : undefined;
@@ -54,18 +63,33 @@ const parse = (text: string): unknown => {
 const allStored = (text: string): boolean => text.endsWith('"rejected":[]}') && !text.includes('"replayed"');
 
 const errorOf = (body: unknown): { code?: unknown; message?: unknown; details?: unknown } | undefined =>
-  typeof body === 'object' && body !== null ? (body as { error?: { code?: unknown; message?: unknown; details?: unknown } }).error : undefined;
+  typeof body === 'object' && body !== null
+    ? (body as { error?: { code?: unknown; message?: unknown; details?: unknown } }).error
+    : undefined;
 
 type Waiter = { all: boolean; seq: number; resolve: () => void };
 
 /** A batch in flight: its oldest event, and how many of its events are settled so far (halves
  *  of a split batch settle apart). */
-interface Batch { minSeq: number; size: number; settled: number }
+interface Batch {
+  minSeq: number;
+  size: number;
+  settled: number;
+}
 
 /** The queue and its delivery: batches by count, bytes and time; retries with backoff and full
  *  jitter (honouring Retry-After); splits on 413; never throws and never blocks a caller. */
 export class Delivery {
-  readonly #counters = { queued: 0, sent: 0, replayed: 0, rejected: 0, dropped: 0, skippedMethods: 0, retries: 0, failures: 0 };
+  readonly #counters = {
+    queued: 0,
+    sent: 0,
+    replayed: 0,
+    rejected: 0,
+    dropped: 0,
+    skippedMethods: 0,
+    retries: 0,
+    failures: 0,
+  };
   readonly #options: ResolvedOptions;
   readonly #reporter: Reporter;
   readonly #queue = new EventQueue();
@@ -134,8 +158,12 @@ export class Delivery {
     const { concurrency, batchMaxEvents, batchMaxBytes } = this.#options;
     while (this.#inFlight.size < concurrency && this.#queue.length > 0) {
       const head = this.#queue.headSeq()!;
-      const due = this.#closing || head <= this.#dueSeq || head <= this.#flushSeq
-        || this.#queue.length >= batchMaxEvents || arrayBytes(this.#queue.length, this.#queue.bytes) >= batchMaxBytes;
+      const due =
+        this.#closing ||
+        head <= this.#dueSeq ||
+        head <= this.#flushSeq ||
+        this.#queue.length >= batchMaxEvents ||
+        arrayBytes(this.#queue.length, this.#queue.bytes) >= batchMaxBytes;
       if (!due) return;
       const events = this.#queue.take(batchMaxEvents, batchMaxBytes);
       const batch: Batch = { minSeq: events[0]!.seq, size: events.length, settled: 0 };
@@ -146,7 +174,11 @@ export class Delivery {
           // #deliver is written not to throw; if it ever does, its events are given up, said,
           // and the queue goes on.
           this.#settle(batch, 'failures', batch.size - batch.settled);
-          this.#reporter.failed('failed', batch.size, `internal error while delivering (${error instanceof Error ? error.message : String(error)})`);
+          this.#reporter.failed(
+            'failed',
+            batch.size,
+            `internal error while delivering (${error instanceof Error ? error.message : String(error)})`,
+          );
         })
         .then(() => {
           this.#inFlight.delete(batch);
@@ -170,7 +202,11 @@ export class Delivery {
     } catch (error) {
       // Events are built from JSON-clean values; this only guards against the unforeseen.
       this.#settle(batch, 'failures', events.length);
-      this.#reporter.failed('failed', events.length, `could not serialise a batch (${error instanceof Error ? error.message : String(error)})`);
+      this.#reporter.failed(
+        'failed',
+        events.length,
+        `could not serialise a batch (${error instanceof Error ? error.message : String(error)})`,
+      );
       return;
     }
     // The queue sized the batch on estimates; its real size decides.
@@ -205,7 +241,11 @@ export class Delivery {
   #handle(batch: Batch, events: QueuedEvent[], outcome: Attempt): 'done' | 'split' | number | undefined {
     const n = events.length;
     if (outcome.kind === 'network') {
-      this.#reporter.unreachable(outcome.reason, this.#queue.length + this.#inFlightEvents, this.#options.maxQueueEvents);
+      this.#reporter.unreachable(
+        outcome.reason,
+        this.#queue.length + this.#inFlightEvents,
+        this.#options.maxQueueEvents,
+      );
       return undefined;
     }
     const { status, text } = outcome;
@@ -236,20 +276,35 @@ export class Delivery {
     if (status === 413) {
       if (n > 1) return 'split';
       this.#settle(batch, 'failures', 1);
-      this.#reporter.failed('too_large', 1, `${this.#options.batchUrl.origin} refused an event as too large (413); it is dropped`, 413);
+      this.#reporter.failed(
+        'too_large',
+        1,
+        `${this.#options.batchUrl.origin} refused an event as too large (413); it is dropped`,
+        413,
+      );
       return 'done';
     }
     if (status === 408 || status === 429 || status >= 500) {
-      this.#reporter.unreachable(`${status}${detail ? ` ${detail}` : ''}`, this.#queue.length + this.#inFlightEvents, this.#options.maxQueueEvents);
+      this.#reporter.unreachable(
+        `${status}${detail ? ` ${detail}` : ''}`,
+        this.#queue.length + this.#inFlightEvents,
+        this.#options.maxQueueEvents,
+      );
       return outcome.retryAfterMs !== undefined && outcome.retryAfterMs > 0 ? outcome.retryAfterMs : undefined;
     }
     this.#settle(batch, 'failures', n);
-    this.#reporter.failed('failed', n, `${this.#options.batchUrl.href} answered ${status}${detail ? ` (${detail})` : ''}: events are not being recorded; is endpoint watchlog's base URL?`, status);
+    this.#reporter.failed(
+      'failed',
+      n,
+      `${this.#options.batchUrl.href} answered ${status}${detail ? ` (${detail})` : ''}: events are not being recorded; is endpoint watchlog's base URL?`,
+      status,
+    );
     return 'done';
   }
 
   #accepted(batch: Batch, events: QueuedEvent[], body: unknown): void {
-    const answer = typeof body === 'object' && body !== null ? (body as { accepted?: unknown; rejected?: unknown }) : {};
+    const answer =
+      typeof body === 'object' && body !== null ? (body as { accepted?: unknown; rejected?: unknown }) : {};
     const accepted = Array.isArray(answer.accepted) ? (answer.accepted as Accepted[]) : [];
     const rejected = Array.isArray(answer.rejected) ? (answer.rejected as Rejected[]) : [];
     const refused = Math.min(rejected.length, events.length);
@@ -309,7 +364,14 @@ export class Delivery {
         this.#waiters.delete(waiter);
         resolve(false);
       }, timeoutMs);
-      const waiter: Waiter = { all, seq, resolve: () => { clearTimeout(timer); resolve(true); } };
+      const waiter: Waiter = {
+        all,
+        seq,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
       this.#waiters.add(waiter);
       this.#checkWaiters();
     });

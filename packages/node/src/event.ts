@@ -65,4 +65,5 @@ export const truncate = (s: string, max: number): string => {
   return s.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 };
 
-export const isStatusCode = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 100 && n <= 599;
+export const isStatusCode = (n: unknown): n is number =>
+  typeof n === 'number' && Number.isInteger(n) && n >= 100 && n <= 599;

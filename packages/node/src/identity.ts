@@ -30,7 +30,8 @@ export interface IdentityFields extends Identity {
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
 export const identityFields = (result: IdentifyResult, anonymous: string): IdentityFields => {
-  if (typeof result === 'string') return { identifier: result.length > 0 ? truncate(result, LIMITS.identifier) : anonymous };
+  if (typeof result === 'string')
+    return { identifier: result.length > 0 ? truncate(result, LIMITS.identifier) : anonymous };
   if (typeof result !== 'object' || result === null) return { identifier: anonymous };
   const id = str(result.identifier);
   const out: IdentityFields = { identifier: id ? truncate(id, LIMITS.identifier) : anonymous };
@@ -39,7 +40,8 @@ export const identityFields = (result: IdentifyResult, anonymous: string): Ident
   if (email && email.length <= LIMITS.userEmail) out.user_email = email;
   const name = str(result.user_name);
   if (name) out.user_name = name;
-  if (Array.isArray(result.user_roles)) out.user_roles = result.user_roles.filter((r): r is string => typeof r === 'string');
+  if (Array.isArray(result.user_roles))
+    out.user_roles = result.user_roles.filter((r): r is string => typeof r === 'string');
   const type = str(result.user_type);
   if (type) out.user_type = type;
   const tenant = str(result.tenant_id);
@@ -56,7 +58,10 @@ const isThenable = (v: unknown): v is PromiseLike<IdentifyResult> =>
 /** Runs the resolver without letting it fail anything: `onFailure` hears of a throw, rejection
  *  or timeout, and the result is then undefined (anonymous). Sync resolvers stay synchronous. */
 export const runIdentify = <Req>(
-  identify: Identify<Req>, request: Req, timeoutMs: number, onFailure: (error: unknown) => void,
+  identify: Identify<Req>,
+  request: Req,
+  timeoutMs: number,
+  onFailure: (error: unknown) => void,
 ): IdentifyResult | Promise<IdentifyResult> => {
   let result: IdentifyResult | PromiseLike<IdentifyResult>;
   try {

@@ -12,5 +12,11 @@ export type { Identify, Identity, IdentifyResult } from './identity.ts';
 export type { AuditEvent, AuditMethod, Environment, JsonObject } from './event.ts';
 export type { ExpressRequest, ExpressMiddleware, ExpressErrorMiddleware, ExpressOptions } from './adapters/express.ts';
 export type { KoaContext, KoaMiddleware, KoaOptions } from './adapters/koa.ts';
-export type { FastifyInstance, FastifyPlugin, FastifyReply, FastifyRequest, FastifyOptions } from './adapters/fastify.ts';
+export type {
+  FastifyInstance,
+  FastifyPlugin,
+  FastifyReply,
+  FastifyRequest,
+  FastifyOptions,
+} from './adapters/fastify.ts';
 export type { HttpOptions } from './adapters/http.ts';

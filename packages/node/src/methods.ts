@@ -14,20 +14,23 @@ export const nearestMethod = (method: string): AuditMethod | null => {
   return null;
 };
 
-const isAuditMethod = (m: unknown): m is AuditMethod => typeof m === 'string' && (AUDIT_METHODS as readonly string[]).includes(m);
+const isAuditMethod = (m: unknown): m is AuditMethod =>
+  typeof m === 'string' && (AUDIT_METHODS as readonly string[]).includes(m);
 
 /** The method to record, or null to skip the request. A policy that throws or answers anything
  *  but the four methods skips it too. */
-export const methodPolicy = (policy: UnsupportedMethodPolicy) => (method: string | undefined): AuditMethod | null => {
-  // Node hands methods over upper-case: the four are recognised without a copy.
-  if (method === 'GET' || method === 'POST' || method === 'PUT' || method === 'DELETE') return method;
-  const upper = (method ?? '').toUpperCase();
-  if (isAuditMethod(upper)) return upper;
-  if (policy === 'skip') return null;
-  try {
-    const mapped = policy(upper);
-    return isAuditMethod(mapped) ? mapped : null;
-  } catch {
-    return null;
-  }
-};
+export const methodPolicy =
+  (policy: UnsupportedMethodPolicy) =>
+  (method: string | undefined): AuditMethod | null => {
+    // Node hands methods over upper-case: the four are recognised without a copy.
+    if (method === 'GET' || method === 'POST' || method === 'PUT' || method === 'DELETE') return method;
+    const upper = (method ?? '').toUpperCase();
+    if (isAuditMethod(upper)) return upper;
+    if (policy === 'skip') return null;
+    try {
+      const mapped = policy(upper);
+      return isAuditMethod(mapped) ? mapped : null;
+    } catch {
+      return null;
+    }
+  };

@@ -94,8 +94,18 @@ export const NUMBERS = {
 type NumberOption = keyof typeof NUMBERS;
 
 const KNOWN = new Set<string>([
-  'endpoint', 'apiKey', 'serviceName', 'environment', 'captureBodies', 'unsupportedMethods', 'anonymousIdentifier',
-  'setRequestIdHeader', 'logger', 'onError', 'enabled', ...Object.keys(NUMBERS),
+  'endpoint',
+  'apiKey',
+  'serviceName',
+  'environment',
+  'captureBodies',
+  'unsupportedMethods',
+  'anonymousIdentifier',
+  'setRequestIdHeader',
+  'logger',
+  'onError',
+  'enabled',
+  ...Object.keys(NUMBERS),
 ]);
 
 /** Where an option belongs instead, for the mistakes most likely to be made. */
@@ -109,7 +119,10 @@ const MISPLACED: Record<string, string> = {
   env: 'the option is called environment',
 };
 
-export interface ConfigProblem { option: string; message: string }
+export interface ConfigProblem {
+  option: string;
+  message: string;
+}
 
 /** Thrown by createWatchlog when options are wrong: `problems` names every faulty option. */
 export class WatchlogConfigError extends Error {
@@ -129,14 +142,22 @@ const show = (v: unknown): string => {
 };
 
 const isLogger = (v: unknown): v is Logger =>
-  typeof v === 'object' && v !== null && typeof (v as Logger).warn === 'function' && typeof (v as Logger).error === 'function';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as Logger).warn === 'function' &&
+  typeof (v as Logger).error === 'function';
 
 /** Checks every option and throws one WatchlogConfigError listing each problem. */
 export const resolveOptions = (input: unknown): ResolvedOptions => {
   const problems: ConfigProblem[] = [];
   const problem = (option: string, message: string) => problems.push({ option, message });
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new WatchlogConfigError([{ option: 'options', message: `must be an object with endpoint, apiKey, serviceName and environment (got ${show(input)})` }]);
+    throw new WatchlogConfigError([
+      {
+        option: 'options',
+        message: `must be an object with endpoint, apiKey, serviceName and environment (got ${show(input)})`,
+      },
+    ]);
   }
   const o = input as Record<string, unknown>;
 
@@ -155,20 +176,30 @@ export const resolveOptions = (input: unknown): ResolvedOptions => {
       problem('endpoint', `must be an http(s) URL (got ${show(o.endpoint)})`);
     }
     if (url) {
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') problem('endpoint', `must be an http or https URL (got ${show(o.endpoint)})`);
-      else if (url.username || url.password) problem('endpoint', 'must not contain credentials: the API key goes in apiKey');
-      else if (url.search || url.hash) problem('endpoint', `must be the base URL, without a query or fragment (got ${show(o.endpoint)})`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        problem('endpoint', `must be an http or https URL (got ${show(o.endpoint)})`);
+      else if (url.username || url.password)
+        problem('endpoint', 'must not contain credentials: the API key goes in apiKey');
+      else if (url.search || url.hash)
+        problem('endpoint', `must be the base URL, without a query or fragment (got ${show(o.endpoint)})`);
       else batchUrl = new URL(`${url.pathname.replace(/\/+$/, '')}/v1/audit/batch`, url);
     }
   }
 
   // The key itself is never echoed into an error message.
   if (o.apiKey === undefined) problem('apiKey', 'is required: the API key of the watchlog project');
-  else if (typeof o.apiKey !== 'string' || o.apiKey.length === 0) problem('apiKey', `must be a non-empty string (got ${typeof o.apiKey === 'string' ? 'an empty string' : show(o.apiKey)})`);
-  else if (!/^[\x21-\x7e]{1,1024}$/.test(o.apiKey)) problem('apiKey', 'must be printable ASCII without spaces (it is sent as a header), at most 1024 characters');
+  else if (typeof o.apiKey !== 'string' || o.apiKey.length === 0)
+    problem(
+      'apiKey',
+      `must be a non-empty string (got ${typeof o.apiKey === 'string' ? 'an empty string' : show(o.apiKey)})`,
+    );
+  else if (!/^[\x21-\x7e]{1,1024}$/.test(o.apiKey))
+    problem('apiKey', 'must be printable ASCII without spaces (it is sent as a header), at most 1024 characters');
 
-  if (typeof o.serviceName !== 'string' || o.serviceName.trim().length === 0) problem('serviceName', `must be a non-empty string (got ${show(o.serviceName)})`);
-  else if (o.serviceName.length > LIMITS.serviceName) problem('serviceName', `must be at most ${LIMITS.serviceName} characters (got ${o.serviceName.length})`);
+  if (typeof o.serviceName !== 'string' || o.serviceName.trim().length === 0)
+    problem('serviceName', `must be a non-empty string (got ${show(o.serviceName)})`);
+  else if (o.serviceName.length > LIMITS.serviceName)
+    problem('serviceName', `must be at most ${LIMITS.serviceName} characters (got ${o.serviceName.length})`);
 
   if (typeof o.environment !== 'string' || !(ENVIRONMENTS as readonly string[]).includes(o.environment)) {
     problem('environment', `must be one of ${ENVIRONMENTS.join(', ')} (got ${show(o.environment)})`);
@@ -182,9 +213,12 @@ export const resolveOptions = (input: unknown): ResolvedOptions => {
     captureResponseBody = cb;
   } else if (typeof cb === 'object' && cb !== null && !Array.isArray(cb)) {
     const c = cb as Record<string, unknown>;
-    for (const key of Object.keys(c)) if (key !== 'request' && key !== 'response') problem(`captureBodies.${key}`, 'unknown option (request and response are)');
+    for (const key of Object.keys(c))
+      if (key !== 'request' && key !== 'response')
+        problem(`captureBodies.${key}`, 'unknown option (request and response are)');
     for (const key of ['request', 'response'] as const) {
-      if (c[key] !== undefined && typeof c[key] !== 'boolean') problem(`captureBodies.${key}`, `must be a boolean (got ${show(c[key])})`);
+      if (c[key] !== undefined && typeof c[key] !== 'boolean')
+        problem(`captureBodies.${key}`, `must be a boolean (got ${show(c[key])})`);
     }
     captureRequestBody = c.request === true;
     captureResponseBody = c.response === true;
@@ -206,7 +240,11 @@ export const resolveOptions = (input: unknown): ResolvedOptions => {
   }
 
   const policy = o.unsupportedMethods ?? 'skip';
-  if (policy !== 'skip' && typeof policy !== 'function') problem('unsupportedMethods', `must be 'skip' or a function mapping a method to GET, POST, PUT or DELETE (got ${show(policy)})`);
+  if (policy !== 'skip' && typeof policy !== 'function')
+    problem(
+      'unsupportedMethods',
+      `must be 'skip' or a function mapping a method to GET, POST, PUT or DELETE (got ${show(policy)})`,
+    );
 
   const anonymous = o.anonymousIdentifier ?? 'anonymous';
   if (typeof anonymous !== 'string' || anonymous.length === 0 || anonymous.length > LIMITS.identifier) {
@@ -214,10 +252,13 @@ export const resolveOptions = (input: unknown): ResolvedOptions => {
   }
 
   for (const name of ['setRequestIdHeader', 'enabled'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'boolean') problem(name, `must be a boolean (got ${show(o[name])})`);
+    if (o[name] !== undefined && typeof o[name] !== 'boolean')
+      problem(name, `must be a boolean (got ${show(o[name])})`);
   }
-  if (o.logger !== undefined && o.logger !== null && !isLogger(o.logger)) problem('logger', 'must have warn() and error() methods (console, pino and winston do), or be null');
-  if (o.onError !== undefined && typeof o.onError !== 'function') problem('onError', `must be a function (got ${show(o.onError)})`);
+  if (o.logger !== undefined && o.logger !== null && !isLogger(o.logger))
+    problem('logger', 'must have warn() and error() methods (console, pino and winston do), or be null');
+  if (o.onError !== undefined && typeof o.onError !== 'function')
+    problem('onError', `must be a function (got ${show(o.onError)})`);
 
   if (problems.length > 0 || !batchUrl) throw new WatchlogConfigError(problems);
   return {

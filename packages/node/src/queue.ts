@@ -41,7 +41,17 @@ const FIXED_BYTES = 200;
 export const estimateBytes = (event: WireEvent, objectBytes: number): number => {
   let bytes = FIXED_BYTES + objectBytes + event.path.length + event.identifier.length + event.service_name.length;
   // The optional strings, each with its key and quotes.
-  for (const value of [event.request_id, event.ip, event.user_agent, event.user_email, event.user_name, event.user_type, event.tenant_id, event.session_id, event.error_message]) {
+  for (const value of [
+    event.request_id,
+    event.ip,
+    event.user_agent,
+    event.user_email,
+    event.user_name,
+    event.user_type,
+    event.tenant_id,
+    event.session_id,
+    event.error_message,
+  ]) {
     if (value !== undefined) bytes += value.length + 16;
   }
   if (event.user_roles) for (const role of event.user_roles) bytes += role.length + 3;

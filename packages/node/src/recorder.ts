@@ -3,7 +3,16 @@ import { performance } from 'node:perf_hooks';
 import { randomUUID } from 'node:crypto';
 import { captureObject, captureParams, type Size } from './capture.ts';
 import type { Delivery } from './delivery.ts';
-import { ENVIRONMENTS, LIMITS, SOFT_LIMITS, isStatusCode, truncate, type AuditEvent, type AuditMethod, type WireEvent } from './event.ts';
+import {
+  ENVIRONMENTS,
+  LIMITS,
+  SOFT_LIMITS,
+  isStatusCode,
+  truncate,
+  type AuditEvent,
+  type AuditMethod,
+  type WireEvent,
+} from './event.ts';
 import { identityFields, runIdentify, type Identify, type IdentityFields } from './identity.ts';
 import { methodPolicy } from './methods.ts';
 import type { ResolvedOptions } from './options.ts';
@@ -85,7 +94,11 @@ export class Recorder {
 
   /** Starts timing a request; null when its method is skipped. A request id the SDK generated
    *  is set on `res`. */
-  begin(method: string | undefined, headers: IncomingHttpHeaders, res: Pick<ServerResponse, 'setHeader' | 'headersSent'>): Exchange | null {
+  begin(
+    method: string | undefined,
+    headers: IncomingHttpHeaders,
+    res: Pick<ServerResponse, 'setHeader' | 'headersSent'>,
+  ): Exchange | null {
     const start = performance.now();
     const recorded = this.#method(method);
     if (recorded === null) {
@@ -135,7 +148,8 @@ export class Recorder {
     const aborted = !res.writableFinished;
     const status = aborted && !res.headersSent ? CLIENT_CLOSED : res.statusCode;
     let errorMessage = exchange.error ? messageOf(exchange.error.value) : undefined;
-    if (errorMessage === undefined && aborted) errorMessage = 'client closed the connection before the response was complete';
+    if (errorMessage === undefined && aborted)
+      errorMessage = 'client closed the connection before the response was complete';
     const ua = Array.isArray(outcome.userAgent) ? outcome.userAgent[0] : outcome.userAgent;
     return {
       path: truncate(outcome.route || pathOf(outcome.url), LIMITS.path),
@@ -181,18 +195,32 @@ export class Recorder {
         path: truncate(input.path || '/', LIMITS.path),
         method,
         status_code: isStatusCode(input.status_code) ? input.status_code : undefined,
-        response_time: typeof input.response_time === 'number' && Number.isFinite(input.response_time) ? Math.max(0, Math.round(input.response_time)) : undefined,
+        response_time:
+          typeof input.response_time === 'number' && Number.isFinite(input.response_time)
+            ? Math.max(0, Math.round(input.response_time))
+            : undefined,
         ...identityFields(input, o.anonymousIdentifier),
-        service_name: typeof input.service_name === 'string' && input.service_name.length > 0 ? truncate(input.service_name, LIMITS.serviceName) : o.serviceName,
-        environment: input.environment !== undefined && ENVIRONMENTS.includes(input.environment) ? input.environment : o.environment,
+        service_name:
+          typeof input.service_name === 'string' && input.service_name.length > 0
+            ? truncate(input.service_name, LIMITS.serviceName)
+            : o.serviceName,
+        environment:
+          input.environment !== undefined && ENVIRONMENTS.includes(input.environment)
+            ? input.environment
+            : o.environment,
         ip: typeof input.ip === 'string' && input.ip.length <= LIMITS.ip ? input.ip : undefined,
-        user_agent: typeof input.user_agent === 'string' ? truncate(input.user_agent, SOFT_LIMITS.userAgent) : undefined,
-        request_id: typeof input.request_id === 'string' && input.request_id.length > 0 ? truncate(input.request_id, LIMITS.requestId) : undefined,
+        user_agent:
+          typeof input.user_agent === 'string' ? truncate(input.user_agent, SOFT_LIMITS.userAgent) : undefined,
+        request_id:
+          typeof input.request_id === 'string' && input.request_id.length > 0
+            ? truncate(input.request_id, LIMITS.requestId)
+            : undefined,
         query_params: captureParams(input.query_params, o.maxBodyBytes, size),
         path_params: captureParams(input.path_params, o.maxBodyBytes, size),
         request_body: captureObject(input.request_body, o.maxBodyBytes, size),
         response_body: captureObject(input.response_body, o.maxBodyBytes, size),
-        error_message: typeof input.error_message === 'string' ? truncate(input.error_message, SOFT_LIMITS.errorMessage) : undefined,
+        error_message:
+          typeof input.error_message === 'string' ? truncate(input.error_message, SOFT_LIMITS.errorMessage) : undefined,
         source: input.source === 'browser' ? 'browser' : 'backend',
         idempotency_key: randomUUID(),
       };

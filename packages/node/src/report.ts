@@ -32,7 +32,11 @@ export class WatchlogDeliveryError extends Error {
   readonly events: number;
   /** The HTTP status, when the server answered. */
   readonly status: number | undefined;
-  constructor(problem: DeliveryProblem, message: string, { events = 0, status }: { events?: number; status?: number } = {}) {
+  constructor(
+    problem: DeliveryProblem,
+    message: string,
+    { events = 0, status }: { events?: number; status?: number } = {},
+  ) {
     super(message);
     this.name = 'WatchlogDeliveryError';
     this.problem = problem;
@@ -85,10 +89,15 @@ export class Reporter {
   auth(status: number, events: number, detail: string): void {
     if (this.#reportedAuth) return;
     this.#reportedAuth = true;
-    const message = status === 401
-      ? `${this.#target} refused the API key (401${detail ? `: ${detail}` : ''}): events are not being recorded; check apiKey (it may be revoked)`
-      : `${this.#target} refused this client (403${detail ? `: ${detail}` : ''}): events are not being recorded`;
-    this.#emit('error', new WatchlogDeliveryError(status === 401 ? 'unauthorized' : 'forbidden', message, { events, status }), message);
+    const message =
+      status === 401
+        ? `${this.#target} refused the API key (401${detail ? `: ${detail}` : ''}): events are not being recorded; check apiKey (it may be revoked)`
+        : `${this.#target} refused this client (403${detail ? `: ${detail}` : ''}): events are not being recorded`;
+    this.#emit(
+      'error',
+      new WatchlogDeliveryError(status === 401 ? 'unauthorized' : 'forbidden', message, { events, status }),
+      message,
+    );
   }
 
   /** Events the server refused as invalid: reported at once, then at most once a minute. */
@@ -100,7 +109,11 @@ export class Reporter {
     const n = this.#rejectionsUnreported;
     this.#rejectionsUnreported = 0;
     const message = `${this.#target} rejected ${n} event${n === 1 ? '' : 's'} as invalid (${firstDetail}); they are not retried`;
-    this.#emit('warn', new WatchlogDeliveryError('rejected', message, { events: n, ...(status === undefined ? {} : { status }) }), message);
+    this.#emit(
+      'warn',
+      new WatchlogDeliveryError('rejected', message, { events: n, ...(status === undefined ? {} : { status }) }),
+      message,
+    );
   }
 
   /** An answer that retrying cannot fix: said once per status. */
@@ -108,7 +121,11 @@ export class Reporter {
     const key = status ?? 0;
     if (this.#reportedFailure.has(key)) return;
     this.#reportedFailure.add(key);
-    this.#emit('error', new WatchlogDeliveryError(problem, message, { events, ...(status === undefined ? {} : { status }) }), message);
+    this.#emit(
+      'error',
+      new WatchlogDeliveryError(problem, message, { events, ...(status === undefined ? {} : { status }) }),
+      message,
+    );
   }
 
   /** A delivery attempt failed in a way worth retrying: the first one of an outage is said. */
@@ -136,7 +153,11 @@ export class Reporter {
     const dropped = this.#droppingSince ? droppedTotal - this.#droppingSince.dropped : 0;
     this.#outageSince = null;
     this.#droppingSince = null;
-    this.#emit('info', null, `delivering to ${this.#target} again after ${((Date.now() - since) / 1000).toFixed(1)} s; ${dropped} event${dropped === 1 ? '' : 's'} dropped meanwhile`);
+    this.#emit(
+      'info',
+      null,
+      `delivering to ${this.#target} again after ${((Date.now() - since) / 1000).toFixed(1)} s; ${dropped} event${dropped === 1 ? '' : 's'} dropped meanwhile`,
+    );
   }
 
   identifyFailed(error: unknown): void {
@@ -150,6 +171,10 @@ export class Reporter {
   afterClose(): void {
     if (this.#reportedAfterClose) return;
     this.#reportedAfterClose = true;
-    this.#emit('warn', null, 'an event was recorded after close(); it is dropped (close watchlog after your server has drained)');
+    this.#emit(
+      'warn',
+      null,
+      'an event was recorded after close(); it is dropped (close watchlog after your server has drained)',
+    );
   }
 }

@@ -8,8 +8,7 @@ const PRINTABLE = /^[\x21-\x7e]+$/;
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}/;
 const ZERO_TRACE = '0'.repeat(32);
 
-const single = (value: string | string[] | undefined): string | undefined =>
-  Array.isArray(value) ? value[0] : value;
+const single = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
 /** The caller's correlation id: `X-Request-ID` when it is a sane token, else the trace id of a
  *  valid `traceparent`, else undefined (the caller then generates one). */

@@ -55,7 +55,9 @@ export class Transport {
       // One deadline for the whole attempt: connecting, sending and reading the answer.
       const timer = setTimeout(() => req.destroy(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
       timer.unref();
-      req.on('error', (error: NodeJS.ErrnoException) => settle({ kind: 'network', reason: error.code ?? error.message }));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        settle({ kind: 'network', reason: error.code ?? error.message }),
+      );
       let answering = false;
       req.on('close', () => {
         if (!answering) settle({ kind: 'network', reason: 'connection closed before an answer' });
@@ -73,10 +75,17 @@ export class Transport {
           size += chunk.length;
           if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
         });
-        res.on('error', (error: NodeJS.ErrnoException) => settle({ kind: 'network', reason: error.code ?? error.message }));
+        res.on('error', (error: NodeJS.ErrnoException) =>
+          settle({ kind: 'network', reason: error.code ?? error.message }),
+        );
         res.on('end', () => {
           const text = size <= MAX_ANSWER_BYTES ? Buffer.concat(chunks).toString('utf8') : '';
-          settle({ kind: 'answered', status: res.statusCode ?? 0, retryAfterMs: parseRetryAfter(res.headers['retry-after']), text });
+          settle({
+            kind: 'answered',
+            status: res.statusCode ?? 0,
+            retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+            text,
+          });
         });
       });
       req.end(body);

@@ -3,23 +3,41 @@ import { createWatchlog, type WatchlogDeliveryError } from '../src/index.ts';
 import { startReceiver } from './helpers/receiver.ts';
 import { balanced, captureLogger, closedPort, sleep, testOptions, until, withReceiver } from './helpers/setup.ts';
 
-const event = (i: number, extra: Record<string, unknown> = {}) => ({ path: `/e/${i}`, method: 'POST', status_code: 200, ...extra });
+const event = (i: number, extra: Record<string, unknown> = {}) => ({
+  path: `/e/${i}`,
+  method: 'POST',
+  status_code: 200,
+  ...extra,
+});
 
 test('a batch leaves as soon as batchMaxEvents are queued; the rest waits for the timer or flush()', async (t) => {
   const { receiver, watchlog } = await withReceiver(t, { batchMaxEvents: 5, flushIntervalMs: 60_000 });
   for (let i = 0; i < 12; i++) watchlog.record(event(i));
   await receiver.waitForStored(10);
   await sleep(50);
-  t.deepEqual(receiver.requests.map((r) => r.events.length), [5, 5]);
+  t.deepEqual(
+    receiver.requests.map((r) => r.events.length),
+    [5, 5],
+  );
   t.true(await watchlog.flush());
-  t.deepEqual(receiver.requests.map((r) => r.events.length), [5, 5, 2]);
-  t.deepEqual(receiver.stored.map((e) => e.path), Array.from({ length: 12 }, (_, i) => `/e/${i}`));
+  t.deepEqual(
+    receiver.requests.map((r) => r.events.length),
+    [5, 5, 2],
+  );
+  t.deepEqual(
+    receiver.stored.map((e) => e.path),
+    Array.from({ length: 12 }, (_, i) => `/e/${i}`),
+  );
   t.like(watchlog.stats(), { queued: 12, sent: 12, pending: 0 });
   t.true(balanced(watchlog.stats()));
 });
 
 test('a batch leaves as soon as batchMaxBytes are queued, and none is larger', async (t) => {
-  const { receiver, watchlog } = await withReceiver(t, { batchMaxBytes: 16 * 1024, flushIntervalMs: 60_000, captureBodies: true });
+  const { receiver, watchlog } = await withReceiver(t, {
+    batchMaxBytes: 16 * 1024,
+    flushIntervalMs: 60_000,
+    captureBodies: true,
+  });
   const filler = 'y'.repeat(3000);
   for (let i = 0; i < 11; i++) watchlog.record(event(i, { request_body: { filler } }));
   await receiver.waitForStored(10);
@@ -35,7 +53,10 @@ test('without a flush, queued events leave after flushIntervalMs, together', asy
   for (let i = 0; i < 3; i++) watchlog.record(event(i));
   await receiver.waitForStored(3);
   t.true(receiver.requests[0]!.at - start >= 140, 'not before the interval');
-  t.deepEqual(receiver.requests.map((r) => r.events.length), [3]);
+  t.deepEqual(
+    receiver.requests.map((r) => r.events.length),
+    [3],
+  );
 });
 
 test('every event carries an idempotency key; retries after resets resend the same keys and store once', async (t) => {
@@ -67,7 +88,15 @@ test('an answer lost after the events were stored: the retry is answered replaye
 
 test('Retry-After of a 429 and of a 503 is waited out, though the backoff alone would retry sooner', async (t) => {
   const { receiver, watchlog } = await withReceiver(t);
-  receiver.script({ kind: 'status', status: 429, retryAfter: '1' }, { kind: 'status', status: 503, retryAfter: '1', body: { error: { code: 'outcome_unknown', message: 'x', details: [] } } });
+  receiver.script(
+    { kind: 'status', status: 429, retryAfter: '1' },
+    {
+      kind: 'status',
+      status: 503,
+      retryAfter: '1',
+      body: { error: { code: 'outcome_unknown', message: 'x', details: [] } },
+    },
+  );
   watchlog.record(event(1));
   await receiver.waitForStored(1, 5000);
   const [first, second, third] = receiver.requests;
@@ -83,18 +112,34 @@ test('a 413 splits the batch in halves until each fits, keeping the keys', async
   for (let i = 0; i < 8; i++) watchlog.record(event(i, { request_body: { pad: 'z'.repeat(1000) } }));
   t.true(await watchlog.flush());
   t.is(receiver.stored.length, 8);
-  t.deepEqual(receiver.requests.map((r) => r.events.length), [8, 4, 2, 2, 4, 2, 2]);
+  t.deepEqual(
+    receiver.requests.map((r) => r.events.length),
+    [8, 4, 2, 2, 4, 2, 2],
+  );
   t.is(new Set(receiver.stored.map((e) => e.idempotency_key)).size, 8);
   t.like(watchlog.stats(), { sent: 8, failures: 0, retries: 0 });
 });
 
 test('a 400 about the batch as a whole (more events than the deployment takes) splits it too', async (t) => {
   const { receiver, watchlog } = await withReceiver(t, { flushIntervalMs: 60_000 });
-  const tooMany = { kind: 'status', status: 400, body: { error: { code: 'validation_error', message: 'batch is invalid', details: [{ path: 'body', message: 'must hold at most 4 events (it holds 8)' }] } } } as const;
+  const tooMany = {
+    kind: 'status',
+    status: 400,
+    body: {
+      error: {
+        code: 'validation_error',
+        message: 'batch is invalid',
+        details: [{ path: 'body', message: 'must hold at most 4 events (it holds 8)' }],
+      },
+    },
+  } as const;
   receiver.script(tooMany);
   for (let i = 0; i < 8; i++) watchlog.record(event(i));
   t.true(await watchlog.flush());
-  t.deepEqual(receiver.requests.map((r) => r.events.length), [8, 4, 4]);
+  t.deepEqual(
+    receiver.requests.map((r) => r.events.length),
+    [8, 4, 4],
+  );
   t.like(watchlog.stats(), { sent: 8, rejected: 0 });
 });
 
@@ -111,14 +156,21 @@ test('a single event over the size limit is given up and said once', async (t) =
 test('401 is not retried: the events count as failures and it is reported once, loudly', async (t) => {
   const errors: WatchlogDeliveryError[] = [];
   const { receiver, watchlog, lines } = await withReceiver(t, { batchMaxEvents: 2, onError: (e) => errors.push(e) });
-  receiver.setDefault({ kind: 'status', status: 401, body: { error: { code: 'unauthorized', message: 'unknown API key', details: [] } } });
+  receiver.setDefault({
+    kind: 'status',
+    status: 401,
+    body: { error: { code: 'unauthorized', message: 'unknown API key', details: [] } },
+  });
   for (let i = 0; i < 6; i++) watchlog.record(event(i));
   t.true(await watchlog.flush());
   t.is(receiver.requests.length, 3, 'one attempt per batch');
   t.like(watchlog.stats(), { failures: 6, retries: 0, sent: 0 });
   t.is(lines.error.length, 1);
   t.regex(lines.error[0]!, /401.*unknown API key.*apiKey/);
-  t.deepEqual(errors.map((e) => [e.problem, e.status]), [['unauthorized', 401]]);
+  t.deepEqual(
+    errors.map((e) => [e.problem, e.status]),
+    [['unauthorized', 401]],
+  );
 });
 
 test('403 is not retried either', async (t) => {
@@ -133,14 +185,31 @@ test('403 is not retried either', async (t) => {
 
 test('a 400 validation_error counts the events as rejected, without retrying; a 202 can refuse some', async (t) => {
   const { receiver, watchlog, lines } = await withReceiver(t, { flushIntervalMs: 60_000 });
-  receiver.script({ kind: 'status', status: 400, body: { error: { code: 'validation_error', message: 'no valid event', details: [{ path: '0.path', message: 'too long' }] } } });
+  receiver.script({
+    kind: 'status',
+    status: 400,
+    body: {
+      error: {
+        code: 'validation_error',
+        message: 'no valid event',
+        details: [{ path: '0.path', message: 'too long' }],
+      },
+    },
+  });
   watchlog.record(event(1));
   watchlog.record(event(2));
   t.true(await watchlog.flush());
   t.is(receiver.requests.length, 1);
   t.like(watchlog.stats(), { rejected: 2, retries: 0 });
   t.regex(lines.warn[0]!, /rejected 2 events.*0\.path: too long/);
-  receiver.script({ kind: 'status', status: 202, body: { accepted: [{ index: 0, id: 'a' }], rejected: [{ index: 1, details: [{ path: '1.method', message: 'bad' }] }] } });
+  receiver.script({
+    kind: 'status',
+    status: 202,
+    body: {
+      accepted: [{ index: 0, id: 'a' }],
+      rejected: [{ index: 1, details: [{ path: '1.method', message: 'bad' }] }],
+    },
+  });
   watchlog.record(event(3));
   watchlog.record(event(4));
   t.true(await watchlog.flush());
@@ -162,9 +231,17 @@ test('while unreachable, a full queue drops the oldest with one warning; one lin
   const port = await closedPort();
   const { logger, lines } = captureLogger();
   const errors: WatchlogDeliveryError[] = [];
-  const watchlog = createWatchlog(testOptions(`http://127.0.0.1:${port}`, {
-    logger, onError: (e) => errors.push(e), maxQueueEvents: 10, batchMaxEvents: 10, concurrency: 1, flushIntervalMs: 60_000, retryMaxDelayMs: 20,
-  }));
+  const watchlog = createWatchlog(
+    testOptions(`http://127.0.0.1:${port}`, {
+      logger,
+      onError: (e) => errors.push(e),
+      maxQueueEvents: 10,
+      batchMaxEvents: 10,
+      concurrency: 1,
+      flushIntervalMs: 60_000,
+      retryMaxDelayMs: 20,
+    }),
+  );
   // The first 10 fill a batch that cannot leave; the next 25 overflow the queue behind it.
   for (let i = 0; i < 10; i++) watchlog.record(event(i));
   await until(() => watchlog.stats().retries > 0);
@@ -172,13 +249,18 @@ test('while unreachable, a full queue drops the oldest with one warning; one lin
   t.like(watchlog.stats(), { queued: 35, dropped: 15, pending: 20 });
   t.is(lines.warn.filter((l) => /queue full/.test(l)).length, 1, 'one warning, not one per drop');
   t.is(lines.warn.filter((l) => /cannot deliver/.test(l)).length, 1);
-  t.deepEqual(errors.map((e) => e.problem), ['unreachable', 'dropping']);
+  t.deepEqual(
+    errors.map((e) => e.problem),
+    ['unreachable', 'dropping'],
+  );
   const receiver = await startReceiver(port);
   t.teardown(() => receiver.close());
   t.true(await watchlog.flush({ timeoutMs: 5000 }));
   // The batch in flight (0–9) and the newest 10 (25–34) arrive; 10–24 were dropped.
-  t.deepEqual(receiver.stored.map((e) => Number(e.path.slice(3))).sort((a, b) => a - b),
-    [...Array.from({ length: 10 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 25 + i)]);
+  t.deepEqual(
+    receiver.stored.map((e) => Number(e.path.slice(3))).sort((a, b) => a - b),
+    [...Array.from({ length: 10 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 25 + i)],
+  );
   t.is(lines.info.length, 1);
   t.regex(lines.info[0]!, /again after .* s; 15 events dropped meanwhile/);
   const stats = await watchlog.close();

@@ -13,27 +13,40 @@ const start = async (t: import('ava').ExecutionContext, app: FastifyInstance): P
 const shopApp = async (watchlog: Watchlog, identify?: Identify<FastifyRequest>) => {
   const app = Fastify();
   await app.register(watchlog.fastify({ identify }));
-  await app.register(async (api) => {
-    api.get('/users/:id', async (req) => ({ id: (req.params as { id: string }).id }));
-    api.post('/orders/:orderId/pay', async (_req, reply) => {
-      reply.code(201);
-      return { ok: true, access_token: 'abc' };
-    });
-    api.get('/fail/:id', async () => { throw new Error('ledger offline'); });
-  }, { prefix: '/api/v1' });
+  await app.register(
+    async (api) => {
+      api.get('/users/:id', async (req) => ({ id: (req.params as { id: string }).id }));
+      api.post('/orders/:orderId/pay', async (_req, reply) => {
+        reply.code(201);
+        return { ok: true, access_token: 'abc' };
+      });
+      api.get('/fail/:id', async () => {
+        throw new Error('ledger offline');
+      });
+    },
+    { prefix: '/api/v1' },
+  );
   return app;
 };
 
 test('route templates (prefix included), params, query and status of Fastify requests', async (t) => {
   const { receiver, watchlog } = await withReceiver(t);
   const base = await start(t, await shopApp(watchlog));
-  await request(`${base}/api/v1/users/5?sort=desc`, { headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } });
+  await request(`${base}/api/v1/users/5?sort=desc`, {
+    headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+  });
   await request(`${base}/nope/1`);
   await receiver.waitForStored(2);
   const [user, missing] = receiver.stored;
   t.like(user, {
-    path: '/api/v1/users/:id', method: 'GET', status_code: 200, path_params: { id: '5' }, query_params: { sort: 'desc' },
-    request_id: '0af7651916cd43dd8448eb211c80319c', identifier: 'anonymous', source: 'backend',
+    path: '/api/v1/users/:id',
+    method: 'GET',
+    status_code: 200,
+    path_params: { id: '5' },
+    query_params: { sort: 'desc' },
+    request_id: '0af7651916cd43dd8448eb211c80319c',
+    identifier: 'anonymous',
+    source: 'backend',
   });
   t.regex(String(user!.ip), /127\.0\.0\.1/);
   t.like(missing, { path: '/nope/1', status_code: 404 });
@@ -51,13 +64,24 @@ test('an error is recorded with its message and the status Fastify answered', as
 
 test('the plugin is not encapsulated, sets a generated request id, and captures bodies when asked', async (t) => {
   const { receiver, watchlog } = await withReceiver(t, { captureBodies: true });
-  const base = await start(t, await shopApp(watchlog, (req) => ({ identifier: String(req.headers['x-user'] ?? ''), tenant_id: 't1' })));
-  const res = await request(`${base}/api/v1/orders/3/pay`, { method: 'POST', headers: { 'x-user': 'bob' }, body: { pwd: 'x', qty: 2 } });
+  const base = await start(
+    t,
+    await shopApp(watchlog, (req) => ({ identifier: String(req.headers['x-user'] ?? ''), tenant_id: 't1' })),
+  );
+  const res = await request(`${base}/api/v1/orders/3/pay`, {
+    method: 'POST',
+    headers: { 'x-user': 'bob' },
+    body: { pwd: 'x', qty: 2 },
+  });
   t.is(res.status, 201);
   await receiver.waitForStored(1);
   t.like(receiver.stored[0], {
-    path: '/api/v1/orders/:orderId/pay', status_code: 201, identifier: 'bob', tenant_id: 't1',
-    request_body: { pwd: '********', qty: 2 }, response_body: { ok: true, access_token: '********' },
+    path: '/api/v1/orders/:orderId/pay',
+    status_code: 201,
+    identifier: 'bob',
+    tenant_id: 't1',
+    request_body: { pwd: '********', qty: 2 },
+    response_body: { ok: true, access_token: '********' },
   });
   t.is(res.headers.get('x-request-id'), receiver.stored[0]!.request_id as string);
 });

@@ -21,13 +21,19 @@ const shopApp = (watchlog: Watchlog, identify?: Identify<Context>) => {
   app.use(watchlog.koa({ identify }));
   app.use(jsonBody);
   const router = new Router({ prefix: '/api' });
-  router.get('/users/:id', (ctx) => { ctx.body = { id: ctx.params.id }; });
+  router.get('/users/:id', (ctx) => {
+    ctx.body = { id: ctx.params.id };
+  });
   router.post('/orders/:orderId/pay', (ctx) => {
     ctx.status = 201;
     ctx.body = { ok: true, password: 'p' };
   });
-  router.get('/fail/:id', () => { throw new Error('inventory unavailable'); });
-  router.get('/denied', (ctx) => { ctx.throw(403, 'not yours'); });
+  router.get('/fail/:id', () => {
+    throw new Error('inventory unavailable');
+  });
+  router.get('/denied', (ctx) => {
+    ctx.throw(403, 'not yours');
+  });
   app.use(router.routes());
   return app;
 };
@@ -40,8 +46,15 @@ test('route templates (router prefix included), params, query and status of Koa 
   await receiver.waitForStored(2);
   const [user, missing] = receiver.stored;
   t.like(user, {
-    path: '/api/users/:id', method: 'GET', status_code: 200, path_params: { id: '7' }, query_params: { fields: ['name', 'email'] },
-    request_id: 'koa-1', identifier: 'anonymous', source: 'backend', service_name: 'shop',
+    path: '/api/users/:id',
+    method: 'GET',
+    status_code: 200,
+    path_params: { id: '7' },
+    query_params: { fields: ['name', 'email'] },
+    request_id: 'koa-1',
+    identifier: 'anonymous',
+    source: 'backend',
+    service_name: 'shop',
   });
   t.true(Number.isInteger(user!.response_time));
   t.like(missing, { path: '/missing', status_code: 404 });
@@ -59,7 +72,11 @@ test('a thrown error is recorded with the status Koa answered and its message, a
   t.is((await request(`${base}/api/denied`)).status, 403);
   await receiver.waitForStored(2);
   const byPath = new Map(receiver.stored.map((e) => [e.path, e]));
-  t.like(byPath.get('/api/fail/:id'), { status_code: 500, error_message: 'inventory unavailable', path_params: { id: '3' } });
+  t.like(byPath.get('/api/fail/:id'), {
+    status_code: 500,
+    error_message: 'inventory unavailable',
+    path_params: { id: '3' },
+  });
   t.like(byPath.get('/api/denied'), { status_code: 403, error_message: 'not yours' });
   t.deepEqual(seen.sort(), ['inventory unavailable', 'not yours'], "Koa's own error event still fires");
 });
@@ -75,11 +92,21 @@ test('a generated request id is returned to the caller and recorded', async (t) 
 
 test('identify() gets the Koa context; bodies are captured and masked when asked for', async (t) => {
   const { receiver, watchlog } = await withReceiver(t, { captureBodies: { request: true, response: true } });
-  const base = await listen(t, http.createServer(shopApp(watchlog, (ctx) => ctx.get('x-user') || undefined).callback()));
-  await request(`${base}/api/orders/9/pay`, { method: 'POST', headers: { 'x-user': 'u-9' }, body: { card: '5500-0000-0000-0004', note: 'hi' } });
+  const base = await listen(
+    t,
+    http.createServer(shopApp(watchlog, (ctx) => ctx.get('x-user') || undefined).callback()),
+  );
+  await request(`${base}/api/orders/9/pay`, {
+    method: 'POST',
+    headers: { 'x-user': 'u-9' },
+    body: { card: '5500-0000-0000-0004', note: 'hi' },
+  });
   await receiver.waitForStored(1);
   t.like(receiver.stored[0], {
-    path: '/api/orders/:orderId/pay', status_code: 201, identifier: 'u-9',
-    request_body: { card: '****-****-****-0004', note: 'hi' }, response_body: { ok: true, password: '********' },
+    path: '/api/orders/:orderId/pay',
+    status_code: 201,
+    identifier: 'u-9',
+    request_body: { card: '****-****-****-0004', note: 'hi' },
+    response_body: { ok: true, password: '********' },
   });
 });

@@ -16,36 +16,65 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 test('the packed tarball installs offline into a fresh project, has no dependencies, and works', async (t) => {
   const work = mkdtempSync(path.join(tmpdir(), 'watchlog-node-pack-'));
   t.teardown(() => rmSync(work, { recursive: true, force: true }));
-  const env = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  const env = {
+    ...process.env,
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
 
-  const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', work], { cwd: packageDir, env, maxBuffer: 16 * 1024 * 1024 });
-  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', work], {
+    cwd: packageDir,
+    env,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   const files = packed!.files.map((f) => f.path).sort();
   t.true(files.includes('dist/index.js'));
   t.true(files.includes('dist/index.d.ts'));
   t.true(files.includes('README.md'));
-  t.false(files.some((f) => f.startsWith('src/') || f.startsWith('test/')), files.join(', '));
+  t.false(
+    files.some((f) => f.startsWith('src/') || f.startsWith('test/')),
+    files.join(', '),
+  );
 
   const project = path.join(work, 'app');
   await run('mkdir', ['-p', project]);
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
-  await run(npm, ['install', '--offline', '--no-audit', '--no-fund', path.join(work, path.basename(packed!.filename))], { cwd: project, env });
+  writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }),
+  );
+  await run(
+    npm,
+    ['install', '--offline', '--no-audit', '--no-fund', path.join(work, path.basename(packed!.filename))],
+    { cwd: project, env },
+  );
 
   const installed = path.join(project, 'node_modules/@watchlog/node');
   const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
   t.is(manifest.dependencies, undefined, 'no runtime dependencies');
   t.is(manifest.peerDependencies, undefined);
   t.deepEqual(readdirSync(path.join(project, 'node_modules')).sort(), ['.package-lock.json', '@watchlog']);
-  for (const file of readdirSync(path.join(installed, 'dist'), { recursive: true }).map(String).filter((f) => f.endsWith('.d.ts'))) {
+  for (const file of readdirSync(path.join(installed, 'dist'), { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.d.ts'))) {
     const text = readFileSync(path.join(installed, 'dist', file), 'utf8');
     t.false(/from ['"]@watchlog\/masking['"]/.test(text), `${file} must not reference @watchlog/masking`);
     t.false(/from ['"]\.{1,2}\/[^'"]+\.ts['"]/.test(text), `${file} must import .js paths`);
   }
-  t.false(readFileSync(path.join(installed, 'dist/index.js'), 'utf8').includes('@watchlog/masking'), 'masking is bundled, not imported');
+  t.false(
+    readFileSync(path.join(installed, 'dist/index.js'), 'utf8').includes('@watchlog/masking'),
+    'masking is bundled, not imported',
+  );
 
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
-  writeFileSync(path.join(project, 'main.js'), `
+  writeFileSync(
+    path.join(project, 'main.js'),
+    `
     import http from 'node:http';
     import { createWatchlog, WatchlogConfigError } from '@watchlog/node';
     try { createWatchlog({ endpoint: 'x' }); } catch (e) { if (!(e instanceof WatchlogConfigError)) throw e; }
@@ -56,8 +85,14 @@ test('the packed tarball installs offline into a fresh project, has no dependenc
       server.close();
       console.log(JSON.stringify(await watchlog.close()));
     });
-  `);
+  `,
+  );
   const result = await run(process.execPath, ['main.js', receiver.url], { cwd: project });
   t.like(JSON.parse(result.stdout) as object, { sent: 1 });
-  t.like(receiver.stored[0], { path: '/hello', service_name: 'packed', query_params: { card: '************1111' }, request_body: { password: '********' } });
+  t.like(receiver.stored[0], {
+    path: '/hello',
+    service_name: 'packed',
+    query_params: { card: '************1111' },
+    request_body: { password: '********' },
+  });
 });

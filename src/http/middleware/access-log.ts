@@ -11,12 +11,17 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  *  seconds; refused ones are logged) and accepted ingests (the high-volume path; the log itself
  *  records them). */
 const routine = (req: IncomingMessage, res: ServerResponse) =>
-  req.url === '/healthz' || req.url === '/readyz' || (req.url === '/metrics' && res.statusCode === 200)
-  || (req.method === 'POST' && (req.url === '/v1/audit' || req.url?.startsWith('/v1/audit/batch')) && res.statusCode === 202);
+  req.url === '/healthz' ||
+  req.url === '/readyz' ||
+  (req.url === '/metrics' && res.statusCode === 200) ||
+  (req.method === 'POST' &&
+    (req.url === '/v1/audit' || req.url?.startsWith('/v1/audit/batch')) &&
+    res.statusCode === 202);
 
 /** A batch sent by `navigator.sendBeacon` carries its API key in the URL: never logged. */
 const API_KEY_PARAMETER = /([?&]api_key=)[^&]*/gi;
-export const loggedUrl = (url: string): string => (url.includes('api_key=') ? url.replace(API_KEY_PARAMETER, '$1[hidden]') : url);
+export const loggedUrl = (url: string): string =>
+  url.includes('api_key=') ? url.replace(API_KEY_PARAMETER, '$1[hidden]') : url;
 
 /** The access log, by pino-http's conventions: one line per response with the request id (the
  *  client's `X-Request-Id` when it is sane, else a new uuid, echoed on the response), method,
@@ -27,22 +32,30 @@ export const loggedUrl = (url: string): string => (url.includes('api_key=') ? ur
  *
  *  Written here rather than with pino-http, which makes a child logger for every request: on the
  *  ingest path that was ~6 % of the HTTP thread, for lines that are mostly not written. */
-export const accessLog = (logger: Logger): Middleware<AppState> => async (ctx, next) => {
-  const started = performance.now();
-  const { req, res } = ctx;
-  const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-  res.setHeader('X-Request-Id', id);
-  ctx.state.correlationId = id;
-  // 'close' follows every response, finished or cut short.
-  res.once('close', () => {
-    const status = res.statusCode;
-    const level = status === 503 ? 'warn' : status >= 500 ? 'error' : routine(req, res) ? 'debug' : 'info';
-    if (!logger.isLevelEnabled(level)) return;
-    const failed = status >= 500 || !res.writableFinished;
-    logger[level]({
-      reqId: id, req: { id, method: req.method, url: loggedUrl(req.url ?? '') }, res: { statusCode: status }, responseTime: Math.round(performance.now() - started),
-    }, failed ? 'request failed' : 'request');
-  });
-  await next();
-};
+export const accessLog =
+  (logger: Logger): Middleware<AppState> =>
+  async (ctx, next) => {
+    const started = performance.now();
+    const { req, res } = ctx;
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    ctx.state.correlationId = id;
+    // 'close' follows every response, finished or cut short.
+    res.once('close', () => {
+      const status = res.statusCode;
+      const level = status === 503 ? 'warn' : status >= 500 ? 'error' : routine(req, res) ? 'debug' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const failed = status >= 500 || !res.writableFinished;
+      logger[level](
+        {
+          reqId: id,
+          req: { id, method: req.method, url: loggedUrl(req.url ?? '') },
+          res: { statusCode: status },
+          responseTime: Math.round(performance.now() - started),
+        },
+        failed ? 'request failed' : 'request',
+      );
+    });
+    await next();
+  };

@@ -11,7 +11,9 @@ export class ApiKeyCache {
 
   constructor(access: Pick<AccessQueries, 'activeKey'>, ttlMs = 1000, maxEntries = 10_000) {
     this.cache = new ReadThroughCache<string, ActiveKey | null>((key) => access.activeKey(hashApiKey(key)), {
-      ttlMs, maxEntries, remember: (found) => found !== null,
+      ttlMs,
+      maxEntries,
+      remember: (found) => found !== null,
     });
   }
 

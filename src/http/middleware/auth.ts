@@ -34,20 +34,31 @@ export interface Principal {
 export const signToken = (user: UserView, secret: string, ttlSeconds: number, now: Date) => {
   const exp = Math.floor(now.getTime() / 1000) + ttlSeconds;
   const iat = now.getTime() / 1000;
-  const claims: Claims = { sub: user.id, role: user.role, projects: user.role === 'admin' ? '*' : user.project_ids, iat, exp };
+  const claims: Claims = {
+    sub: user.id,
+    role: user.role,
+    projects: user.role === 'admin' ? '*' : user.project_ids,
+    iat,
+    exp,
+  };
   return { token: jwt.sign(claims, secret, { algorithm: 'HS256' }), expires_at: new Date(exp * 1000).toISOString() };
 };
 
 /** Whether a token issued at `iat` (JWT seconds) is still good for `user`: not disabled, and
  *  not issued before the last change of password, role or projects. */
 export const tokenStillValid = (user: Pick<UserView, 'disabled' | 'tokens_valid_after'> | null, iat: number): boolean =>
-  user !== null && !user.disabled && (user.tokens_valid_after === null || Math.round(iat * 1000) >= Date.parse(user.tokens_valid_after));
+  user !== null &&
+  !user.disabled &&
+  (user.tokens_valid_after === null || Math.round(iat * 1000) >= Date.parse(user.tokens_valid_after));
 
 /** A 401 with RFC 6750's challenge, so a client can tell "send a token" from "this token is bad". */
 const unauthorized = (ctx: Context, message: string, error?: 'invalid_request' | 'invalid_token'): HttpError => {
-  ctx.set('WWW-Authenticate', error
-    ? `Bearer realm="watchlog", error="${error}", error_description="${message.replace(/["\\]/g, "'")}"`
-    : 'Bearer realm="watchlog"');
+  ctx.set(
+    'WWW-Authenticate',
+    error
+      ? `Bearer realm="watchlog", error="${error}", error_description="${message.replace(/["\\]/g, "'")}"`
+      : 'Bearer realm="watchlog"',
+  );
   return new HttpError(401, 'unauthorized', message);
 };
 
@@ -58,29 +69,42 @@ const BEARER = /^Bearer\s+\S+$/i;
  *  token, or one that is malformed or not signed by this service (all 401). The claims are then
  *  decoded into a principal, once the user's current state (`users`, a short cache of the access
  *  read model) says the token is still good. */
-export const requireJwt = (secret: string, users: { get(id: string): Promise<UserView | null> }): Middleware<AppState>[] => [
+export const requireJwt = (
+  secret: string,
+  users: { get(id: string): Promise<UserView | null> },
+): Middleware<AppState>[] => [
   koaJwt({ secret, algorithms: ['HS256'], key: 'claims', passthrough: true }) as unknown as Middleware<AppState>,
   async (ctx, next) => {
     const header = ctx.get('authorization').trim();
     if (header === '') throw unauthorized(ctx, 'missing token: send the header "Authorization: Bearer <token>"');
-    if (!BEARER.test(header)) throw unauthorized(ctx, 'malformed Authorization header: expected "Bearer <token>"', 'invalid_request');
+    if (!BEARER.test(header))
+      throw unauthorized(ctx, 'malformed Authorization header: expected "Bearer <token>"', 'invalid_request');
     const failure = (ctx.state as { jwtOriginalError?: unknown }).jwtOriginalError;
     // By name: koa-jwt may verify with its own copy of jsonwebtoken.
-    if ((failure as { name?: unknown } | undefined)?.name === 'TokenExpiredError') throw unauthorized(ctx, 'token expired: log in again', 'invalid_token');
+    if ((failure as { name?: unknown } | undefined)?.name === 'TokenExpiredError')
+      throw unauthorized(ctx, 'token expired: log in again', 'invalid_token');
     if (failure !== undefined || ctx.state.claims === undefined) {
       throw unauthorized(ctx, 'invalid token: malformed, or not signed by this service', 'invalid_token');
     }
     const claims = Claims.decode(ctx.state.claims);
-    if (isLeft(claims)) throw unauthorized(ctx, 'invalid token: its claims are not those of a watchlog token', 'invalid_token');
+    if (isLeft(claims))
+      throw unauthorized(ctx, 'invalid token: its claims are not those of a watchlog token', 'invalid_token');
     const { sub, role, projects, iat } = claims.right;
     if (!tokenStillValid(await users.get(sub), iat)) {
-      throw unauthorized(ctx, 'token is no longer valid (account disabled, or password, role or projects changed): log in again', 'invalid_token');
+      throw unauthorized(
+        ctx,
+        'token is no longer valid (account disabled, or password, role or projects changed): log in again',
+        'invalid_token',
+      );
     }
     ctx.state.principal = {
       userId: sub,
       role,
       // Auditors also see the built-in project, where watchlog audits itself.
-      scope: projects === '*' ? { all: true } : { all: false, projectIds: role === 'auditor' ? [...projects, WATCHLOG_PROJECT_ID] : projects },
+      scope:
+        projects === '*'
+          ? { all: true }
+          : { all: false, projectIds: role === 'auditor' ? [...projects, WATCHLOG_PROJECT_ID] : projects },
     };
     await next();
   },
@@ -96,12 +120,19 @@ export const requireRole = (principal: Principal, ...roles: Role[]): void => {
 };
 
 /** The command context of a request made by `principal`. */
-export const commandContext = (principal: Principal, correlationId: string, now: () => Date): CommandContext =>
-  ({ actor: `user:${principal.userId}`, correlationId, now });
+export const commandContext = (principal: Principal, correlationId: string, now: () => Date): CommandContext => ({
+  actor: `user:${principal.userId}`,
+  correlationId,
+  now,
+});
 
 /** The resource `id` names, when it is a uuid the caller may see; else 404, never a hint that it
  *  exists in another project. */
-export const visibleOr404 = async <T>(id: string | undefined, what: string, get: (id: string) => Promise<T | null>): Promise<T> => {
+export const visibleOr404 = async <T>(
+  id: string | undefined,
+  what: string,
+  get: (id: string) => Promise<T | null>,
+): Promise<T> => {
   const found = id && isUuid(id) ? await get(id.toLowerCase()) : null;
   if (!found) throw notFound(what);
   return found;
@@ -111,7 +142,9 @@ export const visibleOr404 = async <T>(id: string | undefined, what: string, get:
  *  the message of `GET /v1/projects/:id`, rather than an empty answer (which would say nothing
  *  about whether the filter was right). No filter: nothing to check. */
 export const visibleProjectFilter = async (
-  access: Pick<AccessQueries, 'getProject'>, scope: Scope, projectId: string | undefined,
+  access: Pick<AccessQueries, 'getProject'>,
+  scope: Scope,
+  projectId: string | undefined,
 ): Promise<void> => {
   if (projectId !== undefined) await visibleOr404(projectId, 'project', (uuid) => access.getProject(uuid, scope));
 };

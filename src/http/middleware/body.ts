@@ -28,7 +28,10 @@ export interface BodyReading {
  *  never holds a shutdown. */
 export const DRAINING_BODY_TIMEOUT_MS = 1000;
 
-const readRaw = async (ctx: Context, { bodyLimitBytes: limit, bodyTimeoutMs, draining }: BodyReading): Promise<Buffer> => {
+const readRaw = async (
+  ctx: Context,
+  { bodyLimitBytes: limit, bodyTimeoutMs, draining }: BodyReading,
+): Promise<Buffer> => {
   const declared = Number(ctx.get('content-length') || NaN);
   // An answer that leaves part of the body unread ends the connection: what follows on it would
   // be read as the next request.
@@ -72,8 +75,13 @@ const readRaw = async (ctx: Context, { bodyLimitBytes: limit, bodyTimeoutMs, dra
       req.pause();
       chunks = [];
       const ms = pauseLimit();
-      reject(closing(new HttpError(408, 'request_timeout', `request body stopped arriving: nothing received for ${ms} ms`,
-        [{ path: 'body', message: `must arrive without a pause of ${ms} ms or more` }])));
+      reject(
+        closing(
+          new HttpError(408, 'request_timeout', `request body stopped arriving: nothing received for ${ms} ms`, [
+            { path: 'body', message: `must arrive without a pause of ${ms} ms or more` },
+          ]),
+        ),
+      );
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -119,14 +127,32 @@ const readRaw = async (ctx: Context, { bodyLimitBytes: limit, bodyTimeoutMs, dra
  *  it stops arriving (the part received is dropped), 400 for malformed JSON or nesting deeper
  *  than MAX_DEPTH. `JSON.parse` makes `__proto__` an own data
  *  property, so parsing alone pollutes nothing. */
-export const readJsonBody = async (ctx: Context, reading: BodyReading, { plainText = false }: { plainText?: boolean } = {}): Promise<unknown> => {
+export const readJsonBody = async (
+  ctx: Context,
+  reading: BodyReading,
+  { plainText = false }: { plainText?: boolean } = {},
+): Promise<unknown> => {
   const [mediaType = '', ...params] = ctx.get('content-type').toLowerCase().split(';');
   const type = mediaType.trim();
   // `plainText`: JSON sent as text/plain, as `navigator.sendBeacon` sends a string.
-  if (type !== 'application/json' && !(type.startsWith('application/') && type.endsWith('+json')) && !(plainText && type === 'text/plain')) {
-    throw new HttpError(415, 'unsupported_media_type', plainText ? 'Content-Type must be application/json (or text/plain holding JSON)' : 'Content-Type must be application/json');
+  if (
+    type !== 'application/json' &&
+    !(type.startsWith('application/') && type.endsWith('+json')) &&
+    !(plainText && type === 'text/plain')
+  ) {
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      plainText
+        ? 'Content-Type must be application/json (or text/plain holding JSON)'
+        : 'Content-Type must be application/json',
+    );
   }
-  const charset = params.map((p) => p.trim()).find((p) => p.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  const charset = params
+    .map((p) => p.trim())
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
   if (charset && charset !== 'utf-8' && charset !== 'utf8') {
     throw new HttpError(415, 'unsupported_media_type', 'JSON bodies must be UTF-8');
   }
@@ -135,10 +161,14 @@ export const readJsonBody = async (ctx: Context, reading: BodyReading, { plainTe
   try {
     value = JSON.parse(raw.toString('utf8'));
   } catch {
-    throw new HttpError(400, 'invalid_json', 'body is not valid JSON', [{ path: 'body', message: 'is not valid JSON' }]);
+    throw new HttpError(400, 'invalid_json', 'body is not valid JSON', [
+      { path: 'body', message: 'is not valid JSON' },
+    ]);
   }
   if (exceedsDepth(value, MAX_DEPTH)) {
-    throw new HttpError(400, 'too_deep', `body nests deeper than ${MAX_DEPTH} levels`, [{ path: 'body', message: `must not nest deeper than ${MAX_DEPTH} levels` }]);
+    throw new HttpError(400, 'too_deep', `body nests deeper than ${MAX_DEPTH} levels`, [
+      { path: 'body', message: `must not nest deeper than ${MAX_DEPTH} levels` },
+    ]);
   }
   return value;
 };

@@ -11,7 +11,10 @@ import { loggedUrl } from './access-log.ts';
 
 export class HttpError extends Error {
   constructor(
-    readonly status: number, readonly code: string, message: string, readonly details: readonly ErrorDetail[] = [],
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: readonly ErrorDetail[] = [],
     /** Headers the answer carries (`Retry-After` of a 429). */
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
@@ -20,12 +23,23 @@ export class HttpError extends Error {
 }
 
 const STATUS_OF: Record<DomainError['code'], number> = {
-  validation_error: 400, unauthorized: 401, forbidden: 403, not_found: 404, conflict: 409,
+  validation_error: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
 };
 
 const CODE_OF_STATUS: Record<number, string> = {
-  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
-  409: 'conflict', 413: 'payload_too_large', 415: 'unsupported_media_type', 429: 'too_many_requests',
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'too_many_requests',
 };
 
 /** A 400 whose message names each faulty field or parameter and its rule. */
@@ -41,39 +55,50 @@ export const decodeOrThrow = <A, O>(codec: t.Type<A, O, unknown>, value: unknown
 };
 
 /** Maps every thrown error to the shape; unknown errors are 500s with nothing internal exposed. */
-export const errorHandler = (logger: Logger): Middleware => async (ctx, next) => {
-  try {
-    await next();
-    if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, 'not_found', 'no such route');
-  } catch (err) {
-    let status: number;
-    let body: { code: string; message: string; details: readonly ErrorDetail[] };
-    if (err instanceof HttpError) {
-      ctx.set(err.headers);
-      status = err.status;
-      body = { code: err.code, message: err.message, details: err.details };
-    } else if (err instanceof LogUnavailableError || err instanceof AppendOutcomeUnknownError) {
-      // Nothing a client did: the log's writer is restarting. Unknown outcomes say so, so that a
-      // client retries with the same idempotency key rather than assume either way.
-      status = 503;
-      ctx.set('Retry-After', '1');
-      body = err instanceof LogUnavailableError
-        ? { code: 'log_unavailable', message: `the event log cannot take writes now; nothing was stored; retry: ${err.message}`, details: [] }
-        : { code: 'outcome_unknown', message: `the event log stopped before confirming: the write may or may not be stored; retry it: ${err.message}`, details: [] };
-    } else if (err instanceof DomainError) {
-      status = STATUS_OF[err.code];
-      body = { code: err.code, message: err.message, details: err.details };
-    } else if (typeof (err as { status?: unknown }).status === 'number' && (err as { expose?: boolean }).expose) {
-      // koa/koa-jwt/router client errors (401 from koa-jwt, 405 from the router)
-      const e = err as { status: number; message: string };
-      status = e.status;
-      body = { code: CODE_OF_STATUS[status] ?? 'error', message: e.message, details: [] };
-    } else {
-      logger.error({ err, method: ctx.method, url: loggedUrl(ctx.url) }, 'unhandled error');
-      status = 500;
-      body = { code: 'internal_error', message: 'internal server error', details: [] };
+export const errorHandler =
+  (logger: Logger): Middleware =>
+  async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, 'not_found', 'no such route');
+    } catch (err) {
+      let status: number;
+      let body: { code: string; message: string; details: readonly ErrorDetail[] };
+      if (err instanceof HttpError) {
+        ctx.set(err.headers);
+        status = err.status;
+        body = { code: err.code, message: err.message, details: err.details };
+      } else if (err instanceof LogUnavailableError || err instanceof AppendOutcomeUnknownError) {
+        // Nothing a client did: the log's writer is restarting. Unknown outcomes say so, so that a
+        // client retries with the same idempotency key rather than assume either way.
+        status = 503;
+        ctx.set('Retry-After', '1');
+        body =
+          err instanceof LogUnavailableError
+            ? {
+                code: 'log_unavailable',
+                message: `the event log cannot take writes now; nothing was stored; retry: ${err.message}`,
+                details: [],
+              }
+            : {
+                code: 'outcome_unknown',
+                message: `the event log stopped before confirming: the write may or may not be stored; retry it: ${err.message}`,
+                details: [],
+              };
+      } else if (err instanceof DomainError) {
+        status = STATUS_OF[err.code];
+        body = { code: err.code, message: err.message, details: err.details };
+      } else if (typeof (err as { status?: unknown }).status === 'number' && (err as { expose?: boolean }).expose) {
+        // koa/koa-jwt/router client errors (401 from koa-jwt, 405 from the router)
+        const e = err as { status: number; message: string };
+        status = e.status;
+        body = { code: CODE_OF_STATUS[status] ?? 'error', message: e.message, details: [] };
+      } else {
+        logger.error({ err, method: ctx.method, url: loggedUrl(ctx.url) }, 'unhandled error');
+        status = 500;
+        body = { code: 'internal_error', message: 'internal server error', details: [] };
+      }
+      ctx.status = status;
+      ctx.body = { error: body };
     }
-    ctx.status = status;
-    ctx.body = { error: body };
-  }
-};
+  };

@@ -27,15 +27,25 @@ export class IngestRateLimiter {
     const perSecond = key.rate_limit ?? this.defaultPerSecond;
     if (perSecond === 0) return;
     if (events > perSecond) {
-      throw new HttpError(413, 'payload_too_large', `a batch of ${events} events is more than this API key may send in a second (${perSecond}): send at most ${perSecond} per batch`,
-        [{ path: 'body', message: `must hold at most ${perSecond} events for this API key` }]);
+      throw new HttpError(
+        413,
+        'payload_too_large',
+        `a batch of ${events} events is more than this API key may send in a second (${perSecond}): send at most ${perSecond} per batch`,
+        [{ path: 'body', message: `must hold at most ${perSecond} events for this API key` }],
+      );
     }
     try {
       await this.limiterFor(perSecond).consume(key.id, events);
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
-      throw new HttpError(429, 'too_many_requests', `this API key may send ${perSecond} events per second; retry in ${seconds} s`, [], { 'Retry-After': String(seconds) });
+      throw new HttpError(
+        429,
+        'too_many_requests',
+        `this API key may send ${perSecond} events per second; retry in ${seconds} s`,
+        [],
+        { 'Retry-After': String(seconds) },
+      );
     }
   }
 }

@@ -3,7 +3,10 @@ import type { ProjectMasking } from '../../domain/masking.ts';
 import type { MaskingQueries } from '../../views/masking/port.ts';
 import { ReadThroughCache } from './read-through-cache.ts';
 
-interface Compiled { updatedAt: string | null; masking: ProjectMasking | null }
+interface Compiled {
+  updatedAt: string | null;
+  masking: ProjectMasking | null;
+}
 
 /** Project → its masking rules, compiled, remembered for a short time so that ingest reads the
  *  read model about once a second per project and compiles the patterns only when they change.
@@ -15,12 +18,15 @@ export class MaskingCache {
   private readonly cache;
 
   constructor(masking: Pick<MaskingQueries, 'rulesOf'>, ttlMs = 1000, maxEntries = 10_000) {
-    this.cache = new ReadThroughCache<string, Compiled>(async (projectId, previous) => {
-      const rules = await masking.rulesOf(projectId);
-      const updatedAt = rules?.updated_at ?? null;
-      if (previous && previous.updatedAt === updatedAt) return previous;
-      return { updatedAt, masking: rules && compileMaskingRules(rules) };
-    }, { ttlMs, maxEntries });
+    this.cache = new ReadThroughCache<string, Compiled>(
+      async (projectId, previous) => {
+        const rules = await masking.rulesOf(projectId);
+        const updatedAt = rules?.updated_at ?? null;
+        if (previous && previous.updatedAt === updatedAt) return previous;
+        return { updatedAt, masking: rules && compileMaskingRules(rules) };
+      },
+      { ttlMs, maxEntries },
+    );
   }
 
   /** Null when the project has no rules of its own. */

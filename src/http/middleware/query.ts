@@ -6,19 +6,20 @@ import { decodeOrThrow, validationError } from './errors.ts';
 
 /** Query-string codecs: every value arrives as a string. */
 
-export const IntFromString = (min: number, max: number) => withSchema(
-  new t.Type<number, string, unknown>(
-    integerRule(min, max),
-    (u): u is number => Number.isInteger(u),
-    (u, c) => {
-      if (typeof u !== 'string' || !/^-?\d+$/.test(u)) return t.failure(u, c);
-      const n = Number(u);
-      return n >= min && n <= max ? t.success(n) : t.failure(u, c);
-    },
-    String,
-  ),
-  integerSchema(min, max),
-);
+export const IntFromString = (min: number, max: number) =>
+  withSchema(
+    new t.Type<number, string, unknown>(
+      integerRule(min, max),
+      (u): u is number => Number.isInteger(u),
+      (u, c) => {
+        if (typeof u !== 'string' || !/^-?\d+$/.test(u)) return t.failure(u, c);
+        const n = Number(u);
+        return n >= min && n <= max ? t.success(n) : t.failure(u, c);
+      },
+      String,
+    ),
+    integerSchema(min, max),
+  );
 
 /** A parameter repeated (`?a=1&a=2`) is a client error, not a silent pick of one value. */
 export const singleValued = (query: ParsedUrlQuery): Record<string, string> => {
@@ -37,7 +38,7 @@ export const singleValued = (query: ParsedUrlQuery): Record<string, string> => {
 const closedQueries = new WeakMap<t.Mixed, t.Mixed>();
 export const readQuery = <C extends t.Mixed>(query: ParsedUrlQuery, codec: C): t.TypeOf<C> => {
   let strict = closedQueries.get(codec);
-  if (!strict) closedQueries.set(codec, strict = closed(codec, 'parameter'));
+  if (!strict) closedQueries.set(codec, (strict = closed(codec, 'parameter')));
   return decodeOrThrow(strict, singleValued(query), 'query', 'query') as t.TypeOf<C>;
 };
 

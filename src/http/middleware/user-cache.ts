@@ -8,9 +8,15 @@ import { ReadThroughCache } from './read-through-cache.ts';
 export class UserStateCache {
   private readonly cache;
 
-  constructor(access: Pick<AccessQueries, 'userById'>, readonly ttlMs = 1000, maxEntries = 10_000) {
+  constructor(
+    access: Pick<AccessQueries, 'userById'>,
+    readonly ttlMs = 1000,
+    maxEntries = 10_000,
+  ) {
     this.cache = new ReadThroughCache<string, UserView | null>((id) => access.userById(id), {
-      ttlMs, maxEntries, remember: (user) => user !== null,
+      ttlMs,
+      maxEntries,
+      remember: (user) => user !== null,
     });
   }
 

@@ -7,8 +7,23 @@ import { MaskingRulesBody } from '../../domain/masking-rules.ts';
 import { MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor.ts';
 import type { JsonSchema } from '../../domain/json-schema.ts';
 import {
-  AnomalySettingsAnswer, ApiKey, AuditEvent, AuditListItem, Channel, Check, DerivedSession, ErrorDetail, ExplicitSession, MaskingAnswer,
-  Monitor, Pagination, Project, Statistics, User, errorBody, type ErrorStatus,
+  AnomalySettingsAnswer,
+  ApiKey,
+  AuditEvent,
+  AuditListItem,
+  Channel,
+  Check,
+  DerivedSession,
+  ErrorDetail,
+  ExplicitSession,
+  MaskingAnswer,
+  Monitor,
+  Pagination,
+  Project,
+  Statistics,
+  User,
+  errorBody,
+  type ErrorStatus,
 } from '../responses.ts';
 import { jsonSchemaOf, type SchemaOptions } from './schema.ts';
 import { operations, type Answer, type DescriptionLimits, type Header, type Operation } from './operations.ts';
@@ -36,11 +51,28 @@ export type OpenApiDocument = {
   };
 };
 
-interface HeaderObject { description: string; required?: boolean; schema: JsonSchema }
+interface HeaderObject {
+  description: string;
+  required?: boolean;
+  schema: JsonSchema;
+}
 type HeaderOrRef = HeaderObject | { $ref: string };
-interface MediaType { schema: JsonSchema; example?: unknown }
-interface ResponseObject { description: string; headers?: Record<string, HeaderOrRef>; content?: Record<string, MediaType> }
-interface Parameter { name: string; in: 'path' | 'query' | 'header'; required: boolean; description?: string; schema: JsonSchema }
+interface MediaType {
+  schema: JsonSchema;
+  example?: unknown;
+}
+interface ResponseObject {
+  description: string;
+  headers?: Record<string, HeaderOrRef>;
+  content?: Record<string, MediaType>;
+}
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  description?: string;
+  schema: JsonSchema;
+}
 interface OperationObject {
   operationId: string;
   tags: string[];
@@ -54,56 +86,98 @@ interface OperationObject {
 
 /** Answers shared by many operations, described once under `components.schemas`. */
 const ANSWERS = new Map<t.Mixed, string>([
-  [AuditEvent, 'AuditEvent'], [AuditListItem, 'AuditListItem'], [Pagination, 'Pagination'], [DerivedSession, 'DerivedSession'],
-  [ExplicitSession, 'ExplicitSession'], [Statistics, 'Statistics'], [User, 'User'], [Project, 'Project'], [ApiKey, 'ApiKey'],
-  [Monitor, 'Monitor'], [Check, 'Check'], [Channel, 'Channel'], [AnomalySettingsAnswer, 'AnomalySettings'], [MaskingAnswer, 'MaskingRules'],
+  [AuditEvent, 'AuditEvent'],
+  [AuditListItem, 'AuditListItem'],
+  [Pagination, 'Pagination'],
+  [DerivedSession, 'DerivedSession'],
+  [ExplicitSession, 'ExplicitSession'],
+  [Statistics, 'Statistics'],
+  [User, 'User'],
+  [Project, 'Project'],
+  [ApiKey, 'ApiKey'],
+  [Monitor, 'Monitor'],
+  [Check, 'Check'],
+  [Channel, 'Channel'],
+  [AnomalySettingsAnswer, 'AnomalySettings'],
+  [MaskingAnswer, 'MaskingRules'],
   [ErrorDetail, 'ErrorDetail'],
 ]);
 /** Request bodies a client generator should name. */
 const BODIES = new Map<t.Mixed, string>([
-  [AuditEventInput, 'AuditEventInput'], [MonitorCreateInput, 'MonitorCreate'], [MonitorUpdateInput, 'MonitorUpdate'],
-  [ChannelCreateInput, 'ChannelCreate'], [ChannelUpdateInput, 'ChannelUpdate'], [AnomalySettingsPatch, 'AnomalySettingsPatch'],
+  [AuditEventInput, 'AuditEventInput'],
+  [MonitorCreateInput, 'MonitorCreate'],
+  [MonitorUpdateInput, 'MonitorUpdate'],
+  [ChannelCreateInput, 'ChannelCreate'],
+  [ChannelUpdateInput, 'ChannelUpdate'],
+  [AnomalySettingsPatch, 'AnomalySettingsPatch'],
   [MaskingRulesBody, 'MaskingRulesUpdate'],
 ]);
 const answers: SchemaOptions = { named: ANSWERS };
 const requests: SchemaOptions = { named: BODIES };
 
 const ERRORS: Record<ErrorStatus, { name: string; description: string; headers?: Record<string, Header> }> = {
-  400: { name: 'BadRequest', description: 'A parameter or the body is invalid: `details` names each faulty one (`path`) and its rule in words (`message`). Unknown query parameters, and unknown body fields outside ingest, are refused.' },
-  401: {
-    name: 'Unauthorized', description: 'No credentials, or wrong ones; the message says which.',
-    headers: { 'WWW-Authenticate': { description: 'RFC 6750\'s `Bearer` challenge, on routes that take a bearer token' } },
+  400: {
+    name: 'BadRequest',
+    description:
+      'A parameter or the body is invalid: `details` names each faulty one (`path`) and its rule in words (`message`). Unknown query parameters, and unknown body fields outside ingest, are refused.',
   },
-  403: { name: 'Forbidden', description: 'The caller\'s role may not do this, or the API key may not be used from this origin.' },
+  401: {
+    name: 'Unauthorized',
+    description: 'No credentials, or wrong ones; the message says which.',
+    headers: {
+      'WWW-Authenticate': { description: "RFC 6750's `Bearer` challenge, on routes that take a bearer token" },
+    },
+  },
+  403: {
+    name: 'Forbidden',
+    description: "The caller's role may not do this, or the API key may not be used from this origin.",
+  },
   404: { name: 'NotFound', description: 'No such resource, or one the caller may not see (the two answer alike).' },
-  405: { name: 'MethodNotAllowed', description: 'A path some route serves, asked with another method.', headers: { Allow: { description: 'the methods the path takes', required: true } } },
+  405: {
+    name: 'MethodNotAllowed',
+    description: 'A path some route serves, asked with another method.',
+    headers: { Allow: { description: 'the methods the path takes', required: true } },
+  },
   408: { name: 'RequestTimeout', description: 'The body paused longer than `WATCHLOG_BODY_TIMEOUT_MS`.' },
   409: { name: 'Conflict', description: 'The request conflicts with the state: the message says how.' },
-  413: { name: 'PayloadTooLarge', description: 'The body is larger than `WATCHLOG_BODY_LIMIT_BYTES` (`WATCHLOG_BATCH_BODY_LIMIT_BYTES` for a batch).' },
+  413: {
+    name: 'PayloadTooLarge',
+    description: 'The body is larger than `WATCHLOG_BODY_LIMIT_BYTES` (`WATCHLOG_BATCH_BODY_LIMIT_BYTES` for a batch).',
+  },
   415: { name: 'UnsupportedMediaType', description: 'The body is not UTF-8 JSON.' },
-  429: { name: 'TooManyRequests', description: 'Too many requests: retry after `Retry-After` seconds.', headers: { 'Retry-After': { description: 'seconds to wait', required: true } } },
+  429: {
+    name: 'TooManyRequests',
+    description: 'Too many requests: retry after `Retry-After` seconds.',
+    headers: { 'Retry-After': { description: 'seconds to wait', required: true } },
+  },
   500: { name: 'InternalError', description: 'A fault of the server; nothing internal is shown, the log has it.' },
   503: {
-    name: 'Unavailable', description: 'Nothing was done, or it was done but is not visible yet (`not_yet_visible`): the log cannot take writes, the server is shutting down, or the read model is behind. Retry.',
+    name: 'Unavailable',
+    description:
+      'Nothing was done, or it was done but is not visible yet (`not_yet_visible`): the log cannot take writes, the server is shutting down, or the read model is behind. Retry.',
     headers: { 'Retry-After': { description: 'seconds to wait', required: true } },
   },
 };
 
 const validationExample = {
   error: {
-    code: 'validation_error', message: 'invalid monitor: interval_seconds must be an integer from 10 to 86400',
+    code: 'validation_error',
+    message: 'invalid monitor: interval_seconds must be an integer from 10 to 86400',
     details: [{ path: 'interval_seconds', message: 'must be an integer from 10 to 86400' }],
   },
 };
 
 const TAGS = [
-  { name: 'Ingest', description: 'Events sent by applications (SDKs), with a project\'s API key.' },
+  { name: 'Ingest', description: "Events sent by applications (SDKs), with a project's API key." },
   { name: 'Events', description: 'Stored events: lists, statistics, sessions, anomalies, orphans, export.' },
   { name: 'Accounts', description: 'Login, the caller, users and their roles.' },
   { name: 'Projects', description: 'Projects, their API keys, anomaly settings and masking rules.' },
   { name: 'Monitors', description: 'Uptime checks of URLs.' },
   { name: 'Notifications', description: 'Where monitor transitions and anomaly alerts are sent.' },
-  { name: 'Auditors', description: 'The tamper-evident log: records, signed checkpoints, Merkle proofs (docs/auditors.md).' },
+  {
+    name: 'Auditors',
+    description: 'The tamper-evident log: records, signed checkpoints, Merkle proofs (docs/auditors.md).',
+  },
   { name: 'Operations', description: 'Health, readiness and metrics.' },
   { name: 'Reference', description: 'This description.' },
   { name: 'Dashboard', description: 'The web dashboard, served by the API process.' },
@@ -132,8 +206,15 @@ const pathParamsOf = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => 
 
 /** `GET /v1/monitors/:id/history` → `getMonitorsByIdHistory`. */
 const operationIdOf = (op: Operation): string => {
-  const words = op.path.split('/').filter((s) => s !== '' && s !== 'v1').map((s) => (s.startsWith(':') ? `by_${s.slice(1)}` : s));
-  const camel = words.flatMap((w) => w.split(/[^A-Za-z0-9]+/)).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  const words = op.path
+    .split('/')
+    .filter((s) => s !== '' && s !== 'v1')
+    .map((s) => (s.startsWith(':') ? `by_${s.slice(1)}` : s));
+  const camel = words
+    .flatMap((w) => w.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
   return op.method + (camel || 'Root');
 };
 
@@ -150,18 +231,28 @@ export const errorStatusesOf = (op: Operation): ErrorStatus[] => {
 };
 
 const headerObject = (h: Header, options: SchemaOptions): HeaderObject => ({
-  description: h.description, ...(h.required ? { required: true } : {}), schema: h.codec ? jsonSchemaOf(h.codec, options) : { type: 'string' },
+  description: h.description,
+  ...(h.required ? { required: true } : {}),
+  schema: h.codec ? jsonSchemaOf(h.codec, options) : { type: 'string' },
 });
 
 const REQUEST_ID: HeaderOrRef = { $ref: '#/components/headers/X-Request-Id' };
 
 const responseObject = (answer: Answer): ResponseObject => {
   const content: Record<string, MediaType> = {};
-  if (answer.json) content['application/json'] = { schema: jsonSchemaOf(answer.json, answers), ...(answer.example === undefined ? {} : { example: answer.example }) };
-  for (const mediaType of answer.text?.mediaTypes ?? []) content[mediaType] = { schema: { type: 'string', description: answer.text!.description } };
+  if (answer.json)
+    content['application/json'] = {
+      schema: jsonSchemaOf(answer.json, answers),
+      ...(answer.example === undefined ? {} : { example: answer.example }),
+    };
+  for (const mediaType of answer.text?.mediaTypes ?? [])
+    content[mediaType] = { schema: { type: 'string', description: answer.text!.description } };
   return {
     description: answer.description,
-    headers: { 'X-Request-Id': REQUEST_ID, ...Object.fromEntries(Object.entries(answer.headers ?? {}).map(([name, h]) => [name, headerObject(h, answers)])) },
+    headers: {
+      'X-Request-Id': REQUEST_ID,
+      ...Object.fromEntries(Object.entries(answer.headers ?? {}).map(([name, h]) => [name, headerObject(h, answers)])),
+    },
     ...(Object.keys(content).length > 0 ? { content } : {}),
   };
 };
@@ -171,23 +262,43 @@ const responseObject = (answer: Answer): ResponseObject => {
 const queryParameters = (op: Operation): Parameter[] => {
   if (op.query === undefined) return [];
   const schema = jsonSchemaOf(op.query, requests);
-  if (schema.type !== 'object' || schema.properties === undefined) throw new Error(`${op.method} ${op.path}: the query codec is not an object of parameters`);
+  if (schema.type !== 'object' || schema.properties === undefined)
+    throw new Error(`${op.method} ${op.path}: the query codec is not an object of parameters`);
   return Object.entries(schema.properties)
     .filter(([name]) => !(op.auth === 'api-key-or-query' && name === 'api_key'))
-    .map(([name, s]) => ({ name, in: 'query' as const, required: schema.required?.includes(name) ?? false, schema: s }));
+    .map(([name, s]) => ({
+      name,
+      in: 'query' as const,
+      required: schema.required?.includes(name) ?? false,
+      schema: s,
+    }));
 };
 
 const operationObject = (op: Operation): OperationObject => {
   const parameters: Parameter[] = [
-    ...pathParamsOf(op.path).map((name) => ({ name, in: 'path' as const, required: true, schema: jsonSchemaOf(op.pathParams?.[name] ?? Uuid, requests) })),
+    ...pathParamsOf(op.path).map((name) => ({
+      name,
+      in: 'path' as const,
+      required: true,
+      schema: jsonSchemaOf(op.pathParams?.[name] ?? Uuid, requests),
+    })),
     ...queryParameters(op),
-    ...Object.entries(op.headers ?? {}).map(([name, h]) => ({ name, in: 'header' as const, required: false, description: h.description, schema: h.codec ? jsonSchemaOf(h.codec, requests) : { type: 'string' } as JsonSchema })),
+    ...Object.entries(op.headers ?? {}).map(([name, h]) => ({
+      name,
+      in: 'header' as const,
+      required: false,
+      description: h.description,
+      schema: h.codec ? jsonSchemaOf(h.codec, requests) : ({ type: 'string' } as JsonSchema),
+    })),
   ];
   const roles = op.roles === undefined ? '' : `Roles: ${op.roles.join(', ')}.`;
   const description = [op.description, roles].filter(Boolean).join('\n\n');
   const security = SECURITY[op.auth];
-  const responses: OperationObject['responses'] = Object.fromEntries(Object.entries(op.responses).map(([status, answer]) => [status, responseObject(answer)]));
-  for (const status of errorStatusesOf(op)) responses[String(status)] ??= { $ref: `#/components/responses/${ERRORS[status].name}` };
+  const responses: OperationObject['responses'] = Object.fromEntries(
+    Object.entries(op.responses).map(([status, answer]) => [status, responseObject(answer)]),
+  );
+  for (const status of errorStatusesOf(op))
+    responses[String(status)] ??= { $ref: `#/components/responses/${ERRORS[status].name}` };
   return {
     operationId: operationIdOf(op),
     tags: [op.tag],
@@ -195,22 +306,32 @@ const operationObject = (op: Operation): OperationObject => {
     ...(description === '' ? {} : { description }),
     ...(security === undefined ? {} : { security }),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(op.body === undefined ? {} : {
-      requestBody: {
-        required: true as const,
-        ...(op.body.description === undefined ? {} : { description: op.body.description }),
-        content: Object.fromEntries((op.body.mediaTypes ?? ['application/json']).map((mediaType) => [mediaType, {
-          schema: jsonSchemaOf(op.body!.codec, requests), ...(op.body!.example === undefined ? {} : { example: op.body!.example }),
-        }])),
-      },
-    }),
+    ...(op.body === undefined
+      ? {}
+      : {
+          requestBody: {
+            required: true as const,
+            ...(op.body.description === undefined ? {} : { description: op.body.description }),
+            content: Object.fromEntries(
+              (op.body.mediaTypes ?? ['application/json']).map((mediaType) => [
+                mediaType,
+                {
+                  schema: jsonSchemaOf(op.body!.codec, requests),
+                  ...(op.body!.example === undefined ? {} : { example: op.body!.example }),
+                },
+              ]),
+            ),
+          },
+        }),
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
   };
 };
 
 /** The operations this app serves. */
 export const servedOperations = (options: DocumentOptions): readonly Operation[] =>
-  operations(options).filter((op) => (op.servedBy === 'dashboard' ? options.dashboard : op.servedBy === 'metrics' ? options.metrics : true));
+  operations(options).filter((op) =>
+    op.servedBy === 'dashboard' ? options.dashboard : op.servedBy === 'metrics' ? options.metrics : true,
+  );
 
 export const openApiDocument = (options: DocumentOptions): OpenApiDocument => {
   const paths: OpenApiDocument['paths'] = {};
@@ -224,29 +345,73 @@ export const openApiDocument = (options: DocumentOptions): OpenApiDocument => {
       throw new Error(`${name}: ${(error as Error).message}`, { cause: error });
     }
   }
-  const schemas = Object.fromEntries([
-    ...[...ANSWERS].map(([codec, name]) => [name, jsonSchemaOf(codec, answers, true)] as const),
-    ...[...BODIES].map(([codec, name]) => [name, jsonSchemaOf(codec, requests, true)] as const),
-  ].sort(([a], [b]) => a.localeCompare(b)));
-  const responses = Object.fromEntries(Object.entries(ERRORS).map(([status, e]) => [e.name, {
-    description: e.description,
-    headers: { 'X-Request-Id': REQUEST_ID, ...Object.fromEntries(Object.entries(e.headers ?? {}).map(([name, h]) => [name, headerObject(h, answers)])) },
-    content: { 'application/json': { schema: jsonSchemaOf(errorBody(Number(status) as ErrorStatus), answers), ...(status === '400' ? { example: validationExample } : {}) } },
-  }]));
+  const schemas = Object.fromEntries(
+    [
+      ...[...ANSWERS].map(([codec, name]) => [name, jsonSchemaOf(codec, answers, true)] as const),
+      ...[...BODIES].map(([codec, name]) => [name, jsonSchemaOf(codec, requests, true)] as const),
+    ].sort(([a], [b]) => a.localeCompare(b)),
+  );
+  const responses = Object.fromEntries(
+    Object.entries(ERRORS).map(([status, e]) => [
+      e.name,
+      {
+        description: e.description,
+        headers: {
+          'X-Request-Id': REQUEST_ID,
+          ...Object.fromEntries(Object.entries(e.headers ?? {}).map(([name, h]) => [name, headerObject(h, answers)])),
+        },
+        content: {
+          'application/json': {
+            schema: jsonSchemaOf(errorBody(Number(status) as ErrorStatus), answers),
+            ...(status === '400' ? { example: validationExample } : {}),
+          },
+        },
+      },
+    ]),
+  );
   return {
     openapi: '3.1.0',
-    info: { title: 'watchlog', version: '1', description: INFO_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    info: {
+      title: 'watchlog',
+      version: '1',
+      description: INFO_DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-    tags: TAGS.filter((tag) => Object.values(paths).some((ops) => Object.values(ops).some((o) => o.tags.includes(tag.name)))),
+    tags: TAGS.filter((tag) =>
+      Object.values(paths).some((ops) => Object.values(ops).some((o) => o.tags.includes(tag.name))),
+    ),
     paths,
     components: {
       schemas,
       responses,
-      headers: { 'X-Request-Id': { description: 'The request\'s id: its own `X-Request-Id`, or a new UUID; the `correlation_id` of the events it records.', required: true, schema: { type: 'string' } } },
+      headers: {
+        'X-Request-Id': {
+          description:
+            "The request's id: its own `X-Request-Id`, or a new UUID; the `correlation_id` of the events it records.",
+          required: true,
+          schema: { type: 'string' },
+        },
+      },
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from `POST /v1/auth/login`.' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A project\'s API key (`POST /v1/projects/{id}/api-keys`).' },
-        apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'The API key as a parameter, for `navigator.sendBeacon` (batch ingest only).' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A token from `POST /v1/auth/login`.',
+        },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: "A project's API key (`POST /v1/projects/{id}/api-keys`).",
+        },
+        apiKeyQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'api_key',
+          description: 'The API key as a parameter, for `navigator.sendBeacon` (batch ingest only).',
+        },
         metricsToken: { type: 'http', scheme: 'bearer', description: '`WATCHLOG_METRICS_TOKEN`.' },
       },
     },

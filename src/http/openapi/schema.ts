@@ -35,48 +35,85 @@ export const jsonSchemaOf = (codec: t.Mixed, options: SchemaOptions = {}, inline
   if (name !== undefined && !inline) return refTo(name);
   const note = schemaNoteOf(codec);
   // Codecs of our own are named by their rule in words ("an integer from 1 to 100").
-  if (note !== undefined) return { ...(note.base ? jsonSchemaOf(note.base, options) : {}), ...note.schema, description: codec.name };
+  if (note !== undefined)
+    return { ...(note.base ? jsonSchemaOf(note.base, options) : {}), ...note.schema, description: codec.name };
   const walk = (inner: t.Mixed) => jsonSchemaOf(inner, options);
   const c = codec as unknown as Readable;
   switch (c._tag) {
-    case 'StringType': return { type: 'string' };
-    case 'NumberType': return { type: 'number' };
-    case 'BooleanType': return { type: 'boolean' };
-    case 'NullType': return { type: 'null' };
-    case 'UnknownType': case 'AnyType': return {};
-    case 'AnyDictionaryType': case 'ObjectType': return { type: 'object' };
-    case 'AnyArrayType': return { type: 'array' };
-    case 'LiteralType': return literal(c.value);
-    case 'KeyofType': return { type: 'string', enum: Object.keys(c.keys ?? {}) };
-    case 'ArrayType': case 'ReadonlyArrayType': return { type: 'array', items: walk(c.type!) };
+    case 'StringType':
+      return { type: 'string' };
+    case 'NumberType':
+      return { type: 'number' };
+    case 'BooleanType':
+      return { type: 'boolean' };
+    case 'NullType':
+      return { type: 'null' };
+    case 'UnknownType':
+    case 'AnyType':
+      return {};
+    case 'AnyDictionaryType':
+    case 'ObjectType':
+      return { type: 'object' };
+    case 'AnyArrayType':
+      return { type: 'array' };
+    case 'LiteralType':
+      return literal(c.value);
+    case 'KeyofType':
+      return { type: 'string', enum: Object.keys(c.keys ?? {}) };
+    case 'ArrayType':
+    case 'ReadonlyArrayType':
+      return { type: 'array', items: walk(c.type!) };
     case 'TupleType': {
       const items = (c.types ?? []).map(walk);
       return { type: 'array', prefixItems: items, minItems: items.length, maxItems: items.length };
     }
-    case 'InterfaceType': case 'StrictType': return object(c.props ?? {}, true, options);
-    case 'PartialType': return object(c.props ?? {}, false, options);
-    case 'ExactType': case 'ReadonlyType': return walk(c.type!);
-    case 'ClosedType': return closeAll(walk(c.type!));
-    case 'OptionalType': return union([walk(c.type!), { type: 'null' }]);
-    case 'IntersectionType': return (c.types ?? []).map((m) => jsonSchemaOf(m, options, true)).reduce(merge);
+    case 'InterfaceType':
+    case 'StrictType':
+      return object(c.props ?? {}, true, options);
+    case 'PartialType':
+      return object(c.props ?? {}, false, options);
+    case 'ExactType':
+    case 'ReadonlyType':
+      return walk(c.type!);
+    case 'ClosedType':
+      return closeAll(walk(c.type!));
+    case 'OptionalType':
+      return union([walk(c.type!), { type: 'null' }]);
+    case 'IntersectionType':
+      return (c.types ?? []).map((m) => jsonSchemaOf(m, options, true)).reduce(merge);
     // `undefined` in a union makes a field optional (see `object`); JSON has no such value.
-    case 'UnionType': return union((c.types ?? []).filter((m) => !ABSENT.has((m as unknown as Readable)._tag ?? '')).map(walk));
-    case 'DiscriminatedType': return { oneOf: Object.values(c.variants ?? {}).map(walk) };
-    case 'DictionaryType': return record(c.domain!, c.codomain!, options);
+    case 'UnionType':
+      return union((c.types ?? []).filter((m) => !ABSENT.has((m as unknown as Readable)._tag ?? '')).map(walk));
+    case 'DiscriminatedType':
+      return { oneOf: Object.values(c.variants ?? {}).map(walk) };
+    case 'DictionaryType':
+      return record(c.domain!, c.codomain!, options);
     case 'RefinementType':
       if (c.name === 'Int') return { type: 'integer' };
       break;
     case 'RecursiveType':
-      if (name === undefined) throw new Error(`jsonSchemaOf: the recursive codec ${c.name} must be named (SchemaOptions.named), so that it can refer to itself`);
+      if (name === undefined)
+        throw new Error(
+          `jsonSchemaOf: the recursive codec ${c.name} must be named (SchemaOptions.named), so that it can refer to itself`,
+        );
       return jsonSchemaOf(c.type!, options, true);
   }
-  throw new Error(`jsonSchemaOf: ${c.name} (${c._tag ?? 'a t.Type of its own'}) does not say what it accepts: give it a JSON Schema with withSchema() from src/domain/json-schema.ts`);
+  throw new Error(
+    `jsonSchemaOf: ${c.name} (${c._tag ?? 'a t.Type of its own'}) does not say what it accepts: give it a JSON Schema with withSchema() from src/domain/json-schema.ts`,
+  );
 };
 
 const ABSENT = new Set(['UndefinedType', 'VoidType']);
 
 const literal = (value: unknown): JsonSchema => {
-  const type: JsonType = value === null ? 'null' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value as JsonType;
+  const type: JsonType =
+    value === null
+      ? 'null'
+      : typeof value === 'number'
+        ? Number.isInteger(value)
+          ? 'integer'
+          : 'number'
+        : (typeof value as JsonType);
   return { type, const: value };
 };
 
@@ -142,10 +179,12 @@ const isPlainObject = (s: JsonSchema) => s.type === 'object' && s.properties !==
 const merge = (a: JsonSchema, b: JsonSchema): JsonSchema => {
   if (isPlainObject(a) && isPlainObject(b)) {
     const properties: Record<string, JsonSchema> = { ...a.properties };
-    for (const [key, schema] of Object.entries(b.properties!)) properties[key] = properties[key] ? { allOf: [properties[key], schema] } : schema;
+    for (const [key, schema] of Object.entries(b.properties!))
+      properties[key] = properties[key] ? { allOf: [properties[key], schema] } : schema;
     const required = [...new Set([...(a.required ?? []), ...(b.required ?? [])])];
     return {
-      type: 'object', properties,
+      type: 'object',
+      properties,
       ...(required.length > 0 ? { required } : {}),
       ...(a.additionalProperties === false && b.additionalProperties === false ? { additionalProperties: false } : {}),
     };

@@ -4,7 +4,14 @@ import { Email, Role, Uuid, boundedString, closed, isUuid } from '../../domain/c
 import { createProject, issueApiKey, restrictApiKey, revokeApiKey } from '../../commands/projects.ts';
 import { ApiKeyRestrictions, NO_RESTRICTIONS } from '../../domain/api-keys.ts';
 import { changePassword, registerUser, rehashPassword, updateUser, type UserUpdate } from '../../commands/users.ts';
-import { commandContext, principalOf, requireRole, signToken, visibleOr404, type Principal } from '../middleware/auth.ts';
+import {
+  commandContext,
+  principalOf,
+  requireRole,
+  signToken,
+  visibleOr404,
+  type Principal,
+} from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { DomainError, notFound } from '../../domain/errors.ts';
 import type { LoginAttempt } from '../../views/login-throttle/port.ts';
@@ -15,25 +22,40 @@ import type { AppState } from '../state.ts';
 
 /** Bodies refuse unknown fields: a misspelt field is a 400 naming it. */
 export const LoginBody = closed(t.type({ email: t.string, password: t.string }), 'field', 'a login');
-export const NewUserBody = closed(t.type({
-  email: Email,
-  password: boundedString(8, 1024),
-  role: Role,
-  project_ids: t.array(Uuid),
-}), 'field', 'a user');
+export const NewUserBody = closed(
+  t.type({
+    email: Email,
+    password: boundedString(8, 1024),
+    role: Role,
+    project_ids: t.array(Uuid),
+  }),
+  'field',
+  'a user',
+);
 export const NameBody = closed(t.type({ name: boundedString(1, 200) }), 'field', 'a name');
-export const NewKeyBody = closed(t.intersection([t.type({ name: boundedString(1, 200) }), ApiKeyRestrictions]), 'field', 'an API key');
+export const NewKeyBody = closed(
+  t.intersection([t.type({ name: boundedString(1, 200) }), ApiKeyRestrictions]),
+  'field',
+  'an API key',
+);
 export const KeyUpdateBody = closed(ApiKeyRestrictions, 'field', 'an API key update');
-export const UserUpdateBody = closed(t.partial({ role: Role, project_ids: t.array(Uuid), disabled: t.boolean }), 'field', 'a user update');
-export const PasswordBody = closed(t.intersection([
-  t.type({ password: boundedString(8, 1024) }),
-  t.partial({ current_password: t.string }),
-]), 'field', 'a password change');
+export const UserUpdateBody = closed(
+  t.partial({ role: Role, project_ids: t.array(Uuid), disabled: t.boolean }),
+  'field',
+  'a user update',
+);
+export const PasswordBody = closed(
+  t.intersection([t.type({ password: boundedString(8, 1024) }), t.partial({ current_password: t.string })]),
+  'field',
+  'a password change',
+);
 
 /** 429 with the seconds to wait, rounded up. */
 const tooManyAttempts = (retryAfterMs: number) => {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new HttpError(429, 'too_many_requests', `too many failed logins: retry in ${seconds} s`, [], { 'Retry-After': String(seconds) });
+  return new HttpError(429, 'too_many_requests', `too many failed logins: retry in ${seconds} s`, [], {
+    'Retry-After': String(seconds),
+  });
 };
 
 /** Login, users, projects and API keys. Admins create projects and users; admins and members
@@ -55,7 +77,10 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     // The service clock, as every other event of the service has (the token's expiry alone
     // follows the wall clock, as koa-jwt checks it).
     const at = deps.now();
-    const seen = { requestId: ctx.state.correlationId, ...(ctx.get('user-agent') ? { userAgent: ctx.get('user-agent') } : {}) };
+    const seen = {
+      requestId: ctx.state.correlationId,
+      ...(ctx.get('user-agent') ? { userAgent: ctx.get('user-agent') } : {}),
+    };
     // Asked before any hashing: a refused attempt costs no scrypt.
     const retryAfterMs = await deps.loginThrottle.retryAfterMs(attempt);
     if (retryAfterMs > 0) {
@@ -64,7 +89,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     }
     const passwords = deps.commands.passwords;
     const user = await deps.readModels.access.userByEmail(attempt.email);
-    const matches = await passwords.verify(body.password, user?.password_hash ?? await passwords.decoy());
+    const matches = await passwords.verify(body.password, user?.password_hash ?? (await passwords.decoy()));
     // A disabled account answers as a wrong password does: the answer tells nothing about it.
     if (!user || !matches || user.disabled) {
       await deps.loginThrottle.failed(attempt);
@@ -74,8 +99,13 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     await deps.loginThrottle.succeeded(attempt);
     await deps.recordLogin({ ...attempt, ...seen, ok: true, at, userId: user.id });
     if (passwords.needsRehash(user.password_hash)) {
-      await rehashPassword(deps.commands, user.id, user.password_hash, body.password, { actor: `user:${user.id}`, correlationId: ctx.state.correlationId, now: deps.now })
-        .catch((err: unknown) => deps.logger.warn({ err, user_id: user.id }, 'could not rehash the password at the current cost'));
+      await rehashPassword(deps.commands, user.id, user.password_hash, body.password, {
+        actor: `user:${user.id}`,
+        correlationId: ctx.state.correlationId,
+        now: deps.now,
+      }).catch((err: unknown) =>
+        deps.logger.warn({ err, user_id: user.id }, 'could not rehash the password at the current cost'),
+      );
     }
     // Token expiry follows the wall clock, as koa-jwt's verification does.
     ctx.body = signToken(user, deps.jwtSecret, deps.jwtTtlSeconds, new Date());
@@ -97,7 +127,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   router.get('/v1/auth/me', ...jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
     const user = await deps.readModels.access.userById(principalOf(ctx.state).userId);
-    if (!user) throw new HttpError(401, 'unauthorized', 'this token\'s user no longer exists');
+    if (!user) throw new HttpError(401, 'unauthorized', "this token's user no longer exists");
     ctx.body = user;
   });
 
@@ -116,7 +146,13 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
   /** Applies a change to a user, waits for the access read model to show it, and forgets the
    *  user's cached state so this process checks their tokens against it at once. */
   const changeUser = async (principal: Principal, correlationId: string, id: string, update: UserUpdate) => {
-    const { position } = await updateUser(deps.commands, id, update, principal.userId, context(principal, correlationId));
+    const { position } = await updateUser(
+      deps.commands,
+      id,
+      update,
+      principal.userId,
+      context(principal, correlationId),
+    );
     await deps.caughtUp(['access'], position);
     deps.users.invalidate(id);
   };
@@ -162,7 +198,13 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     }
     let position: string | null;
     try {
-      ({ position } = await changePassword(deps.commands, id, body.password, context(principal, ctx.state.correlationId), self ? body.current_password : undefined));
+      ({ position } = await changePassword(
+        deps.commands,
+        id,
+        body.password,
+        context(principal, ctx.state.correlationId),
+        self ? body.current_password : undefined,
+      ));
     } catch (error) {
       if (error instanceof DomainError && error.code === 'forbidden') await deps.loginThrottle.failed(attempt);
       throw error;
@@ -201,7 +243,13 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     const project = await visibleProject(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
     const { name, ...restrictions } = decodeOrThrow(NewKeyBody, await readJsonBody(ctx, deps), 'API key');
-    const { issued, position } = await issueApiKey(deps.commands, project.id, name, { ...NO_RESTRICTIONS, ...restrictions }, context(principal, ctx.state.correlationId));
+    const { issued, position } = await issueApiKey(
+      deps.commands,
+      project.id,
+      name,
+      { ...NO_RESTRICTIONS, ...restrictions },
+      context(principal, ctx.state.correlationId),
+    );
     await deps.caughtUp(['access'], position);
     ctx.status = 201;
     ctx.body = issued;
@@ -216,7 +264,13 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     const keyId = (ctx.params.keyId ?? '').toLowerCase();
     if (!isUuid(keyId)) throw notFound('API key');
     const changes = decodeOrThrow(KeyUpdateBody, await readJsonBody(ctx, deps), 'API key update');
-    const { position } = await restrictApiKey(deps.commands, project.id, keyId, changes, context(principal, ctx.state.correlationId));
+    const { position } = await restrictApiKey(
+      deps.commands,
+      project.id,
+      keyId,
+      changes,
+      context(principal, ctx.state.correlationId),
+    );
     await deps.caughtUp(['access'], position);
     deps.apiKeys.invalidate();
     ctx.body = (await deps.readModels.access.listApiKeys(project.id)).find((k) => k.id === keyId);
@@ -235,10 +289,14 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     requireRole(principal, 'admin', 'member');
     const keyId = ctx.params.keyId ?? '';
     if (!isUuid(keyId)) throw notFound('API key');
-    const { position } = await revokeApiKey(deps.commands, project.id, keyId.toLowerCase(), context(principal, ctx.state.correlationId));
+    const { position } = await revokeApiKey(
+      deps.commands,
+      project.id,
+      keyId.toLowerCase(),
+      context(principal, ctx.state.correlationId),
+    );
     await deps.caughtUp(['access'], position);
     deps.apiKeys.invalidate();
     ctx.status = 204;
   });
 };
-

@@ -16,23 +16,37 @@ export const anomalySettingsRoutes = (router: Router<AppState>, deps: RouteDeps)
   const path = '/v1/projects/:id/anomaly-settings';
   const settingsOf = async (projectId: string): Promise<AnomalySettingsAnswer> => {
     const own = await deps.readModels.anomalies.settingsOf(projectId);
-    return { project_id: projectId, ...effectiveSettings(deps.anomalyDefaults, own?.overrides ?? {}), updated_at: own?.updated_at ?? null };
+    return {
+      project_id: projectId,
+      ...effectiveSettings(deps.anomalyDefaults, own?.overrides ?? {}),
+      updated_at: own?.updated_at ?? null,
+    };
   };
 
   router.get(path, ...deps.jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
-    const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
+    const project = await visibleOr404(ctx.params.id, 'project', (uuid) =>
+      deps.readModels.access.getProject(uuid, principal.scope),
+    );
     ctx.body = await settingsOf(project.id);
   });
 
   router.put(path, ...deps.jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
-    const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
+    const project = await visibleOr404(ctx.params.id, 'project', (uuid) =>
+      deps.readModels.access.getProject(uuid, principal.scope),
+    );
     requireRole(principal, 'admin', 'member');
     const patch = decodeOrThrow(AnomalySettingsPatch, await readJsonBody(ctx, deps), 'anomaly settings');
-    const { position } = await updateAnomalySettings(deps.commands, project.id, patch, deps.anomalyDefaults, commandContext(principal, ctx.state.correlationId, deps.now));
+    const { position } = await updateAnomalySettings(
+      deps.commands,
+      project.id,
+      patch,
+      deps.anomalyDefaults,
+      commandContext(principal, ctx.state.correlationId, deps.now),
+    );
     await deps.caughtUp(['anomalies'], position);
     ctx.body = await settingsOf(project.id);
   });

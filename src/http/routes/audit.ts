@@ -13,7 +13,13 @@ import { IntFromString, NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
-export const EventType = t.keyof({ http: null, 'system.alert': null, 'system.healthcheck.down': null, 'system.healthcheck.up': null, 'system.access': null });
+export const EventType = t.keyof({
+  http: null,
+  'system.alert': null,
+  'system.healthcheck.down': null,
+  'system.healthcheck.up': null,
+  'system.access': null,
+});
 
 export const MAX_PAGE_SIZE = 100;
 export const MAX_SESSION_EVENTS = 10_000;
@@ -36,23 +42,36 @@ const Paging = t.partial({
   limit: IntFromString(1, MAX_PAGE_SIZE),
 });
 
-export const AuditListQueryCodec = t.exact(t.intersection([
-  AuditFilterQuery,
-  Paging,
-  t.partial({
-    sort_by: t.keyof(Object.fromEntries(SORT_FIELDS.map((f) => [f, null])) as Record<AuditListQuery['sort_by'], null>),
-    sort_order: t.keyof({ asc: null, desc: null }),
-  }),
-]));
+export const AuditListQueryCodec = t.exact(
+  t.intersection([
+    AuditFilterQuery,
+    Paging,
+    t.partial({
+      sort_by: t.keyof(
+        Object.fromEntries(SORT_FIELDS.map((f) => [f, null])) as Record<AuditListQuery['sort_by'], null>,
+      ),
+      sort_order: t.keyof({ asc: null, desc: null }),
+    }),
+  ]),
+);
 
 /** The filters the read-side lists share: a project, a service, and a time range. */
-export const ProjectServiceRange = t.partial({ project_id: Uuid, service_name: t.string, start_date: IsoTimestamp, end_date: IsoTimestamp });
+export const ProjectServiceRange = t.partial({
+  project_id: Uuid,
+  service_name: t.string,
+  start_date: IsoTimestamp,
+  end_date: IsoTimestamp,
+});
 
-export const DerivedSessionsQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange, t.partial({ identifier: t.string })]));
+export const DerivedSessionsQueryCodec = t.exact(
+  t.intersection([Paging, ProjectServiceRange, t.partial({ identifier: t.string })]),
+);
 
 export const OrphansQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange]));
 
-export const AnomaliesQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange, t.partial({ rule: AnomalyRule })]));
+export const AnomaliesQueryCodec = t.exact(
+  t.intersection([Paging, ProjectServiceRange, t.partial({ rule: AnomalyRule })]),
+);
 
 export const checkDateRange = (q: { start_date?: string; end_date?: string }): void => {
   if (q.start_date && q.end_date && Date.parse(q.start_date) > Date.parse(q.end_date)) {
@@ -66,7 +85,13 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
     checkDateRange(q);
     const { scope } = principalOf(ctx.state);
     await visibleProjectFilter(deps.readModels.access, scope, q.project_id);
-    const query: AuditListQuery = { ...q, page: q.page ?? 1, limit: q.limit ?? 20, sort_by: q.sort_by ?? 'timestamp', sort_order: q.sort_order ?? 'desc' };
+    const query: AuditListQuery = {
+      ...q,
+      page: q.page ?? 1,
+      limit: q.limit ?? 20,
+      sort_by: q.sort_by ?? 'timestamp',
+      sort_order: q.sort_order ?? 'desc',
+    };
     ctx.body = await deps.readModels.auditEvents.list(query, scope);
   });
 
@@ -78,8 +103,13 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
     const { scope } = principalOf(ctx.state);
     await visibleProjectFilter(deps.readModels.access, scope, filter.project_id);
     const query: AuditListQuery = {
-      ...filter, ...(rule === undefined ? {} : { path: rule }), event_type: 'system.alert',
-      page, limit, sort_by: 'timestamp', sort_order: 'desc',
+      ...filter,
+      ...(rule === undefined ? {} : { path: rule }),
+      event_type: 'system.alert',
+      page,
+      limit,
+      sort_by: 'timestamp',
+      sort_order: 'desc',
     };
     const alerts = await deps.readModels.auditEvents.list(query, scope, { withRequestBody: true });
     // Whether each alert's condition still holds: the open alerts are few, and kept apart from
@@ -114,9 +144,10 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
   router.get('/v1/audit/sessions/:session_id', ...deps.jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
     const sessionId = ctx.params.session_id ?? '';
-    const found = sessionId.length > 0 && sessionId.length <= 255
-      ? await deps.readModels.auditEvents.sessionEvents(sessionId, principalOf(ctx.state).scope, MAX_SESSION_EVENTS)
-      : null;
+    const found =
+      sessionId.length > 0 && sessionId.length <= 255
+        ? await deps.readModels.auditEvents.sessionEvents(sessionId, principalOf(ctx.state).scope, MAX_SESSION_EVENTS)
+        : null;
     const session = found && summarizeExplicitSession(sessionId, found);
     if (!session) throw new HttpError(404, 'not_found', 'session not found');
     ctx.body = session;
@@ -125,7 +156,9 @@ export const auditRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
   router.get('/v1/audit/:id', ...deps.jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
     const id = ctx.params.id ?? '';
-    const event = isUuid(id) ? await deps.readModels.auditEvents.get(id.toLowerCase(), principalOf(ctx.state).scope) : null;
+    const event = isUuid(id)
+      ? await deps.readModels.auditEvents.get(id.toLowerCase(), principalOf(ctx.state).scope)
+      : null;
     if (!event) throw new HttpError(404, 'not_found', 'audit event not found');
     ctx.body = event;
   });

@@ -12,9 +12,13 @@ import { projectResourceRoutes } from './project-resource.ts';
 import { MAX_PAGE_SIZE } from './audit.ts';
 import { DeliveryStatusCodec } from './deliveries.ts';
 
-export const ChannelDeliveriesQuery = t.exact(t.partial({
-  page: IntFromString(1, Number.MAX_SAFE_INTEGER), limit: IntFromString(1, MAX_PAGE_SIZE), status: DeliveryStatusCodec,
-}));
+export const ChannelDeliveriesQuery = t.exact(
+  t.partial({
+    page: IntFromString(1, Number.MAX_SAFE_INTEGER),
+    limit: IntFromString(1, MAX_PAGE_SIZE),
+    status: DeliveryStatusCodec,
+  }),
+);
 
 /** Notification channels, a test send, and each channel's delivery log. Answers never carry a
  *  secret, a push key or a chat webhook's token. */
@@ -31,11 +35,17 @@ export const channelRoutes = (router: Router<AppState>, deps: RouteDeps): void =
       const refused = deps.egress.literalRefusal(url);
       return refused === null ? [] : [{ path, message: refused }];
     }),
-    ...(input.project_scope === 'all' && principal.role !== 'admin' ? [{ path: 'project_scope', message: 'may be all only for admins' }] : []),
+    ...(input.project_scope === 'all' && principal.role !== 'admin'
+      ? [{ path: 'project_scope', message: 'may be all only for admins' }]
+      : []),
   ];
   const { visible } = projectResourceRoutes(router, deps, {
-    path: '/v1/channels', what: 'channel', readModel: 'channels', queries: deps.readModels.channels,
-    inputs: [ChannelCreateInput, ChannelUpdateInput], commands: { create: createChannel, update: updateChannel, remove: deleteChannel },
+    path: '/v1/channels',
+    what: 'channel',
+    readModel: 'channels',
+    queries: deps.readModels.channels,
+    inputs: [ChannelCreateInput, ChannelUpdateInput],
+    commands: { create: createChannel, update: updateChannel, remove: deleteChannel },
     problems: { create: problems },
   });
 
@@ -48,7 +58,10 @@ export const channelRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const row = await deps.readModels.channels.target(channel.id);
     if (row === null) throw new Error(`channel ${channel.id} has no target in the read model`);
     ctx.body = await deps.testChannel(row.target, {
-      id: randomUUID(), type: 'channel.test', project_id: channel.project_id, channel: { id: channel.id, name: channel.name },
+      id: randomUUID(),
+      type: 'channel.test',
+      project_id: channel.project_id,
+      channel: { id: channel.id, name: channel.name },
       timestamp: deps.now().toISOString(),
     });
   });
@@ -57,6 +70,10 @@ export const channelRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const principal = principalOf(ctx.state);
     const channel = await visible(principal, ctx.params.id);
     const { page = 1, limit = 20, status } = readQuery(ctx.query, ChannelDeliveriesQuery);
-    ctx.body = await deps.readModels.deliveries.forChannel(channel.id, { page, limit, ...(status === undefined ? {} : { status }) }, principal.scope);
+    ctx.body = await deps.readModels.deliveries.forChannel(
+      channel.id,
+      { page, limit, ...(status === undefined ? {} : { status }) },
+      principal.scope,
+    );
   });
 };

@@ -8,7 +8,13 @@ import type { AppState } from '../state.ts';
 import { commandContext, principalOf, requireRole, visibleOr404 } from '../middleware/auth.ts';
 import { NoParameters, readQuery } from '../middleware/query.ts';
 
-export const DeliveryStatusCodec = t.keyof({ pending: null, delivered: null, failed: null, skipped: null, cancelled: null } satisfies Record<DeliveryStatus, null>);
+export const DeliveryStatusCodec = t.keyof({
+  pending: null,
+  delivered: null,
+  failed: null,
+  skipped: null,
+  cancelled: null,
+} satisfies Record<DeliveryStatus, null>);
 
 export const EventDeliveriesQuery = t.exact(t.type({ event_id: Uuid }));
 
@@ -35,7 +41,11 @@ export const deliveryRoutes = (router: Router<AppState>, deps: RouteDeps): void 
     const principal = principalOf(ctx.state);
     const found = await visible(ctx.params.id, principal.scope);
     requireRole(principal, 'admin', 'member');
-    const { position } = await requestRetry(deps.commands, found.id, commandContext(principal, ctx.state.correlationId, deps.now));
+    const { position } = await requestRetry(
+      deps.commands,
+      found.id,
+      commandContext(principal, ctx.state.correlationId, deps.now),
+    );
     await deps.caughtUp(['deliveries'], position);
     ctx.status = 202;
     ctx.body = await deps.readModels.deliveries.get(found.id, { all: true });

@@ -13,7 +13,9 @@ import { AuditFilterQuery, checkDateRange } from './audit.ts';
 
 export const MAX_EXPORT_EVENTS = 100_000;
 
-export const ExportQuery = t.exact(t.intersection([AuditFilterQuery, t.partial({ format: t.keyof({ csv: null, json: null }) })]));
+export const ExportQuery = t.exact(
+  t.intersection([AuditFilterQuery, t.partial({ format: t.keyof({ csv: null, json: null }) })]),
+);
 
 async function* csvRecords(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIterable<string[]> {
   for await (const batch of batches) for (const event of batch) yield toCsvRow(event);
@@ -52,21 +54,36 @@ export const exportRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
       return;
     }
     // Recorded before the first row leaves: no export goes unrecorded (503 when it cannot be).
-    await recordExport(deps.commands, {
-      userId: principal.userId, format, filters: filter, rows: Math.min(total, MAX_EXPORT_EVENTS), address: ctx.request.ip || 'unknown',
-      requestId: ctx.state.correlationId, at: deps.now(),
-    }, commandContext(principal, ctx.state.correlationId, deps.now));
+    await recordExport(
+      deps.commands,
+      {
+        userId: principal.userId,
+        format,
+        filters: filter,
+        rows: Math.min(total, MAX_EXPORT_EVENTS),
+        address: ctx.request.ip || 'unknown',
+        requestId: ctx.state.correlationId,
+        at: deps.now(),
+      },
+      commandContext(principal, ctx.state.correlationId, deps.now),
+    );
     const batches = deps.readModels.auditEvents.exportBatches(filter, scope, MAX_EXPORT_EVENTS);
     const onError = (err: (Error & { code?: string }) | null) => {
       if (!err) return;
       // A client that stops reading (closed tab, cancelled download) is not a server fault.
-      if (err.code === 'ERR_STREAM_PREMATURE_CLOSE') deps.logger.info({ req_id: ctx.state.correlationId }, 'export stopped: the client went away');
+      if (err.code === 'ERR_STREAM_PREMATURE_CLOSE')
+        deps.logger.info({ req_id: ctx.state.correlationId }, 'export stopped: the client went away');
       else deps.logger.error({ err, req_id: ctx.state.correlationId }, 'export failed while streaming');
     };
-    ctx.body = format === 'json'
-      ? pipeline(Readable.from(jsonArray(batches)), new PassThrough(), onError)
-      // Text cells are quoted even when RFC 4180 does not need it (empty ones are not): a
-      // spreadsheet that splits on ";" then keeps "a;=1+1" in one cell (OWASP, CSV injection).
-      : pipeline(Readable.from(csvRecords(batches)), stringify({ header: true, columns: [...CSV_COLUMNS], quoted_string: true, quoted_empty: false }), onError);
+    ctx.body =
+      format === 'json'
+        ? pipeline(Readable.from(jsonArray(batches)), new PassThrough(), onError)
+        : // Text cells are quoted even when RFC 4180 does not need it (empty ones are not): a
+          // spreadsheet that splits on ";" then keeps "a;=1+1" in one cell (OWASP, CSV injection).
+          pipeline(
+            Readable.from(csvRecords(batches)),
+            stringify({ header: true, columns: [...CSV_COLUMNS], quoted_string: true, quoted_empty: false }),
+            onError,
+          );
   });
 };

@@ -24,17 +24,23 @@ import type { AppState } from '../state.ts';
 export const INGEST_PATHS = ['/v1/audit', '/v1/audit/batch'] as const;
 
 /** What clients send as a key: printable ASCII, no spaces (a UUID, a request id, a hash). */
-export const IdempotencyKey = withSchema(new t.Type<string, string, unknown>(
-  '1 to 255 printable ASCII characters without spaces',
-  (u): u is string => typeof u === 'string' && /^[\x21-\x7e]{1,255}$/.test(u),
-  (u, c) => (typeof u === 'string' && /^[\x21-\x7e]{1,255}$/.test(u) ? t.success(u) : t.failure(u, c)),
-  t.identity,
-), { type: 'string', pattern: '^[!-~]{1,255}$', examples: ['5f0c1a52-8c1e-4f57-9a43-2f1b7f0e9d11'] });
+export const IdempotencyKey = withSchema(
+  new t.Type<string, string, unknown>(
+    '1 to 255 printable ASCII characters without spaces',
+    (u): u is string => typeof u === 'string' && /^[\x21-\x7e]{1,255}$/.test(u),
+    (u, c) => (typeof u === 'string' && /^[\x21-\x7e]{1,255}$/.test(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  ),
+  { type: 'string', pattern: '^[!-~]{1,255}$', examples: ['5f0c1a52-8c1e-4f57-9a43-2f1b7f0e9d11'] },
+);
 
 /** The path of a detail about a batch item as a whole (not an object, say). */
 const EVENT = '(event)';
 
-export const BatchItem = t.intersection([AuditEventInput, t.exact(t.partial({ idempotency_key: IdempotencyKey }))], 'an audit event');
+export const BatchItem = t.intersection(
+  [AuditEventInput, t.exact(t.partial({ idempotency_key: IdempotencyKey }))],
+  'an audit event',
+);
 
 /** `api_key`: for `navigator.sendBeacon`, which cannot set headers. */
 export const BatchQuery = t.exact(t.partial({ api_key: t.string }));
@@ -50,7 +56,8 @@ export const ingestCors = (): Middleware<AppState> => {
     maxAge: 600,
   });
   const paths = new Set<string>(INGEST_PATHS);
-  return (ctx, next) => (paths.has(ctx.path) && (ctx.method === 'POST' || ctx.method === 'OPTIONS') ? allow(ctx, next) : next());
+  return (ctx, next) =>
+    paths.has(ctx.path) && (ctx.method === 'POST' || ctx.method === 'OPTIONS') ? allow(ctx, next) : next();
 };
 
 /** The request's key (header, or for a batch the `api_key` parameter), active, and allowed from
@@ -61,7 +68,11 @@ const keyOf = async (ctx: Context, deps: RouteDeps, fromQuery: string | undefine
   if (!key) throw new HttpError(401, 'unauthorized', given ? 'invalid or revoked API key' : 'missing X-API-Key header');
   const origin = ctx.get('Origin') || null;
   if (!originAllowed(key, origin)) {
-    throw new HttpError(403, 'forbidden', `this API key may not be used from ${origin}: it is restricted to ${key.allowed_origins.join(', ')}`);
+    throw new HttpError(
+      403,
+      'forbidden',
+      `this API key may not be used from ${origin}: it is restricted to ${key.allowed_origins.join(', ')}`,
+    );
   }
   return key;
 };
@@ -76,11 +87,25 @@ type Rejected = { index: number; details: ErrorDetail[] };
 
 const conflictMessage = 'was used within the idempotency window for another event: use a new key for a new event';
 
-const record = async (ctx: Context & { state: AppState }, deps: RouteDeps, key: ActiveKey, items: readonly IngestItem[]): Promise<Ingested[]> => {
+const record = async (
+  ctx: Context & { state: AppState },
+  deps: RouteDeps,
+  key: ActiveKey,
+  items: readonly IngestItem[],
+): Promise<Ingested[]> => {
   const masking = await deps.maskingRules.of(key.project_id);
-  return recordAuditEvents(deps.commands.log, key.project_id, items, {
-    actor: `project:${key.project_id}`, correlationId: ctx.state.correlationId, now: deps.now,
-  }, masking, deps.ingest.idempotencyWindowMs);
+  return recordAuditEvents(
+    deps.commands.log,
+    key.project_id,
+    items,
+    {
+      actor: `project:${key.project_id}`,
+      correlationId: ctx.state.correlationId,
+      now: deps.now,
+    },
+    masking,
+    deps.ingest.idempotencyWindowMs,
+  );
 };
 
 export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
@@ -93,7 +118,9 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     // Emptied as it is handed over, like a batch's items.
     const [ingested] = await record(ctx, deps, key, items.splice(0));
     if (ingested!.conflict) {
-      throw new HttpError(409, 'conflict', `Idempotency-Key ${conflictMessage}`, [{ path: 'headers.idempotency-key', message: conflictMessage }]);
+      throw new HttpError(409, 'conflict', `Idempotency-Key ${conflictMessage}`, [
+        { path: 'headers.idempotency-key', message: conflictMessage },
+      ]);
     }
     if (ingested!.replayed) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 202;
@@ -128,8 +155,12 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     rejected.sort((a, b) => a.index - b.index);
     ctx.state.batchEvents = { accepted: answers.length, rejected: rejected.length };
     if (answers.length === 0) {
-      throw validationError('batch', rejected.flatMap(({ index, details }) =>
-        details.map((d) => ({ path: d.path === EVENT ? String(index) : `${index}.${d.path}`, message: d.message }))));
+      throw validationError(
+        'batch',
+        rejected.flatMap(({ index, details }) =>
+          details.map((d) => ({ path: d.path === EVENT ? String(index) : `${index}.${d.path}`, message: d.message })),
+        ),
+      );
     }
     ctx.status = 202;
     ctx.body = { accepted: answers, rejected };
@@ -137,13 +168,21 @@ export const ingestRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
 
   /** The batch's body, decoded: the events accepted (with their indexes in the batch) and the
    *  items refused. The parsed body is dropped with this function's frame, before the commit. */
-  const readBatch = async (ctx: Context & { state: AppState }): Promise<{ indexes: number[]; items: IngestItem[]; rejected: Rejected[] }> => {
+  const readBatch = async (
+    ctx: Context & { state: AppState },
+  ): Promise<{ indexes: number[]; items: IngestItem[]; rejected: Rejected[] }> => {
     const { batchMaxEvents, batchBodyLimitBytes } = deps.ingest;
     const body = await readJsonBody(ctx, { ...deps, bodyLimitBytes: batchBodyLimitBytes }, { plainText: true });
-    if (!Array.isArray(body)) throw validationError('batch', [{ path: 'body', message: 'must be a JSON array of audit events' }]);
+    if (!Array.isArray(body))
+      throw validationError('batch', [{ path: 'body', message: 'must be a JSON array of audit events' }]);
     if (body.length === 0) throw validationError('batch', [{ path: 'body', message: 'must hold at least one event' }]);
     if (body.length > batchMaxEvents) {
-      throw validationError('batch', [{ path: 'body', message: `must hold at most ${batchMaxEvents} events (it holds ${body.length}); send several batches` }]);
+      throw validationError('batch', [
+        {
+          path: 'body',
+          message: `must hold at most ${batchMaxEvents} events (it holds ${body.length}); send several batches`,
+        },
+      ]);
     }
     const indexes: number[] = [];
     const items: IngestItem[] = [];

@@ -18,25 +18,37 @@ export const maskingRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const own = await deps.readModels.masking.rulesOf(projectId);
     const values = own && compileMaskingRules(own)?.values;
     return {
-      project_id: projectId, keys: own?.keys ?? [], patterns: own?.patterns ?? [],
-      scan_limit_chars: values ? scanLimitChars(values.cost) : null, updated_at: own?.updated_at ?? null,
+      project_id: projectId,
+      keys: own?.keys ?? [],
+      patterns: own?.patterns ?? [],
+      scan_limit_chars: values ? scanLimitChars(values.cost) : null,
+      updated_at: own?.updated_at ?? null,
     };
   };
 
   router.get(path, ...deps.jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
-    const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
+    const project = await visibleOr404(ctx.params.id, 'project', (uuid) =>
+      deps.readModels.access.getProject(uuid, principal.scope),
+    );
     ctx.body = await viewOf(project.id);
   });
 
   router.put(path, ...deps.jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
     const principal = principalOf(ctx.state);
-    const project = await visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
+    const project = await visibleOr404(ctx.params.id, 'project', (uuid) =>
+      deps.readModels.access.getProject(uuid, principal.scope),
+    );
     requireRole(principal, 'admin', 'member');
     const rules = decodeOrThrow(MaskingRulesBody, await readJsonBody(ctx, deps), 'masking rules');
-    const { position } = await setMaskingRules(deps.commands, project.id, rules, commandContext(principal, ctx.state.correlationId, deps.now));
+    const { position } = await setMaskingRules(
+      deps.commands,
+      project.id,
+      rules,
+      commandContext(principal, ctx.state.correlationId, deps.now),
+    );
     await deps.caughtUp(['masking'], position);
     deps.maskingRules.invalidate(project.id);
     ctx.body = await viewOf(project.id);

@@ -24,7 +24,10 @@ export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
   };
   const monitors = deps.readModels.monitors;
   const withUptime = async (views: MonitorView[]): Promise<MonitorResponse[]> => {
-    const uptime = await monitors.uptime(views.map((v) => v.id), deps.now());
+    const uptime = await monitors.uptime(
+      views.map((v) => v.id),
+      deps.now(),
+    );
     return views.map((v) => ({ ...v, ...(uptime.get(v.id) ?? { uptime_24h: null, uptime_7d: null }) }));
   };
   // Every monitor the routes answer carries its uptime at the service clock's now.
@@ -36,8 +39,12 @@ export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     },
   };
   const { visible } = projectResourceRoutes(router, deps, {
-    path: '/v1/monitors', what: 'monitor', readModel: 'monitors', queries,
-    inputs: [MonitorCreateInput, MonitorUpdateInput], commands: { create: createMonitor, update: updateMonitor, remove: deleteMonitor },
+    path: '/v1/monitors',
+    what: 'monitor',
+    readModel: 'monitors',
+    queries,
+    inputs: [MonitorCreateInput, MonitorUpdateInput],
+    commands: { create: createMonitor, update: updateMonitor, remove: deleteMonitor },
     problems: { create: url, update: url },
   });
 
@@ -54,6 +61,12 @@ export const monitorRoutes = (router: Router<AppState>, deps: RouteDeps): void =
     const monitor = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
     const result = await runCheck(monitor, deps.egress, deps.now);
-    ctx.body = { checked_at: result.checked_at, status_code: result.status_code ?? null, response_ms: result.response_ms, ok: result.ok, error: result.error ?? null };
+    ctx.body = {
+      checked_at: result.checked_at,
+      status_code: result.status_code ?? null,
+      response_ms: result.response_ms,
+      ok: result.ok,
+      error: result.error ?? null,
+    };
   });
 };

@@ -6,7 +6,14 @@ import { Uuid } from '../../domain/codecs.ts';
 import type { ErrorDetail } from '../../domain/errors.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { ReadModelKey } from '../../views/read-models.ts';
-import { commandContext, principalOf, requireRole, visibleOr404, visibleProjectFilter, type Principal } from '../middleware/auth.ts';
+import {
+  commandContext,
+  principalOf,
+  requireRole,
+  visibleOr404,
+  visibleProjectFilter,
+  type Principal,
+} from '../middleware/auth.ts';
 import { readJsonBody } from '../middleware/body.ts';
 import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
 import { NoParameters, readQuery } from '../middleware/query.ts';
@@ -28,7 +35,10 @@ export interface ProjectResource<V extends { id: string }, C extends { project_i
   /** The bodies of create and update. */
   inputs: readonly [t.Type<C, unknown, unknown>, t.Type<U, unknown, unknown>];
   /** What is wrong with a decoded body beyond its shape (a 400 like a decoding error), for whom. */
-  problems?: { create?(input: C, principal: Principal): ErrorDetail[]; update?(input: U, principal: Principal): ErrorDetail[] };
+  problems?: {
+    create?(input: C, principal: Principal): ErrorDetail[];
+    update?(input: U, principal: Principal): ErrorDetail[];
+  };
   commands: {
     create(deps: MonitorCreationDeps, input: C, ctx: CommandContext): Promise<{ id: string; position: string | null }>;
     update(deps: CommandDeps, id: string, input: U, ctx: CommandContext): Written;
@@ -41,14 +51,28 @@ export interface ProjectResource<V extends { id: string }, C extends { project_i
  *  404, never a hint that it exists. Every change answers once the read model shows it. Returns
  *  the visible-or-404 lookup, for the resource's other routes. */
 export const projectResourceRoutes = <V extends { id: string }, C extends { project_id: string }, U>(
-  router: Router<AppState>, deps: RouteDeps, r: ProjectResource<V, C, U>,
+  router: Router<AppState>,
+  deps: RouteDeps,
+  r: ProjectResource<V, C, U>,
 ) => {
   const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
-  const visible = (principal: Principal, id: string | undefined) => visibleOr404(id, r.what, (uuid) => r.queries.get(uuid, principal.scope));
-  const decode = <A>(codec: t.Type<A, unknown, unknown>, body: unknown, principal: Principal, problemsOf?: (input: A, principal: Principal) => ErrorDetail[]): A => {
+  const visible = (principal: Principal, id: string | undefined) =>
+    visibleOr404(id, r.what, (uuid) => r.queries.get(uuid, principal.scope));
+  const decode = <A>(
+    codec: t.Type<A, unknown, unknown>,
+    body: unknown,
+    principal: Principal,
+    problemsOf?: (input: A, principal: Principal) => ErrorDetail[],
+  ): A => {
     const input = decodeOrThrow(codec, body, r.what);
     const details = problemsOf?.(input, principal) ?? [];
-    if (details.length > 0) throw new HttpError(400, 'validation_error', `invalid ${r.what}: ${details.map((d) => d.path).join(', ')}`, details);
+    if (details.length > 0)
+      throw new HttpError(
+        400,
+        'validation_error',
+        `invalid ${r.what}: ${details.map((d) => d.path).join(', ')}`,
+        details,
+      );
     return input;
   };
   const viewAfter = async (id: string, position: string | null) => {
@@ -85,7 +109,12 @@ export const projectResourceRoutes = <V extends { id: string }, C extends { proj
     const found = await visible(principal, ctx.params.id);
     requireRole(principal, 'admin', 'member');
     const input = decode(r.inputs[1], await readJsonBody(ctx, deps), principal, r.problems?.update);
-    const { position } = await r.commands.update(deps.commands, found.id, input, context(principal, ctx.state.correlationId));
+    const { position } = await r.commands.update(
+      deps.commands,
+      found.id,
+      input,
+      context(principal, ctx.state.correlationId),
+    );
     ctx.body = await viewAfter(found.id, position);
   });
 

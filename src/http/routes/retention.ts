@@ -13,7 +13,9 @@ import { MAX_PAGE_SIZE } from './audit.ts';
 import type { RouteDeps } from '../deps.ts';
 import type { AppState } from '../state.ts';
 
-export const ErasuresQuery = t.exact(t.partial({ page: IntFromString(1, Number.MAX_SAFE_INTEGER), limit: IntFromString(1, MAX_PAGE_SIZE) }));
+export const ErasuresQuery = t.exact(
+  t.partial({ page: IntFromString(1, Number.MAX_SAFE_INTEGER), limit: IntFromString(1, MAX_PAGE_SIZE) }),
+);
 
 const erasureAnswer = (e: ErasureView): ErasureAnswer => ({ ...e, fields: [...PERSONAL_FIELDS] });
 
@@ -24,14 +26,23 @@ export const retentionRoutes = (router: Router<AppState>, deps: RouteDeps): void
   const viewOf = async (projectId: string): Promise<RetentionAnswer> => {
     const r = await deps.readModels.retention.retentionOf(projectId);
     return {
-      project_id: projectId, retention_days: r?.retention_days ?? null, updated_at: r?.updated_at || null, last_applied_at: r?.last_applied_at ?? null,
-      last_cutoff: r?.last_cutoff ?? null, removed_total: r?.removed_total ?? 0, erased_total: r?.erased_total ?? 0,
+      project_id: projectId,
+      retention_days: r?.retention_days ?? null,
+      updated_at: r?.updated_at || null,
+      last_applied_at: r?.last_applied_at ?? null,
+      last_cutoff: r?.last_cutoff ?? null,
+      removed_total: r?.removed_total ?? 0,
+      erased_total: r?.erased_total ?? 0,
     };
   };
   const erasureOf = async (projectId: string, erasureId: string | undefined): Promise<ErasureAnswer> =>
-    erasureAnswer(await visibleOr404(erasureId, 'erasure', (uuid) => deps.readModels.retention.erasure(projectId, uuid)));
+    erasureAnswer(
+      await visibleOr404(erasureId, 'erasure', (uuid) => deps.readModels.retention.erasure(projectId, uuid)),
+    );
   const projectOf = (ctx: { params: Record<string, string | undefined>; state: AppState }) =>
-    visibleOr404(ctx.params.id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principalOf(ctx.state).scope));
+    visibleOr404(ctx.params.id, 'project', (uuid) =>
+      deps.readModels.access.getProject(uuid, principalOf(ctx.state).scope),
+    );
 
   router.get('/v1/projects/:id/retention', ...deps.jwt, async (ctx) => {
     readQuery(ctx.query, NoParameters);
@@ -44,7 +55,12 @@ export const retentionRoutes = (router: Router<AppState>, deps: RouteDeps): void
     const project = await projectOf(ctx);
     requireRole(principal, 'admin');
     const { retention_days } = decodeOrThrow(RetentionBody, await readJsonBody(ctx, deps), 'retention settings');
-    const { position } = await setRetention(deps.commands, project.id, retention_days, commandContext(principal, ctx.state.correlationId, deps.now));
+    const { position } = await setRetention(
+      deps.commands,
+      project.id,
+      retention_days,
+      commandContext(principal, ctx.state.correlationId, deps.now),
+    );
     await deps.caughtUp(['retention'], position);
     ctx.body = await viewOf(project.id);
   });
@@ -59,12 +75,18 @@ export const retentionRoutes = (router: Router<AppState>, deps: RouteDeps): void
     requireRole(principal, 'admin');
     const { identifier } = decodeOrThrow(ErasureBody, await readJsonBody(ctx, deps), 'erasure request');
     const digest = identifierDigest(identifier);
-    const pending = (await deps.readModels.retention.erasures(project.id, { page: 1, limit: MAX_PAGE_SIZE })).data
-      .find((e) => e.status === 'pending' && e.identifier_sha256 === digest);
+    const pending = (await deps.readModels.retention.erasures(project.id, { page: 1, limit: MAX_PAGE_SIZE })).data.find(
+      (e) => e.status === 'pending' && e.identifier_sha256 === digest,
+    );
     let erasureId = pending?.id;
     if (!erasureId) {
       try {
-        const request = await requestErasure(deps.commands, project.id, identifier, commandContext(principal, ctx.state.correlationId, deps.now));
+        const request = await requestErasure(
+          deps.commands,
+          project.id,
+          identifier,
+          commandContext(principal, ctx.state.correlationId, deps.now),
+        );
         if (request.position !== null) await deps.caughtUp(['retention'], request.position);
         erasureId = request.erasure_id;
       } catch (error) {
@@ -82,7 +104,10 @@ export const retentionRoutes = (router: Router<AppState>, deps: RouteDeps): void
     const principal = principalOf(ctx.state);
     const project = await projectOf(ctx);
     requireRole(principal, 'admin');
-    const page = await deps.readModels.retention.erasures(project.id, { page: query.page ?? 1, limit: query.limit ?? 20 });
+    const page = await deps.readModels.retention.erasures(project.id, {
+      page: query.page ?? 1,
+      limit: query.limit ?? 20,
+    });
     ctx.body = { ...page, data: page.data.map(erasureAnswer) } satisfies ErasuresAnswer;
   });
 

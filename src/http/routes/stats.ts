@@ -12,10 +12,12 @@ import { ProjectServiceRange, checkDateRange } from './audit.ts';
 /** More timeline points than this is a request for the wrong interval. */
 export const MAX_TIMELINE_POINTS = 1500;
 
-export const StatsQuery = t.exact(t.intersection([
-  ProjectServiceRange,
-  t.partial({ environment: Environment, interval: t.keyof({ minute: null, hour: null, day: null }) }),
-]));
+export const StatsQuery = t.exact(
+  t.intersection([
+    ProjectServiceRange,
+    t.partial({ environment: Environment, interval: t.keyof({ minute: null, hour: null, day: null }) }),
+  ]),
+);
 
 /** SPEC 4.4: statistics of the caller's projects (or one). `start_date` and `end_date` are exact,
  *  inclusive bounds, as in the list and the export, so the three count the same events: the whole
@@ -31,7 +33,9 @@ export const statsRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
     const from = q.start_date !== undefined ? Date.parse(q.start_date) : to - INTERVAL_MS.day;
     const interval = q.interval ?? intervalFor(from, to);
     if ((to - from) / INTERVAL_MS[interval] > MAX_TIMELINE_POINTS) {
-      throw validationError('query', [{ path: 'interval', message: `is too fine for the range: at most ${MAX_TIMELINE_POINTS} ${interval} points` }]);
+      throw validationError('query', [
+        { path: 'interval', message: `is too fine for the range: at most ${MAX_TIMELINE_POINTS} ${interval} points` },
+      ]);
     }
     const filter = {
       ...(q.project_id === undefined ? {} : { project_id: q.project_id }),
@@ -40,8 +44,17 @@ export const statsRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
     };
     const { minutes, edges } = exactRange(from, to);
     const [whole, partial] = await Promise.all([
-      minutes ? deps.readModels.stats.buckets({ ...filter, from: minutes[0], to: minutes[1], hourly: interval !== 'minute' }, scope) : [],
-      Promise.all(edges.map(([start, end]) => deps.readModels.auditEvents.statsContributions({ ...filter, from: start, to: end }, scope))),
+      minutes
+        ? deps.readModels.stats.buckets(
+            { ...filter, from: minutes[0], to: minutes[1], hourly: interval !== 'minute' },
+            scope,
+          )
+        : [],
+      Promise.all(
+        edges.map(([start, end]) =>
+          deps.readModels.auditEvents.statsContributions({ ...filter, from: start, to: end }, scope),
+        ),
+      ),
     ]);
     ctx.body = statisticsOf([...whole, ...partial.flat()], from, to, interval);
   });

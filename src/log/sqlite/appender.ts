@@ -13,7 +13,10 @@ export interface Appender {
   close(): Promise<void>;
 }
 
-interface Pending { request: SerializedAppend; resolve: (o: AppendOutcome) => void }
+interface Pending {
+  request: SerializedAppend;
+  resolve: (o: AppendOutcome) => void;
+}
 
 /** Collects requests until the end of the current turn, then hands them over as one batch. */
 class TurnBatcher {
@@ -93,7 +96,11 @@ export class ThreadAppender implements Appender {
   private readonly batcher: TurnBatcher;
   private readonly restartWaitMs: number;
 
-  constructor(private readonly file: string, private readonly onCommit: () => void, private readonly options: ThreadAppenderOptions = {}) {
+  constructor(
+    private readonly file: string,
+    private readonly onCommit: () => void,
+    private readonly options: ThreadAppenderOptions = {},
+  ) {
     this.restartWaitMs = options.restartWaitMs ?? 5000;
     this.batcher = new TurnBatcher((batch) => this.send(batch));
     this.startWorker();
@@ -142,7 +149,11 @@ export class ThreadAppender implements Appender {
       this.worker = null;
       const reason = failure ?? `log writer thread exited with code ${code}`;
       for (const resolve of this.waiting.values()) {
-        resolve({ ok: false, kind: 'unknown', message: `${reason} before confirming the append: it may or may not be stored` });
+        resolve({
+          ok: false,
+          kind: 'unknown',
+          message: `${reason} before confirming the append: it may or may not be stored`,
+        });
       }
       this.waiting.clear();
       if (this.closing) return;
@@ -165,7 +176,12 @@ export class ThreadAppender implements Appender {
     if (!this.worker || !this.stateNow.running) {
       const timer = setTimeout(() => {
         this.held = this.held.filter((h) => h.batch !== batch);
-        for (const p of batch) p.resolve({ ok: false, kind: 'unavailable', message: 'the log writer thread is restarting; nothing was stored' });
+        for (const p of batch)
+          p.resolve({
+            ok: false,
+            kind: 'unavailable',
+            message: 'the log writer thread is restarting; nothing was stored',
+          });
       }, this.restartWaitMs);
       this.held.push({ batch, timer });
       return;
@@ -175,7 +191,11 @@ export class ThreadAppender implements Appender {
       this.waiting.set(seq, p.resolve);
       return seq;
     });
-    this.worker.postMessage({ type: 'append', seqs, payload: encodeAppends(batch.map((p) => p.request)) } satisfies ToWriterThread);
+    this.worker.postMessage({
+      type: 'append',
+      seqs,
+      payload: encodeAppends(batch.map((p) => p.request)),
+    } satisfies ToWriterThread);
   }
 
   append(request: SerializedAppend): Promise<AppendOutcome> {

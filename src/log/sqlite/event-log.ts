@@ -4,10 +4,31 @@ import type { EventMetadata } from '../../domain/events.ts';
 import type { Worker } from 'node:worker_threads';
 import { InlineAppender, ThreadAppender, type Appender, type WriterState } from './appender.ts';
 import { openLogDatabase, serializeAppend, type AppendOutcome, type SerializedAppend } from './writer.ts';
-import { BlockCache, compressBlock, compressBlockSync, compressible, decompressBlock, type BlockRecord, type DecodedBlock } from './blocks.ts';
 import {
-  AppendOutcomeUnknownError, LogUnavailableError, WrongExpectedRevisionError, type CommitObserver, type LogHealth,
-  type AppendResult, type CompactionResult, type EventLog, type ExpectedRevision, type NewEvent, type OnceEvent, type OnceOutcome, type RecordedEvent, type Redaction, type Subscription,
+  BlockCache,
+  compressBlock,
+  compressBlockSync,
+  compressible,
+  decompressBlock,
+  type BlockRecord,
+  type DecodedBlock,
+} from './blocks.ts';
+import {
+  AppendOutcomeUnknownError,
+  LogUnavailableError,
+  WrongExpectedRevisionError,
+  type CommitObserver,
+  type LogHealth,
+  type AppendResult,
+  type CompactionResult,
+  type EventLog,
+  type ExpectedRevision,
+  type NewEvent,
+  type OnceEvent,
+  type OnceOutcome,
+  type RecordedEvent,
+  type Redaction,
+  type Subscription,
 } from '../event-log.ts';
 
 /** The embedded event log: one append-only table in a SQLite file (schema and durability in
@@ -15,7 +36,14 @@ import {
  *  thread's connection; WAL lets them run beside the writer. */
 
 interface Row {
-  position: number; stream: string; revision: number; id: string; type: string; data: string; metadata: string; block: number | null;
+  position: number;
+  stream: string;
+  revision: number;
+  id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  block: number | null;
 }
 
 /** A row whose payload is still in it, as compaction reads it. */
@@ -118,7 +146,11 @@ export class SqliteEventLog implements EventLog {
 
   constructor(file: string, options: SqliteEventLogOptions = {}) {
     this.compaction = {
-      keepRecent: 10_000, window: 4096, blockRecords: 128, familyOf: (stream) => stream, ...options.compaction,
+      keepRecent: 10_000,
+      window: 4096,
+      blockRecords: 128,
+      familyOf: (stream) => stream,
+      ...options.compaction,
     };
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 1000;
@@ -131,14 +163,17 @@ export class SqliteEventLog implements EventLog {
     };
     this.appender = options.writerThread
       ? new ThreadAppender(file, onCommit, {
-        ...(options.onWriterStateChange ? { onStateChange: options.onWriterStateChange } : {}),
-        ...(options.onCommitted ? { onCommitted: options.onCommitted } : {}),
-      })
+          ...(options.onWriterStateChange ? { onStateChange: options.onWriterStateChange } : {}),
+          ...(options.onCommitted ? { onCommitted: options.onCommitted } : {}),
+        })
       : new InlineAppender(this.db, onCommit, options.onCommitted);
     this.stmts = {
-      head: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+      head: this.db.prepare<[string], { revision: number | null }>(
+        'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
+      ),
       readStream: this.db.prepare<[string, number, number], Row>(
-        'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?'),
+        'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
+      ),
       // Events that their stream's maxCount hides are skipped here, not only once the trim job has
       // deleted them: a replay gives the same result before and after a trim. The probe costs
       // one primary-key lookup per event, and the head revision only for the few capped streams.
@@ -147,29 +182,45 @@ export class SqliteEventLog implements EventLog {
             AND e.revision <= (SELECT MAX(h.revision) FROM events h WHERE h.stream = e.stream) - s.max_count)
         ORDER BY e.position LIMIT ?`),
       lastPosition: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
-      maxCount: this.db.prepare<[string], { max_count: number }>('SELECT max_count FROM stream_settings WHERE stream = ?'),
-      setMaxCount: this.db.prepare('INSERT INTO stream_settings (stream, max_count) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET max_count = excluded.max_count'),
+      maxCount: this.db.prepare<[string], { max_count: number }>(
+        'SELECT max_count FROM stream_settings WHERE stream = ?',
+      ),
+      setMaxCount: this.db.prepare(
+        'INSERT INTO stream_settings (stream, max_count) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET max_count = excluded.max_count',
+      ),
       trim: this.db.prepare('DELETE FROM events WHERE stream = ? AND revision <= ?'),
-      trimmable: this.db.prepare<[], { stream: string; max_count: number }>('SELECT stream, max_count FROM stream_settings'),
-      redact: this.db.prepare<[string, string, string, number]>('UPDATE events SET type = ?, data = ?, metadata = ? WHERE position = ?'),
+      trimmable: this.db.prepare<[], { stream: string; max_count: number }>(
+        'SELECT stream, max_count FROM stream_settings',
+      ),
+      redact: this.db.prepare<[string, string, string, number]>(
+        'UPDATE events SET type = ?, data = ?, metadata = ? WHERE position = ?',
+      ),
       blockOf: this.db.prepare<[number], { block: number | null }>('SELECT block FROM events WHERE position = ?'),
       blockBody: this.db.prepare<[number], { body: Buffer }>('SELECT body FROM blocks WHERE id = ?'),
       insertBlock: this.db.prepare<[Buffer]>('INSERT INTO blocks (body) VALUES (?)'),
       deleteBlock: this.db.prepare<[number]>('DELETE FROM blocks WHERE id = ?'),
-      moveToBlock: this.db.prepare<[number, string, number]>('UPDATE events SET block = ?, type = ? WHERE position = ?'),
+      moveToBlock: this.db.prepare<[number, string, number]>(
+        'UPDATE events SET block = ?, type = ? WHERE position = ?',
+      ),
       compactedThrough: this.db.prepare<[], { through: number }>('SELECT through FROM compaction WHERE one = 1'),
       setCompactedThrough: this.db.prepare<[number]>(
-        'INSERT INTO compaction (one, through) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET through = MAX(through, excluded.through)'),
+        'INSERT INTO compaction (one, through) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET through = MAX(through, excluded.through)',
+      ),
       // Capped streams are left alone: trimming deletes their rows, which would strand their
       // payloads in blocks.
-      compactable: this.db.prepare<[number, number], InlineRow>(`SELECT position, stream, revision, id, type, data, metadata FROM events
+      compactable: this.db.prepare<
+        [number, number],
+        InlineRow
+      >(`SELECT position, stream, revision, id, type, data, metadata FROM events
         WHERE position > ? AND position <= ? AND block IS NULL AND stream NOT IN (SELECT stream FROM stream_settings) ORDER BY position`),
       // Deleted and inserted again rather than updated: SQLite merges the pages a delete leaves
       // nearly empty (and the freed ones go to later appends), but not those an update shrinks.
       uncompacted: this.db.prepare<[number, string, string, string, string]>(
-        'DELETE FROM events WHERE position = ? AND block IS NULL AND id = ? AND type = ? AND data = ? AND metadata = ?'),
+        'DELETE FROM events WHERE position = ? AND block IS NULL AND id = ? AND type = ? AND data = ? AND metadata = ?',
+      ),
       compacted: this.db.prepare<[number, string, number, string, number]>(
-        "INSERT INTO events (position, stream, revision, id, type, data, metadata, block) VALUES (?, ?, ?, '', ?, '', '', ?)"),
+        "INSERT INTO events (position, stream, revision, id, type, data, metadata, block) VALUES (?, ?, ?, '', ?, '', '', ?)",
+      ),
     };
   }
 
@@ -189,7 +240,8 @@ export class SqliteEventLog implements EventLog {
   private async appendSerialized(request: SerializedAppend): Promise<AppendResult> {
     const outcome = await this.appender.append(request);
     if (outcome.ok) return { revision: outcome.revision, position: outcome.position };
-    if (outcome.kind === 'wrong_revision') throw new WrongExpectedRevisionError(outcome.stream, outcome.expected, outcome.actual);
+    if (outcome.kind === 'wrong_revision')
+      throw new WrongExpectedRevisionError(outcome.stream, outcome.expected, outcome.actual);
     if (outcome.kind === 'unknown') throw new AppendOutcomeUnknownError(outcome.message);
     if (outcome.kind === 'unavailable') throw new LogUnavailableError(outcome.message);
     throw new Error(outcome.message);
@@ -202,24 +254,40 @@ export class SqliteEventLog implements EventLog {
     if (this.closed) return Promise.reject(new Error('event log is closed'));
     let requests: SerializedAppend[];
     try {
-      requests = items.map((item) => ({ ...serializeAppend(item.stream, [item.event], 'any'), expected: { onceWithinMs: withinMs } }));
+      requests = items.map((item) => ({
+        ...serializeAppend(item.stream, [item.event], 'any'),
+        expected: { onceWithinMs: withinMs },
+      }));
     } catch (error) {
       return Promise.reject(error);
     }
     const sent = requests.map((request) => this.appender.append(request));
-    return this.onceOutcomes(sent, items.map((item) => ({ stream: item.stream, id: item.event.id })));
+    return this.onceOutcomes(
+      sent,
+      items.map((item) => ({ stream: item.stream, id: item.event.id })),
+    );
   }
 
-  private async onceOutcomes(sent: ReadonlyArray<Promise<AppendOutcome>>, items: ReadonlyArray<{ stream: string; id: string }>): Promise<OnceOutcome[]> {
+  private async onceOutcomes(
+    sent: ReadonlyArray<Promise<AppendOutcome>>,
+    items: ReadonlyArray<{ stream: string; id: string }>,
+  ): Promise<OnceOutcome[]> {
     const outcomes = await Promise.all(sent);
     return outcomes.map((outcome, i): OnceOutcome => {
       if (!outcome.ok) {
         if (outcome.kind === 'unknown') throw new AppendOutcomeUnknownError(outcome.message);
         if (outcome.kind === 'unavailable') throw new LogUnavailableError(outcome.message);
-        throw new Error(outcome.kind === 'error' ? outcome.message : `appendOnce to ${items[i]!.stream} met a revision conflict`);
+        throw new Error(
+          outcome.kind === 'error' ? outcome.message : `appendOnce to ${items[i]!.stream} met a revision conflict`,
+        );
       }
       return outcome.replay
-        ? { replay: true, id: outcome.replay.id, position: outcome.replay.position, metadata: JSON.parse(outcome.replay.metadata) as EventMetadata }
+        ? {
+            replay: true,
+            id: outcome.replay.id,
+            position: outcome.replay.position,
+            metadata: JSON.parse(outcome.replay.metadata) as EventMetadata,
+          }
         : { replay: false, id: items[i]!.id, position: outcome.position };
     });
   }
@@ -245,7 +313,10 @@ export class SqliteEventLog implements EventLog {
     this.appended.emit('wake');
   }
 
-  async readStream(stream: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+  async readStream(
+    stream: string,
+    options: { fromRevision?: number; maxCount?: number } = {},
+  ): Promise<RecordedEvent[]> {
     const keep = this.stmts.maxCount.get(stream)?.max_count;
     let from = options.fromRevision ?? 0;
     if (keep !== undefined) {
@@ -267,11 +338,14 @@ export class SqliteEventLog implements EventLog {
    *  after its rows, so a redaction in between may have replaced it: the read is then done again
    *  in one transaction, which sees rows and blocks as of one moment. */
   private read(rows: () => Row[]): RecordedEvent[] {
-    return this.recordsOf(rows()) ?? this.db.transaction(() => {
-      const records = this.recordsOf(rows());
-      if (!records) throw new Error('log.db: an event refers to a block that does not exist');
-      return records;
-    })();
+    return (
+      this.recordsOf(rows()) ??
+      this.db.transaction(() => {
+        const records = this.recordsOf(rows());
+        if (!records) throw new Error('log.db: an event refers to a block that does not exist');
+        return records;
+      })()
+    );
   }
 
   private recordsOf(rows: Row[]): RecordedEvent[] | null {
@@ -310,7 +384,9 @@ export class SqliteEventLog implements EventLog {
   private statementFor(count: number): Database.Statement<number[], Row> {
     let stmt = this.byPositions.get(count);
     if (!stmt) {
-      stmt = this.db.prepare<number[], Row>(`SELECT * FROM events WHERE position IN (${Array(count).fill('?').join(', ')}) ORDER BY position`);
+      stmt = this.db.prepare<number[], Row>(
+        `SELECT * FROM events WHERE position IN (${Array(count).fill('?').join(', ')}) ORDER BY position`,
+      );
       this.byPositions.set(count, stmt);
     }
     return stmt;
@@ -337,7 +413,13 @@ export class SqliteEventLog implements EventLog {
       for (const r of page) {
         const at = this.stmts.blockOf.get(Number(r.position));
         if (at === undefined) continue;
-        if (at.block === null) replaced += this.stmts.redact.run(r.type, JSON.stringify(r.data), JSON.stringify(r.metadata), Number(r.position)).changes;
+        if (at.block === null)
+          replaced += this.stmts.redact.run(
+            r.type,
+            JSON.stringify(r.data),
+            JSON.stringify(r.metadata),
+            Number(r.position),
+          ).changes;
         else if (compressed.has(at.block)) compressed.get(at.block)!.push(r);
         else compressed.set(at.block, [r]);
       }
@@ -363,7 +445,11 @@ export class SqliteEventLog implements EventLog {
   private rewriteBlock(block: number, redactions: readonly Redaction[]): number {
     const body = this.stmts.blockBody.get(block)?.body;
     if (!body) throw new Error(`log.db: block ${block} does not exist`);
-    const records = new Map(decompressBlock(body).records().map((record) => [record.position, record]));
+    const records = new Map(
+      decompressBlock(body)
+        .records()
+        .map((record) => [record.position, record]),
+    );
     for (const r of redactions) {
       const record = records.get(Number(r.position));
       if (!record) throw new Error(`log.db: event ${r.position} is missing from its block ${block}`);
@@ -391,7 +477,8 @@ export class SqliteEventLog implements EventLog {
     const apply = this.db.transaction((block: InlineRow[], body: Buffer) => {
       const id = Number(this.stmts.insertBlock.run(body).lastInsertRowid);
       for (const r of block) {
-        if (this.stmts.uncompacted.run(r.position, r.id, r.type, r.data, r.metadata).changes !== 1) throw new ChangedMeanwhile();
+        if (this.stmts.uncompacted.run(r.position, r.id, r.type, r.data, r.metadata).changes !== 1)
+          throw new ChangedMeanwhile();
         this.stmts.compacted.run(r.position, r.stream, r.revision, r.type, id);
       }
     });
@@ -441,12 +528,14 @@ export class SqliteEventLog implements EventLog {
   /** Deletes events beyond each stream's maxCount (reads already hide them). */
   async trim(): Promise<number> {
     let deleted = 0;
-    this.db.transaction(() => {
-      for (const { stream, max_count } of this.stmts.trimmable.all()) {
-        const head = this.stmts.head.get(stream)?.revision ?? null;
-        if (head !== null) deleted += this.stmts.trim.run(stream, head - max_count).changes;
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (const { stream, max_count } of this.stmts.trimmable.all()) {
+          const head = this.stmts.head.get(stream)?.revision ?? null;
+          if (head !== null) deleted += this.stmts.trim.run(stream, head - max_count).changes;
+        }
+      })
+      .immediate();
     return deleted;
   }
 
@@ -458,8 +547,15 @@ export class SqliteEventLog implements EventLog {
     this.appended.on('wake', onWake);
     const waitForAppend = () =>
       new Promise<void>((resolve) => {
-        const timer = setTimeout(() => { wake = null; resolve(); }, this.pollIntervalMs);
-        wake = () => { clearTimeout(timer); wake = null; resolve(); };
+        const timer = setTimeout(() => {
+          wake = null;
+          resolve();
+        }, this.pollIntervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        };
       });
     const self = this;
     return {

@@ -64,7 +64,11 @@ export interface SerializedAppend {
 }
 
 /** The earlier event an appendOnce found, as stored. */
-export interface StoredHead { id: string; position: string; metadata: string }
+export interface StoredHead {
+  id: string;
+  position: string;
+  metadata: string;
+}
 
 export type AppendOutcome =
   | { ok: true; revision: number; position: string; replay?: StoredHead }
@@ -77,7 +81,11 @@ export type AppendOutcome =
 
 /** The events as JSON text; a metadata object shared by consecutive events (an ingested batch's)
  *  is written once. */
-export const serializeAppend = (stream: string, events: readonly NewEvent[], expected: ExpectedRevision): SerializedAppend => {
+export const serializeAppend = (
+  stream: string,
+  events: readonly NewEvent[],
+  expected: ExpectedRevision,
+): SerializedAppend => {
   let metadata: NewEvent['metadata'] | null = null;
   let metadataText = '';
   return {
@@ -101,7 +109,7 @@ const FIELD = '\u0000';
 const RECORD = '\u0001';
 
 const encodeExpected = (expected: SerializedAppend['expected']): string =>
-  (typeof expected === 'object' ? `once:${expected.onceWithinMs}` : String(expected));
+  typeof expected === 'object' ? `once:${expected.onceWithinMs}` : String(expected);
 
 const decodeExpected = (expected: string): SerializedAppend['expected'] => {
   if (/^\d+$/.test(expected)) return Number(expected);
@@ -110,7 +118,12 @@ const decodeExpected = (expected: string): SerializedAppend['expected'] => {
 };
 
 export const encodeAppends = (appends: readonly SerializedAppend[]): string =>
-  appends.map((a) => [a.stream, encodeExpected(a.expected), ...a.events.flatMap((e) => [e.id, e.type, e.data, e.metadata])].join(FIELD))
+  appends
+    .map((a) =>
+      [a.stream, encodeExpected(a.expected), ...a.events.flatMap((e) => [e.id, e.type, e.data, e.metadata])].join(
+        FIELD,
+      ),
+    )
     .join(RECORD);
 
 export const decodeAppends = (payload: string): SerializedAppend[] =>
@@ -123,7 +136,8 @@ export const decodeAppends = (payload: string): SerializedAppend[] =>
     return { stream, expected: decodeExpected(expected), events };
   });
 
-const recordedAt = (metadata: string): number => Date.parse((JSON.parse(metadata) as { recorded_at?: string }).recorded_at ?? '');
+const recordedAt = (metadata: string): number =>
+  Date.parse((JSON.parse(metadata) as { recorded_at?: string }).recorded_at ?? '');
 
 class WrongRevision {
   constructor(readonly actual: number | 'no_stream') {}
@@ -137,11 +151,17 @@ export class SqliteLogWriter {
   private readonly blockBody;
 
   constructor(private readonly db: Database.Database) {
-    this.head = db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?');
-    this.headEvent = db.prepare<[string], { revision: number; id: string; position: number; metadata: string; block: number | null }>(
-      'SELECT revision, id, position, metadata, block FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1');
+    this.head = db.prepare<[string], { revision: number | null }>(
+      'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
+    );
+    this.headEvent = db.prepare<
+      [string],
+      { revision: number; id: string; position: number; metadata: string; block: number | null }
+    >('SELECT revision, id, position, metadata, block FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1');
     this.blockBody = db.prepare<[number], { body: Buffer }>('SELECT body FROM blocks WHERE id = ?');
-    this.insert = db.prepare('INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insert = db.prepare(
+      'INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+    );
     // A nested transaction is a savepoint, so that a failed append of several events rolls back
     // alone; an append of one event needs none (its one insert succeeds or fails whole), and the
     // savepoint would be a fifth of its cost.
@@ -158,12 +178,17 @@ export class SqliteLogWriter {
       if (a.events.length !== 1 || !event) throw new Error('an appendOnce stores exactly one event');
       const head = this.withPayload(this.headEvent.get(a.stream));
       if (head && recordedAt(event.metadata) - recordedAt(head.metadata) < a.expected.onceWithinMs) {
-        return { revision: head.revision, position: String(head.position), replay: { id: head.id, position: String(head.position), metadata: head.metadata } };
+        return {
+          revision: head.revision,
+          position: String(head.position),
+          replay: { id: head.id, position: String(head.position), metadata: head.metadata },
+        };
       }
       current = head?.revision ?? null;
     } else {
       current = this.head.get(a.stream)?.revision ?? null;
-      const expectedOk = a.expected === 'any' || (a.expected === 'no_stream' ? current === null : a.expected === current);
+      const expectedOk =
+        a.expected === 'any' || (a.expected === 'no_stream' ? current === null : a.expected === current);
       if (!expectedOk) throw new WrongRevision(current ?? 'no_stream');
     }
     let revision = current ?? -1;
@@ -177,7 +202,9 @@ export class SqliteLogWriter {
 
   /** An idempotency key's event is read long after it was compressed (retries come within a
    *  day): its id and metadata are in its block. */
-  private withPayload<R extends { position: number; id: string; metadata: string; block: number | null }>(row: R | undefined): R | undefined {
+  private withPayload<R extends { position: number; id: string; metadata: string; block: number | null }>(
+    row: R | undefined,
+  ): R | undefined {
     if (!row || row.block === null) return row;
     const body = this.blockBody.get(row.block)?.body;
     const record = body && decompressBlock(body).get(row.position);
@@ -202,16 +229,26 @@ export class SqliteLogWriter {
 
   private commitBatch(batch: readonly SerializedAppend[]): AppendOutcome[] {
     try {
-      return this.db.transaction(() => batch.map((a): AppendOutcome => {
-        try {
-          return { ok: true, ...this.appendOne(a) };
-        } catch (error) {
-          if (error instanceof WrongRevision && typeof a.expected !== 'object') {
-            return { ok: false, kind: 'wrong_revision', stream: a.stream, expected: a.expected, actual: error.actual };
-          }
-          return { ok: false, kind: 'error', message: (error as Error).message };
-        }
-      })).immediate();
+      return this.db
+        .transaction(() =>
+          batch.map((a): AppendOutcome => {
+            try {
+              return { ok: true, ...this.appendOne(a) };
+            } catch (error) {
+              if (error instanceof WrongRevision && typeof a.expected !== 'object') {
+                return {
+                  ok: false,
+                  kind: 'wrong_revision',
+                  stream: a.stream,
+                  expected: a.expected,
+                  actual: error.actual,
+                };
+              }
+              return { ok: false, kind: 'error', message: (error as Error).message };
+            }
+          }),
+        )
+        .immediate();
     } catch (error) {
       const message = `commit failed: ${(error as Error).message}`;
       return batch.map(() => ({ ok: false, kind: 'error', message }));

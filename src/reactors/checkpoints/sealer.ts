@@ -45,7 +45,10 @@ export class CheckpointSealer {
   /** What this sealer signed, by project: the read model shows a checkpoint only once projected. */
   private readonly sealed = new Map<string, number>();
 
-  constructor(private readonly deps: SealerDeps, private readonly options: { intervalMs: number; leaseTtlMs: number }) {}
+  constructor(
+    private readonly deps: SealerDeps,
+    private readonly options: { intervalMs: number; leaseTtlMs: number },
+  ) {}
 
   start(): void {
     const tick = () => {
@@ -75,9 +78,15 @@ export class CheckpointSealer {
       if (size <= Math.max(head.checkpoint_size, this.sealed.get(head.project_id) ?? 0)) continue;
       const text = checkpointText(checkpointOrigin(this.deps.logOrigin, head.project_id), size, head.root);
       const note = this.deps.signer.sign(text);
-      await recordCheckpoint(this.deps.log, { project_id: head.project_id, size, root: head.root.toString('base64'), note }, {
-        actor: 'system:checkpoints', correlationId: head.project_id, now,
-      });
+      await recordCheckpoint(
+        this.deps.log,
+        { project_id: head.project_id, size, root: head.root.toString('base64'), note },
+        {
+          actor: 'system:checkpoints',
+          correlationId: head.project_id,
+          now,
+        },
+      );
       this.sealed.set(head.project_id, size);
       signed += 1;
       await this.witness(note, head.project_id, size);
@@ -90,15 +99,23 @@ export class CheckpointSealer {
     const { url, file } = this.deps.witnesses;
     const log = this.deps.logger.child({ project_id: projectId, size });
     if (file !== undefined) {
-      await appendFile(file, `${note}\n`).catch((err: unknown) => log.warn({ err, file }, 'checkpoint not written to the witness file'));
+      await appendFile(file, `${note}\n`).catch((err: unknown) =>
+        log.warn({ err, file }, 'checkpoint not written to the witness file'),
+      );
     }
     if (url !== undefined) {
       try {
         const res = await got.post(url, {
-          body: note, headers: { 'content-type': 'text/plain; charset=utf-8', 'user-agent': 'watchlog-checkpoints/0.1' },
-          agent: this.deps.egress.agent, throwHttpErrors: false, followRedirect: false, retry: { limit: 0 }, timeout: { request: 5000 },
+          body: note,
+          headers: { 'content-type': 'text/plain; charset=utf-8', 'user-agent': 'watchlog-checkpoints/0.1' },
+          agent: this.deps.egress.agent,
+          throwHttpErrors: false,
+          followRedirect: false,
+          retry: { limit: 0 },
+          timeout: { request: 5000 },
         });
-        if (res.statusCode < 200 || res.statusCode >= 300) log.warn({ url, status: res.statusCode }, 'the witness refused a checkpoint');
+        if (res.statusCode < 200 || res.statusCode >= 300)
+          log.warn({ url, status: res.statusCode }, 'the witness refused a checkpoint');
       } catch (error) {
         log.warn({ url, error: refusalOf(error) ?? String(error) }, 'checkpoint not sent to the witness');
       }

@@ -17,7 +17,8 @@ export interface ProviderAnswer {
 /** How much of an answer is kept: enough to read an error message, never a whole page. */
 export const RESPONSE_KEPT = 500;
 
-export const clipped = (s: string): string | null => (s === '' ? null : s.length <= RESPONSE_KEPT ? s : `${s.slice(0, RESPONSE_KEPT)}…`);
+export const clipped = (s: string): string | null =>
+  s === '' ? null : s.length <= RESPONSE_KEPT ? s : `${s.slice(0, RESPONSE_KEPT)}…`;
 
 /** A certificate the TLS client does not trust (self-signed, expired, another name): a
  *  configuration to fix, which the next try would meet again. Node's codes, as got and
@@ -33,7 +34,12 @@ const isCertificateError = (error: unknown): boolean => {
 export const errorAnswer = (error: unknown): ProviderAnswer => {
   const refused = refusalOf(error);
   if (refused !== null) return { ok: false, retryable: false, status: null, error: refused, response: null };
-  const text = error instanceof RequestError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  const text =
+    error instanceof RequestError
+      ? `${error.code}: ${error.message}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
   return { ok: false, retryable: !isCertificateError(error), status: null, error: text, response: null };
 };
 
@@ -45,15 +51,28 @@ export interface PostOptions {
 
 /** One POST (never retried here, never redirected), through the egress policy: 2xx is delivered;
  *  429 and 5xx may pass later; other answers will not. */
-export const post = async (url: string, body: string | Buffer, headers: Record<string, string>, options: PostOptions): Promise<ProviderAnswer> => {
+export const post = async (
+  url: string,
+  body: string | Buffer,
+  headers: Record<string, string>,
+  options: PostOptions,
+): Promise<ProviderAnswer> => {
   try {
     const res = await got.post(url, {
-      body, headers: { 'user-agent': 'watchlog/0.1', ...headers }, agent: options.egress.agent,
-      throwHttpErrors: false, followRedirect: false, retry: { limit: 0 }, timeout: { request: options.timeoutMs },
+      body,
+      headers: { 'user-agent': 'watchlog/0.1', ...headers },
+      agent: options.egress.agent,
+      throwHttpErrors: false,
+      followRedirect: false,
+      retry: { limit: 0 },
+      timeout: { request: options.timeoutMs },
     });
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return {
-      ok, retryable: !ok && isRetryable(res.statusCode), status: res.statusCode, response: clipped(res.body),
+      ok,
+      retryable: !ok && isRetryable(res.statusCode),
+      status: res.statusCode,
+      response: clipped(res.body),
       error: ok ? null : `answered ${res.statusCode}`,
     };
   } catch (error) {
@@ -62,5 +81,10 @@ export const post = async (url: string, body: string | Buffer, headers: Record<s
 };
 
 /** A JSON POST. */
-export const postJson = (url: string, payload: unknown, options: PostOptions, headers: Record<string, string> = {}): Promise<ProviderAnswer> =>
+export const postJson = (
+  url: string,
+  payload: unknown,
+  options: PostOptions,
+  headers: Record<string, string> = {},
+): Promise<ProviderAnswer> =>
   post(url, JSON.stringify(payload), { 'content-type': 'application/json', ...headers }, options);

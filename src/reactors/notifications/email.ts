@@ -9,14 +9,22 @@ import { clipped, errorAnswer, type PostOptions, type ProviderAnswer } from './a
  *  trusted, or the server has no STARTTLS when it is required. */
 const FINAL_CODES = new Set(['EAUTH', 'ETLS', 'EENVELOPE', 'EMESSAGE']);
 
-interface SmtpError { code?: string; responseCode?: number; response?: string; message: string }
+interface SmtpError {
+  code?: string;
+  responseCode?: number;
+  response?: string;
+  message: string;
+}
 
 /** One message over SMTP (nodemailer), plain text and HTML. The server's address comes from the
  *  egress policy, which judges it as it judges every connection, and nodemailer connects to that
  *  address with the host name kept for TLS (SNI and the certificate check). A 4xx reply or a
  *  connection that fails may pass on a later try; a 5xx reply will not. */
 export const sendEmail = async (
-  target: TargetOf<'email'>, notification: Notification, message: Message, options: PostOptions,
+  target: TargetOf<'email'>,
+  notification: Notification,
+  message: Message,
+  options: PostOptions,
 ): Promise<ProviderAnswer> => {
   const { host, port, security, username, password, reject_unauthorized, ca } = target.smtp;
   let address: string;
@@ -26,26 +34,50 @@ export const sendEmail = async (
     return errorAnswer(error);
   }
   const transport = nodemailer.createTransport({
-    host: address, port, secure: security === 'tls', requireTLS: security === 'starttls', ignoreTLS: security === 'none',
+    host: address,
+    port,
+    secure: security === 'tls',
+    requireTLS: security === 'starttls',
+    ignoreTLS: security === 'none',
     ...(username === undefined ? {} : { auth: { user: username, pass: password ?? '' } }),
-    tls: { rejectUnauthorized: reject_unauthorized, ...(ca === undefined ? {} : { ca }), ...(net.isIP(host) === 0 ? { servername: host } : {}) },
-    connectionTimeout: options.timeoutMs, greetingTimeout: options.timeoutMs, socketTimeout: options.timeoutMs,
+    tls: {
+      rejectUnauthorized: reject_unauthorized,
+      ...(ca === undefined ? {} : { ca }),
+      ...(net.isIP(host) === 0 ? { servername: host } : {}),
+    },
+    connectionTimeout: options.timeoutMs,
+    greetingTimeout: options.timeoutMs,
+    socketTimeout: options.timeoutMs,
   });
   try {
     const content = emailContent(message);
     const info = await transport.sendMail({
-      from: target.from, to: target.to, ...content,
+      from: target.from,
+      to: target.to,
+      ...content,
       headers: { 'X-Watchlog-Event': notification.type, 'X-Watchlog-Delivery': notification.id },
     });
     const reply = String(info.response);
-    return { ok: true, retryable: false, status: Number.parseInt(reply, 10) || null, error: null, response: clipped(reply) };
+    return {
+      ok: true,
+      retryable: false,
+      status: Number.parseInt(reply, 10) || null,
+      error: null,
+      response: clipped(reply),
+    };
   } catch (error) {
     const e = error as SmtpError;
     if (e.responseCode === undefined) {
       const answer = errorAnswer(error);
       return e.code !== undefined && FINAL_CODES.has(e.code) ? { ...answer, retryable: false } : answer;
     }
-    return { ok: false, retryable: e.responseCode < 500, status: e.responseCode, error: e.message, response: clipped(e.response ?? '') };
+    return {
+      ok: false,
+      retryable: e.responseCode < 500,
+      status: e.responseCode,
+      error: e.message,
+      response: clipped(e.response ?? ''),
+    };
   } finally {
     transport.close();
   }

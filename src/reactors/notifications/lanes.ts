@@ -8,7 +8,10 @@ export class Lanes {
 
   /** `work` delivers one; when it throws (the log or the read store unreachable), it is tried
    *  again after a pause that doubles up to 30 s, until it settles or the lanes stop. */
-  constructor(private readonly work: (id: string, signal: AbortSignal) => Promise<void>, private readonly onError: (err: unknown, id: string) => void) {}
+  constructor(
+    private readonly work: (id: string, signal: AbortSignal) => Promise<void>,
+    private readonly onError: (err: unknown, id: string) => void,
+  ) {}
 
   /** Aborted when the lanes stop: backoff waits end, a try in flight finishes. */
   get signal(): AbortSignal {
@@ -48,10 +51,14 @@ export class Lanes {
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
-      this.aborted.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
+      this.aborted.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 

@@ -1,7 +1,13 @@
 import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from 'pino';
 import { deactivateChannel, degradeChannel, recoverChannel } from '../../commands/channels.ts';
-import { cancelDelivery, loadDelivery, recordAttempt, scheduleDelivery, skipDelivery } from '../../commands/deliveries.ts';
+import {
+  cancelDelivery,
+  loadDelivery,
+  recordAttempt,
+  scheduleDelivery,
+  skipDelivery,
+} from '../../commands/deliveries.ts';
 import type { CommandContext } from '../../commands/handle.ts';
 import { attemptsLeft, deliveryIdOf, inQuietPeriod } from '../../domain/delivery.ts';
 import { alertNotification, transitionNotification, type Notification } from '../../domain/notification.ts';
@@ -88,7 +94,11 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
   const retry = { ...DEFAULT_RETRY, ...deps.retry };
   const metrics = deps.metrics ?? NO_NOTIFICATION_METRICS;
   const send: SendOptions = {
-    egress: deps.egress, publicUrl: deps.publicUrl, vapid: deps.vapid, vapidSubject: deps.vapidSubject, timeoutMs: deps.timeoutMs ?? 10_000,
+    egress: deps.egress,
+    publicUrl: deps.publicUrl,
+    vapid: deps.vapid,
+    vapidSubject: deps.vapidSubject,
+    timeoutMs: deps.timeoutMs ?? 10_000,
   };
   const ctx = (correlationId: string): CommandContext => ({ actor: 'system:notifications', correlationId, now });
   let lease: Lease | null = null;
@@ -110,47 +120,79 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
     }
     const left = attemptsLeft(state, retry.attempts);
     if (left <= 0) return;
-    const log = deps.logger.child({ delivery_id: id, event_id: n.id, channel_id: row.id, channel_type: row.target.type });
+    const log = deps.logger.child({
+      delivery_id: id,
+      event_id: n.id,
+      channel_id: row.id,
+      channel_type: row.target.type,
+    });
     const started = performance.now();
-    await pRetry(async (tryNumber) => {
-      if (!(await holding())) throw new AbortError('the notifications lease is held elsewhere');
-      const attempt = state.attempts + tryNumber;
-      const tryStarted = performance.now();
-      const answer = await sendOnce(row.target, n, send);
-      const final = answer.ok || !answer.retryable || tryNumber >= left;
-      const recorded = await recordAttempt(deps, id, {
-        attempt, outcome: answer.ok ? 'delivered' : 'failed', final, status: answer.status, error: answer.error, response: answer.response,
-        duration_ms: Math.round(performance.now() - tryStarted),
-      }, ctx(n.id));
-      if (recorded.events.length === 0) throw new AbortError('another sender recorded this try');
-      if (answer.gone) await deactivateChannel(deps, row.id, `push subscription gone (${answer.status ?? 'no status'})`, ctx(n.id));
-      if (final) {
-        metrics.delivered(row.target.type, answer.ok ? 'sent' : 'failed', (performance.now() - started) / 1000);
-        if (answer.ok) log.info({ attempt, status: answer.status }, 'notification delivered');
-        else log.warn({ attempt, status: answer.status, error: answer.error }, 'notification not delivered');
-        return;
-      }
-      log.debug({ attempt, status: answer.status, error: answer.error }, 'notification try failed; trying again');
-      throw new TryAgain(answer.error ?? 'failed');
-    }, {
-      retries: left - 1, factor: 2, minTimeout: retry.minTimeoutMs, maxTimeout: retry.maxTimeoutMs, randomize: true, signal,
-      shouldRetry: ({ error }) => error instanceof TryAgain,
-    }).catch((error: unknown) => {
+    await pRetry(
+      async (tryNumber) => {
+        if (!(await holding())) throw new AbortError('the notifications lease is held elsewhere');
+        const attempt = state.attempts + tryNumber;
+        const tryStarted = performance.now();
+        const answer = await sendOnce(row.target, n, send);
+        const final = answer.ok || !answer.retryable || tryNumber >= left;
+        const recorded = await recordAttempt(
+          deps,
+          id,
+          {
+            attempt,
+            outcome: answer.ok ? 'delivered' : 'failed',
+            final,
+            status: answer.status,
+            error: answer.error,
+            response: answer.response,
+            duration_ms: Math.round(performance.now() - tryStarted),
+          },
+          ctx(n.id),
+        );
+        if (recorded.events.length === 0) throw new AbortError('another sender recorded this try');
+        if (answer.gone)
+          await deactivateChannel(deps, row.id, `push subscription gone (${answer.status ?? 'no status'})`, ctx(n.id));
+        if (final) {
+          metrics.delivered(row.target.type, answer.ok ? 'sent' : 'failed', (performance.now() - started) / 1000);
+          if (answer.ok) log.info({ attempt, status: answer.status }, 'notification delivered');
+          else log.warn({ attempt, status: answer.status, error: answer.error }, 'notification not delivered');
+          return;
+        }
+        log.debug({ attempt, status: answer.status, error: answer.error }, 'notification try failed; trying again');
+        throw new TryAgain(answer.error ?? 'failed');
+      },
+      {
+        retries: left - 1,
+        factor: 2,
+        minTimeout: retry.minTimeoutMs,
+        maxTimeout: retry.maxTimeoutMs,
+        randomize: true,
+        signal,
+        shouldRetry: ({ error }) => error instanceof TryAgain,
+      },
+    ).catch((error: unknown) => {
       // The try was recorded (TryAgain left over when stopping) or is someone else's to make.
       if (error instanceof TryAgain || error instanceof AbortError || signal.aborted) return;
       throw error;
     });
   };
 
-  const lanes = new Lanes(deliver, (err, id) => deps.logger.error({ err, delivery_id: id }, 'delivery could not be sent or recorded; trying again'));
+  const lanes = new Lanes(deliver, (err, id) =>
+    deps.logger.error({ err, delivery_id: id }, 'delivery could not be sent or recorded; trying again'),
+  );
 
   /** What one event of the log asks of the reactor: state to write with the checkpoint, and
    *  deliveries to queue once that is committed. */
-  interface Effect { write(w: NotifierWriter): void; queue: Array<{ channel_id: string; delivery_id: string }> }
+  interface Effect {
+    write(w: NotifierWriter): void;
+    queue: Array<{ channel_id: string; delivery_id: string }>;
+  }
   const NONE: Effect = { write: () => undefined, queue: [] };
 
   /** Per batch: the state the batch has changed so far (not committed yet). */
-  interface BatchState { downSent: Map<string, string | null>; failures: Map<string, number> }
+  interface BatchState {
+    downSent: Map<string, string | null>;
+    failures: Map<string, number>;
+  }
 
   const dispatch = async (recorded: RecordedEvent, n: Notification, batch: BatchState): Promise<Effect> => {
     // Channels are a projection too: let it reach this event before asking who listens.
@@ -163,18 +205,43 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
     const writes: Array<(w: NotifierWriter) => void> = [];
     const queue: Effect['queue'] = [];
     for (const { id: channelId, target, view } of targets) {
-      const about = { delivery_id: deliveryIdOf(n.id, channelId), channel_id: channelId, channel_type: target.type, project_id: n.project_id, event_id: n.id, notification: n };
+      const about = {
+        delivery_id: deliveryIdOf(n.id, channelId),
+        channel_id: channelId,
+        channel_type: target.type,
+        project_id: n.project_id,
+        event_id: n.id,
+        notification: n,
+      };
       if (stale) {
         metrics.delivered(target.type, 'stale', 0);
-        await skipDelivery(deps, { ...about, reason: 'stale', detail: `not sent: older than the delivery window (${Math.round(maxAgeMs / 60_000)} min) when it was reached` }, ctx(n.id));
+        await skipDelivery(
+          deps,
+          {
+            ...about,
+            reason: 'stale',
+            detail: `not sent: older than the delivery window (${Math.round(maxAgeMs / 60_000)} min) when it was reached`,
+          },
+          ctx(n.id),
+        );
         continue;
       }
       if (n.type === 'monitor.down') {
         const key = `${channelId}\n${n.monitor.id}`;
-        const last = batch.downSent.has(key) ? batch.downSent.get(key)! : await deps.readModels.notifier.lastDownSent(channelId, n.monitor.id);
+        const last = batch.downSent.has(key)
+          ? batch.downSent.get(key)!
+          : await deps.readModels.notifier.lastDownSent(channelId, n.monitor.id);
         if (inQuietPeriod(n.type, view.quiet_minutes, last, n.timestamp)) {
           metrics.delivered(target.type, 'quiet', 0);
-          await skipDelivery(deps, { ...about, reason: 'quiet_period', detail: `not sent: within the channel's quiet period (${view.quiet_minutes} min) after the DOWN sent for this monitor at ${last}` }, ctx(n.id));
+          await skipDelivery(
+            deps,
+            {
+              ...about,
+              reason: 'quiet_period',
+              detail: `not sent: within the channel's quiet period (${view.quiet_minutes} min) after the DOWN sent for this monitor at ${last}`,
+            },
+            ctx(n.id),
+          );
           continue;
         }
         batch.downSent.set(key, n.timestamp);
@@ -189,23 +256,47 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
 
   /** A delivery settled: count the channel's failures in a row, and mark it degraded or
    *  recovered when that count crosses the line. */
-  const settle = async (deliveryId: string, channelId: string, outcome: 'delivered' | 'failed' | null, error: string | null, batch: BatchState, correlationId: string): Promise<Effect> => {
+  const settle = async (
+    deliveryId: string,
+    channelId: string,
+    outcome: 'delivered' | 'failed' | null,
+    error: string | null,
+    batch: BatchState,
+    correlationId: string,
+  ): Promise<Effect> => {
     if (outcome === null) return { write: (w) => w.settled(deliveryId), queue: [] };
-    const before = batch.failures.get(channelId) ?? await deps.readModels.notifier.failuresInARow(channelId);
+    const before = batch.failures.get(channelId) ?? (await deps.readModels.notifier.failuresInARow(channelId));
     const after = outcome === 'delivered' ? 0 : before + 1;
     batch.failures.set(channelId, after);
     if (after >= deps.degradedAfter) {
-      await degradeChannel(deps, channelId, after, `${after} deliveries in a row failed; the last: ${error ?? 'no answer'}`, ctx(correlationId));
+      await degradeChannel(
+        deps,
+        channelId,
+        after,
+        `${after} deliveries in a row failed; the last: ${error ?? 'no answer'}`,
+        ctx(correlationId),
+      );
     } else if (after === 0 && before > 0) {
       await recoverChannel(deps, channelId, ctx(correlationId));
     }
-    return { write: (w) => { w.settled(deliveryId); w.failuresInARow(channelId, after); }, queue: [] };
+    return {
+      write: (w) => {
+        w.settled(deliveryId);
+        w.failuresInARow(channelId, after);
+      },
+      queue: [],
+    };
   };
 
-  const effectOf = async (recorded: RecordedEvent, decode: ReturnType<typeof batchDecoder>, batch: BatchState): Promise<Effect> => {
+  const effectOf = async (
+    recorded: RecordedEvent,
+    decode: ReturnType<typeof batchDecoder>,
+    batch: BatchState,
+  ): Promise<Effect> => {
     const event = decode(recorded);
     switch (event.type) {
-      case 'MonitorWentDown': case 'MonitorCameUp':
+      case 'MonitorWentDown':
+      case 'MonitorCameUp':
         return dispatch(recorded, transitionNotification(recorded.id, event), batch);
       case 'AnomalyDetected':
         return dispatch(recorded, alertNotification(event.data), batch);
@@ -215,15 +306,36 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
       }
       case 'DeliveryAttempted':
         if (!event.data.final) return NONE;
-        return settle(event.data.delivery_id, event.data.channel_id, event.data.outcome, event.data.error, batch, recorded.metadata.correlation_id);
+        return settle(
+          event.data.delivery_id,
+          event.data.channel_id,
+          event.data.outcome,
+          event.data.error,
+          batch,
+          recorded.metadata.correlation_id,
+        );
       case 'DeliveryCancelled':
-        return settle(event.data.delivery_id, event.data.channel_id, null, null, batch, recorded.metadata.correlation_id);
+        return settle(
+          event.data.delivery_id,
+          event.data.channel_id,
+          null,
+          null,
+          batch,
+          recorded.metadata.correlation_id,
+        );
       default:
         return NONE;
     }
   };
 
-  const HANDLED = new Set(['MonitorWentDown', 'MonitorCameUp', 'AnomalyDetected', 'DeliveryRetryRequested', 'DeliveryAttempted', 'DeliveryCancelled']);
+  const HANDLED = new Set([
+    'MonitorWentDown',
+    'MonitorCameUp',
+    'AnomalyDetected',
+    'DeliveryRetryRequested',
+    'DeliveryAttempted',
+    'DeliveryCancelled',
+  ]);
 
   return {
     name: NOTIFICATIONS,
@@ -243,7 +355,8 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
         const [last] = head === null ? [] : await deps.log.readPositions([head]);
         if (last !== undefined) await store.commit([last], () => undefined, held);
       }
-      for (const pending of await deps.readModels.notifier.pending()) lanes.enqueue(pending.channel_id, pending.delivery_id);
+      for (const pending of await deps.readModels.notifier.pending())
+        lanes.enqueue(pending.channel_id, pending.delivery_id);
     },
     async process(batch, held, decode = batchDecoder()) {
       if (held) lease = held;

@@ -1,6 +1,11 @@
 import type { ChannelTarget } from '../../domain/channel.ts';
 import {
-  discordPayload, messageOf, ntfyPayload, pagerDutyEvents, slackPayload, teamsPayload,
+  discordPayload,
+  messageOf,
+  ntfyPayload,
+  pagerDutyEvents,
+  slackPayload,
+  teamsPayload,
 } from '../../domain/notification-message.ts';
 import type { Notification } from '../../domain/notification.ts';
 import type { EgressPolicy } from '../../checks/egress.ts';
@@ -44,7 +49,12 @@ export const sendOnce = async (target: ChannelTarget, n: Notification, options: 
     case 'email':
       return sendEmail(target, n, message, post);
     case 'ntfy':
-      return postJson(target.url, ntfyPayload(message, target.topic), post, target.token === undefined ? {} : { authorization: `Bearer ${target.token}` });
+      return postJson(
+        target.url,
+        ntfyPayload(message, target.topic),
+        post,
+        target.token === undefined ? {} : { authorization: `Bearer ${target.token}` },
+      );
     case 'pagerduty': {
       // A test is a trigger and its resolve: the answer is the first that failed, else the last.
       let answer: ProviderAnswer | null = null;

@@ -1,25 +1,53 @@
 import type { Db } from 'mongodb';
 import type { Role } from '../../domain/codecs.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
-import type { AccessQueries, AccessWriter, ActiveKey, ApiKeyView, ProjectView, UserCredentials, UserView } from './port.ts';
+import type {
+  AccessQueries,
+  AccessWriter,
+  ActiveKey,
+  ApiKeyView,
+  ProjectView,
+  UserCredentials,
+  UserView,
+} from './port.ts';
 import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** The access read model in MongoDB: projects, API keys (unique hash), users (unique e-mail). */
-interface ProjectDoc { _id: string; name: string; created_at: string }
+interface ProjectDoc {
+  _id: string;
+  name: string;
+  created_at: string;
+}
 interface KeyDoc {
-  _id: string; project_id: string; name: string; prefix: string; key_hash: string; created_at: string; revoked_at: string | null;
+  _id: string;
+  project_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  created_at: string;
+  revoked_at: string | null;
   /** Absent on keys projected before keys could be restricted. */
-  allowed_origins?: string[]; rate_limit?: number | null;
+  allowed_origins?: string[];
+  rate_limit?: number | null;
 }
 interface UserDoc {
-  _id: string; email: string; password_hash: string; role: Role; project_ids: string[]; disabled: boolean; tokens_valid_after: string | null; created_at: string;
+  _id: string;
+  email: string;
+  password_hash: string;
+  role: Role;
+  project_ids: string[];
+  disabled: boolean;
+  tokens_valid_after: string | null;
+  created_at: string;
 }
 
 const accessMongoSchema: MongoSchema = {
   version: 2,
   collections: ['projects', 'api_keys', 'users'],
   async ensureIndexes(db) {
-    await db.collection('api_keys').createIndexes([{ key: { key_hash: 1 }, unique: true }, { key: { project_id: 1, created_at: 1 } }]);
+    await db
+      .collection('api_keys')
+      .createIndexes([{ key: { key_hash: 1 }, unique: true }, { key: { project_id: 1, created_at: 1 } }]);
     await db.collection('users').createIndexes([{ key: { email: 1 }, unique: true }]);
     await db.collection('projects').createIndexes([{ key: { created_at: 1 } }]);
   },
@@ -30,30 +58,65 @@ const insertOnce = <D extends { _id: string }>(ops: BulkOps, collection: string,
 
 const mongoAccessWriter = (ops: BulkOps): AccessWriter => ({
   projectCreated: (p) => insertOnce<ProjectDoc>(ops, 'projects', { _id: p.id, name: p.name, created_at: p.created_at }),
-  apiKeyIssued: (k) => insertOnce<KeyDoc>(ops, 'api_keys', {
-    _id: k.id, project_id: k.project_id, name: k.name, prefix: k.prefix, key_hash: k.key_hash, created_at: k.created_at, revoked_at: k.revoked_at,
-    allowed_origins: k.allowed_origins, rate_limit: k.rate_limit,
-  }),
+  apiKeyIssued: (k) =>
+    insertOnce<KeyDoc>(ops, 'api_keys', {
+      _id: k.id,
+      project_id: k.project_id,
+      name: k.name,
+      prefix: k.prefix,
+      key_hash: k.key_hash,
+      created_at: k.created_at,
+      revoked_at: k.revoked_at,
+      allowed_origins: k.allowed_origins,
+      rate_limit: k.rate_limit,
+    }),
   apiKeyRestricted: (keyId, r) =>
-    ops.add('api_keys', { updateOne: { filter: { _id: keyId }, update: { $set: { allowed_origins: r.allowed_origins, rate_limit: r.rate_limit } } } }),
+    ops.add('api_keys', {
+      updateOne: {
+        filter: { _id: keyId },
+        update: { $set: { allowed_origins: r.allowed_origins, rate_limit: r.rate_limit } },
+      },
+    }),
   apiKeyRevoked: (keyId, revokedAt) =>
-    ops.add('api_keys', { updateOne: { filter: { _id: keyId, revoked_at: null }, update: { $set: { revoked_at: revokedAt } } } }),
-  userRegistered: (u) => insertOnce<UserDoc>(ops, 'users', {
-    _id: u.id, email: u.email, password_hash: u.password_hash, role: u.role, project_ids: u.project_ids,
-    disabled: u.disabled, tokens_valid_after: u.tokens_valid_after, created_at: u.created_at,
-  }),
+    ops.add('api_keys', {
+      updateOne: { filter: { _id: keyId, revoked_at: null }, update: { $set: { revoked_at: revokedAt } } },
+    }),
+  userRegistered: (u) =>
+    insertOnce<UserDoc>(ops, 'users', {
+      _id: u.id,
+      email: u.email,
+      password_hash: u.password_hash,
+      role: u.role,
+      project_ids: u.project_ids,
+      disabled: u.disabled,
+      tokens_valid_after: u.tokens_valid_after,
+      created_at: u.created_at,
+    }),
   // $set of the event's values: applying it again (a replayed batch) changes nothing.
   userChanged: (id, changes) => {
-    if (Object.keys(changes).length > 0) ops.add('users', { updateOne: { filter: { _id: id }, update: { $set: { ...changes } } } });
+    if (Object.keys(changes).length > 0)
+      ops.add('users', { updateOne: { filter: { _id: id }, update: { $set: { ...changes } } } });
   },
 });
 
 const toKey = (k: KeyDoc): ApiKeyView => ({
-  id: k._id, project_id: k.project_id, name: k.name, prefix: k.prefix, created_at: k.created_at, revoked_at: k.revoked_at,
-  allowed_origins: k.allowed_origins ?? [], rate_limit: k.rate_limit ?? null,
+  id: k._id,
+  project_id: k.project_id,
+  name: k.name,
+  prefix: k.prefix,
+  created_at: k.created_at,
+  revoked_at: k.revoked_at,
+  allowed_origins: k.allowed_origins ?? [],
+  rate_limit: k.rate_limit ?? null,
 });
 const toUser = (u: UserDoc): UserView => ({
-  id: u._id, email: u.email, role: u.role, project_ids: u.project_ids, disabled: u.disabled, tokens_valid_after: u.tokens_valid_after, created_at: u.created_at,
+  id: u._id,
+  email: u.email,
+  role: u.role,
+  project_ids: u.project_ids,
+  disabled: u.disabled,
+  tokens_valid_after: u.tokens_valid_after,
+  created_at: u.created_at,
 });
 const toProject = (p: ProjectDoc): ProjectView => ({ id: p._id, name: p.name, created_at: p.created_at });
 
@@ -62,10 +125,23 @@ class MongoAccessQueries implements AccessQueries {
 
   async activeKey(keyHash: string): Promise<ActiveKey | null> {
     const key = await this.db.collection<KeyDoc>('api_keys').findOne({ key_hash: keyHash, revoked_at: null });
-    return key && { id: key._id, project_id: key.project_id, allowed_origins: key.allowed_origins ?? [], rate_limit: key.rate_limit ?? null };
+    return (
+      key && {
+        id: key._id,
+        project_id: key.project_id,
+        allowed_origins: key.allowed_origins ?? [],
+        rate_limit: key.rate_limit ?? null,
+      }
+    );
   }
   async listProjects(scope: Scope): Promise<ProjectView[]> {
-    return (await this.db.collection<ProjectDoc>('projects').find(inProjects(projectsInScope(scope), '_id')).sort({ created_at: 1, _id: 1 }).toArray()).map(toProject);
+    return (
+      await this.db
+        .collection<ProjectDoc>('projects')
+        .find(inProjects(projectsInScope(scope), '_id'))
+        .sort({ created_at: 1, _id: 1 })
+        .toArray()
+    ).map(toProject);
   }
   async getProject(id: string, scope: Scope): Promise<ProjectView | null> {
     if (!inScope(scope, id)) return null;
@@ -73,7 +149,13 @@ class MongoAccessQueries implements AccessQueries {
     return p ? toProject(p) : null;
   }
   async listApiKeys(projectId: string): Promise<ApiKeyView[]> {
-    return (await this.db.collection<KeyDoc>('api_keys').find({ project_id: projectId }).sort({ created_at: 1, _id: 1 }).toArray()).map(toKey);
+    return (
+      await this.db
+        .collection<KeyDoc>('api_keys')
+        .find({ project_id: projectId })
+        .sort({ created_at: 1, _id: 1 })
+        .toArray()
+    ).map(toKey);
   }
   async userByEmail(email: string): Promise<UserCredentials | null> {
     const u = await this.db.collection<UserDoc>('users').findOne({ email });

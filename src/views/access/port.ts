@@ -3,23 +3,43 @@ import type { Scope } from '../../domain/scope.ts';
 
 /** Projects, API keys, users. */
 
-export interface ProjectView { id: string; name: string; created_at: string }
+export interface ProjectView {
+  id: string;
+  name: string;
+  created_at: string;
+}
 /** `allowed_origins`: the browser origins it may be used from ([]: any); `rate_limit`: its
  *  events per second (null: the deployment's default). */
 export interface ApiKeyView {
-  id: string; project_id: string; name: string; prefix: string; created_at: string; revoked_at: string | null;
-  allowed_origins: string[]; rate_limit: number | null;
+  id: string;
+  project_id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  allowed_origins: string[];
+  rate_limit: number | null;
 }
 /** An active key as ingest needs it. */
 export type ActiveKey = Pick<ApiKeyView, 'id' | 'project_id' | 'allowed_origins' | 'rate_limit'>;
 /** A user as the API shows it. `tokens_valid_after`: tokens issued before this time are refused
  *  (set by a password change, a change of role or projects, and disabling); null until then. */
 export interface UserView {
-  id: string; email: string; role: Role; project_ids: string[]; disabled: boolean; tokens_valid_after: string | null; created_at: string;
+  id: string;
+  email: string;
+  role: Role;
+  project_ids: string[];
+  disabled: boolean;
+  tokens_valid_after: string | null;
+  created_at: string;
 }
-export interface UserCredentials extends UserView { password_hash: string }
+export interface UserCredentials extends UserView {
+  password_hash: string;
+}
 /** What a user event changes in a user's row. */
-export type UserChanges = Partial<Pick<UserCredentials, 'role' | 'project_ids' | 'disabled' | 'tokens_valid_after' | 'password_hash'>>;
+export type UserChanges = Partial<
+  Pick<UserCredentials, 'role' | 'project_ids' | 'disabled' | 'tokens_valid_after' | 'password_hash'>
+>;
 
 export interface AccessWriter {
   projectCreated(p: ProjectView): void;

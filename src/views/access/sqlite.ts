@@ -1,7 +1,16 @@
 import type Database from 'better-sqlite3';
 import type { Role } from '../../domain/codecs.ts';
 import { inScope, type Scope } from '../../domain/scope.ts';
-import type { AccessQueries, AccessWriter, ActiveKey, ApiKeyView, ProjectView, UserChanges, UserCredentials, UserView } from './port.ts';
+import type {
+  AccessQueries,
+  AccessWriter,
+  ActiveKey,
+  ApiKeyView,
+  ProjectView,
+  UserChanges,
+  UserCredentials,
+  UserView,
+} from './port.ts';
 import { statementCache, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
 
 /** The access read model: projects, API keys by hash, users by e-mail. */
@@ -25,17 +34,35 @@ CREATE TABLE IF NOT EXISTS users (
 `,
 };
 
-interface KeyRow extends Omit<ApiKeyView, 'allowed_origins'> { allowed_origins: string }
-const toKey = <K extends Pick<KeyRow, 'allowed_origins'>>(r: K): Omit<K, 'allowed_origins'> & { allowed_origins: string[] } =>
-  ({ ...r, allowed_origins: JSON.parse(r.allowed_origins) as string[] });
+interface KeyRow extends Omit<ApiKeyView, 'allowed_origins'> {
+  allowed_origins: string;
+}
+const toKey = <K extends Pick<KeyRow, 'allowed_origins'>>(
+  r: K,
+): Omit<K, 'allowed_origins'> & { allowed_origins: string[] } => ({
+  ...r,
+  allowed_origins: JSON.parse(r.allowed_origins) as string[],
+});
 
 interface UserRow {
-  id: string; email: string; password_hash: string; role: Role; project_ids: string; disabled: number; tokens_valid_after: string | null; created_at: string;
+  id: string;
+  email: string;
+  password_hash: string;
+  role: Role;
+  project_ids: string;
+  disabled: number;
+  tokens_valid_after: string | null;
+  created_at: string;
 }
 
 const toUser = (r: UserRow): UserView => ({
-  id: r.id, email: r.email, role: r.role, project_ids: JSON.parse(r.project_ids) as string[], disabled: r.disabled === 1,
-  tokens_valid_after: r.tokens_valid_after, created_at: r.created_at,
+  id: r.id,
+  email: r.email,
+  role: r.role,
+  project_ids: JSON.parse(r.project_ids) as string[],
+  disabled: r.disabled === 1,
+  tokens_valid_after: r.tokens_valid_after,
+  created_at: r.created_at,
 });
 
 /** The columns of a user's row that a change sets, as SQL values. */
@@ -68,7 +95,17 @@ class SqliteAccessWriter implements AccessWriter {
     this.stmts.project.run(p.id, p.name, p.created_at);
   }
   apiKeyIssued(k: ApiKeyView & { key_hash: string }): void {
-    this.stmts.key.run(k.id, k.project_id, k.name, k.prefix, k.key_hash, k.created_at, k.revoked_at, JSON.stringify(k.allowed_origins), k.rate_limit);
+    this.stmts.key.run(
+      k.id,
+      k.project_id,
+      k.name,
+      k.prefix,
+      k.key_hash,
+      k.created_at,
+      k.revoked_at,
+      JSON.stringify(k.allowed_origins),
+      k.rate_limit,
+    );
   }
   apiKeyRestricted(keyId: string, r: Pick<ApiKeyView, 'allowed_origins' | 'rate_limit'>): void {
     this.stmts.restrict.run(JSON.stringify(r.allowed_origins), r.rate_limit, keyId);
@@ -77,12 +114,24 @@ class SqliteAccessWriter implements AccessWriter {
     this.stmts.revoke.run(revokedAt, keyId);
   }
   userRegistered(u: UserCredentials): void {
-    this.stmts.user.run(u.id, u.email, u.password_hash, u.role, JSON.stringify(u.project_ids), u.disabled ? 1 : 0, u.tokens_valid_after, u.created_at);
+    this.stmts.user.run(
+      u.id,
+      u.email,
+      u.password_hash,
+      u.role,
+      JSON.stringify(u.project_ids),
+      u.disabled ? 1 : 0,
+      u.tokens_valid_after,
+      u.created_at,
+    );
   }
   userChanged(id: string, changes: UserChanges): void {
     const columns = userColumns(changes);
     if (columns.length === 0) return;
-    this.statement(`UPDATE users SET ${columns.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...columns.map(([, v]) => v), id);
+    this.statement(`UPDATE users SET ${columns.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ?`).run(
+      ...columns.map(([, v]) => v),
+      id,
+    );
   }
 }
 
@@ -91,11 +140,13 @@ class SqliteAccessQueries implements AccessQueries {
   constructor(db: Database.Database) {
     this.stmts = {
       activeKey: db.prepare<[string], Omit<ActiveKey, 'allowed_origins'> & { allowed_origins: string }>(
-        'SELECT id, project_id, allowed_origins, rate_limit FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL'),
+        'SELECT id, project_id, allowed_origins, rate_limit FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+      ),
       allProjects: db.prepare<[], ProjectView>('SELECT id, name, created_at FROM projects ORDER BY created_at, id'),
       project: db.prepare<[string], ProjectView>('SELECT id, name, created_at FROM projects WHERE id = ?'),
       keys: db.prepare<[string], KeyRow>(
-        'SELECT id, project_id, name, prefix, created_at, revoked_at, allowed_origins, rate_limit FROM api_keys WHERE project_id = ? ORDER BY created_at, id'),
+        'SELECT id, project_id, name, prefix, created_at, revoked_at, allowed_origins, rate_limit FROM api_keys WHERE project_id = ? ORDER BY created_at, id',
+      ),
       userByEmail: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?'),
       userById: db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?'),
       users: db.prepare<[], UserRow>('SELECT * FROM users ORDER BY created_at, id'),

@@ -10,8 +10,19 @@ const ALERTS = 'anomaly_open_alerts';
  *  update is a plain $set/$unset: replaying a batch of them, in order, lands on the same
  *  document, with no read before the write. A rule whose fields were all unset stays as an empty
  *  object; reading drops it. */
-interface SettingsDoc { _id: string; project_id: string; overrides?: Partial<Record<RuleName, Record<string, unknown>>>; updated_at: string }
-interface AlertDoc { _id: string; project_id: string; rule: RuleName; subject: string; detected_at: string }
+interface SettingsDoc {
+  _id: string;
+  project_id: string;
+  overrides?: Partial<Record<RuleName, Record<string, unknown>>>;
+  updated_at: string;
+}
+interface AlertDoc {
+  _id: string;
+  project_id: string;
+  rule: RuleName;
+  subject: string;
+  detected_at: string;
+}
 
 const anomaliesMongoSchema: MongoSchema = {
   version: 1,
@@ -31,7 +42,13 @@ const toSettings = (d: SettingsDoc): ProjectAnomalySettings => {
   return { project_id: d._id, overrides: overrides as AnomalyOverrides, updated_at: d.updated_at };
 };
 
-const toAlert = (d: AlertDoc): OpenAlertView => ({ alert_id: d._id, project_id: d.project_id, rule: d.rule, subject: d.subject, detected_at: d.detected_at });
+const toAlert = (d: AlertDoc): OpenAlertView => ({
+  alert_id: d._id,
+  project_id: d.project_id,
+  rule: d.rule,
+  subject: d.subject,
+  detected_at: d.detected_at,
+});
 
 const mongoAnomaliesWriter = (ops: BulkOps): AnomaliesWriter => ({
   settingsUpdated(projectId, changes, updatedAt) {
@@ -53,7 +70,13 @@ const mongoAnomaliesWriter = (ops: BulkOps): AnomaliesWriter => ({
     });
   },
   detected({ alert_id, project_id, rule, subject, detected_at }) {
-    ops.add(ALERTS, { updateOne: { filter: { _id: alert_id }, update: { $setOnInsert: { project_id, rule, subject, detected_at } }, upsert: true } });
+    ops.add(ALERTS, {
+      updateOne: {
+        filter: { _id: alert_id },
+        update: { $setOnInsert: { project_id, rule, subject, detected_at } },
+        upsert: true,
+      },
+    });
   },
   cleared(projectId, alertId) {
     ops.add(ALERTS, { updateOne: { filter: { _id: alertId, project_id: projectId }, update: TOMBSTONE } });
@@ -73,7 +96,9 @@ class MongoAnomaliesQueries implements AnomaliesQueries {
   }
 
   async openAlerts(): Promise<OpenAlertView[]> {
-    return (await this.db.collection<AlertDoc>(ALERTS).find(live({})).sort({ detected_at: 1, _id: 1 }).toArray()).map(toAlert);
+    return (await this.db.collection<AlertDoc>(ALERTS).find(live({})).sort({ detected_at: 1, _id: 1 }).toArray()).map(
+      toAlert,
+    );
   }
 }
 

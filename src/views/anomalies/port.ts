@@ -3,7 +3,11 @@ import type { AnomalyOverrides, AnomalySettingsPatch } from '../../domain/anomal
 
 /** Per-project anomaly settings and the alerts still open. */
 
-export interface ProjectAnomalySettings { project_id: string; overrides: AnomalyOverrides; updated_at: string }
+export interface ProjectAnomalySettings {
+  project_id: string;
+  overrides: AnomalyOverrides;
+  updated_at: string;
+}
 export type OpenAlertView = OpenAlert & { project_id: string; detected_at: string };
 
 export interface AnomaliesWriter {

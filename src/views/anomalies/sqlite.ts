@@ -15,9 +15,15 @@ CREATE TABLE IF NOT EXISTS anomaly_open_alerts (
 );`,
 };
 
-interface SettingsRow { project_id: string; overrides: string; updated_at: string }
+interface SettingsRow {
+  project_id: string;
+  overrides: string;
+  updated_at: string;
+}
 const toSettings = (r: SettingsRow): ProjectAnomalySettings => ({
-  project_id: r.project_id, overrides: JSON.parse(r.overrides) as AnomalyOverrides, updated_at: r.updated_at,
+  project_id: r.project_id,
+  overrides: JSON.parse(r.overrides) as AnomalyOverrides,
+  updated_at: r.updated_at,
 });
 
 class SqliteAnomaliesWriter implements AnomaliesWriter {
@@ -30,7 +36,9 @@ class SqliteAnomaliesWriter implements AnomaliesWriter {
     this.getSettings = db.prepare<[string], SettingsRow>('SELECT * FROM anomaly_settings WHERE project_id = ?');
     this.putSettings = db.prepare(`INSERT INTO anomaly_settings VALUES (@project_id, @overrides, @updated_at)
       ON CONFLICT (project_id) DO UPDATE SET overrides = excluded.overrides, updated_at = excluded.updated_at`);
-    this.insertAlert = db.prepare('INSERT OR IGNORE INTO anomaly_open_alerts VALUES (@alert_id, @project_id, @rule, @subject, @detected_at)');
+    this.insertAlert = db.prepare(
+      'INSERT OR IGNORE INTO anomaly_open_alerts VALUES (@alert_id, @project_id, @rule, @subject, @detected_at)',
+    );
     this.deleteAlert = db.prepare('DELETE FROM anomaly_open_alerts WHERE project_id = ? AND alert_id = ?');
   }
 
@@ -57,7 +65,9 @@ class SqliteAnomaliesQueries implements AnomaliesQueries {
   constructor(db: Database.Database) {
     this.all = db.prepare<[], SettingsRow>('SELECT * FROM anomaly_settings');
     this.one = db.prepare<[string], SettingsRow>('SELECT * FROM anomaly_settings WHERE project_id = ?');
-    this.open = db.prepare<[], OpenAlertView>('SELECT alert_id, project_id, rule, subject, detected_at FROM anomaly_open_alerts ORDER BY detected_at, alert_id');
+    this.open = db.prepare<[], OpenAlertView>(
+      'SELECT alert_id, project_id, rule, subject, detected_at FROM anomaly_open_alerts ORDER BY detected_at, alert_id',
+    );
   }
 
   async allSettings(): Promise<ProjectAnomalySettings[]> {

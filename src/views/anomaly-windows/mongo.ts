@@ -1,7 +1,19 @@
 import type { Db } from 'mongodb';
-import { WINDOW_RETENTION_MS, bucketStart, type AuthFailureSeries, type ServiceCounts, type ServiceSeries } from '../../domain/anomaly.ts';
+import {
+  WINDOW_RETENTION_MS,
+  bucketStart,
+  type AuthFailureSeries,
+  type ServiceCounts,
+  type ServiceSeries,
+} from '../../domain/anomaly.ts';
 import type { AnomalyWindowsQueries, AnomalyWindowsWriter, WindowContribution } from './port.ts';
-import { addPending, applyPending, type CounterDoc, type CounterUpdate, type Pending } from '../store/mongo-counters.ts';
+import {
+  addPending,
+  applyPending,
+  type CounterDoc,
+  type CounterUpdate,
+  type Pending,
+} from '../store/mongo-counters.ts';
 import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
 import { ServiceSeriesBuilder } from '../../domain/service-series.ts';
 
@@ -13,8 +25,22 @@ const AUTH = 'anomaly_auth_10s';
  *  `environment` (and for identifiers `service_name`) is that of the latest event in the bucket.
  *  The indexes lead with the bucket: the scan reads a time range across all projects, and pruning
  *  deletes a prefix. */
-interface ServiceDoc extends CounterDoc, ServiceCounts { bucket: number; project_id: string; service_name: string; environment: string; last_ts: number }
-interface AuthDoc extends CounterDoc { bucket: number; project_id: string; identifier: string; failures: number; service_name: string; environment: string; last_ts: number }
+interface ServiceDoc extends CounterDoc, ServiceCounts {
+  bucket: number;
+  project_id: string;
+  service_name: string;
+  environment: string;
+  last_ts: number;
+}
+interface AuthDoc extends CounterDoc {
+  bucket: number;
+  project_id: string;
+  identifier: string;
+  failures: number;
+  service_name: string;
+  environment: string;
+  last_ts: number;
+}
 
 const anomalyWindowsMongoSchema: MongoSchema = {
   version: 1,
@@ -30,7 +56,10 @@ const PRUNE_EVERY_MS = 60_000;
 
 /** The newest event written and when (in event time) the windows were last pruned. The store
  *  makes a writer per batch, so this outlives them: one per store. */
-interface WindowsPruning { newest: number; prunedAt: number }
+interface WindowsPruning {
+  newest: number;
+  prunedAt: number;
+}
 const windowsPruning = (): WindowsPruning => ({ newest: 0, prunedAt: Number.NEGATIVE_INFINITY });
 
 /** The latest of a bucket's fresh events; of equal timestamps the later in the log, as when
@@ -43,9 +72,13 @@ type StoredLatest = CounterDoc & { last_ts: number };
 
 /** Only a batch at least as recent as the stored bucket sets the latest event's fields, as
  *  SQLite's upsert does. */
-const isLatest = (latest: WindowContribution, stored: StoredLatest | null) => stored === null || latest.timestamp >= stored.last_ts;
+const isLatest = (latest: WindowContribution, stored: StoredLatest | null) =>
+  stored === null || latest.timestamp >= stored.last_ts;
 
-const serviceUpdate = (fresh: [WindowContribution, ...WindowContribution[]], stored: StoredLatest | null): CounterUpdate => {
+const serviceUpdate = (
+  fresh: [WindowContribution, ...WindowContribution[]],
+  stored: StoredLatest | null,
+): CounterUpdate => {
   const latest = latestOf(fresh);
   const c = fresh[0];
   return {
@@ -59,12 +92,17 @@ const serviceUpdate = (fresh: [WindowContribution, ...WindowContribution[]], sto
   };
 };
 
-const authUpdate = (fresh: [WindowContribution, ...WindowContribution[]], stored: StoredLatest | null): CounterUpdate => {
+const authUpdate = (
+  fresh: [WindowContribution, ...WindowContribution[]],
+  stored: StoredLatest | null,
+): CounterUpdate => {
   const latest = latestOf(fresh);
   const c = fresh[0];
   return {
     $inc: { failures: fresh.length },
-    ...(isLatest(latest, stored) ? { $set: { service_name: latest.service_name, environment: latest.environment, last_ts: latest.timestamp } } : {}),
+    ...(isLatest(latest, stored)
+      ? { $set: { service_name: latest.service_name, environment: latest.environment, last_ts: latest.timestamp } }
+      : {}),
     $setOnInsert: { bucket: bucketStart(c.timestamp), project_id: c.project_id, identifier: c.identifier },
   };
 };
@@ -79,7 +117,8 @@ const mongoAnomalyWindowsWriter = (ops: BulkOps, pruning: WindowsPruning): Anoma
       const bucket = bucketStart(c.timestamp);
       newest = Math.max(newest, c.timestamp);
       addPending(services, JSON.stringify([bucket, c.project_id, c.service_name]), c, Number(position));
-      if (c.status_code === 401) addPending(auth, JSON.stringify([bucket, c.project_id, c.identifier]), c, Number(position));
+      if (c.status_code === 401)
+        addPending(auth, JSON.stringify([bucket, c.project_id, c.identifier]), c, Number(position));
       if (!first) return;
       ops.defer(async (db) => {
         await applyPending(db, SERVICES, services, serviceUpdate, ['last_ts']);
@@ -103,49 +142,89 @@ class MongoAnomalyWindowsQueries implements AnomalyWindowsQueries {
 
   async serviceSeries(from: number, to: number, minTotal: number): Promise<ServiceSeries[]> {
     // Sorted by the index, as SQLite scans its key: series come out in the same order.
-    const rows = await this.db.collection<ServiceDoc>(SERVICES)
+    const rows = await this.db
+      .collection<ServiceDoc>(SERVICES)
       .find<ServiceRow>({ bucket: { $gte: from, $lte: to } }, { projection: { _id: 0, applied_through: 0 } })
       .sort({ bucket: 1, project_id: 1, service_name: 1 })
       .toArray();
     const series = new ServiceSeriesBuilder();
-    for (const r of rows) series.add(r.bucket, r.project_id, r.service_name, { total: r.total, errors: r.errors, deletes: r.deletes }, r.environment, r.last_ts);
+    for (const r of rows)
+      series.add(
+        r.bucket,
+        r.project_id,
+        r.service_name,
+        { total: r.total, errors: r.errors, deletes: r.deletes },
+        r.environment,
+        r.last_ts,
+      );
     return series.build(minTotal);
   }
 
   async authFailureSeries(from: number, to: number, minCount: number): Promise<AuthFailureSeries[]> {
     // Identifiers narrowed on the server to those with enough 401s in the whole range; only their
     // buckets come back, in key order.
-    const rows = await this.db.collection<AuthDoc>(AUTH).aggregate<AuthRow>([
-      { $match: { bucket: { $gte: from, $lte: to } } },
-      {
-        $group: {
-          _id: { project_id: '$project_id', identifier: '$identifier' },
-          sum: { $sum: '$failures' },
-          rows: { $push: { bucket: '$bucket', failures: '$failures', service_name: '$service_name', environment: '$environment', last_ts: '$last_ts' } },
+    const rows = await this.db
+      .collection<AuthDoc>(AUTH)
+      .aggregate<AuthRow>([
+        { $match: { bucket: { $gte: from, $lte: to } } },
+        {
+          $group: {
+            _id: { project_id: '$project_id', identifier: '$identifier' },
+            sum: { $sum: '$failures' },
+            rows: {
+              $push: {
+                bucket: '$bucket',
+                failures: '$failures',
+                service_name: '$service_name',
+                environment: '$environment',
+                last_ts: '$last_ts',
+              },
+            },
+          },
         },
-      },
-      { $match: { sum: { $gte: minCount } } },
-      { $unwind: '$rows' },
-      {
-        $project: {
-          _id: 0, bucket: '$rows.bucket', project_id: '$_id.project_id', identifier: '$_id.identifier', failures: '$rows.failures',
-          service_name: '$rows.service_name', environment: '$rows.environment', last_ts: '$rows.last_ts',
+        { $match: { sum: { $gte: minCount } } },
+        { $unwind: '$rows' },
+        {
+          $project: {
+            _id: 0,
+            bucket: '$rows.bucket',
+            project_id: '$_id.project_id',
+            identifier: '$_id.identifier',
+            failures: '$rows.failures',
+            service_name: '$rows.service_name',
+            environment: '$rows.environment',
+            last_ts: '$rows.last_ts',
+          },
         },
-      },
-      { $sort: { bucket: 1, project_id: 1, identifier: 1 } },
-    ]).toArray();
+        { $sort: { bucket: 1, project_id: 1, identifier: 1 } },
+      ])
+      .toArray();
     const series = new Map<string, AuthFailureSeries & { buckets: Map<number, number>; last_ts: number }>();
     for (const row of rows) {
       const key = `${row.project_id}\u0000${row.identifier}`;
       let s = series.get(key);
       if (!s) {
-        s = { project_id: row.project_id, identifier: row.identifier, service_name: row.service_name, environment: row.environment, buckets: new Map(), last_ts: row.last_ts };
+        s = {
+          project_id: row.project_id,
+          identifier: row.identifier,
+          service_name: row.service_name,
+          environment: row.environment,
+          buckets: new Map(),
+          last_ts: row.last_ts,
+        };
         series.set(key, s);
       }
       s.buckets.set(row.bucket, row.failures);
-      if (row.last_ts >= s.last_ts) Object.assign(s, { last_ts: row.last_ts, service_name: row.service_name, environment: row.environment });
+      if (row.last_ts >= s.last_ts)
+        Object.assign(s, { last_ts: row.last_ts, service_name: row.service_name, environment: row.environment });
     }
-    return [...series.values()].map(({ project_id, identifier, service_name, environment, buckets }) => ({ project_id, identifier, service_name, environment, buckets }));
+    return [...series.values()].map(({ project_id, identifier, service_name, environment, buckets }) => ({
+      project_id,
+      identifier,
+      service_name,
+      environment,
+      buckets,
+    }));
   }
 }
 

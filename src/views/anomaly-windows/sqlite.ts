@@ -1,5 +1,11 @@
 import type Database from 'better-sqlite3';
-import { WINDOW_RETENTION_MS, bucketStart, type AuthFailureSeries, type ServiceCounts, type ServiceSeries } from '../../domain/anomaly.ts';
+import {
+  WINDOW_RETENTION_MS,
+  bucketStart,
+  type AuthFailureSeries,
+  type ServiceCounts,
+  type ServiceSeries,
+} from '../../domain/anomaly.ts';
 import type { AnomalyWindowsQueries, AnomalyWindowsWriter, WindowContribution } from './port.ts';
 import type { BatchedWriter, SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
 import { ServiceSeriesBuilder } from '../../domain/service-series.ts';
@@ -24,10 +30,40 @@ CREATE TABLE IF NOT EXISTS anomaly_auth_10s (
 ) WITHOUT ROWID;`,
 };
 
-interface ServiceRow extends ServiceCounts { bucket: number; project_id: string; service_name: string; environment: string; last_ts: number }
-type ServiceTuple = [bucket: number, project_id: string, service_name: string, total: number, errors: number, deletes: number, environment: string, last_ts: number];
-interface AuthGroup { project_id: string; identifier: string; buckets: string; last_ts: number; service_name: string; environment: string }
-interface AuthRow { bucket: number; project_id: string; identifier: string; failures: number; service_name: string; environment: string; last_ts: number }
+interface ServiceRow extends ServiceCounts {
+  bucket: number;
+  project_id: string;
+  service_name: string;
+  environment: string;
+  last_ts: number;
+}
+type ServiceTuple = [
+  bucket: number,
+  project_id: string,
+  service_name: string,
+  total: number,
+  errors: number,
+  deletes: number,
+  environment: string,
+  last_ts: number,
+];
+interface AuthGroup {
+  project_id: string;
+  identifier: string;
+  buckets: string;
+  last_ts: number;
+  service_name: string;
+  environment: string;
+}
+interface AuthRow {
+  bucket: number;
+  project_id: string;
+  identifier: string;
+  failures: number;
+  service_name: string;
+  environment: string;
+  last_ts: number;
+}
 
 /** How often (in event time) old buckets are deleted. */
 const PRUNE_EVERY_MS = 60_000;
@@ -78,8 +114,14 @@ class SqliteAnomalyWindowsWriter implements AnomalyWindowsWriter, BatchedWriter 
       }
     } else {
       this.services.set(serviceKey, {
-        bucket, project_id: c.project_id, service_name: c.service_name, total: 1, errors: error, deletes: del,
-        environment: c.environment, last_ts: c.timestamp,
+        bucket,
+        project_id: c.project_id,
+        service_name: c.service_name,
+        total: 1,
+        errors: error,
+        deletes: del,
+        environment: c.environment,
+        last_ts: c.timestamp,
       });
     }
     if (c.status_code !== 401) return;
@@ -87,13 +129,19 @@ class SqliteAnomalyWindowsWriter implements AnomalyWindowsWriter, BatchedWriter 
     const failures = this.auth.get(authKey);
     if (!failures) {
       this.auth.set(authKey, {
-        bucket, project_id: c.project_id, identifier: c.identifier, failures: 1, service_name: c.service_name,
-        environment: c.environment, last_ts: c.timestamp,
+        bucket,
+        project_id: c.project_id,
+        identifier: c.identifier,
+        failures: 1,
+        service_name: c.service_name,
+        environment: c.environment,
+        last_ts: c.timestamp,
       });
       return;
     }
     failures.failures += 1;
-    if (c.timestamp >= failures.last_ts) Object.assign(failures, { service_name: c.service_name, environment: c.environment, last_ts: c.timestamp });
+    if (c.timestamp >= failures.last_ts)
+      Object.assign(failures, { service_name: c.service_name, environment: c.environment, last_ts: c.timestamp });
   }
 
   flush(): void {
@@ -120,8 +168,11 @@ class SqliteAnomalyWindowsQueries implements AnomalyWindowsQueries {
 
   constructor(db: Database.Database) {
     // Rows as arrays: tens of thousands of them per scan, and objects cost more to build.
-    this.servicesIn = db.prepare<[number, number], ServiceTuple>(
-      'SELECT bucket, project_id, service_name, total, errors, deletes, environment, last_ts FROM anomaly_service_10s WHERE bucket BETWEEN ? AND ?').raw(true);
+    this.servicesIn = db
+      .prepare<[number, number], ServiceTuple>(
+        'SELECT bucket, project_id, service_name, total, errors, deletes, environment, last_ts FROM anomaly_service_10s WHERE bucket BETWEEN ? AND ?',
+      )
+      .raw(true);
     // One pass over the range, grouped per identifier: only those with enough 401s come back,
     // their buckets packed as "bucket:count" pairs, and (SQLite's bare-column rule for max())
     // the service and environment of their latest 401.
@@ -133,7 +184,10 @@ class SqliteAnomalyWindowsQueries implements AnomalyWindowsQueries {
 
   async serviceSeries(from: number, to: number, minTotal: number): Promise<ServiceSeries[]> {
     const series = new ServiceSeriesBuilder();
-    for (const [bucket, projectId, serviceName, total, errors, deletes, environment, lastTs] of this.servicesIn.all(from, to)) {
+    for (const [bucket, projectId, serviceName, total, errors, deletes, environment, lastTs] of this.servicesIn.all(
+      from,
+      to,
+    )) {
       series.add(bucket, projectId, serviceName, { total, errors, deletes }, environment, lastTs);
     }
     return series.build(minTotal);
@@ -141,7 +195,10 @@ class SqliteAnomalyWindowsQueries implements AnomalyWindowsQueries {
 
   async authFailureSeries(from: number, to: number, minCount: number): Promise<AuthFailureSeries[]> {
     return this.authIn.all({ from, to, min: minCount }).map((g) => ({
-      project_id: g.project_id, identifier: g.identifier, service_name: g.service_name, environment: g.environment,
+      project_id: g.project_id,
+      identifier: g.identifier,
+      service_name: g.service_name,
+      environment: g.environment,
       buckets: new Map(g.buckets.split(',').map((pair) => pair.split(':').map(Number) as [number, number])),
     }));
   }

@@ -5,7 +5,14 @@ import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/
 import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
 import { eraseAuditEvent, type RedactableQuery, type RowRef } from '../../domain/retention.ts';
 import type {
-  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, StatsEventsFilter,
+  AuditListItemWithBody,
+  AuditListOptions,
+  AuditEventsQueries,
+  AuditEventsWriter,
+  AuditFilter,
+  AuditListItem,
+  AuditListQuery,
+  StatsEventsFilter,
 } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { inProjects, type BulkOps, type Keyed, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
@@ -13,17 +20,36 @@ import { inProjects, type BulkOps, type Keyed, type MongoReadModel, type MongoSc
 /** The audit-events read model in MongoDB: the list fields as top-level fields (filters, sorts,
  *  indexes) and the full event as a JSON string in `doc`, since senders' bodies may hold keys
  *  MongoDB treats specially (`$…`, dots). `_id` is the event id, so replays are no-ops. */
-type AuditDoc = Omit<AuditListItem, 'id' | 'timestamp'> & { _id: string; position: number; ts: number; session_id: string | null; doc: string };
+type AuditDoc = Omit<AuditListItem, 'id' | 'timestamp'> & {
+  _id: string;
+  position: number;
+  ts: number;
+  session_id: string | null;
+  doc: string;
+};
 
 const COLLECTION = 'audit_events';
 const EXPORT_BATCH = 1000;
 
 /** Equality filters of the dashboard, each with an index in time order. */
-const TIME_ORDERED_FILTERS = ['service_name', 'method', 'status_code', 'environment', 'identifier', 'event_type'] as const;
+const TIME_ORDERED_FILTERS = [
+  'service_name',
+  'method',
+  'status_code',
+  'environment',
+  'identifier',
+  'event_type',
+] as const;
 
 const SORT_FIELD: Record<AuditListQuery['sort_by'], keyof AuditDoc> = {
-  timestamp: 'ts', status_code: 'status_code', response_time: 'response_time', path: 'path', method: 'method',
-  service_name: 'service_name', identifier: 'identifier', environment: 'environment',
+  timestamp: 'ts',
+  status_code: 'status_code',
+  response_time: 'response_time',
+  path: 'path',
+  method: 'method',
+  service_name: 'service_name',
+  identifier: 'identifier',
+  environment: 'environment',
 };
 
 /** Sortable fields besides the timestamp, each with an index in its order. */
@@ -47,30 +73,46 @@ const auditEventsMongoSchema: MongoSchema = {
   version: 3,
   collections: [COLLECTION],
   async ensureIndexes(db) {
-    await db.collection(COLLECTION).createIndexes([
-      { key: { ts: -1, position: -1 } },
-      { key: { project_id: 1, ts: -1, position: -1 } },
-      ...TIME_ORDERED_FILTERS.map((field) => ({ key: { project_id: 1, [field]: 1, ts: -1, position: -1 } })),
-      ...SORTED_FIELDS.map((field) => ({ key: { project_id: 1, [field]: 1, position: 1 } })),
-      { key: { session_id: 1, ts: 1, position: 1 }, partialFilterExpression: { session_id: { $type: 'string' } } },
-    ]);
+    await db
+      .collection(COLLECTION)
+      .createIndexes([
+        { key: { ts: -1, position: -1 } },
+        { key: { project_id: 1, ts: -1, position: -1 } },
+        ...TIME_ORDERED_FILTERS.map((field) => ({ key: { project_id: 1, [field]: 1, ts: -1, position: -1 } })),
+        ...SORTED_FIELDS.map((field) => ({ key: { project_id: 1, [field]: 1, position: 1 } })),
+        { key: { session_id: 1, ts: 1, position: 1 }, partialFilterExpression: { session_id: { $type: 'string' } } },
+      ]);
   },
 };
 
 const auditDocOf = (e: StoredAuditEvent, position: number): AuditDoc => ({
-  _id: e.id, position, project_id: e.project_id, event_type: e.event_type, method: e.method,
-  path: e.path, status_code: e.status_code ?? null, response_time: e.response_time ?? null, identifier: e.identifier,
-  user_email: e.user_email ?? null, service_name: e.service_name, environment: e.environment,
-  session_id: e.session_id ?? null, ts: Date.parse(e.timestamp), doc: JSON.stringify(e),
+  _id: e.id,
+  position,
+  project_id: e.project_id,
+  event_type: e.event_type,
+  method: e.method,
+  path: e.path,
+  status_code: e.status_code ?? null,
+  response_time: e.response_time ?? null,
+  identifier: e.identifier,
+  user_email: e.user_email ?? null,
+  service_name: e.service_name,
+  environment: e.environment,
+  session_id: e.session_id ?? null,
+  ts: Date.parse(e.timestamp),
+  doc: JSON.stringify(e),
 });
 
 /** Rows after `after` in (ts, position) order. */
-const afterRow = (after: RowRef): Filter<AuditDoc> =>
-  ({ $or: [{ ts: { $gt: after.ts } }, { ts: after.ts, position: { $gt: Number(after.position) } }] });
+const afterRow = (after: RowRef): Filter<AuditDoc> => ({
+  $or: [{ ts: { $gt: after.ts } }, { ts: after.ts, position: { $gt: Number(after.position) } }],
+});
 
 const mongoAuditEventsWriter = (ops: BulkOps): AuditEventsWriter => ({
   record(e: StoredAuditEvent, position: string) {
-    ops.add(COLLECTION, { updateOne: { filter: { _id: e.id }, update: { $setOnInsert: auditDocOf(e, Number(position)) }, upsert: true } });
+    ops.add(COLLECTION, {
+      updateOne: { filter: { _id: e.id }, update: { $setOnInsert: auditDocOf(e, Number(position)) }, upsert: true },
+    });
   },
   expire({ project_id, cutoff, through, until }) {
     const filter: Filter<Keyed> = { project_id, ts: { $lt: cutoff }, position: { $lte: Number(through) } };
@@ -82,7 +124,9 @@ const mongoAuditEventsWriter = (ops: BulkOps): AuditEventsWriter => ({
   // erased already and writes the same.
   erase(projectId, identifier, through) {
     ops.defer(async (db, fence) => {
-      const rows = db.collection<AuditDoc>(COLLECTION).find({ project_id: projectId, identifier, position: { $lte: Number(through) } });
+      const rows = db
+        .collection<AuditDoc>(COLLECTION)
+        .find({ project_id: projectId, identifier, position: { $lte: Number(through) } });
       for await (const row of rows) {
         const { _id, ...erased } = auditDocOf(eraseAuditEvent(JSON.parse(row.doc) as StoredAuditEvent), row.position);
         await db.collection<AuditDoc>(COLLECTION).updateOne(fence.filter({ _id }), fence.update({ $set: erased }));
@@ -112,13 +156,22 @@ const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
 /** The find of a list page and its filter (for the count); null when the scope excludes
  *  everything asked for. The contract suite explains this cursor to check that an index serves
  *  the sort. */
-export const auditListCursor = (db: Db, q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): { cursor: FindCursor<AuditDoc>; filter: Filter<AuditDoc> } | null => {
+export const auditListCursor = (
+  db: Db,
+  q: AuditListQuery,
+  scope: Scope,
+  options: AuditListOptions = {},
+): { cursor: FindCursor<AuditDoc>; filter: Filter<AuditDoc> } | null => {
   const filter = toFilter(q, scope);
   if (!filter) return null;
   const dir = q.sort_order === 'asc' ? 1 : -1;
   const sort: Sort = { [SORT_FIELD[q.sort_by]]: dir, position: dir };
-  const cursor = db.collection<AuditDoc>(COLLECTION)
-    .find(filter, options.withRequestBody ? {} : { projection: { doc: 0 } }).sort(sort).skip(offsetOf(q)).limit(q.limit);
+  const cursor = db
+    .collection<AuditDoc>(COLLECTION)
+    .find(filter, options.withRequestBody ? {} : { projection: { doc: 0 } })
+    .sort(sort)
+    .skip(offsetOf(q))
+    .limit(q.limit);
   return { cursor, filter };
 };
 
@@ -128,13 +181,31 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
   async list(q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): Promise<Page<AuditListItemWithBody>> {
     const page = auditListCursor(this.db, q, scope, options);
     if (!page) return emptyPage(q);
-    const [rows, total] = await Promise.all([page.cursor.toArray(), this.db.collection<AuditDoc>(COLLECTION).countDocuments(page.filter)]);
-    return pageOf(rows.map((r) => ({
-      id: r._id, project_id: r.project_id, event_type: r.event_type, method: r.method, path: r.path,
-      status_code: r.status_code, response_time: r.response_time, identifier: r.identifier, user_email: r.user_email,
-      service_name: r.service_name, environment: r.environment, timestamp: new Date(r.ts).toISOString(),
-      ...(options.withRequestBody ? { request_body: (JSON.parse(r.doc) as StoredAuditEvent).request_body ?? null } : {}),
-    })), q, total);
+    const [rows, total] = await Promise.all([
+      page.cursor.toArray(),
+      this.db.collection<AuditDoc>(COLLECTION).countDocuments(page.filter),
+    ]);
+    return pageOf(
+      rows.map((r) => ({
+        id: r._id,
+        project_id: r.project_id,
+        event_type: r.event_type,
+        method: r.method,
+        path: r.path,
+        status_code: r.status_code,
+        response_time: r.response_time,
+        identifier: r.identifier,
+        user_email: r.user_email,
+        service_name: r.service_name,
+        environment: r.environment,
+        timestamp: new Date(r.ts).toISOString(),
+        ...(options.withRequestBody
+          ? { request_body: (JSON.parse(r.doc) as StoredAuditEvent).request_body ?? null }
+          : {}),
+      })),
+      q,
+      total,
+    );
   }
 
   async sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents> {
@@ -143,8 +214,11 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
     const filter: Filter<AuditDoc> = { session_id: sessionId, ...inProjects(projects) };
     const collection = this.db.collection<AuditDoc>(COLLECTION);
     const [rows, total, last] = await Promise.all([
-      collection.find(filter, { projection: { method: 1, path: 1, status_code: 1, ts: 1, identifier: 1, service_name: 1 } })
-        .sort({ ts: 1, position: 1 }).limit(limit).toArray(),
+      collection
+        .find(filter, { projection: { method: 1, path: 1, status_code: 1, ts: 1, identifier: 1, service_name: 1 } })
+        .sort({ ts: 1, position: 1 })
+        .limit(limit)
+        .toArray(),
       collection.countDocuments(filter),
       collection.findOne(filter, { projection: { ts: 1 }, sort: { ts: -1 } }),
     ]);
@@ -152,8 +226,13 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
       total,
       lastTimestamp: last ? new Date(last.ts).toISOString() : null,
       events: rows.map((r) => ({
-        id: r._id, method: r.method, path: r.path, status_code: r.status_code, timestamp: new Date(r.ts).toISOString(),
-        identifier: r.identifier, service_name: r.service_name,
+        id: r._id,
+        method: r.method,
+        path: r.path,
+        status_code: r.status_code,
+        timestamp: new Date(r.ts).toISOString(),
+        identifier: r.identifier,
+        service_name: r.service_name,
       })),
     };
   }
@@ -165,13 +244,32 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
     const query: Filter<AuditDoc> = { ...inProjects(projects), event_type: 'http', ts: { $gte: f.from, $lte: f.to } };
     if (f.service_name !== undefined) query.service_name = f.service_name;
     if (f.environment !== undefined) query.environment = f.environment;
-    const rows = await this.db.collection<AuditDoc>(COLLECTION).find(query, {
-      projection: { _id: 0, project_id: 1, service_name: 1, environment: 1, method: 1, status_code: 1, response_time: 1, ts: 1 },
-    }).toArray();
-    return rows.map((r) => bucketOf({
-      project_id: r.project_id, service_name: r.service_name, environment: r.environment, method: r.method,
-      status_code: r.status_code ?? undefined, response_time: r.response_time ?? undefined, timestamp: new Date(r.ts).toISOString(),
-    }));
+    const rows = await this.db
+      .collection<AuditDoc>(COLLECTION)
+      .find(query, {
+        projection: {
+          _id: 0,
+          project_id: 1,
+          service_name: 1,
+          environment: 1,
+          method: 1,
+          status_code: 1,
+          response_time: 1,
+          ts: 1,
+        },
+      })
+      .toArray();
+    return rows.map((r) =>
+      bucketOf({
+        project_id: r.project_id,
+        service_name: r.service_name,
+        environment: r.environment,
+        method: r.method,
+        status_code: r.status_code ?? undefined,
+        response_time: r.response_time ?? undefined,
+        timestamp: new Date(r.ts).toISOString(),
+      }),
+    );
   }
 
   async count(filter: AuditFilter, scope: Scope): Promise<number> {
@@ -182,8 +280,12 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
   async *exportBatches(filter: AuditFilter, scope: Scope, limit: number): AsyncIterable<StoredAuditEvent[]> {
     const query = toFilter(filter, scope);
     if (!query || limit <= 0) return;
-    const cursor = this.db.collection<AuditDoc>(COLLECTION)
-      .find(query, { projection: { doc: 1 } }).sort({ ts: -1, position: -1 }).limit(limit).batchSize(EXPORT_BATCH);
+    const cursor = this.db
+      .collection<AuditDoc>(COLLECTION)
+      .find(query, { projection: { doc: 1 } })
+      .sort({ ts: -1, position: -1 })
+      .limit(limit)
+      .batchSize(EXPORT_BATCH);
     let batch: StoredAuditEvent[] = [];
     try {
       for await (const row of cursor) {
@@ -200,7 +302,9 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
   }
 
   async get(id: string, scope: Scope): Promise<StoredAuditEvent | null> {
-    const row = await this.db.collection<AuditDoc>(COLLECTION).findOne({ _id: id }, { projection: { project_id: 1, doc: 1 } });
+    const row = await this.db
+      .collection<AuditDoc>(COLLECTION)
+      .findOne({ _id: id }, { projection: { project_id: 1, doc: 1 } });
     if (!row || !inScope(scope, row.project_id)) return null;
     return JSON.parse(row.doc) as StoredAuditEvent;
   }
@@ -211,8 +315,12 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
     if (q.identifier !== undefined) filter.identifier = q.identifier;
     if (q.before !== undefined) filter.ts = { $lt: q.before };
     if (after) Object.assign(filter, afterRow(after));
-    const rows = await this.db.collection<AuditDoc>(COLLECTION).find(filter, { projection: { ts: 1, position: 1 } })
-      .sort({ ts: 1, position: 1 }).limit(limit).toArray();
+    const rows = await this.db
+      .collection<AuditDoc>(COLLECTION)
+      .find(filter, { projection: { ts: 1, position: 1 } })
+      .sort({ ts: 1, position: 1 })
+      .limit(limit)
+      .toArray();
     return rows.map((r) => ({ ts: r.ts, position: String(r.position) }));
   }
 }

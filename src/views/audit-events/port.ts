@@ -6,7 +6,14 @@ import type { StatsBucket } from '../../domain/stats.ts';
 import type { ExpiredRange, RedactableQuery, RowRef } from '../../domain/retention.ts';
 
 export const SORT_FIELDS = [
-  'timestamp', 'status_code', 'response_time', 'path', 'method', 'service_name', 'identifier', 'environment',
+  'timestamp',
+  'status_code',
+  'response_time',
+  'path',
+  'method',
+  'service_name',
+  'identifier',
+  'environment',
 ] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 
@@ -57,7 +64,6 @@ export interface AuditEventsWriter {
    *  form (`eraseAuditEvent`), as recording the erased event would have made them. */
   erase(projectId: string, identifier: string, through: string): void;
 }
-
 
 export interface AuditListOptions {
   /** Adds each event's request_body (null when absent): an alert's rule-specific fields. */

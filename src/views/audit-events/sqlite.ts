@@ -6,7 +6,14 @@ import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
 import { eraseAuditEvent, type ExpiredRange, type RedactableQuery, type RowRef } from '../../domain/retention.ts';
 import type {
-  AuditListItemWithBody, AuditListOptions, AuditEventsQueries, AuditEventsWriter, AuditFilter, AuditListItem, AuditListQuery, StatsEventsFilter,
+  AuditListItemWithBody,
+  AuditListOptions,
+  AuditEventsQueries,
+  AuditEventsWriter,
+  AuditFilter,
+  AuditListItem,
+  AuditListQuery,
+  StatsEventsFilter,
 } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { Where, statementCache, type BatchedWriter, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
@@ -67,7 +74,8 @@ CREATE INDEX IF NOT EXISTS audit_session ON audit_events (session_id, ts, positi
 const PROJECT_ID = '(SELECT project_id FROM audit_projects WHERE key = project) AS project_id';
 
 /** Rows of the projects a query may read, by their keys (Where.inProjects). */
-const projectsWhere = (projects: readonly string[] | null): Where => new Where().inProjects(projects, 'project', 'audit_projects');
+const projectsWhere = (projects: readonly string[] | null): Where =>
+  new Where().inProjects(projects, 'project', 'audit_projects');
 
 const SORT_COLUMN: Record<AuditListQuery['sort_by'], string> = {
   timestamp: 'ts',
@@ -82,23 +90,48 @@ const SORT_COLUMN: Record<AuditListQuery['sort_by'], string> = {
 
 const EXPORT_BATCH = 1000;
 
-const EQUALITY_FILTERS = ['service_name', 'path', 'method', 'status_code', 'environment', 'identifier', 'event_type'] as const;
+const EQUALITY_FILTERS = [
+  'service_name',
+  'path',
+  'method',
+  'status_code',
+  'environment',
+  'identifier',
+  'event_type',
+] as const;
 
 interface ListRow {
   rest?: string;
-  id: string; project_id: string; event_type: string; method: string; path: string; status_code: number | null;
-  response_time: number | null; identifier: string; user_email: string | null; service_name: string;
-  environment: string; ts: number;
+  id: string;
+  project_id: string;
+  event_type: string;
+  method: string;
+  path: string;
+  status_code: number | null;
+  response_time: number | null;
+  identifier: string;
+  user_email: string | null;
+  service_name: string;
+  environment: string;
+  ts: number;
 }
 
 /** The row keeps an event's columns once: `rest` is the JSON of its other fields (bodies, user
  *  fields, source…), and `eventOf` puts the two back together. */
-interface EventRow extends ListRow { session_id: string | null; rest: string }
+interface EventRow extends ListRow {
+  session_id: string | null;
+  rest: string;
+}
 const EVENT_COLUMNS = `id, ${PROJECT_ID}, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest`;
 
 const eventOf = (r: EventRow): StoredAuditEvent => {
   const event: Record<string, unknown> = {
-    id: r.id, project_id: r.project_id, event_type: r.event_type, timestamp: new Date(r.ts).toISOString(), path: r.path, method: r.method,
+    id: r.id,
+    project_id: r.project_id,
+    event_type: r.event_type,
+    timestamp: new Date(r.ts).toISOString(),
+    path: r.path,
+    method: r.method,
   };
   if (r.status_code !== null) event.status_code = r.status_code;
   if (r.response_time !== null) event.response_time = r.response_time;
@@ -121,9 +154,12 @@ class SqliteAuditEventsWriter implements AuditEventsWriter, BatchedWriter {
   constructor(db: Database.Database) {
     // Both served by audit_project_ts (project, ts, position).
     this.expireAll = db.prepare('DELETE FROM audit_events WHERE project = ? AND ts < ? AND position <= ?');
-    this.expireUntil = db.prepare('DELETE FROM audit_events WHERE project = ? AND ts < ? AND position <= ? AND (ts, position) <= (?, ?)');
+    this.expireUntil = db.prepare(
+      'DELETE FROM audit_events WHERE project = ? AND ts < ? AND position <= ? AND (ts, position) <= (?, ?)',
+    );
     this.ofIdentifier = db.prepare<[number, string, number], EventRow & { position: number }>(
-      `SELECT position, ${EVENT_COLUMNS} FROM audit_events WHERE project = ? AND identifier = ? AND position <= ?`);
+      `SELECT position, ${EVENT_COLUMNS} FROM audit_events WHERE project = ? AND identifier = ? AND position <= ?`,
+    );
     this.remove = db.prepare('DELETE FROM audit_events WHERE position = ?');
     this.insert = db.prepare(`INSERT OR IGNORE INTO audit_events
       (position, id, project, event_type, method, path, status_code, response_time, identifier, user_email,
@@ -156,13 +192,37 @@ class SqliteAuditEventsWriter implements AuditEventsWriter, BatchedWriter {
 
   record(e: StoredAuditEvent, position: string): void {
     const {
-      id: _id, project_id: _project, event_type: _type, method: _method, path: _path, status_code: _status, response_time: _time,
-      identifier: _identifier, user_email: _email, service_name: _service, environment: _environment, session_id: _session, timestamp: _at, ...rest
+      id: _id,
+      project_id: _project,
+      event_type: _type,
+      method: _method,
+      path: _path,
+      status_code: _status,
+      response_time: _time,
+      identifier: _identifier,
+      user_email: _email,
+      service_name: _service,
+      environment: _environment,
+      session_id: _session,
+      timestamp: _at,
+      ...rest
     } = e;
     this.insert.run(
-      Number(position), e.id, this.keyOf(e.project_id), e.event_type, e.method, e.path, e.status_code ?? null,
-      e.response_time ?? null, e.identifier, e.user_email ?? null, e.service_name, e.environment, e.session_id ?? null,
-      Date.parse(e.timestamp), JSON.stringify(rest),
+      Number(position),
+      e.id,
+      this.keyOf(e.project_id),
+      e.event_type,
+      e.method,
+      e.path,
+      e.status_code ?? null,
+      e.response_time ?? null,
+      e.identifier,
+      e.user_email ?? null,
+      e.service_name,
+      e.environment,
+      e.session_id ?? null,
+      Date.parse(e.timestamp),
+      JSON.stringify(rest),
     );
   }
 
@@ -208,7 +268,11 @@ const toListItem = (r: ListRow): AuditListItem => ({
 /** The SELECT of a list page with its parameters, and its WHERE (for the count); null when the
  *  scope excludes everything asked for. The contract suite asks SQLite for this statement's plan
  *  to check that an index serves the sort. */
-export const auditListStatement = (q: AuditListQuery, scope: Scope, options: AuditListOptions = {}): { sql: string; params: unknown[]; where: Where } | null => {
+export const auditListStatement = (
+  q: AuditListQuery,
+  scope: Scope,
+  options: AuditListOptions = {},
+): { sql: string; params: unknown[]; where: Where } | null => {
   const where = whereClause(q, scope);
   if (where.matchesNothing) return null;
   const dir = q.sort_order === 'asc' ? 'ASC' : 'DESC';
@@ -231,19 +295,30 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
     const page = auditListStatement(q, scope, options);
     if (!page) return emptyPage(q);
     const rows = this.stmt(page.sql).all(...page.params) as ListRow[];
-    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${page.where}`).get(...page.where.params) as { n: number };
-    return pageOf(rows.map((r) => (options.withRequestBody
-      ? { ...toListItem(r), request_body: (JSON.parse(r.rest!) as Partial<StoredAuditEvent>).request_body ?? null }
-      : toListItem(r))), q, n);
+    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM audit_events ${page.where}`).get(...page.where.params) as {
+      n: number;
+    };
+    return pageOf(
+      rows.map((r) =>
+        options.withRequestBody
+          ? { ...toListItem(r), request_body: (JSON.parse(r.rest!) as Partial<StoredAuditEvent>).request_body ?? null }
+          : toListItem(r),
+      ),
+      q,
+      n,
+    );
   }
 
   async sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents> {
     const where = projectsWhere(projectsInScope(scope)).add('session_id = ?', sessionId);
     if (where.matchesNothing) return { total: 0, lastTimestamp: null, events: [] };
     const rows = this.stmt(`SELECT id, method, path, status_code, ts, identifier, service_name FROM audit_events
-      ${where} ORDER BY ts, position LIMIT ?`).all(...where.params, limit) as Array<Omit<SessionEvent, 'timestamp'> & { ts: number }>;
-    const { n, last } = this.stmt(`SELECT COUNT(*) AS n, MAX(ts) AS last FROM audit_events ${where}`)
-      .get(...where.params) as { n: number; last: number | null };
+      ${where} ORDER BY ts, position LIMIT ?`).all(...where.params, limit) as Array<
+      Omit<SessionEvent, 'timestamp'> & { ts: number }
+    >;
+    const { n, last } = this.stmt(`SELECT COUNT(*) AS n, MAX(ts) AS last FROM audit_events ${where}`).get(
+      ...where.params,
+    ) as { n: number; last: number | null };
     return {
       total: n,
       lastTimestamp: last === null ? null : new Date(last).toISOString(),
@@ -253,15 +328,29 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
 
   /** Served by audit_project_type (project, event_type, ts), or audit_ts for every project. */
   async statsContributions(f: StatsEventsFilter, scope: Scope): Promise<StatsBucket[]> {
-    const where = projectsWhere(projectsInScope(scope, f.project_id)).add('event_type = ?', 'http')
-      .addIf(f.service_name, 'service_name = ?').addIf(f.environment, 'environment = ?').add('ts >= ?', f.from).add('ts <= ?', f.to);
+    const where = projectsWhere(projectsInScope(scope, f.project_id))
+      .add('event_type = ?', 'http')
+      .addIf(f.service_name, 'service_name = ?')
+      .addIf(f.environment, 'environment = ?')
+      .add('ts >= ?', f.from)
+      .add('ts <= ?', f.to);
     if (where.matchesNothing) return [];
-    const rows = this.stmt(`SELECT ${PROJECT_ID}, service_name, environment, method, status_code, response_time, ts FROM audit_events ${where}`)
-      .all(...where.params) as Array<Pick<ListRow, 'project_id' | 'service_name' | 'environment' | 'method' | 'status_code' | 'response_time' | 'ts'>>;
-    return rows.map((r) => bucketOf({
-      project_id: r.project_id, service_name: r.service_name, environment: r.environment, method: r.method,
-      status_code: r.status_code ?? undefined, response_time: r.response_time ?? undefined, timestamp: new Date(r.ts).toISOString(),
-    }));
+    const rows = this.stmt(
+      `SELECT ${PROJECT_ID}, service_name, environment, method, status_code, response_time, ts FROM audit_events ${where}`,
+    ).all(...where.params) as Array<
+      Pick<ListRow, 'project_id' | 'service_name' | 'environment' | 'method' | 'status_code' | 'response_time' | 'ts'>
+    >;
+    return rows.map((r) =>
+      bucketOf({
+        project_id: r.project_id,
+        service_name: r.service_name,
+        environment: r.environment,
+        method: r.method,
+        status_code: r.status_code ?? undefined,
+        response_time: r.response_time ?? undefined,
+        timestamp: new Date(r.ts).toISOString(),
+      }),
+    );
   }
 
   async count(filter: AuditFilter, scope: Scope): Promise<number> {
@@ -277,11 +366,14 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
     if (where.matchesNothing) return;
     const conjunction = String(where) ? `${where} AND` : 'WHERE';
     let last: { ts: number; position: number } | null = null;
-    for (let sent = 0; sent < limit;) {
+    for (let sent = 0; sent < limit; ) {
       const size = Math.min(EXPORT_BATCH, limit - sent);
-      const rows = (last === null
-        ? this.stmt(`SELECT position, ${EVENT_COLUMNS} FROM audit_events ${where} ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, size)
-        : this.stmt(`SELECT position, ${EVENT_COLUMNS} FROM audit_events ${conjunction} (ts < ? OR (ts = ? AND position < ?))
+      const rows = (
+        last === null
+          ? this.stmt(
+              `SELECT position, ${EVENT_COLUMNS} FROM audit_events ${where} ORDER BY ts DESC, position DESC LIMIT ?`,
+            ).all(...where.params, size)
+          : this.stmt(`SELECT position, ${EVENT_COLUMNS} FROM audit_events ${conjunction} (ts < ? OR (ts = ? AND position < ?))
             ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, last.ts, last.ts, last.position, size)
       ) as Array<EventRow & { position: number }>;
       if (rows.length === 0) return;
@@ -300,10 +392,15 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
 
   /** Served by audit_project_ts, or audit_project_identifier for an identifier. */
   async redactable(q: RedactableQuery, after: RowRef | null, limit: number): Promise<RowRef[]> {
-    const where = projectsWhere([q.project_id]).addIf(q.identifier, 'identifier = ?').addIf(q.before, 'ts < ?')
+    const where = projectsWhere([q.project_id])
+      .addIf(q.identifier, 'identifier = ?')
+      .addIf(q.before, 'ts < ?')
       .add('position <= ?', Number(q.through));
     if (after) where.add('(ts, position) > (?, ?)', after.ts, Number(after.position));
-    const rows = this.stmt(`SELECT ts, position FROM audit_events ${where} ORDER BY ts, position LIMIT ?`).all(...where.params, limit) as Array<{ ts: number; position: number }>;
+    const rows = this.stmt(`SELECT ts, position FROM audit_events ${where} ORDER BY ts, position LIMIT ?`).all(
+      ...where.params,
+      limit,
+    ) as Array<{ ts: number; position: number }>;
     return rows.map((r) => ({ ts: r.ts, position: String(r.position) }));
   }
 }

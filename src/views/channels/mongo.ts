@@ -2,7 +2,15 @@ import type { Db } from 'mongodb';
 import type { ChannelTarget } from '../../domain/channel.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import type { ChannelTargetRow, ChannelView, ChannelsQueries, ChannelsWriter } from './port.ts';
-import { TOMBSTONE, inProjects, live, unfenced, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
+import {
+  TOMBSTONE,
+  inProjects,
+  live,
+  unfenced,
+  type BulkOps,
+  type MongoReadModel,
+  type MongoSchema,
+} from '../store/mongo.ts';
 
 /** Channels keyed by id (the target beside the view, never returned by queries); every write is
  *  an idempotent upsert or a keyed update. */
@@ -14,10 +22,12 @@ const channelsMongoSchema: MongoSchema = {
   version: 2,
   collections: [CHANNELS],
   async ensureIndexes(db) {
-    await db.collection(CHANNELS).createIndexes([
-      { key: { project_id: 1, created_at: 1 } },
-      { key: { project_scope: 1 }, partialFilterExpression: { project_scope: 'all' } },
-    ]);
+    await db
+      .collection(CHANNELS)
+      .createIndexes([
+        { key: { project_id: 1, created_at: 1 } },
+        { key: { project_scope: 1 }, partialFilterExpression: { project_scope: 'all' } },
+      ]);
   },
 };
 
@@ -29,11 +39,15 @@ const toView = (doc: ChannelDoc): ChannelView => {
 const toRow = (doc: ChannelDoc): ChannelTargetRow => ({ id: doc._id, target: doc.target, view: toView(doc) });
 
 const mongoChannelsWriter = (ops: BulkOps): ChannelsWriter => {
-  const set = (id: string, fields: Partial<ChannelView>) => ops.add(CHANNELS, { updateOne: { filter: { _id: id }, update: { $set: fields } } });
+  const set = (id: string, fields: Partial<ChannelView>) =>
+    ops.add(CHANNELS, { updateOne: { filter: { _id: id }, update: { $set: fields } } });
   return {
     created: ({ id, ...view }, target) =>
-      ops.add(CHANNELS, { updateOne: { filter: { _id: id }, update: { $setOnInsert: { ...view, target } }, upsert: true } }),
-    updated: (id, changes, updatedAt) => set(id, { ...changes, updated_at: updatedAt, ...(changes.active === true ? { deactivated_reason: null } : {}) }),
+      ops.add(CHANNELS, {
+        updateOne: { filter: { _id: id }, update: { $setOnInsert: { ...view, target } }, upsert: true },
+      }),
+    updated: (id, changes, updatedAt) =>
+      set(id, { ...changes, updated_at: updatedAt, ...(changes.active === true ? { deactivated_reason: null } : {}) }),
     deactivated: (id, reason, at) => set(id, { active: false, deactivated_reason: reason, updated_at: at }),
     degraded: (id, reason, at) => set(id, { degraded: true, degraded_reason: reason, degraded_since: at }),
     recovered: (id) => set(id, { degraded: false, degraded_reason: null, degraded_since: null }),
@@ -62,7 +76,11 @@ class MongoChannelsQueries implements ChannelsQueries {
   }
 
   async targets(projectId: string, kind: 'healthcheck' | 'alert'): Promise<ChannelTargetRow[]> {
-    const filter = live({ active: true, events: kind, $or: [{ project_id: projectId }, { project_scope: 'all' as const }] });
+    const filter = live({
+      active: true,
+      events: kind,
+      $or: [{ project_id: projectId }, { project_scope: 'all' as const }],
+    });
     return (await this.channels.find(filter).sort({ created_at: 1, _id: 1 }).toArray()).map(toRow);
   }
 

@@ -39,7 +39,11 @@ export interface ChannelsWriter {
 }
 
 /** A channel with what delivering to it needs. */
-export interface ChannelTargetRow { id: string; target: ChannelTarget; view: ChannelView }
+export interface ChannelTargetRow {
+  id: string;
+  target: ChannelTarget;
+  view: ChannelView;
+}
 
 /** A channel for all projects is listed and found for admins (whose scope is every project) only. */
 export interface ChannelsQueries {

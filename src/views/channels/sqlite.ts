@@ -39,7 +39,14 @@ class SqliteChannelsWriter implements ChannelsWriter {
   }
 
   created(view: ChannelView, target: ChannelTarget): void {
-    this.stmts.insert.run(view.id, view.project_id, view.project_scope === 'all' ? 1 : 0, view.created_at, JSON.stringify(view), JSON.stringify(target));
+    this.stmts.insert.run(
+      view.id,
+      view.project_id,
+      view.project_scope === 'all' ? 1 : 0,
+      view.created_at,
+      JSON.stringify(view),
+      JSON.stringify(target),
+    );
   }
 
   updated(id: string, changes: ChannelChanges, updatedAt: string): void {
@@ -66,7 +73,8 @@ class SqliteChannelsWriter implements ChannelsWriter {
 }
 
 /** A channel for all projects is an admin's: only admins see it (and so change it). */
-const visibleIn = (scope: Scope, view: ChannelView): boolean => inScope(scope, view.project_id) && (scope.all || view.project_scope === 'project');
+const visibleIn = (scope: Scope, view: ChannelView): boolean =>
+  inScope(scope, view.project_id) && (scope.all || view.project_scope === 'project');
 
 const rowOf = (r: { view: string; target: string }): ChannelTargetRow => {
   const view = JSON.parse(r.view) as ChannelView;
@@ -80,7 +88,8 @@ class SqliteChannelsQueries implements ChannelsQueries {
       get: db.prepare<[string], { view: string }>('SELECT view FROM channels WHERE id = ?'),
       target: db.prepare<[string], { view: string; target: string }>('SELECT view, target FROM channels WHERE id = ?'),
       project: db.prepare<[string], { view: string; target: string }>(
-        'SELECT view, target FROM channels WHERE project_id = ? OR all_projects = 1 ORDER BY created_at, id'),
+        'SELECT view, target FROM channels WHERE project_id = ? OR all_projects = 1 ORDER BY created_at, id',
+      ),
     };
   }
 
@@ -88,8 +97,11 @@ class SqliteChannelsQueries implements ChannelsQueries {
     const where = new Where().inProjects(projectsInScope(scope, projectId));
     if (!scope.all) where.add('all_projects = 0');
     if (where.matchesNothing) return [];
-    return (this.db.prepare(`SELECT view FROM channels ${where} ORDER BY created_at, id`).all(...where.params) as Array<{ view: string }>)
-      .map((r) => JSON.parse(r.view) as ChannelView);
+    return (
+      this.db.prepare(`SELECT view FROM channels ${where} ORDER BY created_at, id`).all(...where.params) as Array<{
+        view: string;
+      }>
+    ).map((r) => JSON.parse(r.view) as ChannelView);
   }
 
   async get(id: string, scope: Scope): Promise<ChannelView | null> {
@@ -99,7 +111,10 @@ class SqliteChannelsQueries implements ChannelsQueries {
   }
 
   async targets(projectId: string, kind: 'healthcheck' | 'alert'): Promise<ChannelTargetRow[]> {
-    return this.stmts.project.all(projectId).map(rowOf).filter(({ view }) => view.active && view.events.includes(kind));
+    return this.stmts.project
+      .all(projectId)
+      .map(rowOf)
+      .filter(({ view }) => view.active && view.events.includes(kind));
   }
 
   async target(id: string): Promise<ChannelTargetRow | null> {

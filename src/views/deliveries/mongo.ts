@@ -16,10 +16,9 @@ const deliveryLogMongoSchema: MongoSchema = {
   version: 1,
   collections: [DELIVERY_LOG],
   async ensureIndexes(db) {
-    await db.collection(DELIVERY_LOG).createIndexes([
-      { key: { channel_id: 1, created_at: -1, _id: -1 } },
-      { key: { event_id: 1 } },
-    ]);
+    await db
+      .collection(DELIVERY_LOG)
+      .createIndexes([{ key: { channel_id: 1, created_at: -1, _id: -1 } }, { key: { event_id: 1 } }]);
   },
 };
 
@@ -29,11 +28,17 @@ const toView = (doc: DeliveryDoc): DeliveryView => {
 };
 
 const mongoDeliveriesWriter = (ops: BulkOps): DeliveriesWriter => ({
-  created: ({ id, ...view }) => ops.add(DELIVERY_LOG, { updateOne: { filter: { _id: id }, update: { $setOnInsert: view }, upsert: true } }),
-  attempted: (id, attempt, status) => ops.add(DELIVERY_LOG, {
-    updateOne: { filter: { _id: id }, update: { $set: { [`attempts.${attempt.attempt - 1}`]: attempt, status, updated_at: attempt.at } } },
-  }),
-  statusChanged: (id, status, reason, at) => ops.add(DELIVERY_LOG, { updateOne: { filter: { _id: id }, update: { $set: { status, reason, updated_at: at } } } }),
+  created: ({ id, ...view }) =>
+    ops.add(DELIVERY_LOG, { updateOne: { filter: { _id: id }, update: { $setOnInsert: view }, upsert: true } }),
+  attempted: (id, attempt, status) =>
+    ops.add(DELIVERY_LOG, {
+      updateOne: {
+        filter: { _id: id },
+        update: { $set: { [`attempts.${attempt.attempt - 1}`]: attempt, status, updated_at: attempt.at } },
+      },
+    }),
+  statusChanged: (id, status, reason, at) =>
+    ops.add(DELIVERY_LOG, { updateOne: { filter: { _id: id }, update: { $set: { status, reason, updated_at: at } } } }),
 });
 
 class MongoDeliveriesQueries implements DeliveriesQueries {
@@ -46,7 +51,11 @@ class MongoDeliveriesQueries implements DeliveriesQueries {
   async forChannel(channelId: string, query: DeliveryListQuery, scope: Scope): Promise<Page<DeliveryView>> {
     const projects = projectsInScope(scope);
     if (seesNothing(projects)) return pageOf([], query, 0);
-    const filter = { channel_id: channelId, ...inProjects(projects), ...(query.status === undefined ? {} : { status: query.status }) };
+    const filter = {
+      channel_id: channelId,
+      ...inProjects(projects),
+      ...(query.status === undefined ? {} : { status: query.status }),
+    };
     const [total, docs] = await Promise.all([
       this.log.countDocuments(filter),
       this.log.find(filter).sort({ created_at: -1, _id: -1 }).skip(offsetOf(query)).limit(query.limit).toArray(),
@@ -55,7 +64,9 @@ class MongoDeliveriesQueries implements DeliveriesQueries {
   }
 
   async forEvent(eventId: string, scope: Scope): Promise<DeliveryView[]> {
-    return (await this.log.find({ event_id: eventId }).sort({ channel_id: 1 }).toArray()).map(toView).filter((d) => inScope(scope, d.project_id));
+    return (await this.log.find({ event_id: eventId }).sort({ channel_id: 1 }).toArray())
+      .map(toView)
+      .filter((d) => inScope(scope, d.project_id));
   }
 
   async get(id: string, scope: Scope): Promise<DeliveryView | null> {

@@ -45,7 +45,9 @@ export interface DeliveriesWriter {
   statusChanged(id: string, status: DeliveryStatus, reason: string | null, at: string): void;
 }
 
-export interface DeliveryListQuery extends PageRequest { status?: DeliveryStatus }
+export interface DeliveryListQuery extends PageRequest {
+  status?: DeliveryStatus;
+}
 
 export interface DeliveriesQueries {
   /** A channel's deliveries of events in projects the caller sees, newest first. */

@@ -42,11 +42,26 @@ class SqliteDeliveriesWriter implements DeliveriesWriter {
   }
 
   created(view: DeliveryView): void {
-    this.stmts.insert.run(view.id, view.channel_id, view.event_id, view.project_id, view.status, view.created_at, JSON.stringify(view));
+    this.stmts.insert.run(
+      view.id,
+      view.channel_id,
+      view.event_id,
+      view.project_id,
+      view.status,
+      view.created_at,
+      JSON.stringify(view),
+    );
   }
 
   attempted(id: string, attempt: DeliveryView['attempts'][number], status: DeliveryView['status']): void {
-    this.change(id, (v) => ({ ...v, status, attempts: [...v.attempts.filter((a) => a.attempt !== attempt.attempt), attempt].sort((a, b) => a.attempt - b.attempt), updated_at: attempt.at }));
+    this.change(id, (v) => ({
+      ...v,
+      status,
+      attempts: [...v.attempts.filter((a) => a.attempt !== attempt.attempt), attempt].sort(
+        (a, b) => a.attempt - b.attempt,
+      ),
+      updated_at: attempt.at,
+    }));
   }
 
   statusChanged(id: string, status: DeliveryView['status'], reason: string | null, at: string): void {
@@ -61,21 +76,35 @@ class SqliteDeliveriesQueries implements DeliveriesQueries {
     this.cached = statementCache(db);
     this.stmts = {
       get: db.prepare<[string], { view: string }>('SELECT view FROM delivery_log WHERE id = ?'),
-      event: db.prepare<[string], { view: string }>('SELECT view FROM delivery_log WHERE event_id = ? ORDER BY channel_id'),
+      event: db.prepare<[string], { view: string }>(
+        'SELECT view FROM delivery_log WHERE event_id = ? ORDER BY channel_id',
+      ),
     };
   }
 
   async forChannel(channelId: string, query: DeliveryListQuery, scope: Scope): Promise<Page<DeliveryView>> {
-    const where = new Where().add('channel_id = ?', channelId).inProjects(projectsInScope(scope)).addIf(query.status, 'status = ?');
+    const where = new Where()
+      .add('channel_id = ?', channelId)
+      .inProjects(projectsInScope(scope))
+      .addIf(query.status, 'status = ?');
     if (where.matchesNothing) return pageOf([], query, 0);
-    const total = (this.cached(`SELECT COUNT(*) AS n FROM delivery_log ${where}`).get(...where.params) as { n: number }).n;
-    const rows = this.cached(`SELECT view FROM delivery_log ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-      .all(...where.params, query.limit, offsetOf(query)) as Array<{ view: string }>;
-    return pageOf(rows.map((r) => JSON.parse(r.view) as DeliveryView), query, total);
+    const total = (this.cached(`SELECT COUNT(*) AS n FROM delivery_log ${where}`).get(...where.params) as { n: number })
+      .n;
+    const rows = this.cached(
+      `SELECT view FROM delivery_log ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    ).all(...where.params, query.limit, offsetOf(query)) as Array<{ view: string }>;
+    return pageOf(
+      rows.map((r) => JSON.parse(r.view) as DeliveryView),
+      query,
+      total,
+    );
   }
 
   async forEvent(eventId: string, scope: Scope): Promise<DeliveryView[]> {
-    return this.stmts.event.all(eventId).map((r) => JSON.parse(r.view) as DeliveryView).filter((d) => inScope(scope, d.project_id));
+    return this.stmts.event
+      .all(eventId)
+      .map((r) => JSON.parse(r.view) as DeliveryView)
+      .filter((d) => inScope(scope, d.project_id));
   }
 
   async get(id: string, scope: Scope): Promise<DeliveryView | null> {

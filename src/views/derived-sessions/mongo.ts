@@ -1,10 +1,25 @@
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Db, type Filter } from 'mongodb';
 import { epochMsOf } from '../../domain/codecs.ts';
 import { SESSION_GAP_MS, addEvent, sessionTimes, type SessionSpan } from '../../domain/sessions.ts';
-import type { DerivedSession, DerivedSessionsQueries, DerivedSessionsQuery, DerivedSessionsWriter, SessionKey } from './port.ts';
+import type {
+  DerivedSession,
+  DerivedSessionsQueries,
+  DerivedSessionsQuery,
+  DerivedSessionsWriter,
+  SessionKey,
+} from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
-import { ALIVE, TOMBSTONE, inProjects, live, type BulkOps, type Fence, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
+import {
+  ALIVE,
+  TOMBSTONE,
+  inProjects,
+  live,
+  type BulkOps,
+  type Fence,
+  type MongoReadModel,
+  type MongoSchema,
+} from '../store/mongo.ts';
 
 /** Derived sessions in MongoDB: one document per session, so that no document grows with an
  *  identifier's history, and one small "head" document per project × identifier × service.
@@ -38,13 +53,26 @@ import { ALIVE, TOMBSTONE, inProjects, live, type BulkOps, type Fence, type Mong
  *  latest ended more than the gap before the latest started, so an event from the latest
  *  session's start on can touch no session but the latest, which the head holds: in-order events
  *  read no session document. */
-interface SessionDoc extends SessionKey { _id: string; start: number; end: number; count: number }
+interface SessionDoc extends SessionKey {
+  _id: string;
+  start: number;
+  end: number;
+  count: number;
+}
 
 /** The session writes of a head's last batch, kept until they have all landed: spans to write
  *  whole, and the starts of the spans they absorbed. */
-interface Redo { put: SessionSpan[]; drop: number[] }
+interface Redo {
+  put: SessionSpan[];
+  drop: number[];
+}
 
-interface HeadDoc extends SessionKey { _id: string; applied_through: number; last: SessionSpan; redo?: Redo }
+interface HeadDoc extends SessionKey {
+  _id: string;
+  applied_through: number;
+  last: SessionSpan;
+  redo?: Redo;
+}
 
 const SESSIONS = 'derived_sessions';
 const HEADS = 'derived_session_heads';
@@ -59,25 +87,38 @@ const derivedSessionsMongoSchema: MongoSchema = {
   version: 2,
   collections: [SESSIONS, HEADS],
   async ensureIndexes(db) {
-    await db.collection(SESSIONS).createIndexes([
-      { key: { project_id: 1, start: -1, identifier: 1, service_name: 1 } },
-      { key: { project_id: 1, identifier: 1, start: -1, service_name: 1 } },
-      { key: { project_id: 1, service_name: 1, start: -1, identifier: 1 } },
-      { key: { start: -1, project_id: 1, identifier: 1, service_name: 1 } },
-    ]);
+    await db
+      .collection(SESSIONS)
+      .createIndexes([
+        { key: { project_id: 1, start: -1, identifier: 1, service_name: 1 } },
+        { key: { project_id: 1, identifier: 1, start: -1, service_name: 1 } },
+        { key: { project_id: 1, service_name: 1, start: -1, identifier: 1 } },
+        { key: { start: -1, project_id: 1, identifier: 1, service_name: 1 } },
+      ]);
   },
 };
 
 const keyIdOf = (key: SessionKey): string => JSON.stringify([key.project_id, key.identifier, key.service_name]);
-const sessionIdOf = (key: SessionKey, start: number): string => JSON.stringify([key.project_id, key.identifier, key.service_name, start]);
-const keyOf = ({ project_id, identifier, service_name }: SessionKey): SessionKey => ({ project_id, identifier, service_name });
+const sessionIdOf = (key: SessionKey, start: number): string =>
+  JSON.stringify([key.project_id, key.identifier, key.service_name, start]);
+const keyOf = ({ project_id, identifier, service_name }: SessionKey): SessionKey => ({
+  project_id,
+  identifier,
+  service_name,
+});
 const spanOf = ({ start, end, count }: SessionSpan): SessionSpan => ({ start, end, count });
 
-interface KeyEvents { key: SessionKey; events: Array<{ ts: number; position: number }> }
+interface KeyEvents {
+  key: SessionKey;
+  events: Array<{ ts: number; position: number }>;
+}
 
 /** A key's step 1: the head to write over the one read (`previous` its applied_through, null
  *  when there was none). */
-interface HeadWrite { previous: number | null; head: HeadDoc & { redo: Redo } }
+interface HeadWrite {
+  previous: number | null;
+  head: HeadDoc & { redo: Redo };
+}
 
 /** Windows of ±gap around the timestamps, merged where they overlap: the spans of time whose
  *  sessions the events can touch. */
@@ -94,9 +135,16 @@ const windowsAround = (timestamps: readonly number[]): Array<[number, number]> =
 /** The key's sessions that overlap [lo, hi], newest first. A key's sessions do not overlap, so
  *  their ends descend with their starts: reading back from `hi` stops at the first that ended
  *  before `lo`. */
-const sessionsOverlapping = async (sessions: Collection<SessionDoc>, key: SessionKey, lo: number, hi: number): Promise<SessionSpan[]> => {
-  const cursor = sessions.find(live({ ...keyOf(key), start: { $lte: hi } }), { projection: { _id: 0, start: 1, end: 1, count: 1 } })
-    .sort({ start: -1 }).batchSize(8);
+const sessionsOverlapping = async (
+  sessions: Collection<SessionDoc>,
+  key: SessionKey,
+  lo: number,
+  hi: number,
+): Promise<SessionSpan[]> => {
+  const cursor = sessions
+    .find(live({ ...keyOf(key), start: { $lte: hi } }), { projection: { _id: 0, start: 1, end: 1, count: 1 } })
+    .sort({ start: -1 })
+    .batchSize(8);
   const found: SessionSpan[] = [];
   // Leaving the loop early closes the cursor (the driver's async iterator does).
   for await (const doc of cursor) {
@@ -108,7 +156,12 @@ const sessionsOverlapping = async (sessions: Collection<SessionDoc>, key: Sessio
 
 /** The stored sessions that events at `timestamps` can touch (and maybe a few more): the
  *  latest, and for events before its start, those around them. */
-const sessionsTouched = async (sessions: Collection<SessionDoc>, key: SessionKey, last: SessionSpan | null, timestamps: readonly number[]): Promise<SessionSpan[]> => {
+const sessionsTouched = async (
+  sessions: Collection<SessionDoc>,
+  key: SessionKey,
+  last: SessionSpan | null,
+  timestamps: readonly number[],
+): Promise<SessionSpan[]> => {
   if (last === null) return [];
   const byStart = new Map([[last.start, last]]);
   for (const [lo, hi] of windowsAround(timestamps.filter((ts) => ts < last.start))) {
@@ -123,7 +176,10 @@ const redoOf = (before: readonly SessionSpan[], after: readonly SessionSpan[]): 
   const old = new Map(before.map((s) => [s.start, s]));
   const kept = new Set(after.map((s) => s.start));
   return {
-    put: after.filter((s) => { const o = old.get(s.start); return !o || o.end !== s.end || o.count !== s.count; }),
+    put: after.filter((s) => {
+      const o = old.get(s.start);
+      return !o || o.end !== s.end || o.count !== s.count;
+    }),
     drop: before.filter((s) => !kept.has(s.start)).map((s) => s.start),
   };
 };
@@ -132,15 +188,31 @@ const latestOf = (spans: readonly SessionSpan[]): SessionSpan =>
   spans.reduce((latest, s) => (s.start > latest.start ? s : latest));
 
 /** The head write for a key's events of the batch; null when the head already has them all. */
-const planKey = async (sessions: Collection<SessionDoc>, id: string, { key, events }: KeyEvents, head: HeadDoc | null): Promise<HeadWrite | null> => {
+const planKey = async (
+  sessions: Collection<SessionDoc>,
+  id: string,
+  { key, events }: KeyEvents,
+  head: HeadDoc | null,
+): Promise<HeadWrite | null> => {
   const fresh = head === null ? events : events.filter((e) => e.position > head.applied_through);
   const lastEvent = fresh[fresh.length - 1];
   if (!lastEvent) return null;
-  const before = await sessionsTouched(sessions, key, head && spanOf(head.last), fresh.map((e) => e.ts));
+  const before = await sessionsTouched(
+    sessions,
+    key,
+    head && spanOf(head.last),
+    fresh.map((e) => e.ts),
+  );
   const after = fresh.reduce((spans, e) => addEvent(spans, e.ts), before);
   return {
     previous: head?.applied_through ?? null,
-    head: { _id: id, ...keyOf(key), applied_through: lastEvent.position, last: latestOf(after), redo: redoOf(before, after) },
+    head: {
+      _id: id,
+      ...keyOf(key),
+      applied_through: lastEvent.position,
+      last: latestOf(after),
+      redo: redoOf(before, after),
+    },
   };
 };
 
@@ -151,7 +223,9 @@ const writeHeads = async (heads: Collection<HeadDoc>, writes: readonly HeadWrite
   const ops: AnyBulkWriteOperation<HeadDoc>[] = writes.map(({ previous, head }) => {
     if (previous === null) return { insertOne: { document: head } };
     const { _id, applied_through, last, redo } = head;
-    return { updateOne: { filter: { _id, applied_through: previous }, update: { $set: { applied_through, last, redo } } } };
+    return {
+      updateOne: { filter: { _id, applied_through: previous }, update: { $set: { applied_through, last, redo } } },
+    };
   });
   try {
     const result = await heads.bulkWrite(ops, { ordered: false });
@@ -175,21 +249,27 @@ const applyRedo = async (db: Db, written: ReadonlyArray<HeadDoc & { redo: Redo }
   const ops: AnyBulkWriteOperation<SessionDoc>[] = written.flatMap((head) => [
     // A dropped session is a tombstone, not a delete: a former lease holder replaying an older
     // redo then finds it fenced instead of inserting it again (see Fence).
-    ...head.redo.drop.map((start): AnyBulkWriteOperation<SessionDoc> => ({
-      updateOne: { filter: fence.filter({ _id: sessionIdOf(head, start) }), update: fence.update(TOMBSTONE) },
-    })),
-    ...head.redo.put.map((span): AnyBulkWriteOperation<SessionDoc> => ({
-      updateOne: {
-        filter: fence.filter({ _id: sessionIdOf(head, span.start) }),
-        update: fence.update({ $set: { ...keyOf(head), ...spanOf(span), ...ALIVE } }),
-        upsert: true,
-      },
-    })),
+    ...head.redo.drop.map(
+      (start): AnyBulkWriteOperation<SessionDoc> => ({
+        updateOne: { filter: fence.filter({ _id: sessionIdOf(head, start) }), update: fence.update(TOMBSTONE) },
+      }),
+    ),
+    ...head.redo.put.map(
+      (span): AnyBulkWriteOperation<SessionDoc> => ({
+        updateOne: {
+          filter: fence.filter({ _id: sessionIdOf(head, span.start) }),
+          update: fence.update({ $set: { ...keyOf(head), ...spanOf(span), ...ALIVE } }),
+          upsert: true,
+        },
+      }),
+    ),
   ]);
   if (ops.length > 0) await db.collection<SessionDoc>(SESSIONS).bulkWrite(ops);
-  await db.collection<HeadDoc>(HEADS).bulkWrite(written.map(({ _id, applied_through }) => ({
-    updateOne: { filter: { _id, applied_through }, update: { $unset: { redo: '' } } },
-  })));
+  await db.collection<HeadDoc>(HEADS).bulkWrite(
+    written.map(({ _id, applied_through }) => ({
+      updateOne: { filter: { _id, applied_through }, update: { $unset: { redo: '' } } },
+    })),
+  );
 };
 
 const hasRedo = (head: HeadDoc): head is HeadDoc & { redo: Redo } => head.redo !== undefined;
@@ -211,11 +291,16 @@ const applyBatch = async (db: Db, batch: ReadonlyMap<string, KeyEvents>, fence: 
     const writes = planned.filter((w): w is HeadWrite => w !== null);
     if (writes.length === 0) return;
     if (await writeHeads(heads, writes)) {
-      await applyRedo(db, writes.map((w) => w.head), fence);
+      await applyRedo(
+        db,
+        writes.map((w) => w.head),
+        fence,
+      );
       return;
     }
     // The heads that took their write hold their redo: the next round applies it.
-    if (attempt === MAX_ATTEMPTS) throw new Error(`derived sessions: heads kept changing under this batch (${writes.length} keys)`);
+    if (attempt === MAX_ATTEMPTS)
+      throw new Error(`derived sessions: heads kept changing under this batch (${writes.length} keys)`);
     ids = writes.map((w) => w.head._id);
   }
 };
@@ -236,7 +321,9 @@ const mongoDerivedSessionsWriter = (ops: BulkOps): DerivedSessionsWriter => {
     // After the batch's sessions are written (deferred tasks run in order).
     expire({ project_id, before }) {
       ops.defer(async (db, fence) => {
-        await db.collection<SessionDoc>(SESSIONS).deleteMany(fence.filter({ project_id, start: { $lt: before }, end: { $lt: before } }));
+        await db
+          .collection<SessionDoc>(SESSIONS)
+          .deleteMany(fence.filter({ project_id, start: { $lt: before }, end: { $lt: before } }));
       });
     },
     erase(projectId, identifier) {
@@ -250,8 +337,12 @@ const mongoDerivedSessionsWriter = (ops: BulkOps): DerivedSessionsWriter => {
 
 type SessionRow = Omit<SessionDoc, '_id'>;
 
-const toDerivedSession = ({ project_id, identifier, service_name, ...span }: SessionRow): DerivedSession =>
-  ({ project_id, identifier, service_name, ...sessionTimes(span) });
+const toDerivedSession = ({ project_id, identifier, service_name, ...span }: SessionRow): DerivedSession => ({
+  project_id,
+  identifier,
+  service_name,
+  ...sessionTimes(span),
+});
 
 class MongoDerivedSessionsQueries implements DerivedSessionsQueries {
   constructor(private readonly db: Db) {}
@@ -263,11 +354,18 @@ class MongoDerivedSessionsQueries implements DerivedSessionsQueries {
     if (q.identifier !== undefined) filter.identifier = q.identifier;
     if (q.service_name !== undefined) filter.service_name = q.service_name;
     const [from, to] = [epochMsOf(q.start_date), epochMsOf(q.end_date)];
-    if (from !== undefined || to !== undefined) filter.start = { ...(from === undefined ? {} : { $gte: from }), ...(to === undefined ? {} : { $lte: to }) };
+    if (from !== undefined || to !== undefined)
+      filter.start = { ...(from === undefined ? {} : { $gte: from }), ...(to === undefined ? {} : { $lte: to }) };
     const collection = this.db.collection<SessionDoc>(SESSIONS);
     const [rows, total] = await Promise.all([
-      collection.find<SessionRow>(filter, { projection: { _id: 0, project_id: 1, identifier: 1, service_name: 1, start: 1, end: 1, count: 1 } })
-        .sort({ start: -1, project_id: 1, identifier: 1, service_name: 1 }).skip(offsetOf(q)).limit(q.limit).toArray(),
+      collection
+        .find<SessionRow>(filter, {
+          projection: { _id: 0, project_id: 1, identifier: 1, service_name: 1, start: 1, end: 1, count: 1 },
+        })
+        .sort({ start: -1, project_id: 1, identifier: 1, service_name: 1 })
+        .skip(offsetOf(q))
+        .limit(q.limit)
+        .toArray(),
       collection.countDocuments(filter),
     ]);
     return pageOf(rows.map(toDerivedSession), q, total);

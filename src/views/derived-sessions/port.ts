@@ -3,7 +3,11 @@ import type { Page } from '../../domain/page.ts';
 import type { Scope } from '../../domain/scope.ts';
 import type { SessionSummary } from '../../domain/sessions.ts';
 
-export interface SessionKey { project_id: string; identifier: string; service_name: string }
+export interface SessionKey {
+  project_id: string;
+  identifier: string;
+  service_name: string;
+}
 
 export interface DerivedSessionsWriter {
   /** An http event of `key` at `timestamp` (ms); `position` makes replays harmless. */

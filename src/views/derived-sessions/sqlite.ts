@@ -2,7 +2,13 @@ import type Database from 'better-sqlite3';
 import type { ExpiredRange } from '../../domain/retention.ts';
 import { epochMsOf } from '../../domain/codecs.ts';
 import { SESSION_GAP_MS, mergeEvent, sessionTimes, touches, type SessionSpan } from '../../domain/sessions.ts';
-import type { DerivedSession, DerivedSessionsQueries, DerivedSessionsQuery, DerivedSessionsWriter, SessionKey } from './port.ts';
+import type {
+  DerivedSession,
+  DerivedSessionsQueries,
+  DerivedSessionsQuery,
+  DerivedSessionsWriter,
+  SessionKey,
+} from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
 import { Where, statementCache, type BatchedWriter, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
@@ -56,13 +62,17 @@ class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWrite
     // A key's sessions are disjoint, so those ending at or after a time are its last ones.
     this.endingFrom = db.prepare<[string, string, string], Row>(`SELECT * FROM derived_sessions
       WHERE project_id = ? AND identifier = ? AND service_name = ? ORDER BY session_start DESC`);
-    this.remove = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND identifier = ? AND service_name = ? AND session_start = ?');
+    this.remove = db.prepare(
+      'DELETE FROM derived_sessions WHERE project_id = ? AND identifier = ? AND service_name = ? AND session_start = ?',
+    );
     // A session an event extends keeps its start: its row is changed in place, and the query
     // indexes, which hold none of the columns that change, are left alone.
     this.put = db.prepare(`INSERT INTO derived_sessions VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (project_id, identifier, service_name, session_start) DO UPDATE SET
         session_end = excluded.session_end, event_count = excluded.event_count`);
-    this.expireBefore = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND session_start < ? AND session_end < ?');
+    this.expireBefore = db.prepare(
+      'DELETE FROM derived_sessions WHERE project_id = ? AND session_start < ? AND session_end < ?',
+    );
     this.eraseKey = db.prepare('DELETE FROM derived_sessions WHERE project_id = ? AND identifier = ?');
   }
 
@@ -108,9 +118,11 @@ class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWrite
   flush(): void {
     for (const { key, sessions } of this.keys.values()) {
       const starts = new Set(sessions.spans.map((s) => s.start));
-      for (const start of sessions.removed) if (!starts.has(start)) this.remove.run(key.project_id, key.identifier, key.service_name, start);
+      for (const start of sessions.removed)
+        if (!starts.has(start)) this.remove.run(key.project_id, key.identifier, key.service_name, start);
       for (const s of sessions.spans) {
-        if (!sessions.stored.has(s.start)) this.put.run(key.project_id, key.identifier, key.service_name, s.start, s.end, s.count);
+        if (!sessions.stored.has(s.start))
+          this.put.run(key.project_id, key.identifier, key.service_name, s.start, s.end, s.count);
       }
     }
     this.discard();
@@ -122,7 +134,9 @@ class SqliteDerivedSessionsWriter implements DerivedSessionsWriter, BatchedWrite
 }
 
 const toDerivedSession = (r: Row): DerivedSession => ({
-  project_id: r.project_id, identifier: r.identifier, service_name: r.service_name,
+  project_id: r.project_id,
+  identifier: r.identifier,
+  service_name: r.service_name,
   ...sessionTimes({ start: r.session_start, end: r.session_end, count: r.event_count }),
 });
 
@@ -133,14 +147,22 @@ class SqliteDerivedSessionsQueries implements DerivedSessionsQueries {
   }
 
   async list(q: DerivedSessionsQuery, scope: Scope): Promise<Page<DerivedSession>> {
-    const where = new Where().inProjects(projectsInScope(scope, q.project_id))
-      .addIf(q.identifier, 'identifier = ?').addIf(q.service_name, 'service_name = ?')
-      .addIf(epochMsOf(q.start_date), 'session_start >= ?').addIf(epochMsOf(q.end_date), 'session_start <= ?');
+    const where = new Where()
+      .inProjects(projectsInScope(scope, q.project_id))
+      .addIf(q.identifier, 'identifier = ?')
+      .addIf(q.service_name, 'service_name = ?')
+      .addIf(epochMsOf(q.start_date), 'session_start >= ?')
+      .addIf(epochMsOf(q.end_date), 'session_start <= ?');
     if (where.matchesNothing) return emptyPage(q);
     const rows = this.stmt(`SELECT * FROM derived_sessions ${where}
-      ORDER BY session_start DESC, project_id, identifier, service_name LIMIT ? OFFSET ?`)
-      .all(...where.params, q.limit, offsetOf(q)) as Row[];
-    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM derived_sessions ${where}`).get(...where.params) as { n: number };
+      ORDER BY session_start DESC, project_id, identifier, service_name LIMIT ? OFFSET ?`).all(
+      ...where.params,
+      q.limit,
+      offsetOf(q),
+    ) as Row[];
+    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM derived_sessions ${where}`).get(...where.params) as {
+      n: number;
+    };
     return pageOf(rows.map(toDerivedSession), q, n);
   }
 }

@@ -13,7 +13,11 @@ export const mongoLoginThrottle = async (db: Db, limits: LoginLimits): Promise<L
   const limiter = (s: (typeof settings)[keyof typeof settings]) =>
     // The library would create the indexes in the background; they are made (once) below.
     new RateLimiterMongo({ storeClient: db, tableName: COLLECTION, disableIndexesCreation: true, ...s });
-  const counters = { accountFailures: limiter(settings.accountFailures), accountLock: limiter(settings.accountLock), addressFailures: limiter(settings.addressFailures) };
+  const counters = {
+    accountFailures: limiter(settings.accountFailures),
+    accountLock: limiter(settings.accountLock),
+    addressFailures: limiter(settings.addressFailures),
+  };
   await counters.accountFailures.createIndexes();
   return throttleOver(counters, limits, async () => undefined);
 };

@@ -1,4 +1,9 @@
-import { ACCOUNT_FAILURES_KEPT_SECONDS, accountLockSeconds, addressKey, type LoginLimits } from '../../domain/login-throttle.ts';
+import {
+  ACCOUNT_FAILURES_KEPT_SECONDS,
+  accountLockSeconds,
+  addressKey,
+  type LoginLimits,
+} from '../../domain/login-throttle.ts';
 
 /** Failed logins, counted where every API process sees them: in the read-model store (the
  *  embedded SQLite file, or MongoDB). Not a read model: nothing in the log builds it, and a
@@ -41,24 +46,46 @@ export interface ThrottleCounters {
 }
 
 /** The counters' settings for a set of limits: each adapter builds its limiters from these. */
-export const counterSettings = (limits: LoginLimits) => ({
-  accountFailures: { keyPrefix: 'account_failures', points: limits.accountFailures, duration: ACCOUNT_FAILURES_KEPT_SECONDS },
-  accountLock: { keyPrefix: 'account_lock', points: 1, duration: limits.accountMaxLockSeconds },
-  addressFailures: { keyPrefix: 'address_failures', points: limits.addressFailures, duration: limits.addressWindowSeconds },
-}) as const;
+export const counterSettings = (limits: LoginLimits) =>
+  ({
+    accountFailures: {
+      keyPrefix: 'account_failures',
+      points: limits.accountFailures,
+      duration: ACCOUNT_FAILURES_KEPT_SECONDS,
+    },
+    accountLock: { keyPrefix: 'account_lock', points: 1, duration: limits.accountMaxLockSeconds },
+    addressFailures: {
+      keyPrefix: 'address_failures',
+      points: limits.addressFailures,
+      duration: limits.addressWindowSeconds,
+    },
+  }) as const;
 
 /** The throttle over a store's counters. Check, then record: attempts made in parallel all pass
  *  the check before their failures are counted, so a burst can exceed a limit by what is in
  *  flight at once (the password hasher lets two run per process). */
-export const throttleOver = (counters: ThrottleCounters, limits: LoginLimits, close: () => Promise<void>): LoginThrottle => ({
+export const throttleOver = (
+  counters: ThrottleCounters,
+  limits: LoginLimits,
+  close: () => Promise<void>,
+): LoginThrottle => ({
   async retryAfterMs({ email, address }) {
-    const [lock, byAddress] = await Promise.all([counters.accountLock.get(email), counters.addressFailures.get(addressKey(address))]);
+    const [lock, byAddress] = await Promise.all([
+      counters.accountLock.get(email),
+      counters.addressFailures.get(addressKey(address)),
+    ]);
     const locked = lock && lock.msBeforeNext > 0 ? lock.msBeforeNext : 0;
-    const spent = byAddress && byAddress.consumedPoints >= limits.addressFailures && byAddress.msBeforeNext > 0 ? byAddress.msBeforeNext : 0;
+    const spent =
+      byAddress && byAddress.consumedPoints >= limits.addressFailures && byAddress.msBeforeNext > 0
+        ? byAddress.msBeforeNext
+        : 0;
     return Math.max(locked, spent);
   },
   async failed({ email, address }) {
-    const [failures] = await Promise.all([counters.accountFailures.penalty(email), counters.addressFailures.penalty(addressKey(address))]);
+    const [failures] = await Promise.all([
+      counters.accountFailures.penalty(email),
+      counters.addressFailures.penalty(addressKey(address)),
+    ]);
     const seconds = accountLockSeconds(failures.consumedPoints, limits);
     if (seconds > 0) await counters.accountLock.block(email, seconds);
   },

@@ -11,7 +11,9 @@ const PURGE_EVERY_MS = 5 * 60_000;
  *  statement each. Expired rows are deleted every five minutes. */
 export const sqliteLoginThrottle = (db: Database.Database, limits: LoginLimits): LoginThrottle => {
   // Created here, synchronously: the library would create it asynchronously after construction.
-  db.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)`);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${TABLE} (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)`,
+  );
   const settings = counterSettings(limits);
   const limiter = (s: (typeof settings)[keyof typeof settings]) =>
     new RateLimiterSQLite({ storeClient: db, storeType: 'better-sqlite3', tableName: TABLE, tableCreated: true, ...s });
@@ -19,7 +21,11 @@ export const sqliteLoginThrottle = (db: Database.Database, limits: LoginLimits):
   const timer = setInterval(() => purge.run(Date.now()), PURGE_EVERY_MS);
   timer.unref();
   return throttleOver(
-    { accountFailures: limiter(settings.accountFailures), accountLock: limiter(settings.accountLock), addressFailures: limiter(settings.addressFailures) },
+    {
+      accountFailures: limiter(settings.accountFailures),
+      accountLock: limiter(settings.accountLock),
+      addressFailures: limiter(settings.addressFailures),
+    },
     limits,
     async () => clearInterval(timer),
   );

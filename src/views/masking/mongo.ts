@@ -6,7 +6,12 @@ const RULES = 'masking_rules';
 
 /** One document per project that set rules, keyed by the project id: each MaskingRulesSet
  *  replaces it whole, so replaying a batch lands on the same document. */
-interface RulesDoc { _id: string; keys: string[]; patterns: string[]; updated_at: string }
+interface RulesDoc {
+  _id: string;
+  keys: string[];
+  patterns: string[];
+  updated_at: string;
+}
 
 const maskingMongoSchema: MongoSchema = {
   version: 1,
@@ -18,7 +23,9 @@ const maskingMongoSchema: MongoSchema = {
 
 const mongoMaskingWriter = (ops: BulkOps): MaskingWriter => ({
   rulesSet({ project_id, keys, patterns, updated_at }) {
-    ops.add(RULES, { replaceOne: { filter: { _id: project_id }, replacement: { keys, patterns, updated_at }, upsert: true } });
+    ops.add(RULES, {
+      replaceOne: { filter: { _id: project_id }, replacement: { keys, patterns, updated_at }, upsert: true },
+    });
   },
 });
 

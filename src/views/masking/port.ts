@@ -1,7 +1,12 @@
 /** Each project's own masking rules (issue 11), as the last MaskingRulesSet left them: read by
  *  the settings API and, through a short cache, by ingest. */
 
-export interface ProjectMaskingRules { project_id: string; keys: string[]; patterns: string[]; updated_at: string }
+export interface ProjectMaskingRules {
+  project_id: string;
+  keys: string[];
+  patterns: string[];
+  updated_at: string;
+}
 
 export interface MaskingWriter {
   rulesSet(rules: ProjectMaskingRules): void;

@@ -6,13 +6,22 @@ import type { SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
 const maskingSchema: SqliteSchema = {
   version: 1,
   tables: ['masking_rules'],
-  create: 'CREATE TABLE IF NOT EXISTS masking_rules (project_id TEXT PRIMARY KEY, keys TEXT NOT NULL, patterns TEXT NOT NULL, updated_at TEXT NOT NULL);',
+  create:
+    'CREATE TABLE IF NOT EXISTS masking_rules (project_id TEXT PRIMARY KEY, keys TEXT NOT NULL, patterns TEXT NOT NULL, updated_at TEXT NOT NULL);',
 };
 
-interface Row { project_id: string; keys: string; patterns: string; updated_at: string }
+interface Row {
+  project_id: string;
+  keys: string;
+  patterns: string;
+  updated_at: string;
+}
 
 const toRules = (r: Row): ProjectMaskingRules => ({
-  project_id: r.project_id, keys: JSON.parse(r.keys) as string[], patterns: JSON.parse(r.patterns) as string[], updated_at: r.updated_at,
+  project_id: r.project_id,
+  keys: JSON.parse(r.keys) as string[],
+  patterns: JSON.parse(r.patterns) as string[],
+  updated_at: r.updated_at,
 });
 
 class SqliteMaskingWriter implements MaskingWriter {

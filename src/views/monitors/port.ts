@@ -20,7 +20,10 @@ export interface MonitorView extends MonitorSettings {
 
 /** The share of OK checks over the last 24 hours and 7 days (whole hours plus the current one);
  *  null when no check fell in the window. */
-export interface MonitorUptime { uptime_24h: number | null; uptime_7d: number | null }
+export interface MonitorUptime {
+  uptime_24h: number | null;
+  uptime_7d: number | null;
+}
 
 /** A monitor as its routes answer it. */
 export type MonitorResponse = MonitorView & MonitorUptime;

@@ -1,6 +1,13 @@
 import type Database from 'better-sqlite3';
 import { HOUR_MS } from '../../domain/stats.ts';
-import { CHECKS_KEPT, UPTIME_HOURS_KEPT, uptimeAt, uptimeHourOf, type MonitorSettings, type UptimeBucket } from '../../domain/monitor.ts';
+import {
+  CHECKS_KEPT,
+  UPTIME_HOURS_KEPT,
+  uptimeAt,
+  uptimeHourOf,
+  type MonitorSettings,
+  type UptimeBucket,
+} from '../../domain/monitor.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { CheckView, MonitorUptime, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
 import { Where, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
@@ -51,20 +58,32 @@ CREATE TABLE IF NOT EXISTS monitor_uptime (
 `,
 };
 
-interface MonitorRow extends Omit<MonitorView, 'enabled'> { enabled: number }
-interface CheckRow extends Omit<CheckView, 'ok'> { ok: number }
+interface MonitorRow extends Omit<MonitorView, 'enabled'> {
+  enabled: number;
+}
+interface CheckRow extends Omit<CheckView, 'ok'> {
+  ok: number;
+}
 
 const toMonitor = ({ enabled, ...rest }: MonitorRow): MonitorView => ({ ...rest, enabled: enabled === 1 });
 const toCheck = ({ ok, ...rest }: CheckRow): CheckView => ({ ...rest, ok: ok === 1 });
 
-const SETTINGS: ReadonlyArray<keyof MonitorSettings> = ['name', 'url', 'interval_seconds', 'timeout_seconds', 'expected_status', 'enabled'];
+const SETTINGS: ReadonlyArray<keyof MonitorSettings> = [
+  'name',
+  'url',
+  'interval_seconds',
+  'timeout_seconds',
+  'expected_status',
+  'enabled',
+];
 
 class SqliteMonitorsWriter implements MonitorsWriter {
   private readonly stmts;
   private readonly updates = new Map<string, Database.Statement>();
   constructor(private readonly db: Database.Database) {
     this.stmts = {
-      insert: db.prepare(`INSERT OR IGNORE INTO monitors VALUES (@id, @project_id, @name, @url, @interval_seconds, @timeout_seconds,
+      insert:
+        db.prepare(`INSERT OR IGNORE INTO monitors VALUES (@id, @project_id, @name, @url, @interval_seconds, @timeout_seconds,
         @expected_status, @enabled, @status, @status_since, @last_checked_at, @last_status_code, @last_response_ms, @last_error, @created_at, @updated_at)`),
       delete: db.prepare('DELETE FROM monitors WHERE id = ?'),
       deleteChecks: db.prepare('DELETE FROM monitor_checks WHERE monitor_id = ?'),
@@ -111,7 +130,15 @@ class SqliteMonitorsWriter implements MonitorsWriter {
 
   checked(id: string, check: CheckView, position: string): void {
     if (!this.stmts.exists.get(id)) return;
-    this.stmts.insertCheck.run(Number(position), id, check.checked_at, check.status_code, check.response_ms, check.ok ? 1 : 0, check.error);
+    this.stmts.insertCheck.run(
+      Number(position),
+      id,
+      check.checked_at,
+      check.status_code,
+      check.response_ms,
+      check.ok ? 1 : 0,
+      check.error,
+    );
     this.stmts.last.run({ ...check, id });
     this.stmts.trim.run(id, id);
   }
@@ -130,15 +157,20 @@ class SqliteMonitorsQueries implements MonitorsQueries {
       get: db.prepare<[string], MonitorRow>('SELECT * FROM monitors WHERE id = ?'),
       count: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM monitors WHERE project_id = ?'),
       history: db.prepare<[string, number], CheckRow>(
-        'SELECT checked_at, status_code, response_ms, ok, error FROM monitor_checks WHERE monitor_id = ? ORDER BY checked_at DESC, position DESC LIMIT ?'),
-      uptime: db.prepare<[string, number], UptimeBucket>('SELECT hour, ok, total FROM monitor_uptime WHERE monitor_id = ? AND hour >= ?'),
+        'SELECT checked_at, status_code, response_ms, ok, error FROM monitor_checks WHERE monitor_id = ? ORDER BY checked_at DESC, position DESC LIMIT ?',
+      ),
+      uptime: db.prepare<[string, number], UptimeBucket>(
+        'SELECT hour, ok, total FROM monitor_uptime WHERE monitor_id = ? AND hour >= ?',
+      ),
     };
   }
 
   async list(scope: Scope, projectId?: string): Promise<MonitorView[]> {
     const where = new Where().inProjects(projectsInScope(scope, projectId));
     if (where.matchesNothing) return [];
-    return (this.db.prepare(`SELECT * FROM monitors ${where} ORDER BY created_at, id`).all(...where.params) as MonitorRow[]).map(toMonitor);
+    return (
+      this.db.prepare(`SELECT * FROM monitors ${where} ORDER BY created_at, id`).all(...where.params) as MonitorRow[]
+    ).map(toMonitor);
   }
 
   async get(id: string, scope: Scope): Promise<MonitorView | null> {

@@ -11,13 +11,20 @@ const PENDING = 'notifier_pending';
 const DOWN_SENT = 'notifier_down_sent';
 const FAILURES = 'notifier_failures';
 
-interface PendingDoc { _id: string; channel_id: string; position: string }
+interface PendingDoc {
+  _id: string;
+  channel_id: string;
+  position: string;
+}
 
 const notifierMongoSchema: MongoSchema = {
   version: 1,
   collections: [PENDING, DOWN_SENT, FAILURES],
   async ensureIndexes(db) {
-    await db.collection('deliveries').drop().catch(() => undefined);
+    await db
+      .collection('deliveries')
+      .drop()
+      .catch(() => undefined);
     await db.collection(PENDING).createIndexes([{ key: { position: 1 } }]);
   },
 };
@@ -25,13 +32,21 @@ const notifierMongoSchema: MongoSchema = {
 const sortable = (position: string) => position.padStart(20, '0');
 
 const mongoNotifierWriter = (ops: BulkOps): NotifierWriter => ({
-  queued: (d, position) => ops.add(PENDING, {
-    updateOne: { filter: { _id: d.delivery_id }, update: { $set: { channel_id: d.channel_id, position: sortable(position), ...ALIVE } }, upsert: true },
-  }),
+  queued: (d, position) =>
+    ops.add(PENDING, {
+      updateOne: {
+        filter: { _id: d.delivery_id },
+        update: { $set: { channel_id: d.channel_id, position: sortable(position), ...ALIVE } },
+        upsert: true,
+      },
+    }),
   settled: (id) => ops.add(PENDING, { updateOne: { filter: { _id: id }, update: TOMBSTONE } }),
   downSent: (channelId, monitorId, at) =>
-    ops.add(DOWN_SENT, { updateOne: { filter: { _id: JSON.stringify([channelId, monitorId]) }, update: { $set: { at } }, upsert: true } }),
-  failuresInARow: (channelId, count) => ops.add(FAILURES, { updateOne: { filter: { _id: channelId }, update: { $set: { count } }, upsert: true } }),
+    ops.add(DOWN_SENT, {
+      updateOne: { filter: { _id: JSON.stringify([channelId, monitorId]) }, update: { $set: { at } }, upsert: true },
+    }),
+  failuresInARow: (channelId, count) =>
+    ops.add(FAILURES, { updateOne: { filter: { _id: channelId }, update: { $set: { count } }, upsert: true } }),
 });
 
 class MongoNotifierQueries implements NotifierQueries {
@@ -41,7 +56,13 @@ class MongoNotifierQueries implements NotifierQueries {
     return docs.map((d) => ({ delivery_id: d._id, channel_id: d.channel_id }));
   }
   async lastDownSent(channelId: string, monitorId: string): Promise<string | null> {
-    return (await this.db.collection<{ _id: string; at: string }>(DOWN_SENT).findOne({ _id: JSON.stringify([channelId, monitorId]) }))?.at ?? null;
+    return (
+      (
+        await this.db
+          .collection<{ _id: string; at: string }>(DOWN_SENT)
+          .findOne({ _id: JSON.stringify([channelId, monitorId]) })
+      )?.at ?? null
+    );
   }
   async failuresInARow(channelId: string): Promise<number> {
     return (await this.db.collection<{ _id: string; count: number }>(FAILURES).findOne({ _id: channelId }))?.count ?? 0;

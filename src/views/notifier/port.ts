@@ -3,7 +3,10 @@
  *  channel was last sent a DOWN per monitor (the quiet period), and each channel's failed
  *  deliveries in a row (degraded marking). */
 
-export interface PendingDelivery { delivery_id: string; channel_id: string }
+export interface PendingDelivery {
+  delivery_id: string;
+  channel_id: string;
+}
 
 export interface NotifierWriter {
   /** To be sent (scheduled, or asked to be sent again); idempotent. */

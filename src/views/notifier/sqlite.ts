@@ -32,8 +32,12 @@ class SqliteNotifierWriter implements NotifierWriter {
     this.stmts = {
       queue: db.prepare('INSERT OR IGNORE INTO notifier_pending (delivery_id, channel_id) VALUES (?, ?)'),
       settle: db.prepare('DELETE FROM notifier_pending WHERE delivery_id = ?'),
-      down: db.prepare('INSERT INTO notifier_down_sent VALUES (?, ?, ?) ON CONFLICT (channel_id, monitor_id) DO UPDATE SET at = excluded.at'),
-      failures: db.prepare('INSERT INTO notifier_failures VALUES (?, ?) ON CONFLICT (channel_id) DO UPDATE SET count = excluded.count'),
+      down: db.prepare(
+        'INSERT INTO notifier_down_sent VALUES (?, ?, ?) ON CONFLICT (channel_id, monitor_id) DO UPDATE SET at = excluded.at',
+      ),
+      failures: db.prepare(
+        'INSERT INTO notifier_failures VALUES (?, ?) ON CONFLICT (channel_id) DO UPDATE SET count = excluded.count',
+      ),
     };
   }
   /** In the order queued (the row id), which is log order: the position is not needed. */
@@ -56,7 +60,9 @@ class SqliteNotifierQueries implements NotifierQueries {
   constructor(db: Database.Database) {
     this.stmts = {
       pending: db.prepare<[], PendingDelivery>('SELECT delivery_id, channel_id FROM notifier_pending ORDER BY seq'),
-      down: db.prepare<[string, string], { at: string }>('SELECT at FROM notifier_down_sent WHERE channel_id = ? AND monitor_id = ?'),
+      down: db.prepare<[string, string], { at: string }>(
+        'SELECT at FROM notifier_down_sent WHERE channel_id = ? AND monitor_id = ?',
+      ),
       failures: db.prepare<[string], { count: number }>('SELECT count FROM notifier_failures WHERE channel_id = ?'),
     };
   }

@@ -12,14 +12,28 @@ import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from 
  *  backend request times keyed by their content. Every write is an idempotent upsert or delete,
  *  applied in log order at the end of the batch (pairing reads what earlier events of the batch
  *  wrote), so a replayed batch ends as the first run did. */
-interface BrowserDoc { _id: string; project_id: string; request_id: string; service_name: string; ts: number; item: AuditListItem }
-interface BackendDoc { _id: string; project_id: string; request_id: string; ts: number }
+interface BrowserDoc {
+  _id: string;
+  project_id: string;
+  request_id: string;
+  service_name: string;
+  ts: number;
+  item: AuditListItem;
+}
+interface BackendDoc {
+  _id: string;
+  project_id: string;
+  request_id: string;
+  ts: number;
+}
 
 const orphansMongoSchema: MongoSchema = {
   version: 2,
   collections: ['browser_requests', 'backend_requests'],
   async ensureIndexes(db) {
-    await db.collection('browser_requests').createIndexes([{ key: { project_id: 1, request_id: 1 } }, { key: { project_id: 1, ts: -1 } }]);
+    await db
+      .collection('browser_requests')
+      .createIndexes([{ key: { project_id: 1, request_id: 1 } }, { key: { project_id: 1, ts: -1 } }]);
     await db.collection('backend_requests').createIndexes([{ key: { project_id: 1, request_id: 1, ts: 1 } }]);
   },
 };
@@ -29,21 +43,45 @@ const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
     browserEvent(item, requestId) {
       ops.defer(async (db) => {
         const ts = Date.parse(item.timestamp);
-        const near = await db.collection<BackendDoc>('backend_requests')
-          .findOne({ project_id: item.project_id, request_id: requestId, ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS } });
+        const near = await db
+          .collection<BackendDoc>('backend_requests')
+          .findOne({
+            project_id: item.project_id,
+            request_id: requestId,
+            ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS },
+          });
         if (near !== null) return;
-        await db.collection<BrowserDoc>('browser_requests').updateOne({ _id: item.id }, {
-          $setOnInsert: { project_id: item.project_id, request_id: requestId, service_name: item.service_name, ts, item },
-        }, { upsert: true });
+        await db.collection<BrowserDoc>('browser_requests').updateOne(
+          { _id: item.id },
+          {
+            $setOnInsert: {
+              project_id: item.project_id,
+              request_id: requestId,
+              service_name: item.service_name,
+              ts,
+              item,
+            },
+          },
+          { upsert: true },
+        );
       });
     },
     backendEvent(projectId, requestId, ts) {
       ops.defer(async (db) => {
-        await db.collection<BackendDoc>('backend_requests').updateOne(
-          { _id: JSON.stringify([projectId, requestId, ts]) },
-          { $setOnInsert: { project_id: projectId, request_id: requestId, ts } }, { upsert: true });
-        await db.collection<BrowserDoc>('browser_requests').deleteMany(
-          { project_id: projectId, request_id: requestId, ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS } });
+        await db
+          .collection<BackendDoc>('backend_requests')
+          .updateOne(
+            { _id: JSON.stringify([projectId, requestId, ts]) },
+            { $setOnInsert: { project_id: projectId, request_id: requestId, ts } },
+            { upsert: true },
+          );
+        await db
+          .collection<BrowserDoc>('browser_requests')
+          .deleteMany({
+            project_id: projectId,
+            request_id: requestId,
+            ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS },
+          });
       });
     },
     expire({ project_id, before }) {
@@ -54,8 +92,12 @@ const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
     },
     erase(projectId, identifier) {
       ops.defer(async (db) => {
-        await db.collection<BrowserDoc>('browser_requests').updateMany(
-          { project_id: projectId, 'item.identifier': identifier }, { $set: { 'item.identifier': ERASED_IDENTIFIER, 'item.user_email': null } });
+        await db
+          .collection<BrowserDoc>('browser_requests')
+          .updateMany(
+            { project_id: projectId, 'item.identifier': identifier },
+            { $set: { 'item.identifier': ERASED_IDENTIFIER, 'item.user_email': null } },
+          );
       });
     },
   };
@@ -77,7 +119,11 @@ class MongoOrphansQueries implements OrphansQueries {
       collection.find(filter).sort({ ts: -1, _id: 1 }).skip(offsetOf(q)).limit(q.limit).toArray(),
       collection.countDocuments(filter),
     ]);
-    return pageOf(rows.map((r) => ({ ...r.item, request_id: r.request_id })), q, n);
+    return pageOf(
+      rows.map((r) => ({ ...r.item, request_id: r.request_id })),
+      q,
+      n,
+    );
   }
 }
 

@@ -45,7 +45,8 @@ class SqliteOrphansWriter implements OrphansWriter {
   constructor(db: Database.Database) {
     this.stmts = {
       backendNear: db.prepare<[string, string, number, number], { n: number }>(
-        'SELECT COUNT(*) AS n FROM backend_requests WHERE project_id = ? AND request_id = ? AND ts BETWEEN ? AND ?'),
+        'SELECT COUNT(*) AS n FROM backend_requests WHERE project_id = ? AND request_id = ? AND ts BETWEEN ? AND ?',
+      ),
       insertBrowser: db.prepare('INSERT OR IGNORE INTO browser_requests VALUES (?, ?, ?, ?, ?, ?)'),
       insertBackend: db.prepare('INSERT OR IGNORE INTO backend_requests VALUES (?, ?, ?)'),
       match: db.prepare('DELETE FROM browser_requests WHERE project_id = ? AND request_id = ? AND ts BETWEEN ? AND ?'),
@@ -67,7 +68,8 @@ class SqliteOrphansWriter implements OrphansWriter {
 
   browserEvent(item: AuditListItem, requestId: string): void {
     const ts = Date.parse(item.timestamp);
-    if (this.stmts.backendNear.get(item.project_id, requestId, ts - ORPHAN_WINDOW_MS, ts + ORPHAN_WINDOW_MS)!.n > 0) return;
+    if (this.stmts.backendNear.get(item.project_id, requestId, ts - ORPHAN_WINDOW_MS, ts + ORPHAN_WINDOW_MS)!.n > 0)
+      return;
     this.stmts.insertBrowser.run(item.id, item.project_id, requestId, item.service_name, ts, JSON.stringify(item));
   }
 
@@ -84,13 +86,24 @@ class SqliteOrphansQueries implements OrphansQueries {
   }
 
   async list(q: OrphansQuery, scope: Scope): Promise<Page<AuditListItem & { request_id: string }>> {
-    const where = new Where().add('ts <= ?', q.settledBefore).inProjects(projectsInScope(scope, q.project_id))
-      .addIf(q.service_name, 'service_name = ?').addIf(epochMsOf(q.start_date), 'ts >= ?').addIf(epochMsOf(q.end_date), 'ts <= ?');
+    const where = new Where()
+      .add('ts <= ?', q.settledBefore)
+      .inProjects(projectsInScope(scope, q.project_id))
+      .addIf(q.service_name, 'service_name = ?')
+      .addIf(epochMsOf(q.start_date), 'ts >= ?')
+      .addIf(epochMsOf(q.end_date), 'ts <= ?');
     if (where.matchesNothing) return emptyPage(q);
-    const rows = this.stmt(`SELECT item, request_id FROM browser_requests ${where} ORDER BY ts DESC, id LIMIT ? OFFSET ?`)
-      .all(...where.params, q.limit, offsetOf(q)) as Array<{ item: string; request_id: string }>;
-    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM browser_requests ${where}`).get(...where.params) as { n: number };
-    return pageOf(rows.map((r) => ({ ...(JSON.parse(r.item) as AuditListItem), request_id: r.request_id })), q, n);
+    const rows = this.stmt(
+      `SELECT item, request_id FROM browser_requests ${where} ORDER BY ts DESC, id LIMIT ? OFFSET ?`,
+    ).all(...where.params, q.limit, offsetOf(q)) as Array<{ item: string; request_id: string }>;
+    const { n } = this.stmt(`SELECT COUNT(*) AS n FROM browser_requests ${where}`).get(...where.params) as {
+      n: number;
+    };
+    return pageOf(
+      rows.map((r) => ({ ...(JSON.parse(r.item) as AuditListItem), request_id: r.request_id })),
+      q,
+      n,
+    );
   }
 }
 

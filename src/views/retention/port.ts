@@ -44,7 +44,12 @@ export interface RetentionWriter {
   retentionApplied(projectId: string, cutoff: string, removed: number, at: string, position: string): void;
   erasureRequested(request: Omit<ErasureView, 'status' | 'erased' | 'erased_at'>, position: string): void;
   /** `done`: the request it completes, if it came from one. */
-  identifierErased(projectId: string, erased: number, position: string, done?: { erasure_id: string; erased_at: string }): void;
+  identifierErased(
+    projectId: string,
+    erased: number,
+    position: string,
+    done?: { erasure_id: string; erased_at: string },
+  ): void;
 }
 
 export interface RetentionQueries {

@@ -54,7 +54,12 @@ class SqliteRetentionWriter implements RetentionWriter {
     this.requested.run(r.id, r.project_id, r.identifier_sha256, r.requested_at, r.through_position, position);
   }
 
-  identifierErased(projectId: string, erased: number, _position: string, done?: { erasure_id: string; erased_at: string }): void {
+  identifierErased(
+    projectId: string,
+    erased: number,
+    _position: string,
+    done?: { erasure_id: string; erased_at: string },
+  ): void {
     this.erased.run(projectId, erased);
     if (done) this.done.run(erased, done.erased_at, done.erasure_id);
   }
@@ -71,13 +76,18 @@ class SqliteRetentionQueries implements RetentionQueries {
   constructor(db: Database.Database) {
     this.one = db.prepare<[string], ProjectRetention>('SELECT * FROM retention WHERE project_id = ?');
     this.all = db.prepare<[], { project_id: string; retention_days: number }>(
-      'SELECT project_id, retention_days FROM retention WHERE retention_days IS NOT NULL ORDER BY project_id');
-    this.erasureOne = db.prepare<[string, string], ErasureView>(`SELECT ${ERASURE_COLUMNS} FROM erasures WHERE id = ? AND project_id = ?`);
+      'SELECT project_id, retention_days FROM retention WHERE retention_days IS NOT NULL ORDER BY project_id',
+    );
+    this.erasureOne = db.prepare<[string, string], ErasureView>(
+      `SELECT ${ERASURE_COLUMNS} FROM erasures WHERE id = ? AND project_id = ?`,
+    );
     this.erasurePage = db.prepare<[string, number, number], ErasureView>(
-      `SELECT ${ERASURE_COLUMNS} FROM erasures WHERE project_id = ? ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?`);
+      `SELECT ${ERASURE_COLUMNS} FROM erasures WHERE project_id = ? ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?`,
+    );
     this.erasureCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM erasures WHERE project_id = ?');
     this.pending = db.prepare<[], PendingErasure>(
-      `SELECT id AS erasure_id, project_id, request_position FROM erasures WHERE status = 'pending' ORDER BY requested_at, id`);
+      `SELECT id AS erasure_id, project_id, request_position FROM erasures WHERE status = 'pending' ORDER BY requested_at, id`,
+    );
   }
 
   async retentionOf(projectId: string): Promise<ProjectRetention | null> {
@@ -93,7 +103,11 @@ class SqliteRetentionQueries implements RetentionQueries {
   }
 
   async erasures(projectId: string, page: PageRequest): Promise<Page<ErasureView>> {
-    return pageOf(this.erasurePage.all(projectId, page.limit, offsetOf(page)), page, this.erasureCount.get(projectId)!.n);
+    return pageOf(
+      this.erasurePage.all(projectId, page.limit, offsetOf(page)),
+      page,
+      this.erasureCount.get(projectId)!.n,
+    );
   }
 
   async pendingErasures(): Promise<PendingErasure[]> {

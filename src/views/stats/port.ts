@@ -22,9 +22,17 @@ export interface StatsFilter {
   hourly: boolean;
 }
 
-export interface ServiceKey { project_id: string; service_name: string }
+export interface ServiceKey {
+  project_id: string;
+  service_name: string;
+}
 
-export interface ServiceBaselineRow { service_name: string; first_minute: number; sum: number; sum_squares: number }
+export interface ServiceBaselineRow {
+  service_name: string;
+  first_minute: number;
+  sum: number;
+  sum_squares: number;
+}
 
 export interface StatsQueries {
   buckets(filter: StatsFilter, scope: Scope): Promise<StatsBucket[]>;

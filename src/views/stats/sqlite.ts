@@ -1,6 +1,15 @@
 import type Database from 'better-sqlite3';
 import type { ExpiredRange } from '../../domain/retention.ts';
-import { HOUR_MS, MINUTE_MS, addCounts, hourOf, mergeInto, planRange, type Bins, type StatsBucket } from '../../domain/stats.ts';
+import {
+  HOUR_MS,
+  MINUTE_MS,
+  addCounts,
+  hourOf,
+  mergeInto,
+  planRange,
+  type Bins,
+  type StatsBucket,
+} from '../../domain/stats.ts';
 import type { ServiceActivity } from '../../domain/anomaly.ts';
 import { projectsInScope, type Scope } from '../../domain/scope.ts';
 import type { ServiceBaselineRow, StatsFilter, StatsQueries, StatsWriter } from './port.ts';
@@ -39,9 +48,26 @@ CREATE INDEX IF NOT EXISTS stats_hour_time ON stats_hour (minute);
 };
 
 interface Row {
-  project_id: string; minute: number; service_name: string; environment: string;
-  total: number; errors_4xx: number; errors_5xx: number; c1: number; c2: number; c3: number; c4: number; c5: number;
-  m_get: number; m_post: number; m_put: number; m_delete: number; rt_count: number; rt_sum: number; last_ts: number; bins: string;
+  project_id: string;
+  minute: number;
+  service_name: string;
+  environment: string;
+  total: number;
+  errors_4xx: number;
+  errors_5xx: number;
+  c1: number;
+  c2: number;
+  c3: number;
+  c4: number;
+  c5: number;
+  m_get: number;
+  m_post: number;
+  m_put: number;
+  m_delete: number;
+  rt_count: number;
+  rt_sum: number;
+  last_ts: number;
+  bins: string;
 }
 
 /** One upsert per bucket and table in a batch: the batch's contributions are summed in memory
@@ -50,7 +76,8 @@ interface Row {
  *  objects in SQL (json_each twice, a GROUP BY, json_group_object) cost several times more. */
 const upsertInto = (db: Database.Database, table: string) => ({
   bins: db.prepare<[string, number, string, string], { bins: string }>(
-    `SELECT bins FROM ${table} WHERE project_id = ? AND minute = ? AND service_name = ? AND environment = ?`),
+    `SELECT bins FROM ${table} WHERE project_id = ? AND minute = ? AND service_name = ? AND environment = ?`,
+  ),
   upsert: db.prepare(`INSERT INTO ${table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (project_id, minute, service_name, environment) DO UPDATE SET
         total = total + excluded.total, errors_4xx = errors_4xx + excluded.errors_4xx, errors_5xx = errors_5xx + excluded.errors_5xx,
@@ -65,14 +92,31 @@ const upsert = (into: ReturnType<typeof upsertInto>, b: StatsBucket, minute: num
   const stored = into.bins.get(b.project_id, minute, b.service_name, b.environment);
   const bins = stored === undefined ? b.bins : addCounts(JSON.parse(stored.bins) as Bins, b.bins);
   into.upsert.run(
-    b.project_id, minute, b.service_name, b.environment, b.total, b.errors_4xx, b.errors_5xx,
-    b.classes['1xx'] ?? 0, b.classes['2xx'] ?? 0, b.classes['3xx'] ?? 0, b.classes['4xx'] ?? 0, b.classes['5xx'] ?? 0,
-    b.methods.GET ?? 0, b.methods.POST ?? 0, b.methods.PUT ?? 0, b.methods.DELETE ?? 0,
-    b.rt_count, b.rt_sum, b.last_ts, JSON.stringify(bins),
+    b.project_id,
+    minute,
+    b.service_name,
+    b.environment,
+    b.total,
+    b.errors_4xx,
+    b.errors_5xx,
+    b.classes['1xx'] ?? 0,
+    b.classes['2xx'] ?? 0,
+    b.classes['3xx'] ?? 0,
+    b.classes['4xx'] ?? 0,
+    b.classes['5xx'] ?? 0,
+    b.methods.GET ?? 0,
+    b.methods.POST ?? 0,
+    b.methods.PUT ?? 0,
+    b.methods.DELETE ?? 0,
+    b.rt_count,
+    b.rt_sum,
+    b.last_ts,
+    JSON.stringify(bins),
   );
 };
 
-const keyOf = (b: StatsBucket, minute: number) => `${b.project_id}\u0000${minute}\u0000${b.service_name}\u0000${b.environment}`;
+const keyOf = (b: StatsBucket, minute: number) =>
+  `${b.project_id}\u0000${minute}\u0000${b.service_name}\u0000${b.environment}`;
 
 class SqliteStatsWriter implements StatsWriter, BatchedWriter {
   private readonly minutes;
@@ -124,18 +168,46 @@ const gather = (pending: Map<string, StatsBucket>, key: string, b: StatsBucket, 
 const nonZero = (entries: Array<[string, number]>) => Object.fromEntries(entries.filter(([, n]) => n > 0));
 
 const toBucket = (r: Row): StatsBucket => ({
-  project_id: r.project_id, service_name: r.service_name, environment: r.environment, minute: r.minute,
-  total: r.total, errors_4xx: r.errors_4xx, errors_5xx: r.errors_5xx,
-  classes: nonZero([['1xx', r.c1], ['2xx', r.c2], ['3xx', r.c3], ['4xx', r.c4], ['5xx', r.c5]]),
-  methods: nonZero([['GET', r.m_get], ['POST', r.m_post], ['PUT', r.m_put], ['DELETE', r.m_delete]]),
-  rt_count: r.rt_count, rt_sum: r.rt_sum, last_ts: r.last_ts, bins: JSON.parse(r.bins) as Bins,
+  project_id: r.project_id,
+  service_name: r.service_name,
+  environment: r.environment,
+  minute: r.minute,
+  total: r.total,
+  errors_4xx: r.errors_4xx,
+  errors_5xx: r.errors_5xx,
+  classes: nonZero([
+    ['1xx', r.c1],
+    ['2xx', r.c2],
+    ['3xx', r.c3],
+    ['4xx', r.c4],
+    ['5xx', r.c5],
+  ]),
+  methods: nonZero([
+    ['GET', r.m_get],
+    ['POST', r.m_post],
+    ['PUT', r.m_put],
+    ['DELETE', r.m_delete],
+  ]),
+  rt_count: r.rt_count,
+  rt_sum: r.rt_sum,
+  last_ts: r.last_ts,
+  bins: JSON.parse(r.bins) as Bins,
 });
 
-interface ActivityRow { project_id: string; service_name: string; total: number; last_ts: number; environment: string }
+interface ActivityRow {
+  project_id: string;
+  service_name: string;
+  total: number;
+  last_ts: number;
+  environment: string;
+}
 
 /** Per service: the sum of its events and, through SQLite's bare-column rule for max(), the
  *  environment of the row holding its latest event. */
-const activityIn = (table: string, bounds: string) => `SELECT project_id, service_name, SUM(total) AS total, MAX(last_ts) AS last_ts, environment
+const activityIn = (
+  table: string,
+  bounds: string,
+) => `SELECT project_id, service_name, SUM(total) AS total, MAX(last_ts) AS last_ts, environment
   FROM ${table} WHERE ${bounds} GROUP BY project_id, service_name`;
 
 class SqliteStatsQueries implements StatsQueries {
@@ -145,10 +217,15 @@ class SqliteStatsQueries implements StatsQueries {
   private readonly hourActivity;
   constructor(db: Database.Database) {
     this.stmt = statementCache(db);
-    this.baselines = db.prepare<[string, number, number], ServiceBaselineRow>(`SELECT service_name, MIN(minute) AS first_minute, SUM(t) AS sum, SUM(t * t) AS sum_squares
+    this.baselines = db.prepare<
+      [string, number, number],
+      ServiceBaselineRow
+    >(`SELECT service_name, MIN(minute) AS first_minute, SUM(t) AS sum, SUM(t * t) AS sum_squares
       FROM (SELECT service_name, minute, SUM(total) AS t FROM stats_minute WHERE project_id = ? AND minute >= ? AND minute < ? GROUP BY service_name, minute)
       GROUP BY service_name`);
-    this.minuteActivity = db.prepare<[number, number], ActivityRow>(activityIn('stats_minute', 'minute >= ? AND minute < ?'));
+    this.minuteActivity = db.prepare<[number, number], ActivityRow>(
+      activityIn('stats_minute', 'minute >= ? AND minute < ?'),
+    );
     this.hourActivity = db.prepare<[number], ActivityRow>(activityIn('stats_hour', 'minute >= ?'));
   }
 
@@ -163,18 +240,28 @@ class SqliteStatsQueries implements StatsQueries {
       const key = `${row.project_id}\u0000${row.service_name}`;
       const seen = byService.get(key);
       if (!seen) {
-        byService.set(key, { project_id: row.project_id, service_name: row.service_name, environment: row.environment, last_event_at: row.last_ts, events_24h: row.total });
+        byService.set(key, {
+          project_id: row.project_id,
+          service_name: row.service_name,
+          environment: row.environment,
+          last_event_at: row.last_ts,
+          events_24h: row.total,
+        });
         continue;
       }
       seen.events_24h += row.total;
-      if (row.last_ts > seen.last_event_at) Object.assign(seen, { last_event_at: row.last_ts, environment: row.environment });
+      if (row.last_ts > seen.last_event_at)
+        Object.assign(seen, { last_event_at: row.last_ts, environment: row.environment });
     }
     return [...byService.values()];
   }
 
   async buckets(f: StatsFilter, scope: Scope): Promise<StatsBucket[]> {
-    const scoped = () => new Where().inProjects(projectsInScope(scope, f.project_id))
-      .addIf(f.service_name, 'service_name = ?').addIf(f.environment, 'environment = ?');
+    const scoped = () =>
+      new Where()
+        .inProjects(projectsInScope(scope, f.project_id))
+        .addIf(f.service_name, 'service_name = ?')
+        .addIf(f.environment, 'environment = ?');
     if (scoped().matchesNothing) return [];
     const read = (table: string, [start, end]: [number, number], endOp: '<' | '<=') => {
       const where = scoped().add('minute >= ?', start).add(`minute ${endOp} ?`, end);

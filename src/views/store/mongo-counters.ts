@@ -5,7 +5,10 @@ import { MongoBulkWriteError, type AnyBulkWriteOperation, type Db, type Document
  *  one update with the batch's events after that position, guarded by it: a replayed batch (after
  *  a crash before the checkpoint) adds only what is missing, and nothing is counted twice. This
  *  holds because a document's events are always applied in log order, up to the last one. */
-export interface CounterDoc { _id: string; applied_through: number }
+export interface CounterDoc {
+  _id: string;
+  applied_through: number;
+}
 
 /** A batch's contributions by document id, in log order, with their log positions. */
 export type Pending<C> = Map<string, Array<{ position: number; contribution: C }>>;
@@ -43,8 +46,11 @@ export const applyPending = async <C, S extends CounterDoc = CounterDoc>(
   for (const field of read) projection[field] = 1;
   let ids = [...pending.keys()];
   for (let attempt = 1; ids.length > 0; attempt += 1) {
-    if (attempt > 5) throw new Error(`${collectionName}: counters kept changing under this batch (${ids.length} documents)`);
-    const stored = new Map((await collection.find<S>({ _id: { $in: ids } }, { projection }).toArray()).map((d) => [d._id, d]));
+    if (attempt > 5)
+      throw new Error(`${collectionName}: counters kept changing under this batch (${ids.length} documents)`);
+    const stored = new Map(
+      (await collection.find<S>({ _id: { $in: ids } }, { projection }).toArray()).map((d) => [d._id, d]),
+    );
     const updates: AnyBulkWriteOperation<CounterDoc>[] = [];
     for (const _id of ids) {
       const doc = stored.get(_id) ?? null;
@@ -74,6 +80,6 @@ export const applyPending = async <C, S extends CounterDoc = CounterDoc>(
       landed = 0;
     }
     if (landed === updates.length) return;
-    ids = updates.map((u) => ('updateOne' in u ? u.updateOne.filter._id as string : ''));
+    ids = updates.map((u) => ('updateOne' in u ? (u.updateOne.filter._id as string) : ''));
   }
 };

@@ -32,7 +32,11 @@ export const live = <F extends Document>(filter: F): F => ({ ...filter, [GONE_FI
 export const ALIVE = { [GONE_FIELD]: false } as const;
 
 /** A document as queries hand it out: without the fencing stamp and the tombstone mark. */
-export const unfenced = <D extends Document>({ [FENCE_FIELD]: _, [GONE_FIELD]: __, ...rest }: D): Omit<D, typeof FENCE_FIELD | typeof GONE_FIELD> => rest;
+export const unfenced = <D extends Document>({
+  [FENCE_FIELD]: _,
+  [GONE_FIELD]: __,
+  ...rest
+}: D): Omit<D, typeof FENCE_FIELD | typeof GONE_FIELD> => rest;
 
 /** No lease (tests, one-off tools): nothing to fence against. */
 export const NO_FENCE: Fence = { filter: (f) => f, update: (u) => u };
@@ -49,11 +53,18 @@ const insertOnly = (update: Document): boolean => Object.keys(update).every((k) 
 const fenceOp = (op: AnyBulkWriteOperation<Keyed>, fence: Fence): AnyBulkWriteOperation<Keyed> => {
   if ('insertOne' in op) return op;
   if ('replaceOne' in op) {
-    return { replaceOne: { ...op.replaceOne, filter: fence.filter(op.replaceOne.filter), replacement: fence.update({ $set: op.replaceOne.replacement }).$set } };
+    return {
+      replaceOne: {
+        ...op.replaceOne,
+        filter: fence.filter(op.replaceOne.filter),
+        replacement: fence.update({ $set: op.replaceOne.replacement }).$set,
+      },
+    };
   }
   if ('deleteOne' in op) return { deleteOne: { ...op.deleteOne, filter: fence.filter(op.deleteOne.filter) } };
   if ('deleteMany' in op) return { deleteMany: { ...op.deleteMany, filter: fence.filter(op.deleteMany.filter) } };
-  const [kind, model] = 'updateOne' in op ? ['updateOne', op.updateOne] as const : ['updateMany', op.updateMany] as const;
+  const [kind, model] =
+    'updateOne' in op ? (['updateOne', op.updateOne] as const) : (['updateMany', op.updateMany] as const);
   if (Array.isArray(model.update)) throw new Error('pipeline updates are not fenced; queue operator updates');
   if (insertOnly(model.update)) return op;
   const fenced = { ...model, filter: fence.filter(model.filter), update: fence.update(model.update) };
@@ -96,9 +107,21 @@ export interface MongoReadModel<W, Q> {
   queries(db: Db): Q;
 }
 
-interface CheckpointDoc { _id: string; position: string | null; token?: number }
-interface VersionDoc { _id: string; version: number }
-interface LeaseDoc { _id: string; holder: string; expires_at: number; token: number }
+interface CheckpointDoc {
+  _id: string;
+  position: string | null;
+  token?: number;
+}
+interface VersionDoc {
+  _id: string;
+  version: number;
+}
+interface LeaseDoc {
+  _id: string;
+  holder: string;
+  expires_at: number;
+  token: number;
+}
 
 /** One projection's read model in MongoDB. Without multi-document transactions (a standalone
  *  server has none), a batch is made safe to replay instead: every write is idempotent, keyed by
@@ -111,7 +134,9 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
   private readonly writerFor: (ops: BulkOps) => W;
 
   constructor(
-    private readonly db: Db, readonly name: string, model: Pick<MongoReadModel<W, unknown>, 'schema' | 'batchWriter'>,
+    private readonly db: Db,
+    readonly name: string,
+    model: Pick<MongoReadModel<W, unknown>, 'schema' | 'batchWriter'>,
     private readonly faults: StoreFaults = {},
   ) {
     this.schema = model.schema;
@@ -127,7 +152,9 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
   }
 
   private async recordVersion(): Promise<void> {
-    await this.db.collection<VersionDoc>('read_model_versions').updateOne({ _id: this.name }, { $set: { version: this.schema.version } }, { upsert: true });
+    await this.db
+      .collection<VersionDoc>('read_model_versions')
+      .updateOne({ _id: this.name }, { $set: { version: this.schema.version } }, { upsert: true });
   }
 
   /** Creates this version's indexes where nothing else was built; a read model of another
@@ -155,7 +182,9 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
   }
 
   private async checkLease(lease: Lease): Promise<void> {
-    const held = await this.db.collection<LeaseDoc>('leases').findOne({ _id: this.name, holder: lease.holder, token: lease.token });
+    const held = await this.db
+      .collection<LeaseDoc>('leases')
+      .findOne({ _id: this.name, holder: lease.holder, token: lease.token });
     if (!held) throw new LeaseLostError(this.name, lease.holder);
   }
 
@@ -181,7 +210,11 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
     });
   }
 
-  async commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void, lease?: Lease): Promise<void> {
+  async commit(
+    events: readonly RecordedEvent[],
+    apply: (event: RecordedEvent, writer: W) => void,
+    lease?: Lease,
+  ): Promise<void> {
     const last = events[events.length - 1];
     if (!last) return;
     const ops = new BulkOps();
@@ -198,7 +231,10 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
     const fence = lease === undefined ? NO_FENCE : fenceOf(lease.token);
     await this.fenced(lease, async () => {
       for (const [collection, list] of ops.byCollection) {
-        await this.db.collection<Keyed>(collection).bulkWrite(list.map((op) => fenceOp(op, fence)), { ordered: true });
+        await this.db.collection<Keyed>(collection).bulkWrite(
+          list.map((op) => fenceOp(op, fence)),
+          { ordered: true },
+        );
       }
       for (const task of ops.deferred) await task(this.db, fence);
     });
@@ -209,7 +245,11 @@ export class MongoProjectionStore<W> implements ProjectionStore<W> {
    *  still fences a former holder. */
   async reset(lease?: Lease): Promise<void> {
     if (lease !== undefined) await this.checkLease(lease);
-    for (const collection of this.schema.collections) await this.db.collection(collection).drop().catch(() => undefined);
+    for (const collection of this.schema.collections)
+      await this.db
+        .collection(collection)
+        .drop()
+        .catch(() => undefined);
     await this.schema.ensureIndexes(this.db);
     await this.writeCheckpoint(null, lease);
   }
@@ -233,13 +273,21 @@ export class MongoLeases implements Leases {
     try {
       const doc = await this.leases.findOneAndUpdate(
         { _id: name, $or: [{ holder }, { expires_at: { $lt: now } }] },
-        [{
-          $set: {
-            token: { $cond: [{ $eq: ['$holder', { $literal: holder }] }, '$token', { $add: [{ $ifNull: ['$token', 0] }, 1] }] },
-            holder: { $literal: holder },
-            expires_at: { $literal: now + ttlMs },
+        [
+          {
+            $set: {
+              token: {
+                $cond: [
+                  { $eq: ['$holder', { $literal: holder }] },
+                  '$token',
+                  { $add: [{ $ifNull: ['$token', 0] }, 1] },
+                ],
+              },
+              holder: { $literal: holder },
+              expires_at: { $literal: now + ttlMs },
+            },
           },
-        }],
+        ],
         { upsert: true, returnDocument: 'after' },
       );
       return doc === null ? null : { holder, token: doc.token };
@@ -265,4 +313,4 @@ export class MongoLeases implements Leases {
 
 /** The filter on `field` for the projects a query may read, from projectsInScope (null: any). */
 export const inProjects = (projects: readonly string[] | null, field = 'project_id'): Document =>
-  (projects === null ? {} : projects.length === 1 ? { [field]: projects[0] } : { [field]: { $in: [...projects] } });
+  projects === null ? {} : projects.length === 1 ? { [field]: projects[0] } : { [field]: { $in: [...projects] } };

@@ -11,7 +11,11 @@ export interface ProjectionStore<W> {
    *  `lease`, the writes are fenced by its token: once a later holder has taken the lease (a
    *  greater token), nothing this holder writes lands (it throws LeaseLostError), even if it
    *  paused past its lease in the middle of the batch. */
-  commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void, lease?: Lease): Promise<void>;
+  commit(
+    events: readonly RecordedEvent[],
+    apply: (event: RecordedEvent, writer: W) => void,
+    lease?: Lease,
+  ): Promise<void>;
   /** Drops everything the projection built, checkpoint included. */
   reset(lease?: Lease): Promise<void>;
   /** Whether what is stored was built by this version of the read model (or nothing is). */
@@ -52,7 +56,8 @@ export interface Leases {
 }
 
 /** A lease holder's id: `host:pid:thread:nonce`. */
-export const leaseHolderId = (host: string, pid: number, thread: number, nonce: string): string => `${host}:${pid}:${thread}:${nonce}`;
+export const leaseHolderId = (host: string, pid: number, thread: number, nonce: string): string =>
+  `${host}:${pid}:${thread}:${nonce}`;
 
 /** The host and process of a holder id; null for an id of another shape. */
 export const holderProcess = (holder: string): { host: string; pid: number } | null => {
@@ -62,7 +67,10 @@ export const holderProcess = (holder: string): { host: string; pid: number } | n
 };
 
 export class LeaseLostError extends Error {
-  constructor(readonly projection: string, readonly holder: string) {
+  constructor(
+    readonly projection: string,
+    readonly holder: string,
+  ) {
     super(`lease on projection ${projection} is no longer held by ${holder}`);
   }
 }
@@ -71,7 +79,10 @@ export class LeaseLostError extends Error {
  *  process projects it (holds its lease). */
 export class SchemaBusyError extends Error {
   constructor(readonly projections: ReadonlyArray<{ name: string; holder: string | null }>) {
-    super(`read models built by another version of watchlog and projected by a running process: ${
-      projections.map((p) => `${p.name} (held by ${p.holder ?? 'nobody'})`).join(', ')}; stop the older workers, then start this one`);
+    super(
+      `read models built by another version of watchlog and projected by a running process: ${projections
+        .map((p) => `${p.name} (held by ${p.holder ?? 'nobody'})`)
+        .join(', ')}; stop the older workers, then start this one`,
+    );
   }
 }

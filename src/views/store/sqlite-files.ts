@@ -63,6 +63,7 @@ export const publishViews = (dir: string, file: string): void => {
   renameSync(link, viewsPath(dir));
   if (previous === null || previous === file) return;
   // A plain views.db was replaced by the rename itself; its WAL and shared memory remain.
-  if (path.basename(previous) === VIEWS_FILE) for (const suffix of SQLITE_SUFFIXES.slice(1)) rmSync(`${previous}${suffix}`, { force: true });
+  if (path.basename(previous) === VIEWS_FILE)
+    for (const suffix of SQLITE_SUFFIXES.slice(1)) rmSync(`${previous}${suffix}`, { force: true });
   else removeDatabase(previous);
 };

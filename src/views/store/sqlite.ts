@@ -1,7 +1,14 @@
 import Database from 'better-sqlite3';
 import { hostname } from 'node:os';
 import { comparePositions, type RecordedEvent } from '../../log/event-log.ts';
-import { LeaseLostError, holderProcess, type Lease, type Leases, type ProjectionStore, type StoreFaults } from './port.ts';
+import {
+  LeaseLostError,
+  holderProcess,
+  type Lease,
+  type Leases,
+  type ProjectionStore,
+  type StoreFaults,
+} from './port.ts';
 
 /** Read models are disposable (rebuilt from the log), so synchronous=NORMAL: a power loss may
  *  drop the last commits, and the projector replays them from the checkpoint committed with them. */
@@ -45,7 +52,8 @@ CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT 
 CREATE TABLE IF NOT EXISTS read_model_versions (projection TEXT PRIMARY KEY, version INTEGER NOT NULL);`);
     // Files made before leases had fencing tokens.
     const columns = db.prepare<[], { name: string }>('PRAGMA table_info(leases)').all();
-    if (!columns.some((c) => c.name === 'token')) db.exec('ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0');
+    if (!columns.some((c) => c.name === 'token'))
+      db.exec('ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0');
   }).immediate();
 };
 
@@ -78,10 +86,14 @@ export class SqliteLeases implements Leases {
       ON CONFLICT (projection) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at,
         token = CASE WHEN leases.holder = excluded.holder THEN leases.token ELSE leases.token + 1 END
       WHERE leases.holder = excluded.holder OR leases.expires_at < @now
-      RETURNING token`);
+      RETURNING token`,
+    );
     this.takeFrom = db.prepare<{ name: string; holder: string; expires: number; gone: string }, { token: number }>(
-      'UPDATE leases SET holder = @holder, expires_at = @expires, token = token + 1 WHERE projection = @name AND holder = @gone RETURNING token');
-    this.current = db.prepare<[string], { holder: string; expires_at: number }>("SELECT holder, expires_at FROM leases WHERE projection = ? AND holder != ''");
+      'UPDATE leases SET holder = @holder, expires_at = @expires, token = token + 1 WHERE projection = @name AND holder = @gone RETURNING token',
+    );
+    this.current = db.prepare<[string], { holder: string; expires_at: number }>(
+      "SELECT holder, expires_at FROM leases WHERE projection = ? AND holder != ''",
+    );
     this.drop = db.prepare("UPDATE leases SET holder = '', expires_at = 0 WHERE projection = ? AND holder = ?");
     this.dropAll = db.prepare("UPDATE leases SET holder = '', expires_at = 0 WHERE holder = ?");
   }
@@ -135,7 +147,8 @@ export interface BatchedWriter {
 }
 
 const isBatched = (writer: unknown): writer is BatchedWriter =>
-  typeof (writer as Partial<BatchedWriter>).flush === 'function' && typeof (writer as Partial<BatchedWriter>).discard === 'function';
+  typeof (writer as Partial<BatchedWriter>).flush === 'function' &&
+  typeof (writer as Partial<BatchedWriter>).discard === 'function';
 
 /** One projection's read model in SQLite: its rows and its checkpoint change in one transaction.
  *  Every write transaction is IMMEDIATE: a deferred one that reads first and then writes cannot
@@ -168,27 +181,40 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
     this.schema = model.schema;
     this.ddl = deferQueryIndexes ? model.schema.create : model.schema.create + (model.schema.queryIndexes ?? '');
     this.makeWriter = model.writer;
-    this.getCheckpoint = db.prepare<[string], { position: string }>('SELECT position FROM checkpoints WHERE projection = ?');
+    this.getCheckpoint = db.prepare<[string], { position: string }>(
+      'SELECT position FROM checkpoints WHERE projection = ?',
+    );
     this.setCheckpoint = db.prepare(
-      'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position');
+      'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position',
+    );
     this.deleteCheckpoint = db.prepare('DELETE FROM checkpoints WHERE projection = ?');
-    this.leaseOf = db.prepare<[string], { holder: string; token: number }>('SELECT holder, token FROM leases WHERE projection = ?');
-    this.builtVersion = db.prepare<[string], { version: number }>('SELECT version FROM read_model_versions WHERE projection = ?');
+    this.leaseOf = db.prepare<[string], { holder: string; token: number }>(
+      'SELECT holder, token FROM leases WHERE projection = ?',
+    );
+    this.builtVersion = db.prepare<[string], { version: number }>(
+      'SELECT version FROM read_model_versions WHERE projection = ?',
+    );
     this.setVersion = db.prepare(
-      'INSERT INTO read_model_versions (projection, version) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET version = excluded.version');
+      'INSERT INTO read_model_versions (projection, version) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET version = excluded.version',
+    );
     // What this version needs and is missing is made by whoever opens it first; a read model of
     // another version is left alone until its lease is held (migrate).
-    this.db.transaction(() => {
-      if (!this.current()) return;
-      this.db.exec(this.ddl);
-      this.setVersion.run(this.name, this.schema.version);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        if (!this.current()) return;
+        this.db.exec(this.ddl);
+        this.setVersion.run(this.name, this.schema.version);
+      })
+      .immediate();
   }
 
   /** The query indexes' statements one by one (each may take seconds over a large table: a
    *  caller can let its event loop turn between them). */
   queryIndexStatements(): string[] {
-    return (this.schema.queryIndexes ?? '').split(';').map((statement) => statement.trim()).filter((statement) => statement.length > 0);
+    return (this.schema.queryIndexes ?? '')
+      .split(';')
+      .map((statement) => statement.trim())
+      .filter((statement) => statement.length > 0);
   }
 
   private current(): boolean {
@@ -220,33 +246,41 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
   /** Drops the tables (and the checkpoint, so the projector replays the log) when another version
    *  built them, and creates this version's. */
   async migrate(lease: Lease): Promise<void> {
-    this.db.transaction(() => {
-      this.checkLease(lease);
-      if (this.current()) this.db.exec(this.ddl);
-      else this.dropAndCreate();
-      this.setVersion.run(this.name, this.schema.version);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.checkLease(lease);
+        if (this.current()) this.db.exec(this.ddl);
+        else this.dropAndCreate();
+        this.setVersion.run(this.name, this.schema.version);
+      })
+      .immediate();
   }
 
   async checkpoint(): Promise<string | null> {
     return this.getCheckpoint.get(this.name)?.position ?? null;
   }
 
-  async commit(events: readonly RecordedEvent[], apply: (event: RecordedEvent, writer: W) => void, lease?: Lease): Promise<void> {
+  async commit(
+    events: readonly RecordedEvent[],
+    apply: (event: RecordedEvent, writer: W) => void,
+    lease?: Lease,
+  ): Promise<void> {
     const last = events[events.length - 1];
     if (!last) return;
     const writer = this.writer;
     const batched = isBatched(writer) ? writer : null;
     await this.faults.beforeWrites?.(this.name);
     try {
-      this.db.transaction(() => {
-        this.checkLease(lease);
-        // Events at or before the checkpoint were applied already: a replay changes nothing.
-        const done = this.getCheckpoint.get(this.name)?.position ?? null;
-        for (const e of events) if (comparePositions(e.position, done) > 0) apply(e, writer);
-        batched?.flush();
-        if (comparePositions(last.position, done) > 0) this.setCheckpoint.run(this.name, last.position);
-      }).immediate();
+      this.db
+        .transaction(() => {
+          this.checkLease(lease);
+          // Events at or before the checkpoint were applied already: a replay changes nothing.
+          const done = this.getCheckpoint.get(this.name)?.position ?? null;
+          for (const e of events) if (comparePositions(e.position, done) > 0) apply(e, writer);
+          batched?.flush();
+          if (comparePositions(last.position, done) > 0) this.setCheckpoint.run(this.name, last.position);
+        })
+        .immediate();
     } catch (error) {
       batched?.discard();
       throw error;
@@ -254,11 +288,13 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
   }
 
   async reset(lease?: Lease): Promise<void> {
-    this.db.transaction(() => {
-      this.checkLease(lease);
-      this.dropAndCreate();
-      this.setVersion.run(this.name, this.schema.version);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        this.checkLease(lease);
+        this.dropAndCreate();
+        this.setVersion.run(this.name, this.schema.version);
+      })
+      .immediate();
   }
 }
 
@@ -303,7 +339,10 @@ export class Where {
     const one = projects.length === 1;
     const op = one ? '=' : 'IN';
     const ids = one ? '?' : `(${projects.map(() => '?').join(', ')})`;
-    return this.add(`${column} ${op} ${keys === undefined ? ids : `(SELECT key FROM ${keys} WHERE project_id ${op} ${ids})`}`, ...projects);
+    return this.add(
+      `${column} ${op} ${keys === undefined ? ids : `(SELECT key FROM ${keys} WHERE project_id ${op} ${ids})`}`,
+      ...projects,
+    );
   }
 
   toString(): string {

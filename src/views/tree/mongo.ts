@@ -9,11 +9,26 @@ import type { BulkOps, MongoReadModel, MongoSchema } from '../store/mongo.ts';
  *  them again changes nothing; the head moves by compare-and-set on its size, so a replayed batch
  *  (or a former lease holder's late one) appends each record once. */
 interface HeadDoc {
-  _id: string; size: number; frontier: Binary[]; applied_through: number;
-  checkpoint_size?: number; checkpoint?: LatestCheckpoint;
+  _id: string;
+  size: number;
+  frontier: Binary[];
+  applied_through: number;
+  checkpoint_size?: number;
+  checkpoint?: LatestCheckpoint;
 }
-interface NodeDoc { _id: string; project_id: string; level: number; idx: number; hash: Binary }
-interface LeafDoc { _id: string; project_id: string; position: number; idx: number }
+interface NodeDoc {
+  _id: string;
+  project_id: string;
+  level: number;
+  idx: number;
+  hash: Binary;
+}
+interface LeafDoc {
+  _id: string;
+  project_id: string;
+  position: number;
+  idx: number;
+}
 
 const HEADS = 'tree_heads';
 const NODES = 'tree_nodes';
@@ -30,9 +45,12 @@ const treeMongoSchema: MongoSchema = {
 const nodeId = (projectId: string, level: number, index: number) => `${projectId}/${level}/${index}`;
 const hashOf = (b: Binary): Hash => Buffer.from(b.buffer);
 const frontierOf = (doc: HeadDoc | null): Frontier =>
-  (doc === null ? EMPTY_FRONTIER : { size: doc.size, nodes: doc.frontier.map(hashOf) });
+  doc === null ? EMPTY_FRONTIER : { size: doc.size, nodes: doc.frontier.map(hashOf) };
 
-interface Pending { leaves: Array<{ position: number; hash: Hash }>; checkpoint: LatestCheckpoint | null }
+interface Pending {
+  leaves: Array<{ position: number; hash: Hash }>;
+  checkpoint: LatestCheckpoint | null;
+}
 
 const MAX_ATTEMPTS = 5;
 
@@ -58,22 +76,50 @@ const applyBatch = async (db: Db, batch: ReadonlyMap<string, Pending>): Promise<
       for (const { position, hash } of pending.leaves) {
         if (position <= appliedThrough) continue;
         const appended = appendLeaf(frontier, hash);
-        leaves.push({ updateOne: { filter: { _id: `${projectId}/${position}` }, update: { $setOnInsert: { project_id: projectId, position, idx: frontier.size } }, upsert: true } });
+        leaves.push({
+          updateOne: {
+            filter: { _id: `${projectId}/${position}` },
+            update: { $setOnInsert: { project_id: projectId, position, idx: frontier.size } },
+            upsert: true,
+          },
+        });
         for (const n of appended.completed) {
           const _id = nodeId(projectId, n.level, n.index);
-          nodes.push({ updateOne: { filter: { _id }, update: { $setOnInsert: { project_id: projectId, level: n.level, idx: n.index, hash: new Binary(n.hash) } }, upsert: true } });
+          nodes.push({
+            updateOne: {
+              filter: { _id },
+              update: {
+                $setOnInsert: { project_id: projectId, level: n.level, idx: n.index, hash: new Binary(n.hash) },
+              },
+              upsert: true,
+            },
+          });
         }
         frontier = appended.frontier;
         last = position;
       }
-      const checkpoint = pending.checkpoint !== null && pending.checkpoint.size > (doc?.checkpoint_size ?? 0) ? pending.checkpoint : null;
+      const checkpoint =
+        pending.checkpoint !== null && pending.checkpoint.size > (doc?.checkpoint_size ?? 0)
+          ? pending.checkpoint
+          : null;
       if (last === appliedThrough && checkpoint === null) continue;
-      const set: Partial<HeadDoc> = { size: frontier.size, frontier: frontier.nodes.map((h) => new Binary(h)), applied_through: last };
+      const set: Partial<HeadDoc> = {
+        size: frontier.size,
+        frontier: frontier.nodes.map((h) => new Binary(h)),
+        applied_through: last,
+      };
       if (checkpoint !== null) Object.assign(set, { checkpoint_size: checkpoint.size, checkpoint });
       written.push(projectId);
-      headWrites.push(doc === null
-        ? { insertOne: { document: { _id: projectId, ...set } as HeadDoc } }
-        : { updateOne: { filter: { _id: projectId, size: doc.size, applied_through: doc.applied_through }, update: { $set: set } } });
+      headWrites.push(
+        doc === null
+          ? { insertOne: { document: { _id: projectId, ...set } as HeadDoc } }
+          : {
+              updateOne: {
+                filter: { _id: projectId, size: doc.size, applied_through: doc.applied_through },
+                update: { $set: set },
+              },
+            },
+      );
     }
     if (nodes.length > 0) await db.collection<NodeDoc>(NODES).bulkWrite(nodes, { ordered: false });
     if (leaves.length > 0) await db.collection<LeafDoc>(LEAVES).bulkWrite(leaves, { ordered: false });
@@ -97,7 +143,7 @@ const mongoTreeWriter = (ops: BulkOps): TreeWriter => {
   const pendingOf = (projectId: string): Pending => {
     if (batch.size === 0) ops.defer((db) => applyBatch(db, batch));
     let pending = batch.get(projectId);
-    if (!pending) batch.set(projectId, pending = { leaves: [], checkpoint: null });
+    if (!pending) batch.set(projectId, (pending = { leaves: [], checkpoint: null }));
     return pending;
   };
   return {
@@ -134,11 +180,21 @@ class MongoTreeQueries implements TreeQueries {
   }
 
   async leavesFrom(projectId: string, fromPosition: string, limit: number): Promise<TreeLeaf[]> {
-    const leaves = await this.db.collection<LeafDoc>(LEAVES)
-      .find({ project_id: projectId, position: { $gte: Number(fromPosition) } }).sort({ position: 1 }).limit(limit).toArray();
+    const leaves = await this.db
+      .collection<LeafDoc>(LEAVES)
+      .find({ project_id: projectId, position: { $gte: Number(fromPosition) } })
+      .sort({ position: 1 })
+      .limit(limit)
+      .toArray();
     if (leaves.length === 0) return [];
-    const hashes = new Map((await this.db.collection<NodeDoc>(NODES)
-      .find({ _id: { $in: leaves.map((l) => nodeId(projectId, 0, l.idx)) } }).toArray()).map((n) => [n.idx, hashOf(n.hash)]));
+    const hashes = new Map(
+      (
+        await this.db
+          .collection<NodeDoc>(NODES)
+          .find({ _id: { $in: leaves.map((l) => nodeId(projectId, 0, l.idx)) } })
+          .toArray()
+      ).map((n) => [n.idx, hashOf(n.hash)]),
+    );
     return leaves.map((l) => {
       const hash = hashes.get(l.idx);
       if (!hash) throw new Error(`project ${projectId}: leaf ${l.idx} has no hash`);
@@ -147,13 +203,21 @@ class MongoTreeQueries implements TreeQueries {
   }
 
   async positionAfter(projectId: string, fromPosition: string, skip: number): Promise<string | null> {
-    const [leaf] = await this.db.collection<LeafDoc>(LEAVES)
-      .find({ project_id: projectId, position: { $gte: Number(fromPosition) } }, { projection: { position: 1 } }).sort({ position: 1 }).skip(skip).limit(1).toArray();
+    const [leaf] = await this.db
+      .collection<LeafDoc>(LEAVES)
+      .find({ project_id: projectId, position: { $gte: Number(fromPosition) } }, { projection: { position: 1 } })
+      .sort({ position: 1 })
+      .skip(skip)
+      .limit(1)
+      .toArray();
     return leaf ? String(leaf.position) : null;
   }
 
   async latestCheckpoint(projectId: string): Promise<LatestCheckpoint | null> {
-    return (await this.db.collection<HeadDoc>(HEADS).findOne({ _id: projectId }, { projection: { checkpoint: 1 } }))?.checkpoint ?? null;
+    return (
+      (await this.db.collection<HeadDoc>(HEADS).findOne({ _id: projectId }, { projection: { checkpoint: 1 } }))
+        ?.checkpoint ?? null
+    );
   }
 }
 

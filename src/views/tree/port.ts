@@ -13,23 +13,43 @@ export interface TreeHead {
   readonly checkpoint_size: number;
 }
 
-export interface TreeLeaf { readonly index: number; readonly position: string; readonly hash: Hash }
+export interface TreeLeaf {
+  readonly index: number;
+  readonly position: string;
+  readonly hash: Hash;
+}
 
-export interface LatestCheckpoint { readonly project_id: string; readonly size: number; readonly root: string; readonly note: string; readonly signed_at: string; readonly position: string }
+export interface LatestCheckpoint {
+  readonly project_id: string;
+  readonly size: number;
+  readonly root: string;
+  readonly note: string;
+  readonly signed_at: string;
+  readonly position: string;
+}
 
 /** A line of a project's stream (docs/auditors.md#replay-get-v1stream): the record with its leaf;
  *  the leaf alone when the log no longer has the record; for a record that retention or an erasure
  *  replaced, the reason and the leaf hash its tombstone keeps (not the tree's copy: a tombstone
  *  with another hash then fails verification). */
 export const streamLine = (leaf: TreeLeaf, record: RecordedEvent | undefined): Record<string, unknown> => {
-  if (record === undefined) return { leaf_index: leaf.index, position: leaf.position, missing: true, leaf_hash: leaf.hash.toString('base64') };
+  if (record === undefined)
+    return { leaf_index: leaf.index, position: leaf.position, missing: true, leaf_hash: leaf.hash.toString('base64') };
   if (record.type === 'RecordRedacted') {
     const { reason, leaf_hash } = record.data as { reason: string; leaf_hash: string };
     return { leaf_index: leaf.index, position: leaf.position, missing: true, reason, leaf_hash };
   }
   return {
-    leaf_index: leaf.index, position: record.position, stream: record.stream, revision: record.revision, type: record.type, id: record.id,
-    data: record.data, metadata: record.metadata, recorded_at: record.metadata.recorded_at, leaf_hash: leaf.hash.toString('base64'),
+    leaf_index: leaf.index,
+    position: record.position,
+    stream: record.stream,
+    revision: record.revision,
+    type: record.type,
+    id: record.id,
+    data: record.data,
+    metadata: record.metadata,
+    recorded_at: record.metadata.recorded_at,
+    leaf_hash: leaf.hash.toString('base64'),
   };
 };
 
@@ -39,18 +59,24 @@ export const streamLine = (leaf: TreeLeaf, record: RecordedEvent | undefined): R
 export const streamLineText = (leaf: TreeLeaf, record: RecordedEvent | undefined): string => {
   if (record?.text === undefined || record.type === 'RecordRedacted') return JSON.stringify(streamLine(leaf, record));
   const recordedAt = record.metadata.recorded_at;
-  return `{"leaf_index":${leaf.index},"position":${JSON.stringify(record.position)},"stream":${JSON.stringify(record.stream)},`
-    + `"revision":${record.revision},"type":${JSON.stringify(record.type)},"id":${JSON.stringify(record.id)},`
-    + `"data":${record.text.data},"metadata":${record.text.metadata}${recordedAt === undefined ? '' : `,"recorded_at":${JSON.stringify(recordedAt)}`},`
-    + `"leaf_hash":${JSON.stringify(leaf.hash.toString('base64'))}}`;
+  return (
+    `{"leaf_index":${leaf.index},"position":${JSON.stringify(record.position)},"stream":${JSON.stringify(record.stream)},` +
+    `"revision":${record.revision},"type":${JSON.stringify(record.type)},"id":${JSON.stringify(record.id)},` +
+    `"data":${record.text.data},"metadata":${record.text.metadata}${recordedAt === undefined ? '' : `,"recorded_at":${JSON.stringify(recordedAt)}`},` +
+    `"leaf_hash":${JSON.stringify(leaf.hash.toString('base64'))}}`
+  );
 };
 
 /** A project's stream lines from `fromPosition` on, at most `limit`, a page of records read from
  *  the log at a time (flat memory whatever the size), a page at a time: a consumer that writes
  *  each page as one chunk pays the per-write cost once per page, not once per line. */
 export async function* streamPages(
-  tree: Pick<TreeQueries, 'leavesFrom'>, readPositions: (positions: readonly string[]) => Promise<RecordedEvent[]>,
-  projectId: string, fromPosition: string, limit: number, page = 1000,
+  tree: Pick<TreeQueries, 'leavesFrom'>,
+  readPositions: (positions: readonly string[]) => Promise<RecordedEvent[]>,
+  projectId: string,
+  fromPosition: string,
+  limit: number,
+  page = 1000,
 ): AsyncGenerator<Array<{ position: string; text: string }>> {
   let cursor = fromPosition;
   let left = limit;
@@ -65,7 +91,9 @@ export async function* streamPages(
 }
 
 /** The same lines one by one. */
-export async function* streamLines(...args: Parameters<typeof streamPages>): AsyncGenerator<{ position: string; text: string }> {
+export async function* streamLines(
+  ...args: Parameters<typeof streamPages>
+): AsyncGenerator<{ position: string; text: string }> {
   for await (const lines of streamPages(...args)) yield* lines;
 }
 

@@ -45,7 +45,13 @@ const unpackFrontier = (size: number, blob: Buffer): Frontier => {
 /** A project's key, in a WHERE clause. */
 const PROJECT = 'project = (SELECT key FROM tree_heads WHERE project_id = ?)';
 
-interface HeadRow { project_id: string; size: number; frontier: Buffer; checkpoint_size: number; checkpoint: string | null }
+interface HeadRow {
+  project_id: string;
+  size: number;
+  frontier: Buffer;
+  checkpoint_size: number;
+  checkpoint: string | null;
+}
 
 const HEAD_COLUMNS = 'project_id, size, frontier, checkpoint_size, checkpoint';
 
@@ -66,13 +72,18 @@ class SqliteTreeWriter implements TreeWriter, BatchedWriter {
 
   constructor(db: Database.Database) {
     this.stmts = {
-      head: db.prepare<[string], { key: number; size: number; frontier: Buffer }>('SELECT key, size, frontier FROM tree_heads WHERE project_id = ?'),
-      newHead: db.prepare<[string], { key: number }>("INSERT INTO tree_heads (project_id, size, frontier) VALUES (?, 0, x'') RETURNING key"),
+      head: db.prepare<[string], { key: number; size: number; frontier: Buffer }>(
+        'SELECT key, size, frontier FROM tree_heads WHERE project_id = ?',
+      ),
+      newHead: db.prepare<[string], { key: number }>(
+        "INSERT INTO tree_heads (project_id, size, frontier) VALUES (?, 0, x'') RETURNING key",
+      ),
       putHead: db.prepare(`INSERT INTO tree_heads (project_id, size, frontier) VALUES (?, ?, ?)
         ON CONFLICT (project_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier`),
       node: db.prepare('INSERT INTO tree_nodes (project, level, idx, hash) VALUES (?, ?, ?, ?)'),
       leaf: db.prepare('INSERT INTO tree_leaves (project, position, idx) VALUES (?, ?, ?)'),
-      checkpoint: db.prepare(`INSERT INTO tree_heads (project_id, size, frontier, checkpoint_size, checkpoint) VALUES (?, 0, x'', ?, ?)
+      checkpoint:
+        db.prepare(`INSERT INTO tree_heads (project_id, size, frontier, checkpoint_size, checkpoint) VALUES (?, 0, x'', ?, ?)
         ON CONFLICT (project_id) DO UPDATE SET checkpoint_size = excluded.checkpoint_size, checkpoint = excluded.checkpoint`),
     };
   }
@@ -89,7 +100,8 @@ class SqliteTreeWriter implements TreeWriter, BatchedWriter {
     const appended = appendLeaf(frontier, hash);
     this.heads.set(projectId, { key, frontier: appended.frontier });
     this.leaves.push([key, Number(position), frontier.size]);
-    for (const n of appended.completed) if (n.level === 0 || n.level > UNSTORED_LEVELS) this.nodes.push([key, n.level, n.index, n.hash]);
+    for (const n of appended.completed)
+      if (n.level === 0 || n.level > UNSTORED_LEVELS) this.nodes.push([key, n.level, n.index, n.hash]);
   }
 
   checkpointSigned(checkpoint: LatestCheckpoint): void {
@@ -99,7 +111,8 @@ class SqliteTreeWriter implements TreeWriter, BatchedWriter {
   flush(): void {
     for (const row of this.nodes) this.stmts.node.run(...row);
     for (const row of this.leaves) this.stmts.leaf.run(...row);
-    for (const [projectId, { frontier }] of this.heads) this.stmts.putHead.run(projectId, frontier.size, packFrontier(frontier));
+    for (const [projectId, { frontier }] of this.heads)
+      this.stmts.putHead.run(projectId, frontier.size, packFrontier(frontier));
     for (const c of this.checkpoints.values()) this.stmts.checkpoint.run(c.project_id, c.size, JSON.stringify(c));
     this.discard();
   }
@@ -119,15 +132,22 @@ class SqliteTreeQueries implements TreeQueries {
     this.stmts = {
       head: db.prepare<[string], HeadRow>(`SELECT ${HEAD_COLUMNS} FROM tree_heads WHERE project_id = ?`),
       heads: db.prepare<[], HeadRow>(`SELECT ${HEAD_COLUMNS} FROM tree_heads ORDER BY project_id`),
-      node: db.prepare<[string, number, number], { hash: Buffer }>(`SELECT hash FROM tree_nodes WHERE ${PROJECT} AND level = ? AND idx = ?`),
+      node: db.prepare<[string, number, number], { hash: Buffer }>(
+        `SELECT hash FROM tree_nodes WHERE ${PROJECT} AND level = ? AND idx = ?`,
+      ),
       leafRange: db.prepare<[string, number, number], { hash: Buffer }>(
-        `SELECT hash FROM tree_nodes WHERE ${PROJECT} AND level = 0 AND idx >= ? AND idx < ? ORDER BY idx`),
+        `SELECT hash FROM tree_nodes WHERE ${PROJECT} AND level = 0 AND idx >= ? AND idx < ? ORDER BY idx`,
+      ),
       leaves: db.prepare<[string, number, number], { position: number; idx: number; hash: Buffer }>(
         `SELECT l.position, l.idx, n.hash FROM tree_leaves l JOIN tree_nodes n ON n.project = l.project AND n.level = 0 AND n.idx = l.idx
-         WHERE l.${PROJECT} AND l.position >= ? ORDER BY l.position LIMIT ?`),
-      checkpoint: db.prepare<[string], { checkpoint: string | null }>('SELECT checkpoint FROM tree_heads WHERE project_id = ?'),
+         WHERE l.${PROJECT} AND l.position >= ? ORDER BY l.position LIMIT ?`,
+      ),
+      checkpoint: db.prepare<[string], { checkpoint: string | null }>(
+        'SELECT checkpoint FROM tree_heads WHERE project_id = ?',
+      ),
       after: db.prepare<[string, number, number], { position: number }>(
-        `SELECT position FROM tree_leaves WHERE ${PROJECT} AND position >= ? ORDER BY position LIMIT 1 OFFSET ?`),
+        `SELECT position FROM tree_leaves WHERE ${PROJECT} AND position >= ? ORDER BY position LIMIT 1 OFFSET ?`,
+      ),
     };
   }
 
@@ -145,7 +165,8 @@ class SqliteTreeQueries implements TreeQueries {
       const width = 2 ** level;
       let hashes = this.stmts.leafRange.all(projectId, index * width, (index + 1) * width).map((r) => r.hash);
       if (hashes.length !== width) throw new Error(`project ${projectId}: no subtree ${level}:${index} in the tree`);
-      while (hashes.length > 1) hashes = Array.from({ length: hashes.length / 2 }, (_, i) => nodeHash(hashes[2 * i]!, hashes[2 * i + 1]!));
+      while (hashes.length > 1)
+        hashes = Array.from({ length: hashes.length / 2 }, (_, i) => nodeHash(hashes[2 * i]!, hashes[2 * i + 1]!));
       return hashes[0]!;
     }
     const row = this.stmts.node.get(projectId, level, index);
@@ -154,7 +175,9 @@ class SqliteTreeQueries implements TreeQueries {
   }
 
   async leavesFrom(projectId: string, fromPosition: string, limit: number): Promise<TreeLeaf[]> {
-    return this.stmts.leaves.all(projectId, Number(fromPosition), limit).map((r) => ({ index: r.idx, position: String(r.position), hash: r.hash }));
+    return this.stmts.leaves
+      .all(projectId, Number(fromPosition), limit)
+      .map((r) => ({ index: r.idx, position: String(r.position), hash: r.hash }));
   }
 
   async positionAfter(projectId: string, fromPosition: string, skip: number): Promise<string | null> {
@@ -164,7 +187,7 @@ class SqliteTreeQueries implements TreeQueries {
 
   async latestCheckpoint(projectId: string): Promise<LatestCheckpoint | null> {
     const json = this.stmts.checkpoint.get(projectId)?.checkpoint ?? null;
-    return json === null ? null : JSON.parse(json) as LatestCheckpoint;
+    return json === null ? null : (JSON.parse(json) as LatestCheckpoint);
   }
 }
 

@@ -3,9 +3,24 @@ import { ErrorNote } from './ui.tsx';
 
 /** A modal question before something that cannot be undone (the platform's <dialog>: focus is
  *  trapped, Escape cancels, Cancel has the focus so Enter does not destroy by accident). */
-export const ConfirmDialog = ({ title, children, confirm, busy, error, failed, onConfirm, onCancel }: {
-  title: string; children: ReactNode; confirm: string; busy: boolean; error: unknown; failed: string;
-  onConfirm: () => void; onCancel: () => void;
+export const ConfirmDialog = ({
+  title,
+  children,
+  confirm,
+  busy,
+  error,
+  failed,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children: ReactNode;
+  confirm: string;
+  busy: boolean;
+  error: unknown;
+  failed: string;
+  onConfirm: () => void;
+  onCancel: () => void;
 }) => {
   const dialog = useRef<HTMLDialogElement>(null);
   const heading = useId();
@@ -15,13 +30,24 @@ export const ConfirmDialog = ({ title, children, confirm, busy, error, failed, o
     return () => el?.close();
   }, []);
   return (
-    <dialog ref={dialog} aria-labelledby={heading} onCancel={(e) => { e.preventDefault(); onCancel(); }}>
+    <dialog
+      ref={dialog}
+      aria-labelledby={heading}
+      onCancel={(e) => {
+        e.preventDefault();
+        onCancel();
+      }}
+    >
       <h2 id={heading}>{title}</h2>
       {children}
       <ErrorNote error={error} title={failed} />
       <div className="row">
-        <button type="button" className="danger" onClick={onConfirm} disabled={busy}>{confirm}</button>
-        <button type="button" autoFocus onClick={onCancel}>Cancel</button>
+        <button type="button" className="danger" onClick={onConfirm} disabled={busy}>
+          {confirm}
+        </button>
+        <button type="button" autoFocus onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </dialog>
   );

@@ -14,9 +14,11 @@ export const DownBanner = () => {
       <ul>
         {down.map((m) => (
           <li key={m.id}>
-            <Link to={`/p/${m.project_id}/monitors?open=${m.id}`}>{m.name}</Link>
-            {' '}<span className="url">{m.url}</span>
-            {' '}<span className="muted">({projectName(m.project_id)}{m.last_error ? `: ${m.last_error}` : ''})</span>
+            <Link to={`/p/${m.project_id}/monitors?open=${m.id}`}>{m.name}</Link> <span className="url">{m.url}</span>{' '}
+            <span className="muted">
+              ({projectName(m.project_id)}
+              {m.last_error ? `: ${m.last_error}` : ''})
+            </span>
           </li>
         ))}
       </ul>

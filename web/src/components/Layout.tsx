@@ -5,8 +5,13 @@ import { Link, navigate, useLocation } from '../router.tsx';
 import { DownBanner } from './DownBanner.tsx';
 
 const PROJECT_TABS: Array<[string, string]> = [
-  ['', 'Overview'], ['/events', 'Events'], ['/sessions', 'Sessions'], ['/anomalies', 'Anomalies'],
-  ['/orphans', 'Orphans'], ['/monitors', 'Monitors'], ['/settings', 'Settings'],
+  ['', 'Overview'],
+  ['/events', 'Events'],
+  ['/sessions', 'Sessions'],
+  ['/anomalies', 'Anomalies'],
+  ['/orphans', 'Orphans'],
+  ['/monitors', 'Monitors'],
+  ['/settings', 'Settings'],
 ];
 
 const UserMenu = () => {
@@ -32,9 +37,24 @@ const UserMenu = () => {
       </button>
       {open && (
         <div role="menu" className="menu">
-          <Link role="menuitem" to="/account" onClick={() => setOpen(false)}>Change password</Link>
-          {user?.role === 'admin' && <Link role="menuitem" to="/users" onClick={() => setOpen(false)}>Users and roles</Link>}
-          <button type="button" role="menuitem" onClick={() => { logout(); navigate('/login'); }}>Log out</button>
+          <Link role="menuitem" to="/account" onClick={() => setOpen(false)}>
+            Change password
+          </Link>
+          {user?.role === 'admin' && (
+            <Link role="menuitem" to="/users" onClick={() => setOpen(false)}>
+              Users and roles
+            </Link>
+          )}
+          <button
+            type="button"
+            role="menuitem"
+            onClick={() => {
+              logout();
+              navigate('/login');
+            }}
+          >
+            Log out
+          </button>
         </div>
       )}
     </div>
@@ -49,9 +69,13 @@ export const Layout = ({ projectId, children }: { projectId?: string; children: 
   return (
     <>
       <header className="top">
-        <Link to="/projects" className="brand" aria-label="watchlog: all projects">watchlog</Link>
+        <Link to="/projects" className="brand" aria-label="watchlog: all projects">
+          watchlog
+        </Link>
         <nav aria-label="Main">
-          <Link to="/projects" aria-current={path === '/projects' ? 'page' : undefined}>All projects</Link>
+          <Link to="/projects" aria-current={path === '/projects' ? 'page' : undefined}>
+            All projects
+          </Link>
           <label className="project-picker">
             <span className="visually-hidden">Project</span>
             <select
@@ -63,7 +87,11 @@ export const Layout = ({ projectId, children }: { projectId?: string; children: 
               }}
             >
               {projectId === undefined && <option value="">Choose a project…</option>}
-              {(projects.data ?? []).map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+              {(projects.data ?? []).map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
             </select>
           </label>
         </nav>
@@ -75,7 +103,11 @@ export const Layout = ({ projectId, children }: { projectId?: string; children: 
           {PROJECT_TABS.map(([suffix, label]) => {
             const to = `${base}${suffix}`;
             const current = suffix === '' ? path === base : path === to || path.startsWith(`${to}/`);
-            return <Link key={label} to={to} aria-current={current ? 'page' : undefined}>{label}</Link>;
+            return (
+              <Link key={label} to={to} aria-current={current ? 'page' : undefined}>
+                {label}
+              </Link>
+            );
           })}
         </nav>
       )}

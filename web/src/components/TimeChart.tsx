@@ -2,11 +2,29 @@ import { useEffect, useRef } from 'react';
 import uPlot, { type AlignedData, type Options } from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
-export interface Series { label: string; color: string; values: Array<number | null>; points?: boolean; bars?: boolean }
+export interface Series {
+  label: string;
+  color: string;
+  values: Array<number | null>;
+  points?: boolean;
+  bars?: boolean;
+}
 
 /** A uPlot time-series chart: x in seconds since the epoch, one line per series. It resizes with
  *  its container and is redrawn in place when the data change (no React re-render of the canvas). */
-export const TimeChart = ({ x, series, height = 220, label, yLabel }: { x: number[]; series: Series[]; height?: number; label: string; yLabel?: string }) => {
+export const TimeChart = ({
+  x,
+  series,
+  height = 220,
+  label,
+  yLabel,
+}: {
+  x: number[];
+  series: Series[];
+  height?: number;
+  label: string;
+  yLabel?: string;
+}) => {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const shape = series.map((s) => `${s.label}:${s.color}:${s.points ?? false}:${s.bars ?? false}`).join('|');
@@ -21,7 +39,10 @@ export const TimeChart = ({ x, series, height = 220, label, yLabel }: { x: numbe
       scales: { x: { time: true } },
       // A canvas resolves 'currentColor' to black: the page's text colour, read once, keeps the
       // axes readable in dark mode.
-      axes: [{ stroke: ink, grid: { stroke: 'rgba(128,128,128,.2)' } }, { stroke: ink, grid: { stroke: 'rgba(128,128,128,.2)' }, label: yLabel, size: 60 }],
+      axes: [
+        { stroke: ink, grid: { stroke: 'rgba(128,128,128,.2)' } },
+        { stroke: ink, grid: { stroke: 'rgba(128,128,128,.2)' }, label: yLabel, size: 60 },
+      ],
       series: [
         {},
         ...series.map((s) => ({
@@ -51,5 +72,9 @@ export const TimeChart = ({ x, series, height = 220, label, yLabel }: { x: numbe
     plot.current?.setData([x, ...series.map((s) => s.values)] as AlignedData);
   }, [x, series]);
 
-  return <figure className="chart" role="img" aria-label={label}><div ref={host} data-points={x.length} /></figure>;
+  return (
+    <figure className="chart" role="img" aria-label={label}>
+      <div ref={host} data-points={x.length} />
+    </figure>
+  );
 };

@@ -4,33 +4,70 @@ import { ApiError } from '../api.ts';
 /** An API error in words, never swallowed: the server's message and each field at fault. */
 export const ErrorNote = ({ error, title }: { error: unknown; title?: string }) => {
   if (error === null || error === undefined) return null;
-  const e = error instanceof ApiError ? error : new ApiError(0, 'error', error instanceof Error ? error.message : String(error));
+  const e =
+    error instanceof ApiError
+      ? error
+      : new ApiError(0, 'error', error instanceof Error ? error.message : String(error));
   return (
     <div className="error-note" role="alert">
       {title !== undefined && <strong>{title}: </strong>}
       {e.message}
       {e.details.length > 0 && (
-        <ul>{e.details.map((d) => <li key={`${d.path}:${d.message}`}><code>{d.path}</code> {d.message}</li>)}</ul>
+        <ul>
+          {e.details.map((d) => (
+            <li key={`${d.path}:${d.message}`}>
+              <code>{d.path}</code> {d.message}
+            </li>
+          ))}
+        </ul>
       )}
     </div>
   );
 };
 
-export const Loading = ({ what }: { what: string }) => <p className="muted" role="status" aria-live="polite">Loading {what}…</p>;
+export const Loading = ({ what }: { what: string }) => (
+  <p className="muted" role="status" aria-live="polite">
+    Loading {what}…
+  </p>
+);
 
 export const Empty = ({ children }: { children: ReactNode }) => <div className="empty">{children}</div>;
 
 /** A form field with its label and the server's message for it, tied by aria-describedby. */
-export const Field = ({ id, label, error, hint, children }: { id: string; label: string; error?: string | undefined; hint?: string; children: ReactNode }) => (
+export const Field = ({
+  id,
+  label,
+  error,
+  hint,
+  children,
+}: {
+  id: string;
+  label: string;
+  error?: string | undefined;
+  hint?: string;
+  children: ReactNode;
+}) => (
   <div className={`field${error ? ' invalid' : ''}`}>
     <label htmlFor={id}>{label}</label>
     {children}
-    {hint !== undefined && <small id={`${id}-hint`} className="muted">{hint}</small>}
-    {error !== undefined && <small id={`${id}-error`} className="field-error" role="alert">{error}</small>}
+    {hint !== undefined && (
+      <small id={`${id}-hint`} className="muted">
+        {hint}
+      </small>
+    )}
+    {error !== undefined && (
+      <small id={`${id}-error`} className="field-error" role="alert">
+        {error}
+      </small>
+    )}
   </div>
 );
 
 export const Health = ({ status }: { status: 'UP' | 'DOWN' | 'PENDING' | undefined }) =>
-  status === undefined
-    ? <span className="health none" aria-label="no monitor">—</span>
-    : <span className={`health ${status.toLowerCase()}`}>{status}</span>;
+  status === undefined ? (
+    <span className="health none" aria-label="no monitor">
+      —
+    </span>
+  ) : (
+    <span className={`health ${status.toLowerCase()}`}>{status}</span>
+  );

@@ -28,14 +28,32 @@ export const Account = () => {
   return (
     <section>
       <h1>Your account</h1>
-      <p>Signed in as <strong>{user?.email}</strong> ({user?.role}).</p>
+      <p>
+        Signed in as <strong>{user?.email}</strong> ({user?.role}).
+      </p>
       <form onSubmit={submit} aria-label="Change password" className="stack narrow">
         <h2>Change password</h2>
         <Field id="current-password" label="Current password" error={fieldError('current_password')}>
-          <input id="current-password" type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
+          <input
+            id="current-password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
         </Field>
         <Field id="new-password" label="New password" hint="8 to 1024 characters" error={fieldError('password')}>
-          <input id="new-password" type="password" autoComplete="new-password" required minLength={8} maxLength={1024} value={next} onChange={(e) => setNext(e.target.value)} />
+          <input
+            id="new-password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={8}
+            maxLength={1024}
+            value={next}
+            onChange={(e) => setNext(e.target.value)}
+          />
         </Field>
         <ErrorNote error={error} />
         <button type="submit">Change password</button>

@@ -4,10 +4,27 @@ import { ApiError, download, get, type AuditListItem, type Paged } from '../api.
 import { formatMs, formatNumber, formatTime } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
-import { DateRangeFields, Pager, StatusCode, filtersKey, formValues, localInputToIso, paramsOf } from './events-shared.tsx';
+import {
+  DateRangeFields,
+  Pager,
+  StatusCode,
+  filtersKey,
+  formValues,
+  localInputToIso,
+  paramsOf,
+} from './events-shared.tsx';
 
 /** SPEC 4.2's filters, in the order the form shows them. */
-const FILTERS = ['service_name', 'method', 'status_code', 'environment', 'identifier', 'start_date', 'end_date', 'event_type'] as const;
+const FILTERS = [
+  'service_name',
+  'method',
+  'status_code',
+  'environment',
+  'identifier',
+  'start_date',
+  'end_date',
+  'event_type',
+] as const;
 const VIEW = ['sort_by', 'sort_order', 'page', 'limit'] as const;
 const ALL = [...FILTERS, ...VIEW] as const;
 
@@ -20,9 +37,14 @@ const EVENTS_LIVE_MS = 5_000;
 
 /** Columns, each sortable by the server's `sort_by` of the same name (src/http/routes/audit.ts). */
 const COLUMNS: Array<{ key: string; label: string; num?: boolean }> = [
-  { key: 'timestamp', label: 'Time' }, { key: 'method', label: 'Method' }, { key: 'path', label: 'Path' },
-  { key: 'status_code', label: 'Status', num: true }, { key: 'response_time', label: 'Latency', num: true },
-  { key: 'service_name', label: 'Service' }, { key: 'identifier', label: 'Identifier' }, { key: 'environment', label: 'Environment' },
+  { key: 'timestamp', label: 'Time' },
+  { key: 'method', label: 'Method' },
+  { key: 'path', label: 'Path' },
+  { key: 'status_code', label: 'Status', num: true },
+  { key: 'response_time', label: 'Latency', num: true },
+  { key: 'service_name', label: 'Service' },
+  { key: 'identifier', label: 'Identifier' },
+  { key: 'environment', label: 'Environment' },
 ];
 
 type Params = Record<string, string | undefined>;
@@ -35,10 +57,18 @@ const EventRow = memo(({ event, to }: { event: AuditListItem; to: string }) => {
   const time = formatTime(event.timestamp);
   return (
     <tr>
-      <td><Link to={to} aria-label={`Open event ${event.method} ${event.path} at ${time}`}>{time}</Link></td>
+      <td>
+        <Link to={to} aria-label={`Open event ${event.method} ${event.path} at ${time}`}>
+          {time}
+        </Link>
+      </td>
       <td>{event.method}</td>
-      <td className="ev-path"><code>{event.path}</code></td>
-      <td className="num"><StatusCode code={event.status_code} /></td>
+      <td className="ev-path">
+        <code>{event.path}</code>
+      </td>
+      <td className="num">
+        <StatusCode code={event.status_code} />
+      </td>
       <td className="num">{formatMs(event.response_time)}</td>
       <td>{event.service_name}</td>
       <td>{event.identifier}</td>
@@ -47,8 +77,16 @@ const EventRow = memo(({ event, to }: { event: AuditListItem; to: string }) => {
   );
 });
 
-const FilterForm = ({ params, error, onApply, onClear }: {
-  params: Params; error: unknown; onApply: (next: Params) => void; onClear: () => void;
+const FilterForm = ({
+  params,
+  error,
+  onApply,
+  onClear,
+}: {
+  params: Params;
+  error: unknown;
+  onApply: (next: Params) => void;
+  onClear: () => void;
 }) => {
   const fieldError = (name: string) => (error instanceof ApiError ? error.fieldMessage(name) : undefined);
   const active = FILTERS.filter((f) => params[f] !== undefined).length;
@@ -58,13 +96,21 @@ const FilterForm = ({ params, error, onApply, onClear }: {
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const v = formValues(e.currentTarget, FILTERS);
-    onApply({ ...v, start_date: localInputToIso(v.start_date ?? ''), end_date: localInputToIso(v.end_date ?? '', true) });
+    onApply({
+      ...v,
+      start_date: localInputToIso(v.start_date ?? ''),
+      end_date: localInputToIso(v.end_date ?? '', true),
+    });
   };
   const select = (name: string, label: string, options: string[], all: string) => (
     <Field id={`f-${name}`} label={label} error={fieldError(name)}>
       <select id={`f-${name}`} name={name} defaultValue={params[name] ?? ''}>
         <option value="">{all}</option>
-        {options.map((o) => <option key={o} value={o}>{o}</option>)}
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {o}
+          </option>
+        ))}
       </select>
     </Field>
   );
@@ -78,7 +124,15 @@ const FilterForm = ({ params, error, onApply, onClear }: {
           </Field>
           {select('method', 'Method', METHODS, 'Any method')}
           <Field id="f-status_code" label="Status code" error={fieldError('status_code')}>
-            <input id="f-status_code" name="status_code" inputMode="numeric" pattern="[1-5][0-9]{2}" title="a status code from 100 to 599" size={5} defaultValue={params.status_code ?? ''} />
+            <input
+              id="f-status_code"
+              name="status_code"
+              inputMode="numeric"
+              pattern="[1-5][0-9]{2}"
+              title="a status code from 100 to 599"
+              size={5}
+              defaultValue={params.status_code ?? ''}
+            />
           </Field>
           {select('environment', 'Environment', ENVIRONMENTS, 'Any environment')}
           <Field id="f-identifier" label="Identifier" error={fieldError('identifier')}>
@@ -89,7 +143,9 @@ const FilterForm = ({ params, error, onApply, onClear }: {
         </div>
         <div className="row ev-actions">
           <button type="submit">Apply filters</button>
-          <button type="button" onClick={onClear}>Clear filters</button>
+          <button type="button" onClick={onClear}>
+            Clear filters
+          </button>
         </div>
       </form>
     </details>
@@ -126,7 +182,8 @@ const DownloadControl = ({ query, total }: { query: Params & { project_id: strin
         </button>
       </div>
       <small id="download-hint" className="muted">
-        Exports {total === undefined ? 'the events' : `the ${formatNumber(total)} event${total === 1 ? '' : 's'}`} matching the filters.
+        Exports {total === undefined ? 'the events' : `the ${formatNumber(total)} event${total === 1 ? '' : 's'}`}{' '}
+        matching the filters.
       </small>
       <ErrorNote error={error} title="Download failed" />
     </div>
@@ -143,7 +200,14 @@ export const Events = ({ projectId }: { projectId: string }) => {
   const sortBy = params.sort_by ?? 'timestamp';
   const sortOrder = params.sort_order ?? 'desc';
 
-  const query = { project_id: projectId, ...filters, sort_by: params.sort_by, sort_order: params.sort_order, page: params.page, limit: params.limit };
+  const query = {
+    project_id: projectId,
+    ...filters,
+    sort_by: params.sort_by,
+    sort_order: params.sort_order,
+    page: params.page,
+    limit: params.limit,
+  };
   const list = useQuery({
     queryKey: ['audit', 'list', query],
     queryFn: () => get<Paged<AuditListItem>>('/v1/audit', query),
@@ -162,7 +226,11 @@ export const Events = ({ projectId }: { projectId: string }) => {
     if (page >= totalPage) return;
     const next = JSON.parse(nextKey) as typeof query;
     const timer = setTimeout(() => {
-      void client.prefetchQuery({ queryKey: ['audit', 'list', next], queryFn: () => get<Paged<AuditListItem>>('/v1/audit', next), staleTime: EVENTS_LIVE_MS });
+      void client.prefetchQuery({
+        queryKey: ['audit', 'list', next],
+        queryFn: () => get<Paged<AuditListItem>>('/v1/audit', next),
+        staleTime: EVENTS_LIVE_MS,
+      });
     }, 0);
     return () => clearTimeout(timer);
   }, [client, page, totalPage, nextKey]);
@@ -170,7 +238,12 @@ export const Events = ({ projectId }: { projectId: string }) => {
   const setParams = (next: Params) => setSearch(Object.fromEntries(ALL.map((k) => [k, next[k]])));
   const sortOn = (key: string) => {
     const order = sortBy === key ? (sortOrder === 'desc' ? 'asc' : 'desc') : key === 'timestamp' ? 'desc' : 'asc';
-    setParams({ ...params, sort_by: key === 'timestamp' && order === 'desc' ? undefined : key, sort_order: key === 'timestamp' && order === 'desc' ? undefined : order, page: undefined });
+    setParams({
+      ...params,
+      sort_by: key === 'timestamp' && order === 'desc' ? undefined : key,
+      sort_order: key === 'timestamp' && order === 'desc' ? undefined : order,
+      page: undefined,
+    });
   };
   // Where the detail's "back" link returns: this very view, filters, sort and page included.
   const here = `/p/${projectId}/events${search.size > 0 ? `?${search}` : ''}`;
@@ -187,22 +260,36 @@ export const Events = ({ projectId }: { projectId: string }) => {
         key={filtersKey(params, FILTERS)}
         params={params}
         error={list.error}
-        onApply={(f) => setParams({ ...f, sort_by: params.sort_by, sort_order: params.sort_order, limit: params.limit })}
+        onApply={(f) =>
+          setParams({ ...f, sort_by: params.sort_by, sort_order: params.sort_order, limit: params.limit })
+        }
         onClear={() => setParams({ sort_by: params.sort_by, sort_order: params.sort_order, limit: params.limit })}
       />
       <ErrorNote error={list.error} title="The events could not be read" />
       {list.isPending && <Loading what="events" />}
       {data !== undefined && data.pagination.totalItems === 0 && !filtered && (
         <Empty>
-          <p><strong>No events in this project yet.</strong> Events arrive when a service sends them with one of the project's API keys.</p>
-          <p>Create a key in <Link to={`/p/${projectId}/settings`}>Settings</Link>, then send a first event:</p>
+          <p>
+            <strong>No events in this project yet.</strong> Events arrive when a service sends them with one of the
+            project's API keys.
+          </p>
+          <p>
+            Create a key in <Link to={`/p/${projectId}/settings`}>Settings</Link>, then send a first event:
+          </p>
           <pre className="ev-curl">{curlLine(window.location.origin)}</pre>
         </Empty>
       )}
       {data !== undefined && data.pagination.totalItems === 0 && filtered && (
         <Empty>
-          <p><strong>No events match these filters.</strong></p>
-          <button type="button" onClick={() => setParams({ sort_by: params.sort_by, sort_order: params.sort_order, limit: params.limit })}>Clear filters</button>
+          <p>
+            <strong>No events match these filters.</strong>
+          </p>
+          <button
+            type="button"
+            onClick={() => setParams({ sort_by: params.sort_by, sort_order: params.sort_order, limit: params.limit })}
+          >
+            Clear filters
+          </button>
         </Empty>
       )}
       {data !== undefined && data.pagination.totalItems > 0 && (
@@ -210,25 +297,46 @@ export const Events = ({ projectId }: { projectId: string }) => {
           <div className="row ev-tools">
             <label>
               Rows per page{' '}
-              <select value={limit} onChange={(e) => setParams({ ...params, limit: e.target.value === '20' ? undefined : e.target.value, page: undefined })}>
-                {LIMITS.map((l) => <option key={l} value={l}>{l}</option>)}
+              <select
+                value={limit}
+                onChange={(e) =>
+                  setParams({ ...params, limit: e.target.value === '20' ? undefined : e.target.value, page: undefined })
+                }
+              >
+                {LIMITS.map((l) => (
+                  <option key={l} value={l}>
+                    {l}
+                  </option>
+                ))}
               </select>
             </label>
-            {page === 1 && <span className="muted ev-live">Live: new events appear every {EVENTS_LIVE_MS / 1000} s.</span>}
+            {page === 1 && (
+              <span className="muted ev-live">Live: new events appear every {EVENTS_LIVE_MS / 1000} s.</span>
+            )}
           </div>
           <div className="table-wrap">
             <table className="ev-table" aria-label="Events">
               {/* Fixed column widths: a new page is laid out without measuring every cell first. */}
               <colgroup>
-                <col className="ev-col-time" /><col className="ev-col-method" /><col /><col className="ev-col-status" />
-                <col className="ev-col-latency" /><col className="ev-col-service" /><col className="ev-col-identifier" /><col className="ev-col-env" />
+                <col className="ev-col-time" />
+                <col className="ev-col-method" />
+                <col />
+                <col className="ev-col-status" />
+                <col className="ev-col-latency" />
+                <col className="ev-col-service" />
+                <col className="ev-col-identifier" />
+                <col className="ev-col-env" />
               </colgroup>
               <thead>
                 <tr>
                   {COLUMNS.map((c) => {
                     const active = sortBy === c.key;
                     return (
-                      <th key={c.key} className={c.num ? 'num' : undefined} aria-sort={active ? (sortOrder === 'asc' ? 'ascending' : 'descending') : undefined}>
+                      <th
+                        key={c.key}
+                        className={c.num ? 'num' : undefined}
+                        aria-sort={active ? (sortOrder === 'asc' ? 'ascending' : 'descending') : undefined}
+                      >
                         <button type="button" className="ev-sort" onClick={() => sortOn(c.key)}>
                           {c.label}
                           <span aria-hidden="true">{active ? (sortOrder === 'asc' ? ' ▲' : ' ▼') : ''}</span>
@@ -241,7 +349,9 @@ export const Events = ({ projectId }: { projectId: string }) => {
               <tbody>
                 {/* Keyed by position: rows hold no state, so a new page updates the existing rows'
                     text instead of building 100 rows of elements again (a third of the time). */}
-                {data.data.map((e, i) => <EventRow key={i} event={e} to={detailLink(e.id)} />)}
+                {data.data.map((e, i) => (
+                  <EventRow key={i} event={e} to={detailLink(e.id)} />
+                ))}
               </tbody>
             </table>
           </div>

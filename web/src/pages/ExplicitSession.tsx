@@ -19,12 +19,17 @@ export const ExplicitSession = ({ projectId, sessionId }: { projectId: string; s
 
   return (
     <section>
-      <p><Link to={`/p/${projectId}/sessions`}>← Sessions</Link></p>
-      <h1>Session <code>{sessionId}</code></h1>
+      <p>
+        <Link to={`/p/${projectId}/sessions`}>← Sessions</Link>
+      </p>
+      <h1>
+        Session <code>{sessionId}</code>
+      </h1>
       {session.isPending && <Loading what="the session" />}
       {notFound && (
         <div className="error-note" role="alert">
-          No event in the projects you may see carries the session id <code>{sessionId}</code>. Check the id your service sends as <code>session_id</code>.
+          No event in the projects you may see carries the session id <code>{sessionId}</code>. Check the id your
+          service sends as <code>session_id</code>.
         </div>
       )}
       {!notFound && <ErrorNote error={session.error} title="The session could not be read" />}
@@ -32,29 +37,68 @@ export const ExplicitSession = ({ projectId, sessionId }: { projectId: string; s
         <>
           <div className="panel">
             <dl className="ev-fields">
-              <div><dt>Identifier</dt><dd>{s.identifier}</dd></div>
-              <div><dt>Service</dt><dd>{s.service_name}</dd></div>
-              <div><dt>Start</dt><dd>{formatTime(s.session_start)}</dd></div>
-              <div><dt>End</dt><dd>{formatTime(s.session_end)}</dd></div>
-              <div><dt>Duration</dt><dd>{formatDuration(s.duration_seconds)}</dd></div>
-              <div><dt>Events</dt><dd>{formatNumber(s.event_count)}</dd></div>
+              <div>
+                <dt>Identifier</dt>
+                <dd>{s.identifier}</dd>
+              </div>
+              <div>
+                <dt>Service</dt>
+                <dd>{s.service_name}</dd>
+              </div>
+              <div>
+                <dt>Start</dt>
+                <dd>{formatTime(s.session_start)}</dd>
+              </div>
+              <div>
+                <dt>End</dt>
+                <dd>{formatTime(s.session_end)}</dd>
+              </div>
+              <div>
+                <dt>Duration</dt>
+                <dd>{formatDuration(s.duration_seconds)}</dd>
+              </div>
+              <div>
+                <dt>Events</dt>
+                <dd>{formatNumber(s.event_count)}</dd>
+              </div>
             </dl>
           </div>
           <h2>Its events, oldest first</h2>
           {s.event_count > s.events.length && (
-            <p className="notice">The first {formatNumber(MAX_LISTED)} of {formatNumber(s.event_count)} events are listed.</p>
+            <p className="notice">
+              The first {formatNumber(MAX_LISTED)} of {formatNumber(s.event_count)} events are listed.
+            </p>
           )}
           <div className="table-wrap">
             <table className="ev-table" aria-label="Session events">
-              <thead><tr><th className="num">#</th><th>Time</th><th>Method</th><th>Path</th><th className="num">Status</th></tr></thead>
+              <thead>
+                <tr>
+                  <th className="num">#</th>
+                  <th>Time</th>
+                  <th>Method</th>
+                  <th>Path</th>
+                  <th className="num">Status</th>
+                </tr>
+              </thead>
               <tbody>
                 {s.events.map((e, i) => (
                   <tr key={e.id}>
                     <td className="num">{i + 1}</td>
-                    <td><Link to={`/p/${projectId}/events/${e.id}?back=${encodeURIComponent(here)}`} aria-label={`Open event ${e.method} ${e.path} at ${formatTime(e.timestamp)}`}>{formatTime(e.timestamp)}</Link></td>
+                    <td>
+                      <Link
+                        to={`/p/${projectId}/events/${e.id}?back=${encodeURIComponent(here)}`}
+                        aria-label={`Open event ${e.method} ${e.path} at ${formatTime(e.timestamp)}`}
+                      >
+                        {formatTime(e.timestamp)}
+                      </Link>
+                    </td>
                     <td>{e.method}</td>
-                    <td className="ev-path"><code>{e.path}</code></td>
-                    <td className="num"><StatusCode code={e.status_code} /></td>
+                    <td className="ev-path">
+                      <code>{e.path}</code>
+                    </td>
+                    <td className="num">
+                      <StatusCode code={e.status_code} />
+                    </td>
                   </tr>
                 ))}
               </tbody>

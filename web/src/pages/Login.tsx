@@ -30,13 +30,34 @@ export const Login = () => {
     <main className="login">
       <h1>watchlog</h1>
       <form onSubmit={submit} aria-label="Sign in">
-        {endedBecause !== null && <p className="notice" role="status">{endedBecause}</p>}
+        {endedBecause !== null && (
+          <p className="notice" role="status">
+            {endedBecause}
+          </p>
+        )}
         <label htmlFor="email">E-mail</label>
-        <input id="email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+        <input
+          id="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          autoFocus
+        />
         <label htmlFor="password">Password</label>
-        <input id="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          id="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
         <ErrorNote error={error} />
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
     </main>
   );

@@ -43,20 +43,34 @@ const RowActions = ({ monitor, onEdit, onDelete }: { monitor: Monitor; onEdit: (
   return (
     <div className="monitor-actions">
       <div className="row">
-        <button type="button" onClick={() => test.mutate()} disabled={test.isPending} aria-label={`Test ${monitor.name} now`}>
+        <button
+          type="button"
+          onClick={() => test.mutate()}
+          disabled={test.isPending}
+          aria-label={`Test ${monitor.name} now`}
+        >
           {test.isPending ? 'Testing…' : 'Test now'}
         </button>
-        <button type="button" onClick={onEdit} aria-label={`Edit ${monitor.name}`}>Edit</button>
-        <button type="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}
-          aria-label={`${monitor.enabled ? 'Pause' : 'Resume'} ${monitor.name}`}>
+        <button type="button" onClick={onEdit} aria-label={`Edit ${monitor.name}`}>
+          Edit
+        </button>
+        <button
+          type="button"
+          onClick={() => toggle.mutate()}
+          disabled={toggle.isPending}
+          aria-label={`${monitor.enabled ? 'Pause' : 'Resume'} ${monitor.name}`}
+        >
           {monitor.enabled ? 'Pause' : 'Resume'}
         </button>
-        <button type="button" className="danger" onClick={onDelete} aria-label={`Delete ${monitor.name}`}>Delete</button>
+        <button type="button" className="danger" onClick={onDelete} aria-label={`Delete ${monitor.name}`}>
+          Delete
+        </button>
       </div>
       <div role="status" aria-live="polite" className="test-result">
         {test.data !== undefined && (
           <span className={test.data.ok ? 'check-ok' : 'check-failed'}>
-            Test at {new Date(test.data.checked_at).toLocaleTimeString()}: {checkResult(test.data)} in {formatMs(test.data.response_ms)}
+            Test at {new Date(test.data.checked_at).toLocaleTimeString()}: {checkResult(test.data)} in{' '}
+            {formatMs(test.data.response_ms)}
             {test.data.ok ? '' : ' (not recorded: the state changes only with scheduled checks)'}
           </span>
         )}
@@ -86,7 +100,8 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
 
   useEffect(() => {
     // Opened from the DOWN banner: bring the monitor's row into view once it is there.
-    if (open !== null && monitors.data?.some((m) => m.id === open)) document.getElementById(`monitor-${open}`)?.scrollIntoView({ block: 'start' });
+    if (open !== null && monitors.data?.some((m) => m.id === open))
+      document.getElementById(`monitor-${open}`)?.scrollIntoView({ block: 'start' });
   }, [open, monitors.data !== undefined]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const toggleOpen = (id: string) => setSearch({ open: open === id ? undefined : id }, { replace: true });
@@ -95,10 +110,17 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
 
   const formPanel = form !== null && (
     <MonitorForm
-      key={form.editing?.id ?? 'new'} projectId={projectId} editing={form.editing}
+      key={form.editing?.id ?? 'new'}
+      projectId={projectId}
+      editing={form.editing}
       onDone={(saved) => {
         setForm(null);
-        if (saved !== null) setNotice(form.editing === null ? `Monitor ${saved.name} added: its first check runs now.` : `Monitor ${saved.name} saved.`);
+        if (saved !== null)
+          setNotice(
+            form.editing === null
+              ? `Monitor ${saved.name} added: its first check runs now.`
+              : `Monitor ${saved.name} saved.`,
+          );
       }}
     />
   );
@@ -108,37 +130,57 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
       <div className="monitors-head">
         <h1>Monitors</h1>
         {canWrite && form === null && list.length > 0 && (
-          <button type="button" className="primary" onClick={() => { setNotice(null); setForm({ editing: null }); }}>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => {
+              setNotice(null);
+              setForm({ editing: null });
+            }}
+          >
             Add monitor
           </button>
         )}
       </div>
       <p className="muted">
-        Each monitor calls a URL on its interval and is UP while the answer has the expected status. Uptime counts the checks
-        of the last 24 hours and 7 days (whole hours plus the current one). While a monitor is DOWN, a banner says so on every screen.
+        Each monitor calls a URL on its interval and is UP while the answer has the expected status. Uptime counts the
+        checks of the last 24 hours and 7 days (whole hours plus the current one). While a monitor is DOWN, a banner
+        says so on every screen.
       </p>
       {canWrite && full && (
-        <p className="notice">This project has {MONITORS_PER_PROJECT} monitors, the most a project may have: delete one to add another.</p>
+        <p className="notice">
+          This project has {MONITORS_PER_PROJECT} monitors, the most a project may have: delete one to add another.
+        </p>
       )}
-      {notice !== null && <p className="notice" role="status">{notice}</p>}
+      {notice !== null && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
       {formPanel}
       {monitors.isPending && <Loading what="monitors" />}
       {monitors.isError && <ErrorNote error={monitors.error} title="The monitors could not be read" />}
       {monitors.isSuccess && list.length === 0 && form === null && (
         <Empty>
-          <p><strong>No monitor in this project yet.</strong></p>
           <p>
-            A monitor checks that a service answers: every interval it sends a GET to a URL and expects a status (200 by default).
-            When the answer changes from healthy to failing, the service goes DOWN, a <code>system.healthcheck.down</code> audit event
-            is recorded and the notification channels are told.
+            <strong>No monitor in this project yet.</strong>
           </p>
           <p>
-            Name the monitor exactly like the <code>service_name</code> of the service's events: the Overview's service table then
-            shows its state next to that service.
+            A monitor checks that a service answers: every interval it sends a GET to a URL and expects a status (200 by
+            default). When the answer changes from healthy to failing, the service goes DOWN, a{' '}
+            <code>system.healthcheck.down</code> audit event is recorded and the notification channels are told.
           </p>
-          {canWrite
-            ? <button type="button" className="primary" onClick={() => setForm({ editing: null })}>Add monitor</button>
-            : <p className="muted">Ask an admin or a member of this project to add one.</p>}
+          <p>
+            Name the monitor exactly like the <code>service_name</code> of the service's events: the Overview's service
+            table then shows its state next to that service.
+          </p>
+          {canWrite ? (
+            <button type="button" className="primary" onClick={() => setForm({ editing: null })}>
+              Add monitor
+            </button>
+          ) : (
+            <p className="muted">Ask an admin or a member of this project to add one.</p>
+          )}
         </Empty>
       )}
       {list.length > 0 && (
@@ -152,8 +194,12 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
                 <th scope="col">Since</th>
                 <th scope="col">Last check</th>
                 <th scope="col">Last result</th>
-                <th scope="col" className="num">Uptime 24 h</th>
-                <th scope="col" className="num">Uptime 7 d</th>
+                <th scope="col" className="num">
+                  Uptime 24 h
+                </th>
+                <th scope="col" className="num">
+                  Uptime 7 d
+                </th>
                 <th scope="col">Enabled</th>
                 {canWrite && <th scope="col">Actions</th>}
               </tr>
@@ -163,19 +209,41 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
                 const expanded = open === m.id;
                 return (
                   <Fragment key={m.id}>
-                    <tr id={`monitor-${m.id}`} className={m.status === 'DOWN' && m.enabled ? 'monitor-down' : undefined}>
+                    <tr
+                      id={`monitor-${m.id}`}
+                      className={m.status === 'DOWN' && m.enabled ? 'monitor-down' : undefined}
+                    >
                       <th scope="row" className="monitor-name">
-                        <button type="button" className="expander" aria-expanded={expanded} aria-controls={`history-${m.id}`}
-                          onClick={() => toggleOpen(m.id)} aria-label={`History of ${m.name}`}>
+                        <button
+                          type="button"
+                          className="expander"
+                          aria-expanded={expanded}
+                          aria-controls={`history-${m.id}`}
+                          onClick={() => toggleOpen(m.id)}
+                          aria-label={`History of ${m.name}`}
+                        >
                           <span aria-hidden="true">{expanded ? '▾' : '▸'}</span>
-                        </button>
-                        {' '}{m.name}
+                        </button>{' '}
+                        {m.name}
                       </th>
-                      <td className="url"><a href={m.url} target="_blank" rel="noreferrer noopener">{m.url}</a></td>
-                      <td><Health status={m.status} />{!m.enabled && <span className="muted"> (paused)</span>}</td>
-                      <td title={formatTime(m.status_since)}>{m.status_since === null ? '—' : ago(m.status_since, now)}</td>
+                      <td className="url">
+                        <a href={m.url} target="_blank" rel="noreferrer noopener">
+                          {m.url}
+                        </a>
+                      </td>
+                      <td>
+                        <Health status={m.status} />
+                        {!m.enabled && <span className="muted"> (paused)</span>}
+                      </td>
+                      <td title={formatTime(m.status_since)}>
+                        {m.status_since === null ? '—' : ago(m.status_since, now)}
+                      </td>
                       <td title={formatTime(m.last_checked_at)}>{ago(m.last_checked_at, now)}</td>
-                      <td className={`last-result${m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : ''}`}>{lastResult(m)}</td>
+                      <td
+                        className={`last-result${m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : ''}`}
+                      >
+                        {lastResult(m)}
+                      </td>
                       <td className="num">{formatPercent(m.uptime_24h)}</td>
                       <td className="num">{formatPercent(m.uptime_7d)}</td>
                       <td>{m.enabled ? `Yes, every ${m.interval_seconds} s` : 'No, paused'}</td>
@@ -183,7 +251,11 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
                         <td>
                           <RowActions
                             monitor={m}
-                            onEdit={() => { setNotice(null); setForm({ editing: m }); window.scrollTo(0, 0); }}
+                            onEdit={() => {
+                              setNotice(null);
+                              setForm({ editing: m });
+                              window.scrollTo(0, 0);
+                            }}
                             onDelete={() => setDeleting(m)}
                           />
                         </td>

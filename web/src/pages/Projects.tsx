@@ -31,14 +31,22 @@ const NewProject = () => {
       <div className="row">
         <Field id="project-name" label="Project name" error={nameError}>
           <input
-            id="project-name" value={name} onChange={(e) => setName(e.target.value)} autoComplete="off"
-            aria-invalid={nameError !== undefined} aria-describedby={nameError !== undefined ? 'project-name-error' : undefined}
+            id="project-name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            autoComplete="off"
+            aria-invalid={nameError !== undefined}
+            aria-describedby={nameError !== undefined ? 'project-name-error' : undefined}
           />
         </Field>
-        <button type="submit" disabled={create.isPending}>{create.isPending ? 'Creating…' : 'Create project'}</button>
+        <button type="submit" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create project'}
+        </button>
       </div>
       {/* A field error is shown next to the field; anything else (a conflict, the network) here. */}
-      {create.error !== null && nameError === undefined && <ErrorNote error={create.error} title="The project was not created" />}
+      {create.error !== null && nameError === undefined && (
+        <ErrorNote error={create.error} title="The project was not created" />
+      )}
       {create.data !== undefined && (
         <p className="notice" role="status">
           Project <strong>{create.data.name}</strong> created. Next: create an API key in its{' '}
@@ -58,7 +66,8 @@ const HealthCounts = ({ monitors }: { monitors: Monitor[] }) => {
   return (
     <span className="project-health">
       <span className={up > 0 ? 'up-count' : 'muted'}>{up} UP</span>
-      {' · '}<span className={down > 0 ? 'down-count' : 'muted'}>{down} DOWN</span>
+      {' · '}
+      <span className={down > 0 ? 'down-count' : 'muted'}>{down} DOWN</span>
       {pending > 0 && <span className="muted"> · {pending} pending</span>}
     </span>
   );
@@ -71,8 +80,21 @@ const ProjectTable = ({ projects, monitors }: { projects: Project[]; monitors: M
       <table aria-label="Projects">
         <thead>
           <tr>
-            <th scope="col">Project</th><th scope="col" className="num">Requests (24 h)</th><th scope="col" className="num">4xx</th>
-            <th scope="col" className="num">5xx</th><th scope="col" className="num">Error rate</th><th scope="col">Health</th><th scope="col">Last event</th>
+            <th scope="col">Project</th>
+            <th scope="col" className="num">
+              Requests (24 h)
+            </th>
+            <th scope="col" className="num">
+              4xx
+            </th>
+            <th scope="col" className="num">
+              5xx
+            </th>
+            <th scope="col" className="num">
+              Error rate
+            </th>
+            <th scope="col">Health</th>
+            <th scope="col">Last event</th>
           </tr>
         </thead>
         <tbody>
@@ -84,15 +106,31 @@ const ProjectTable = ({ projects, monitors }: { projects: Project[]; monitors: M
               <tr key={p.id}>
                 <th scope="row">
                   <Link to={`/p/${p.id}`}>{p.name}</Link>
-                  {p.id === SELF_PROJECT_ID && <div className="muted small">watchlog's own audit log (no HTTP traffic)</div>}
+                  {p.id === SELF_PROJECT_ID && (
+                    <div className="muted small">watchlog's own audit log (no HTTP traffic)</div>
+                  )}
                   {q.error !== null && <ErrorNote error={q.error} title="Statistics" />}
                 </th>
                 <td className="num">{cell((x) => formatNumber(x.total))}</td>
-                <td className={`num${s && s.errors_4xx > 0 ? ' status-4xx' : ''}`}>{cell((x) => formatNumber(x.errors_4xx))}</td>
-                <td className={`num${s && s.errors_5xx > 0 ? ' status-5xx' : ''}`}>{cell((x) => formatNumber(x.errors_5xx))}</td>
+                <td className={`num${s && s.errors_4xx > 0 ? ' status-4xx' : ''}`}>
+                  {cell((x) => formatNumber(x.errors_4xx))}
+                </td>
+                <td className={`num${s && s.errors_5xx > 0 ? ' status-5xx' : ''}`}>
+                  {cell((x) => formatNumber(x.errors_5xx))}
+                </td>
                 <td className="num">{cell((x) => share(x.errors_4xx + x.errors_5xx, x.total))}</td>
-                <td><HealthCounts monitors={monitors.filter((m) => m.project_id === p.id)} /></td>
-                <td>{s ? <time dateTime={s.last_event_at ?? undefined} title={formatTime(s.last_event_at)}>{ago(s.last_event_at)}</time> : '…'}</td>
+                <td>
+                  <HealthCounts monitors={monitors.filter((m) => m.project_id === p.id)} />
+                </td>
+                <td>
+                  {s ? (
+                    <time dateTime={s.last_event_at ?? undefined} title={formatTime(s.last_event_at)}>
+                      {ago(s.last_event_at)}
+                    </time>
+                  ) : (
+                    '…'
+                  )}
+                </td>
               </tr>
             );
           })}
@@ -103,30 +141,61 @@ const ProjectTable = ({ projects, monitors }: { projects: Project[]; monitors: M
 };
 
 /** SPEC 3.1: the healthcheck page of the All Projects view, read-only: every DOWN monitor. */
-const Healthcheck = ({ projects, monitors, loading, error }: { projects: Project[]; monitors: Monitor[]; loading: boolean; error: unknown }) => {
+const Healthcheck = ({
+  projects,
+  monitors,
+  loading,
+  error,
+}: {
+  projects: Project[];
+  monitors: Monitor[];
+  loading: boolean;
+  error: unknown;
+}) => {
   const down = monitors.filter((m) => m.status === 'DOWN' && m.enabled);
   const name = (id: string) => projects.find((p) => p.id === id)?.name ?? id;
   return (
     <section aria-labelledby="h-healthcheck">
       <h2 id="h-healthcheck">DOWN monitors in every project</h2>
       <ErrorNote error={error} title="Monitors could not be loaded" />
-      {loading ? <Loading what="monitors" /> : error ? null : monitors.length === 0 ? (
-        <p className="muted">No monitors yet. Add one in a project's <strong>Monitors</strong> tab, named like the service it watches.</p>
+      {loading ? (
+        <Loading what="monitors" />
+      ) : error ? null : monitors.length === 0 ? (
+        <p className="muted">
+          No monitors yet. Add one in a project's <strong>Monitors</strong> tab, named like the service it watches.
+        </p>
       ) : down.length === 0 ? (
-        <p className="all-up" role="status">All {monitors.length === 1 ? 'monitors are' : `${monitors.length} monitors are`} up (or waiting for their first check).</p>
+        <p className="all-up" role="status">
+          All {monitors.length === 1 ? 'monitors are' : `${monitors.length} monitors are`} up (or waiting for their
+          first check).
+        </p>
       ) : (
         <div className="table-wrap">
           <table aria-label="DOWN monitors">
             <thead>
-              <tr><th scope="col">Project</th><th scope="col">Monitor</th><th scope="col">URL</th><th scope="col">DOWN since</th><th scope="col">Last error</th></tr>
+              <tr>
+                <th scope="col">Project</th>
+                <th scope="col">Monitor</th>
+                <th scope="col">URL</th>
+                <th scope="col">DOWN since</th>
+                <th scope="col">Last error</th>
+              </tr>
             </thead>
             <tbody>
               {down.map((m) => (
                 <tr key={m.id}>
-                  <td><Link to={`/p/${m.project_id}`}>{name(m.project_id)}</Link></td>
-                  <th scope="row"><Link to={`/p/${m.project_id}/monitors?open=${m.id}`}>{m.name}</Link></th>
+                  <td>
+                    <Link to={`/p/${m.project_id}`}>{name(m.project_id)}</Link>
+                  </td>
+                  <th scope="row">
+                    <Link to={`/p/${m.project_id}/monitors?open=${m.id}`}>{m.name}</Link>
+                  </th>
                   <td className="url">{m.url}</td>
-                  <td><time dateTime={m.status_since ?? undefined} title={formatTime(m.status_since)}>{m.status_since ? ago(m.status_since) : '—'}</time></td>
+                  <td>
+                    <time dateTime={m.status_since ?? undefined} title={formatTime(m.status_since)}>
+                      {m.status_since ? ago(m.status_since) : '—'}
+                    </time>
+                  </td>
                   <td>{m.last_error ?? '—'}</td>
                 </tr>
               ))}
@@ -147,14 +216,23 @@ export const Projects = () => {
     <section className="all-projects">
       <h1>All projects</h1>
       <ErrorNote error={projects.error} title="Projects could not be loaded" />
-      {projects.isPending ? <Loading what="projects" /> : list.length === 0 && projects.error === null ? (
+      {projects.isPending ? (
+        <Loading what="projects" />
+      ) : list.length === 0 && projects.error === null ? (
         <Empty>
           <h2>No projects yet</h2>
-          {admin
-            ? <p>Create the first project below. It gets its own API keys, events, monitors and settings.</p>
-            : <p>You have no project yet: an admin creates projects and gives you access to them in <strong>Users and roles</strong>.</p>}
+          {admin ? (
+            <p>Create the first project below. It gets its own API keys, events, monitors and settings.</p>
+          ) : (
+            <p>
+              You have no project yet: an admin creates projects and gives you access to them in{' '}
+              <strong>Users and roles</strong>.
+            </p>
+          )}
         </Empty>
-      ) : list.length > 0 && <ProjectTable projects={list} monitors={monitors.data ?? []} />}
+      ) : (
+        list.length > 0 && <ProjectTable projects={list} monitors={monitors.data ?? []} />
+      )}
       {admin && <NewProject />}
       <Healthcheck projects={list} monitors={monitors.data ?? []} loading={monitors.isPending} error={monitors.error} />
     </section>

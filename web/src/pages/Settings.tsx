@@ -22,7 +22,13 @@ export const Settings = ({ projectId }: { projectId: string }) => {
       <h1>Settings{project ? `: ${project.name}` : ''}</h1>
       <nav className="st-tabs" aria-label="Settings sections">
         {TABS.map((t) => (
-          <Link key={t.tab} to={`/p/${projectId}/settings?tab=${t.tab}`} aria-current={t.tab === tab ? 'page' : undefined}>{t.label}</Link>
+          <Link
+            key={t.tab}
+            to={`/p/${projectId}/settings?tab=${t.tab}`}
+            aria-current={t.tab === tab ? 'page' : undefined}
+          >
+            {t.label}
+          </Link>
         ))}
       </nav>
       {tab === 'keys' && <ApiKeys projectId={projectId} />}
@@ -32,11 +38,20 @@ export const Settings = ({ projectId }: { projectId: string }) => {
         <section aria-labelledby="project-heading">
           <h2 id="project-heading">Project</h2>
           <dl className="st-project">
-            <dt>Name</dt><dd>{project?.name ?? '…'}</dd>
-            <dt>Id</dt><dd><code>{projectId}</code> <CopyButton value={projectId} label="Copy the project id" /></dd>
-            <dt>Created</dt><dd>{project?.created_at ?? '…'}</dd>
+            <dt>Name</dt>
+            <dd>{project?.name ?? '…'}</dd>
+            <dt>Id</dt>
+            <dd>
+              <code>{projectId}</code> <CopyButton value={projectId} label="Copy the project id" />
+            </dd>
+            <dt>Created</dt>
+            <dd>{project?.created_at ?? '…'}</dd>
           </dl>
-          <p className="muted">The id is the <code>project_id</code> of the API&apos;s filters. Anomaly rules are on the <Link to={`/p/${projectId}/anomalies`}>Anomalies</Link> page; users and their projects on <Link to="/users">Users and roles</Link> (admins).</p>
+          <p className="muted">
+            The id is the <code>project_id</code> of the API&apos;s filters. Anomaly rules are on the{' '}
+            <Link to={`/p/${projectId}/anomalies`}>Anomalies</Link> page; users and their projects on{' '}
+            <Link to="/users">Users and roles</Link> (admins).
+          </p>
         </section>
       )}
     </section>

@@ -14,15 +14,29 @@ const ROLES = [
   { role: 'auditor', says: 'its projects, read only; also the watchlog project (logins and changes)' },
 ] as const;
 
-const ProjectChoice = ({ projects, chosen, onChange, idPrefix }: { projects: Project[]; chosen: string[]; onChange: (ids: string[]) => void; idPrefix: string }) => (
+const ProjectChoice = ({
+  projects,
+  chosen,
+  onChange,
+  idPrefix,
+}: {
+  projects: Project[];
+  chosen: string[];
+  onChange: (ids: string[]) => void;
+  idPrefix: string;
+}) => (
   <fieldset className="us-projects">
     <legend>Projects</legend>
     {projects.length === 0 && <p className="muted">No project yet.</p>}
     {projects.map((p) => (
       <label key={p.id} htmlFor={`${idPrefix}-${p.id}`}>
-        <input id={`${idPrefix}-${p.id}`} type="checkbox" checked={chosen.includes(p.id)}
-          onChange={(e) => onChange(e.target.checked ? [...chosen, p.id] : chosen.filter((id) => id !== p.id))} />
-        {' '}{p.name}
+        <input
+          id={`${idPrefix}-${p.id}`}
+          type="checkbox"
+          checked={chosen.includes(p.id)}
+          onChange={(e) => onChange(e.target.checked ? [...chosen, p.id] : chosen.filter((id) => id !== p.id))}
+        />{' '}
+        {p.name}
       </label>
     ))}
   </fieldset>
@@ -35,7 +49,8 @@ const NewUser = ({ projects }: { projects: Project[] }) => {
   const [role, setRole] = useState<string>('member');
   const [projectIds, setProjectIds] = useState<string[]>([]);
   const create = useMutation({
-    mutationFn: () => post<User>('/v1/users', { email, password, role, project_ids: role === 'admin' ? [] : projectIds }),
+    mutationFn: () =>
+      post<User>('/v1/users', { email, password, role, project_ids: role === 'admin' ? [] : projectIds }),
     onSuccess: async () => {
       setEmail('');
       setPassword('');
@@ -53,21 +68,52 @@ const NewUser = ({ projects }: { projects: Project[] }) => {
       <h2>New user</h2>
       <div className="row">
         <Field id="user-email" label="E-mail" error={fieldError('email')}>
-          <input id="user-email" type="email" autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            id="user-email"
+            type="email"
+            autoComplete="off"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </Field>
-        <Field id="user-password" label="Initial password" hint="8 to 1024 characters; they can change it" error={fieldError('password')}>
-          <input id="user-password" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+        <Field
+          id="user-password"
+          label="Initial password"
+          hint="8 to 1024 characters; they can change it"
+          error={fieldError('password')}
+        >
+          <input
+            id="user-password"
+            type="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </Field>
         <Field id="user-role" label="Role" error={fieldError('role')}>
           <select id="user-role" value={role} onChange={(e) => setRole(e.target.value)}>
-            {ROLES.map((r) => <option key={r.role} value={r.role}>{r.role}: {r.says}</option>)}
+            {ROLES.map((r) => (
+              <option key={r.role} value={r.role}>
+                {r.role}: {r.says}
+              </option>
+            ))}
           </select>
         </Field>
       </div>
-      {role !== 'admin' && <ProjectChoice projects={projects} chosen={projectIds} onChange={setProjectIds} idPrefix="new-user-project" />}
+      {role !== 'admin' && (
+        <ProjectChoice projects={projects} chosen={projectIds} onChange={setProjectIds} idPrefix="new-user-project" />
+      )}
       <ErrorNote error={create.error} title="The user was not created" />
-      {create.isSuccess && <p role="status" className="notice">User {create.data.email} created.</p>}
-      <div><button type="submit" disabled={create.isPending}>{create.isPending ? 'Creating…' : 'Create user'}</button></div>
+      {create.isSuccess && (
+        <p role="status" className="notice">
+          User {create.data.email} created.
+        </p>
+      )}
+      <div>
+        <button type="submit" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create user'}
+        </button>
+      </div>
     </form>
   );
 };
@@ -82,9 +128,19 @@ const ConfirmDisable = ({ user, onClose }: { user: User; onClose: () => void }) 
     },
   });
   return (
-    <ConfirmDialog title={`Disable ${user.email}?`} confirm="Disable user" busy={disable.isPending} error={disable.error}
-      failed="The user was not disabled" onConfirm={() => disable.mutate()} onCancel={onClose}>
-      <p>They can no longer sign in, and their tokens stop working at once. The account is kept: an admin can enable it again.</p>
+    <ConfirmDialog
+      title={`Disable ${user.email}?`}
+      confirm="Disable user"
+      busy={disable.isPending}
+      error={disable.error}
+      failed="The user was not disabled"
+      onConfirm={() => disable.mutate()}
+      onCancel={onClose}
+    >
+      <p>
+        They can no longer sign in, and their tokens stop working at once. The account is kept: an admin can enable it
+        again.
+      </p>
     </ConfirmDialog>
   );
 };
@@ -96,26 +152,57 @@ const UserRow = ({ user, projects, me }: { user: User; projects: Project[]; me: 
   const [projectIds, setProjectIds] = useState<string[]>(user.project_ids);
   const [confirming, setConfirming] = useState(false);
   const update = useMutation({
-    mutationFn: (body: { role?: string; project_ids?: string[]; disabled?: boolean }) => put<User>(`/v1/users/${user.id}`, body),
+    mutationFn: (body: { role?: string; project_ids?: string[]; disabled?: boolean }) =>
+      put<User>(`/v1/users/${user.id}`, body),
     onSuccess: async () => {
       setEditing(false);
       await client.invalidateQueries({ queryKey: ['users'] });
     },
   });
-  const names = user.role === 'admin' ? 'every project' : user.project_ids.map((id) => projects.find((p) => p.id === id)?.name ?? id).join(', ') || 'none';
+  const names =
+    user.role === 'admin'
+      ? 'every project'
+      : user.project_ids.map((id) => projects.find((p) => p.id === id)?.name ?? id).join(', ') || 'none';
   return (
     <>
       <tr>
-        <td>{user.email}{me && <span className="muted"> (you)</span>}</td>
+        <td>
+          {user.email}
+          {me && <span className="muted"> (you)</span>}
+        </td>
         <td>{user.role}</td>
         <td>{names}</td>
         <td>{user.disabled ? <span className="muted">Disabled</span> : 'Active'}</td>
         <td>{formatTime(user.created_at)}</td>
         <td className="us-actions">
-          <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)} aria-label={`Edit ${user.email}`}>Edit</button>
-          {user.disabled
-            ? <button type="button" onClick={() => update.mutate({ disabled: false })} aria-label={`Enable ${user.email}`}>Enable</button>
-            : !me && <button type="button" className="danger" onClick={() => setConfirming(true)} aria-label={`Disable ${user.email}`}>Disable</button>}
+          <button
+            type="button"
+            aria-expanded={editing}
+            onClick={() => setEditing(!editing)}
+            aria-label={`Edit ${user.email}`}
+          >
+            Edit
+          </button>
+          {user.disabled ? (
+            <button
+              type="button"
+              onClick={() => update.mutate({ disabled: false })}
+              aria-label={`Enable ${user.email}`}
+            >
+              Enable
+            </button>
+          ) : (
+            !me && (
+              <button
+                type="button"
+                className="danger"
+                onClick={() => setConfirming(true)}
+                aria-label={`Disable ${user.email}`}
+              >
+                Disable
+              </button>
+            )
+          )}
           {confirming && <ConfirmDisable user={user} onClose={() => setConfirming(false)} />}
         </td>
       </tr>
@@ -123,17 +210,39 @@ const UserRow = ({ user, projects, me }: { user: User; projects: Project[]; me: 
         <tr>
           <td colSpan={6}>
             {editing && (
-              <form aria-label={`Access of ${user.email}`} className="stack" onSubmit={(e) => {
-                e.preventDefault();
-                update.mutate({ role, project_ids: role === 'admin' ? [] : projectIds });
-              }}>
+              <form
+                aria-label={`Access of ${user.email}`}
+                className="stack"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  update.mutate({ role, project_ids: role === 'admin' ? [] : projectIds });
+                }}
+              >
                 <label htmlFor={`role-${user.id}`}>Role</label>
                 <select id={`role-${user.id}`} value={role} onChange={(e) => setRole(e.target.value)}>
-                  {ROLES.map((r) => <option key={r.role} value={r.role}>{r.role}: {r.says}</option>)}
+                  {ROLES.map((r) => (
+                    <option key={r.role} value={r.role}>
+                      {r.role}: {r.says}
+                    </option>
+                  ))}
                 </select>
-                {role !== 'admin' && <ProjectChoice projects={projects} chosen={projectIds} onChange={setProjectIds} idPrefix={`user-${user.id}-project`} />}
+                {role !== 'admin' && (
+                  <ProjectChoice
+                    projects={projects}
+                    chosen={projectIds}
+                    onChange={setProjectIds}
+                    idPrefix={`user-${user.id}-project`}
+                  />
+                )}
                 <p className="muted">Saving signs them out everywhere: their older tokens are refused.</p>
-                <div className="row"><button type="submit" disabled={update.isPending}>Save access</button><button type="button" onClick={() => setEditing(false)}>Cancel</button></div>
+                <div className="row">
+                  <button type="submit" disabled={update.isPending}>
+                    Save access
+                  </button>
+                  <button type="button" onClick={() => setEditing(false)}>
+                    Cancel
+                  </button>
+                </div>
               </form>
             )}
             <ErrorNote error={update.error} title="The user was not changed" />
@@ -148,24 +257,52 @@ const UserRow = ({ user, projects, me }: { user: User; projects: Project[]; me: 
 export const Users = () => {
   const { user: me } = useSession();
   const projects = useProjects();
-  const users = useQuery({ queryKey: ['users'], queryFn: () => get<User[]>('/v1/users'), enabled: me?.role === 'admin' });
+  const users = useQuery({
+    queryKey: ['users'],
+    queryFn: () => get<User[]>('/v1/users'),
+    enabled: me?.role === 'admin',
+  });
   if (me === undefined) return <Loading what="your account" />;
   if (me.role !== 'admin') {
-    return <section><h1>Users and roles</h1><p>Only admins manage users. Ask an admin to change your role or your projects.</p></section>;
+    return (
+      <section>
+        <h1>Users and roles</h1>
+        <p>Only admins manage users. Ask an admin to change your role or your projects.</p>
+      </section>
+    );
   }
   const visible = (projects.data ?? []).filter((p) => p.name !== 'watchlog');
   return (
     <section>
       <h1>Users and roles</h1>
-      <ul className="muted us-roles">{ROLES.map((r) => <li key={r.role}><strong>{r.role}</strong>: {r.says}</li>)}</ul>
+      <ul className="muted us-roles">
+        {ROLES.map((r) => (
+          <li key={r.role}>
+            <strong>{r.role}</strong>: {r.says}
+          </li>
+        ))}
+      </ul>
       <ErrorNote error={users.error} title="Users could not be read" />
       {users.isPending && <Loading what="users" />}
       {users.data && users.data.length === 0 && <Empty>No user yet.</Empty>}
       {users.data && users.data.length > 0 && (
         <div className="table-wrap">
           <table aria-label="Users">
-            <thead><tr><th>E-mail</th><th>Role</th><th>Projects</th><th>State</th><th>Created</th><th>Actions</th></tr></thead>
-            <tbody>{users.data.map((u) => <UserRow key={u.id} user={u} projects={projects.data ?? []} me={u.id === me.id} />)}</tbody>
+            <thead>
+              <tr>
+                <th>E-mail</th>
+                <th>Role</th>
+                <th>Projects</th>
+                <th>State</th>
+                <th>Created</th>
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data.map((u) => (
+                <UserRow key={u.id} user={u} projects={projects.data ?? []} me={u.id === me.id} />
+              ))}
+            </tbody>
           </table>
         </div>
       )}

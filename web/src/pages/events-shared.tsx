@@ -6,13 +6,23 @@ import './events.css';
 /** Shapes and helpers shared by the Events, Event, Sessions and Orphans screens. */
 
 export interface DerivedSession {
-  project_id: string; identifier: string; service_name: string;
-  session_start: string; session_end: string; duration_seconds: number; event_count: number;
+  project_id: string;
+  identifier: string;
+  service_name: string;
+  session_start: string;
+  session_end: string;
+  duration_seconds: number;
+  event_count: number;
 }
 
 export interface ExplicitSessionAnswer {
-  session_id: string; identifier: string; service_name: string;
-  session_start: string; session_end: string; duration_seconds: number; event_count: number;
+  session_id: string;
+  identifier: string;
+  service_name: string;
+  session_start: string;
+  session_end: string;
+  duration_seconds: number;
+  event_count: number;
   events: Array<{ id: string; method: string; path: string; status_code: number | null; timestamp: string }>;
 }
 
@@ -64,30 +74,68 @@ export const statusClass = (code: number | null): string | undefined =>
 
 export const StatusCode = ({ code }: { code: number | null }) => {
   const cls = statusClass(code);
-  return <span className={cls}>{code ?? '—'}{cls !== undefined && <span className="visually-hidden"> ({cls === 'status-5xx' ? 'server error' : 'client error'})</span>}</span>;
+  return (
+    <span className={cls}>
+      {code ?? '—'}
+      {cls !== undefined && (
+        <span className="visually-hidden"> ({cls === 'status-5xx' ? 'server error' : 'client error'})</span>
+      )}
+    </span>
+  );
 };
 
 /** A path that stays inside this dashboard, so a `back` parameter cannot send anyone elsewhere. */
-export const safeInternal = (to: string | null): string | null => (to !== null && to.startsWith('/') && !to.startsWith('//') ? to : null);
+export const safeInternal = (to: string | null): string | null =>
+  to !== null && to.startsWith('/') && !to.startsWith('//') ? to : null;
 
-export const Pager = ({ page, totalPages, total, noun, onPage }: {
-  page: number; totalPages: number; total: number; noun: string; onPage: (page: number) => void;
+export const Pager = ({
+  page,
+  totalPages,
+  total,
+  noun,
+  onPage,
+}: {
+  page: number;
+  totalPages: number;
+  total: number;
+  noun: string;
+  onPage: (page: number) => void;
 }) => (
   <nav className="pager" aria-label={`${noun} pages`}>
-    <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>Previous page</button>
-    <span aria-live="polite">Page {page} of {Math.max(totalPages, 1)} · {formatNumber(total)} {total === 1 ? noun.replace(/s$/, '') : noun}</span>
-    <button type="button" onClick={() => onPage(page + 1)} disabled={page >= totalPages}>Next page</button>
+    <button type="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>
+      Previous page
+    </button>
+    <span aria-live="polite">
+      Page {page} of {Math.max(totalPages, 1)} · {formatNumber(total)} {total === 1 ? noun.replace(/s$/, '') : noun}
+    </span>
+    <button type="button" onClick={() => onPage(page + 1)} disabled={page >= totalPages}>
+      Next page
+    </button>
   </nav>
 );
 
 /** The From and Until fields of a filter form (local time in, exact ISO times in the URL). */
-export const DateRangeFields = ({ prefix, params, fieldError, labels = ['From', 'Until'] }: {
-  prefix: string; params: Record<string, string | undefined>; fieldError: (name: string) => string | undefined; labels?: [string, string];
+export const DateRangeFields = ({
+  prefix,
+  params,
+  fieldError,
+  labels = ['From', 'Until'],
+}: {
+  prefix: string;
+  params: Record<string, string | undefined>;
+  fieldError: (name: string) => string | undefined;
+  labels?: [string, string];
 }) => (
   <>
     {(['start_date', 'end_date'] as const).map((name, i) => (
       <Field key={name} id={`${prefix}-${name}`} label={labels[i]!} error={fieldError(name)}>
-        <input id={`${prefix}-${name}`} name={name} type="datetime-local" step={1} defaultValue={isoToLocalInput(params[name] ?? null)} />
+        <input
+          id={`${prefix}-${name}`}
+          name={name}
+          type="datetime-local"
+          step={1}
+          defaultValue={isoToLocalInput(params[name] ?? null)}
+        />
       </Field>
     ))}
   </>

@@ -5,14 +5,33 @@ import { formatNumber } from '../format.ts';
 /** GET /v1/audit/stats as docs/api.md describes it: time figures are null when no event in the
  *  range had a response_time (api.ts's shared `Stats` types them as numbers). */
 export interface ServiceRow {
-  service_name: string; total: number; errors_4xx: number; errors_5xx: number;
-  avg_response_time: number | null; p95_response_time: number | null; last_event_at: string | null;
+  service_name: string;
+  total: number;
+  errors_4xx: number;
+  errors_5xx: number;
+  avg_response_time: number | null;
+  p95_response_time: number | null;
+  last_event_at: string | null;
 }
-export interface TimelineRow { bucket: string; total: number; errors_4xx: number; errors_5xx: number; avg_response_time: number | null }
+export interface TimelineRow {
+  bucket: string;
+  total: number;
+  errors_4xx: number;
+  errors_5xx: number;
+  avg_response_time: number | null;
+}
 export interface StatsAnswer {
-  total: number; errors_4xx: number; errors_5xx: number; avg_response_time: number | null; p95_response_time: number | null;
-  active_services: number; last_event_at: string | null; by_service: ServiceRow[];
-  by_status_class: Record<string, number>; by_method: Record<string, number>; timeline: TimelineRow[];
+  total: number;
+  errors_4xx: number;
+  errors_5xx: number;
+  avg_response_time: number | null;
+  p95_response_time: number | null;
+  active_services: number;
+  last_event_at: string | null;
+  by_service: ServiceRow[];
+  by_status_class: Record<string, number>;
+  by_method: Record<string, number>;
+  timeline: TimelineRow[];
 }
 
 /** watchlog's own project (docs/security.md): its events are `system.access`, never `http`. */
@@ -44,7 +63,10 @@ export const statsQuery = (projectId: string, range: RangeKey) =>
       const end = Date.now();
       const { ms, interval } = RANGES[range];
       return get<StatsAnswer>('/v1/audit/stats', {
-        project_id: projectId, start_date: new Date(end - ms).toISOString(), end_date: new Date(end).toISOString(), interval,
+        project_id: projectId,
+        start_date: new Date(end - ms).toISOString(),
+        end_date: new Date(end).toISOString(),
+        interval,
       });
     },
     refetchInterval: STATS_MS,

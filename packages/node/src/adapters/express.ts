@@ -14,8 +14,17 @@ export interface ExpressRequest extends IncomingMessage {
   ip?: string;
 }
 
-export type ExpressMiddleware<Req extends ExpressRequest> = (req: Req, res: ServerResponse, next: (error?: unknown) => void) => void;
-export type ExpressErrorMiddleware = (error: unknown, req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+export type ExpressMiddleware<Req extends ExpressRequest> = (
+  req: Req,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
+export type ExpressErrorMiddleware = (
+  error: unknown,
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+) => void;
 
 export interface ExpressOptions<Req> {
   identify?: Identify<Req>;
@@ -36,9 +45,10 @@ const compile = (routePath: string): Compiled => {
   if (found !== undefined) return found;
   const segments = routePath.split('/').slice(1);
   if (routePath.endsWith('/')) segments.pop();
-  found = routePath.startsWith('/') && segments.every((seg) => SIMPLE_SEGMENT.test(seg))
-    ? segments.map((seg) => (seg.startsWith(':') ? { param: seg.slice(1) } : { literal: seg.toLowerCase() }))
-    : null;
+  found =
+    routePath.startsWith('/') && segments.every((seg) => SIMPLE_SEGMENT.test(seg))
+      ? segments.map((seg) => (seg.startsWith(':') ? { param: seg.slice(1) } : { literal: seg.toLowerCase() }))
+      : null;
   if (compiled.size < MAX_COMPILED) compiled.set(routePath, found);
   return found;
 };
@@ -61,7 +71,10 @@ const decode = (s: string): string => {
  *  Reading the URL afterwards costs little per request; watching the router's assignments (an
  *  accessor on `req`) costs more than the rest of the event. */
 export const matchedRoute = (
-  routePath: string, url: string, baseUrl: string | undefined, params: unknown,
+  routePath: string,
+  url: string,
+  baseUrl: string | undefined,
+  params: unknown,
 ): { template: string; params: unknown } | undefined => {
   const segments = compile(routePath);
   if (segments === null) return { template: `${baseUrl ?? ''}${routePath}`, params };
@@ -96,7 +109,9 @@ const wrapJson = (res: ServerResponse, exchange: Exchange): void => {
 };
 
 export const expressMiddleware = <Req extends ExpressRequest>(
-  recorder: Recorder, options: ExpressOptions<Req>, onInternalError: OnInternalError,
+  recorder: Recorder,
+  options: ExpressOptions<Req>,
+  onInternalError: OnInternalError,
 ): ExpressMiddleware<Req> => {
   const identify = options.identify;
   return (req, res, next) => {
@@ -112,22 +127,30 @@ export const expressMiddleware = <Req extends ExpressRequest>(
               const path = req.route?.path;
               // A route that answered itself leaves baseUrl and params as they were when it
               // matched; an error or a 404 after it may have found them put back.
-              const matched = typeof path !== 'string' ? undefined
-                : res.statusCode < 400 && !exchange.error ? { template: req.baseUrl ? req.baseUrl + path : path, params: req.params }
-                : matchedRoute(path, url, req.baseUrl, req.params);
-              recorder.finish(exchange, {
-                res,
-                route: matched?.template,
-                url,
-                params: matched?.params,
-                // Express parses the query again on every read of req.query.
-                query: url.includes('?') ? req.query : undefined,
-                requestBody: req.body,
-                // Without X-Forwarded-For, req.ip is the socket's address whatever 'trust proxy'
-                // says; asking Express would parse the header anyway.
-                ip: req.headers['x-forwarded-for'] === undefined ? req.socket?.remoteAddress : req.ip,
-                userAgent: req.headers['user-agent'],
-              }, identify, req);
+              const matched =
+                typeof path !== 'string'
+                  ? undefined
+                  : res.statusCode < 400 && !exchange.error
+                    ? { template: req.baseUrl ? req.baseUrl + path : path, params: req.params }
+                    : matchedRoute(path, url, req.baseUrl, req.params);
+              recorder.finish(
+                exchange,
+                {
+                  res,
+                  route: matched?.template,
+                  url,
+                  params: matched?.params,
+                  // Express parses the query again on every read of req.query.
+                  query: url.includes('?') ? req.query : undefined,
+                  requestBody: req.body,
+                  // Without X-Forwarded-For, req.ip is the socket's address whatever 'trust proxy'
+                  // says; asking Express would parse the header anyway.
+                  ip: req.headers['x-forwarded-for'] === undefined ? req.socket?.remoteAddress : req.ip,
+                  userAgent: req.headers['user-agent'],
+                },
+                identify,
+                req,
+              );
             } catch (error) {
               onInternalError(error);
             }

@@ -26,8 +26,19 @@ type Done = (error?: Error) => void;
 /** The part of a Fastify instance the plugin uses (FastifyInstance fits). */
 export interface FastifyInstance {
   addHook(name: 'onRequest', hook: (request: FastifyRequest, reply: FastifyReply, done: Done) => void): unknown;
-  addHook(name: 'onError', hook: (request: FastifyRequest, reply: FastifyReply, error: Error, done: () => void) => void): unknown;
-  addHook(name: 'preSerialization', hook: (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => void): unknown;
+  addHook(
+    name: 'onError',
+    hook: (request: FastifyRequest, reply: FastifyReply, error: Error, done: () => void) => void,
+  ): unknown;
+  addHook(
+    name: 'preSerialization',
+    hook: (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      payload: unknown,
+      done: (error: Error | null, payload?: unknown) => void,
+    ) => void,
+  ): unknown;
 }
 
 /** A plugin for `fastify.register()`. It carries fastify-plugin's marks, so its hooks apply to
@@ -41,7 +52,9 @@ export interface FastifyOptions<Req> {
 }
 
 export const fastifyPlugin = <Req extends FastifyRequest>(
-  recorder: Recorder, options: FastifyOptions<Req>, onInternalError: OnInternalError,
+  recorder: Recorder,
+  options: FastifyOptions<Req>,
+  onInternalError: OnInternalError,
 ): FastifyPlugin => {
   const identify = options.identify as Identify<FastifyRequest> | undefined;
   const plugin: FastifyPlugin = (instance, _options, done) => {
@@ -55,16 +68,21 @@ export const fastifyPlugin = <Req extends FastifyRequest>(
             res.on('close', () => {
               try {
                 const route = request.routeOptions?.url;
-                recorder.finish(exchange, {
-                  res,
-                  route,
-                  url: request.url,
-                  params: route === undefined ? undefined : request.params,
-                  query: request.query,
-                  requestBody: request.body,
-                  ip: request.ip,
-                  userAgent: request.headers['user-agent'],
-                }, identify, request);
+                recorder.finish(
+                  exchange,
+                  {
+                    res,
+                    route,
+                    url: request.url,
+                    params: route === undefined ? undefined : request.params,
+                    query: request.query,
+                    requestBody: request.body,
+                    ip: request.ip,
+                    userAgent: request.headers['user-agent'],
+                  },
+                  identify,
+                  request,
+                );
               } catch (error) {
                 onInternalError(error);
               }

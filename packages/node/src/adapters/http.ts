@@ -27,7 +27,10 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 
 export const httpHandler = <Req extends IncomingMessage, Res extends ServerResponse, R>(
-  recorder: Recorder, handler: (req: Req, res: Res) => R, options: HttpOptions<Req>, onInternalError: OnInternalError,
+  recorder: Recorder,
+  handler: (req: Req, res: Res) => R,
+  options: HttpOptions<Req>,
+  onInternalError: OnInternalError,
 ): ((req: Req, res: Res) => R) => {
   const { identify, route } = options;
   return (req, res) => {
@@ -40,28 +43,35 @@ export const httpHandler = <Req extends IncomingMessage, Res extends ServerRespo
           exchanges.set(req, current);
           // A handler may reject just after ending the response; its rejection is noted in a
           // microtask, which runs after 'close' (emitted on nextTick): record a turn later.
-          res.on('close', () => setImmediate(() => {
-            try {
-              let template: string | undefined;
+          res.on('close', () =>
+            setImmediate(() => {
               try {
-                template = route?.(req);
+                let template: string | undefined;
+                try {
+                  template = route?.(req);
+                } catch (error) {
+                  onInternalError(error);
+                }
+                recorder.finish(
+                  current,
+                  {
+                    res,
+                    route: typeof template === 'string' ? template : undefined,
+                    url: req.url,
+                    params: undefined,
+                    query: parseQuery(req.url),
+                    requestBody: (req as { body?: unknown }).body,
+                    ip: req.socket?.remoteAddress,
+                    userAgent: req.headers['user-agent'],
+                  },
+                  identify,
+                  req,
+                );
               } catch (error) {
                 onInternalError(error);
               }
-              recorder.finish(current, {
-                res,
-                route: typeof template === 'string' ? template : undefined,
-                url: req.url,
-                params: undefined,
-                query: parseQuery(req.url),
-                requestBody: (req as { body?: unknown }).body,
-                ip: req.socket?.remoteAddress,
-                userAgent: req.headers['user-agent'],
-              }, identify, req);
-            } catch (error) {
-              onInternalError(error);
-            }
-          }));
+            }),
+          );
         }
       }
     } catch (error) {

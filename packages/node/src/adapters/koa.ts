@@ -33,7 +33,9 @@ const template = (ctx: KoaContext): string | undefined => {
 };
 
 export const koaMiddleware = <Ctx extends KoaContext>(
-  recorder: Recorder, options: KoaOptions<Ctx>, onInternalError: OnInternalError,
+  recorder: Recorder,
+  options: KoaOptions<Ctx>,
+  onInternalError: OnInternalError,
 ): KoaMiddleware<Ctx> => {
   const identify = options.identify;
   return async (ctx, next) => {
@@ -48,16 +50,21 @@ export const koaMiddleware = <Ctx extends KoaContext>(
           ctx.res.on('close', () => {
             try {
               const route = template(ctx);
-              recorder.finish(current, {
-                res: ctx.res,
-                route,
-                url: ctx.originalUrl ?? ctx.url,
-                params: route === undefined ? undefined : ctx.params,
-                query: ctx.query,
-                requestBody: ctx.request.body,
-                ip: ctx.ip,
-                userAgent: ctx.req.headers['user-agent'],
-              }, identify, ctx);
+              recorder.finish(
+                current,
+                {
+                  res: ctx.res,
+                  route,
+                  url: ctx.originalUrl ?? ctx.url,
+                  params: route === undefined ? undefined : ctx.params,
+                  query: ctx.query,
+                  requestBody: ctx.request.body,
+                  ip: ctx.ip,
+                  userAgent: ctx.req.headers['user-agent'],
+                },
+                identify,
+                ctx,
+              );
             } catch (error) {
               onInternalError(error);
             }

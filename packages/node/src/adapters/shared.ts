@@ -8,7 +8,9 @@ type Tagged = IncomingMessage & { [EXCHANGE]?: Exchange };
  *  `requestId(req)` find it, whatever the framework's own request object is. A symbol key is
  *  invisible to JSON, Object.keys and for-in, and cheaper per request than a WeakMap entry. */
 export const exchanges = {
-  set: (req: IncomingMessage, exchange: Exchange): void => { (req as Tagged)[EXCHANGE] = exchange; },
+  set: (req: IncomingMessage, exchange: Exchange): void => {
+    (req as Tagged)[EXCHANGE] = exchange;
+  },
   get: (req: IncomingMessage): Exchange | undefined => (req as Tagged)[EXCHANGE],
 };
 

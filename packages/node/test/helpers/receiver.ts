@@ -49,7 +49,8 @@ const REQUIRED = ['path', 'method', 'identifier', 'service_name', 'environment']
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
 
 const problemOf = (event: WireEvent): string | undefined => {
-  for (const field of REQUIRED) if (typeof event[field] !== 'string' || (event[field] as string).length === 0) return field;
+  for (const field of REQUIRED)
+    if (typeof event[field] !== 'string' || (event[field] as string).length === 0) return field;
   if (!METHODS.has(event.method)) return 'method';
   if (event.path.length > 255) return 'path';
   if ((event.identifier as string).length > 100) return 'identifier';
@@ -101,7 +102,14 @@ export const startReceiver = async (port = 0): Promise<Receiver> => {
         // recorded as empty
       }
       const behaviour = scripted.shift() ?? fallback;
-      requests.push({ at: Date.now(), events, bytes: raw.length, headers: req.headers, path: req.url ?? '', behaviour: behaviour.kind });
+      requests.push({
+        at: Date.now(),
+        events,
+        bytes: raw.length,
+        headers: req.headers,
+        path: req.url ?? '',
+        behaviour: behaviour.kind,
+      });
       const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(status, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify(body));
@@ -110,7 +118,13 @@ export const startReceiver = async (port = 0): Promise<Receiver> => {
         case 'accept': {
           const answer = store(events);
           if (answer.accepted.length === 0 && answer.rejected.length > 0) {
-            json(400, { error: { code: 'validation_error', message: 'no valid event', details: answer.rejected.flatMap((r) => r.details) } });
+            json(400, {
+              error: {
+                code: 'validation_error',
+                message: 'no valid event',
+                details: answer.rejected.flatMap((r) => r.details),
+              },
+            });
           } else json(202, answer);
           return;
         }
@@ -119,11 +133,15 @@ export const startReceiver = async (port = 0): Promise<Receiver> => {
           req.socket.destroy();
           return;
         case 'status':
-          json(behaviour.status, behaviour.body ?? { error: { code: 'x', message: `status ${behaviour.status}`, details: [] } },
-            behaviour.retryAfter === undefined ? {} : { 'retry-after': behaviour.retryAfter });
+          json(
+            behaviour.status,
+            behaviour.body ?? { error: { code: 'x', message: `status ${behaviour.status}`, details: [] } },
+            behaviour.retryAfter === undefined ? {} : { 'retry-after': behaviour.retryAfter },
+          );
           return;
         case 'limit':
-          if (raw.length > behaviour.maxBytes) json(413, { error: { code: 'payload_too_large', message: 'too large', details: [] } });
+          if (raw.length > behaviour.maxBytes)
+            json(413, { error: { code: 'payload_too_large', message: 'too large', details: [] } });
           else json(202, store(events));
           return;
         case 'reset':
@@ -146,25 +164,34 @@ export const startReceiver = async (port = 0): Promise<Receiver> => {
     port: actualPort,
     requests,
     stored,
-    script: (...behaviours) => { scripted.push(...behaviours); },
-    setDefault: (behaviour) => { fallback = behaviour; },
-    waitForStored: (count, timeoutMs = 5000) => new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (stored.length < count) return;
-        cleanup();
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`expected ${count} stored events, have ${stored.length} after ${timeoutMs} ms (${requests.length} requests)`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        storedWaiters.delete(check);
-      };
-      storedWaiters.add(check);
-      check();
-    }),
+    script: (...behaviours) => {
+      scripted.push(...behaviours);
+    },
+    setDefault: (behaviour) => {
+      fallback = behaviour;
+    },
+    waitForStored: (count, timeoutMs = 5000) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (stored.length < count) return;
+          cleanup();
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(
+            new Error(
+              `expected ${count} stored events, have ${stored.length} after ${timeoutMs} ms (${requests.length} requests)`,
+            ),
+          );
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          storedWaiters.delete(check);
+        };
+        storedWaiters.add(check);
+        check();
+      }),
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -2,10 +2,20 @@ import type { ExecutionContext } from 'ava';
 import { once } from 'node:events';
 import http, { type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { createWatchlog, type Logger, type Watchlog, type WatchlogOptions, type WatchlogStats } from '../../src/index.ts';
+import {
+  createWatchlog,
+  type Logger,
+  type Watchlog,
+  type WatchlogOptions,
+  type WatchlogStats,
+} from '../../src/index.ts';
 import { startReceiver, type Receiver } from './receiver.ts';
 
-export interface Lines { warn: string[]; error: string[]; info: string[] }
+export interface Lines {
+  warn: string[];
+  error: string[];
+  info: string[];
+}
 
 /** A logger that keeps what it is told. */
 export const captureLogger = (): { logger: Logger; lines: Lines } => {
@@ -13,9 +23,15 @@ export const captureLogger = (): { logger: Logger; lines: Lines } => {
   return {
     lines,
     logger: {
-      warn: (m) => { lines.warn.push(m); },
-      error: (m) => { lines.error.push(m); },
-      info: (m) => { lines.info.push(m); },
+      warn: (m) => {
+        lines.warn.push(m);
+      },
+      error: (m) => {
+        lines.error.push(m);
+      },
+      info: (m) => {
+        lines.info.push(m);
+      },
     },
   };
 };
@@ -59,18 +75,29 @@ export const closedPort = () =>
 export const listen = async (t: ExecutionContext, server: Server): Promise<string> => {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 };
 
 export const serve = (t: ExecutionContext, handler: RequestListener) => listen(t, http.createServer(handler));
 
-export interface Answer { status: number; headers: Headers; text: string; json: unknown }
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
 
-export const request = async (url: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> => {
+export const request = async (
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> => {
   const headers: Record<string, string> = { ...init.headers };
   let body: string | undefined;
   if (init.body !== undefined) {

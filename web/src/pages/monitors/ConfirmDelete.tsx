@@ -24,21 +24,28 @@ export const ConfirmDelete = ({ monitor, onClose }: { monitor: Monitor; onClose:
   }, []);
 
   return (
-    <dialog ref={dialog} className="confirm-dialog" aria-labelledby={heading} onCancel={(e) => {
-      e.preventDefault();
-      onClose(false);
-    }}>
+    <dialog
+      ref={dialog}
+      className="confirm-dialog"
+      aria-labelledby={heading}
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose(false);
+      }}
+    >
       <h2 id={heading}>Delete the monitor {monitor.name}?</h2>
       <p>
-        Its checks stop and its history leaves the dashboard. The audit log keeps the monitor's transitions
-        (<code>system.healthcheck</code> events). This cannot be undone: to stop checking for a while, pause it instead.
+        Its checks stop and its history leaves the dashboard. The audit log keeps the monitor's transitions (
+        <code>system.healthcheck</code> events). This cannot be undone: to stop checking for a while, pause it instead.
       </p>
       <ErrorNote error={remove.error} title="The monitor was not deleted" />
       <div className="row">
         <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
           {remove.isPending ? 'Deleting…' : 'Delete monitor'}
         </button>
-        <button type="button" autoFocus onClick={() => onClose(false)}>Cancel</button>
+        <button type="button" autoFocus onClick={() => onClose(false)}>
+          Cancel
+        </button>
       </div>
     </dialog>
   );

@@ -13,7 +13,9 @@ const LINE = '#3b82f6';
 const FAILED = '#e5484d';
 
 export const checkResult = (c: Pick<Check, 'ok' | 'status_code' | 'error'>): string =>
-  c.ok ? `OK${c.status_code !== null ? ` (${c.status_code})` : ''}` : `Failed: ${c.error ?? (c.status_code !== null ? `status ${c.status_code}` : 'no answer')}`;
+  c.ok
+    ? `OK${c.status_code !== null ? ` (${c.status_code})` : ''}`
+    : `Failed: ${c.error ?? (c.status_code !== null ? `status ${c.status_code}` : 'no answer')}`;
 
 /** The last 50 checks of a monitor: response times as a line with a point per check, failed
  *  checks as red points of their own, and the same checks as a table. */
@@ -37,22 +39,39 @@ export const MonitorHistory = ({ monitor }: { monitor: Monitor }) => {
   if (history.isError) return <ErrorNote error={history.error} title="The check history could not be read" />;
   const checks = history.data;
   if (checks.length === 0) {
-    return <Empty>No check yet. The first runs as soon as the monitor is enabled, then every {monitor.interval_seconds} s.</Empty>;
+    return (
+      <Empty>
+        No check yet. The first runs as soon as the monitor is enabled, then every {monitor.interval_seconds} s.
+      </Empty>
+    );
   }
   const failed = checks.filter((c) => !c.ok).length;
   return (
     <div className="monitor-history">
       <p className="muted">
-        {checks.length === 1 ? 'The last check' : `The last ${checks.length} checks`}: {failed === 0 ? 'none failed' : `${failed} failed (red points)`}.
+        {checks.length === 1 ? 'The last check' : `The last ${checks.length} checks`}:{' '}
+        {failed === 0 ? 'none failed' : `${failed} failed (red points)`}.
       </p>
       <TimeChart
-        x={chart.x} series={chart.series} height={200} yLabel="ms"
+        x={chart.x}
+        series={chart.series}
+        height={200}
+        yLabel="ms"
         label={`Response time of the last ${checks.length} checks of ${monitor.name}${failed > 0 ? `, ${failed} failed` : ''}`}
       />
       <div className="table-wrap checks-scroll">
         <table aria-label={`Checks of ${monitor.name}`}>
           <thead>
-            <tr><th scope="col">Checked at</th><th scope="col">Result</th><th scope="col" className="num">Status</th><th scope="col" className="num">Response time</th></tr>
+            <tr>
+              <th scope="col">Checked at</th>
+              <th scope="col">Result</th>
+              <th scope="col" className="num">
+                Status
+              </th>
+              <th scope="col" className="num">
+                Response time
+              </th>
+            </tr>
           </thead>
           <tbody>
             {checks.map((c, i) => (

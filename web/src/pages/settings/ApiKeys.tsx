@@ -6,7 +6,12 @@ import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../../components/ui.tsx';
 import { formatNumber, formatTime } from '../../format.ts';
-import { RestrictionsFields, restrictionsBody, restrictionsInputOf, type RestrictionsInput } from './KeyRestrictions.tsx';
+import {
+  RestrictionsFields,
+  restrictionsBody,
+  restrictionsInputOf,
+  type RestrictionsInput,
+} from './KeyRestrictions.tsx';
 
 const NO_INPUT: RestrictionsInput = { origins: '', rate: '' };
 
@@ -22,15 +27,27 @@ const EditKey = ({ projectId, apiKey, onDone }: { projectId: string; apiKey: Api
     },
   });
   return (
-    <form className="panel" aria-label={`Restrictions of ${apiKey.name}`} onSubmit={(e) => { e.preventDefault(); save.mutate(); }} noValidate>
+    <form
+      className="panel"
+      aria-label={`Restrictions of ${apiKey.name}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+      noValidate
+    >
       <h3>Restrictions of “{apiKey.name}”</h3>
       <div className="st-new">
         <RestrictionsFields idPrefix={`edit-${apiKey.id}`} value={input} onChange={setInput} error={save.error} />
       </div>
       <ErrorNote error={save.error} title="The key was not changed" />
       <div className="row">
-        <button type="submit" className="primary" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save restrictions'}</button>
-        <button type="button" onClick={onDone}>Cancel</button>
+        <button type="submit" className="primary" disabled={save.isPending}>
+          {save.isPending ? 'Saving…' : 'Save restrictions'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
       </div>
     </form>
   );
@@ -47,14 +64,18 @@ const firstEvent = (key: string) =>
 const CreatedKey = ({ created, onDone }: { created: NewApiKey; onDone: () => void }) => (
   <section className="panel st-created" aria-labelledby="created-key-heading">
     <h2 id="created-key-heading">API key “{created.name}” created</h2>
-    <p><strong>Copy it now: it is shown only this once.</strong> watchlog keeps only a hash of it.</p>
+    <p>
+      <strong>Copy it now: it is shown only this once.</strong> watchlog keeps only a hash of it.
+    </p>
     <div className="row st-key">
       <code aria-label="The new API key">{created.key}</code>
       <CopyButton value={created.key} label="Copy the API key" />
     </div>
     <p>Send a first event with it:</p>
     <pre>{firstEvent(created.key)}</pre>
-    <button type="button" className="primary" onClick={onDone}>Done, I have copied it</button>
+    <button type="button" className="primary" onClick={onDone}>
+      Done, I have copied it
+    </button>
   </section>
 );
 
@@ -69,7 +90,8 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const create = useMutation({
-    mutationFn: () => post<NewApiKey>(`/v1/projects/${projectId}/api-keys`, { name, ...restrictionsBody(restrictions) }),
+    mutationFn: () =>
+      post<NewApiKey>(`/v1/projects/${projectId}/api-keys`, { name, ...restrictionsBody(restrictions) }),
     onSuccess: async (answer) => {
       setCreated(answer);
       setName('');
@@ -93,44 +115,89 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">API keys</h2>
       <p className="muted">
-        SDKs send events with a key in the <code>X-API-Key</code> header. A key only ingests into this project; revoke it and ingest with it is refused at once.
-        A key used in web pages is public: restrict it to your site's origins and give it a rate limit.
+        SDKs send events with a key in the <code>X-API-Key</code> header. A key only ingests into this project; revoke
+        it and ingest with it is refused at once. A key used in web pages is public: restrict it to your site's origins
+        and give it a rate limit.
       </p>
       {created !== null && <CreatedKey created={created} onDone={() => setCreated(null)} />}
       {canWrite && (
         <form onSubmit={submit} aria-label="New API key" noValidate>
           <div className="st-new">
-            <Field id="key-name" label="Name" hint="Where it is used, e.g. checkout backend" error={create.error instanceof ApiError ? create.error.fieldMessage('name') : undefined}>
+            <Field
+              id="key-name"
+              label="Name"
+              hint="Where it is used, e.g. checkout backend"
+              error={create.error instanceof ApiError ? create.error.fieldMessage('name') : undefined}
+            >
               <input id="key-name" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} />
             </Field>
             <RestrictionsFields idPrefix="key" value={restrictions} onChange={setRestrictions} error={create.error} />
           </div>
-          <button type="submit" disabled={create.isPending}>{create.isPending ? 'Creating…' : 'Create key'}</button>
+          <button type="submit" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create key'}
+          </button>
         </form>
       )}
       <ErrorNote error={create.error} title="The key was not created" />
       <ErrorNote error={keys.error} title="Keys could not be read" />
       {keys.isPending && <Loading what="API keys" />}
-      {keys.data?.length === 0 && <Empty>No key yet. {canWrite ? 'Create one above, then send a first event with the curl line shown.' : 'An admin or member creates them.'}</Empty>}
+      {keys.data?.length === 0 && (
+        <Empty>
+          No key yet.{' '}
+          {canWrite
+            ? 'Create one above, then send a first event with the curl line shown.'
+            : 'An admin or member creates them.'}
+        </Empty>
+      )}
       {keys.data !== undefined && keys.data.length > 0 && (
         <div className="table-wrap">
           <table aria-label="API keys">
-            <thead><tr><th>Name</th><th>Prefix</th><th>Origins</th><th>Rate</th><th>Created</th><th>State</th>{canWrite && <th>Actions</th>}</tr></thead>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Prefix</th>
+                <th>Origins</th>
+                <th>Rate</th>
+                <th>Created</th>
+                <th>State</th>
+                {canWrite && <th>Actions</th>}
+              </tr>
+            </thead>
             <tbody>
               {keys.data.map((k) => (
                 <tr key={k.id}>
                   <td>{k.name}</td>
-                  <td><code>{k.prefix}…</code></td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
                   <td className="st-url">{originsText(k)}</td>
                   <td>{rateText(k)}</td>
                   <td>{formatTime(k.created_at)}</td>
-                  <td>{k.revoked_at === null ? 'Active' : <span className="muted">Revoked {formatTime(k.revoked_at)}</span>}</td>
+                  <td>
+                    {k.revoked_at === null ? (
+                      'Active'
+                    ) : (
+                      <span className="muted">Revoked {formatTime(k.revoked_at)}</span>
+                    )}
+                  </td>
                   {canWrite && (
                     <td>
                       {k.revoked_at === null && (
                         <div className="st-actions">
-                          <button type="button" onClick={() => setEditing(k)} aria-label={`Restrict ${k.name}`}>Restrict</button>
-                          <button type="button" className="danger" onClick={() => { revoke.reset(); setRevoking(k); }} aria-label={`Revoke ${k.name}`}>Revoke</button>
+                          <button type="button" onClick={() => setEditing(k)} aria-label={`Restrict ${k.name}`}>
+                            Restrict
+                          </button>
+                          <button
+                            type="button"
+                            className="danger"
+                            onClick={() => {
+                              revoke.reset();
+                              setRevoking(k);
+                            }}
+                            aria-label={`Revoke ${k.name}`}
+                          >
+                            Revoke
+                          </button>
                         </div>
                       )}
                     </td>
@@ -141,11 +208,23 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
           </table>
         </div>
       )}
-      {editing !== null && <EditKey key={editing.id} projectId={projectId} apiKey={editing} onDone={() => setEditing(null)} />}
+      {editing !== null && (
+        <EditKey key={editing.id} projectId={projectId} apiKey={editing} onDone={() => setEditing(null)} />
+      )}
       {revoking !== null && (
-        <ConfirmDialog title={`Revoke the key ${revoking.name}?`} confirm="Revoke key" busy={revoke.isPending} error={revoke.error}
-          failed="The key was not revoked" onConfirm={() => revoke.mutate(revoking.id)} onCancel={() => setRevoking(null)}>
-          <p>Every event sent with <code>{revoking.prefix}…</code> is refused (401) from now on. This cannot be undone: a new key is needed.</p>
+        <ConfirmDialog
+          title={`Revoke the key ${revoking.name}?`}
+          confirm="Revoke key"
+          busy={revoke.isPending}
+          error={revoke.error}
+          failed="The key was not revoked"
+          onConfirm={() => revoke.mutate(revoking.id)}
+          onCancel={() => setRevoking(null)}
+        >
+          <p>
+            Every event sent with <code>{revoking.prefix}…</code> is refused (401) from now on. This cannot be undone: a
+            new key is needed.
+          </p>
         </ConfirmDialog>
       )}
     </section>

@@ -3,16 +3,30 @@ import { Field } from '../../components/ui.tsx';
 
 /** The origins and rate of an API key, as a form shows them: one origin per line, the rate as
  *  text ("" for the deployment's default). */
-export interface RestrictionsInput { origins: string; rate: string }
+export interface RestrictionsInput {
+  origins: string;
+  rate: string;
+}
 
-export const restrictionsInputOf = (key: { allowed_origins: string[]; rate_limit: number | null }): RestrictionsInput =>
-  ({ origins: key.allowed_origins.join('\n'), rate: key.rate_limit === null ? '' : String(key.rate_limit) });
+export const restrictionsInputOf = (key: {
+  allowed_origins: string[];
+  rate_limit: number | null;
+}): RestrictionsInput => ({
+  origins: key.allowed_origins.join('\n'),
+  rate: key.rate_limit === null ? '' : String(key.rate_limit),
+});
 
 /** What the API takes: the origins as a list, the rate as a number or null. A rate that is not a
  *  whole number is sent as it is, so that the server's message for it shows at the field. */
-export const restrictionsBody = (input: RestrictionsInput): { allowed_origins: string[]; rate_limit: number | string | null } => ({
-  allowed_origins: input.origins.split('\n').map((o) => o.trim()).filter((o) => o !== ''),
-  rate_limit: input.rate.trim() === '' ? null : /^\d+$/.test(input.rate.trim()) ? Number(input.rate.trim()) : input.rate.trim(),
+export const restrictionsBody = (
+  input: RestrictionsInput,
+): { allowed_origins: string[]; rate_limit: number | string | null } => ({
+  allowed_origins: input.origins
+    .split('\n')
+    .map((o) => o.trim())
+    .filter((o) => o !== ''),
+  rate_limit:
+    input.rate.trim() === '' ? null : /^\d+$/.test(input.rate.trim()) ? Number(input.rate.trim()) : input.rate.trim(),
 });
 
 /** The server's message for one of the origins (its line), or for the list. */
@@ -24,17 +38,44 @@ const originsError = (error: unknown): string | undefined => {
   return line === undefined ? detail.message : `line ${Number(line) + 1}: ${detail.message}`;
 };
 
-export const RestrictionsFields = ({ idPrefix, value, onChange, error }: {
-  idPrefix: string; value: RestrictionsInput; onChange: (next: RestrictionsInput) => void; error: unknown;
+export const RestrictionsFields = ({
+  idPrefix,
+  value,
+  onChange,
+  error,
+}: {
+  idPrefix: string;
+  value: RestrictionsInput;
+  onChange: (next: RestrictionsInput) => void;
+  error: unknown;
 }) => (
   <>
-    <Field id={`${idPrefix}-origins`} label="Allowed origins" hint="For a key used in web pages: one origin per line, e.g. https://shop.example.com. Empty: any origin."
-      error={originsError(error)}>
-      <textarea id={`${idPrefix}-origins`} rows={2} value={value.origins} onChange={(e) => onChange({ ...value, origins: e.target.value })} />
+    <Field
+      id={`${idPrefix}-origins`}
+      label="Allowed origins"
+      hint="For a key used in web pages: one origin per line, e.g. https://shop.example.com. Empty: any origin."
+      error={originsError(error)}
+    >
+      <textarea
+        id={`${idPrefix}-origins`}
+        rows={2}
+        value={value.origins}
+        onChange={(e) => onChange({ ...value, origins: e.target.value })}
+      />
     </Field>
-    <Field id={`${idPrefix}-rate`} label="Rate limit (events per second)" hint="Empty: the deployment's default."
-      error={error instanceof ApiError ? error.fieldMessage('rate_limit') : undefined}>
-      <input id={`${idPrefix}-rate`} inputMode="numeric" size={9} value={value.rate} onChange={(e) => onChange({ ...value, rate: e.target.value })} />
+    <Field
+      id={`${idPrefix}-rate`}
+      label="Rate limit (events per second)"
+      hint="Empty: the deployment's default."
+      error={error instanceof ApiError ? error.fieldMessage('rate_limit') : undefined}
+    >
+      <input
+        id={`${idPrefix}-rate`}
+        inputMode="numeric"
+        size={9}
+        value={value.rate}
+        onChange={(e) => onChange({ ...value, rate: e.target.value })}
+      />
     </Field>
   </>
 );

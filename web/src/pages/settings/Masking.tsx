@@ -5,9 +5,19 @@ import { useCanWrite } from '../../auth.tsx';
 import { ErrorNote, Loading } from '../../components/ui.tsx';
 import { formatTime } from '../../format.ts';
 
-interface MaskingRules { project_id: string; keys: string[]; patterns: string[]; scan_limit_chars: number; updated_at: string | null }
+interface MaskingRules {
+  project_id: string;
+  keys: string[];
+  patterns: string[];
+  scan_limit_chars: number;
+  updated_at: string | null;
+}
 
-const lines = (text: string) => text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 
 /** Which entry a server message is about: `keys.2` → line 3 of the keys. */
 const EntryErrors = ({ error, list, entries }: { error: unknown; list: 'keys' | 'patterns'; entries: string[] }) => {
@@ -18,7 +28,16 @@ const EntryErrors = ({ error, list, entries }: { error: unknown; list: 'keys' | 
     <ul className="field-error" role="alert" id={`mask-${list}-error`}>
       {mine.map((d) => {
         const index = Number(d.path.split('.')[1]);
-        return <li key={d.path + d.message}>{Number.isInteger(index) ? <>line {index + 1} (<code>{entries[index]}</code>): </> : null}{d.message}</li>;
+        return (
+          <li key={d.path + d.message}>
+            {Number.isInteger(index) ? (
+              <>
+                line {index + 1} (<code>{entries[index]}</code>):{' '}
+              </>
+            ) : null}
+            {d.message}
+          </li>
+        );
       })}
     </ul>
   );
@@ -37,7 +56,8 @@ export const Masking = ({ projectId }: { projectId: string }) => {
     setPatterns(rules.data.patterns.join('\n'));
   }, [rules.data]);
   const save = useMutation({
-    mutationFn: () => put<MaskingRules>(`/v1/projects/${projectId}/masking`, { keys: lines(keys), patterns: lines(patterns) }),
+    mutationFn: () =>
+      put<MaskingRules>(`/v1/projects/${projectId}/masking`, { keys: lines(keys), patterns: lines(patterns) }),
     onSuccess: (next) => client.setQueryData(key, next),
   });
   const submit = (e: FormEvent) => {
@@ -52,26 +72,51 @@ export const Masking = ({ projectId }: { projectId: string }) => {
       <h2>Masking</h2>
       <p className="muted">
         Before an event is stored, the values of secret keys (password, token, api_key, authorization, card numbers…)
-        are replaced in its bodies and query. Add this project&apos;s own names and patterns; they apply to ingest within a second.
+        are replaced in its bodies and query. Add this project&apos;s own names and patterns; they apply to ingest
+        within a second.
         {rules.data.updated_at !== null && ` Last changed ${formatTime(rules.data.updated_at)}.`}
       </p>
       <div className="st-masking">
         <div className="field">
           <label htmlFor="mask-keys">Extra secret key names (one per line)</label>
-          <textarea id="mask-keys" rows={6} value={keys} onChange={(e) => setKeys(e.target.value)} disabled={!canWrite}
-            aria-describedby={save.error ? 'mask-keys-error' : undefined} placeholder="internal_ref" />
+          <textarea
+            id="mask-keys"
+            rows={6}
+            value={keys}
+            onChange={(e) => setKeys(e.target.value)}
+            disabled={!canWrite}
+            aria-describedby={save.error ? 'mask-keys-error' : undefined}
+            placeholder="internal_ref"
+          />
           <EntryErrors error={save.error} list="keys" entries={lines(keys)} />
         </div>
         <div className="field">
           <label htmlFor="mask-patterns">Value patterns, RE2 (one per line)</label>
-          <textarea id="mask-patterns" rows={6} value={patterns} onChange={(e) => setPatterns(e.target.value)} disabled={!canWrite}
-            aria-describedby={save.error ? 'mask-patterns-error' : undefined} placeholder="EMP-[0-9]{6}" />
+          <textarea
+            id="mask-patterns"
+            rows={6}
+            value={patterns}
+            onChange={(e) => setPatterns(e.target.value)}
+            disabled={!canWrite}
+            aria-describedby={save.error ? 'mask-patterns-error' : undefined}
+            placeholder="EMP-[0-9]{6}"
+          />
           <EntryErrors error={save.error} list="patterns" entries={lines(patterns)} />
         </div>
       </div>
       <ErrorNote error={save.error} title="The rules were not saved" />
-      {save.isSuccess && <p role="status" className="notice">Saved: new events are masked with these rules.</p>}
-      {canWrite && <div><button type="submit" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save masking rules'}</button></div>}
+      {save.isSuccess && (
+        <p role="status" className="notice">
+          Saved: new events are masked with these rules.
+        </p>
+      )}
+      {canWrite && (
+        <div>
+          <button type="submit" disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : 'Save masking rules'}
+          </button>
+        </div>
+      )}
     </form>
   );
 };
