@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { computeJobState, toJobId } from 'agenda';
 import type {
@@ -31,13 +31,13 @@ import {
 import {
   dataConditions,
   fieldCondition,
-  IDENTIFIER,
   orderBy,
   selectionConditions,
   sqlString,
   strings,
   whereClause,
 } from './query.ts';
+import { createSchema, uniqueDataIndex } from './schema.ts';
 
 /** The fields of a job that say when it runs and whether it may, as opposed to who is running it
  *  (lockedAt) and how its runs went; an absent field is left as stored. */
@@ -47,47 +47,6 @@ export interface JobScheduleChanges {
   nextRunAt?: Date | null;
   disabled?: boolean;
 }
-
-const SCHEMA = `CREATE TABLE IF NOT EXISTS agenda_jobs (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  priority INTEGER NOT NULL DEFAULT 0,
-  next_run_at INTEGER,
-  type TEXT NOT NULL,
-  locked_at INTEGER,
-  last_finished_at INTEGER,
-  failed_at INTEGER,
-  fail_count INTEGER,
-  fail_reason TEXT,
-  repeat_timezone TEXT,
-  last_run_at INTEGER,
-  -- No declared type, hence no affinity: 5000 stays a number and '5000' or '5 minutes' stay text,
-  -- which Agenda's interval parsing tells apart.
-  repeat_interval,
-  data TEXT,
-  repeat_at TEXT,
-  disabled INTEGER,
-  progress REAL,
-  unique_query TEXT,
-  unique_opts TEXT,
-  debounce_started_at INTEGER,
-  last_modified_by TEXT,
-  fork INTEGER,
-  start_date INTEGER,
-  end_date INTEGER,
-  skip_days TEXT
-);
-CREATE INDEX IF NOT EXISTS agenda_jobs_find_and_lock ON agenda_jobs (name, disabled, locked_at, next_run_at, priority);
-CREATE INDEX IF NOT EXISTS agenda_jobs_name_type ON agenda_jobs (name, type);`;
-
-/** One 'single' job per name (Agenda's every()), held by the database whoever writes. */
-const SINGLE_JOB_INDEX = 'agenda_jobs_single_name';
-const HAS_SINGLE_JOB_INDEX = `SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = '${SINGLE_JOB_INDEX}'`;
-// Files written before the index may hold duplicates, which would fail its creation. The oldest
-// row is the one saveJob kept updating (FIND_SINGLE), so the later copies go.
-const REMOVE_DUPLICATE_SINGLE_JOBS = `DELETE FROM agenda_jobs WHERE type = 'single' AND rowid NOT IN (
-  SELECT min(rowid) FROM agenda_jobs WHERE type = 'single' GROUP BY name)`;
-const CREATE_SINGLE_JOB_INDEX = `CREATE UNIQUE INDEX IF NOT EXISTS ${SINGLE_JOB_INDEX} ON agenda_jobs (name) WHERE type = 'single'`;
 
 const setList = (columns: readonly Column[]) => columns.map((c) => `${c} = @${c}`).join(', ');
 const INSERT = `INSERT INTO agenda_jobs (id, ${COLUMNS.join(', ')}) VALUES (@id, ${COLUMNS.map((c) => `@${c}`).join(', ')}) RETURNING *`;
@@ -166,13 +125,7 @@ export class SqliteJobRepository implements JobRepository {
       }
     }
     const db = this.db;
-    this.write(() => {
-      db.exec(SCHEMA);
-      if (db.prepare(HAS_SINGLE_JOB_INDEX).get() === undefined) {
-        db.exec(REMOVE_DUPLICATE_SINGLE_JOBS);
-        db.exec(CREATE_SINGLE_JOB_INDEX);
-      }
-    });
+    this.write(() => createSchema(db));
   }
 
   /** Closes the database only when it opened it; a connection handed in belongs to the caller. */
@@ -188,18 +141,9 @@ export class SqliteJobRepository implements JobRepository {
    * another process, or a plain insert without `unique()`. Fails when duplicates already exist.
    */
   async ensureUniqueIndex(name: string, dataPath: string): Promise<void> {
-    if (!IDENTIFIER.test(dataPath)) throw new Error(`unsupported data path "${dataPath}": a plain field name`);
-    // The partial index's WHERE must be a literal; the name is quoted, and control characters,
-    // which have no business in a job name, are refused rather than carried into DDL.
-    if (typeof name !== 'string' || name.length === 0 || /[\u0000-\u001f\u007f]/.test(name)) {
-      throw new Error('job name must be a non-empty string without control characters');
-    }
+    const ddl = uniqueDataIndex(name, dataPath);
     const db = this.connection();
-    const index = `agenda_jobs_unique_${createHash('sha256').update(`${name}\u0000${dataPath}`).digest('hex').slice(0, 16)}`;
-    this.write(() =>
-      db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${index}
-      ON agenda_jobs (json_extract(data, '$.${dataPath}')) WHERE name = ${sqlString(name)}`),
-    );
+    this.write(() => db.exec(ddl));
   }
 
   async getJobById(id: string): Promise<JobParameters | null> {
