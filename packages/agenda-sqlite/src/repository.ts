@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { computeJobState, toJobId } from 'agenda';
 import type {
   JobId,
@@ -13,6 +13,7 @@ import type {
   RemoveJobsOptions,
   UniqueOpts,
 } from 'agenda';
+import { SqliteConnection } from './connection.ts';
 import {
   type Column,
   COLUMNS,
@@ -36,7 +37,7 @@ import {
   strings,
   whereClause,
 } from './query.ts';
-import { createSchema, uniqueDataIndex } from './schema.ts';
+import { uniqueDataIndex } from './schema.ts';
 
 /** The fields of a job that say when it runs and whether it may, as opposed to who is running it
  *  (lockedAt) and how its runs went; an absent field is left as stored. */
@@ -85,55 +86,23 @@ const count = (value: unknown): number => {
 const nonNegativeInteger = (value: unknown): number =>
   typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.trunc(value) : 0;
 
-/**
- * Agenda's job storage in one SQLite table, with the semantics of the official MongoDB repository.
- *
- * Every write runs in a BEGIN IMMEDIATE transaction: a deferred one would read, then fail to
- * upgrade to a writer (SQLITE_BUSY, which the busy timeout does not retry) when another connection
- * committed in between, and that is exactly what concurrent workers on one file do. With the write
- * lock taken first, "find one and lock it" and the unique upserts are atomic across processes.
- */
+/** Agenda's job storage in one SQLite table, with the semantics of the official MongoDB repository. */
 export class SqliteJobRepository implements JobRepository {
   /** True when the repository opened the file itself, and so closes it on disconnect. */
   readonly ownsConnection: boolean;
-  private db: Database.Database | undefined;
-  private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
+  private readonly sqlite: SqliteConnection;
 
-  constructor(private readonly source: string | Database.Database) {
-    this.ownsConnection = typeof source === 'string';
+  constructor(source: string | Database.Database) {
+    this.sqlite = new SqliteConnection(source);
+    this.ownsConnection = this.sqlite.ownsConnection;
   }
 
-  /** Opens the file (when given a path and not open yet) and creates the schema; idempotent, so a
-   *  caller can connect before handing the backend to Agenda and see a failure as a rejection here. */
-  async connect(): Promise<void> {
-    if (this.db === undefined) {
-      if (typeof this.source === 'string') {
-        const db = new Database(this.source);
-        try {
-          // Before switching to WAL, which itself needs the lock another process may hold.
-          db.pragma('busy_timeout = 5000');
-          db.pragma('journal_mode = WAL');
-          // Under WAL a commit survives a process crash; only a power loss may drop the last ones.
-          db.pragma('synchronous = NORMAL');
-        } catch (error) {
-          db.close();
-          throw error;
-        }
-        this.db = db;
-      } else {
-        this.db = this.source;
-      }
-    }
-    const db = this.db;
-    this.write(() => createSchema(db));
+  connect(): Promise<void> {
+    return this.sqlite.connect();
   }
 
-  /** Closes the database only when it opened it; a connection handed in belongs to the caller. */
-  async disconnect(): Promise<void> {
-    const db = this.db;
-    this.db = undefined;
-    this.statements.clear();
-    if (db !== undefined && this.ownsConnection && db.open) db.close();
+  disconnect(): Promise<void> {
+    return this.sqlite.disconnect();
   }
 
   /**
@@ -142,12 +111,12 @@ export class SqliteJobRepository implements JobRepository {
    */
   async ensureUniqueIndex(name: string, dataPath: string): Promise<void> {
     const ddl = uniqueDataIndex(name, dataPath);
-    const db = this.connection();
-    this.write(() => db.exec(ddl));
+    const db = this.sqlite.connection();
+    this.sqlite.write(() => db.exec(ddl));
   }
 
   async getJobById(id: string): Promise<JobParameters | null> {
-    const row = this.statement('SELECT * FROM agenda_jobs WHERE id = ?').get(String(id));
+    const row = this.sqlite.statement('SELECT * FROM agenda_jobs WHERE id = ?').get(String(id));
     return row === undefined ? null : decodeJob(row);
   }
 
@@ -187,14 +156,15 @@ export class SqliteJobRepository implements JobRepository {
       return { ...job, _id: toJobId(String(job._id)), state: computeJobState(job, now) };
     };
     // One read transaction, so that the page and the total come from the same snapshot.
-    return this.read(() => {
+    return this.sqlite.read(() => {
       if (!state) {
-        const page = this.statement(`${select} LIMIT ? OFFSET ?`).all(...args, limit > 0 ? limit : -1, skip);
-        const total = count(this.statement(`SELECT count(*) AS n FROM agenda_jobs ${where}`).get(...args));
+        const page = this.sqlite.statement(`${select} LIMIT ? OFFSET ?`).all(...args, limit > 0 ? limit : -1, skip);
+        const total = count(this.sqlite.statement(`SELECT count(*) AS n FROM agenda_jobs ${where}`).get(...args));
         return { jobs: page.map(withState), total };
       }
       // The state is computed from several fields against the clock, so it is filtered here.
-      const matching = this.statement(select)
+      const matching = this.sqlite
+        .statement(select)
         .all(...args)
         .map(withState)
         .filter((job) => (state === 'paused' ? job.disabled === true : job.state === state));
@@ -206,7 +176,7 @@ export class SqliteJobRepository implements JobRepository {
   async getJobsOverview(): Promise<JobsOverview[]> {
     const now = new Date();
     const overviews = new Map<string, JobsOverview>();
-    for (const row of this.statement('SELECT * FROM agenda_jobs ORDER BY name').all()) {
+    for (const row of this.sqlite.statement('SELECT * FROM agenda_jobs ORDER BY name').all()) {
       const job = decodeJob(row);
       let overview = overviews.get(job.name);
       if (overview === undefined) {
@@ -232,13 +202,14 @@ export class SqliteJobRepository implements JobRepository {
   }
 
   async getDistinctJobNames(): Promise<string[]> {
-    return this.statement('SELECT DISTINCT name FROM agenda_jobs ORDER BY name')
+    return this.sqlite
+      .statement('SELECT DISTINCT name FROM agenda_jobs ORDER BY name')
       .all()
       .map((row) => new RowReader(row).text('name'));
   }
 
   async getQueueSize(): Promise<number> {
-    return count(this.statement('SELECT count(*) AS n FROM agenda_jobs WHERE next_run_at < ?').get(Date.now()));
+    return count(this.sqlite.statement('SELECT count(*) AS n FROM agenda_jobs WHERE next_run_at < ?').get(Date.now()));
   }
 
   async removeJobs(options: RemoveJobsOptions): Promise<number> {
@@ -247,7 +218,7 @@ export class SqliteJobRepository implements JobRepository {
     // No criterion means "nothing", never "everything": purgeAllJobs is the explicit way.
     if (conditions.length === 0) return 0;
     const sql = `DELETE FROM agenda_jobs ${whereClause(conditions)}`;
-    return this.write(() => this.statement(sql).run(...args).changes);
+    return this.sqlite.write(() => this.sqlite.statement(sql).run(...args).changes);
   }
 
   /** Counts only the jobs it changed, like Mongo's modifiedCount. */
@@ -262,7 +233,7 @@ export class SqliteJobRepository implements JobRepository {
   }
 
   async purgeAllJobs(): Promise<number> {
-    return this.write(() => this.statement('DELETE FROM agenda_jobs').run().changes);
+    return this.sqlite.write(() => this.sqlite.statement('DELETE FROM agenda_jobs').run().changes);
   }
 
   async saveJob<DATA = unknown>(
@@ -272,16 +243,16 @@ export class SqliteJobRepository implements JobRepository {
     const { _id, unique, uniqueOpts } = job;
     const columns = encodeJob(job, options?.lastModifiedBy ?? null);
     const now = Date.now();
-    const saved = this.write((): unknown => {
-      if (_id) return this.statement(UPDATE_BY_ID).get({ ...columns, id: String(_id) });
+    const saved = this.sqlite.write((): unknown => {
+      if (_id) return this.sqlite.statement(UPDATE_BY_ID).get({ ...columns, id: String(_id) });
       if (job.type === 'single') {
         // Under the write lock nobody inserts between this find and the insert, so two workers
         // calling every() at once both end up with the one row; the unique index is the backstop.
-        const existing = this.statement(FIND_SINGLE).get(job.name);
+        const existing = this.sqlite.statement(FIND_SINGLE).get(job.name);
         if (existing === undefined) return this.insert(columns);
         const nextRunAt = epoch(job.nextRunAt, 'nextRunAt');
         const overdue = nextRunAt !== null && nextRunAt <= now;
-        return this.statement(overdue ? UPDATE_KEEPING_NEXT_RUN : UPDATE_BY_ID).get({
+        return this.sqlite.statement(overdue ? UPDATE_KEEPING_NEXT_RUN : UPDATE_BY_ID).get({
           ...columns,
           id: new RowReader(existing).text('id'),
         });
@@ -318,14 +289,14 @@ export class SqliteJobRepository implements JobRepository {
     }
     // SQLite counts the rows an UPDATE matched, so `id = id` answers "does it exist" when nothing changes.
     const sql = `UPDATE agenda_jobs SET ${assignments.length > 0 ? assignments.join(', ') : 'id = id'} WHERE id = @id`;
-    return this.write(() => this.statement(sql).run(params).changes) === 1;
+    return this.sqlite.write(() => this.sqlite.statement(sql).run(params).changes) === 1;
   }
 
   async saveJobState(job: JobParameters, options: JobRepositoryOptions | undefined): Promise<void> {
     if (!job._id) throw new Error('Cannot save job state without job ID');
-    const changes = this.write(
+    const changes = this.sqlite.write(
       () =>
-        this.statement(SAVE_JOB_STATE).run({
+        this.sqlite.statement(SAVE_JOB_STATE).run({
           id: String(job._id),
           name: job.name,
           locked_at: epoch(job.lockedAt, 'lockedAt'),
@@ -348,8 +319,8 @@ export class SqliteJobRepository implements JobRepository {
 
   async lockJob(job: JobParameters, options: JobRepositoryOptions | undefined): Promise<JobParameters | undefined> {
     if (!job._id) return undefined;
-    const row = this.write(() =>
-      this.statement(LOCK_JOB).get({
+    const row = this.sqlite.write(() =>
+      this.sqlite.statement(LOCK_JOB).get({
         id: String(job._id),
         name: job.name,
         nextRunAt: epoch(job.nextRunAt, 'nextRunAt'),
@@ -363,14 +334,14 @@ export class SqliteJobRepository implements JobRepository {
   async unlockJob(job: JobParameters): Promise<void> {
     if (!job._id) return;
     const id = String(job._id);
-    this.write(() => this.statement(UNLOCK_JOB).run(id));
+    this.sqlite.write(() => this.sqlite.statement(UNLOCK_JOB).run(id));
   }
 
   /** Regardless of nextRunAt: Agenda calls this on stop() for jobs it locked but never started. */
   async unlockJobs(jobIds: (JobId | string)[]): Promise<void> {
     if (jobIds.length === 0) return;
     const ids = JSON.stringify(jobIds.map(String));
-    this.write(() => this.statement(UNLOCK_JOBS).run(ids));
+    this.sqlite.write(() => this.sqlite.statement(UNLOCK_JOBS).run(ids));
   }
 
   /** Finds and locks in one UPDATE under the write lock, so two workers never get the same job:
@@ -389,7 +360,7 @@ export class SqliteJobRepository implements JobRepository {
       lockTime: epoch(now ?? new Date(), 'now'),
       lastModifiedBy: options?.lastModifiedBy ?? null,
     };
-    const row = this.write(() => this.statement(GET_NEXT_JOB).get(params));
+    const row = this.sqlite.write(() => this.sqlite.statement(GET_NEXT_JOB).get(params));
     return row === undefined ? undefined : decodeJob(row);
   }
 
@@ -408,9 +379,9 @@ export class SqliteJobRepository implements JobRepository {
       // The job's own name wins over a name in the unique object, as in the Mongo repository.
       if (key !== 'name') conditions.push(fieldCondition(key, value, args));
     }
-    const found = this.statement(
-      `SELECT * FROM agenda_jobs WHERE ${conditions.join(' AND ')} ORDER BY rowid LIMIT 1`,
-    ).get(...args);
+    const found = this.sqlite
+      .statement(`SELECT * FROM agenda_jobs WHERE ${conditions.join(' AND ')} ORDER BY rowid LIMIT 1`)
+      .get(...args);
     const existing = found === undefined ? undefined : decodeJob(found);
     const debounce = uniqueOpts?.debounce;
     if (debounce) {
@@ -435,7 +406,7 @@ export class SqliteJobRepository implements JobRepository {
       } else {
         nextRunAt = now + debounce.delay;
       }
-      return this.statement(UPDATE_BY_ID).get({
+      return this.sqlite.statement(UPDATE_BY_ID).get({
         ...columns,
         id: String(existing._id),
         next_run_at: nextRunAt,
@@ -444,11 +415,11 @@ export class SqliteJobRepository implements JobRepository {
     }
     if (existing === undefined) return this.insert(columns);
     if (uniqueOpts?.insertOnly) return found;
-    return this.statement(UPDATE_BY_ID).get({ ...columns, id: String(existing._id) });
+    return this.sqlite.statement(UPDATE_BY_ID).get({ ...columns, id: String(existing._id) });
   }
 
   private insert(columns: JobColumns): unknown {
-    return this.statement(INSERT).get({ ...columns, id: randomUUID() });
+    return this.sqlite.statement(INSERT).get({ ...columns, id: randomUUID() });
   }
 
   private async setDisabled(options: RemoveJobsOptions, disabled: 0 | 1): Promise<number> {
@@ -457,30 +428,6 @@ export class SqliteJobRepository implements JobRepository {
     if (conditions.length === 0) return 0;
     conditions.push(`disabled IS NOT ${disabled}`);
     const sql = `UPDATE agenda_jobs SET disabled = ${disabled} ${whereClause(conditions)}`;
-    return this.write(() => this.statement(sql).run(...args).changes);
-  }
-
-  private connection(): Database.Database {
-    if (this.db === undefined) throw new Error('SqliteJobRepository is not connected: call connect() first');
-    return this.db;
-  }
-
-  /** Statements are prepared once per SQL text; the dynamic ones only vary with field paths and
-   *  job names, never with values, so the cache stays small. */
-  private statement(sql: string): Database.Statement<unknown[], unknown> {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = this.connection().prepare<unknown[], unknown>(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  private write<T>(body: () => T): T {
-    return this.connection().transaction(body).immediate();
-  }
-
-  private read<T>(body: () => T): T {
-    return this.connection().transaction(body).deferred();
+    return this.sqlite.write(() => this.sqlite.statement(sql).run(...args).changes);
   }
 }
