@@ -19,17 +19,22 @@ export const extensionTests = <B extends AgendaBackend>(
   const scheduleTitle = 'updateSchedule: a running job keeps its lock while its interval and disabled flag change';
   const { updateSchedule } = options;
   if (updateSchedule === undefined) {
-    test.skip(title(`${scheduleTitle} (not supported)`), () => {});
+    test.skip(title(`${scheduleTitle} (not supported)`), () => {
+      // Listed as skipped, so that the report shows what the adapter does not offer.
+    });
   } else {
     withBackend(scheduleTitle, async (t, { repo, agenda, otherBackend, otherRepo }, { backend }) => {
       // Longer than the test: a lock this young is live, and only its expiry may hand the job on.
       const lockLifetime = 4_000;
-      let release = () => {};
+      let release = () => {
+        // Replaced by the promise's resolve just below.
+      };
       const released = new Promise<void>((resolve) => {
         release = resolve;
       });
       let runs = 0;
       const running = agenda({ defaultLockLifetime: lockLifetime });
+      // biome-ignore lint/nursery/noMisusedPromises: define() has an overload for async processors
       running.define('probe', async () => {
         runs += 1;
         await released;
@@ -48,6 +53,7 @@ export const extensionTests = <B extends AgendaBackend>(
 
       let elsewhere = 0;
       const second = agenda({ defaultLockLifetime: lockLifetime }, await otherBackend());
+      // biome-ignore lint/nursery/noMisusedPromises: define() has an overload for async processors
       second.define('probe', async () => {
         elsewhere += 1;
       });
@@ -96,7 +102,9 @@ export const extensionTests = <B extends AgendaBackend>(
   const uniqueIndexTitle = 'ensureUniqueIndex: the database rejects a second job with the same data value';
   const { ensureUniqueIndex } = options;
   if (ensureUniqueIndex === undefined) {
-    test.skip(title(`${uniqueIndexTitle} (not supported)`), () => {});
+    test.skip(title(`${uniqueIndexTitle} (not supported)`), () => {
+      // Listed as skipped, so that the report shows what the adapter does not offer.
+    });
   } else {
     withBackend(uniqueIndexTitle, async (t, { repo, otherRepo }, { backend }) => {
       await ensureUniqueIndex(backend, 'check', 'monitorId');

@@ -99,9 +99,11 @@ export const lockingTests = <B extends AgendaBackend>({ withBackend }: ContractS
       await repo.getNextJobToRun('held', at(100), at(-120_000), at(60_000), undefined);
       const ran: string[] = [];
       const a = agenda();
+      // biome-ignore lint/nursery/noMisusedPromises: define() has an overload for async processors
       a.define('recover', async () => {
         ran.push('recover');
       });
+      // biome-ignore lint/nursery/noMisusedPromises: define() has an overload for async processors
       a.define('held', async () => {
         ran.push('held');
       });

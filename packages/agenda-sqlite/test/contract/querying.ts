@@ -6,6 +6,7 @@ export const queryingTests = <B extends AgendaBackend>({ withBackend }: Contract
   withBackend('a unique repeating job runs at once and again, and cancel() stops it', async (t, { repo, agenda }) => {
     let runs = 0;
     const a = agenda();
+    // biome-ignore lint/nursery/noMisusedPromises: define() has an overload for async processors
     a.define('tick', async () => {
       runs++;
     });
@@ -32,6 +33,7 @@ export const queryingTests = <B extends AgendaBackend>({ withBackend }: Contract
   withBackend('disable() pauses a repeating job and enable() resumes it', async (t, { repo, agenda }) => {
     let runs = 0;
     const a = agenda();
+    // biome-ignore lint/nursery/noMisusedPromises: define() has an overload for async processors
     a.define('pausable', async () => {
       runs++;
     });
