@@ -132,6 +132,7 @@ const Env = t.type({
     addressList('comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7)', false),
   ),
   WATCHLOG_EGRESS_ALLOW: optional(addressList('comma-separated IP addresses, CIDRs or host names', true)),
+  WATCHLOG_CHECK_ANSWERS: optional(t.keyof({ on: null, off: null }, 'on or off')),
   WATCHLOG_METRICS_TOKEN: optional(matching('16 to 512 printable characters without spaces', /^[\x21-\x7e]{16,512}$/)),
   WATCHLOG_METRICS_PORT: optional(intFromEnv('integer 0-65535', 0, 65535)),
   WATCHLOG_METRICS_HOST: optional(stringMin('host name or address', 1)),
@@ -162,6 +163,8 @@ export interface Config {
   projectionLeaseMs: number;
   /** How far behind the log (in time) a read model may be while the API says it is ready. */
   readyMaxLagMs: number;
+  /** Check every JSON answer against the codec its operation declares before it leaves. */
+  checkAnswers: boolean;
   /** KurrentDB connection string; unset: the embedded log in the data dir. */
   eventStoreUrl: string | undefined;
   /** MongoDB URL; unset: the embedded read models in the data dir. */
@@ -320,7 +323,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     metricsHost === host
   ) {
     throw new ConfigError([
-      `WATCHLOG_METRICS_PORT (${port}) must differ from PORT on ${host}: the metrics port is a listener of its own (WATCHLOG_METRICS_TOKEN alone serves metrics on the API's port)`,
+      `WATCHLOG_METRICS_PORT (${port}) must differ from PORT on ${host}: the metrics port is a ` +
+        `listener of its own (WATCHLOG_METRICS_TOKEN alone serves metrics on the API's port)`,
     ]);
   }
   const loginLimits: LoginLimits = {
@@ -332,7 +336,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   };
   if (loginLimits.accountMaxLockSeconds < loginLimits.accountLockSeconds) {
     throw new ConfigError([
-      `WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS (${loginLimits.accountMaxLockSeconds}) must be at least WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS (${loginLimits.accountLockSeconds})`,
+      `WATCHLOG_LOGIN_ACCOUNT_MAX_LOCK_SECONDS (${loginLimits.accountMaxLockSeconds}) must be at least ` +
+        `WATCHLOG_LOGIN_ACCOUNT_LOCK_SECONDS (${loginLimits.accountLockSeconds})`,
     ]);
   }
   const http: HttpLimits = {
@@ -344,7 +349,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   };
   if (http.headersTimeoutMs > http.requestTimeoutMs) {
     throw new ConfigError([
-      `WATCHLOG_HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed WATCHLOG_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`,
+      `WATCHLOG_HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed ` +
+        `WATCHLOG_REQUEST_TIMEOUT_MS (${http.requestTimeoutMs})`,
     ]);
   }
   return {
@@ -371,6 +377,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     http,
     projectionLeaseMs: e.WATCHLOG_PROJECTION_LEASE_MS ?? 10_000,
     readyMaxLagMs: e.WATCHLOG_READY_MAX_LAG_MS ?? 5000,
+    // On where a mismatch should fail loudly: tests (ava sets NODE_ENV=test) and development.
+    checkAnswers:
+      e.WATCHLOG_CHECK_ANSWERS === undefined
+        ? env.NODE_ENV === 'test' || env.NODE_ENV === 'development'
+        : e.WATCHLOG_CHECK_ANSWERS === 'on',
     eventStoreUrl: e.WATCHLOG_EVENTSTORE_URL,
     mongoUrl: e.WATCHLOG_MONGO_URL,
     eventStoreNamespace: e.WATCHLOG_EVENTSTORE_NAMESPACE ?? '',

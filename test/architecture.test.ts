@@ -108,6 +108,11 @@ const DRIVERS = [
  *  NotificationMetrics, the log's CommitObserver). */
 const METRICS_LIBRARIES = ['prom-client'];
 
+/** The router: a route comes to exist only by `mount`ing an operation of the table
+ *  (src/http/operations/), so the router is imported there and nowhere else. */
+const ROUTER = '@koa/router';
+const MOUNT = 'src/http/operations/mount.ts';
+
 /** What domain code may import from outside: codecs and pure computation, nothing with I/O
  *  (re2js: the linear-time regular expressions of projects' masking patterns; @watchlog/masking:
  *  the built-in masking rules the SDKs share). */
@@ -151,6 +156,12 @@ export const violations = (files: readonly SourceFile[]): string[] => {
         if (DRIVERS.includes(pkg) && !ADAPTER_LAYERS.has(layer) && layer !== 'compose') {
           found.push(`${f.path} (${layer}) uses the store driver ${pkg}: only adapters and src/compose/ may`);
         }
+        if (pkg === ROUTER && f.path !== MOUNT) {
+          found.push(
+            `${f.path} (${layer}) uses the router: a route exists only as an operation of the table, mounted ` +
+              `by ${MOUNT}`,
+          );
+        }
         if (METRICS_LIBRARIES.includes(pkg) && layer !== 'compose') {
           found.push(`${f.path} (${layer}) uses the metrics library ${pkg}: only src/compose/ may`);
         }
@@ -183,45 +194,50 @@ test('the tree keeps the layering rule', (t) => {
   t.deepEqual(violations(files), []);
 });
 
-test('the check finds an upward import, an adapter, driver or the metrics library outside compose, and an adapter instanceof', (t) => {
-  const file = (p: string, text: string): SourceFile => ({ path: p, text });
-  t.deepEqual(
-    violations([
-      file('src/domain/a.ts', "import { x } from '../http/app.ts';\nimport fs from 'node:fs';"),
-      file('src/commands/b.ts', "import type { MonitorsQueries } from '../views/monitors/port.ts';"),
-      file(
-        'src/http/app.ts',
-        "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';",
-      ),
-      file('src/log/sqlite/event-log.ts', 'export class SqliteEventLog {}'),
-      file(
-        'src/jobs/trim.ts',
-        "import type { EventLog } from '../log/event-log.ts';\nconst f = (log: EventLog) => log instanceof SqliteEventLog;",
-      ),
-      file('src/log/event-log.ts', ''),
-      file('src/views/monitors/port.ts', ''),
-      file('src/views/monitors/sqlite.ts', "import { MongoLeases } from '../store/mongo.ts';"),
-      file('src/views/store/mongo.ts', 'export class MongoLeases {}'),
-      file(
-        'src/compose/roles.ts',
-        "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';",
-      ),
-      file('src/log/sqlite/writer-thread.ts', "import { Histogram } from 'prom-client';"),
-      file('src/compose/metrics.ts', "import { Registry } from 'prom-client';"),
-    ]),
-    [
-      'src/domain/a.ts (domain) imports src/http/app.ts (http)',
-      'src/domain/a.ts (domain) imports node:fs, which the domain may not',
-      'src/commands/b.ts (commands) imports src/views/monitors/port.ts (view-port)',
-      'src/http/app.ts (http) imports src/log/sqlite/event-log.ts (log-adapter)',
-      'src/http/app.ts imports the adapter src/log/sqlite/event-log.ts: only src/compose/ may',
-      'src/http/app.ts (http) uses the store driver mongodb: only adapters and src/compose/ may',
-      'src/jobs/trim.ts (jobs) tests instanceof SqliteEventLog, an adapter class',
-      'src/views/monitors/sqlite.ts imports src/views/store/mongo.ts, an adapter of another store',
-      'src/log/sqlite/writer-thread.ts (log-adapter) uses the metrics library prom-client: only src/compose/ may',
-    ],
-  );
-});
+test(
+  'the check finds an upward import, an adapter, driver or the metrics library outside compose, ' +
+    'and an adapter instanceof',
+  (t) => {
+    const file = (p: string, text: string): SourceFile => ({ path: p, text });
+    t.deepEqual(
+      violations([
+        file('src/domain/a.ts', "import { x } from '../http/app.ts';\nimport fs from 'node:fs';"),
+        file('src/commands/b.ts', "import type { MonitorsQueries } from '../views/monitors/port.ts';"),
+        file(
+          'src/http/app.ts',
+          "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';",
+        ),
+        file('src/log/sqlite/event-log.ts', 'export class SqliteEventLog {}'),
+        file(
+          'src/jobs/trim.ts',
+          "import type { EventLog } from '../log/event-log.ts';\nconst f = (log: EventLog) => log " +
+            'instanceof SqliteEventLog;',
+        ),
+        file('src/log/event-log.ts', ''),
+        file('src/views/monitors/port.ts', ''),
+        file('src/views/monitors/sqlite.ts', "import { MongoLeases } from '../store/mongo.ts';"),
+        file('src/views/store/mongo.ts', 'export class MongoLeases {}'),
+        file(
+          'src/compose/roles.ts',
+          "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';",
+        ),
+        file('src/log/sqlite/writer-thread.ts', "import { Histogram } from 'prom-client';"),
+        file('src/compose/metrics.ts', "import { Registry } from 'prom-client';"),
+      ]),
+      [
+        'src/domain/a.ts (domain) imports src/http/app.ts (http)',
+        'src/domain/a.ts (domain) imports node:fs, which the domain may not',
+        'src/commands/b.ts (commands) imports src/views/monitors/port.ts (view-port)',
+        'src/http/app.ts (http) imports src/log/sqlite/event-log.ts (log-adapter)',
+        'src/http/app.ts imports the adapter src/log/sqlite/event-log.ts: only src/compose/ may',
+        'src/http/app.ts (http) uses the store driver mongodb: only adapters and src/compose/ may',
+        'src/jobs/trim.ts (jobs) tests instanceof SqliteEventLog, an adapter class',
+        'src/views/monitors/sqlite.ts imports src/views/store/mongo.ts, an adapter of another store',
+        'src/log/sqlite/writer-thread.ts (log-adapter) uses the metrics library prom-client: only src/compose/ may',
+      ],
+    );
+  },
+);
 
 test('the verifier imports nothing of the project and no package, and only main and compose import it', (t) => {
   const file = (p: string, text: string): SourceFile => ({ path: p, text });
@@ -229,7 +245,8 @@ test('the verifier imports nothing of the project and no package, and only main 
     violations([
       file(
         'src/verify/tree.ts',
-        "import { createHash } from 'node:crypto';\nimport { leafHash } from '../domain/merkle.ts';\nimport fc from 'fast-check';",
+        "import { createHash } from 'node:crypto';\nimport { leafHash } from " +
+          "'../domain/merkle.ts';\nimport fc from 'fast-check';",
       ),
       file(
         'src/verify/stream.ts',
@@ -246,6 +263,23 @@ test('the verifier imports nothing of the project and no package, and only main 
       'src/verify/stream.ts (verify) imports src/domain/canonical-json.ts (domain)',
       'src/domain/merkle.ts (domain) imports src/verify/tree.ts (verify)',
       'src/http/routes/proofs.ts (http) imports src/verify/tree.ts (verify)',
+    ],
+  );
+});
+
+test('a route outside the operation table is reported: only mount uses the router', (t) => {
+  const file = (p: string, text: string): SourceFile => ({ path: p, text });
+  t.deepEqual(
+    violations([
+      file('src/http/operations/mount.ts', "import Router from '@koa/router';"),
+      file('src/http/routes/extra.ts', "import Router from '@koa/router';\nconst r = new Router();"),
+      file('src/compose/roles.ts', "import type Router from '@koa/router';"),
+    ]),
+    [
+      'src/http/routes/extra.ts (http) uses the router: a route exists only as an operation of the ' +
+        'table, mounted by src/http/operations/mount.ts',
+      'src/compose/roles.ts (compose) uses the router: a route exists only as an operation of the ' +
+        'table, mounted by src/http/operations/mount.ts',
     ],
   );
 });

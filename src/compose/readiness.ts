@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { comparePositions } from '../log/event-log.ts';
 import type { ReadModelKey } from '../views/read-models.ts';
-import type { ReadModelReadiness, Readiness } from '../http/routes/health.ts';
+import type { ReadModelReadiness, Readiness } from '../http/operations/answers.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The read models the API answers from: each must be caught up, with a projector on it. */
@@ -79,7 +79,8 @@ export const watchForProjectors = (
     if (none.length > 0 && missing.length === 0) {
       logger.warn(
         { projections: none },
-        'no projector runs these read models: start a `watchlog worker` (this `api` process does not project), or changes will not show and readiness stays false',
+        'no projector runs these read models: start a `watchlog worker` (this `api` process does not ' +
+          'project), or changes will not show and readiness stays false',
       );
     } else if (none.length === 0 && missing.length > 0) logger.info('projectors run every read model again');
     missing = none;

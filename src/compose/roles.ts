@@ -41,6 +41,7 @@ type AppConfig = Pick<
   | 'ingest'
   | 'anomalyDefaults'
   | 'readyMaxLagMs'
+  | 'checkAnswers'
   | 'metrics'
   | 'http'
   | 'dashboardDir'
@@ -89,6 +90,7 @@ export const appFor = (
 ) =>
   createApp({
     readiness: readinessProbe(runtime, { maxLagMs: config.readyMaxLagMs, bootstrapped, clock: now }),
+    checkAnswers: config.checkAnswers,
     ...(telemetry ? { metrics: telemetry } : {}),
     ...(telemetry && config.metrics.token !== undefined
       ? { metricsEndpoint: { source: telemetry, token: config.metrics.token } }
@@ -96,7 +98,7 @@ export const appFor = (
     readModels: runtime.readModels,
     commands: runtime.commands,
     loginThrottle: runtime.loginThrottle,
-    settled: (readModels, position) => runtime.settled(readModels, position, 5000),
+    caughtUp: (readModels, position) => runtime.settled(readModels, position, 5000),
     logger,
     jwtSecret: runtime.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
@@ -349,7 +351,8 @@ export const serve = async (
   if (role === 'worker') {
     if (!metricsServer && config.metrics.token !== undefined)
       logger.warn(
-        'WATCHLOG_METRICS_TOKEN is set, but a worker has no HTTP server: it serves metrics only on WATCHLOG_METRICS_PORT',
+        'WATCHLOG_METRICS_TOKEN is set, but a worker has no HTTP server: it serves metrics only on ' +
+          'WATCHLOG_METRICS_PORT',
       );
     logger.info(
       {
@@ -416,7 +419,8 @@ export const rebuild = async (config: Config): Promise<void> => {
         laneLog: config,
       });
       process.stderr.write(
-        `rebuild done: ${readModels} read models in ${path.basename(file)}, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`,
+        `rebuild done: ${readModels} read models in ${path.basename(file)}, log head ${head ?? 'empty'}, ` +
+          `${Date.now() - started} ms\n`,
       );
     } catch (error) {
       if (error instanceof RebuildRunningError) throw new StartupError(error.message);
@@ -430,7 +434,8 @@ export const rebuild = async (config: Config): Promise<void> => {
   try {
     const { head } = await rebuildReadModels(stores, onProgress);
     process.stderr.write(
-      `${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`,
+      `${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, log head ` +
+        `${head ?? 'empty'}, ${Date.now() - started} ms\n`,
     );
   } catch (error) {
     if (error instanceof LeasedElsewhereError) throw new StartupError(error.message);

@@ -10,6 +10,17 @@ export const Environment = t.keyof(
   { production: null, staging: null, development: null },
   'production | staging | development',
 );
+/** Every `event_type` a stored event has: ingested requests, and the service's own events that
+ *  list and export like them (SPEC 6). */
+export const EventType = t.keyof({
+  http: null,
+  'system.alert': null,
+  'system.healthcheck.down': null,
+  'system.healthcheck.up': null,
+  'system.access': null,
+});
+export type EventType = t.TypeOf<typeof EventType>;
+
 export const Source = t.keyof({ backend: null, browser: null }, 'backend | browser');
 
 /** Absent, null (decoded as absent), or a valid value. Unlike a union it builds no failure for

@@ -71,7 +71,8 @@ export const deliveryEvents = {
   }),
 } as const;
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
+export const DeliveryStatus = t.keyof({ pending: null, delivered: null, failed: null, skipped: null, cancelled: null });
+export type DeliveryStatus = t.TypeOf<typeof DeliveryStatus>;
 export type AttemptOutcome = t.TypeOf<typeof deliveryEvents.DeliveryAttempted>['outcome'];
 
 export interface DeliveryState {

@@ -1,89 +1,90 @@
 import Koa, { type Middleware } from 'koa';
-import Router from '@koa/router';
-import { ApiKeyCache } from './middleware/api-key-cache.ts';
-import { MaskingCache } from './middleware/masking-cache.ts';
-import { requireJwt } from './middleware/auth.ts';
-import { UserStateCache } from './middleware/user-cache.ts';
-import { loginRecorder } from './login-record.ts';
-import { HttpError, errorHandler } from './middleware/errors.ts';
-import { accessLog } from './middleware/access-log.ts';
-import { healthRoutes } from './routes/health.ts';
-import { accessRoutes } from './routes/access.ts';
-import { monitorRoutes } from './routes/monitors.ts';
-import { channelRoutes } from './routes/channels.ts';
-import { deliveryRoutes } from './routes/deliveries.ts';
-import { anomalySettingsRoutes } from './routes/anomaly-settings.ts';
-import { maskingRoutes } from './routes/masking.ts';
-import { retentionRoutes } from './routes/retention.ts';
-import { auditRoutes } from './routes/audit.ts';
-import { ingestCors, ingestRoutes } from './routes/ingest.ts';
-import { auditorRoutes } from './routes/auditors.ts';
-import { IngestRateLimiter } from './middleware/ingest-rate.ts';
-import { exportRoutes } from './routes/export.ts';
-import { statsRoutes } from './routes/stats.ts';
-import type { AppState } from './state.ts';
-import type { AppDeps, RouteDeps } from './deps.ts';
-import { NO_HTTP_METRICS, metricsRoute, requestMetrics } from './metrics.ts';
+import { Admission } from './admission.ts';
 import { dashboardMiddleware } from './dashboard.ts';
-import { openApiRoute } from './openapi/route.ts';
+import type { AppDeps, RouteDeps } from './deps.ts';
+import { loginRecorder } from './login-record.ts';
+import { NO_HTTP_METRICS, requestMetrics } from './metrics.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { ApiKeyCache } from './middleware/api-key-cache.ts';
+import { requireJwt } from './middleware/auth.ts';
+import { HttpError, errorHandler } from './middleware/errors.ts';
+import { IngestRateLimiter } from './middleware/ingest-rate.ts';
+import { ingestCors } from './middleware/ingest-cors.ts';
+import { MaskingCache } from './middleware/masking-cache.ts';
+import { UserStateCache } from './middleware/user-cache.ts';
+import { type OpenApiDocument, openApiDocument } from './openapi/document.ts';
+import { mount } from './operations/mount.ts';
+import { resourceLoaders } from './operations/resources.ts';
+import { apiOperations } from './operations/table.ts';
+import { apiHandlers } from './routes/index.ts';
+import type { AppState } from './state.ts';
 
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>();
   app.proxy = false;
   app.silent = true;
+  const operations = apiOperations({ batchMaxEvents: deps.ingest.batchMaxEvents });
 
   app.use(accessLog(deps.logger));
   app.use(requestMetrics(deps.metrics ?? NO_HTTP_METRICS));
   // Outside the error handler, so that error answers (400, 401, 429) carry the CORS headers a
   // browser needs to read them.
-  app.use(ingestCors());
+  app.use(ingestCors(Object.values(operations.ingest).map((op) => op.path)));
   app.use(errorHandler(deps.logger));
   if (deps.dashboard !== undefined) app.use(dashboardMiddleware(deps.dashboard));
 
-  // One router: each extra router would match every request's path again.
-  const router = new Router<AppState>();
   const users = new UserStateCache(deps.readModels.access);
+  const apiKeys = new ApiKeyCache(deps.readModels.access);
+  // Built at the first request and kept, not at start-up: a codec the walker cannot read fails
+  // this endpoint (and its tests), not every process that serves the API.
+  let document: OpenApiDocument | undefined;
   const routeDeps: RouteDeps = {
     ...deps,
-    apiKeys: new ApiKeyCache(deps.readModels.access),
+    apiKeys,
     ingestRate: new IngestRateLimiter(deps.ingest.ratePerKey),
+    batches: new Admission(deps.ingest.batchConcurrency, (queued) => deps.metrics?.batchesWaiting(queued)),
     users,
     recordLogin: deps.recordLogin ?? loginRecorder(deps.logger, deps.commands),
     maskingRules: new MaskingCache(deps.readModels.masking),
-    jwt: requireJwt(deps.jwtSecret, users),
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());
-      if (upTo === null || (await deps.settled(readModels, upTo))) return;
+      if (upTo === null || (await deps.caughtUp(readModels, upTo))) return;
       // Recorded, but not visible: answering from the read model would show the old state.
       throw new HttpError(
         503,
         'not_yet_visible',
-        `recorded in the log (position ${upTo}), but the ${readModels.join(', ')} read model has not applied it yet: is a worker running? Read it again shortly`,
+        `recorded in the log (position ${upTo}), but the ${readModels.join(', ')} read model has not ` +
+          `applied it yet: is a worker running? Read it again shortly`,
         [],
         { 'Retry-After': '5' },
       );
     },
+    openApi: () =>
+      (document ??= openApiDocument(operations, {
+        dashboard: deps.dashboard !== undefined && deps.dashboard !== null,
+        metrics: deps.metricsEndpoint !== undefined,
+      })),
   };
-  healthRoutes(router, routeDeps);
-  ingestRoutes(router, routeDeps);
-  exportRoutes(router, routeDeps);
-  statsRoutes(router, routeDeps);
-  auditRoutes(router, routeDeps);
-  accessRoutes(router, routeDeps);
-  monitorRoutes(router, routeDeps);
-  channelRoutes(router, routeDeps);
-  deliveryRoutes(router, routeDeps);
-  anomalySettingsRoutes(router, routeDeps);
-  maskingRoutes(router, routeDeps);
-  retentionRoutes(router, routeDeps);
-  auditorRoutes(router, routeDeps);
-  if (deps.metricsEndpoint) metricsRoute(router, deps.metricsEndpoint.source, deps.metricsEndpoint.token);
-  openApiRoute(router, {
-    dashboard: deps.dashboard !== undefined && deps.dashboard !== null,
-    metrics: deps.metricsEndpoint !== undefined,
-    batchMaxEvents: deps.ingest.batchMaxEvents,
-  });
-  app.use(router.routes());
+  const mounted = mount(
+    operations,
+    apiHandlers,
+    routeDeps,
+    {
+      jwt: requireJwt(deps.jwtSecret, users),
+      resources: resourceLoaders(deps.readModels, deps.now),
+      activeKey: (key) => apiKeys.activeKey(key),
+      ...(deps.metricsEndpoint ? { metricsToken: deps.metricsEndpoint.token } : {}),
+      literalRefusal: (url) => deps.egress.literalRefusal(url),
+      bodyLimitBytes: deps.bodyLimitBytes,
+      bodyTimeoutMs: deps.bodyTimeoutMs,
+      ...(deps.draining ? { draining: deps.draining } : {}),
+      now: deps.now,
+      checkAnswers: deps.checkAnswers ?? false,
+      logger: deps.logger,
+    },
+    { metrics: deps.metricsEndpoint !== undefined },
+  );
+  app.use(mounted.routes);
   app.use(methodNotAllowed);
   return app;
 };

@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { Middleware } from 'koa';
 import type { MonitorCreationDeps } from '../commands/monitors.ts';
 import type { UserCommandDeps } from '../commands/users.ts';
 import type { EgressPolicy } from '../checks/egress.ts';
@@ -10,8 +9,9 @@ import type { ApiKeyCache } from './middleware/api-key-cache.ts';
 import type { UserStateCache } from './middleware/user-cache.ts';
 import type { RecordLogin } from './login-record.ts';
 import type { MaskingCache } from './middleware/masking-cache.ts';
-import type { AppState } from './state.ts';
-import type { Readiness } from './routes/health.ts';
+import type { Readiness, TestAnswer } from './operations/answers.ts';
+import type { OpenApiDocument } from './openapi/document.ts';
+import type { Admission } from './admission.ts';
 import type { HttpMetrics, MetricsSource } from './metrics.ts';
 import type { BodyReading } from './middleware/body.ts';
 import type { Dashboard } from './dashboard.ts';
@@ -20,17 +20,6 @@ import type { CheckpointSigner } from '../domain/checkpoint.ts';
 import type { IngestRateLimiter } from './middleware/ingest-rate.ts';
 import type { ChannelTarget } from '../domain/channel.ts';
 import type { Notification } from '../domain/notification.ts';
-
-/** What a provider answered to one try, as `POST /v1/channels/:id/test` shows it. */
-export interface TestAnswer {
-  ok: boolean;
-  /** HTTP status, or the SMTP reply code; null when no answer came. */
-  status: number | null;
-  /** The start of the provider's answer. */
-  response: string | null;
-  error: string | null;
-  duration_ms: number;
-}
 
 /** Sends one notification to one channel now, once, through the egress policy (the reactor's
  *  senders, given by src/compose/). */
@@ -44,8 +33,9 @@ export interface AppDeps extends BodyReading {
   readonly loginThrottle: LoginThrottle;
   /** Where every login attempt is reported; by default, the service's log. */
   readonly recordLogin?: RecordLogin;
-  /** Resolves true once the read models named have applied the log up to `position`. */
-  readonly settled: (readModels: readonly ReadModelKey[], position: string) => Promise<boolean>;
+  /** Read-your-writes: resolves true once the read models named have applied the log up to
+   *  `position`, false when they have not within a few seconds. */
+  readonly caughtUp: (readModels: readonly ReadModelKey[], position: string) => Promise<boolean>;
   readonly logger: Logger;
   readonly jwtSecret: string;
   readonly jwtTtlSeconds: number;
@@ -70,20 +60,24 @@ export interface AppDeps extends BodyReading {
   readonly metricsEndpoint?: { readonly source: MetricsSource; readonly token: string };
   /** The built dashboard served at `/`; null: not built (`/` says how to build it). */
   readonly dashboard?: Dashboard | null;
+  /** Check every JSON answer against its declared codec before it leaves (tests, development). */
+  readonly checkAnswers?: boolean;
 }
 
-/** What the routes get: the app's dependencies plus what the app builds once for all of them. */
-export interface RouteDeps extends AppDeps {
+/** What the handlers get: the app's dependencies plus what the app builds once for all of them. */
+export interface RouteDeps extends Omit<AppDeps, 'caughtUp'> {
   readonly apiKeys: ApiKeyCache;
   readonly ingestRate: IngestRateLimiter;
+  /** Batches in work at once (WATCHLOG_BATCH_CONCURRENCY); the others wait their turn. */
+  readonly batches: Admission;
   /** Users' current state, for the token check of every request. */
   readonly users: UserStateCache;
   readonly recordLogin: RecordLogin;
   /** Each project's own masking rules, compiled, for ingest. */
   readonly maskingRules: MaskingCache;
-  /** JWT verification and principal decoding, to put in front of every protected route. */
-  readonly jwt: Middleware<AppState>[];
   /** Read-your-writes: waits until the read models named show a command's events (`position`),
-   *  or, when it appended none (null), everything in the log so far. */
+   *  or, when it appended none (null), everything in the log so far; 503 when they do not in time. */
   readonly caughtUp: (readModels: readonly ReadModelKey[], position: string | null) => Promise<void>;
+  /** This API's OpenAPI document (built at its first request). */
+  readonly openApi: () => OpenApiDocument;
 }

@@ -1,10 +1,10 @@
 import Koa from 'koa';
-import Router from '@koa/router';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { accessLog } from './middleware/access-log.ts';
-import { HttpError, errorHandler } from './middleware/errors.ts';
-import { NoParameters, readQuery } from './middleware/query.ts';
+import { errorHandler } from './middleware/errors.ts';
+import { metricsOperations } from './operations/metrics.ts';
+import { mount } from './operations/mount.ts';
+import { metricsHandlers } from './routes/metrics.ts';
 import type { AppState } from './state.ts';
 
 /** What the HTTP app tells the service's metrics, and how it serves them. The metrics library
@@ -55,40 +55,8 @@ export interface MetricsSource {
   scrape(): Promise<{ contentType: string; body: string }>;
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/** `Authorization: Bearer <token>`, compared in constant time (over digests, so the length of
- *  the token does not show either). */
-const bearerMatches = (header: string, token: string): boolean => {
-  const given = /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1];
-  return given !== undefined && timingSafeEqual(digest(given), digest(token));
-};
-
-const unauthorized = (ctx: Koa.Context, message: string, error?: 'invalid_token'): HttpError => {
-  ctx.set(
-    'WWW-Authenticate',
-    error ? `Bearer realm="watchlog-metrics", error="${error}"` : 'Bearer realm="watchlog-metrics"',
-  );
-  return new HttpError(401, 'unauthorized', message);
-};
-
-/** `GET /metrics` (and HEAD): the exposition; with a `token`, only for a request that carries it
- *  as a bearer token (401 otherwise). */
-export const metricsRoute = (router: Router<AppState>, source: MetricsSource, token: string | undefined): void => {
-  router.get('/metrics', async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    if (token !== undefined) {
-      const header = ctx.get('authorization');
-      if (header.trim() === '')
-        throw unauthorized(ctx, 'missing token: send the header "Authorization: Bearer <WATCHLOG_METRICS_TOKEN>"');
-      if (!bearerMatches(header, token)) throw unauthorized(ctx, 'wrong metrics token', 'invalid_token');
-    }
-    const { contentType, body } = await source.scrape();
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = contentType;
-    ctx.body = body;
-  });
-};
+/** The metrics endpoint reads no body. */
+const UNBODIED = { bodyLimitBytes: 0, bodyTimeoutMs: 0 };
 
 /** The metrics port (`WATCHLOG_METRICS_PORT`): `/metrics` and nothing else, errors in the API's
  *  shape. */
@@ -98,9 +66,13 @@ export const createMetricsApp = (source: MetricsSource, token: string | undefine
   app.silent = true;
   app.use(accessLog(logger));
   app.use(errorHandler(logger));
-  const router = new Router<AppState>();
-  metricsRoute(router, source, token);
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+  const mounted = mount(
+    { metrics: metricsOperations },
+    { metrics: metricsHandlers },
+    { metricsEndpoint: { source } },
+    { ...(token === undefined ? {} : { metricsToken: token }), ...UNBODIED, now: () => new Date(), logger },
+  );
+  app.use(mounted.routes);
+  app.use(mounted.allowedMethods);
   return app;
 };

@@ -1,14 +1,16 @@
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import koaJwt from 'koa-jwt';
 import type { Context, Middleware } from 'koa';
+import { originAllowed } from '../../domain/api-keys.ts';
 import { Role, isUuid } from '../../domain/codecs.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { CommandContext } from '../../commands/handle.ts';
 import type { Scope } from '../../domain/scope.ts';
 import { WATCHLOG_PROJECT_ID } from '../../domain/self-audit.ts';
-import type { AccessQueries, UserView } from '../../views/access/port.ts';
+import type { AccessQueries, ActiveKey, UserView } from '../../views/access/port.ts';
 import { HttpError } from './errors.ts';
 import type { AppState } from '../state.ts';
 
@@ -147,4 +149,45 @@ export const visibleProjectFilter = async (
   projectId: string | undefined,
 ): Promise<void> => {
   if (projectId !== undefined) await visibleOr404(projectId, 'project', (uuid) => access.getProject(uuid, scope));
+};
+
+/** The request's API key (the `X-API-Key` header, or `fromQuery` where a parameter may carry
+ *  it), active, and allowed from the page that sent it (403 otherwise). */
+export const apiKeyOf = async (
+  ctx: Context,
+  activeKey: (key: string) => Promise<ActiveKey | null>,
+  fromQuery: string | undefined,
+): Promise<ActiveKey> => {
+  const given = ctx.get('x-api-key') || fromQuery;
+  const key = given ? await activeKey(given) : null;
+  if (!key) throw new HttpError(401, 'unauthorized', given ? 'invalid or revoked API key' : 'missing X-API-Key header');
+  const origin = ctx.get('Origin') || null;
+  if (!originAllowed(key, origin)) {
+    throw new HttpError(
+      403,
+      'forbidden',
+      `this API key may not be used from ${origin}: it is restricted to ${key.allowed_origins.join(', ')}`,
+    );
+  }
+  return key;
+};
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Checks `Authorization: Bearer <token>` against the metrics token, in constant time (over
+ *  digests, so the length of the token does not show either); 401 otherwise. */
+export const metricsTokenOf = (ctx: Context, token: string): void => {
+  const header = ctx.get('authorization');
+  const refused = (message: string, error?: 'invalid_token') => {
+    ctx.set(
+      'WWW-Authenticate',
+      error ? `Bearer realm="watchlog-metrics", error="${error}"` : 'Bearer realm="watchlog-metrics"',
+    );
+    return new HttpError(401, 'unauthorized', message);
+  };
+  if (header.trim() === '')
+    throw refused('missing token: send the header "Authorization: Bearer <WATCHLOG_METRICS_TOKEN>"');
+  const given = /^Bearer\s+(\S+)$/i.exec(header.trim())?.[1];
+  if (given === undefined || !timingSafeEqual(digest(given), digest(token)))
+    throw refused('wrong metrics token', 'invalid_token');
 };

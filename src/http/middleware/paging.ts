@@ -6,7 +6,7 @@ import type { Page } from '../../domain/page.ts';
  *  has `first`, `prev`, `next` and `last` as references relative to the request (the request's
  *  own parameters with another `page`), so they stay right behind a proxy that rewrites the host.
  *  `prev` is absent on the first page, `next` on the last, `last` and `next` when nothing matches. */
-export const answerWithPageHeaders = <T>(ctx: Context, { data, pagination }: Page<T>): void => {
+export const pageInHeaders = <T>(ctx: Context, { data, pagination }: Page<T>) => {
   const { page, limit, totalItems, totalPage } = pagination;
   const link = (rel: string, n: number) => {
     const params = new URLSearchParams(ctx.querystring);
@@ -18,7 +18,5 @@ export const answerWithPageHeaders = <T>(ctx: Context, { data, pagination }: Pag
   if (page > 1) links.push(link('prev', Math.min(page - 1, Math.max(totalPage, 1))));
   if (page < totalPage) links.push(link('next', page + 1));
   if (totalPage > 0) links.push(link('last', totalPage));
-  ctx.set('X-Total-Count', String(totalItems));
-  ctx.set('Link', links.join(', '));
-  ctx.body = data;
+  return { status: 200 as const, body: data, headers: { 'X-Total-Count': String(totalItems), Link: links.join(', ') } };
 };

@@ -24,14 +24,14 @@ import {
   User,
   errorBody,
   type ErrorStatus,
-} from '../responses.ts';
+} from '../operations/answers.ts';
 import { jsonSchemaOf, type SchemaOptions } from './schema.ts';
-import { operations, type Answer, type DescriptionLimits, type Header, type Operation } from './operations.ts';
+import type { AnyOperation, Answer, Header, Table } from '../operations/operation.ts';
 
 /** The OpenAPI 3.1 document of the API, from the table of operations (operations.ts) and the
  *  codecs they name. Pure: the same options give the same document. */
 
-export interface DocumentOptions extends DescriptionLimits {
+export interface DocumentOptions {
   /** Whether this app serves the dashboard (`/`, `/docs`) and `GET /metrics`. */
   readonly dashboard: boolean;
   readonly metrics: boolean;
@@ -119,7 +119,9 @@ const ERRORS: Record<ErrorStatus, { name: string; description: string; headers?:
   400: {
     name: 'BadRequest',
     description:
-      'A parameter or the body is invalid: `details` names each faulty one (`path`) and its rule in words (`message`). Unknown query parameters, and unknown body fields outside ingest, are refused.',
+      'A parameter or the body is invalid: `details` names each faulty one (`path`) and its rule in ' +
+      'words (`message`). Unknown query parameters, and unknown body fields outside ingest, are ' +
+      'refused.',
   },
   401: {
     name: 'Unauthorized',
@@ -154,7 +156,8 @@ const ERRORS: Record<ErrorStatus, { name: string; description: string; headers?:
   503: {
     name: 'Unavailable',
     description:
-      'Nothing was done, or it was done but is not visible yet (`not_yet_visible`): the log cannot take writes, the server is shutting down, or the read model is behind. Retry.',
+      'Nothing was done, or it was done but is not visible yet (`not_yet_visible`): the log cannot ' +
+      'take writes, the server is shutting down, or the read model is behind. Retry.',
     headers: { 'Retry-After': { description: 'seconds to wait', required: true } },
   },
 };
@@ -183,17 +186,23 @@ const TAGS = [
   { name: 'Dashboard', description: 'The web dashboard, served by the API process.' },
 ];
 
-const INFO_DESCRIPTION = `Self-hosted audit logging and uptime monitoring.
+const INFO_DESCRIPTION = [
+  'Self-hosted audit logging and uptime monitoring.',
+  '',
+  "- **Authentication**: ingest takes a project's API key (`X-API-Key`); every other `/v1` endpoint but login " +
+    'a token from `POST /v1/auth/login` (`Authorization: Bearer <token>`).',
+  '- **Errors** have one shape, `{ "error": { "code", "message", "details": [{ "path", "message" }] } }`; ' +
+    'each status lists its codes.',
+  '- **Unknown names are refused**: an unknown query parameter is 400 on every endpoint (but `/healthz`), ' +
+    'and so is an unknown body field outside ingest.',
+  '- A project the caller may not see answers **404**, as an unknown one does, `project_id` filters included.',
+  '- **HEAD** works wherever GET does; a path served with another method is **405** with `Allow`, and ' +
+    '`OPTIONS` on it 204 with `Allow`.',
+  "- Every answer carries **`X-Request-Id`**: the request's own (1–128 letters, digits, `_.:-`) or a new UUID.",
+  '- Changes answer once the read model shows them (read-your-writes); ingest does not wait.',
+].join('\n');
 
-- **Authentication**: ingest takes a project's API key (\`X-API-Key\`); every other \`/v1\` endpoint but login a token from \`POST /v1/auth/login\` (\`Authorization: Bearer <token>\`).
-- **Errors** have one shape, \`{ "error": { "code", "message", "details": [{ "path", "message" }] } }\`; each status lists its codes.
-- **Unknown names are refused**: an unknown query parameter is 400 on every endpoint (but \`/healthz\`), and so is an unknown body field outside ingest.
-- A project the caller may not see answers **404**, as an unknown one does, \`project_id\` filters included.
-- **HEAD** works wherever GET does; a path served with another method is **405** with \`Allow\`, and \`OPTIONS\` on it 204 with \`Allow\`.
-- Every answer carries **\`X-Request-Id\`**: the request's own (1–128 letters, digits, \`_.:-\`) or a new UUID.
-- Changes answer once the read model shows them (read-your-writes); ingest does not wait.`;
-
-const SECURITY: Record<Operation['auth'], Array<Record<string, string[]>> | undefined> = {
+const SECURITY: Record<AnyOperation['auth'], Array<Record<string, string[]>> | undefined> = {
   none: undefined,
   jwt: [{ bearerAuth: [] }],
   'api-key': [{ apiKey: [] }],
@@ -205,7 +214,7 @@ const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 const pathParamsOf = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
 
 /** `GET /v1/monitors/:id/history` → `getMonitorsByIdHistory`. */
-const operationIdOf = (op: Operation): string => {
+const operationIdOf = (op: Described): string => {
   const words = op.path
     .split('/')
     .filter((s) => s !== '' && s !== 'v1')
@@ -220,9 +229,9 @@ const operationIdOf = (op: Operation): string => {
 
 /** The error statuses an operation answers: its own, and those its auth, roles, parameters and
  *  body imply. */
-export const errorStatusesOf = (op: Operation): ErrorStatus[] => {
+export const errorStatusesOf = (op: Described): ErrorStatus[] => {
   const statuses = new Set<number>([...(op.errors ?? []), 500, 503]);
-  if (op.query !== undefined || op.body !== undefined) statuses.add(400);
+  if (!op.ignoresQuery || op.body !== undefined) statuses.add(400);
   if (op.body !== undefined) for (const s of [408, 413, 415]) statuses.add(s);
   if (pathParamsOf(op.path).length > 0) statuses.add(404);
   if (op.auth !== 'none') statuses.add(401);
@@ -259,7 +268,7 @@ const responseObject = (answer: Answer): ResponseObject => {
 
 /** Query parameters: the properties of the query codec's (object) schema. The API key a batch
  *  may carry as `api_key` is a security scheme, not a parameter. */
-const queryParameters = (op: Operation): Parameter[] => {
+const queryParameters = (op: Described): Parameter[] => {
   if (op.query === undefined) return [];
   const schema = jsonSchemaOf(op.query, requests);
   if (schema.type !== 'object' || schema.properties === undefined)
@@ -274,13 +283,13 @@ const queryParameters = (op: Operation): Parameter[] => {
     }));
 };
 
-const operationObject = (op: Operation): OperationObject => {
+const operationObject = (op: Described): OperationObject => {
   const parameters: Parameter[] = [
     ...pathParamsOf(op.path).map((name) => ({
       name,
       in: 'path' as const,
       required: true,
-      schema: jsonSchemaOf(op.pathParams?.[name] ?? Uuid, requests),
+      schema: jsonSchemaOf(op.params?.[name]?.codec ?? Uuid, requests),
     })),
     ...queryParameters(op),
     ...Object.entries(op.headers ?? {}).map(([name, h]) => ({
@@ -291,7 +300,7 @@ const operationObject = (op: Operation): OperationObject => {
       schema: h.codec ? jsonSchemaOf(h.codec, requests) : ({ type: 'string' } as JsonSchema),
     })),
   ];
-  const roles = op.roles === undefined ? '' : `Roles: ${op.roles.join(', ')}.`;
+  const roles = op.roles === undefined || op.orSelf ? '' : `Roles: ${op.roles.join(', ')}.`;
   const description = [op.description, roles].filter(Boolean).join('\n\n');
   const security = SECURITY[op.auth];
   const responses: OperationObject['responses'] = Object.fromEntries(
@@ -327,15 +336,87 @@ const operationObject = (op: Operation): OperationObject => {
   };
 };
 
-/** The operations this app serves. */
-export const servedOperations = (options: DocumentOptions): readonly Operation[] =>
-  operations(options).filter((op) =>
-    op.servedBy === 'dashboard' ? options.dashboard : op.servedBy === 'metrics' ? options.metrics : true,
-  );
+/** An operation as the description reads it: one of the table's, or a page of the dashboard. */
+type Described = Pick<
+  AnyOperation,
+  | 'method'
+  | 'path'
+  | 'tag'
+  | 'summary'
+  | 'description'
+  | 'auth'
+  | 'roles'
+  | 'orSelf'
+  | 'params'
+  | 'query'
+  | 'ignoresQuery'
+  | 'headers'
+  | 'body'
+  | 'responses'
+  | 'errors'
+>;
 
-export const openApiDocument = (options: DocumentOptions): OpenApiDocument => {
+/** The headers of every dashboard file. */
+const dashboardHeaders: Readonly<Record<string, Header>> = {
+  'Content-Security-Policy': { description: 'no inline script or style, nothing from elsewhere', required: true },
+  'X-Content-Type-Options': { description: '`nosniff`', required: true },
+  'Referrer-Policy': { description: '`no-referrer`', required: true },
+  'Cross-Origin-Opener-Policy': { description: '`same-origin`', required: true },
+  'Cache-Control': { description: '`no-cache` for pages; a year, immutable, for hashed assets', required: true },
+  ETag: { description: 'for `If-None-Match`', required: true },
+};
+
+const dashboardPage = (description: string): Answer => ({
+  description,
+  text: { mediaTypes: ['text/html; charset=utf-8'], description: "the dashboard's index.html" },
+  headers: dashboardHeaders,
+});
+
+/** The pages the dashboard serves (src/http/dashboard.ts): no routes of the API, but the API's
+ *  process answers them. */
+const DASHBOARD_PAGES: readonly Described[] = [
+  {
+    method: 'get',
+    path: '/',
+    tag: 'Dashboard',
+    auth: 'none',
+    ignoresQuery: true,
+    summary: 'The dashboard',
+    description:
+      'The dashboard (a single-page app that signs in and uses this API). Any other path without an ' +
+      'extension that asks for HTML answers the same page, so links to its screens work.',
+    responses: {
+      200: dashboardPage('the dashboard'),
+      304: { description: 'not modified (`If-None-Match`)', headers: dashboardHeaders },
+    },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    tag: 'Dashboard',
+    auth: 'none',
+    ignoresQuery: true,
+    summary: 'This reference, rendered',
+    description: 'A page of the dashboard that renders `/v1/openapi.json` (Swagger UI, bundled with the dashboard).',
+    responses: {
+      200: dashboardPage('the reference page'),
+      304: { description: 'not modified (`If-None-Match`)', headers: dashboardHeaders },
+    },
+  },
+];
+
+/** The operations this app serves, as the description lists them. */
+export const servedOperations = (table: Table, options: DocumentOptions): readonly Described[] => {
+  const ops = Object.values(table).flatMap((group) => Object.values(group));
+  const served = ops.filter((op) => op.servedBy !== 'metrics' || options.metrics);
+  // The pages come after the service's own operations (health, metrics, this description).
+  const firstApi = served.findIndex((op) => op.path.startsWith('/v1/') && op.path !== '/v1/openapi.json');
+  return options.dashboard ? [...served.slice(0, firstApi), ...DASHBOARD_PAGES, ...served.slice(firstApi)] : served;
+};
+
+export const openApiDocument = (table: Table, options: DocumentOptions): OpenApiDocument => {
   const paths: OpenApiDocument['paths'] = {};
-  for (const op of servedOperations(options)) {
+  for (const op of servedOperations(table, options)) {
     const operationsOfPath = (paths[openApiPath(op.path)] ??= {});
     const name = `${op.method.toUpperCase()} ${op.path}`;
     if (operationsOfPath[op.method] !== undefined) throw new Error(`${name} is described twice`);

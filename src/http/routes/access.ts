@@ -1,54 +1,14 @@
-import type Router from '@koa/router';
-import * as t from 'io-ts';
-import { Email, Role, Uuid, boundedString, closed, isUuid } from '../../domain/codecs.ts';
 import { createProject, issueApiKey, restrictApiKey, revokeApiKey } from '../../commands/projects.ts';
-import { ApiKeyRestrictions, NO_RESTRICTIONS } from '../../domain/api-keys.ts';
-import { changePassword, registerUser, rehashPassword, updateUser, type UserUpdate } from '../../commands/users.ts';
-import {
-  commandContext,
-  principalOf,
-  requireRole,
-  signToken,
-  visibleOr404,
-  type Principal,
-} from '../middleware/auth.ts';
-import { readJsonBody } from '../middleware/body.ts';
+import { type UserUpdate, changePassword, registerUser, rehashPassword, updateUser } from '../../commands/users.ts';
+import type { CommandContext } from '../../commands/handle.ts';
+import { NO_RESTRICTIONS } from '../../domain/api-keys.ts';
 import { DomainError, notFound } from '../../domain/errors.ts';
 import type { LoginAttempt } from '../../views/login-throttle/port.ts';
-import { HttpError, decodeOrThrow } from '../middleware/errors.ts';
-import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
-import type { AppState } from '../state.ts';
-
-/** Bodies refuse unknown fields: a misspelt field is a 400 naming it. */
-export const LoginBody = closed(t.type({ email: t.string, password: t.string }), 'field', 'a login');
-export const NewUserBody = closed(
-  t.type({
-    email: Email,
-    password: boundedString(8, 1024),
-    role: Role,
-    project_ids: t.array(Uuid),
-  }),
-  'field',
-  'a user',
-);
-export const NameBody = closed(t.type({ name: boundedString(1, 200) }), 'field', 'a name');
-export const NewKeyBody = closed(
-  t.intersection([t.type({ name: boundedString(1, 200) }), ApiKeyRestrictions]),
-  'field',
-  'an API key',
-);
-export const KeyUpdateBody = closed(ApiKeyRestrictions, 'field', 'an API key update');
-export const UserUpdateBody = closed(
-  t.partial({ role: Role, project_ids: t.array(Uuid), disabled: t.boolean }),
-  'field',
-  'a user update',
-);
-export const PasswordBody = closed(
-  t.intersection([t.type({ password: boundedString(8, 1024) }), t.partial({ current_password: t.string })]),
-  'field',
-  'a password change',
-);
+import { signToken } from '../middleware/auth.ts';
+import { HttpError } from '../middleware/errors.ts';
+import type { accessOperations } from '../operations/access.ts';
+import { type Handlers, created, noBody, ok } from '../operations/operation.ts';
 
 /** 429 with the seconds to wait, rounded up. */
 const tooManyAttempts = (retryAfterMs: number) => {
@@ -58,21 +18,26 @@ const tooManyAttempts = (retryAfterMs: number) => {
   });
 };
 
-/** Login, users, projects and API keys. Admins create projects and users; admins and members
- *  manage the keys of projects they see; auditors only read. */
-export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
-  const jwt = deps.jwt;
-  const context = (principal: Principal, correlationId: string) => commandContext(principal, correlationId, deps.now);
-  /** A project the caller may see, or 404 (never a hint that it exists elsewhere). */
-  const visibleProject = (principal: Principal, id: string | undefined) =>
-    visibleOr404(id, 'project', (uuid) => deps.readModels.access.getProject(uuid, principal.scope));
+/** The socket's peer: the app does not trust X-Forwarded-For (`app.proxy` is false). */
+const clientAddress = (ctx: { request: { ip: string } }) => ctx.request.ip || 'unknown';
 
-  /** The socket's peer: the app does not trust X-Forwarded-For (`app.proxy` is false). */
-  const clientAddress = (ctx: { request: { ip: string } }) => ctx.request.ip || 'unknown';
+/** Applies a change to a user, waits for the access read model to show it, and forgets the
+ *  user's cached state so this process checks their tokens against it at once. */
+const changeUser = async (
+  deps: RouteDeps,
+  command: CommandContext,
+  actorId: string,
+  id: string,
+  update: UserUpdate,
+) => {
+  const { position } = await updateUser(deps.commands, id, update, actorId, command);
+  await deps.caughtUp(['access'], position);
+  deps.users.invalidate(id);
+};
 
-  router.post('/v1/auth/login', async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const body = decodeOrThrow(LoginBody, await readJsonBody(ctx, deps), 'login');
+/** Login, users, projects and API keys. */
+export const accessHandlers: Handlers<typeof accessOperations, RouteDeps> = {
+  login: async ({ body, ctx }, deps) => {
     const attempt: LoginAttempt = { email: body.email.trim().toLowerCase(), address: clientAddress(ctx) };
     // The service clock, as every other event of the service has (the token's expiry alone
     // follows the wall clock, as koa-jwt checks it).
@@ -108,82 +73,39 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
       );
     }
     // Token expiry follows the wall clock, as koa-jwt's verification does.
-    ctx.body = signToken(user, deps.jwtSecret, deps.jwtTtlSeconds, new Date());
-  });
-
-  router.post('/v1/users', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    requireRole(principal, 'admin');
-    const body = decodeOrThrow(NewUserBody, await readJsonBody(ctx, deps), 'user');
-    const { position } = await registerUser(deps.commands, body, context(principal, ctx.state.correlationId));
-    await deps.caughtUp(['access'], position);
-    const { password_hash: _, ...user } = (await deps.readModels.access.userByEmail(body.email.toLowerCase()))!;
-    ctx.status = 201;
-    ctx.body = user;
-  });
+    return ok(signToken(user, deps.jwtSecret, deps.jwtTtlSeconds, new Date()));
+  },
 
   /** The caller: what a dashboard shows in its user menu and uses to hide what the role cannot do. */
-  router.get('/v1/auth/me', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const user = await deps.readModels.access.userById(principalOf(ctx.state).userId);
+  me: async ({ principal }, deps) => {
+    const user = await deps.readModels.access.userById(principal.userId);
     if (!user) throw new HttpError(401, 'unauthorized', "this token's user no longer exists");
-    ctx.body = user;
-  });
+    return ok(user);
+  },
 
-  router.get('/v1/users', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    requireRole(principalOf(ctx.state), 'admin');
-    ctx.body = await deps.readModels.access.listUsers();
-  });
-
-  /** A user id from the path (a uuid), or 404. */
-  const userIdOf = (id: string | undefined): string => {
-    if (!id || !isUuid(id)) throw notFound('user');
-    return id.toLowerCase();
-  };
-
-  /** Applies a change to a user, waits for the access read model to show it, and forgets the
-   *  user's cached state so this process checks their tokens against it at once. */
-  const changeUser = async (principal: Principal, correlationId: string, id: string, update: UserUpdate) => {
-    const { position } = await updateUser(
-      deps.commands,
-      id,
-      update,
-      principal.userId,
-      context(principal, correlationId),
-    );
+  createUser: async ({ body, command }, deps) => {
+    const { position } = await registerUser(deps.commands, body, command);
     await deps.caughtUp(['access'], position);
-    deps.users.invalidate(id);
-  };
+    const { password_hash: _, ...user } = (await deps.readModels.access.userByEmail(body.email.toLowerCase()))!;
+    return created(user);
+  },
 
-  router.put('/v1/users/:id', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    requireRole(principal, 'admin');
-    const id = userIdOf(ctx.params.id);
-    const update = decodeOrThrow(UserUpdateBody, await readJsonBody(ctx, deps), 'user update');
-    await changeUser(principal, ctx.state.correlationId, id, update);
-    ctx.body = await deps.readModels.access.userById(id);
-  });
+  listUsers: async (_, deps) => ok(await deps.readModels.access.listUsers()),
 
-  router.delete('/v1/users/:id', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    requireRole(principal, 'admin');
-    await changeUser(principal, ctx.state.correlationId, userIdOf(ctx.params.id), { disabled: true });
-    ctx.status = 204;
-  });
+  updateUser: async ({ params: { id }, body, principal, command }, deps) => {
+    await changeUser(deps, command, principal.userId, id, body);
+    return ok((await deps.readModels.access.userById(id))!);
+  },
+
+  disableUser: async ({ params: { id }, principal, command }, deps) => {
+    await changeUser(deps, command, principal.userId, id, { disabled: true });
+    return noBody(204);
+  },
 
   /** Admins set anyone's password; everyone sets their own with their current one, a check the
    *  login throttle counts like a login. */
-  router.post('/v1/users/:id/password', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    const id = userIdOf(ctx.params.id);
+  setPassword: async ({ params: { id }, body, principal, command, ctx }, deps) => {
     const self = principal.userId === id;
-    if (!self) requireRole(principal, 'admin');
-    const body = decodeOrThrow(PasswordBody, await readJsonBody(ctx, deps), 'password change');
     if (self && body.current_password === undefined) {
       throw new HttpError(400, 'validation_error', 'invalid password change: current_password', [
         { path: 'current_password', message: 'required to change your own password' },
@@ -202,7 +124,7 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
         deps.commands,
         id,
         body.password,
-        context(principal, ctx.state.correlationId),
+        command,
         self ? body.current_password : undefined,
       ));
     } catch (error) {
@@ -213,90 +135,45 @@ export const accessRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
     await deps.loginThrottle.forgetAccount(user.email);
     await deps.caughtUp(['access'], position);
     deps.users.invalidate(id);
-    ctx.status = 204;
-  });
+    return noBody(204);
+  },
 
-  router.post('/v1/projects', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    requireRole(principal, 'admin');
-    const { name } = decodeOrThrow(NameBody, await readJsonBody(ctx, deps), 'project');
-    const { id, position } = await createProject(deps.commands, name, context(principal, ctx.state.correlationId));
+  createProject: async ({ body: { name }, command }, deps) => {
+    const { id, position } = await createProject(deps.commands, name, command);
     await deps.caughtUp(['access'], position);
-    ctx.status = 201;
-    ctx.body = await deps.readModels.access.getProject(id, { all: true });
-  });
+    return created((await deps.readModels.access.getProject(id, { all: true }))!);
+  },
 
-  router.get('/v1/projects', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    ctx.body = await deps.readModels.access.listProjects(principalOf(ctx.state).scope);
-  });
+  listProjects: async ({ principal }, deps) => ok(await deps.readModels.access.listProjects(principal.scope)),
 
-  router.get('/v1/projects/:id', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    ctx.body = await visibleProject(principalOf(ctx.state), ctx.params.id);
-  });
+  getProject: ({ resource }) => ok(resource),
 
-  router.post('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    const project = await visibleProject(principal, ctx.params.id);
-    requireRole(principal, 'admin', 'member');
-    const { name, ...restrictions } = decodeOrThrow(NewKeyBody, await readJsonBody(ctx, deps), 'API key');
+  issueKey: async ({ resource: project, body: { name, ...restrictions }, command }, deps) => {
     const { issued, position } = await issueApiKey(
       deps.commands,
       project.id,
       name,
       { ...NO_RESTRICTIONS, ...restrictions },
-      context(principal, ctx.state.correlationId),
+      command,
     );
     await deps.caughtUp(['access'], position);
-    ctx.status = 201;
-    ctx.body = issued;
-  });
+    return created(issued);
+  },
 
   // Restricting a key in place (origins, rate) keeps it working where it is deployed.
-  router.put('/v1/projects/:id/api-keys/:keyId', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    const project = await visibleProject(principal, ctx.params.id);
-    requireRole(principal, 'admin', 'member');
-    const keyId = (ctx.params.keyId ?? '').toLowerCase();
-    if (!isUuid(keyId)) throw notFound('API key');
-    const changes = decodeOrThrow(KeyUpdateBody, await readJsonBody(ctx, deps), 'API key update');
-    const { position } = await restrictApiKey(
-      deps.commands,
-      project.id,
-      keyId,
-      changes,
-      context(principal, ctx.state.correlationId),
-    );
+  restrictKey: async ({ resource: project, params: { keyId }, body, command }, deps) => {
+    const { position } = await restrictApiKey(deps.commands, project.id, keyId, body, command);
     await deps.caughtUp(['access'], position);
     deps.apiKeys.invalidate();
-    ctx.body = (await deps.readModels.access.listApiKeys(project.id)).find((k) => k.id === keyId);
-  });
+    return ok((await deps.readModels.access.listApiKeys(project.id)).find((k) => k.id === keyId)!);
+  },
 
-  router.get('/v1/projects/:id/api-keys', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const project = await visibleProject(principalOf(ctx.state), ctx.params.id);
-    ctx.body = await deps.readModels.access.listApiKeys(project.id);
-  });
+  listKeys: async ({ resource: project }, deps) => ok(await deps.readModels.access.listApiKeys(project.id)),
 
-  router.delete('/v1/projects/:id/api-keys/:keyId', ...jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    const project = await visibleProject(principal, ctx.params.id);
-    requireRole(principal, 'admin', 'member');
-    const keyId = ctx.params.keyId ?? '';
-    if (!isUuid(keyId)) throw notFound('API key');
-    const { position } = await revokeApiKey(
-      deps.commands,
-      project.id,
-      keyId.toLowerCase(),
-      context(principal, ctx.state.correlationId),
-    );
+  revokeKey: async ({ resource: project, params: { keyId }, command }, deps) => {
+    const { position } = await revokeApiKey(deps.commands, project.id, keyId, command);
     await deps.caughtUp(['access'], position);
     deps.apiKeys.invalidate();
-    ctx.status = 204;
-  });
+    return noBody(204);
+  },
 };

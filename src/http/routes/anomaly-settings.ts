@@ -1,53 +1,25 @@
-import type Router from '@koa/router';
-import { AnomalySettingsPatch, effectiveSettings } from '../../domain/anomaly-settings.ts';
 import { updateAnomalySettings } from '../../commands/anomalies.ts';
-import { commandContext, principalOf, requireRole, visibleOr404 } from '../middleware/auth.ts';
-import { readJsonBody } from '../middleware/body.ts';
-import { decodeOrThrow } from '../middleware/errors.ts';
-import { NoParameters, readQuery } from '../middleware/query.ts';
+import { effectiveSettings } from '../../domain/anomaly-settings.ts';
 import type { RouteDeps } from '../deps.ts';
-import type { AppState } from '../state.ts';
-import type { AnomalySettingsAnswer } from '../responses.ts';
+import type { AnomalySettingsAnswer } from '../operations/answers.ts';
+import type { anomalySettingsOperations } from '../operations/anomaly-settings.ts';
+import { type Handlers, ok } from '../operations/operation.ts';
 
-/** A project's anomaly settings: every rule's fields, the project's own values over the
- *  deployment's defaults. Everyone who sees the project reads them; admins and members change
- *  them with a partial update. */
-export const anomalySettingsRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
-  const path = '/v1/projects/:id/anomaly-settings';
-  const settingsOf = async (projectId: string): Promise<AnomalySettingsAnswer> => {
-    const own = await deps.readModels.anomalies.settingsOf(projectId);
-    return {
-      project_id: projectId,
-      ...effectiveSettings(deps.anomalyDefaults, own?.overrides ?? {}),
-      updated_at: own?.updated_at ?? null,
-    };
+/** Every rule's fields: the project's own values over the deployment's defaults. */
+const settingsOf = async (deps: RouteDeps, projectId: string): Promise<AnomalySettingsAnswer> => {
+  const own = await deps.readModels.anomalies.settingsOf(projectId);
+  return {
+    project_id: projectId,
+    ...effectiveSettings(deps.anomalyDefaults, own?.overrides ?? {}),
+    updated_at: own?.updated_at ?? null,
   };
+};
 
-  router.get(path, ...deps.jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    const project = await visibleOr404(ctx.params.id, 'project', (uuid) =>
-      deps.readModels.access.getProject(uuid, principal.scope),
-    );
-    ctx.body = await settingsOf(project.id);
-  });
-
-  router.put(path, ...deps.jwt, async (ctx) => {
-    readQuery(ctx.query, NoParameters);
-    const principal = principalOf(ctx.state);
-    const project = await visibleOr404(ctx.params.id, 'project', (uuid) =>
-      deps.readModels.access.getProject(uuid, principal.scope),
-    );
-    requireRole(principal, 'admin', 'member');
-    const patch = decodeOrThrow(AnomalySettingsPatch, await readJsonBody(ctx, deps), 'anomaly settings');
-    const { position } = await updateAnomalySettings(
-      deps.commands,
-      project.id,
-      patch,
-      deps.anomalyDefaults,
-      commandContext(principal, ctx.state.correlationId, deps.now),
-    );
+export const anomalySettingsHandlers: Handlers<typeof anomalySettingsOperations, RouteDeps> = {
+  get: async ({ resource: project }, deps) => ok(await settingsOf(deps, project.id)),
+  update: async ({ resource: project, body: patch, command }, deps) => {
+    const { position } = await updateAnomalySettings(deps.commands, project.id, patch, deps.anomalyDefaults, command);
     await deps.caughtUp(['anomalies'], position);
-    ctx.body = await settingsOf(project.id);
-  });
+    return ok(await settingsOf(deps, project.id));
+  },
 };

@@ -1,21 +1,11 @@
-import type Router from '@koa/router';
 import { stringify } from 'csv-stringify';
-import * as t from 'io-ts';
 import { PassThrough, Readable, pipeline } from 'node:stream';
 import { CSV_COLUMNS, toCsvRow } from '../../domain/export-csv.ts';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import { recordExport } from '../../commands/self-audit.ts';
-import { commandContext, principalOf, visibleProjectFilter } from '../middleware/auth.ts';
-import { readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
-import type { AppState } from '../state.ts';
-import { AuditFilterQuery, checkDateRange } from './audit.ts';
-
-export const MAX_EXPORT_EVENTS = 100_000;
-
-export const ExportQuery = t.exact(
-  t.intersection([AuditFilterQuery, t.partial({ format: t.keyof({ csv: null, json: null }) })]),
-);
+import { MAX_EXPORT_EVENTS, type exportOperations } from '../operations/export.ts';
+import { type Handlers, ok } from '../operations/operation.ts';
 
 async function* csvRecords(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIterable<string[]> {
   for await (const batch of batches) for (const event of batch) yield toCsvRow(event);
@@ -36,23 +26,16 @@ async function* jsonArray(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIter
 /** SPEC 4.8: the list's filters, newest first, at most MAX_EXPORT_EVENTS; `X-Export-Total` says
  *  how many matched and `X-Export-Truncated: true` when that is more than were sent. HEAD answers
  *  the same headers without reading a single event. */
-export const exportRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
-  router.get('/v1/audit/export', ...deps.jwt, async (ctx) => {
-    const { format = 'csv', ...filter } = readQuery(ctx.query, ExportQuery);
-    checkDateRange(filter);
-    const principal = principalOf(ctx.state);
+export const exportHandlers: Handlers<typeof exportOperations, RouteDeps> = {
+  download: async ({ query: { format = 'csv', ...filter }, principal, command, ctx }, deps) => {
     const scope = principal.scope;
-    await visibleProjectFilter(deps.readModels.access, scope, filter.project_id);
     const total = await deps.readModels.auditEvents.count(filter, scope);
     ctx.set('X-Export-Total', String(total));
     if (total > MAX_EXPORT_EVENTS) ctx.set('X-Export-Truncated', 'true');
     ctx.attachment(`watchlog-audit-${deps.now().toISOString().slice(0, 10)}.${format}`);
     ctx.type = format === 'json' ? 'application/json; charset=utf-8' : 'text/csv; charset=utf-8';
-    if (ctx.method === 'HEAD') {
-      // No stream: one that is never read would only be torn down when the response ends.
-      ctx.status = 200;
-      return;
-    }
+    // No stream: one that is never read would only be torn down when the response ends.
+    if (ctx.method === 'HEAD') return { status: 200 };
     // Recorded before the first row leaves: no export goes unrecorded (503 when it cannot be).
     await recordExport(
       deps.commands,
@@ -65,7 +48,7 @@ export const exportRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
         requestId: ctx.state.correlationId,
         at: deps.now(),
       },
-      commandContext(principal, ctx.state.correlationId, deps.now),
+      command,
     );
     const batches = deps.readModels.auditEvents.exportBatches(filter, scope, MAX_EXPORT_EVENTS);
     const onError = (err: (Error & { code?: string }) | null) => {
@@ -75,7 +58,7 @@ export const exportRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
         deps.logger.info({ req_id: ctx.state.correlationId }, 'export stopped: the client went away');
       else deps.logger.error({ err, req_id: ctx.state.correlationId }, 'export failed while streaming');
     };
-    ctx.body =
+    return ok(
       format === 'json'
         ? pipeline(Readable.from(jsonArray(batches)), new PassThrough(), onError)
         : // Text cells are quoted even when RFC 4180 does not need it (empty ones are not): a
@@ -84,6 +67,7 @@ export const exportRoutes = (router: Router<AppState>, deps: RouteDeps): void =>
             Readable.from(csvRecords(batches)),
             stringify({ header: true, columns: [...CSV_COLUMNS], quoted_string: true, quoted_empty: false }),
             onError,
-          );
-  });
+          ),
+    );
+  },
 };

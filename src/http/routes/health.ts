@@ -1,36 +1,12 @@
-import type Router from '@koa/router';
 import type { RouteDeps } from '../deps.ts';
-import type { AppState } from '../state.ts';
+import type { healthOperations } from '../operations/health.ts';
+import { type Handlers, ok } from '../operations/operation.ts';
 
-export interface ReadModelReadiness {
-  ok: boolean;
-  /** How long the oldest event it has not applied has been in the log; 0 when caught up. */
-  lag_ms: number;
-  /** Its checkpoint: the log position it has applied. */
-  position: string | null;
-  /** Whether a live projector holds its lease (none: no worker runs it). */
-  projector: boolean;
-}
-
-export interface Readiness {
-  ready: boolean;
-  checks: {
-    bootstrap: { ok: boolean };
-    log: { ok: boolean; head: string | null; reason?: string; since?: string };
-    read_models: Record<string, ReadModelReadiness>;
-  };
-}
-
-/** Liveness (`/healthz`: the process answers) apart from readiness (`/readyz`: a request would
- *  succeed now), so a platform restarts what is dead and routes only to what is ready. */
-export const healthRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-
-  router.get('/readyz', async (ctx) => {
+export const healthHandlers: Handlers<typeof healthOperations, RouteDeps> = {
+  liveness: () => ok({ status: 'ok' as const }),
+  readiness: async (_, deps) => {
     const readiness = await deps.readiness();
-    ctx.status = readiness.ready ? 200 : 503;
-    ctx.body = { status: readiness.ready ? 'ready' : 'not_ready', ...readiness.checks };
-  });
+    const body = { status: readiness.ready ? ('ready' as const) : ('not_ready' as const), ...readiness.checks };
+    return readiness.ready ? ok(body) : { status: 503, body };
+  },
 };

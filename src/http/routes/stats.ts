@@ -1,34 +1,15 @@
-import type Router from '@koa/router';
-import * as t from 'io-ts';
-import { Environment } from '../../domain/audit-event.ts';
 import { INTERVAL_MS, exactRange, intervalFor, statisticsOf } from '../../domain/stats.ts';
-import { principalOf, visibleProjectFilter } from '../middleware/auth.ts';
-import { validationError } from '../middleware/errors.ts';
-import { readQuery } from '../middleware/query.ts';
 import type { RouteDeps } from '../deps.ts';
-import type { AppState } from '../state.ts';
-import { ProjectServiceRange, checkDateRange } from './audit.ts';
-
-/** More timeline points than this is a request for the wrong interval. */
-export const MAX_TIMELINE_POINTS = 1500;
-
-export const StatsQuery = t.exact(
-  t.intersection([
-    ProjectServiceRange,
-    t.partial({ environment: Environment, interval: t.keyof({ minute: null, hour: null, day: null }) }),
-  ]),
-);
+import { validationError } from '../middleware/errors.ts';
+import { type Handlers, ok } from '../operations/operation.ts';
+import { MAX_TIMELINE_POINTS, type statsOperations } from '../operations/stats.ts';
 
 /** SPEC 4.4: statistics of the caller's projects (or one). `start_date` and `end_date` are exact,
  *  inclusive bounds, as in the list and the export, so the three count the same events: the whole
  *  minutes inside the range come from the stats-buckets read model (O(buckets), never a scan of
  *  events), the partial minutes at its two edges from the events in them. */
-export const statsRoutes = (router: Router<AppState>, deps: RouteDeps): void => {
-  router.get('/v1/audit/stats', ...deps.jwt, async (ctx) => {
-    const q = readQuery(ctx.query, StatsQuery);
-    checkDateRange(q);
-    const { scope } = principalOf(ctx.state);
-    await visibleProjectFilter(deps.readModels.access, scope, q.project_id);
+export const statsHandlers: Handlers<typeof statsOperations, RouteDeps> = {
+  statistics: async ({ query: q, principal: { scope } }, deps) => {
     const to = q.end_date !== undefined ? Date.parse(q.end_date) : deps.now().getTime();
     const from = q.start_date !== undefined ? Date.parse(q.start_date) : to - INTERVAL_MS.day;
     const interval = q.interval ?? intervalFor(from, to);
@@ -56,6 +37,6 @@ export const statsRoutes = (router: Router<AppState>, deps: RouteDeps): void => 
         ),
       ),
     ]);
-    ctx.body = statisticsOf([...whole, ...partial.flat()], from, to, interval);
-  });
+    return ok(statisticsOf([...whole, ...partial.flat()], from, to, interval));
+  },
 };

@@ -1,25 +1,26 @@
 import * as t from 'io-ts';
-import { Email, Role, Uuid, intRange } from '../domain/codecs.ts';
-import { withSchema, type JsonSchema } from '../domain/json-schema.ts';
-import { Environment, HttpMethod, StoredAuditEvent } from '../domain/audit-event.ts';
-import { RateLimit } from '../domain/api-keys.ts';
-import { AnomalySettings } from '../domain/anomaly-settings.ts';
-import { ChannelCreateInput, ChannelEvents, ProjectScope } from '../domain/channel.ts';
-import { MAX_INTERVAL_SECONDS, MAX_TIMEOUT_SECONDS, MIN_INTERVAL_SECONDS, MonitorStatus } from '../domain/monitor.ts';
-import { STATUS_CLASSES, type StatusClass, type Statistics as StatisticsType } from '../domain/stats.ts';
-import type { ExplicitSession as ExplicitSessionType } from '../domain/sessions.ts';
-import type { ApiKeyView, ProjectView, UserView } from '../views/access/port.ts';
-import type { AuditListItem as AuditListItemType } from '../views/audit-events/port.ts';
-import type { DerivedSession as DerivedSessionType } from '../views/derived-sessions/port.ts';
-import type { CheckView, MonitorResponse } from '../views/monitors/port.ts';
-import type { ChannelView } from '../views/channels/port.ts';
-import type { DeliveryView } from '../views/deliveries/port.ts';
-import type { TestAnswer as TestAnswerType } from './deps.ts';
-import { ChannelTypeCodec } from '../domain/delivery.ts';
-import { DeliveryStatusCodec } from './routes/deliveries.ts';
-import type { LatestCheckpoint as LatestCheckpointType } from '../views/tree/port.ts';
-import type { Readiness } from './routes/health.ts';
-import { EventType } from './routes/audit.ts';
+import { Email, Role, Uuid, intRange } from '../../domain/codecs.ts';
+import { withSchema, type JsonSchema } from '../../domain/json-schema.ts';
+import { Environment, EventType, HttpMethod, StoredAuditEvent } from '../../domain/audit-event.ts';
+import { RateLimit } from '../../domain/api-keys.ts';
+import { AnomalySettings } from '../../domain/anomaly-settings.ts';
+import { ChannelCreateInput, ChannelEvents, ProjectScope } from '../../domain/channel.ts';
+import {
+  MAX_INTERVAL_SECONDS,
+  MAX_TIMEOUT_SECONDS,
+  MIN_INTERVAL_SECONDS,
+  MonitorStatus,
+} from '../../domain/monitor.ts';
+import { STATUS_CLASSES, type StatusClass, type Statistics as StatisticsType } from '../../domain/stats.ts';
+import type { ExplicitSession as ExplicitSessionType } from '../../domain/sessions.ts';
+import type { ApiKeyView, ProjectView, UserView } from '../../views/access/port.ts';
+import type { AuditListItem as AuditListItemType } from '../../views/audit-events/port.ts';
+import type { DerivedSession as DerivedSessionType } from '../../views/derived-sessions/port.ts';
+import type { CheckView, MonitorResponse } from '../../views/monitors/port.ts';
+import type { ChannelView } from '../../views/channels/port.ts';
+import type { DeliveryView } from '../../views/deliveries/port.ts';
+import { ChannelTypeCodec, DeliveryStatus } from '../../domain/delivery.ts';
+import type { LatestCheckpoint as LatestCheckpointType } from '../../views/tree/port.ts';
 
 /** Every JSON answer of the API as a codec. The API's description (`GET /v1/openapi.json`) is
  *  generated from them, and the test that drives every endpoint checks each real answer against
@@ -89,6 +90,9 @@ export const errorBody = (status: ErrorStatus) =>
 
 export const Liveness = t.type({ status: t.literal('ok') });
 
+/** Whether a read model is ready: `lag_ms`, how long the oldest event it has not applied has been
+ *  in the log (0 when caught up); `position`, its checkpoint; `projector`, whether a live projector
+ *  holds its lease (none: no worker runs it). */
 const ReadModelReadiness = t.type({ ok: t.boolean, lag_ms: Count, position: nullable(t.string), projector: t.boolean });
 const ReadinessChecks = t.type({
   bootstrap: t.type({ ok: t.boolean }),
@@ -102,6 +106,12 @@ export const ReadinessAnswer = t.intersection([
   t.type({ status: t.keyof({ ready: null, not_ready: null }) }),
   ReadinessChecks,
 ]);
+/** Whether a request would succeed now, and why not (`GET /readyz`). */
+export interface Readiness {
+  ready: boolean;
+  checks: t.TypeOf<typeof ReadinessChecks>;
+}
+export type ReadModelReadiness = t.TypeOf<typeof ReadModelReadiness>;
 
 export const Ingested = t.type({ id: Uuid });
 export const BatchAnswer = t.type({
@@ -263,6 +273,7 @@ export const TestAnswer = t.type({
   error: nullable(t.string),
   duration_ms: Count,
 });
+export type TestAnswer = t.TypeOf<typeof TestAnswer>;
 const DeliveryAttempt = t.type({
   attempt: intRange(1, Number.MAX_SAFE_INTEGER),
   at: Timestamp,
@@ -280,7 +291,7 @@ export const Delivery = t.type({
   event_id: Uuid,
   event_type: t.keyof({ 'monitor.down': null, 'monitor.up': null, 'anomaly.detected': null, 'channel.test': null }),
   title: t.string,
-  status: DeliveryStatusCodec,
+  status: DeliveryStatus,
   reason: nullable(t.string),
   attempts: t.array(DeliveryAttempt),
   created_at: Timestamp,
@@ -377,7 +388,6 @@ type SameFields<C extends t.Mixed, A> = [Fields<t.TypeOf<C>>] extends [Fields<A>
     : false
   : false;
 
-true satisfies SameFields<typeof ReadinessChecks, Readiness['checks']>;
 true satisfies SameFields<typeof AuditListItem, AuditListItemType>;
 true satisfies SameFields<typeof DerivedSession, DerivedSessionType>;
 true satisfies SameFields<typeof ExplicitSession, ExplicitSessionType>;
@@ -389,5 +399,4 @@ true satisfies SameFields<typeof Check, CheckView>;
 true satisfies SameFields<typeof Monitor, MonitorResponse>;
 true satisfies SameFields<typeof Channel, ChannelView>;
 true satisfies SameFields<typeof Delivery, DeliveryView>;
-true satisfies SameFields<typeof TestAnswer, TestAnswerType>;
 true satisfies SameFields<typeof LatestCheckpoint, LatestCheckpointType>;

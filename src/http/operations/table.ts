@@ -1,0 +1,40 @@
+import { accessOperations } from './access.ts';
+import { anomalySettingsOperations } from './anomaly-settings.ts';
+import { auditOperations } from './audit.ts';
+import { auditorOperations } from './auditors.ts';
+import { channelOperations } from './channels.ts';
+import { deliveryOperations } from './deliveries.ts';
+import { exportOperations } from './export.ts';
+import { healthOperations } from './health.ts';
+import { type IngestDescription, ingestOperations } from './ingest.ts';
+import { maskingOperations } from './masking.ts';
+import { metricsOperations } from './metrics.ts';
+import { monitorOperations } from './monitors.ts';
+import { referenceOperations } from './reference.ts';
+import { retentionOperations } from './retention.ts';
+import { statsOperations } from './stats.ts';
+
+/** Every operation of the API, by resource, in the order they are mounted (a static path before
+ *  a parametrised one that would take it: `mount` refuses the reverse). The routes
+ *  (src/http/routes/, one handler per operation: `tsc` refuses a missing one), the OpenAPI
+ *  document (src/http/openapi/document.ts) and the dashboard's client types
+ *  (web/src/api/operations.gen.ts) all come from this table. */
+export const apiOperations = (description: IngestDescription) => ({
+  health: healthOperations,
+  metrics: metricsOperations,
+  reference: referenceOperations,
+  ingest: ingestOperations(description),
+  stats: statsOperations,
+  export: exportOperations,
+  audit: auditOperations,
+  access: accessOperations,
+  anomalySettings: anomalySettingsOperations,
+  masking: maskingOperations,
+  retention: retentionOperations,
+  monitors: monitorOperations,
+  channels: channelOperations,
+  deliveries: deliveryOperations,
+  auditors: auditorOperations,
+});
+
+export type ApiOperations = ReturnType<typeof apiOperations>;

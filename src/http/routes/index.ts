@@ -1,0 +1,37 @@
+import type { RouteDeps } from '../deps.ts';
+import type { TableHandlers } from '../operations/operation.ts';
+import type { ApiOperations } from '../operations/table.ts';
+import { accessHandlers } from './access.ts';
+import { anomalySettingsHandlers } from './anomaly-settings.ts';
+import { auditHandlers } from './audit.ts';
+import { auditorHandlers } from './auditors.ts';
+import { channelHandlers } from './channels.ts';
+import { deliveryHandlers } from './deliveries.ts';
+import { exportHandlers } from './export.ts';
+import { healthHandlers } from './health.ts';
+import { ingestHandlers } from './ingest.ts';
+import { maskingHandlers } from './masking.ts';
+import { metricsHandlers } from './metrics.ts';
+import { monitorHandlers } from './monitors.ts';
+import { referenceHandlers } from './reference.ts';
+import { retentionHandlers } from './retention.ts';
+import { statsHandlers } from './stats.ts';
+
+/** One handler for each operation of the table: a missing one fails `tsc`. */
+export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
+  health: healthHandlers,
+  metrics: metricsHandlers,
+  reference: referenceHandlers,
+  ingest: ingestHandlers,
+  stats: statsHandlers,
+  export: exportHandlers,
+  audit: auditHandlers,
+  access: accessHandlers,
+  anomalySettings: anomalySettingsHandlers,
+  masking: maskingHandlers,
+  retention: retentionHandlers,
+  monitors: monitorHandlers,
+  channels: channelHandlers,
+  deliveries: deliveryHandlers,
+  auditors: auditorHandlers,
+};

@@ -1,0 +1,7 @@
+import type { RouteDeps } from '../deps.ts';
+import { type Handlers, ok } from '../operations/operation.ts';
+import type { referenceOperations } from '../operations/reference.ts';
+
+export const referenceHandlers: Handlers<typeof referenceOperations, RouteDeps> = {
+  description: (_, deps) => ok(deps.openApi()),
+};
