@@ -5,7 +5,8 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { NewEvent, RecordedEvent } from '../../src/log/event-log.ts';
-import { SqliteEventLog, type CompactionOptions } from '../../src/log/sqlite/event-log.ts';
+import type { CompactionOptions } from '../../src/log/sqlite/compaction.ts';
+import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import { auditKeyStream, auditStream, streamFamily } from '../../src/domain/streams.ts';
 import { tempDir } from '../helpers/server.ts';
 
