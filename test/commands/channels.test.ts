@@ -1,10 +1,6 @@
 import test from 'ava';
-import {
-  channelDecider,
-  type ChannelCommand,
-  type ChannelEvents,
-  type ChannelTarget,
-} from '../../src/domain/channel.ts';
+import type { ChannelEvents, ChannelTarget } from '../../src/domain/channel.ts';
+import { channelDecider, type ChannelCommand } from '../../src/domain/channel-decider.ts';
 import type { DomainEvent } from '../../src/domain/events.ts';
 import { deciderSpec } from '../helpers/decider-spec.ts';
 

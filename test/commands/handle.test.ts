@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { channelDecider } from '../../src/domain/channel.ts';
+import { channelDecider } from '../../src/domain/channel-decider.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import type { CheckResult } from '../../src/domain/monitor.ts';
 import { projectDecider } from '../../src/domain/project.ts';

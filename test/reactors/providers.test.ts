@@ -1,7 +1,8 @@
 import test from 'ava';
 import { egressPolicy } from '../../src/checks/egress.ts';
 import { loadConfig } from '../../src/config.ts';
-import { targetOf, type ChannelCreateInput, type ChannelTarget } from '../../src/domain/channel.ts';
+import type { ChannelCreateInput, ChannelTarget } from '../../src/domain/channel.ts';
+import { targetOf } from '../../src/domain/channel-target.ts';
 import { alertNotification, transitionNotification, type Notification } from '../../src/domain/notification.ts';
 import { sendOnce, type SendOptions } from '../../src/reactors/notifications/send.ts';
 import { defaultEgress as egress } from '../helpers/egress.ts';
