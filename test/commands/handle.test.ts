@@ -132,7 +132,7 @@ test('two registrations of the same e-mail at once give one user and one conflic
         toMeet -= 1;
         await new Promise<void>((resolve) => {
           met.push(resolve);
-          if (toMeet === 0) met.forEach((release) => release());
+          if (toMeet === 0) for (const release of met) release();
         });
       }
       return events;

@@ -81,7 +81,10 @@ test('Slack: an incoming-webhook POST with Block Kit blocks and a fallback text;
   const [req] = slack.received;
   t.is(req!.path, '/services/T000/B000/XXXX');
   t.is(req!.headers['content-type'], 'application/json');
-  const body = req!.json as { text: string; blocks: Array<Record<string, any>> };
+  const body = req!.json as {
+    text: string;
+    blocks: Array<{ type: string; text: { type: string }; fields: Array<{ text: string }>; elements: unknown[] }>;
+  };
   saysItAll(t, body.text);
   t.deepEqual(
     body.blocks.map((b) => b.type),
@@ -124,7 +127,14 @@ test('Discord: a webhook POST with one embed (title, description, link, color, f
   const body = discord.received[0]!.json as {
     username: string;
     allowed_mentions: { parse: string[] };
-    embeds: Array<Record<string, any>>;
+    embeds: Array<{
+      title: string;
+      description: string;
+      url: string;
+      color: number;
+      timestamp: string;
+      fields: Array<{ name: string; value: string; inline: boolean }>;
+    }>;
   };
   t.is(body.username, 'watchlog');
   t.deepEqual(body.allowed_mentions, { parse: [] });
@@ -155,7 +165,13 @@ test('Microsoft Teams: a workflow-webhook POST of a message with one Adaptive Ca
     ),
     { ok: true, status: 202 },
   );
-  const body = teams.received[0]!.json as { type: string; attachments: Array<Record<string, any>> };
+  const body = teams.received[0]!.json as {
+    type: string;
+    attachments: Array<{
+      contentType: string;
+      content: { body: Array<{ type: string; text: string }>; actions: unknown };
+    }>;
+  };
   t.is(body.type, 'message');
   t.is(body.attachments.length, 1);
   const [attachment] = body.attachments;
@@ -167,7 +183,7 @@ test('Microsoft Teams: a workflow-webhook POST of a message with one Adaptive Ca
     ['TextBlock', 'TextBlock', 'FactSet'],
   );
   t.like(card.body[0], { text: '🔴 checkout-api is DOWN', weight: 'Bolder', color: 'Attention' });
-  saysItAll(t, card.body[1].text);
+  saysItAll(t, card.body[1]!.text);
   t.deepEqual(card.actions, [{ type: 'Action.OpenUrl', title: 'Open in watchlog', url: LINK }]);
 });
 
@@ -186,7 +202,10 @@ test('PagerDuty: DOWN triggers and UP resolves with the same dedup key; an alert
   });
   await sendOnce(channel, up, options);
   await sendOnce(channel, alert, options);
-  const [trigger, resolve, alerted] = pd.received.map((r) => r.json as Record<string, any>);
+  // A resolve has no payload and no links.
+  const [trigger, resolve, alerted] = pd.received.map(
+    (r) => r.json as { payload?: { summary: string }; links?: unknown },
+  );
   t.like(trigger, {
     routing_key: 'R0UT1NGKEY0000000000000000000001',
     event_action: 'trigger',
@@ -201,7 +220,7 @@ test('PagerDuty: DOWN triggers and UP resolves with the same dedup key; an alert
     class: 'monitor.down',
     timestamp: '2026-11-23T10:00:00.000Z',
   });
-  saysItAll(t, trigger!.payload.summary);
+  saysItAll(t, trigger!.payload!.summary);
   t.deepEqual(trigger!.links, [{ href: LINK, text: 'Open in watchlog' }]);
   t.deepEqual(resolve, {
     routing_key: 'R0UT1NGKEY0000000000000000000001',
