@@ -264,24 +264,27 @@ const meddling = (log: EventLog, target: string, projectId: string, times = Infi
   return { log: wrapped, attempts: () => appends };
 };
 
-test('another writer appending before every attempt: the command gives up after 5 with WrongExpectedRevisionError', async (t) => {
-  const log = openLog(t);
-  const { id } = await createProject({ log }, 'shop', ctx);
-  const stream = projectStream(id);
-  const busy = meddling(log, stream, id);
-  const error = await t.throwsAsync(issueApiKey({ log: busy.log }, id, 'ci', NO_RESTRICTIONS, ctx), {
-    instanceOf: WrongExpectedRevisionError,
-  });
-  t.is(error.stream, stream);
-  t.is(busy.attempts(), 5);
-  t.is((await load(log, stream, projectDecider)).state.keys.size, 5, "only the other writer's five keys were issued");
-  t.deepEqual(
-    (await log.readStream(stream)).filter(
-      (e) => e.type === 'ApiKeyIssued' && (e.data as { name: string }).name === 'ci',
-    ),
-    [],
-  );
-});
+test(
+  'another writer appending before every attempt: ' + 'the command gives up after 5 with WrongExpectedRevisionError',
+  async (t) => {
+    const log = openLog(t);
+    const { id } = await createProject({ log }, 'shop', ctx);
+    const stream = projectStream(id);
+    const busy = meddling(log, stream, id);
+    const error = await t.throwsAsync(issueApiKey({ log: busy.log }, id, 'ci', NO_RESTRICTIONS, ctx), {
+      instanceOf: WrongExpectedRevisionError,
+    });
+    t.is(error.stream, stream);
+    t.is(busy.attempts(), 5);
+    t.is((await load(log, stream, projectDecider)).state.keys.size, 5, "only the other writer's five keys were issued");
+    t.deepEqual(
+      (await log.readStream(stream)).filter(
+        (e) => e.type === 'ApiKeyIssued' && (e.data as { name: string }).name === 'ci',
+      ),
+      [],
+    );
+  },
+);
 
 test('another writer appending before each of the first 4 attempts: the fifth appends', async (t) => {
   const log = openLog(t);
