@@ -1,4 +1,4 @@
-import { publicSettingsOf } from '../src/domain/channel.ts';
+import { publicSettingsOf } from '../src/domain/channel-target.ts';
 import type { ChannelsWriter } from '../src/views/channels/port.ts';
 import type { Projection } from './projection.ts';
 

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { channelDecider, targetOf, type ChannelCreateInput, type ChannelUpdateInput } from '../domain/channel.ts';
+import type { ChannelCreateInput, ChannelUpdateInput } from '../domain/channel.ts';
+import { channelDecider } from '../domain/channel-decider.ts';
+import { targetOf } from '../domain/channel-target.ts';
 import { channelStream } from '../domain/streams.ts';
 import { handle, type CommandContext, type CommandDeps } from './handle.ts';
 import { requireProject } from './projects.ts';

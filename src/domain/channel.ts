@@ -3,12 +3,11 @@ import { isLeft } from 'fp-ts/lib/Either.js';
 import { boundedString, closed, discriminated, Email, intRange, Uuid } from './codecs.ts';
 import { MonitorUrl } from './monitor.ts';
 import { withSchema } from './json-schema.ts';
-import type { Decider } from './decider.ts';
-import { DomainError, notFound } from './errors.ts';
-import type { DomainEvent } from './events.ts';
 
 /** Notification channels of a project: where monitor transitions (and, opting in, alerts) go,
- *  and how (docs/notifications.md). */
+ *  and how (docs/notifications.md). Here: what the API accepts for each channel type, and what
+ *  the log keeps; a target's defaults and what answers show of it are in channel-target.ts, a
+ *  channel's state and decider in channel-decider.ts. */
 
 export const CHANNEL_TYPES = ['webhook', 'webpush', 'slack', 'discord', 'teams', 'email', 'pagerduty', 'ntfy'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
@@ -85,10 +84,6 @@ const Recipients = withSchema(
   t.array(Email),
 );
 
-/** Providers' public endpoints, used when a channel names none. */
-export const PAGERDUTY_EVENTS_URL = 'https://events.pagerduty.com/v2/enqueue';
-export const NTFY_SERVER_URL = 'https://ntfy.sh';
-
 const common = { project_id: Uuid };
 const optional = t.partial({
   name: boundedString(1, 100),
@@ -131,6 +126,27 @@ const Changes = t.partial({
 });
 export const ChannelUpdateInput = closed(t.exact(Changes), 'field', 'a channel update');
 export type ChannelUpdateInput = t.TypeOf<typeof ChannelUpdateInput>;
+
+/** Where a target connects, by field (for the egress policy's check when it is saved): URLs, or
+ *  the SMTP server as an http URL of its host, which the policy reads the same way. */
+export const destinationsOf = (input: ChannelCreateInput): Array<{ path: string; url: string }> => {
+  switch (input.type) {
+    case 'webpush':
+      return [{ path: 'subscription.endpoint', url: input.subscription.endpoint }];
+    case 'email':
+      return [
+        {
+          path: 'smtp.host',
+          url: `http://${input.smtp.host.includes(':') ? `[${input.smtp.host}]` : input.smtp.host}/`,
+        },
+      ];
+    case 'pagerduty':
+    case 'ntfy':
+      return input.url === undefined ? [] : [{ path: 'url', url: input.url }];
+    default:
+      return [{ path: 'url', url: input.url }];
+  }
+};
 
 /** What deliveries need, secrets included: kept in the log and the read store, never in an API
  *  answer. Defaults are filled in when the channel is created, so a later change of a default
@@ -197,287 +213,3 @@ export const channelEvents = {
   /** A delivery got through again. */
   ChannelRecovered: t.type({ channel_id: t.string, project_id: t.string, recovered_at: t.string }),
 } as const;
-
-export interface ChannelState {
-  id: string | null;
-  projectId: string;
-  scope: ProjectScope;
-  deleted: boolean;
-  active: boolean;
-  degraded: boolean;
-  events: ChannelEvents;
-  name: string | null;
-  quietMinutes: number;
-}
-export const initialChannel: ChannelState = {
-  id: null,
-  projectId: '',
-  scope: 'project',
-  deleted: false,
-  active: false,
-  degraded: false,
-  events: [],
-  name: null,
-  quietMinutes: 0,
-};
-
-export const evolveChannel = (state: ChannelState, e: DomainEvent): ChannelState => {
-  switch (e.type) {
-    case 'ChannelCreated':
-      return {
-        ...state,
-        id: e.data.channel_id,
-        projectId: e.data.project_id,
-        active: e.data.active,
-        events: e.data.events,
-        scope: e.data.project_scope ?? 'project',
-        name: e.data.name ?? null,
-        quietMinutes: e.data.quiet_minutes ?? 0,
-      };
-    case 'ChannelUpdated': {
-      const { active, events, name, quiet_minutes } = e.data.changes;
-      return {
-        ...state,
-        ...(active === undefined ? {} : { active }),
-        ...(events === undefined ? {} : { events }),
-        ...(name === undefined ? {} : { name }),
-        ...(quiet_minutes === undefined ? {} : { quietMinutes: quiet_minutes }),
-      };
-    }
-    case 'ChannelDeactivated':
-      return { ...state, active: false };
-    case 'ChannelDegraded':
-      return { ...state, degraded: true };
-    case 'ChannelRecovered':
-      return { ...state, degraded: false };
-    case 'ChannelDeleted':
-      return { ...state, deleted: true };
-    default:
-      return state;
-  }
-};
-
-const sameEvents = (a: ChannelEvents, b: ChannelEvents) => a.length === b.length && a.every((kind) => b.includes(kind));
-
-export const assertChannelExists = (state: ChannelState): void => {
-  if (state.id === null || state.deleted) throw notFound('channel');
-};
-
-const SMTP_PORTS: Record<SmtpSecurity, number> = { tls: 465, starttls: 587, none: 25 };
-
-/** The channel's target from the input, with each default filled in. */
-export const targetOf = (input: ChannelCreateInput): ChannelTarget => {
-  switch (input.type) {
-    case 'webhook':
-      return { type: 'webhook', url: input.url, ...(input.secret === undefined ? {} : { secret: input.secret }) };
-    case 'webpush':
-      return { type: 'webpush', subscription: input.subscription };
-    case 'slack':
-    case 'discord':
-    case 'teams':
-      return { type: input.type, url: input.url };
-    case 'email': {
-      const { host, port, security = 'starttls', username, password, reject_unauthorized = true, ca } = input.smtp;
-      return {
-        type: 'email',
-        from: input.from,
-        to: input.to,
-        smtp: {
-          host,
-          port: port ?? SMTP_PORTS[security],
-          security,
-          reject_unauthorized,
-          ...(username === undefined ? {} : { username }),
-          ...(password === undefined ? {} : { password }),
-          ...(ca === undefined ? {} : { ca }),
-        },
-      };
-    }
-    case 'pagerduty':
-      return {
-        type: 'pagerduty',
-        url: input.url ?? PAGERDUTY_EVENTS_URL,
-        routing_key: input.routing_key,
-        severity: input.severity ?? 'critical',
-      };
-    case 'ntfy':
-      return {
-        type: 'ntfy',
-        url: input.url ?? NTFY_SERVER_URL,
-        topic: input.topic,
-        ...(input.token === undefined ? {} : { token: input.token }),
-      };
-  }
-};
-
-/** Where a target connects, by field (for the egress policy's check when it is saved): URLs, or
- *  the SMTP server as an http URL of its host, which the policy reads the same way. */
-export const destinationsOf = (input: ChannelCreateInput): Array<{ path: string; url: string }> => {
-  switch (input.type) {
-    case 'webpush':
-      return [{ path: 'subscription.endpoint', url: input.subscription.endpoint }];
-    case 'email':
-      return [
-        {
-          path: 'smtp.host',
-          url: `http://${input.smtp.host.includes(':') ? `[${input.smtp.host}]` : input.smtp.host}/`,
-        },
-      ];
-    case 'pagerduty':
-    case 'ntfy':
-      return input.url === undefined ? [] : [{ path: 'url', url: input.url }];
-    default:
-      return [{ path: 'url', url: input.url }];
-  }
-};
-
-export interface PublicSettings {
-  url: string;
-  has_secret: boolean;
-  settings: Record<string, unknown>;
-}
-
-/** What the API shows of a target: where it sends, never a secret. Chat webhooks' URLs carry
- *  their token in the path, so only their origin is shown. */
-export const publicSettingsOf = (target: ChannelTarget): PublicSettings => {
-  switch (target.type) {
-    case 'webhook':
-      return { url: target.url, has_secret: target.secret !== undefined, settings: {} };
-    case 'webpush':
-      return { url: target.subscription.endpoint, has_secret: false, settings: {} };
-    case 'slack':
-    case 'discord':
-    case 'teams':
-      return { url: `${new URL(target.url).origin}/…`, has_secret: true, settings: {} };
-    case 'email': {
-      const { host, port, security, username, reject_unauthorized, ca } = target.smtp;
-      return {
-        url: `smtp://${host.includes(':') ? `[${host}]` : host}:${port}`,
-        has_secret: target.smtp.password !== undefined,
-        settings: {
-          from: target.from,
-          to: target.to,
-          smtp: { host, port, security, username: username ?? null, reject_unauthorized, has_ca: ca !== undefined },
-        },
-      };
-    }
-    case 'pagerduty':
-      return { url: target.url, has_secret: true, settings: { severity: target.severity } };
-    case 'ntfy':
-      return {
-        url: `${target.url.replace(/\/+$/, '')}/${target.topic}`,
-        has_secret: target.token !== undefined,
-        settings: { topic: target.topic },
-      };
-  }
-};
-
-export type ChannelCommand =
-  | {
-      type: 'CreateChannel';
-      channel_id: string;
-      project_id: string;
-      target: ChannelTarget;
-      events: ChannelEvents;
-      active: boolean;
-      name: string | null;
-      project_scope: ProjectScope;
-      quiet_minutes: number;
-      at: string;
-    }
-  | { type: 'UpdateChannel'; changes: ChannelUpdateInput; at: string }
-  | { type: 'DeleteChannel'; at: string }
-  /** The push service no longer knows the subscription: stop sending to it (once). */
-  | { type: 'DeactivateChannel'; reason: string; at: string }
-  /** `failures` deliveries in a row failed (once, until a delivery gets through). */
-  | { type: 'DegradeChannel'; failures: number; reason: string; at: string }
-  | { type: 'RecoverChannel'; at: string };
-
-export const channelDecider: Decider<ChannelState, ChannelCommand> = {
-  initialState: initialChannel,
-  evolve: evolveChannel,
-  decide(command, state) {
-    switch (command.type) {
-      case 'CreateChannel': {
-        if (state.id !== null) throw new DomainError('conflict', 'channel already exists');
-        const { channel_id, project_id, target, events, active, name, project_scope, quiet_minutes, at } = command;
-        return [
-          {
-            type: 'ChannelCreated',
-            data: {
-              channel_id,
-              project_id,
-              target,
-              events,
-              active,
-              name,
-              project_scope,
-              quiet_minutes,
-              created_at: at,
-            },
-          },
-        ];
-      }
-      case 'UpdateChannel': {
-        assertChannelExists(state);
-        const { active, events, name, quiet_minutes } = command.changes;
-        const changes = {
-          ...(active === undefined || active === state.active ? {} : { active }),
-          ...(events === undefined || sameEvents(events, state.events) ? {} : { events }),
-          ...(name === undefined || name === state.name ? {} : { name }),
-          ...(quiet_minutes === undefined || quiet_minutes === state.quietMinutes ? {} : { quiet_minutes }),
-        };
-        if (Object.keys(changes).length === 0) return [];
-        return [
-          {
-            type: 'ChannelUpdated',
-            data: { channel_id: state.id!, project_id: state.projectId, changes, updated_at: command.at },
-          },
-        ];
-      }
-      case 'DeleteChannel':
-        assertChannelExists(state);
-        return [
-          {
-            type: 'ChannelDeleted',
-            data: { channel_id: state.id!, project_id: state.projectId, deleted_at: command.at },
-          },
-        ];
-      case 'DeactivateChannel':
-        if (state.id === null || state.deleted || !state.active) return [];
-        return [
-          {
-            type: 'ChannelDeactivated',
-            data: {
-              channel_id: state.id,
-              project_id: state.projectId,
-              reason: command.reason,
-              deactivated_at: command.at,
-            },
-          },
-        ];
-      case 'DegradeChannel':
-        if (state.id === null || state.deleted || state.degraded) return [];
-        return [
-          {
-            type: 'ChannelDegraded',
-            data: {
-              channel_id: state.id,
-              project_id: state.projectId,
-              failures: command.failures,
-              reason: command.reason,
-              degraded_at: command.at,
-            },
-          },
-        ];
-      case 'RecoverChannel':
-        if (state.id === null || state.deleted || !state.degraded) return [];
-        return [
-          {
-            type: 'ChannelRecovered',
-            data: { channel_id: state.id, project_id: state.projectId, recovered_at: command.at },
-          },
-        ];
-    }
-  },
-};

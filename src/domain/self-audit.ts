@@ -1,5 +1,5 @@
 import type { StoredAuditEvent } from './audit-event.ts';
-import { publicSettingsOf } from './channel.ts';
+import { publicSettingsOf } from './channel-target.ts';
 import { identifierDigest } from './retention.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 

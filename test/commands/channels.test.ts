@@ -1,10 +1,6 @@
 import test from 'ava';
-import {
-  channelDecider,
-  type ChannelCommand,
-  type ChannelEvents,
-  type ChannelTarget,
-} from '../../src/domain/channel.ts';
+import type { ChannelEvents, ChannelTarget } from '../../src/domain/channel.ts';
+import { channelDecider, type ChannelCommand } from '../../src/domain/channel-decider.ts';
 import type { DomainEvent } from '../../src/domain/events.ts';
 import { deciderSpec } from '../helpers/decider-spec.ts';
 
@@ -191,15 +187,19 @@ const degraded: DomainEvent = {
 const recover: ChannelCommand = { type: 'RecoverChannel', at: T2 };
 const recovered: DomainEvent = { type: 'ChannelRecovered', data: { ...ids, recovered_at: T2 } };
 
-test('DegradeChannel marks a channel degraded once; RecoverChannel clears it once; a deleted or unknown channel gives nothing', (t) => {
-  spec(t).given([created]).when(degrade).then([degraded]);
-  spec(t).given([created, degraded]).when(degrade).thenNothing();
-  spec(t).given([created, degraded]).when(recover).then([recovered]);
-  spec(t).given([created, degraded, recovered]).when(recover).thenNothing();
-  spec(t).given([created]).when(recover).thenNothing();
-  spec(t).given([created, degraded, recovered]).when(degrade).then([degraded]);
-  for (const given of [[], [created, deleted]]) {
-    spec(t).given(given).when(degrade).thenNothing();
-    spec(t).given(given).when(recover).thenNothing();
-  }
-});
+test(
+  'DegradeChannel marks a channel degraded once; RecoverChannel clears it once; ' +
+    'a deleted or unknown channel gives nothing',
+  (t) => {
+    spec(t).given([created]).when(degrade).then([degraded]);
+    spec(t).given([created, degraded]).when(degrade).thenNothing();
+    spec(t).given([created, degraded]).when(recover).then([recovered]);
+    spec(t).given([created, degraded, recovered]).when(recover).thenNothing();
+    spec(t).given([created]).when(recover).thenNothing();
+    spec(t).given([created, degraded, recovered]).when(degrade).then([degraded]);
+    for (const given of [[], [created, deleted]]) {
+      spec(t).given(given).when(degrade).thenNothing();
+      spec(t).given(given).when(recover).thenNothing();
+    }
+  },
+);

@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { channelDecider } from '../../src/domain/channel.ts';
+import { channelDecider } from '../../src/domain/channel-decider.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import type { CheckResult } from '../../src/domain/monitor.ts';
 import { projectDecider } from '../../src/domain/project.ts';
@@ -132,7 +132,7 @@ test('two registrations of the same e-mail at once give one user and one conflic
         toMeet -= 1;
         await new Promise<void>((resolve) => {
           met.push(resolve);
-          if (toMeet === 0) met.forEach((release) => release());
+          if (toMeet === 0) for (const release of met) release();
         });
       }
       return events;
@@ -264,24 +264,27 @@ const meddling = (log: EventLog, target: string, projectId: string, times = Infi
   return { log: wrapped, attempts: () => appends };
 };
 
-test('another writer appending before every attempt: the command gives up after 5 with WrongExpectedRevisionError', async (t) => {
-  const log = openLog(t);
-  const { id } = await createProject({ log }, 'shop', ctx);
-  const stream = projectStream(id);
-  const busy = meddling(log, stream, id);
-  const error = await t.throwsAsync(issueApiKey({ log: busy.log }, id, 'ci', NO_RESTRICTIONS, ctx), {
-    instanceOf: WrongExpectedRevisionError,
-  });
-  t.is(error.stream, stream);
-  t.is(busy.attempts(), 5);
-  t.is((await load(log, stream, projectDecider)).state.keys.size, 5, "only the other writer's five keys were issued");
-  t.deepEqual(
-    (await log.readStream(stream)).filter(
-      (e) => e.type === 'ApiKeyIssued' && (e.data as { name: string }).name === 'ci',
-    ),
-    [],
-  );
-});
+test(
+  'another writer appending before every attempt: ' + 'the command gives up after 5 with WrongExpectedRevisionError',
+  async (t) => {
+    const log = openLog(t);
+    const { id } = await createProject({ log }, 'shop', ctx);
+    const stream = projectStream(id);
+    const busy = meddling(log, stream, id);
+    const error = await t.throwsAsync(issueApiKey({ log: busy.log }, id, 'ci', NO_RESTRICTIONS, ctx), {
+      instanceOf: WrongExpectedRevisionError,
+    });
+    t.is(error.stream, stream);
+    t.is(busy.attempts(), 5);
+    t.is((await load(log, stream, projectDecider)).state.keys.size, 5, "only the other writer's five keys were issued");
+    t.deepEqual(
+      (await log.readStream(stream)).filter(
+        (e) => e.type === 'ApiKeyIssued' && (e.data as { name: string }).name === 'ci',
+      ),
+      [],
+    );
+  },
+);
 
 test('another writer appending before each of the first 4 attempts: the fifth appends', async (t) => {
   const log = openLog(t);

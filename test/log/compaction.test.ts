@@ -5,7 +5,8 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import type { NewEvent, RecordedEvent } from '../../src/log/event-log.ts';
-import { SqliteEventLog, type CompactionOptions } from '../../src/log/sqlite/event-log.ts';
+import type { CompactionOptions } from '../../src/log/sqlite/compaction.ts';
+import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import { auditKeyStream, auditStream, streamFamily } from '../../src/domain/streams.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -97,48 +98,51 @@ const fill = async (log: SqliteEventLog, projects: readonly string[], count: num
   }
 };
 
-test('compaction compresses all but the recent tail, and every read gives back exactly what it gave before', async (t) => {
-  const { file, log, another } = open(t);
-  const projects = [randomUUID(), randomUUID(), randomUUID()];
-  await fill(log, projects, 200);
-  const before = await readEverything(log);
-  const streams = await Promise.all(projects.map((p) => log.readStream(auditStream(p))));
-  const positions = ['3', '50', '120', '199', '200'];
-  const picked = await log.readPositions(positions);
-  const sizeBefore = rows(file).liveBytes;
+test(
+  'compaction compresses all but the recent tail, ' + 'and every read gives back exactly what it gave before',
+  async (t) => {
+    const { file, log, another } = open(t);
+    const projects = [randomUUID(), randomUUID(), randomUUID()];
+    await fill(log, projects, 200);
+    const before = await readEverything(log);
+    const streams = await Promise.all(projects.map((p) => log.readStream(auditStream(p))));
+    const positions = ['3', '50', '120', '199', '200'];
+    const picked = await log.readPositions(positions);
+    const sizeBefore = rows(file).liveBytes;
 
-  const done = await log.compact();
-  t.is(done.records, 200 - SMALL.keepRecent!);
-  t.true(done.bytesOut * 3 < done.bytesIn, `${done.bytesIn} → ${done.bytesOut}`);
-  const after = rows(file);
-  t.deepEqual(
-    after.compressed,
-    before.slice(0, 190).map((r) => Number(r.position)),
-  );
-  t.deepEqual(
-    after.inline,
-    before.slice(190).map((r) => Number(r.position)),
-  );
-  // Windows of 64 positions, at most 16 records a block, a project's keyed events with its own.
-  t.true(
-    after.blocks.length >= Math.ceil(190 / 16) && after.blocks.length <= 3 * Math.ceil(64 / 16) * 3 + 3,
-    `${after.blocks.length} blocks`,
-  );
-  t.true(after.liveBytes < sizeBefore, `${sizeBefore} → ${after.liveBytes} bytes`);
+    const done = await log.compact();
+    t.is(done.records, 200 - SMALL.keepRecent!);
+    t.true(done.bytesOut * 3 < done.bytesIn, `${done.bytesIn} → ${done.bytesOut}`);
+    const after = rows(file);
+    t.deepEqual(
+      after.compressed,
+      before.slice(0, 190).map((r) => Number(r.position)),
+    );
+    t.deepEqual(
+      after.inline,
+      before.slice(190).map((r) => Number(r.position)),
+    );
+    // Windows of 64 positions, at most 16 records a block, a project's keyed events with its own.
+    t.true(
+      after.blocks.length >= Math.ceil(190 / 16) && after.blocks.length <= 3 * Math.ceil(64 / 16) * 3 + 3,
+      `${after.blocks.length} blocks`,
+    );
+    t.true(after.liveBytes < sizeBefore, `${sizeBefore} → ${after.liveBytes} bytes`);
 
-  for (const reader of [log, another()]) {
-    t.deepEqual(await readEverything(reader), before);
-    t.deepEqual(seen(await reader.readAll('57', 20)), before.slice(57, 77));
-    for (const [i, p] of projects.entries())
-      t.deepEqual(seen(await reader.readStream(auditStream(p))), seen(streams[i]!));
-    t.deepEqual(seen(await reader.readPositions(positions)), seen(picked));
-  }
-  t.deepEqual(
-    await log.compact(),
-    { records: 0, blocks: 0, bytesIn: 0, bytesOut: 0 },
-    'a second run finds nothing to do',
-  );
-});
+    for (const reader of [log, another()]) {
+      t.deepEqual(await readEverything(reader), before);
+      t.deepEqual(seen(await reader.readAll('57', 20)), before.slice(57, 77));
+      for (const [i, p] of projects.entries())
+        t.deepEqual(seen(await reader.readStream(auditStream(p))), seen(streams[i]!));
+      t.deepEqual(seen(await reader.readPositions(positions)), seen(picked));
+    }
+    t.deepEqual(
+      await log.compact(),
+      { records: 0, blocks: 0, bytesIn: 0, bytesOut: 0 },
+      'a second run finds nothing to do',
+    );
+  },
+);
 
 test('compaction resumes where it stopped, and leaves capped streams and hand-written rows alone', async (t) => {
   const { file, log } = open(t);
@@ -157,58 +161,65 @@ test('compaction resumes where it stopped, and leaves capped streams and hand-wr
   t.is((await log.readPositions(['2']))[0]!.text!.data, '{"note":"a\u0001b"}');
 });
 
-test('a redaction of compressed records writes their block again: the old payload leaves the file, other readers see it at once', async (t) => {
-  const { file, log, another } = open(t);
-  const project = randomUUID();
-  for (let n = 0; n < 60; n++)
-    await log.append(
-      auditStream(project),
-      [event(n, n === 7 ? { user_email: 'secret.person@example.com' } : {})],
-      'any',
+test(
+  'a redaction of compressed records writes their block again: ' +
+    'the old payload leaves the file, other readers see it at once',
+  async (t) => {
+    const { file, log, another } = open(t);
+    const project = randomUUID();
+    for (let n = 0; n < 60; n++)
+      await log.append(
+        auditStream(project),
+        [event(n, n === 7 ? { user_email: 'secret.person@example.com' } : {})],
+        'any',
+      );
+    await log.compact();
+    const reader = another();
+    const [target] = await reader.readPositions(['8']);
+    t.is(
+      (target!.data as { user_email: string }).user_email,
+      'secret.person@example.com',
+      'the reader has the block cached',
     );
-  await log.compact();
-  const reader = another();
-  const [target] = await reader.readPositions(['8']);
-  t.is(
-    (target!.data as { user_email: string }).user_email,
-    'secret.person@example.com',
-    'the reader has the block cached',
-  );
-  t.true(rows(file).blocks.some((b) => b.includes('secret.person@example.com')));
+    t.true(rows(file).blocks.some((b) => b.includes('secret.person@example.com')));
 
-  const others = (await log.readAll(null, 1000)).filter((r) => r.position !== '8');
-  t.is(
-    await log.redact([{ position: '8', type: 'RecordRedacted', data: { leaf: 'h' }, metadata: target!.metadata }]),
-    1,
-  );
+    const others = (await log.readAll(null, 1000)).filter((r) => r.position !== '8');
+    t.is(
+      await log.redact([{ position: '8', type: 'RecordRedacted', data: { leaf: 'h' }, metadata: target!.metadata }]),
+      1,
+    );
 
-  t.false(
-    rows(file).blocks.some((b) => b.includes('secret.person@example.com')),
-    'no block holds the old payload',
-  );
-  for (const handle of [log, reader]) {
-    const [redacted] = await handle.readPositions(['8']);
-    t.is(redacted!.type, 'RecordRedacted');
-    t.deepEqual(redacted!.data, { leaf: 'h' });
-    t.is(redacted!.id, target!.id);
-    t.deepEqual(seen((await handle.readAll(null, 1000)).filter((r) => r.position !== '8')), seen(others));
-  }
-});
+    t.false(
+      rows(file).blocks.some((b) => b.includes('secret.person@example.com')),
+      'no block holds the old payload',
+    );
+    for (const handle of [log, reader]) {
+      const [redacted] = await handle.readPositions(['8']);
+      t.is(redacted!.type, 'RecordRedacted');
+      t.deepEqual(redacted!.data, { leaf: 'h' });
+      t.is(redacted!.id, target!.id);
+      t.deepEqual(seen((await handle.readAll(null, 1000)).filter((r) => r.position !== '8')), seen(others));
+    }
+  },
+);
 
-test('a redaction made while compaction deflates wins: compaction gives up the window and does it again next time', async (t) => {
-  const { file, log } = open(t);
-  for (let n = 0; n < 40; n++)
-    await log.append('s', [event(n, n === 3 ? { user_email: 'erase.me@example.com' } : {})], 'any');
-  const [record] = await log.readPositions(['4']);
-  const compacting = log.compact();
-  // compact() read its rows before its first await; the redaction commits before it writes.
-  await log.redact([{ position: '4', type: 'RecordRedacted', data: { leaf: 'x' }, metadata: record!.metadata }]);
-  const first = await compacting;
-  t.true(first.records < 30, `${first.records} compressed`);
-  t.is((await log.compact()).records + first.records, 30);
-  t.deepEqual((await log.readPositions(['4']))[0]!.data, { leaf: 'x' });
-  t.false(rows(file).blocks.some((b) => b.includes('erase.me@example.com')));
-});
+test(
+  'a redaction made while compaction deflates wins: ' + 'compaction gives up the window and does it again next time',
+  async (t) => {
+    const { file, log } = open(t);
+    for (let n = 0; n < 40; n++)
+      await log.append('s', [event(n, n === 3 ? { user_email: 'erase.me@example.com' } : {})], 'any');
+    const [record] = await log.readPositions(['4']);
+    const compacting = log.compact();
+    // compact() read its rows before its first await; the redaction commits before it writes.
+    await log.redact([{ position: '4', type: 'RecordRedacted', data: { leaf: 'x' }, metadata: record!.metadata }]);
+    const first = await compacting;
+    t.true(first.records < 30, `${first.records} compressed`);
+    t.is((await log.compact()).records + first.records, 30);
+    t.deepEqual((await log.readPositions(['4']))[0]!.data, { leaf: 'x' });
+    t.false(rows(file).blocks.some((b) => b.includes('erase.me@example.com')));
+  },
+);
 
 test('appendOnce finds the first event of a key in its block', async (t) => {
   const { log } = open(t);
@@ -227,8 +238,9 @@ test('a log made before compressed blocks existed opens, reads and compacts', as
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'log.db');
   const old = new Database(file);
-  old.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, stream TEXT NOT NULL, revision INTEGER NOT NULL,
-    id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL, UNIQUE (stream, revision));
+  old.exec(`CREATE TABLE events (position INTEGER PRIMARY KEY AUTOINCREMENT, stream TEXT NOT NULL,
+    revision INTEGER NOT NULL, id TEXT NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL,
+    UNIQUE (stream, revision));
     CREATE TABLE stream_settings (stream TEXT PRIMARY KEY, max_count INTEGER NOT NULL);`);
   const insert = old.prepare(
     'INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',

@@ -4,15 +4,11 @@ import type { EventMetadata } from '../../domain/events.ts';
 import type { Worker } from 'node:worker_threads';
 import { InlineAppender, ThreadAppender, type Appender, type WriterState } from './appender.ts';
 import { openLogDatabase, serializeAppend, type AppendOutcome, type SerializedAppend } from './writer.ts';
-import {
-  BlockCache,
-  compressBlock,
-  compressBlockSync,
-  compressible,
-  decompressBlock,
-  type BlockRecord,
-  type DecodedBlock,
-} from './blocks.ts';
+import { BlockCache, type DecodedBlock } from './blocks.ts';
+import { compactLog, compactionSettings, type CompactionOptions } from './compaction.ts';
+import { redactRecords } from './redaction.ts';
+import { prepareLogStatements, type LogStatements, type Row } from './statements.ts';
+import { StoredRecord } from './stored-record.ts';
 import {
   AppendOutcomeUnknownError,
   LogUnavailableError,
@@ -32,90 +28,8 @@ import {
 } from '../event-log.ts';
 
 /** The embedded event log: one append-only table in a SQLite file (schema and durability in
- *  sqlite-writer.ts, group commit in sqlite-appender.ts). Reads and subscriptions use this
- *  thread's connection; WAL lets them run beside the writer. */
-
-interface Row {
-  position: number;
-  stream: string;
-  revision: number;
-  id: string;
-  type: string;
-  data: string;
-  metadata: string;
-  block: number | null;
-}
-
-/** A row whose payload is still in it, as compaction reads it. */
-type InlineRow = Omit<Row, 'block'>;
-
-/** `data` and `metadata` are parsed on first use: a projection reading the whole log skips the
- *  JSON of every event type it does not handle, which is most of a replay's cost. A class, not an
- *  object literal with getters: V8 pretenures such a literal once many of them are alive at a
- *  scavenge, and a replay then fills the old generation with records it drops a moment later
- *  (a 1M-record stream grew the heap by 100 MB between collections). */
-class StoredRecord implements RecordedEvent {
-  readonly position: string;
-  readonly stream: string;
-  readonly revision: number;
-  readonly id: string;
-  readonly type: string;
-  readonly text: { readonly data: string; readonly metadata: string };
-  #data: unknown;
-  #metadata: EventMetadata | undefined;
-
-  constructor(r: Row, payload: Pick<BlockRecord, 'id' | 'data' | 'metadata'>) {
-    this.position = String(r.position);
-    this.stream = r.stream;
-    this.revision = r.revision;
-    this.id = payload.id;
-    this.type = r.type;
-    this.text = { data: payload.data, metadata: payload.metadata };
-  }
-
-  get data(): unknown {
-    return (this.#data ??= JSON.parse(this.text.data) as unknown);
-  }
-
-  get metadata(): EventMetadata {
-    return (this.#metadata ??= JSON.parse(this.text.metadata) as EventMetadata);
-  }
-
-  /** The record as a plain object, for JSON.stringify (which reads own properties only). */
-  toJSON(): RecordedEvent {
-    const { position, stream, revision, id, type, data, metadata, text } = this;
-    return { position, stream, revision, id, type, data, metadata, text };
-  }
-}
-
-const REDACT_PAGE = 100;
-
-/** The pause after a write transaction of redact or compact, so that the writer thread (or
- *  another process) gets the lock: a commit that finds the file locked retries after SQLite's
- *  busy-handler sleeps (1, 2, 5, 10… ms from when it first waited), not when the lock is
- *  released, so transactions one turn of the event loop apart could keep it waiting for all of
- *  them. As long as the transaction took, and at least 5 ms. */
-const restAfterWrite = (startedAt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.max(5, performance.now() - startedAt)));
-/** Positions compaction reads at once. */
-const READ_SLICE = 512;
-
-/** How the log compresses records past its recent tail (blocks.ts). */
-export interface CompactionOptions {
-  /** Records at the head of the log left as they are: the live tail that projections, appendOnce
-   *  and recent reads touch. */
-  keepRecent?: number;
-  /** Positions looked at per step; a block's records all come from one such window, so a replay
-   *  needs at most one window's blocks decoded at a time. */
-  window?: number;
-  /** Records per block at most. */
-  blockRecords?: number;
-  /** Records whose streams share a family share blocks (by default each stream is its own). */
-  familyOf?: (stream: string) => string;
-}
-
-/** A row changed between compaction's read and its write (a redaction ran meanwhile). */
-class ChangedMeanwhile extends Error {}
+ *  writer.ts, group commit in appender.ts, compressed blocks in blocks.ts). Reads and
+ *  subscriptions use this thread's connection; WAL lets them run beside the writer. */
 
 export interface SqliteEventLogOptions {
   /** How often a live subscription looks for appends made by other processes. */
@@ -139,19 +53,13 @@ export class SqliteEventLog implements EventLog {
   private closed = false;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
-  private readonly stmts;
+  private readonly stmts: LogStatements;
   private readonly blocks = new BlockCache();
   private readonly loadBlock = (id: number): Buffer | undefined => this.stmts.blockBody.get(id)?.body;
   private readonly compaction: Required<CompactionOptions>;
 
   constructor(file: string, options: SqliteEventLogOptions = {}) {
-    this.compaction = {
-      keepRecent: 10_000,
-      window: 4096,
-      blockRecords: 128,
-      familyOf: (stream) => stream,
-      ...options.compaction,
-    };
+    this.compaction = compactionSettings(options.compaction);
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.batchSize = options.batchSize ?? 1000;
     this.db = openLogDatabase(file);
@@ -167,61 +75,7 @@ export class SqliteEventLog implements EventLog {
           ...(options.onCommitted ? { onCommitted: options.onCommitted } : {}),
         })
       : new InlineAppender(this.db, onCommit, options.onCommitted);
-    this.stmts = {
-      head: this.db.prepare<[string], { revision: number | null }>(
-        'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
-      ),
-      readStream: this.db.prepare<[string, number, number], Row>(
-        'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
-      ),
-      // Events that their stream's maxCount hides are skipped here, not only once the trim job has
-      // deleted them: a replay gives the same result before and after a trim. The probe costs
-      // one primary-key lookup per event, and the head revision only for the few capped streams.
-      readAll: this.db.prepare<[number, number], Row>(`SELECT e.* FROM events e WHERE e.position > ? AND NOT EXISTS (
-          SELECT 1 FROM stream_settings s WHERE s.stream = e.stream
-            AND e.revision <= (SELECT MAX(h.revision) FROM events h WHERE h.stream = e.stream) - s.max_count)
-        ORDER BY e.position LIMIT ?`),
-      lastPosition: this.db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM events'),
-      maxCount: this.db.prepare<[string], { max_count: number }>(
-        'SELECT max_count FROM stream_settings WHERE stream = ?',
-      ),
-      setMaxCount: this.db.prepare(
-        'INSERT INTO stream_settings (stream, max_count) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET max_count = excluded.max_count',
-      ),
-      trim: this.db.prepare('DELETE FROM events WHERE stream = ? AND revision <= ?'),
-      trimmable: this.db.prepare<[], { stream: string; max_count: number }>(
-        'SELECT stream, max_count FROM stream_settings',
-      ),
-      redact: this.db.prepare<[string, string, string, number]>(
-        'UPDATE events SET type = ?, data = ?, metadata = ? WHERE position = ?',
-      ),
-      blockOf: this.db.prepare<[number], { block: number | null }>('SELECT block FROM events WHERE position = ?'),
-      blockBody: this.db.prepare<[number], { body: Buffer }>('SELECT body FROM blocks WHERE id = ?'),
-      insertBlock: this.db.prepare<[Buffer]>('INSERT INTO blocks (body) VALUES (?)'),
-      deleteBlock: this.db.prepare<[number]>('DELETE FROM blocks WHERE id = ?'),
-      moveToBlock: this.db.prepare<[number, string, number]>(
-        'UPDATE events SET block = ?, type = ? WHERE position = ?',
-      ),
-      compactedThrough: this.db.prepare<[], { through: number }>('SELECT through FROM compaction WHERE one = 1'),
-      setCompactedThrough: this.db.prepare<[number]>(
-        'INSERT INTO compaction (one, through) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET through = MAX(through, excluded.through)',
-      ),
-      // Capped streams are left alone: trimming deletes their rows, which would strand their
-      // payloads in blocks.
-      compactable: this.db.prepare<
-        [number, number],
-        InlineRow
-      >(`SELECT position, stream, revision, id, type, data, metadata FROM events
-        WHERE position > ? AND position <= ? AND block IS NULL AND stream NOT IN (SELECT stream FROM stream_settings) ORDER BY position`),
-      // Deleted and inserted again rather than updated: SQLite merges the pages a delete leaves
-      // nearly empty (and the freed ones go to later appends), but not those an update shrinks.
-      uncompacted: this.db.prepare<[number, string, string, string, string]>(
-        'DELETE FROM events WHERE position = ? AND block IS NULL AND id = ? AND type = ? AND data = ? AND metadata = ?',
-      ),
-      compacted: this.db.prepare<[number, string, number, string, number]>(
-        "INSERT INTO events (position, stream, revision, id, type, data, metadata, block) VALUES (?, ?, ?, '', ?, '', '', ?)",
-      ),
-    };
+    this.stmts = prepareLogStatements(this.db);
   }
 
   /** Serialised before it returns: the caller's events are not kept through the commit's wait. */
@@ -401,128 +255,14 @@ export class SqliteEventLog implements EventLog {
     this.stmts.setMaxCount.run(stream, maxCount);
   }
 
-  /** Each transaction holds the write lock for a hundred rows (a few ms), and the next waits
-   *  (restAfterWrite): the writer thread's group commits get in between. They are not
-   *  fsynced one by one (synchronous=NORMAL on this connection for the while): the writer's next
-   *  commit syncs the WAL they are in, and one lost to a crash is redone by the next run (retention
-   *  and erasure are repeatable). */
-  async redact(redactions: readonly Redaction[]): Promise<number> {
-    let replaced = 0;
-    const run = this.db.transaction((page: readonly Redaction[]) => {
-      const compressed = new Map<number, Redaction[]>();
-      for (const r of page) {
-        const at = this.stmts.blockOf.get(Number(r.position));
-        if (at === undefined) continue;
-        if (at.block === null)
-          replaced += this.stmts.redact.run(
-            r.type,
-            JSON.stringify(r.data),
-            JSON.stringify(r.metadata),
-            Number(r.position),
-          ).changes;
-        else if (compressed.has(at.block)) compressed.get(at.block)!.push(r);
-        else compressed.set(at.block, [r]);
-      }
-      for (const [block, rs] of compressed) replaced += this.rewriteBlock(block, rs);
-    });
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      for (let i = 0; i < redactions.length; i += REDACT_PAGE) {
-        const started = performance.now();
-        run.immediate(redactions.slice(i, i + REDACT_PAGE));
-        if (i + REDACT_PAGE < redactions.length) await restAfterWrite(started);
-      }
-    } finally {
-      this.db.pragma('synchronous = FULL');
-    }
-    return replaced;
+  /** In pages, with the writer let in between (redaction.ts). */
+  redact(redactions: readonly Redaction[]): Promise<number> {
+    return redactRecords(this.db, this.stmts, redactions);
   }
 
-  /** A redaction of compressed records writes their block again, under a new id: the old
-   *  payloads leave the file with the old block (an erasure must not leave them in it), and no
-   *  reader's cached copy of a block is ever out of date. Records whose rows are gone are
-   *  dropped from the new block. */
-  private rewriteBlock(block: number, redactions: readonly Redaction[]): number {
-    const body = this.stmts.blockBody.get(block)?.body;
-    if (!body) throw new Error(`log.db: block ${block} does not exist`);
-    const records = new Map(
-      decompressBlock(body)
-        .records()
-        .map((record) => [record.position, record]),
-    );
-    for (const r of redactions) {
-      const record = records.get(Number(r.position));
-      if (!record) throw new Error(`log.db: event ${r.position} is missing from its block ${block}`);
-      record.type = r.type;
-      record.data = JSON.stringify(r.data);
-      record.metadata = JSON.stringify(r.metadata);
-    }
-    const kept = [...records.values()].filter((record) => this.stmts.blockOf.get(record.position)?.block === block);
-    this.stmts.deleteBlock.run(block);
-    if (kept.length === 0) return redactions.length;
-    const id = Number(this.stmts.insertBlock.run(compressBlockSync(kept)).lastInsertRowid);
-    for (const record of kept) this.stmts.moveToBlock.run(id, record.type, record.position);
-    return redactions.length;
-  }
-
-  /** Compresses the records behind the log's recent tail into blocks, a window of positions at
-   *  a time (see CompactionOptions); resumes where the last run stopped. Deflating runs on
-   *  libuv's pool; each block is written in a short transaction of its own, checked against the
-   *  rows as they are then, so appends and redactions go on between them. */
-  async compact(): Promise<CompactionResult> {
-    const { keepRecent, window, blockRecords, familyOf } = this.compaction;
-    const result: CompactionResult = { records: 0, blocks: 0, bytesIn: 0, bytesOut: 0 };
-    const limit = (this.stmts.lastPosition.get()?.position ?? 0) - keepRecent;
-    let through = this.stmts.compactedThrough.get()?.through ?? 0;
-    const apply = this.db.transaction((block: InlineRow[], body: Buffer) => {
-      const id = Number(this.stmts.insertBlock.run(body).lastInsertRowid);
-      for (const r of block) {
-        if (this.stmts.uncompacted.run(r.position, r.id, r.type, r.data, r.metadata).changes !== 1)
-          throw new ChangedMeanwhile();
-        this.stmts.compacted.run(r.position, r.stream, r.revision, r.type, id);
-      }
-    });
-    while (!this.closed && through < limit) {
-      const end = Math.min(limit, through + window);
-      const families = new Map<string, InlineRow[][]>();
-      // Read a slice at a time: the window's rows at once would hold the event loop for tens of ms.
-      for (let from = through; from < end; from += READ_SLICE) {
-        if (from > through) await new Promise((resolve) => setImmediate(resolve));
-        if (this.closed) return result;
-        for (const row of this.stmts.compactable.all(from, Math.min(end, from + READ_SLICE))) {
-          if (!compressible(row)) continue;
-          const family = familyOf(row.stream);
-          let chunks = families.get(family);
-          if (!chunks) families.set(family, (chunks = []));
-          const last = chunks[chunks.length - 1];
-          if (last && last.length < blockRecords) last.push(row);
-          else chunks.push([row]);
-        }
-      }
-      // One block at a time: deflated on libuv's pool, then written in a short transaction of its
-      // own, and rested after (restAfterWrite).
-      for (const block of [...families.values()].flat()) {
-        const body = await compressBlock(block);
-        if (this.closed) return result;
-        const started = performance.now();
-        try {
-          apply.immediate(block, body);
-        } catch (error) {
-          // Done again on the next run, from the rows as they are then.
-          if (error instanceof ChangedMeanwhile) return result;
-          throw error;
-        }
-        result.blocks += 1;
-        result.records += block.length;
-        for (const r of block) result.bytesIn += r.id.length + r.data.length + r.metadata.length;
-        result.bytesOut += body.length;
-        await restAfterWrite(started);
-      }
-      if (this.closed) return result;
-      this.stmts.setCompactedThrough.run(end);
-      through = end;
-    }
-    return result;
+  /** In the background, a block at a time (compaction.ts). */
+  compact(): Promise<CompactionResult> {
+    return compactLog(this.db, this.stmts, this.compaction, () => this.closed);
   }
 
   /** Deletes events beyond each stream's maxCount (reads already hide them). */

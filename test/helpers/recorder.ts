@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { DomainEvent } from '../../src/domain/events.ts';
+import * as streams from '../../src/domain/streams.ts';
+import type { RecordedEvent } from '../../src/log/event-log.ts';
+
+const streamOf = (e: DomainEvent): string => {
+  switch (e.type) {
+    case 'ProjectCreated':
+    case 'ApiKeyIssued':
+    case 'ApiKeyRestricted':
+    case 'ApiKeyRevoked':
+    case 'MaskingRulesSet':
+    case 'RetentionSet':
+    case 'RetentionApplied':
+    case 'ErasureRequested':
+    case 'IdentifierErased':
+      return streams.projectStream(e.data.project_id);
+    case 'RecordRedacted':
+      return streams.auditStream(e.data.project_id);
+    case 'UserRegistered':
+    case 'UserAccessChanged':
+    case 'UserDisabled':
+    case 'UserEnabled':
+    case 'UserPasswordChanged':
+    case 'UserPasswordRehashed':
+      return streams.userStream(e.data.user_id);
+    case 'AuditEventRecorded':
+      return streams.auditStream(e.data.project_id);
+    case 'CheckRecorded':
+      return streams.checksStream(e.data.monitor_id);
+    case 'MonitorCreated':
+    case 'MonitorUpdated':
+    case 'MonitorDeleted':
+    case 'MonitorStatusEstablished':
+    case 'MonitorWentDown':
+    case 'MonitorCameUp':
+      return streams.monitorStream(e.data.monitor_id);
+    case 'ChannelCreated':
+    case 'ChannelUpdated':
+    case 'ChannelDeleted':
+    case 'ChannelDeactivated':
+    case 'ChannelDegraded':
+    case 'ChannelRecovered':
+      return streams.channelStream(e.data.channel_id);
+    case 'DeliveryScheduled':
+    case 'DeliverySkipped':
+    case 'DeliveryAttempted':
+    case 'DeliveryRetryRequested':
+    case 'DeliveryCancelled':
+      return streams.deliveryStream(e.data.delivery_id);
+    case 'AnomalyDetected':
+    case 'AnomalyCleared':
+    case 'AnomalySettingsUpdated':
+      return streams.anomaliesStream(e.data.project_id);
+    case 'CheckpointSigned':
+      return streams.checkpointsStream(e.data.project_id);
+  }
+};
+
+/** Gives domain events what appending them would: increasing positions, a stream and its next
+ *  revision, an id and metadata. Remembers which record each event became. */
+export class Recorder {
+  private position = 0;
+  private readonly revisions = new Map<string, number>();
+  private readonly records = new Map<DomainEvent, RecordedEvent>();
+
+  record(events: readonly DomainEvent[]): RecordedEvent[] {
+    return events.map((event) => {
+      const stream = streamOf(event);
+      const revision = (this.revisions.get(stream) ?? -1) + 1;
+      this.revisions.set(stream, revision);
+      this.position += 1;
+      // A copy through JSON, as the log stores it: the fold must not depend on object identity.
+      const recorded: RecordedEvent = {
+        id: randomUUID(),
+        type: event.type,
+        data: JSON.parse(JSON.stringify(event.data)) as unknown,
+        stream,
+        revision,
+        position: String(this.position),
+        metadata: {
+          recorded_at: new Date(Date.UTC(2026, 0, 1) + this.position).toISOString(),
+          actor: 'test',
+          correlation_id: randomUUID(),
+          schema_version: 1,
+        },
+      };
+      this.records.set(event, recorded);
+      return recorded;
+    });
+  }
+
+  /** The record `event` became (its id keys the rows of monitor transitions). */
+  recordOf(event: DomainEvent): RecordedEvent {
+    const recorded = this.records.get(event);
+    if (!recorded) throw new Error(`${event.type} was not recorded`);
+    return recorded;
+  }
+}
