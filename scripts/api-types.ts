@@ -1,0 +1,25 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { openApiDocument } from '../src/http/openapi/document.ts';
+import { clientTypes } from '../src/http/openapi/typescript.ts';
+import { apiOperations } from '../src/http/operations/table.ts';
+
+/** Writes the dashboard's client types (web/src/api/operations.gen.ts) from the operation table;
+ *  `--check` exits 1 when the file is not what the table gives. */
+
+export const GENERATED = fileURLToPath(new URL('../web/src/api/operations.gen.ts', import.meta.url));
+
+/** The types of every operation the dashboard may call: the API as any deployment serves it. */
+export const generatedClientTypes = (): string =>
+  clientTypes(openApiDocument(apiOperations({ batchMaxEvents: 1000 }), { dashboard: false, metrics: false }));
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const text = generatedClientTypes();
+  if (process.argv.includes('--check')) {
+    const current = readFileSync(GENERATED, 'utf8');
+    if (current !== text) {
+      process.stderr.write(`${GENERATED} is not current: run npm run api-types\n`);
+      process.exit(1);
+    }
+  } else writeFileSync(GENERATED, text);
+}

@@ -1,0 +1,1477 @@
+// Generated from the server's operation table (src/http/operations/) by `npm run api-types`, which
+// `npm run build` runs; a test fails when it is not current. Do not edit.
+
+export type AnomalySettings = {
+  project_id: string;
+  volume_spike: {
+    enabled: boolean;
+    z_threshold: number;
+    baseline_minutes: number;
+    min_baseline_minutes: number;
+    min_rate: number;
+  };
+  error_rate: {
+    enabled: boolean;
+    threshold_percent: number;
+    window_secs: number;
+    min_events: number;
+  };
+  brute_force: {
+    enabled: boolean;
+    threshold: number;
+    window_secs: number;
+  };
+  mass_delete: {
+    enabled: boolean;
+    threshold: number;
+    window_secs: number;
+  };
+  silent_service: {
+    enabled: boolean;
+    threshold_minutes: number;
+    min_events_24h: number;
+  };
+  updated_at: string | null;
+};
+
+export type AnomalySettingsPatch = {
+  volume_spike?: {
+    enabled?: boolean | null;
+    z_threshold?: number | null;
+    baseline_minutes?: number | null;
+    min_baseline_minutes?: number | null;
+    min_rate?: number | null;
+  };
+  error_rate?: {
+    enabled?: boolean | null;
+    threshold_percent?: number | null;
+    window_secs?: number | null;
+    min_events?: number | null;
+  };
+  brute_force?: {
+    enabled?: boolean | null;
+    threshold?: number | null;
+    window_secs?: number | null;
+  };
+  mass_delete?: {
+    enabled?: boolean | null;
+    threshold?: number | null;
+    window_secs?: number | null;
+  };
+  silent_service?: {
+    enabled?: boolean | null;
+    threshold_minutes?: number | null;
+    min_events_24h?: number | null;
+  };
+};
+
+export type ApiKey = {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  allowed_origins: Array<string>;
+  rate_limit: number | null;
+  project_id: string;
+  revoked_at: string | null;
+};
+
+export type AuditEvent = {
+  id: string;
+  project_id: string;
+  event_type: string;
+  timestamp: string;
+  path: string;
+  method: string;
+  identifier: string;
+  service_name: string;
+  environment: string;
+  source: 'backend' | 'browser';
+  status_code?: number;
+  response_time?: number;
+  user_email?: string;
+  user_name?: string;
+  user_roles?: Array<string>;
+  user_type?: string;
+  tenant_id?: string;
+  ip?: string;
+  user_agent?: string;
+  request_id?: string;
+  query_params?: Record<string, unknown>;
+  path_params?: Record<string, unknown>;
+  request_body?: Record<string, unknown>;
+  response_body?: Record<string, unknown>;
+  error_message?: string;
+  session_id?: string;
+};
+
+export type AuditEventInput = {
+  path: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  identifier: string;
+  service_name: string;
+  environment: 'production' | 'staging' | 'development';
+  status_code?: number | null;
+  response_time?: number | null;
+  user_email?: string | null;
+  user_name?: string | null;
+  user_roles?: Array<string> | null;
+  user_type?: string | null;
+  tenant_id?: string | null;
+  ip?: string | null;
+  user_agent?: string | null;
+  request_id?: string | null;
+  query_params?: Record<string, unknown> | null;
+  path_params?: Record<string, unknown> | null;
+  request_body?: Record<string, unknown> | null;
+  response_body?: Record<string, unknown> | null;
+  error_message?: string | null;
+  session_id?: string | null;
+  source?: 'backend' | 'browser' | null;
+};
+
+export type AuditListItem = {
+  id: string;
+  project_id: string;
+  event_type: 'http' | 'system.alert' | 'system.healthcheck.down' | 'system.healthcheck.up' | 'system.access';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  status_code: number | null;
+  response_time: number | null;
+  identifier: string;
+  user_email: string | null;
+  service_name: string;
+  environment: 'production' | 'staging' | 'development';
+  timestamp: string;
+};
+
+export type Channel = {
+  id: string;
+  project_id: string;
+  type: 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
+  name: string | null;
+  url: string;
+  has_secret: boolean;
+  settings: Record<string, unknown>;
+  events: Array<'healthcheck' | 'alert'>;
+  project_scope: 'project' | 'all';
+  quiet_minutes: number;
+  active: boolean;
+  deactivated_reason: string | null;
+  degraded: boolean;
+  degraded_reason: string | null;
+  degraded_since: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+export type ChannelCreate =
+  | {
+      project_id: string;
+      type: 'webhook';
+      url: string;
+      secret?: string;
+      name?: string;
+      events?: Array<'healthcheck' | 'alert'>;
+      active?: boolean;
+      project_scope?: 'project' | 'all';
+      quiet_minutes?: number;
+    }
+  | {
+      project_id: string;
+      type: 'webpush';
+      subscription: {
+        endpoint: string;
+        keys: {
+          p256dh: string;
+          auth: string;
+        };
+      };
+      name?: string;
+      events?: Array<'healthcheck' | 'alert'>;
+      active?: boolean;
+      project_scope?: 'project' | 'all';
+      quiet_minutes?: number;
+    }
+  | {
+      project_id: string;
+      type: 'slack';
+      url: string;
+      name?: string;
+      events?: Array<'healthcheck' | 'alert'>;
+      active?: boolean;
+      project_scope?: 'project' | 'all';
+      quiet_minutes?: number;
+    }
+  | {
+      project_id: string;
+      type: 'discord';
+      url: string;
+      name?: string;
+      events?: Array<'healthcheck' | 'alert'>;
+      active?: boolean;
+      project_scope?: 'project' | 'all';
+      quiet_minutes?: number;
+    }
+  | {
+      project_id: string;
+      type: 'teams';
+      url: string;
+      name?: string;
+      events?: Array<'healthcheck' | 'alert'>;
+      active?: boolean;
+      project_scope?: 'project' | 'all';
+      quiet_minutes?: number;
+    }
+  | {
+      project_id: string;
+      type: 'email';
+      smtp: {
+        host: string;
+        port?: number;
+        security?: 'starttls' | 'tls' | 'none';
+        username?: string;
+        password?: string;
+        reject_unauthorized?: boolean;
+        ca?: string;
+      };
+      from: string;
+      to: Array<string>;
+      name?: string;
+      events?: Array<'healthcheck' | 'alert'>;
+      active?: boolean;
+      project_scope?: 'project' | 'all';
+      quiet_minutes?: number;
+    }
+  | {
+      project_id: string;
+      type: 'pagerduty';
+      routing_key: string;
+      url?: string;
+      severity?: 'critical' | 'error' | 'warning' | 'info';
+      name?: string;
+      events?: Array<'healthcheck' | 'alert'>;
+      active?: boolean;
+      project_scope?: 'project' | 'all';
+      quiet_minutes?: number;
+    }
+  | {
+      project_id: string;
+      type: 'ntfy';
+      topic: string;
+      url?: string;
+      token?: string;
+      name?: string;
+      events?: Array<'healthcheck' | 'alert'>;
+      active?: boolean;
+      project_scope?: 'project' | 'all';
+      quiet_minutes?: number;
+    };
+
+export type ChannelUpdate = {
+  active?: boolean;
+  events?: Array<'healthcheck' | 'alert'>;
+  name?: string | null;
+  quiet_minutes?: number;
+};
+
+export type Check = {
+  checked_at: string;
+  status_code: number | null;
+  response_ms: number;
+  ok: boolean;
+  error: string | null;
+};
+
+export type DerivedSession = {
+  project_id: string;
+  identifier: string;
+  service_name: string;
+  session_start: string;
+  session_end: string;
+  duration_seconds: number;
+  event_count: number;
+};
+
+export type ErrorDetail = {
+  path: string;
+  message: string;
+};
+
+export type ExplicitSession = {
+  session_id: string;
+  identifier: string;
+  service_name: string;
+  session_start: string;
+  session_end: string;
+  duration_seconds: number;
+  event_count: number;
+  events: Array<{
+    id: string;
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+    path: string;
+    status_code: number | null;
+    timestamp: string;
+  }>;
+};
+
+export type MaskingRules = {
+  project_id: string;
+  keys: Array<string>;
+  patterns: Array<string>;
+  scan_limit_chars: number | null;
+  updated_at: string | null;
+};
+
+export type MaskingRulesUpdate = {
+  keys: Array<string>;
+  patterns: Array<string>;
+};
+
+export type Monitor = {
+  id: string;
+  project_id: string;
+  name: string;
+  url: string;
+  interval_seconds: number;
+  timeout_seconds: number;
+  expected_status: number;
+  enabled: boolean;
+  status: 'UP' | 'DOWN' | 'PENDING';
+  status_since: string | null;
+  last_checked_at: string | null;
+  last_status_code: number | null;
+  last_response_ms: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  uptime_24h: number | null;
+  uptime_7d: number | null;
+};
+
+export type MonitorCreate = {
+  project_id: string;
+  name: string;
+  url: string;
+  interval_seconds?: number;
+  timeout_seconds?: number;
+  expected_status?: number;
+  enabled?: boolean;
+};
+
+export type MonitorUpdate = {
+  name?: string;
+  url?: string;
+  interval_seconds?: number;
+  timeout_seconds?: number;
+  expected_status?: number;
+  enabled?: boolean;
+};
+
+export type Pagination = {
+  page: number;
+  limit: number;
+  totalItems: number;
+  totalPage: number;
+};
+
+export type Project = {
+  id: string;
+  name: string;
+  created_at: string;
+};
+
+export type Statistics = {
+  total: number;
+  errors_4xx: number;
+  errors_5xx: number;
+  avg_response_time: number | null;
+  p95_response_time: number | null;
+  active_services: number;
+  last_event_at: string | null;
+  by_service: Array<{
+    service_name: string;
+    total: number;
+    errors_4xx: number;
+    errors_5xx: number;
+    avg_response_time: number | null;
+    p95_response_time: number | null;
+    last_event_at: string | null;
+  }>;
+  by_status_class: {
+    '1xx'?: number;
+    '2xx'?: number;
+    '3xx'?: number;
+    '4xx'?: number;
+    '5xx'?: number;
+  };
+  by_method: Record<string, number>;
+  timeline: Array<{
+    bucket: string;
+    total: number;
+    errors_4xx: number;
+    errors_5xx: number;
+    avg_response_time: number | null;
+  }>;
+};
+
+export type User = {
+  id: string;
+  email: string;
+  role: 'admin' | 'member' | 'auditor';
+  project_ids: Array<string>;
+  disabled: boolean;
+  tokens_valid_after: string | null;
+  created_at: string;
+};
+
+/** Every operation: its path parameters, query, body, and the body of each of its answers. */
+export interface Operations {
+  /** Liveness */
+  'GET /healthz': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        status: 'ok';
+      };
+    };
+  };
+  /** Readiness */
+  'GET /readyz': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        status: 'ready' | 'not_ready';
+        bootstrap: {
+          ok: boolean;
+        };
+        log: {
+          ok: boolean;
+          head: string | null;
+          reason?: string;
+          since?: string;
+        };
+        read_models: {
+          [key: string]: {
+            ok: boolean;
+            lag_ms: number;
+            position: string | null;
+            projector: boolean;
+          };
+        };
+      };
+      503:
+        | {
+            status: 'ready' | 'not_ready';
+            bootstrap: {
+              ok: boolean;
+            };
+            log: {
+              ok: boolean;
+              head: string | null;
+              reason?: string;
+              since?: string;
+            };
+            read_models: {
+              [key: string]: {
+                ok: boolean;
+                lag_ms: number;
+                position: string | null;
+                projector: boolean;
+              };
+            };
+          }
+        | {
+            error: {
+              code: 'log_unavailable' | 'outcome_unknown' | 'shutting_down' | 'not_yet_visible';
+              message: string;
+              details: Array<ErrorDetail>;
+            };
+          };
+    };
+  };
+  /** This description */
+  'GET /v1/openapi.json': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        openapi: '3.1.0';
+        info: Record<string, unknown>;
+        jsonSchemaDialect: string;
+        tags: Array<unknown>;
+        paths: Record<string, unknown>;
+        components: Record<string, unknown>;
+      };
+    };
+  };
+  /** Ingest an event (SPEC 4.1) */
+  'POST /v1/audit': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: AuditEventInput;
+    answers: {
+      202: {
+        id: string;
+      };
+    };
+  };
+  /** List events (SPEC 4.2) */
+  'GET /v1/audit': {
+    params: Record<string, never>;
+    query: {
+      project_id?: string;
+      service_name?: string;
+      method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+      status_code?: number;
+      environment?: 'production' | 'staging' | 'development';
+      identifier?: string;
+      start_date?: string;
+      end_date?: string;
+      event_type?:
+        | 'http'
+        | 'system.alert'
+        | 'system.healthcheck.down'
+        | 'system.healthcheck.up'
+        | 'system.access';
+      page?: number;
+      limit?: number;
+      sort_by?:
+        | 'timestamp'
+        | 'status_code'
+        | 'response_time'
+        | 'path'
+        | 'method'
+        | 'service_name'
+        | 'identifier'
+        | 'environment';
+      sort_order?: 'asc' | 'desc';
+    };
+    body: undefined;
+    answers: {
+      200: {
+        data: Array<AuditListItem>;
+        pagination: Pagination;
+      };
+    };
+  };
+  /** Ingest a batch of events */
+  'POST /v1/audit/batch': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: Array<{
+      path: string;
+      method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+      identifier: string;
+      service_name: string;
+      environment: 'production' | 'staging' | 'development';
+      status_code?: number | null;
+      response_time?: number | null;
+      user_email?: string | null;
+      user_name?: string | null;
+      user_roles?: Array<string> | null;
+      user_type?: string | null;
+      tenant_id?: string | null;
+      ip?: string | null;
+      user_agent?: string | null;
+      request_id?: string | null;
+      query_params?: Record<string, unknown> | null;
+      path_params?: Record<string, unknown> | null;
+      request_body?: Record<string, unknown> | null;
+      response_body?: Record<string, unknown> | null;
+      error_message?: string | null;
+      session_id?: string | null;
+      source?: 'backend' | 'browser' | null;
+      idempotency_key?: string;
+    }>;
+    answers: {
+      202: {
+        accepted: Array<{
+          index: number;
+          id: string;
+          replayed?: true;
+        }>;
+        rejected: Array<{
+          index: number;
+          details: Array<ErrorDetail>;
+        }>;
+      };
+    };
+  };
+  /** Statistics (SPEC 4.4) */
+  'GET /v1/audit/stats': {
+    params: Record<string, never>;
+    query: {
+      project_id?: string;
+      service_name?: string;
+      start_date?: string;
+      end_date?: string;
+      environment?: 'production' | 'staging' | 'development';
+      interval?: 'minute' | 'hour' | 'day';
+    };
+    body: undefined;
+    answers: {
+      200: Statistics;
+    };
+  };
+  /** Export events (SPEC 4.8) */
+  'GET /v1/audit/export': {
+    params: Record<string, never>;
+    query: {
+      project_id?: string;
+      service_name?: string;
+      method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+      status_code?: number;
+      environment?: 'production' | 'staging' | 'development';
+      identifier?: string;
+      start_date?: string;
+      end_date?: string;
+      event_type?:
+        | 'http'
+        | 'system.alert'
+        | 'system.healthcheck.down'
+        | 'system.healthcheck.up'
+        | 'system.access';
+      format?: 'csv' | 'json';
+    };
+    body: undefined;
+    answers: {
+      200: string;
+    };
+  };
+  /** Anomaly alerts (SPEC 4.9) */
+  'GET /v1/audit/anomalies': {
+    params: Record<string, never>;
+    query: {
+      page?: number;
+      limit?: number;
+      project_id?: string;
+      service_name?: string;
+      start_date?: string;
+      end_date?: string;
+      rule?: 'volume_spike' | 'error_rate' | 'brute_force' | 'mass_delete' | 'silent_service';
+    };
+    body: undefined;
+    answers: {
+      200: {
+        data: Array<{
+          id: string;
+          project_id: string;
+          event_type:
+            | 'http'
+            | 'system.alert'
+            | 'system.healthcheck.down'
+            | 'system.healthcheck.up'
+            | 'system.access';
+          method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+          path: string;
+          status_code: number | null;
+          response_time: number | null;
+          identifier: string;
+          user_email: string | null;
+          service_name: string;
+          environment: 'production' | 'staging' | 'development';
+          timestamp: string;
+          request_body: Record<string, unknown> | null;
+          open: boolean;
+        }>;
+        pagination: Pagination;
+      };
+    };
+  };
+  /** Orphan browser events (SPEC 4.5) */
+  'GET /v1/audit/orphans': {
+    params: Record<string, never>;
+    query: {
+      page?: number;
+      limit?: number;
+      project_id?: string;
+      service_name?: string;
+      start_date?: string;
+      end_date?: string;
+    };
+    body: undefined;
+    answers: {
+      200: {
+        data: Array<{
+          id: string;
+          project_id: string;
+          event_type:
+            | 'http'
+            | 'system.alert'
+            | 'system.healthcheck.down'
+            | 'system.healthcheck.up'
+            | 'system.access';
+          method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+          path: string;
+          status_code: number | null;
+          response_time: number | null;
+          identifier: string;
+          user_email: string | null;
+          service_name: string;
+          environment: 'production' | 'staging' | 'development';
+          timestamp: string;
+          request_id: string;
+        }>;
+        pagination: Pagination;
+      };
+    };
+  };
+  /** Derived sessions (SPEC 4.6) */
+  'GET /v1/audit/sessions': {
+    params: Record<string, never>;
+    query: {
+      page?: number;
+      limit?: number;
+      project_id?: string;
+      service_name?: string;
+      start_date?: string;
+      end_date?: string;
+      identifier?: string;
+    };
+    body: undefined;
+    answers: {
+      200: Array<DerivedSession>;
+    };
+  };
+  /** An explicit session (SPEC 4.7) */
+  'GET /v1/audit/sessions/:session_id': {
+    params: {
+      session_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: ExplicitSession;
+    };
+  };
+  /** An event (SPEC 4.3) */
+  'GET /v1/audit/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: AuditEvent;
+    };
+  };
+  /** Log in */
+  'POST /v1/auth/login': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      email: string;
+      password: string;
+    };
+    answers: {
+      200: {
+        token: string;
+        expires_at: string;
+      };
+    };
+  };
+  /** The caller */
+  'GET /v1/auth/me': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: User;
+    };
+  };
+  /** Create a user */
+  'POST /v1/users': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      email: string;
+      password: string;
+      role: 'admin' | 'member' | 'auditor';
+      project_ids: Array<string>;
+    };
+    answers: {
+      201: User;
+    };
+  };
+  /** List users */
+  'GET /v1/users': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<User>;
+    };
+  };
+  /** Change a user */
+  'PUT /v1/users/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      role?: 'admin' | 'member' | 'auditor';
+      project_ids?: Array<string>;
+      disabled?: boolean;
+    };
+    answers: {
+      200: User;
+    };
+  };
+  /** Disable a user */
+  'DELETE /v1/users/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** Set a password */
+  'POST /v1/users/:id/password': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      password: string;
+      current_password?: string;
+    };
+    answers: {
+      204: undefined;
+    };
+  };
+  /** Create a project */
+  'POST /v1/projects': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      name: string;
+    };
+    answers: {
+      201: Project;
+    };
+  };
+  /** List projects */
+  'GET /v1/projects': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<Project>;
+    };
+  };
+  /** A project */
+  'GET /v1/projects/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Project;
+    };
+  };
+  /** Issue an API key */
+  'POST /v1/projects/:id/api-keys': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      name: string;
+      allowed_origins?: Array<string>;
+      rate_limit?: number | null;
+    };
+    answers: {
+      201: {
+        id: string;
+        name: string;
+        prefix: string;
+        created_at: string;
+        allowed_origins: Array<string>;
+        rate_limit: number | null;
+        key: string;
+      };
+    };
+  };
+  /** List API keys */
+  'GET /v1/projects/:id/api-keys': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<ApiKey>;
+    };
+  };
+  /** Restrict an API key */
+  'PUT /v1/projects/:id/api-keys/:keyId': {
+    params: {
+      id: string;
+      keyId: string;
+    };
+    query: Record<string, never>;
+    body: {
+      allowed_origins?: Array<string>;
+      rate_limit?: number | null;
+    };
+    answers: {
+      200: ApiKey;
+    };
+  };
+  /** Revoke an API key */
+  'DELETE /v1/projects/:id/api-keys/:keyId': {
+    params: {
+      id: string;
+      keyId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** Anomaly settings */
+  'GET /v1/projects/:id/anomaly-settings': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: AnomalySettings;
+    };
+  };
+  /** Change anomaly settings */
+  'PUT /v1/projects/:id/anomaly-settings': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: AnomalySettingsPatch;
+    answers: {
+      200: AnomalySettings;
+    };
+  };
+  /** Masking rules */
+  'GET /v1/projects/:id/masking': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: MaskingRules;
+    };
+  };
+  /** Replace masking rules */
+  'PUT /v1/projects/:id/masking': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: MaskingRulesUpdate;
+    answers: {
+      200: MaskingRules;
+    };
+  };
+  /** Retention */
+  'GET /v1/projects/:id/retention': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        project_id: string;
+        retention_days: number | null;
+        updated_at: string | null;
+        last_applied_at: string | null;
+        last_cutoff: string | null;
+        removed_total: number;
+        erased_total: number;
+      };
+    };
+  };
+  /** Set retention */
+  'PUT /v1/projects/:id/retention': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      retention_days: number | null;
+    };
+    answers: {
+      200: {
+        project_id: string;
+        retention_days: number | null;
+        updated_at: string | null;
+        last_applied_at: string | null;
+        last_cutoff: string | null;
+        removed_total: number;
+        erased_total: number;
+      };
+    };
+  };
+  /** Ask for an identifier to be erased */
+  'POST /v1/projects/:id/erasures': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      identifier: string;
+    };
+    answers: {
+      202: {
+        id: string;
+        project_id: string;
+        identifier_sha256: string;
+        status: 'pending' | 'done';
+        requested_at: string;
+        through_position: string;
+        fields: Array<string>;
+        erased: number | null;
+        erased_at: string | null;
+        identifier?: string;
+      };
+    };
+  };
+  /** Erasure requests */
+  'GET /v1/projects/:id/erasures': {
+    params: {
+      id: string;
+    };
+    query: {
+      page?: number;
+      limit?: number;
+    };
+    body: undefined;
+    answers: {
+      200: {
+        data: Array<{
+          id: string;
+          project_id: string;
+          identifier_sha256: string;
+          status: 'pending' | 'done';
+          requested_at: string;
+          through_position: string;
+          fields: Array<string>;
+          erased: number | null;
+          erased_at: string | null;
+          identifier?: string;
+        }>;
+        pagination: Pagination;
+      };
+    };
+  };
+  /** An erasure request */
+  'GET /v1/projects/:id/erasures/:erasureId': {
+    params: {
+      id: string;
+      erasureId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        id: string;
+        project_id: string;
+        identifier_sha256: string;
+        status: 'pending' | 'done';
+        requested_at: string;
+        through_position: string;
+        fields: Array<string>;
+        erased: number | null;
+        erased_at: string | null;
+        identifier?: string;
+      };
+    };
+  };
+  /** List monitors */
+  'GET /v1/monitors': {
+    params: Record<string, never>;
+    query: {
+      project_id?: string;
+    };
+    body: undefined;
+    answers: {
+      200: Array<Monitor>;
+    };
+  };
+  /** Create a monitor */
+  'POST /v1/monitors': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: MonitorCreate;
+    answers: {
+      201: Monitor;
+    };
+  };
+  /** A monitor */
+  'GET /v1/monitors/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Monitor;
+    };
+  };
+  /** Change a monitor */
+  'PUT /v1/monitors/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: MonitorUpdate;
+    answers: {
+      200: Monitor;
+    };
+  };
+  /** Delete a monitor */
+  'DELETE /v1/monitors/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** Check history */
+  'GET /v1/monitors/:id/history': {
+    params: {
+      id: string;
+    };
+    query: {
+      limit?: number;
+    };
+    body: undefined;
+    answers: {
+      200: Array<Check>;
+    };
+  };
+  /** Check now */
+  'POST /v1/monitors/:id/test': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Check;
+    };
+  };
+  /** The Web Push key */
+  'GET /v1/webpush/public-key': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        public_key: string;
+      };
+    };
+  };
+  /** List notification channels */
+  'GET /v1/channels': {
+    params: Record<string, never>;
+    query: {
+      project_id?: string;
+    };
+    body: undefined;
+    answers: {
+      200: Array<Channel>;
+    };
+  };
+  /** Create a notification channel */
+  'POST /v1/channels': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: ChannelCreate;
+    answers: {
+      201: Channel;
+    };
+  };
+  /** A notification channel */
+  'GET /v1/channels/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Channel;
+    };
+  };
+  /** Change a notification channel */
+  'PUT /v1/channels/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: ChannelUpdate;
+    answers: {
+      200: Channel;
+    };
+  };
+  /** Delete a notification channel */
+  'DELETE /v1/channels/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** Send a test notification */
+  'POST /v1/channels/:id/test': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        ok: boolean;
+        status: number | null;
+        response: string | null;
+        error: string | null;
+        duration_ms: number;
+      };
+    };
+  };
+  /** A channel's delivery log */
+  'GET /v1/channels/:id/deliveries': {
+    params: {
+      id: string;
+    };
+    query: {
+      page?: number;
+      limit?: number;
+      status?: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
+    };
+    body: undefined;
+    answers: {
+      200: {
+        data: Array<{
+          id: string;
+          channel_id: string;
+          channel_type: 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
+          project_id: string;
+          event_id: string;
+          event_type: 'monitor.down' | 'monitor.up' | 'anomaly.detected' | 'channel.test';
+          title: string;
+          status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
+          reason: string | null;
+          attempts: Array<{
+            attempt: number;
+            at: string;
+            outcome: 'delivered' | 'failed';
+            status: number | null;
+            error: string | null;
+            response: string | null;
+            duration_ms: number;
+          }>;
+          created_at: string;
+          updated_at: string;
+        }>;
+        pagination: Pagination;
+      };
+    };
+  };
+  /** An event's deliveries */
+  'GET /v1/deliveries': {
+    params: Record<string, never>;
+    query: {
+      event_id: string;
+    };
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        channel_id: string;
+        channel_type: 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
+        project_id: string;
+        event_id: string;
+        event_type: 'monitor.down' | 'monitor.up' | 'anomaly.detected' | 'channel.test';
+        title: string;
+        status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
+        reason: string | null;
+        attempts: Array<{
+          attempt: number;
+          at: string;
+          outcome: 'delivered' | 'failed';
+          status: number | null;
+          error: string | null;
+          response: string | null;
+          duration_ms: number;
+        }>;
+        created_at: string;
+        updated_at: string;
+      }>;
+    };
+  };
+  /** A delivery */
+  'GET /v1/deliveries/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        id: string;
+        channel_id: string;
+        channel_type: 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
+        project_id: string;
+        event_id: string;
+        event_type: 'monitor.down' | 'monitor.up' | 'anomaly.detected' | 'channel.test';
+        title: string;
+        status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
+        reason: string | null;
+        attempts: Array<{
+          attempt: number;
+          at: string;
+          outcome: 'delivered' | 'failed';
+          status: number | null;
+          error: string | null;
+          response: string | null;
+          duration_ms: number;
+        }>;
+        created_at: string;
+        updated_at: string;
+      };
+    };
+  };
+  /** Send a failed delivery again */
+  'POST /v1/deliveries/:id/retry': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      202: {
+        id: string;
+        channel_id: string;
+        channel_type: 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
+        project_id: string;
+        event_id: string;
+        event_type: 'monitor.down' | 'monitor.up' | 'anomaly.detected' | 'channel.test';
+        title: string;
+        status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
+        reason: string | null;
+        attempts: Array<{
+          attempt: number;
+          at: string;
+          outcome: 'delivered' | 'failed';
+          status: number | null;
+          error: string | null;
+          response: string | null;
+          duration_ms: number;
+        }>;
+        created_at: string;
+        updated_at: string;
+      };
+    };
+  };
+  /** A project's records, with their leaves */
+  'GET /v1/stream': {
+    params: Record<string, never>;
+    query: {
+      project_id: string;
+      from?: string;
+      limit?: number;
+      follow?: 'true' | 'false';
+    };
+    body: undefined;
+    answers: {
+      200: string;
+    };
+  };
+  /** The checkpoints' signing key */
+  'GET /v1/checkpoints/key': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        key_name: string;
+        key_id: string;
+        verifier_key: string;
+        public_key: string;
+        public_key_pem: string;
+      };
+    };
+  };
+  /** The latest signed checkpoint */
+  'GET /v1/checkpoints/latest': {
+    params: Record<string, never>;
+    query: {
+      project_id: string;
+    };
+    body: undefined;
+    answers: {
+      200: {
+        project_id: string;
+        size: number;
+        root: string;
+        note: string;
+        signed_at: string;
+        position: string;
+      };
+    };
+  };
+  /** An inclusion proof (RFC 9162) */
+  'GET /v1/proofs/inclusion': {
+    params: Record<string, never>;
+    query: {
+      project_id: string;
+      index: number;
+      size: number;
+    };
+    body: undefined;
+    answers: {
+      200: {
+        index: number;
+        size: number;
+        leaf_hash: string;
+        proof: Array<string>;
+      };
+    };
+  };
+  /** A consistency proof (RFC 9162) */
+  'GET /v1/proofs/consistency': {
+    params: Record<string, never>;
+    query: {
+      project_id: string;
+      from: number;
+      to: number;
+    };
+    body: undefined;
+    answers: {
+      200: {
+        from: number;
+        to: number;
+        proof: Array<string>;
+      };
+    };
+  };
+}
