@@ -27,8 +27,10 @@ import {
 } from '../operations/answers.ts';
 import { jsonSchemaOf, type SchemaOptions } from './schema.ts';
 import type { AnyOperation, Answer, Header, Table } from '../operations/operation.ts';
+import { ERRORS, validationExample } from './errors.ts';
+import { DASHBOARD_PAGES, type Described } from './pages.ts';
 
-/** The OpenAPI 3.1 document of the API, from the table of operations (operations.ts) and the
+/** The OpenAPI 3.1 document of the API, from the operation table (src/http/operations/) and the
  *  codecs they name. Pure: the same options give the same document. */
 
 export interface DocumentOptions {
@@ -114,61 +116,6 @@ const BODIES = new Map<t.Mixed, string>([
 ]);
 const answers: SchemaOptions = { named: ANSWERS };
 const requests: SchemaOptions = { named: BODIES };
-
-const ERRORS: Record<ErrorStatus, { name: string; description: string; headers?: Record<string, Header> }> = {
-  400: {
-    name: 'BadRequest',
-    description:
-      'A parameter or the body is invalid: `details` names each faulty one (`path`) and its rule in ' +
-      'words (`message`). Unknown query parameters, and unknown body fields outside ingest, are ' +
-      'refused.',
-  },
-  401: {
-    name: 'Unauthorized',
-    description: 'No credentials, or wrong ones; the message says which.',
-    headers: {
-      'WWW-Authenticate': { description: "RFC 6750's `Bearer` challenge, on routes that take a bearer token" },
-    },
-  },
-  403: {
-    name: 'Forbidden',
-    description: "The caller's role may not do this, or the API key may not be used from this origin.",
-  },
-  404: { name: 'NotFound', description: 'No such resource, or one the caller may not see (the two answer alike).' },
-  405: {
-    name: 'MethodNotAllowed',
-    description: 'A path some route serves, asked with another method.',
-    headers: { Allow: { description: 'the methods the path takes', required: true } },
-  },
-  408: { name: 'RequestTimeout', description: 'The body paused longer than `WATCHLOG_BODY_TIMEOUT_MS`.' },
-  409: { name: 'Conflict', description: 'The request conflicts with the state: the message says how.' },
-  413: {
-    name: 'PayloadTooLarge',
-    description: 'The body is larger than `WATCHLOG_BODY_LIMIT_BYTES` (`WATCHLOG_BATCH_BODY_LIMIT_BYTES` for a batch).',
-  },
-  415: { name: 'UnsupportedMediaType', description: 'The body is not UTF-8 JSON.' },
-  429: {
-    name: 'TooManyRequests',
-    description: 'Too many requests: retry after `Retry-After` seconds.',
-    headers: { 'Retry-After': { description: 'seconds to wait', required: true } },
-  },
-  500: { name: 'InternalError', description: 'A fault of the server; nothing internal is shown, the log has it.' },
-  503: {
-    name: 'Unavailable',
-    description:
-      'Nothing was done, or it was done but is not visible yet (`not_yet_visible`): the log cannot ' +
-      'take writes, the server is shutting down, or the read model is behind. Retry.',
-    headers: { 'Retry-After': { description: 'seconds to wait', required: true } },
-  },
-};
-
-const validationExample = {
-  error: {
-    code: 'validation_error',
-    message: 'invalid monitor: interval_seconds must be an integer from 10 to 86400',
-    details: [{ path: 'interval_seconds', message: 'must be an integer from 10 to 86400' }],
-  },
-};
 
 const TAGS = [
   { name: 'Ingest', description: "Events sent by applications (SDKs), with a project's API key." },
@@ -335,75 +282,6 @@ const operationObject = (op: Described): OperationObject => {
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
   };
 };
-
-/** An operation as the description reads it: one of the table's, or a page of the dashboard. */
-type Described = Pick<
-  AnyOperation,
-  | 'method'
-  | 'path'
-  | 'tag'
-  | 'summary'
-  | 'description'
-  | 'auth'
-  | 'roles'
-  | 'orSelf'
-  | 'params'
-  | 'query'
-  | 'ignoresQuery'
-  | 'headers'
-  | 'body'
-  | 'responses'
-  | 'errors'
->;
-
-/** The headers of every dashboard file. */
-const dashboardHeaders: Readonly<Record<string, Header>> = {
-  'Content-Security-Policy': { description: 'no inline script or style, nothing from elsewhere', required: true },
-  'X-Content-Type-Options': { description: '`nosniff`', required: true },
-  'Referrer-Policy': { description: '`no-referrer`', required: true },
-  'Cross-Origin-Opener-Policy': { description: '`same-origin`', required: true },
-  'Cache-Control': { description: '`no-cache` for pages; a year, immutable, for hashed assets', required: true },
-  ETag: { description: 'for `If-None-Match`', required: true },
-};
-
-const dashboardPage = (description: string): Answer => ({
-  description,
-  text: { mediaTypes: ['text/html; charset=utf-8'], description: "the dashboard's index.html" },
-  headers: dashboardHeaders,
-});
-
-/** The pages the dashboard serves (src/http/dashboard.ts): no routes of the API, but the API's
- *  process answers them. */
-const DASHBOARD_PAGES: readonly Described[] = [
-  {
-    method: 'get',
-    path: '/',
-    tag: 'Dashboard',
-    auth: 'none',
-    ignoresQuery: true,
-    summary: 'The dashboard',
-    description:
-      'The dashboard (a single-page app that signs in and uses this API). Any other path without an ' +
-      'extension that asks for HTML answers the same page, so links to its screens work.',
-    responses: {
-      200: dashboardPage('the dashboard'),
-      304: { description: 'not modified (`If-None-Match`)', headers: dashboardHeaders },
-    },
-  },
-  {
-    method: 'get',
-    path: '/docs',
-    tag: 'Dashboard',
-    auth: 'none',
-    ignoresQuery: true,
-    summary: 'This reference, rendered',
-    description: 'A page of the dashboard that renders `/v1/openapi.json` (Swagger UI, bundled with the dashboard).',
-    responses: {
-      200: dashboardPage('the reference page'),
-      304: { description: 'not modified (`If-None-Match`)', headers: dashboardHeaders },
-    },
-  },
-];
 
 /** The operations this app serves, as the description lists them. */
 export const servedOperations = (table: Table, options: DocumentOptions): readonly Described[] => {
