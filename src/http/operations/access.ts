@@ -38,6 +38,16 @@ export const PasswordBody = closed(
   'a password change',
 );
 
+/** One API key of a project the caller sees, changed by the project's writers. */
+const aKey = {
+  path: '/v1/projects/:id/api-keys/:keyId',
+  tag: 'Projects',
+  auth: 'jwt',
+  resource: 'project',
+  params: { keyId: uuidParam('API key') },
+  roles: WRITERS,
+} as const;
+
 export const accessOperations = {
   login: operation({
     method: 'post',
@@ -203,13 +213,8 @@ export const accessOperations = {
     responses: { 200: json("the project's keys (never the key itself)", t.array(ApiKey)) },
   }),
   restrictKey: operation({
+    ...aKey,
     method: 'put',
-    path: '/v1/projects/:id/api-keys/:keyId',
-    tag: 'Projects',
-    auth: 'jwt',
-    resource: 'project',
-    params: { keyId: uuidParam('API key') },
-    roles: WRITERS,
     summary: 'Restrict an API key',
     description: 'Applied to ingest within a second; a revoked key is 409.',
     body: {
@@ -221,13 +226,8 @@ export const accessOperations = {
     errors: [409],
   }),
   revokeKey: operation({
+    ...aKey,
     method: 'delete',
-    path: '/v1/projects/:id/api-keys/:keyId',
-    tag: 'Projects',
-    auth: 'jwt',
-    resource: 'project',
-    params: { keyId: uuidParam('API key') },
-    roles: WRITERS,
     summary: 'Revoke an API key',
     description: 'Ingest with the key is 401 from then on; a revoked key is 409.',
     responses: { 204: noContent('revoked') },
