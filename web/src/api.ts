@@ -180,15 +180,3 @@ export type Delivery = Answer<'GET /v1/deliveries/:id'>;
 export type OrphanItem = Answer<'GET /v1/audit/orphans'>['data'][number];
 export type AnomalyItem = Answer<'GET /v1/audit/anomalies'>['data'][number];
 export type ChannelType = Operations['GET /v1/channels/:id']['answers'][200]['type'];
-
-// The former helpers, by path, for the pages that do not name their operation yet.
-export const get = async <T>(path: string, query?: Query): Promise<T> =>
-  (await request(`GET ${path}` as OperationKey, { query } as never)).body as T;
-export const post = async <T>(path: string, body?: unknown): Promise<T> =>
-  (await request(`POST ${path}` as OperationKey, { body: body ?? {} } as never)).body as T;
-export const put = async <T>(path: string, body: unknown): Promise<T> =>
-  (await request(`PUT ${path}` as OperationKey, { body } as never)).body as T;
-export const del = async (path: string): Promise<void> => {
-  await request(`DELETE ${path}` as OperationKey, {} as never);
-};
-export type NewApiKey = IssuedApiKey;
