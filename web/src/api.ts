@@ -1,4 +1,11 @@
-/** The public REST API, as any client sees it (docs/api.md): the dashboard has no other door. */
+/** The public REST API, as any client sees it (docs/api.md): the dashboard has no other door. Every
+ *  call names its operation (`'GET /v1/monitors/:id'`) and is typed by the server's operation
+ *  table (./api/operations.gen.ts): a parameter, field or answer the server does not have fails
+ *  `tsc`. */
+
+import type { Operations } from './api/operations.gen.ts';
+
+export type * from './api/operations.gen.ts';
 
 export interface ErrorDetail {
   path: string;
@@ -22,6 +29,45 @@ export class ApiError extends Error {
   }
 }
 
+export type OperationKey = keyof Operations;
+
+declare const verbatimText: unique symbol;
+/** Text the reader typed (a form's field, a link's query), sent as it is where the operation wants
+ *  a number or one of its words: the server's 400 then names the field, and the page shows its
+ *  message there. Only `verbatim` makes one, so every other value is checked against the table. */
+export type Verbatim = string & { readonly [verbatimText]: true };
+export const verbatim = (text: string): Verbatim => text as Verbatim;
+
+/** A value as a page sends it: the operation's, or text the reader typed in place of a number, a
+ *  boolean or a word. */
+export type AsSent<T> = T extends string | number | boolean
+  ? T | Verbatim
+  : T extends readonly (infer E)[]
+    ? AsSent<E>[]
+    : T extends object
+      ? { [P in keyof T]: AsSent<T[P]> }
+      : T;
+
+type Empty = Record<string, never>;
+/** A query as pages build it: a value left undefined, null or empty is not sent. */
+type LooseQuery<Q> = { [P in keyof Q]?: AsSent<Q[P]> | null | '' };
+
+/** What a call of `K` sends: the path's parameters, the query, and the body, each when it has one. */
+export type Call<K extends OperationKey> = (Operations[K]['params'] extends Empty
+  ? { params?: undefined }
+  : { params: Operations[K]['params'] }) &
+  (Operations[K]['query'] extends Empty ? { query?: undefined } : { query?: LooseQuery<Operations[K]['query']> }) &
+  (Operations[K]['body'] extends undefined ? { body?: undefined } : { body: AsSent<Operations[K]['body']> });
+
+type Answers<K extends OperationKey> = Operations[K]['answers'];
+/** The body of `K`'s successful answers. */
+export type Answer<K extends OperationKey> = {
+  [S in keyof Answers<K>]: S extends 200 | 201 | 202 | 204 ? Answers<K>[S] : never;
+}[keyof Answers<K>];
+
+/** The call's argument, optional when it has nothing to require. */
+type CallArgs<K extends OperationKey> = Empty extends Call<K> ? [call?: Call<K>] : [call: Call<K>];
+
 export type Query = Record<string, string | number | boolean | undefined | null>;
 
 export const queryString = (query: Query = {}): string => {
@@ -43,33 +89,46 @@ export const configureApi = (source: TokenSource, unauthorized: Unauthorized) =>
   onUnauthorized = unauthorized;
 };
 
-export interface Answer<T> {
+/** `'GET /v1/monitors/:id'` with `{ id }` → the method and the URL, query included. */
+const target = (op: OperationKey, { params, query }: { params?: object; query?: object }) => {
+  const [method, template] = op.split(' ') as [string, string];
+  const values = (params ?? {}) as Record<string, string>;
+  const path = template.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
+  return { method, url: `${path}${queryString(query as Query | undefined)}` };
+};
+
+const errorOf = (status: number, statusText: string, parsed: unknown) => {
+  const error = (parsed as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | undefined)?.error;
+  return new ApiError(
+    status,
+    error?.code ?? `http_${status}`,
+    error?.message ?? `${status} ${statusText}`,
+    error?.details ?? [],
+  );
+};
+
+export interface Answered<T> {
   body: T;
   headers: Headers;
   status: number;
 }
 
-export const request = async <T>(
-  method: string,
-  path: string,
-  { query, body }: { query?: Query; body?: unknown } = {},
-): Promise<Answer<T>> => {
+/** Calls `op` and answers with its body, headers and status (for answers paged in headers). */
+export const request = async <K extends OperationKey>(op: K, ...[call]: CallArgs<K>): Promise<Answered<Answer<K>>> => {
+  const { method, url } = target(op, call ?? {});
   const headers: Record<string, string> = { Accept: 'application/json' };
   const token = tokenOf();
   if (token !== null) headers.Authorization = `Bearer ${token}`;
+  const body = call?.body;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(`${path}${queryString(query)}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
     throw new ApiError(0, 'network_error', 'watchlog did not answer: is it running, and is this machine online?');
   }
   const text = res.status === 204 ? '' : await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   if (text !== '') {
     try {
       parsed = JSON.parse(text);
@@ -78,229 +137,46 @@ export const request = async <T>(
     }
   }
   if (!res.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string; details?: ErrorDetail[] } } | undefined)
-      ?.error;
-    if (res.status === 401 && token !== null && path !== '/v1/auth/login') onUnauthorized();
-    throw new ApiError(
-      res.status,
-      error?.code ?? `http_${res.status}`,
-      error?.message ?? `${res.status} ${res.statusText}`,
-      error?.details ?? [],
-    );
+    if (res.status === 401 && token !== null && op !== 'POST /v1/auth/login') onUnauthorized();
+    throw errorOf(res.status, res.statusText, parsed);
   }
-  return { body: parsed as T, headers: res.headers, status: res.status };
+  return { body: parsed as Answer<K>, headers: res.headers, status: res.status };
 };
 
-export const get = async <T>(path: string, query?: Query): Promise<T> =>
-  (await request<T>('GET', path, { query })).body;
-export const post = async <T>(path: string, body?: unknown): Promise<T> =>
-  (await request<T>('POST', path, { body: body ?? {} })).body;
-export const put = async <T>(path: string, body: unknown): Promise<T> => (await request<T>('PUT', path, { body })).body;
-export const del = async (path: string): Promise<void> => {
-  await request<unknown>('DELETE', path);
-};
+/** Calls `op` and answers with its body. */
+export const call = async <K extends OperationKey>(op: K, ...args: CallArgs<K>): Promise<Answer<K>> =>
+  (await request(op, ...args)).body;
 
 /** Downloads an authenticated GET as a file (an export): fetch, then a blob link the user keeps. */
-export const download = async (path: string, query: Query, fallbackName: string): Promise<void> => {
+export const download = async <K extends OperationKey>(
+  op: K,
+  fallbackName: string,
+  ...[call]: CallArgs<K>
+): Promise<void> => {
+  const { url } = target(op, call ?? {});
   const headers: Record<string, string> = {};
   const token = tokenOf();
   if (token !== null) headers.Authorization = `Bearer ${token}`;
-  const res = await fetch(`${path}${queryString(query)}`, { headers });
-  if (!res.ok) {
-    const parsed = (await res.json().catch(() => ({}))) as {
-      error?: { code?: string; message?: string; details?: ErrorDetail[] };
-    };
-    throw new ApiError(
-      res.status,
-      parsed.error?.code ?? `http_${res.status}`,
-      parsed.error?.message ?? res.statusText,
-      parsed.error?.details ?? [],
-    );
-  }
+  const res = await fetch(url, { headers });
+  if (!res.ok) throw errorOf(res.status, res.statusText, await res.json().catch(() => ({})));
   const name = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? fallbackName;
-  const url = URL.createObjectURL(await res.blob());
+  const href = URL.createObjectURL(await res.blob());
   const a = document.createElement('a');
-  a.href = url;
+  a.href = href;
   a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  setTimeout(() => URL.revokeObjectURL(href), 10_000);
 };
 
-// Response shapes (docs/api.md), as far as the dashboard reads them.
-
-export type Role = 'admin' | 'member' | 'auditor' | string;
-
-export interface Pagination {
-  page: number;
-  limit: number;
-  totalItems: number;
-  totalPage: number;
-}
-export interface Paged<T> {
-  data: T[];
-  pagination: Pagination;
-}
-
-export interface Project {
-  id: string;
-  name: string;
-  created_at: string;
-}
-/** `allowed_origins`: the browser origins it may be used from ([]: any); `rate_limit`: events per
- *  second (null: the deployment's default). */
-export interface ApiKey {
-  id: string;
-  project_id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  allowed_origins: string[];
-  rate_limit: number | null;
-}
-export interface NewApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  key: string;
-  created_at: string;
-  allowed_origins: string[];
-  rate_limit: number | null;
-}
-export interface User {
-  id: string;
-  email: string;
-  role: Role;
-  project_ids: string[];
-  disabled: boolean;
-  created_at: string;
-}
-
-export interface AuditListItem {
-  id: string;
-  event_type: string;
-  method: string;
-  path: string;
-  status_code: number | null;
-  response_time: number | null;
-  identifier: string;
-  user_email: string | null;
-  service_name: string;
-  environment: string;
-  timestamp: string;
-}
-export type AuditEvent = AuditListItem & Record<string, unknown>;
-
-export interface ServiceStats {
-  service_name: string;
-  total: number;
-  errors_4xx: number;
-  errors_5xx: number;
-  avg_response_time: number;
-  last_event_at: string | null;
-}
-export interface TimelinePoint {
-  bucket: string;
-  total: number;
-  errors_4xx: number;
-  errors_5xx: number;
-  avg_response_time: number;
-}
-export interface Stats {
-  total: number;
-  errors_4xx: number;
-  errors_5xx: number;
-  avg_response_time: number;
-  p95_response_time: number;
-  active_services: number;
-  last_event_at: string | null;
-  by_service: ServiceStats[];
-  by_status_class: Record<string, number>;
-  by_method: Record<string, number>;
-  timeline: TimelinePoint[];
-}
-
-export type MonitorStatus = 'PENDING' | 'UP' | 'DOWN';
-export interface Monitor {
-  id: string;
-  project_id: string;
-  name: string;
-  url: string;
-  interval_seconds: number;
-  timeout_seconds: number;
-  expected_status: number;
-  enabled: boolean;
-  status: MonitorStatus;
-  status_since: string | null;
-  last_checked_at: string | null;
-  last_status_code: number | null;
-  last_response_ms: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-  uptime_24h?: number | null;
-  uptime_7d?: number | null;
-}
-export interface Check {
-  checked_at: string;
-  status_code: number | null;
-  response_ms: number;
-  ok: boolean;
-  error: string | null;
-}
-
-export type ChannelType = 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
-/** `url`: where it sends (a chat webhook's origin only: its path is its token); `settings`: the
- *  type's settings without secrets; `degraded`: its deliveries keep failing. */
-export interface Channel {
-  id: string;
-  project_id: string;
-  type: ChannelType;
-  name: string | null;
-  url: string;
-  has_secret: boolean;
-  settings: Record<string, unknown>;
-  events: string[];
-  project_scope: 'project' | 'all';
-  quiet_minutes: number;
-  active: boolean;
-  deactivated_reason: string | null;
-  degraded: boolean;
-  degraded_reason: string | null;
-  degraded_since: string | null;
-  created_at: string;
-  updated_at: string;
-}
-/** What a provider said to `POST /v1/channels/:id/test`. */
-export interface TestAnswer {
-  ok: boolean;
-  status: number | null;
-  response: string | null;
-  error: string | null;
-  duration_ms: number;
-}
-export interface DeliveryAttempt {
-  attempt: number;
-  at: string;
-  outcome: 'delivered' | 'failed';
-  status: number | null;
-  error: string | null;
-  response: string | null;
-  duration_ms: number;
-}
-export interface Delivery {
-  id: string;
-  channel_id: string;
-  channel_type: ChannelType;
-  project_id: string;
-  event_id: string;
-  event_type: string;
-  title: string;
-  status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
-  reason: string | null;
-  attempts: DeliveryAttempt[];
-  created_at: string;
-  updated_at: string;
-}
+// Answers the description does not name, by the operation that answers them.
+export type Paged<T> = { data: T[]; pagination: Operations['GET /v1/audit']['answers'][200]['pagination'] };
+export type Role = Operations['GET /v1/auth/me']['answers'][200]['role'];
+export type MonitorStatus = Operations['GET /v1/monitors/:id']['answers'][200]['status'];
+export type IssuedApiKey = Answer<'POST /v1/projects/:id/api-keys'>;
+export type TestAnswer = Answer<'POST /v1/channels/:id/test'>;
+export type Delivery = Answer<'GET /v1/deliveries/:id'>;
+export type OrphanItem = Answer<'GET /v1/audit/orphans'>['data'][number];
+export type AnomalyItem = Answer<'GET /v1/audit/anomalies'>['data'][number];
+export type ChannelType = Operations['GET /v1/channels/:id']['answers'][200]['type'];

@@ -1,15 +1,13 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { configureApi, get, post, type User } from './api.ts';
+import { type Answer, call, configureApi, type User } from './api.ts';
 
 /** The token lives in memory and in sessionStorage (this tab only, gone when it closes), never in
  *  localStorage: other tabs and later visits do not inherit it. */
 const KEY = 'watchlog.session';
 
-interface Stored {
-  token: string;
-  expires_at: string;
-}
+/** What login answers, kept as it came. */
+type Stored = Answer<'POST /v1/auth/login'>;
 
 const load = (): Stored | null => {
   try {
@@ -64,13 +62,13 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
 
   const me = useQuery({
     queryKey: ['me', stored?.token],
-    queryFn: () => get<User>('/v1/auth/me'),
+    queryFn: () => call('GET /v1/auth/me'),
     enabled: stored !== null,
     staleTime: 60_000,
   });
 
   const login = useCallback(async (email: string, password: string) => {
-    const answer = await post<Stored>('/v1/auth/login', { email, password });
+    const answer = await call('POST /v1/auth/login', { body: { email, password } });
     sessionStorage.setItem(KEY, JSON.stringify(answer));
     setEndedBecause(null);
     setStored(answer);

@@ -1,13 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
-import { get, type Monitor, type Project } from './api.ts';
+import { call } from './api.ts';
 
 /** How often live views ask again: a DOWN transition reaches the banner within this plus the
  *  projector's lag (well inside 10 s). */
 export const LIVE_MS = 4_000;
 
 export const useProjects = () =>
-  useQuery({ queryKey: ['projects'], queryFn: () => get<Project[]>('/v1/projects'), staleTime: 30_000 });
+  useQuery({ queryKey: ['projects'], queryFn: () => call('GET /v1/projects'), staleTime: 30_000 });
 
 /** Every monitor the user may see, refreshed live (the banner, the Health column, All Projects). */
 export const useAllMonitors = () =>
-  useQuery({ queryKey: ['monitors', 'all'], queryFn: () => get<Monitor[]>('/v1/monitors'), refetchInterval: LIVE_MS });
+  useQuery({ queryKey: ['monitors', 'all'], queryFn: () => call('GET /v1/monitors'), refetchInterval: LIVE_MS });

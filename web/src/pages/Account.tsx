@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, post } from '../api.ts';
+import { ApiError, call } from '../api.ts';
 import { useSession } from '../auth.tsx';
 import { ErrorNote, Field } from '../components/ui.tsx';
 import { navigate } from '../router.tsx';
@@ -16,7 +16,10 @@ export const Account = () => {
     if (user === undefined) return;
     setError(null);
     try {
-      await post(`/v1/users/${user.id}/password`, { password: next, current_password: current });
+      await call('POST /v1/users/:id/password', {
+        params: { id: user.id },
+        body: { password: next, current_password: current },
+      });
       logout('Password changed. Sign in with the new one.');
       navigate('/login');
     } catch (err) {

@@ -1,21 +1,25 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, get, put, type AuditListItem, type Paged } from '../api.ts';
+import { type AnomalySettings, ApiError, type Call, call, type Verbatim, verbatim } from '../api.ts';
 import { useCanWrite } from '../auth.tsx';
 import { Empty, ErrorNote, Loading } from '../components/ui.tsx';
 import { formatTime } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
 import './anomalies.css';
 
-/** docs/api.md#anomalies: the five rules, what each field means, in the order the form shows them. */
-const RULES: Array<{
-  rule: string;
+/** The rules, as the server's settings name them. */
+type Rule = Exclude<keyof AnomalySettings, 'project_id' | 'updated_at'>;
+/** A rule's settings besides `enabled`. */
+type FieldOf<R extends Rule> = Exclude<keyof AnomalySettings[R], 'enabled'>;
+type RuleForm<R extends Rule> = {
   title: string;
   fires: string;
-  fields: Array<{ name: string; label: string; step?: string }>;
-}> = [
-  {
-    rule: 'brute_force',
+  fields: Array<{ name: FieldOf<R>; label: string; step?: string }>;
+};
+
+/** docs/api.md#anomalies: the five rules, what each field means, in the order the form shows them. */
+const RULE_FORMS: { [R in Rule]: RuleForm<R> } = {
+  brute_force: {
     title: 'Brute force',
     fires: 'one identifier gets many 401 answers in a short window',
     fields: [
@@ -23,8 +27,7 @@ const RULES: Array<{
       { name: 'window_secs', label: 'Window (seconds, a multiple of 10)', step: '10' },
     ],
   },
-  {
-    rule: 'error_rate',
+  error_rate: {
     title: 'Error rate',
     fires: "a service's 4xx + 5xx share of its events is too high",
     fields: [
@@ -33,8 +36,7 @@ const RULES: Array<{
       { name: 'min_events', label: 'At least this many events' },
     ],
   },
-  {
-    rule: 'volume_spike',
+  volume_spike: {
     title: 'Volume spike',
     fires: "a service's events in a minute are far above its recent per-minute mean",
     fields: [
@@ -44,8 +46,7 @@ const RULES: Array<{
       { name: 'min_rate', label: 'At least this many events a minute' },
     ],
   },
-  {
-    rule: 'mass_delete',
+  mass_delete: {
     title: 'Mass delete',
     fires: 'a service gets many DELETE requests in a short window',
     fields: [
@@ -53,8 +54,7 @@ const RULES: Array<{
       { name: 'window_secs', label: 'Window (seconds)', step: '10' },
     ],
   },
-  {
-    rule: 'silent_service',
+  silent_service: {
     title: 'Silent service',
     fires: 'a service that had traffic in the last 24 h has gone quiet',
     fields: [
@@ -62,14 +62,15 @@ const RULES: Array<{
       { name: 'min_events_24h', label: 'Events in 24 h to count as active' },
     ],
   },
-];
+};
+const RULES = (Object.keys(RULE_FORMS) as Rule[]).map((rule) => ({ rule, ...RULE_FORMS[rule] }));
 
-type RuleSettings = Record<string, number | boolean>;
-type Settings = Record<string, RuleSettings | string | null> & { updated_at: string | null };
-type Alert = AuditListItem & { request_body?: Record<string, unknown>; open: boolean };
+/** A rule's settings by field name, as the form reads them. */
+type RuleSettings = Readonly<Record<string, number | boolean>>;
+type Patch = Call<'PUT /v1/projects/:id/anomaly-settings'>['body'];
 
-const describe = (body: Record<string, unknown> | undefined): string =>
-  body === undefined
+const describe = (body: Record<string, unknown> | null | undefined): string =>
+  body === null || body === undefined
     ? ''
     : Object.entries(body)
         .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
@@ -81,7 +82,8 @@ const AlertList = ({ projectId }: { projectId: string }) => {
   const page = Math.max(1, Number(search.get('page') ?? '1') || 1);
   const alerts = useQuery({
     queryKey: ['anomalies', projectId, rule, page],
-    queryFn: () => get<Paged<Alert>>('/v1/audit/anomalies', { project_id: projectId, rule, page, limit: 20 }),
+    queryFn: () =>
+      call('GET /v1/audit/anomalies', { query: { project_id: projectId, rule: verbatim(rule), page, limit: 20 } }),
     refetchInterval: 10_000,
   });
   const set = (next: { rule?: string; page?: number }) =>
@@ -170,7 +172,7 @@ const SettingsForm = ({ projectId }: { projectId: string }) => {
   const key = ['anomaly-settings', projectId];
   const settings = useQuery({
     queryKey: key,
-    queryFn: () => get<Settings>(`/v1/projects/${projectId}/anomaly-settings`),
+    queryFn: () => call('GET /v1/projects/:id/anomaly-settings', { params: { id: projectId } }),
   });
   const [draft, setDraft] = useState<Record<string, Record<string, string | boolean>>>({});
   const [saved, setSaved] = useState(false);
@@ -181,18 +183,15 @@ const SettingsForm = ({ projectId }: { projectId: string }) => {
         RULES.map(({ rule }) => [
           rule,
           Object.fromEntries(
-            Object.entries(settings.data[rule] as RuleSettings).map(([f, v]) => [
-              f,
-              typeof v === 'boolean' ? v : String(v),
-            ]),
+            Object.entries(settings.data[rule]).map(([f, v]) => [f, typeof v === 'boolean' ? v : String(v)]),
           ),
         ]),
       ),
     );
   }, [settings.data]);
   const save = useMutation({
-    mutationFn: (patch: Record<string, Record<string, number | boolean | string | null>>) =>
-      put<Settings>(`/v1/projects/${projectId}/anomaly-settings`, patch),
+    mutationFn: (patch: Patch) =>
+      call('PUT /v1/projects/:id/anomaly-settings', { params: { id: projectId }, body: patch }),
     onSuccess: (next) => {
       client.setQueryData(key, next);
       setSaved(true);
@@ -207,19 +206,23 @@ const SettingsForm = ({ projectId }: { projectId: string }) => {
     e.preventDefault();
     setSaved(false);
     // Only what changed: a field the project never set keeps following the deployment's default.
-    const patch: Record<string, Record<string, number | boolean | string>> = {};
+    const patch: Record<string, Record<string, number | boolean | Verbatim>> = {};
     for (const { rule } of RULES) {
-      const was = current[rule] as RuleSettings;
+      const was: RuleSettings = current[rule];
       for (const [field, value] of Object.entries(draft[rule] ?? {})) {
         // Not a number: sent as typed, so the server's message for that field says what it needs.
         const next =
-          typeof value === 'boolean' || value.trim() === '' || !Number.isFinite(Number(value)) ? value : Number(value);
+          typeof value === 'boolean'
+            ? value
+            : value.trim() === '' || !Number.isFinite(Number(value))
+              ? verbatim(value)
+              : Number(value);
         if (next !== was[field]) (patch[rule] ??= {})[field] = next;
       }
     }
     save.mutate(patch);
   };
-  const reset = (rule: string, field: string) => {
+  const reset = (rule: Rule, field: string) => {
     setSaved(false);
     save.mutate({ [rule]: { [field]: null } });
   };

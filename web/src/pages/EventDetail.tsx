@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, get, type AuditEvent } from '../api.ts';
+import { ApiError, type AuditEvent, call } from '../api.ts';
 import { formatMs, formatTime } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
 import { ErrorNote, Loading } from '../components/ui.tsx';
@@ -8,9 +8,11 @@ import { StatusCode, safeInternal } from './events-shared.tsx';
 
 const BODIES = ['request_body', 'query_params', 'path_params', 'response_body'] as const;
 
+type Shown = Exclude<keyof AuditEvent, (typeof BODIES)[number]>;
+
 /** SPEC 2.2's fields in the order an operator reads them, absent ones shown as such ("—" says
  *  the SDK did not send it); any field a newer server adds follows. */
-const ORDER = [
+const ORDER: readonly string[] = [
   'id',
   'timestamp',
   'event_type',
@@ -33,9 +35,10 @@ const ORDER = [
   'request_id',
   'session_id',
   'error_message',
-];
+] satisfies Shown[];
 
-const LABELS: Record<string, string> = {
+/** Every field's label (tsc asks for a new one's); a field a newer server adds shows by its name. */
+const LABELS: Partial<Record<string, string>> & Record<Shown, string> = {
   id: 'Id',
   timestamp: 'Time',
   event_type: 'Event type',
@@ -97,13 +100,15 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
   const back = safeInternal(search.get('back'));
   const event = useQuery({
     queryKey: ['audit', 'event', eventId],
-    queryFn: () => get<AuditEvent>(`/v1/audit/${encodeURIComponent(eventId)}`),
+    queryFn: () => call('GET /v1/audit/:id', { params: { id: eventId } }),
     retry: false,
   });
   const backLink = back ?? `/p/${projectId}/events`;
   const backLabel = back !== null && !back.startsWith(`/p/${projectId}/events`) ? '← Back' : '← Events';
 
   const e = event.data;
+  // By name, fields a newer server adds included.
+  const byName: Readonly<Record<string, unknown>> | undefined = e;
   const notFound = event.error instanceof ApiError && event.error.status === 404;
   const fields =
     e === undefined
@@ -163,7 +168,7 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
                 <div key={k}>
                   <dt>{LABELS[k] ?? k}</dt>
                   <dd>
-                    <Value name={k} value={e[k]} />
+                    <Value name={k} value={byName?.[k]} />
                   </dd>
                 </div>
               ))}

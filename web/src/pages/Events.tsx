@@ -1,6 +1,6 @@
 import { memo, useEffect, useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, download, get, type AuditListItem, type Paged } from '../api.ts';
+import { ApiError, type AuditListItem, call, download, type Operations, type Verbatim } from '../api.ts';
 import { formatMs, formatNumber, formatTime } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
@@ -14,6 +14,8 @@ import {
   paramsOf,
 } from './events-shared.tsx';
 
+type ListQuery = Operations['GET /v1/audit']['query'];
+
 /** SPEC 4.2's filters, in the order the form shows them. */
 const FILTERS = [
   'service_name',
@@ -24,19 +26,34 @@ const FILTERS = [
   'start_date',
   'end_date',
   'event_type',
-] as const;
-const VIEW = ['sort_by', 'sort_order', 'page', 'limit'] as const;
+] as const satisfies ReadonlyArray<keyof ListQuery>;
+const VIEW = ['sort_by', 'sort_order', 'page', 'limit'] as const satisfies ReadonlyArray<keyof ListQuery>;
 const ALL = [...FILTERS, ...VIEW] as const;
+/** The filters as the URL holds them. */
+type Filters = { [F in (typeof FILTERS)[number]]?: Verbatim };
 
-const METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
-const ENVIRONMENTS = ['production', 'staging', 'development'];
-const EVENT_TYPES = ['http', 'system.alert', 'system.healthcheck.down', 'system.healthcheck.up', 'system.access'];
+/** Every value the server takes for a filter, in the order the form lists them: tsc refuses a
+ *  missing or unknown one. */
+const everyOf = <T extends string>(all: Record<T, true>): T[] => Object.keys(all) as T[];
+const METHODS = everyOf<NonNullable<ListQuery['method']>>({ GET: true, POST: true, PUT: true, DELETE: true });
+const ENVIRONMENTS = everyOf<NonNullable<ListQuery['environment']>>({
+  production: true,
+  staging: true,
+  development: true,
+});
+const EVENT_TYPES = everyOf<NonNullable<ListQuery['event_type']>>({
+  http: true,
+  'system.alert': true,
+  'system.healthcheck.down': true,
+  'system.healthcheck.up': true,
+  'system.access': true,
+});
 const LIMITS = ['20', '50', '100'];
 /** The list's live refresh; only page 1 moves (later pages would shift under the reader). */
 const EVENTS_LIVE_MS = 5_000;
 
 /** Columns, each sortable by the server's `sort_by` of the same name (src/http/routes/audit.ts). */
-const COLUMNS: Array<{ key: string; label: string; num?: boolean }> = [
+const COLUMNS: Array<{ key: NonNullable<ListQuery['sort_by']>; label: string; num?: boolean }> = [
   { key: 'timestamp', label: 'Time' },
   { key: 'method', label: 'Method' },
   { key: 'path', label: 'Path' },
@@ -152,7 +169,7 @@ const FilterForm = ({
   );
 };
 
-const DownloadControl = ({ query, total }: { query: Params & { project_id: string }; total: number | undefined }) => {
+const DownloadControl = ({ query, total }: { query: Filters & { project_id: string }; total: number | undefined }) => {
   const [format, setFormat] = useState<'csv' | 'json'>('csv');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -160,7 +177,7 @@ const DownloadControl = ({ query, total }: { query: Params & { project_id: strin
     setBusy(true);
     setError(null);
     try {
-      await download('/v1/audit/export', { ...query, format }, `watchlog-audit.${format}`);
+      await download('GET /v1/audit/export', `watchlog-audit.${format}`, { query: { ...query, format } });
     } catch (e) {
       setError(e);
     } finally {
@@ -193,7 +210,7 @@ const DownloadControl = ({ query, total }: { query: Params & { project_id: strin
 export const Events = ({ projectId }: { projectId: string }) => {
   const [search, setSearch] = useSearchParams();
   const params = paramsOf(search, ALL);
-  const filters = Object.fromEntries(FILTERS.map((f) => [f, params[f]])) as Params;
+  const filters: Filters = Object.fromEntries(FILTERS.map((f) => [f, params[f]]));
   const filtered = FILTERS.some((f) => params[f] !== undefined);
   const page = Math.max(1, Number.parseInt(params.page ?? '1', 10) || 1);
   const limit = params.limit ?? '20';
@@ -210,7 +227,7 @@ export const Events = ({ projectId }: { projectId: string }) => {
   };
   const list = useQuery({
     queryKey: ['audit', 'list', query],
-    queryFn: () => get<Paged<AuditListItem>>('/v1/audit', query),
+    queryFn: () => call('GET /v1/audit', { query }),
     refetchInterval: page === 1 ? EVENTS_LIVE_MS : false,
     // A page fetched (or prefetched) moments ago is shown as it is, not asked again on arrival.
     staleTime: EVENTS_LIVE_MS,
@@ -228,7 +245,7 @@ export const Events = ({ projectId }: { projectId: string }) => {
     const timer = setTimeout(() => {
       void client.prefetchQuery({
         queryKey: ['audit', 'list', next],
-        queryFn: () => get<Paged<AuditListItem>>('/v1/audit', next),
+        queryFn: () => call('GET /v1/audit', { query: next }),
         staleTime: EVENTS_LIVE_MS,
       });
     }, 0);

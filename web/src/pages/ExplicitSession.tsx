@@ -1,16 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, get } from '../api.ts';
+import { ApiError, call } from '../api.ts';
 import { formatDuration, formatNumber, formatTime } from '../format.ts';
 import { Link } from '../router.tsx';
 import { ErrorNote, Loading } from '../components/ui.tsx';
-import { StatusCode, type ExplicitSessionAnswer } from './events-shared.tsx';
+import { StatusCode } from './events-shared.tsx';
 
 const MAX_LISTED = 10_000;
 
 export const ExplicitSession = ({ projectId, sessionId }: { projectId: string; sessionId: string }) => {
   const session = useQuery({
     queryKey: ['audit', 'explicit-session', sessionId],
-    queryFn: () => get<ExplicitSessionAnswer>(`/v1/audit/sessions/${encodeURIComponent(sessionId)}`),
+    queryFn: () => call('GET /v1/audit/sessions/:session_id', { params: { session_id: sessionId } }),
     retry: false,
   });
   const s = session.data;

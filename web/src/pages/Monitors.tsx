@@ -1,17 +1,15 @@
 import { Fragment, useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { get, post, put, type Check, type Monitor } from '../api.ts';
+import { call, type Monitor } from '../api.ts';
 import { useCanWrite } from '../auth.tsx';
 import { Empty, ErrorNote, Health, Loading } from '../components/ui.tsx';
 import { ago, formatMs, formatPercent, formatTime } from '../format.ts';
 import { LIVE_MS } from '../hooks.ts';
 import { useSearchParams } from '../router.tsx';
 import { ConfirmDelete } from './monitors/ConfirmDelete.tsx';
-import { MonitorForm } from './monitors/MonitorForm.tsx';
+import { MONITORS_PER_PROJECT, MonitorForm } from './monitors/MonitorForm.tsx';
 import { MonitorHistory, checkResult } from './monitors/MonitorHistory.tsx';
 import './monitors/monitors.css';
-
-const MONITORS_PER_PROJECT = 10;
 
 /** Re-renders every few seconds, so "12 s ago" moves on even when the data did not change. */
 const useNow = (everyMs: number): number => {
@@ -30,14 +28,12 @@ const lastResult = (m: Monitor): string => {
   return `${m.last_status_code ?? '—'}${latency}`;
 };
 
-type TestAnswer = Check;
-
 /** Test now, pause/resume, edit and delete of one monitor, with their outcome said in the row. */
 const RowActions = ({ monitor, onEdit, onDelete }: { monitor: Monitor; onEdit: () => void; onDelete: () => void }) => {
   const queryClient = useQueryClient();
-  const test = useMutation({ mutationFn: () => post<TestAnswer>(`/v1/monitors/${monitor.id}/test`) });
+  const test = useMutation({ mutationFn: () => call('POST /v1/monitors/:id/test', { params: { id: monitor.id } }) });
   const toggle = useMutation({
-    mutationFn: () => put<Monitor>(`/v1/monitors/${monitor.id}`, { enabled: !monitor.enabled }),
+    mutationFn: () => call('PUT /v1/monitors/:id', { params: { id: monitor.id }, body: { enabled: !monitor.enabled } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['monitors'] }),
   });
   return (
@@ -94,7 +90,7 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
 
   const monitors = useQuery({
     queryKey: ['monitors', 'project', projectId],
-    queryFn: () => get<Monitor[]>('/v1/monitors', { project_id: projectId }),
+    queryFn: () => call('GET /v1/monitors', { query: { project_id: projectId } }),
     refetchInterval: LIVE_MS,
   });
 

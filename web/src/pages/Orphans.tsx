@@ -1,6 +1,6 @@
 import type { FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { ApiError, get, type Paged } from '../api.ts';
+import { ApiError, call } from '../api.ts';
 import { formatTime } from '../format.ts';
 import { Link, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
@@ -11,7 +11,6 @@ import {
   localInputToIso,
   filtersKey,
   paramsOf,
-  type OrphanItem,
   DateRangeFields,
 } from './events-shared.tsx';
 
@@ -27,13 +26,15 @@ export const Orphans = ({ projectId }: { projectId: string }) => {
   const page = Math.max(1, Number.parseInt(params.page ?? '1', 10) || 1);
   const query = {
     project_id: projectId,
-    ...Object.fromEntries(FILTERS.map((f) => [f, params[f]])),
+    service_name: params.service_name,
+    start_date: params.start_date,
+    end_date: params.end_date,
     page: params.page,
     limit: 50,
   };
   const orphans = useQuery({
     queryKey: ['audit', 'orphans', query],
-    queryFn: () => get<Paged<OrphanItem>>('/v1/audit/orphans', query),
+    queryFn: () => call('GET /v1/audit/orphans', { query }),
     refetchInterval: page === 1 ? ORPHANS_LIVE_MS : false,
     placeholderData: keepPreviousData,
   });

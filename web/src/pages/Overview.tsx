@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { get, type Monitor, type Paged, type AuditListItem } from '../api.ts';
+import { type AuditEventInput, call, type Monitor, type Statistics } from '../api.ts';
 import { useCanWrite } from '../auth.tsx';
 import { TimeChart, type Series } from '../components/TimeChart.tsx';
 import { Empty, ErrorNote, Health, Loading } from '../components/ui.tsx';
@@ -16,7 +16,6 @@ import {
   monitorFor,
   statsQuery,
   type RangeKey,
-  type StatsAnswer,
 } from './overview-data.ts';
 import './overview.css';
 
@@ -64,8 +63,16 @@ const RangeChooser = ({ range, onChange }: { range: RangeKey; onChange: (r: Rang
 );
 
 /** Counts by a key (status class, method) as a labelled table with a share bar per row. */
-const Breakdown = ({ title, counts, order }: { title: string; counts: Record<string, number>; order?: string[] }) => {
-  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+const Breakdown = ({
+  title,
+  counts,
+  order,
+}: {
+  title: string;
+  counts: Readonly<Record<string, number | undefined>>;
+  order?: string[];
+}) => {
+  const total = Object.values(counts).reduce<number>((a, b) => a + (b ?? 0), 0);
   const headingId = `h-${title.replace(/\W+/g, '-').toLowerCase()}`;
   const keys = Object.keys(counts).sort((a, b) =>
     order ? order.indexOf(a) - order.indexOf(b) : counts[b]! - counts[a]!,
@@ -139,7 +146,7 @@ const FIRST_EVENT = {
   identifier: 'user-1',
   service_name: 'orders',
   environment: 'production',
-};
+} satisfies AuditEventInput;
 
 /** The project has never received an event: the next step is a key and one curl line. */
 const FirstEvent = ({ projectId }: { projectId: string }) => {
@@ -209,7 +216,7 @@ const SendFirstEvent = ({ projectId }: { projectId: string }) => {
   );
 };
 
-const Timeline = ({ stats, range }: { stats: StatsAnswer; range: RangeKey }) => {
+const Timeline = ({ stats, range }: { stats: Statistics; range: RangeKey }) => {
   const { x, series } = useMemo(() => {
     const points = stats.timeline;
     const s: Series[] = [
@@ -235,7 +242,7 @@ const ServiceTable = ({
   monitors,
 }: {
   projectId: string;
-  stats: StatsAnswer;
+  stats: Statistics;
   monitors: readonly Monitor[];
 }) => (
   <section aria-labelledby="h-services">
@@ -311,7 +318,7 @@ export const Overview = ({ projectId }: { projectId: string }) => {
   const stats = useQuery(statsQuery(projectId, range));
   const monitors = useQuery({
     queryKey: ['monitors', projectId],
-    queryFn: () => get<Monitor[]>('/v1/monitors', { project_id: projectId }),
+    queryFn: () => call('GET /v1/monitors', { query: { project_id: projectId } }),
     refetchInterval: LIVE_MS,
   });
   // Only asked when the range is empty: an empty range and a project that never received an
@@ -319,7 +326,7 @@ export const Overview = ({ projectId }: { projectId: string }) => {
   const emptyRange = stats.data !== undefined && !stats.isPlaceholderData && stats.data.total === 0;
   const anyEvent = useQuery({
     queryKey: ['events', projectId, 'any'],
-    queryFn: () => get<Paged<AuditListItem>>('/v1/audit', { project_id: projectId, event_type: 'http', limit: 1 }),
+    queryFn: () => call('GET /v1/audit', { query: { project_id: projectId, event_type: 'http', limit: 1 } }),
     enabled: emptyRange,
     // A project waiting for its first event is polled like the stats, so the event shows unasked.
     refetchInterval: STATS_MS,

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
-import { ApiError, post, type Monitor, type Project } from '../api.ts';
+import { ApiError, call, type Monitor, type Project } from '../api.ts';
 import { useSession } from '../auth.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
 import { ago, formatNumber, formatTime } from '../format.ts';
@@ -13,7 +13,7 @@ const NewProject = () => {
   const client = useQueryClient();
   const [name, setName] = useState('');
   const create = useMutation({
-    mutationFn: (n: string) => post<Project>('/v1/projects', { name: n }),
+    mutationFn: (n: string) => call('POST /v1/projects', { body: { name: n } }),
     onSuccess: async () => {
       setName('');
       await client.invalidateQueries({ queryKey: ['projects'] });

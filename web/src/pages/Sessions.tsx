@@ -1,18 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { ApiError, request } from '../api.ts';
+import { ApiError, type DerivedSession, request } from '../api.ts';
 import { formatDuration, formatNumber, formatTime } from '../format.ts';
 import { Link, navigate, useSearchParams } from '../router.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
-import {
-  Pager,
-  formValues,
-  localInputToIso,
-  filtersKey,
-  paramsOf,
-  type DerivedSession,
-  DateRangeFields,
-} from './events-shared.tsx';
+import { Pager, formValues, localInputToIso, filtersKey, paramsOf, DateRangeFields } from './events-shared.tsx';
 
 const FILTERS = ['identifier', 'service_name', 'start_date', 'end_date'] as const;
 const ALL = [...FILTERS, 'page'] as const;
@@ -58,7 +50,10 @@ export const Sessions = ({ projectId }: { projectId: string }) => {
   const page = Math.max(1, Number.parseInt(params.page ?? '1', 10) || 1);
   const query = {
     project_id: projectId,
-    ...Object.fromEntries(FILTERS.map((f) => [f, params[f]])),
+    identifier: params.identifier,
+    service_name: params.service_name,
+    start_date: params.start_date,
+    end_date: params.end_date,
     page: params.page,
     limit: LIMIT,
   };
@@ -66,7 +61,7 @@ export const Sessions = ({ projectId }: { projectId: string }) => {
     queryKey: ['audit', 'sessions', query],
     queryFn: async () => {
       // The paging is in headers (SPEC 4.6 keeps the body a bare array).
-      const answer = await request<DerivedSession[]>('GET', '/v1/audit/sessions', { query });
+      const answer = await request('GET /v1/audit/sessions', { query });
       return { items: answer.body, total: Number(answer.headers.get('X-Total-Count') ?? answer.body.length) };
     },
     refetchInterval: page === 1 ? SESSIONS_LIVE_MS : false,

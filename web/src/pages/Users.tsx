@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, del, get, post, put, type Project, type User } from '../api.ts';
+import { ApiError, type Call, call, type Project, type Role, type User } from '../api.ts';
 import { useSession } from '../auth.tsx';
 import { ConfirmDialog } from '../components/ConfirmDialog.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../components/ui.tsx';
@@ -12,7 +12,7 @@ const ROLES = [
   { role: 'admin', says: 'every project; manages users and projects' },
   { role: 'member', says: 'its projects; changes monitors, keys, channels and settings' },
   { role: 'auditor', says: 'its projects, read only; also the watchlog project (logins and changes)' },
-] as const;
+] as const satisfies ReadonlyArray<{ role: Role; says: string }>;
 
 const ProjectChoice = ({
   projects,
@@ -46,11 +46,11 @@ const NewUser = ({ projects }: { projects: Project[] }) => {
   const client = useQueryClient();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [role, setRole] = useState<string>('member');
+  const [role, setRole] = useState<Role>('member');
   const [projectIds, setProjectIds] = useState<string[]>([]);
   const create = useMutation({
     mutationFn: () =>
-      post<User>('/v1/users', { email, password, role, project_ids: role === 'admin' ? [] : projectIds }),
+      call('POST /v1/users', { body: { email, password, role, project_ids: role === 'admin' ? [] : projectIds } }),
     onSuccess: async () => {
       setEmail('');
       setPassword('');
@@ -91,7 +91,7 @@ const NewUser = ({ projects }: { projects: Project[] }) => {
           />
         </Field>
         <Field id="user-role" label="Role" error={fieldError('role')}>
-          <select id="user-role" value={role} onChange={(e) => setRole(e.target.value)}>
+          <select id="user-role" value={role} onChange={(e) => setRole(e.target.value as Role)}>
             {ROLES.map((r) => (
               <option key={r.role} value={r.role}>
                 {r.role}: {r.says}
@@ -121,7 +121,7 @@ const NewUser = ({ projects }: { projects: Project[] }) => {
 const ConfirmDisable = ({ user, onClose }: { user: User; onClose: () => void }) => {
   const client = useQueryClient();
   const disable = useMutation({
-    mutationFn: () => del(`/v1/users/${user.id}`),
+    mutationFn: () => call('DELETE /v1/users/:id', { params: { id: user.id } }),
     onSuccess: async () => {
       await client.invalidateQueries({ queryKey: ['users'] });
       onClose();
@@ -148,12 +148,12 @@ const ConfirmDisable = ({ user, onClose }: { user: User; onClose: () => void }) 
 const UserRow = ({ user, projects, me }: { user: User; projects: Project[]; me: boolean }) => {
   const client = useQueryClient();
   const [editing, setEditing] = useState(false);
-  const [role, setRole] = useState<string>(user.role);
+  const [role, setRole] = useState<Role>(user.role);
   const [projectIds, setProjectIds] = useState<string[]>(user.project_ids);
   const [confirming, setConfirming] = useState(false);
   const update = useMutation({
-    mutationFn: (body: { role?: string; project_ids?: string[]; disabled?: boolean }) =>
-      put<User>(`/v1/users/${user.id}`, body),
+    mutationFn: (body: Call<'PUT /v1/users/:id'>['body']) =>
+      call('PUT /v1/users/:id', { params: { id: user.id }, body }),
     onSuccess: async () => {
       setEditing(false);
       await client.invalidateQueries({ queryKey: ['users'] });
@@ -219,7 +219,7 @@ const UserRow = ({ user, projects, me }: { user: User; projects: Project[]; me: 
                 }}
               >
                 <label htmlFor={`role-${user.id}`}>Role</label>
-                <select id={`role-${user.id}`} value={role} onChange={(e) => setRole(e.target.value)}>
+                <select id={`role-${user.id}`} value={role} onChange={(e) => setRole(e.target.value as Role)}>
                   {ROLES.map((r) => (
                     <option key={r.role} value={r.role}>
                       {r.role}: {r.says}
@@ -259,7 +259,7 @@ export const Users = () => {
   const projects = useProjects();
   const users = useQuery({
     queryKey: ['users'],
-    queryFn: () => get<User[]>('/v1/users'),
+    queryFn: () => call('GET /v1/users'),
     enabled: me?.role === 'admin',
   });
   if (me === undefined) return <Loading what="your account" />;

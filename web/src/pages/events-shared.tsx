@@ -1,32 +1,9 @@
-import type { AuditListItem } from '../api.ts';
+import { type Verbatim, verbatim } from '../api.ts';
 import { Field } from '../components/ui.tsx';
 import { formatNumber } from '../format.ts';
 import './events.css';
 
-/** Shapes and helpers shared by the Events, Event, Sessions and Orphans screens. */
-
-export interface DerivedSession {
-  project_id: string;
-  identifier: string;
-  service_name: string;
-  session_start: string;
-  session_end: string;
-  duration_seconds: number;
-  event_count: number;
-}
-
-export interface ExplicitSessionAnswer {
-  session_id: string;
-  identifier: string;
-  service_name: string;
-  session_start: string;
-  session_end: string;
-  duration_seconds: number;
-  event_count: number;
-  events: Array<{ id: string; method: string; path: string; status_code: number | null; timestamp: string }>;
-}
-
-export type OrphanItem = AuditListItem & { request_id: string };
+/** Helpers shared by the Events, Event, Sessions and Orphans screens. */
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -66,8 +43,15 @@ export const formValues = (form: HTMLFormElement, names: readonly string[]): Rec
 export const filtersKey = (params: Record<string, string | undefined>, names: readonly string[]): string =>
   JSON.stringify(names.map((n) => params[n] ?? null));
 
-export const paramsOf = (search: URLSearchParams, names: readonly string[]): Record<string, string | undefined> =>
-  Object.fromEntries(names.map((n) => [n, search.get(n) ?? undefined]));
+/** The URL's values of `names`, as the link holds them: sent as they are, the server checks them
+ *  (and its 400 names the one it refuses). */
+export const paramsOf = <N extends string>(search: URLSearchParams, names: readonly N[]): { [P in N]?: Verbatim } =>
+  Object.fromEntries(
+    names.map((n) => {
+      const v = search.get(n);
+      return [n, v === null ? undefined : verbatim(v)];
+    }),
+  ) as { [P in N]?: Verbatim };
 
 export const statusClass = (code: number | null): string | undefined =>
   code === null ? undefined : code >= 500 ? 'status-5xx' : code >= 400 ? 'status-4xx' : undefined;

@@ -1,43 +1,11 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
-import { get, type Monitor, type MonitorStatus } from '../api.ts';
+import { call, type Monitor, type MonitorStatus, type Operations } from '../api.ts';
 import { formatNumber } from '../format.ts';
-
-/** GET /v1/audit/stats as docs/api.md describes it: time figures are null when no event in the
- *  range had a response_time (api.ts's shared `Stats` types them as numbers). */
-export interface ServiceRow {
-  service_name: string;
-  total: number;
-  errors_4xx: number;
-  errors_5xx: number;
-  avg_response_time: number | null;
-  p95_response_time: number | null;
-  last_event_at: string | null;
-}
-export interface TimelineRow {
-  bucket: string;
-  total: number;
-  errors_4xx: number;
-  errors_5xx: number;
-  avg_response_time: number | null;
-}
-export interface StatsAnswer {
-  total: number;
-  errors_4xx: number;
-  errors_5xx: number;
-  avg_response_time: number | null;
-  p95_response_time: number | null;
-  active_services: number;
-  last_event_at: string | null;
-  by_service: ServiceRow[];
-  by_status_class: Record<string, number>;
-  by_method: Record<string, number>;
-  timeline: TimelineRow[];
-}
 
 /** watchlog's own project (docs/security.md): its events are `system.access`, never `http`. */
 export const SELF_PROJECT_ID = '00000000-0000-4000-8000-00000000a0d1';
 
-export type Interval = 'minute' | 'hour' | 'day';
+export type Interval = NonNullable<Operations['GET /v1/audit/stats']['query']['interval']>;
 export type RangeKey = '1h' | '24h' | '7d' | '30d';
 
 /** Each range with the interval that gives a readable chart (60, 24, 168 and 30 points). */
@@ -62,11 +30,13 @@ export const statsQuery = (projectId: string, range: RangeKey) =>
     queryFn: () => {
       const end = Date.now();
       const { ms, interval } = RANGES[range];
-      return get<StatsAnswer>('/v1/audit/stats', {
-        project_id: projectId,
-        start_date: new Date(end - ms).toISOString(),
-        end_date: new Date(end).toISOString(),
-        interval,
+      return call('GET /v1/audit/stats', {
+        query: {
+          project_id: projectId,
+          start_date: new Date(end - ms).toISOString(),
+          end_date: new Date(end).toISOString(),
+          interval,
+        },
       });
     },
     refetchInterval: STATS_MS,

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { del, type Monitor } from '../../api.ts';
+import { call, type Monitor } from '../../api.ts';
 import { ErrorNote } from '../../components/ui.tsx';
 
 /** A modal dialog (the platform's <dialog>: focus trapped, Escape cancels) asking before a monitor
@@ -10,7 +10,7 @@ export const ConfirmDelete = ({ monitor, onClose }: { monitor: Monitor; onClose:
   const heading = useId();
   const queryClient = useQueryClient();
   const remove = useMutation({
-    mutationFn: () => del(`/v1/monitors/${monitor.id}`),
+    mutationFn: () => call('DELETE /v1/monitors/:id', { params: { id: monitor.id } }),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['monitors'] });
       onClose(true);

@@ -1,7 +1,11 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { ApiError, post, put, type Monitor } from '../../api.ts';
+import { ApiError, call, type Monitor, type Verbatim, verbatim } from '../../api.ts';
 import { ErrorNote, Field } from '../../components/ui.tsx';
+
+/** The most monitors a project may have: the server's `MONITORS_PER_PROJECT` (src/domain/monitor.ts),
+ *  which answers 409 past it. Said before the first refusal (the list's notice), so not read from one. */
+export const MONITORS_PER_PROJECT = 10;
 
 /** SPEC 2.8 defaults; the server applies the same ones to a field left out. */
 const DEFAULTS = { interval_seconds: '60', timeout_seconds: '10', expected_status: '200' };
@@ -29,17 +33,20 @@ const valuesOf = (m: Monitor | null): Values =>
 
 /** An empty number field is left out (the server's default on create, unchanged on edit); any
  *  other text is sent as it reads, so the server says what is wrong with it next to the field. */
-const numberOf = (text: string): number | string | undefined => {
+const numberOf = (text: string): number | Verbatim | undefined => {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
   const n = Number(trimmed);
-  return Number.isFinite(n) ? n : trimmed;
+  return Number.isFinite(n) ? n : verbatim(trimmed);
 };
 
 /** What a refusal means for the person filling the form, beyond the server's message. */
 const refusal = (error: unknown): string | undefined => {
   if (error instanceof ApiError && error.status === 409) {
-    return 'This project already has 10 monitors, the most a project may have. Delete one you no longer need to add another.';
+    return (
+      `This project already has ${MONITORS_PER_PROJECT} monitors, the most a project may have. ` +
+      'Delete one you no longer need to add another.'
+    );
   }
   if (error instanceof ApiError && error.status === 403) return 'Your role may read monitors but not change them.';
   return undefined;
@@ -75,8 +82,8 @@ export const MonitorForm = ({
         enabled: v.enabled,
       };
       return editing === null
-        ? post<Monitor>('/v1/monitors', { project_id: projectId, ...body })
-        : put<Monitor>(`/v1/monitors/${editing.id}`, body);
+        ? call('POST /v1/monitors', { body: { project_id: projectId, ...body } })
+        : call('PUT /v1/monitors/:id', { params: { id: editing.id }, body });
     },
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: ['monitors'] });

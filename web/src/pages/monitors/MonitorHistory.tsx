@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { get, type Check, type Monitor } from '../../api.ts';
+import { call, type Check, type Monitor } from '../../api.ts';
 import { TimeChart, type Series } from '../../components/TimeChart.tsx';
 import { Empty, ErrorNote, Loading } from '../../components/ui.tsx';
 import { formatMs, formatTime } from '../../format.ts';
@@ -22,7 +22,8 @@ export const checkResult = (c: Pick<Check, 'ok' | 'status_code' | 'error'>): str
 export const MonitorHistory = ({ monitor }: { monitor: Monitor }) => {
   const history = useQuery({
     queryKey: ['monitors', 'history', monitor.id],
-    queryFn: () => get<Check[]>(`/v1/monitors/${monitor.id}/history`, { limit: HISTORY_LIMIT }),
+    queryFn: () =>
+      call('GET /v1/monitors/:id/history', { params: { id: monitor.id }, query: { limit: HISTORY_LIMIT } }),
     refetchInterval: LIVE_MS,
   });
 

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, del, get, post, put, type ApiKey, type NewApiKey } from '../../api.ts';
+import { ApiError, type ApiKey, call, type IssuedApiKey } from '../../api.ts';
 import { useCanWrite } from '../../auth.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
@@ -20,7 +20,11 @@ const EditKey = ({ projectId, apiKey, onDone }: { projectId: string; apiKey: Api
   const client = useQueryClient();
   const [input, setInput] = useState(() => restrictionsInputOf(apiKey));
   const save = useMutation({
-    mutationFn: () => put<ApiKey>(`/v1/projects/${projectId}/api-keys/${apiKey.id}`, restrictionsBody(input)),
+    mutationFn: () =>
+      call('PUT /v1/projects/:id/api-keys/:keyId', {
+        params: { id: projectId, keyId: apiKey.id },
+        body: restrictionsBody(input),
+      }),
     onSuccess: async () => {
       await client.invalidateQueries({ queryKey: ['api-keys', projectId] });
       onDone();
@@ -61,7 +65,7 @@ const firstEvent = (key: string) =>
   `-d '{"path":"/login","method":"POST","status_code":200,"response_time":42,"identifier":"user-1","service_name":"api","environment":"production"}'`;
 
 /** The new key, once: after "Done" it is gone from the page and nobody can read it again. */
-const CreatedKey = ({ created, onDone }: { created: NewApiKey; onDone: () => void }) => (
+const CreatedKey = ({ created, onDone }: { created: IssuedApiKey; onDone: () => void }) => (
   <section className="panel st-created" aria-labelledby="created-key-heading">
     <h2 id="created-key-heading">API key “{created.name}” created</h2>
     <p>
@@ -83,15 +87,21 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
   const canWrite = useCanWrite();
   const client = useQueryClient();
   const key = ['api-keys', projectId];
-  const keys = useQuery({ queryKey: key, queryFn: () => get<ApiKey[]>(`/v1/projects/${projectId}/api-keys`) });
+  const keys = useQuery({
+    queryKey: key,
+    queryFn: () => call('GET /v1/projects/:id/api-keys', { params: { id: projectId } }),
+  });
   const [name, setName] = useState('');
   const [restrictions, setRestrictions] = useState(NO_INPUT);
-  const [created, setCreated] = useState<NewApiKey | null>(null);
+  const [created, setCreated] = useState<IssuedApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const create = useMutation({
     mutationFn: () =>
-      post<NewApiKey>(`/v1/projects/${projectId}/api-keys`, { name, ...restrictionsBody(restrictions) }),
+      call('POST /v1/projects/:id/api-keys', {
+        params: { id: projectId },
+        body: { name, ...restrictionsBody(restrictions) },
+      }),
     onSuccess: async (answer) => {
       setCreated(answer);
       setName('');
@@ -100,7 +110,8 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
     },
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => del(`/v1/projects/${projectId}/api-keys/${id}`),
+    mutationFn: (id: string) =>
+      call('DELETE /v1/projects/:id/api-keys/:keyId', { params: { id: projectId, keyId: id } }),
     onSuccess: async () => {
       setRevoking(null);
       await client.invalidateQueries({ queryKey: key });

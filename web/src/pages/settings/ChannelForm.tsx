@@ -1,13 +1,13 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { ApiError, post, type Channel } from '../../api.ts';
+import { ApiError, call, type Channel, type ChannelCreate } from '../../api.ts';
 import { useSession } from '../../auth.tsx';
 import { ErrorNote, Field } from '../../components/ui.tsx';
 
-export const EVENTS = [
-  { name: 'healthcheck', says: 'monitor DOWN and UP' },
-  { name: 'alert', says: 'anomaly alerts' },
-];
+/** What a channel may be told of. */
+export type ChannelEvent = Channel['events'][number];
+const SAYS: Record<ChannelEvent, string> = { healthcheck: 'monitor DOWN and UP', alert: 'anomaly alerts' };
+export const EVENTS = (Object.keys(SAYS) as ChannelEvent[]).map((name) => ({ name, says: SAYS[name] }));
 
 export const TYPE_NAMES: Record<Channel['type'], string> = {
   webhook: 'Webhook',
@@ -23,13 +23,26 @@ export const TYPE_NAMES: Record<Channel['type'], string> = {
 type FormType = Exclude<Channel['type'], 'webpush'>;
 const FORM_TYPES: FormType[] = ['webhook', 'slack', 'discord', 'teams', 'email', 'pagerduty', 'ntfy'];
 
+type Security = NonNullable<Extract<ChannelCreate, { type: 'email' }>['smtp']['security']>;
+const SECURITIES: Record<Security, string> = {
+  starttls: 'STARTTLS, required (port 587)',
+  tls: 'TLS from the start (port 465)',
+  none: 'None: clear text (port 25)',
+};
+type Severity = NonNullable<Extract<ChannelCreate, { type: 'pagerduty' }>['severity']>;
+const SEVERITIES: Record<Severity, string> = { critical: 'critical', error: 'error', warning: 'warning', info: 'info' };
+
+/** A select's value as one of its options (the first when none is chosen yet). */
+const chosenOf = <T extends string>(options: Record<T, string>, value: string | undefined): T =>
+  value !== undefined && Object.hasOwn(options, value) ? (value as T) : (Object.keys(options)[0] as T);
+
 export const EventChoice = ({
   chosen,
   onChange,
   idPrefix,
 }: {
-  chosen: string[];
-  onChange: (e: string[]) => void;
+  chosen: ChannelEvent[];
+  onChange: (e: ChannelEvent[]) => void;
   idPrefix: string;
 }) => (
   <fieldset className="st-events">
@@ -61,9 +74,9 @@ const integer = (value: string | undefined) => (optional(value) === undefined ? 
 
 /** The body of `POST /v1/channels` for the chosen type: empty optional fields are left out, so
  *  the server's defaults apply. */
-const bodyOf = (type: FormType, v: Values, common: Record<string, unknown>): Record<string, unknown> => {
-  const defined = (o: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined));
+const bodyOf = (type: FormType, v: Values, common: Common): ChannelCreate => {
+  const defined = <T extends object>(o: T): T =>
+    Object.fromEntries(Object.entries(o).filter(([, x]) => x !== undefined)) as T;
   switch (type) {
     case 'webhook':
       return defined({ ...common, type, url: v.url ?? '', secret: optional(v.secret) });
@@ -80,7 +93,7 @@ const bodyOf = (type: FormType, v: Values, common: Record<string, unknown>): Rec
         smtp: defined({
           host: v.host ?? '',
           port: integer(v.port),
-          security: v.security ?? 'starttls',
+          security: chosenOf(SECURITIES, v.security),
           username: optional(v.username),
           password: optional(v.password),
           reject_unauthorized: v.any_certificate === 'yes' ? false : undefined,
@@ -92,13 +105,16 @@ const bodyOf = (type: FormType, v: Values, common: Record<string, unknown>): Rec
         ...common,
         type,
         routing_key: v.routing_key ?? '',
-        severity: v.severity ?? 'critical',
+        severity: chosenOf(SEVERITIES, v.severity),
         url: optional(v.url),
       });
     case 'ntfy':
       return defined({ ...common, type, topic: v.topic ?? '', url: optional(v.url), token: optional(v.token) });
   }
 };
+
+/** What every type takes: the project, the events, and the name, quiet period and scope when given. */
+type Common = Pick<ChannelCreate, 'project_id' | 'events' | 'name' | 'quiet_minutes' | 'project_scope'>;
 
 interface Props {
   projectId: string;
@@ -112,22 +128,21 @@ export const ChannelForm = ({ projectId, onCreated }: Props) => {
   const [type, setType] = useState<FormType>('webhook');
   const [values, setValues] = useState<Values>({});
   const [name, setName] = useState('');
-  const [events, setEvents] = useState<string[]>(['healthcheck']);
+  const [events, setEvents] = useState<ChannelEvent[]>(['healthcheck']);
   const [quiet, setQuiet] = useState('');
   const [everyProject, setEveryProject] = useState(false);
 
   const create = useMutation({
     mutationFn: () =>
-      post<Channel>(
-        '/v1/channels',
-        bodyOf(type, values, {
+      call('POST /v1/channels', {
+        body: bodyOf(type, values, {
           project_id: projectId,
           events,
           ...(name.trim() === '' ? {} : { name: name.trim() }),
           ...(quiet.trim() === '' ? {} : { quiet_minutes: Number(quiet) }),
-          ...(everyProject ? { project_scope: 'all' } : {}),
+          ...(everyProject ? { project_scope: 'all' as const } : {}),
         }),
-      ),
+      }),
     onSuccess: async () => {
       setValues({});
       setName('');
@@ -231,9 +246,11 @@ export const ChannelForm = ({ projectId, onCreated }: Props) => {
           {input('ch-host', 'host', 'SMTP host', { path: 'smtp.host', placeholder: 'smtp.example.com' })}
           <Field id="ch-security" label="Security" error={fieldError('smtp.security') || undefined}>
             <select id="ch-security" value={values.security ?? 'starttls'} onChange={set('security')}>
-              <option value="starttls">STARTTLS, required (port 587)</option>
-              <option value="tls">TLS from the start (port 465)</option>
-              <option value="none">None: clear text (port 25)</option>
+              {(Object.keys(SECURITIES) as Security[]).map((s) => (
+                <option key={s} value={s}>
+                  {SECURITIES[s]}
+                </option>
+              ))}
             </select>
           </Field>
           {input('ch-port', 'port', 'Port (optional)', {
@@ -280,9 +297,9 @@ export const ChannelForm = ({ projectId, onCreated }: Props) => {
           })}
           <Field id="ch-severity" label="Severity" error={fieldError('severity') || undefined}>
             <select id="ch-severity" value={values.severity ?? 'critical'} onChange={set('severity')}>
-              {['critical', 'error', 'warning', 'info'].map((s) => (
+              {(Object.keys(SEVERITIES) as Severity[]).map((s) => (
                 <option key={s} value={s}>
-                  {s}
+                  {SEVERITIES[s]}
                 </option>
               ))}
             </select>

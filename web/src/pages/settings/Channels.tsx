@@ -1,11 +1,11 @@
 import { Fragment, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { del, get, post, put, type Channel, type Delivery, type Paged, type TestAnswer } from '../../api.ts';
+import { call, type Channel, type ChannelCreate, type Delivery, type TestAnswer } from '../../api.ts';
 import { useCanWrite } from '../../auth.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { Empty, ErrorNote, Loading } from '../../components/ui.tsx';
 import { formatTime } from '../../format.ts';
-import { ChannelForm, EVENTS, EventChoice, TYPE_NAMES } from './ChannelForm.tsx';
+import { ChannelForm, type ChannelEvent, EVENTS, EventChoice, TYPE_NAMES } from './ChannelForm.tsx';
 
 const fromBase64Url = (s: string): Uint8Array<ArrayBuffer> => {
   const b64 = s
@@ -18,9 +18,12 @@ const fromBase64Url = (s: string): Uint8Array<ArrayBuffer> => {
   return bytes;
 };
 
+/** What `POST /v1/channels` takes for a Web Push channel. */
+type WebPush = Extract<ChannelCreate, { type: 'webpush' }>;
+
 /** Subscribes this browser (service worker /sw.js, the deployment's VAPID key) and makes the
  *  subscription a channel. Every refusal on the way is said in words. */
-const subscribeThisBrowser = async (projectId: string, events: string[]): Promise<Channel> => {
+const subscribeThisBrowser = async (projectId: string, events: ChannelEvent[]): Promise<Channel> => {
   if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) {
     throw new Error(
       'This browser cannot receive Web Push notifications (no service worker or Push API support; in Safari, add the dashboard to the home screen first).',
@@ -34,7 +37,7 @@ const subscribeThisBrowser = async (projectId: string, events: string[]): Promis
         : 'The browser did not grant permission to show notifications.',
     );
   }
-  const { public_key } = await get<{ public_key: string }>('/v1/webpush/public-key');
+  const { public_key } = await call('GET /v1/webpush/public-key');
   const registration = await navigator.serviceWorker.register('/sw.js');
   await navigator.serviceWorker.ready;
   const existing = await registration.pushManager.getSubscription();
@@ -44,11 +47,14 @@ const subscribeThisBrowser = async (projectId: string, events: string[]): Promis
       userVisibleOnly: true,
       applicationServerKey: fromBase64Url(public_key),
     }));
-  return post<Channel>('/v1/channels', {
-    project_id: projectId,
-    type: 'webpush',
-    subscription: subscription.toJSON(),
-    events,
+  return call('POST /v1/channels', {
+    body: {
+      project_id: projectId,
+      type: 'webpush',
+      // The browser's own JSON of it: the endpoint and keys the server takes (and expirationTime, which it ignores).
+      subscription: subscription.toJSON() as WebPush['subscription'],
+      events,
+    },
   });
 };
 
@@ -69,11 +75,11 @@ const Deliveries = ({ channel }: { channel: Channel }) => {
   const key = ['deliveries', channel.id, page];
   const deliveries = useQuery({
     queryKey: key,
-    queryFn: () => get<Paged<Delivery>>(`/v1/channels/${channel.id}/deliveries`, { page, limit: 10 }),
+    queryFn: () => call('GET /v1/channels/:id/deliveries', { params: { id: channel.id }, query: { page, limit: 10 } }),
     refetchInterval: 5000,
   });
   const retry = useMutation({
-    mutationFn: (d: Delivery) => post<Delivery>(`/v1/deliveries/${d.id}/retry`),
+    mutationFn: (d: Delivery) => call('POST /v1/deliveries/:id/retry', { params: { id: d.id } }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['deliveries', channel.id] }),
   });
   const data = deliveries.data;
@@ -155,27 +161,30 @@ export const Channels = ({ projectId }: { projectId: string }) => {
   const key = ['channels', projectId];
   const channels = useQuery({
     queryKey: key,
-    queryFn: () => get<Channel[]>('/v1/channels', { project_id: projectId }),
+    queryFn: () => call('GET /v1/channels', { query: { project_id: projectId } }),
     refetchInterval: 10_000,
   });
   const refresh = () => client.invalidateQueries({ queryKey: key });
-  const [pushEvents, setPushEvents] = useState<string[]>(['healthcheck', 'alert']);
+  const [pushEvents, setPushEvents] = useState<ChannelEvent[]>(['healthcheck', 'alert']);
   const [deleting, setDeleting] = useState<Channel | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [tested, setTested] = useState<{ channel: Channel; answer: TestAnswer } | null>(null);
 
   const push = useMutation({ mutationFn: () => subscribeThisBrowser(projectId, pushEvents), onSuccess: refresh });
   const toggle = useMutation({
-    mutationFn: (c: Channel) => put<Channel>(`/v1/channels/${c.id}`, { active: !c.active }),
+    mutationFn: (c: Channel) => call('PUT /v1/channels/:id', { params: { id: c.id }, body: { active: !c.active } }),
     onSuccess: refresh,
   });
   const test = useMutation({
-    mutationFn: async (c: Channel) => ({ channel: c, answer: await post<TestAnswer>(`/v1/channels/${c.id}/test`) }),
+    mutationFn: async (c: Channel) => ({
+      channel: c,
+      answer: await call('POST /v1/channels/:id/test', { params: { id: c.id } }),
+    }),
     onMutate: () => setTested(null),
     onSuccess: setTested,
   });
   const remove = useMutation({
-    mutationFn: (c: Channel) => del(`/v1/channels/${c.id}`),
+    mutationFn: (c: Channel) => call('DELETE /v1/channels/:id', { params: { id: c.id } }),
     onSuccess: async () => {
       setDeleting(null);
       await refresh();

@@ -1,4 +1,4 @@
-import { ApiError } from '../../api.ts';
+import { type ApiKey, ApiError, type Verbatim, verbatim } from '../../api.ts';
 import { Field } from '../../components/ui.tsx';
 
 /** The origins and rate of an API key, as a form shows them: one origin per line, the rate as
@@ -8,10 +8,7 @@ export interface RestrictionsInput {
   rate: string;
 }
 
-export const restrictionsInputOf = (key: {
-  allowed_origins: string[];
-  rate_limit: number | null;
-}): RestrictionsInput => ({
+export const restrictionsInputOf = (key: Pick<ApiKey, 'allowed_origins' | 'rate_limit'>): RestrictionsInput => ({
   origins: key.allowed_origins.join('\n'),
   rate: key.rate_limit === null ? '' : String(key.rate_limit),
 });
@@ -20,13 +17,17 @@ export const restrictionsInputOf = (key: {
  *  whole number is sent as it is, so that the server's message for it shows at the field. */
 export const restrictionsBody = (
   input: RestrictionsInput,
-): { allowed_origins: string[]; rate_limit: number | string | null } => ({
+): { allowed_origins: string[]; rate_limit: number | Verbatim | null } => ({
   allowed_origins: input.origins
     .split('\n')
     .map((o) => o.trim())
     .filter((o) => o !== ''),
   rate_limit:
-    input.rate.trim() === '' ? null : /^\d+$/.test(input.rate.trim()) ? Number(input.rate.trim()) : input.rate.trim(),
+    input.rate.trim() === ''
+      ? null
+      : /^\d+$/.test(input.rate.trim())
+        ? Number(input.rate.trim())
+        : verbatim(input.rate.trim()),
 });
 
 /** The server's message for one of the origins (its line), or for the list. */

@@ -1,17 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, get, put } from '../../api.ts';
+import { ApiError, call } from '../../api.ts';
 import { useCanWrite } from '../../auth.tsx';
 import { ErrorNote, Loading } from '../../components/ui.tsx';
 import { formatTime } from '../../format.ts';
-
-interface MaskingRules {
-  project_id: string;
-  keys: string[];
-  patterns: string[];
-  scan_limit_chars: number;
-  updated_at: string | null;
-}
 
 const lines = (text: string) =>
   text
@@ -47,7 +39,10 @@ export const Masking = ({ projectId }: { projectId: string }) => {
   const canWrite = useCanWrite();
   const client = useQueryClient();
   const key = ['masking', projectId];
-  const rules = useQuery({ queryKey: key, queryFn: () => get<MaskingRules>(`/v1/projects/${projectId}/masking`) });
+  const rules = useQuery({
+    queryKey: key,
+    queryFn: () => call('GET /v1/projects/:id/masking', { params: { id: projectId } }),
+  });
   const [keys, setKeys] = useState('');
   const [patterns, setPatterns] = useState('');
   useEffect(() => {
@@ -57,7 +52,10 @@ export const Masking = ({ projectId }: { projectId: string }) => {
   }, [rules.data]);
   const save = useMutation({
     mutationFn: () =>
-      put<MaskingRules>(`/v1/projects/${projectId}/masking`, { keys: lines(keys), patterns: lines(patterns) }),
+      call('PUT /v1/projects/:id/masking', {
+        params: { id: projectId },
+        body: { keys: lines(keys), patterns: lines(patterns) },
+      }),
     onSuccess: (next) => client.setQueryData(key, next),
   });
   const submit = (e: FormEvent) => {
