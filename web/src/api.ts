@@ -171,12 +171,8 @@ export const download = async <K extends OperationKey>(
 };
 
 // Answers the description does not name, by the operation that answers them.
-export type Paged<T> = { data: T[]; pagination: Operations['GET /v1/audit']['answers'][200]['pagination'] };
 export type Role = Operations['GET /v1/auth/me']['answers'][200]['role'];
 export type MonitorStatus = Operations['GET /v1/monitors/:id']['answers'][200]['status'];
 export type IssuedApiKey = Answer<'POST /v1/projects/:id/api-keys'>;
 export type TestAnswer = Answer<'POST /v1/channels/:id/test'>;
 export type Delivery = Answer<'GET /v1/deliveries/:id'>;
-export type OrphanItem = Answer<'GET /v1/audit/orphans'>['data'][number];
-export type AnomalyItem = Answer<'GET /v1/audit/anomalies'>['data'][number];
-export type ChannelType = Operations['GET /v1/channels/:id']['answers'][200]['type'];
