@@ -1,4 +1,5 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -10,14 +11,19 @@ import type { ProjectionRunner } from '../../projections/projector.ts';
 import type { LoginThrottle } from '../views/login-throttle/port.ts';
 import { sqliteLoginThrottle } from '../views/login-throttle/sqlite.ts';
 import { openViewsDatabase } from '../views/store/sqlite.ts';
+import type { TreeQueries } from '../views/tree/port.ts';
+import { sqliteTree } from '../views/tree/sqlite.ts';
 import { SchemaBusyError } from '../views/store/port.ts';
 import { READ_MODEL_KEYS, openSqliteReadModels, projectionRunners } from './read-models.ts';
 import { switchingReadModels } from './views-generation.ts';
-import { statePath, viewsPath } from '../views/store/sqlite-files.ts';
+import { VIEWS_FILE, statePath, viewsPath } from '../views/store/sqlite-files.ts';
 
 /** A start-up failure the user can fix (a port in use, a server out of reach): printed as one
  *  line, without a stack. */
 export class StartupError extends Error {}
+
+/** The embedded log's file in the data dir. */
+const LOG_FILE = 'log.db';
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl'>;
 
@@ -52,7 +58,7 @@ export const openLog = async (
 ): Promise<EventLog> => {
   const observed = observer ? { onCommitted: observer.committed } : {};
   if (config.eventStoreUrl === undefined) {
-    return new SqliteEventLog(path.join(config.dataDir, 'log.db'), {
+    return new SqliteEventLog(path.join(config.dataDir, LOG_FILE), {
       writerThread,
       ...observed,
       compaction: { familyOf: streamFamily },
@@ -80,6 +86,36 @@ export const openLog = async (
     throw new StartupError(`cannot reach KurrentDB (WATCHLOG_EVENTSTORE_URL): ${(error as Error).message}`);
   }
   return log;
+};
+
+/** The log of a deployment that exists already, for a command run beside it (`watchlog admin`):
+ *  on the embedded default, a data dir without a log is a mistake in WATCHLOG_DATA_DIR, not a new
+ *  deployment to create. */
+export const openExistingLog = async (config: StoreConfig): Promise<EventLog> => {
+  if (config.eventStoreUrl === undefined && !existsSync(path.join(config.dataDir, LOG_FILE))) {
+    throw new StartupError(`no event log in ${config.dataDir} (is WATCHLOG_DATA_DIR set as for the service?)`);
+  }
+  return openLog(config, false);
+};
+
+/** A stopped embedded deployment as `watchlog verify --data-dir` reads it: its log, and its tree
+ *  read model opened read-only; null when the data dir holds no such deployment. */
+export const openStoppedDeployment = (
+  dataDir: string,
+): { log: EventLog; tree: TreeQueries; close(): Promise<void> } | null => {
+  const logFile = path.join(dataDir, LOG_FILE);
+  const viewsFile = path.join(dataDir, VIEWS_FILE);
+  if (!existsSync(logFile) || !existsSync(viewsFile)) return null;
+  const log = new SqliteEventLog(logFile);
+  const views = new Database(viewsFile, { readonly: true, fileMustExist: true });
+  return {
+    log,
+    tree: sqliteTree.queries(views),
+    async close() {
+      views.close();
+      await log.close();
+    },
+  };
 };
 
 const openReadModels = async (

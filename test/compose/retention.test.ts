@@ -5,7 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { erasureJobOf, retentionJobOf } from '../../src/compose/worker-jobs.ts';
 import { rebuildEmbeddedReadModels } from '../../src/compose/rebuild.ts';
-import { verifyDataDir } from '../../src/compose/verify-data-dir.ts';
+import { verifyDataDir } from '../../src/cli/verify-data-dir.ts';
 import { WATCHLOG_PROJECT_ID } from '../../src/domain/self-audit.ts';
 import { auditStream, projectStream, retentionStream } from '../../src/domain/streams.ts';
 import type { ErasureRequested, RetentionApplied } from '../../src/domain/retention.ts';
