@@ -6,8 +6,9 @@ import ts from 'typescript';
 
 /** The layering rule of ARCHITECTURE.md, checked on the import graph of src/ and projections/:
  *  imports point down (http | jobs | reactors → commands → domain; projections → domain + view
- *  ports), only src/compose/ names an adapter, a store driver or the metrics library, and nothing
- *  outside an adapter tests `instanceof` an adapter class. */
+ *  ports), only src/compose/ names an adapter or a store driver, only src/metrics/ the metrics
+ *  library, compose imports no CLI module, and nothing outside an adapter tests `instanceof` an
+ *  adapter class. */
 
 type Layer =
   | 'domain'
@@ -22,6 +23,8 @@ type Layer =
   | 'jobs'
   | 'http'
   | 'config'
+  | 'metrics'
+  | 'server'
   | 'compose'
   | 'cli'
   | 'main'
@@ -43,10 +46,12 @@ const layerOf = (file: string): Layer => {
     [/^src\/jobs\//, 'jobs'],
     [/^src\/http\//, 'http'],
     [/^src\/config\.ts$/, 'config'],
+    [/^src\/metrics\//, 'metrics'],
+    [/^src\/server\//, 'server'],
     [/^src\/compose\//, 'compose'],
     [/^src\/cli\//, 'cli'],
     [/^src\/main\.ts$/, 'main'],
-    [/^src\/(threads|deadline)\.ts$/, 'platform'],
+    [/^src\/(threads|deadline|startup-error)\.ts$/, 'platform'],
     [/^src\/verify\//, 'verify'],
   ];
   const found = rules.find(([pattern]) => pattern.test(file));
@@ -71,6 +76,10 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   jobs: ['domain', 'log-port', 'view-port', 'commands', 'checks', 'platform'],
   http: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
   config: ['domain'],
+  // The metrics registry implements the interfaces the layers declare (HttpMetrics, JobMetrics,
+  // NotificationMetrics, the log's observers); its port serves the HTTP layer's metrics app.
+  metrics: ['domain', 'log-port', 'http', 'jobs', 'reactors', 'config', 'platform'],
+  server: ['config'],
   compose: [
     'domain',
     'log-port',
@@ -84,11 +93,13 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
     'jobs',
     'http',
     'config',
+    'metrics',
+    'server',
     'platform',
   ],
   // The CLI's commands use the wiring; the wiring never uses a command (nothing of src/cli/ in
   // compose's list), so what builds a role stays apart from the tools around it.
-  cli: ['domain', 'log-port', 'view-port', 'commands', 'jobs', 'config', 'compose', 'verify'],
+  cli: ['domain', 'log-port', 'view-port', 'commands', 'jobs', 'config', 'compose', 'verify', 'platform'],
   main: ['cli'],
   platform: [],
   // The offline verifier is a second implementation of the tree's hashing, proofs and notes:
@@ -107,7 +118,7 @@ const DRIVERS = [
   '@watchlog/agenda-sqlite',
 ];
 
-/** The metrics library: one registry per process, built in src/compose/ (src/compose/metrics.ts);
+/** The metrics library: one registry per process, built in src/metrics/ (src/metrics/registry.ts);
  *  every other layer reports through the small interface it declares (HttpMetrics, JobMetrics,
  *  NotificationMetrics, the log's CommitObserver). */
 const METRICS_LIBRARIES = ['prom-client'];
@@ -155,8 +166,8 @@ const violations = (files: readonly SourceFile[]): string[] => {
         if (DRIVERS.includes(pkg) && !ADAPTER_LAYERS.has(layer) && layer !== 'compose') {
           found.push(`${f.path} (${layer}) uses the store driver ${pkg}: only adapters and src/compose/ may`);
         }
-        if (METRICS_LIBRARIES.includes(pkg) && layer !== 'compose') {
-          found.push(`${f.path} (${layer}) uses the metrics library ${pkg}: only src/compose/ may`);
+        if (METRICS_LIBRARIES.includes(pkg) && layer !== 'metrics') {
+          found.push(`${f.path} (${layer}) uses the metrics library ${pkg}: only src/metrics/ may`);
         }
         if (layer === 'domain' && !DOMAIN_PACKAGES.includes(pkg))
           found.push(`${f.path} (domain) imports ${specifier}, which the domain may not`);
@@ -187,7 +198,7 @@ test('the tree keeps the layering rule', (t) => {
   t.deepEqual(violations(files), []);
 });
 
-test('the check finds an upward import, an adapter, driver or the metrics library outside compose, and an adapter instanceof', (t) => {
+test('the check finds an upward import, an adapter or driver outside compose, the metrics library outside metrics, and an adapter instanceof', (t) => {
   const file = (p: string, text: string): SourceFile => ({ path: p, text });
   t.deepEqual(
     violations([
@@ -211,7 +222,8 @@ test('the check finds an upward import, an adapter, driver or the metrics librar
         "import { SqliteEventLog } from '../log/sqlite/event-log.ts';\nimport { MongoClient } from 'mongodb';",
       ),
       file('src/log/sqlite/writer-thread.ts', "import { Histogram } from 'prom-client';"),
-      file('src/compose/metrics.ts', "import { Registry } from 'prom-client';"),
+      file('src/metrics/registry.ts', "import { Registry } from 'prom-client';"),
+      file('src/compose/telemetry.ts', "import { Registry } from 'prom-client';"),
     ]),
     [
       'src/domain/a.ts (domain) imports src/http/app.ts (http)',
@@ -222,7 +234,8 @@ test('the check finds an upward import, an adapter, driver or the metrics librar
       'src/http/app.ts (http) uses the store driver mongodb: only adapters and src/compose/ may',
       'src/jobs/trim.ts (jobs) tests instanceof SqliteEventLog, an adapter class',
       'src/views/monitors/sqlite.ts imports src/views/store/mongo.ts, an adapter of another store',
-      'src/log/sqlite/writer-thread.ts (log-adapter) uses the metrics library prom-client: only src/compose/ may',
+      'src/log/sqlite/writer-thread.ts (log-adapter) uses the metrics library prom-client: only src/metrics/ may',
+      'src/compose/telemetry.ts (compose) uses the metrics library prom-client: only src/metrics/ may',
     ],
   );
 });

@@ -5,7 +5,8 @@ import { Passwords, generatePassword } from '../commands/passwords.ts';
 import { changePassword } from '../commands/users.ts';
 import { userStream } from '../domain/streams.ts';
 import { userDecider, userIdForEmail } from '../domain/user.ts';
-import { openExistingLog, openLoginThrottle, StartupError } from '../compose/stores.ts';
+import { openExistingLog, openLoginThrottle } from '../compose/stores.ts';
+import { StartupError } from '../startup-error.ts';
 import { commandHelp } from './help.ts';
 import { loadConfigOrExit } from './load-config.ts';
 

@@ -20,7 +20,8 @@ import type { EventLog, NewEvent } from '../log/event-log.ts';
 import { demoTraffic, seededRandom, type DemoProjects } from './demo-traffic.ts';
 import { rebuildEmbeddedReadModels, rebuildReadModels } from '../compose/rebuild.ts';
 import { serve } from '../compose/roles.ts';
-import { openLog, openStores, StartupError, type StoreConfig } from '../compose/stores.ts';
+import { openLog, openStores, type StoreConfig } from '../compose/stores.ts';
+import { StartupError } from '../startup-error.ts';
 
 /** `watchlog demo`: an empty data dir filled with a day of made-up traffic (src/cli/demo-traffic.ts),
  *  two monitors (one of a tiny HTTP server this process runs, one of a closed port), an anomaly

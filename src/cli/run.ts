@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import { rebuild, serve, type Role } from '../compose/roles.ts';
-import { StartupError } from '../compose/stores.ts';
+import { StartupError } from '../startup-error.ts';
 import { UsageError, parseVerifyArgs, runVerify, type VerifyOptions } from '../verify/cli.ts';
 import { admin } from './admin.ts';
 import { DEFAULT_DEMO_DIR, runDemo } from './demo.ts';

@@ -9,7 +9,7 @@ import type { ChannelTester } from '../http/deps.ts';
 import { sendOnce } from '../reactors/notifications/send.ts';
 import { loadDashboard } from '../http/dashboard.ts';
 import { DRAINING_BODY_TIMEOUT_MS } from '../http/middleware/body.ts';
-import { HttpServer, type DrainOptions } from './http-server.ts';
+import { HttpServer, type DrainOptions } from '../server/http-server.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import { ProjectorThread } from './projector-host.ts';
 import { startProjectors } from './projectors.ts';
@@ -24,11 +24,12 @@ import {
   type RebuildStep,
 } from './rebuild.ts';
 import { LeasedElsewhereError } from '../../projections/projector.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
-import { StartupError, openLog, openStores } from './stores.ts';
+import { openRuntime, watchRuntime, type Runtime } from './runtime.ts';
+import { openLog, openStores } from './stores.ts';
+import { StartupError } from '../startup-error.ts';
 import { startWorkerJobs } from './worker-jobs.ts';
-import { createTelemetry, watchRuntime, type Telemetry } from './metrics.ts';
-import { startMetricsServer } from './metrics-server.ts';
+import { createTelemetry, type Telemetry } from '../metrics/registry.ts';
+import { startMetricsServer } from '../metrics/server.ts';
 
 /** What a process runs: `start` everything in one process, `api` the HTTP API only (any number
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */

@@ -12,6 +12,7 @@ import type { ReadModelKey } from '../views/read-models.ts';
 import { loadOrCreateCheckpointSeed, loadOrCreateSecret, loadOrCreateVapidKeys } from './secrets.ts';
 import { checkpointSigner, type CheckpointSigner } from '../domain/checkpoint.ts';
 import { openLoginThrottle, openStores, type Stores } from './stores.ts';
+import type { Telemetry } from '../metrics/registry.ts';
 
 /** The stores of one deployment, with what the commands and the processes around them need. */
 export interface Runtime extends Stores {
@@ -83,4 +84,18 @@ export const openRuntime = async (
     egress: egressPolicy(config.egress),
     settled,
   };
+};
+
+/** Reads, on each scrape, the runtime's log (head, writer state) and, where projectors run
+ *  (`start`, `worker`), every projection's checkpoint and (unless `notifications` is false) the
+ *  notification reactor's. */
+export const watchRuntime = (
+  telemetry: Telemetry,
+  stores: Pick<Stores, 'log' | 'runners' | 'readModels'>,
+  { projections, notifications = true }: { projections: boolean; notifications?: boolean },
+): void => {
+  telemetry.watch(
+    stores.log,
+    !projections ? [] : notifications ? [...stores.runners, stores.readModels.stores.notifier] : stores.runners,
+  );
 };

@@ -16,11 +16,8 @@ import { sqliteTree } from '../views/tree/sqlite.ts';
 import { SchemaBusyError } from '../views/store/port.ts';
 import { READ_MODEL_KEYS, openSqliteReadModels, projectionRunners } from './read-models.ts';
 import { switchingReadModels } from './views-generation.ts';
+import { StartupError } from '../startup-error.ts';
 import { VIEWS_FILE, statePath, viewsPath } from '../views/store/sqlite-files.ts';
-
-/** A start-up failure the user can fix (a port in use, a server out of reach): printed as one
- *  line, without a stack. */
-export class StartupError extends Error {}
 
 /** The embedded log's file in the data dir. */
 const LOG_FILE = 'log.db';

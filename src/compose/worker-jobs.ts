@@ -10,7 +10,7 @@ import { WorkerJobs, type RepeatingJob, type WorkerJobsOptions } from '../jobs/w
 import type { JobMetrics } from '../jobs/metrics.ts';
 import { openJobStore } from './job-store.ts';
 import type { Runtime } from './runtime.ts';
-import { StartupError } from './stores.ts';
+import { StartupError } from '../startup-error.ts';
 import type { ReadModelKey } from '../views/read-models.ts';
 
 /** Changes to the worker's jobs that tests make: faster polling, short locks, their own clock. */
