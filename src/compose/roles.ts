@@ -11,7 +11,7 @@ import { loadDashboard } from '../http/dashboard.ts';
 import { DRAINING_BODY_TIMEOUT_MS } from '../http/middleware/body.ts';
 import { HttpServer, type DrainOptions } from '../server/http-server.ts';
 import { ensureAdmin } from './bootstrap.ts';
-import { ProjectorThread } from './projector-host.ts';
+import { ProjectorThread } from './projector-thread.ts';
 import { startProjectors } from './projectors.ts';
 import { readinessProbe, watchForProjectors } from './readiness.ts';
 import { followViews } from './views-generation.ts';
@@ -27,7 +27,7 @@ import { LeasedElsewhereError } from '../../projections/projector.ts';
 import { openRuntime, watchRuntime, type Runtime } from './runtime.ts';
 import { openLog, openStores } from './stores.ts';
 import { StartupError } from '../startup-error.ts';
-import { startWorkerJobs } from './worker-jobs.ts';
+import { startWorkerJobs } from './jobs.ts';
 import { createTelemetry, type Telemetry } from '../metrics/registry.ts';
 import { startMetricsServer } from '../metrics/server.ts';
 

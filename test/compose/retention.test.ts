@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { erasureJobOf, retentionJobOf } from '../../src/compose/worker-jobs.ts';
+import { erasureJobOf, retentionJobOf } from '../../src/compose/jobs.ts';
 import { rebuildEmbeddedReadModels } from '../../src/compose/rebuild.ts';
 import { verifyDataDir } from '../../src/cli/verify-data-dir.ts';
 import { WATCHLOG_PROJECT_ID } from '../../src/domain/self-audit.ts';
