@@ -252,7 +252,7 @@ export class Projector {
   private untilDue(): { done: Promise<void>; cancel: () => void } {
     const retries = this.members.filter((m) => m.lease !== null).map((m) => m.retryAt);
     const until = Math.min(this.leasesDueAt, ...retries);
-    let wake = () => undefined as void;
+    let wake: () => void = () => undefined;
     const done = new Promise<void>((resolve) => {
       const timer = setTimeout(() => wake(), Math.max(1, until - Date.now()));
       wake = () => {
@@ -410,7 +410,7 @@ export class Projector {
 
 /** Resolves once the store's checkpoint reaches `position` (read-your-writes after a command);
  *  false when it did not within the timeout. Polls, so it works across processes. */
-export const waitForCheckpoint = async (
+export const caughtUp = async (
   runner: Pick<ProjectionRunner, 'checkpoint'>,
   position: string,
   timeoutMs = 5000,

@@ -208,7 +208,7 @@ export const fillDemo = async (
       {
         log,
         readModels: stores.readModels,
-        settled: async () => true,
+        caughtUp: async () => true,
         defaults: config.anomalyDefaults,
         intervalMs: config.anomalyScanMs,
         logger: pino({ level: 'silent' }),

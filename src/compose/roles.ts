@@ -97,7 +97,7 @@ export const appFor = (
     readModels: runtime.readModels,
     commands: runtime.commands,
     loginThrottle: runtime.loginThrottle,
-    settled: (readModels, position) => runtime.settled(readModels, position, 5000),
+    settled: (readModels, position) => runtime.caughtUp(readModels, position, 5000),
     logger,
     jwtSecret: runtime.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,

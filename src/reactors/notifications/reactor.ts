@@ -16,7 +16,7 @@ import { comparePositions, type EventLog, type RecordedEvent } from '../../log/e
 import type { ReadModels } from '../../views/read-models.ts';
 import type { NotifierWriter } from '../../views/notifier/port.ts';
 import type { Lease } from '../../views/store/port.ts';
-import { batchDecoder, waitForCheckpoint, type ProjectionRunner } from '../../../projections/projector.ts';
+import { batchDecoder, caughtUp, type ProjectionRunner } from '../../../projections/projector.ts';
 import { Lanes } from './lanes.ts';
 import { NO_NOTIFICATION_METRICS, type NotificationMetrics } from './metrics.ts';
 import { sendOnce, type SendOptions } from './send.ts';
@@ -196,7 +196,7 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
 
   const dispatch = async (recorded: RecordedEvent, n: Notification, batch: BatchState): Promise<Effect> => {
     // Channels are a projection too: let it reach this event before asking who listens.
-    if (!(await waitForCheckpoint(channels, recorded.position, 30_000))) {
+    if (!(await caughtUp(channels, recorded.position, 30_000))) {
       throw new Error(`channels read model has not reached position ${recorded.position}`);
     }
     const kind = n.type === 'anomaly.detected' ? 'alert' : 'healthcheck';
@@ -251,7 +251,12 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
       writes.push((w) => w.queued(about, recorded.position));
       queue.push(about);
     }
-    return { write: (w) => writes.forEach((write) => write(w)), queue };
+    return {
+      write: (w) => {
+        for (const write of writes) write(w);
+      },
+      queue,
+    };
   };
 
   /** A delivery settled: count the channel's failures in a row, and mark it degraded or
