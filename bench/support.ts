@@ -395,9 +395,7 @@ const readModelsCurrent = (dir: string): boolean => {
     );
     return Object.values(READ_MODELS).every((entry) => {
       const row = built.get(entry.name);
-      return (
-        entry.projection === null || (row?.version === entry.sqlite.schema.version && Number(row.position) === head)
-      );
+      return row?.version === entry.sqlite.schema.version && Number(row.position) === head;
     });
   } catch {
     return false;

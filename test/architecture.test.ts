@@ -3,6 +3,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { REACTORS } from '../src/compose/reactors.ts';
+import { READ_MODELS } from '../src/compose/read-models.ts';
 
 /** The layering rule of ARCHITECTURE.md, checked on the import graph of src/ and projections/:
  *  imports point down (http | jobs | reactors → commands → domain; projections → domain + view
@@ -19,6 +21,8 @@ type Layer =
   | 'projection'
   | 'commands'
   | 'checks'
+  | 'reactor-port'
+  | 'reactor-adapter'
   | 'reactors'
   | 'jobs'
   | 'http'
@@ -42,6 +46,8 @@ const layerOf = (file: string): Layer => {
     [/^projections\//, 'projection'],
     [/^src\/commands\//, 'commands'],
     [/^src\/checks\//, 'checks'],
+    [/^src\/reactors\/(port|[^/]+\/state\/port)\.ts$/, 'reactor-port'],
+    [/^src\/reactors\/[^/]+\/state\/(sqlite|mongo)\.ts$/, 'reactor-adapter'],
     [/^src\/reactors\//, 'reactors'],
     [/^src\/jobs\//, 'jobs'],
     [/^src\/http\//, 'http'],
@@ -69,10 +75,14 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   'view-port': ['domain', 'log-port'],
   'log-adapter': ['domain', 'log-port', 'platform'],
   'view-adapter': ['domain', 'log-port', 'view-port'],
+  // A reactor's state is no read model, but is stored as one is: a reactor's adapters use the
+  // stores' machinery (src/views/store/) of their own store.
+  'reactor-port': ['domain', 'log-port', 'view-port', 'projection'],
+  'reactor-adapter': ['domain', 'log-port', 'view-port', 'reactor-port', 'view-adapter'],
   projection: ['domain', 'log-port', 'view-port'],
   commands: ['domain', 'log-port'],
   checks: ['domain'],
-  reactors: ['domain', 'log-port', 'view-port', 'commands', 'projection', 'checks'],
+  reactors: ['domain', 'log-port', 'view-port', 'reactor-port', 'commands', 'projection', 'checks'],
   jobs: ['domain', 'log-port', 'view-port', 'commands', 'checks', 'platform'],
   http: ['domain', 'log-port', 'view-port', 'commands', 'checks'],
   config: ['domain'],
@@ -86,6 +96,8 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
     'view-port',
     'log-adapter',
     'view-adapter',
+    'reactor-port',
+    'reactor-adapter',
     'projection',
     'commands',
     'checks',
@@ -107,7 +119,7 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   verify: [],
 };
 
-const ADAPTER_LAYERS: ReadonlySet<Layer> = new Set(['log-adapter', 'view-adapter']);
+const ADAPTER_LAYERS: ReadonlySet<Layer> = new Set(['log-adapter', 'view-adapter', 'reactor-adapter']);
 
 /** Store drivers: only adapters and the composition root may use them. */
 const DRIVERS = [
@@ -180,6 +192,27 @@ const violations = (files: readonly SourceFile[]): string[] => {
         if (adapterClasses.has(m[1]!)) found.push(`${f.path} (${layer}) tests instanceof ${m[1]}, an adapter class`);
       }
     }
+  }
+  return found;
+};
+
+/** A reactor is not a read model: every read model has the projection the log rebuilds it with,
+ *  and reactors, whose state the log cannot give back, are listed apart (src/compose/reactors.ts),
+ *  under names no read model has (a name is a checkpoint's and a lease's). */
+const registryViolations = (
+  readModels: Readonly<Record<string, { readonly name: string; readonly projection: unknown }>>,
+  reactors: Readonly<Record<string, { readonly name: string }>>,
+): string[] => {
+  const found: string[] = [];
+  const readModelOf = new Map(Object.entries(readModels).map(([key, entry]) => [entry.name, key]));
+  for (const [key, entry] of Object.entries(readModels)) {
+    if (entry.projection == null)
+      found.push(`read model ${key} has no projection: a reactor's state belongs in the reactor registry`);
+  }
+  for (const [key, entry] of Object.entries(reactors)) {
+    if (Object.hasOwn(readModels, key)) found.push(`reactor ${key} is listed as a read model too`);
+    const readModel = readModelOf.get(entry.name);
+    if (readModel !== undefined) found.push(`reactor ${key} has the name ${entry.name} of the read model ${readModel}`);
   }
   return found;
 };
@@ -294,4 +327,56 @@ test('the wiring imports no CLI module, and main only the CLI', (t) => {
 
 test('a file in no layer is reported, so new folders get a place in the rule', (t) => {
   t.throws(() => layerOf('src/somewhere/new.ts'), { message: /is in no layer/ });
+});
+
+test('a reactor is not a read model: every read model has a projection, and reactors are listed apart', (t) => {
+  t.true(Object.keys(REACTORS).length > 0, 'the reactor registry lists the notification reactor');
+  t.deepEqual(registryViolations(READ_MODELS, REACTORS), []);
+});
+
+test('the registry check finds a read model without a projection and a reactor listed or named as a read model', (t) => {
+  t.deepEqual(
+    registryViolations(
+      {
+        channels: { name: 'channels', projection: { name: 'channels' } },
+        notifier: { name: 'notifications', projection: null },
+      },
+      { notifier: { name: 'notifier' }, sealer: { name: 'channels' } },
+    ),
+    [
+      "read model notifier has no projection: a reactor's state belongs in the reactor registry",
+      'reactor notifier is listed as a read model too',
+      'reactor sealer has the name channels of the read model channels',
+    ],
+  );
+});
+
+test('a reactor state adapter is an adapter: only the wiring imports it, and it keeps to its store', (t) => {
+  const file = (p: string, text: string): SourceFile => ({ path: p, text });
+  t.deepEqual(
+    violations([
+      file('src/reactors/notifications/state/port.ts', ''),
+      file(
+        'src/reactors/notifications/state/sqlite.ts',
+        "import { SqliteLeases } from '../../../views/store/sqlite.ts';",
+      ),
+      file(
+        'src/reactors/notifications/state/mongo.ts',
+        "import { SqliteLeases } from '../../../views/store/sqlite.ts';",
+      ),
+      file('src/views/store/sqlite.ts', ''),
+      file('src/reactors/notifications/reactor.ts', "import { sqliteState } from './state/sqlite.ts';"),
+      file(
+        'src/views/read-models.ts',
+        "import type { NotificationsStateQueries } from '../reactors/notifications/state/port.ts';",
+      ),
+      file('src/compose/reactors.ts', "import { sqliteState } from '../reactors/notifications/state/sqlite.ts';"),
+    ]),
+    [
+      'src/reactors/notifications/state/mongo.ts imports src/views/store/sqlite.ts, an adapter of another store',
+      'src/reactors/notifications/reactor.ts (reactors) imports src/reactors/notifications/state/sqlite.ts (reactor-adapter)',
+      'src/reactors/notifications/reactor.ts imports the adapter src/reactors/notifications/state/sqlite.ts: only src/compose/ may',
+      'src/views/read-models.ts (view-port) imports src/reactors/notifications/state/port.ts (reactor-port)',
+    ],
+  );
 });

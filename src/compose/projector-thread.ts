@@ -2,11 +2,11 @@ import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { newLeaseHolder } from '../../projections/projector.ts';
-import type { EventLog, LogObserver } from '../log/event-log.ts';
-import type { Leases } from '../views/store/port.ts';
+import type { LogObserver } from '../log/event-log.ts';
 import { serverThreadLimits, startThread } from '../threads.ts';
 import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './projector-thread-body.ts';
 import type { NotificationMetrics } from '../reactors/notifications/metrics.ts';
+import type { Stores } from './stores.ts';
 
 /** Runs the projectors' thread, forwards this thread's appends to it, restarts it if it dies. A
  *  dead thread's leases are released before the restart, so its successor takes its projections
@@ -17,17 +17,17 @@ export class ProjectorThread {
   private restartTimer: NodeJS.Timeout | null = null;
   private readonly unsubscribe: () => void;
 
-  /** `log`: this thread's log, whose appends are forwarded so the thread's live subscription
-   *  wakes at once. `metrics`: where what the thread reports (deliveries, its own commits) is
+  /** `stores`: this thread's, whose log's appends are forwarded so the thread's live subscription
+   *  wakes at once, and whose leases (the read models' and the reactors') a dead thread's holder
+   *  is released from. `metrics`: where what the thread reports (deliveries, its own commits) is
    *  counted. */
   constructor(
     private readonly data: Omit<ProjectorThreadData, 'holder'>,
-    log: EventLog,
-    private readonly leases: Leases,
+    private readonly stores: Pick<Stores, 'log' | 'readModels' | 'reactorStates'>,
     private readonly logger: Logger,
     private readonly metrics?: NotificationMetrics & LogObserver,
   ) {
-    this.unsubscribe = log.onAppend(() => this.send('appended'));
+    this.unsubscribe = stores.log.onAppend(() => this.send('appended'));
   }
 
   start(): void {
@@ -50,12 +50,17 @@ export class ProjectorThread {
       if (this.worker === worker) this.worker = null;
       if (this.stopping) return;
       this.logger.error({ code }, 'projector thread exited; restarting in 1 s');
-      this.leases
-        .releaseAll(holder)
-        .catch((err: unknown) => this.logger.warn({ err }, "could not release the dead projector thread's leases"));
+      this.releaseAll(holder).catch((err: unknown) =>
+        this.logger.warn({ err }, "could not release the dead projector thread's leases"),
+      );
       this.restartTimer = setTimeout(() => !this.stopping && this.start(), 1000);
       this.restartTimer.unref();
     });
+  }
+
+  private async releaseAll(holder: string): Promise<void> {
+    await this.stores.readModels.leases.releaseAll(holder);
+    await this.stores.reactorStates.leases.releaseAll(holder);
   }
 
   /** Stops the thread as `stop` does and starts a new one, which opens the stores anew (the read

@@ -273,8 +273,7 @@ export const serve = async (
         ...projectorsConfig,
         egress: config.egress,
       },
-      runtime.log,
-      runtime.readModels.leases,
+      runtime,
       logger,
       telemetry,
     ); // the thread reports its deliveries and commits by message

@@ -89,11 +89,9 @@ export const openRuntime = async (
  *  notification reactor's. */
 export const watchRuntime = (
   telemetry: Telemetry,
-  stores: Pick<Stores, 'log' | 'runners' | 'readModels'>,
+  stores: Pick<Stores, 'log' | 'runners' | 'reactorStates'>,
   { projections, notifications = true }: { projections: boolean; notifications?: boolean },
 ): void => {
-  telemetry.watch(
-    stores.log,
-    !projections ? [] : notifications ? [...stores.runners, stores.readModels.stores.notifier] : stores.runners,
-  );
+  const followers = notifications ? [...stores.runners, stores.reactorStates.stores.notifications] : stores.runners;
+  telemetry.watch(stores.log, projections ? followers : []);
 };

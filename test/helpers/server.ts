@@ -148,8 +148,7 @@ export const startTestServer = async ({
           ...config.notifications,
           ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
         },
-        runtime.log,
-        runtime.readModels.leases,
+        runtime,
         logger,
         telemetry,
       )
