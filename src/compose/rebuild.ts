@@ -137,7 +137,7 @@ export interface RebuildOptions {
 }
 
 /** The embedded store's rebuild, which the service need not stop for: the read models are built
- *  anew in the next generation's file (sqlite-files.ts) while the service answers from the
+ *  anew in the next generation's file (src/views/store/sqlite-files.ts) while the service answers from the
  *  current one. First in bulk, up to the log's head as it was at the start: no journal, no
  *  sync, large transactions, the query indexes made after the rows are in. Given the log's
  *  configuration (`laneLog`), the projections of SIDE_LANE are replayed meanwhile on a second

@@ -3,7 +3,7 @@ import { decompressBlock } from './blocks.ts';
 import type { CommitStats, ExpectedRevision, NewEvent } from '../event-log.ts';
 
 /** The write side of the embedded log: schema, pragmas, and one group commit. Runs on whichever
- *  thread owns the writer (see sqlite-appender.ts). */
+ *  thread owns the writer (see appender.ts). */
 
 export const LOG_SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (
