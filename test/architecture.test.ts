@@ -111,7 +111,7 @@ const ALLOWED: Record<Layer, readonly Layer[]> = {
   ],
   // The CLI's commands use the wiring; the wiring never uses a command (nothing of src/cli/ in
   // compose's list), so what builds a role stays apart from the tools around it.
-  cli: ['domain', 'log-port', 'view-port', 'commands', 'jobs', 'config', 'compose', 'verify', 'platform'],
+  cli: ['domain', 'log-port', 'view-port', 'projection', 'commands', 'jobs', 'config', 'compose', 'verify', 'platform'],
   main: ['cli'],
   platform: [],
   // The offline verifier is a second implementation of the tree's hashing, proofs and notes:

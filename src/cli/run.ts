@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
-import { rebuild, serve, type Role } from '../compose/roles.ts';
+import { serve, type Role } from '../compose/roles.ts';
 import { StartupError } from '../startup-error.ts';
 import { UsageError, parseVerifyArgs, runVerify, type VerifyOptions } from '../verify/cli.ts';
 import { admin } from './admin.ts';
 import { DEFAULT_DEMO_DIR, runDemo } from './demo.ts';
 import { COMMAND_NAMES, commandHelp, generalHelp } from './help.ts';
 import { loadConfigOrExit } from './load-config.ts';
+import { runRebuild } from './rebuild.ts';
 import { verifyDataDir } from './verify-data-dir.ts';
 
 /** package.json sits two levels up from src/cli/ and three from dist/src/cli/. */
@@ -75,7 +76,7 @@ export const runCommand = async (argv: string[]): Promise<number> => {
   const config = loadConfigOrExit();
   if (typeof config === 'number') return config;
   if (command === 'rebuild') {
-    await rebuild(config);
+    await runRebuild(config);
     return 0;
   }
   await serve(
