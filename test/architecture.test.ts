@@ -231,7 +231,7 @@ test('the tree keeps the layering rule', (t) => {
   t.deepEqual(violations(files), []);
 });
 
-test('the check finds an upward import, an adapter or driver outside compose, the metrics library outside metrics, and an adapter instanceof', (t) => {
+test('the check finds upward imports, adapters, drivers and metrics out of place, adapter instanceof', (t) => {
   const file = (p: string, text: string): SourceFile => ({ path: p, text });
   t.deepEqual(
     violations([
@@ -334,7 +334,7 @@ test('a reactor is not a read model: every read model has a projection, and reac
   t.deepEqual(registryViolations(READ_MODELS, REACTORS), []);
 });
 
-test('the registry check finds a read model without a projection and a reactor listed or named as a read model', (t) => {
+test('the registry check finds a read model with no projection, a reactor listed or named as one', (t) => {
   t.deepEqual(
     registryViolations(
       {
@@ -374,8 +374,10 @@ test('a reactor state adapter is an adapter: only the wiring imports it, and it 
     ]),
     [
       'src/reactors/notifications/state/mongo.ts imports src/views/store/sqlite.ts, an adapter of another store',
-      'src/reactors/notifications/reactor.ts (reactors) imports src/reactors/notifications/state/sqlite.ts (reactor-adapter)',
-      'src/reactors/notifications/reactor.ts imports the adapter src/reactors/notifications/state/sqlite.ts: only src/compose/ may',
+      'src/reactors/notifications/reactor.ts (reactors) imports ' +
+        'src/reactors/notifications/state/sqlite.ts (reactor-adapter)',
+      'src/reactors/notifications/reactor.ts imports the adapter ' +
+        'src/reactors/notifications/state/sqlite.ts: only src/compose/ may',
       'src/views/read-models.ts (view-port) imports src/reactors/notifications/state/port.ts (reactor-port)',
     ],
   );

@@ -49,7 +49,8 @@ export const runRebuild = async (config: Config): Promise<void> => {
         laneLog: config,
       });
       process.stderr.write(
-        `rebuild done: ${readModels} read models in ${path.basename(file)}, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`,
+        `rebuild done: ${readModels} read models in ${path.basename(file)}, ` +
+          `log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`,
       );
     } catch (error) {
       if (error instanceof RebuildRunningError) throw new StartupError(error.message);
@@ -63,7 +64,8 @@ export const runRebuild = async (config: Config): Promise<void> => {
   try {
     const { head } = await rebuildReadModels(stores, onProgress);
     process.stderr.write(
-      `${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`,
+      `${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, ` +
+        `log head ${head ?? 'empty'}, ${Date.now() - started} ms\n`,
     );
   } catch (error) {
     if (error instanceof LeasedElsewhereError) throw new StartupError(error.message);

@@ -26,7 +26,7 @@ const contract = (adapter: string, open: () => Promise<{ states: ReactorStates; 
     };
   };
 
-  test(`${adapter}: queued in order, settled, queued again; last DOWN sent per channel and monitor; failures in a row`, async (t) => {
+  test(`${adapter}: queued in order, settled, queued again; the last DOWN sent; failures in a row`, async (t) => {
     const { states, cleanup } = await open();
     t.teardown(cleanup);
     const store = states.stores.notifications;

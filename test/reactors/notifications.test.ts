@@ -158,7 +158,7 @@ const reactorAtHead = async (service: Stores) => {
   );
 };
 
-test('it sends only while it holds its lease: once another holder has it, its retry is not sent; the next holder sends it', async (t) => {
+test('lease: it sends only while holding it; its retry waits for the next holder', async (t) => {
   let steal: () => void = () => undefined;
   const { dataDir, receiver, service, channelId, check } = await setUp(t, (n) => {
     // The lease moves while the first try is in flight: the reactor learns it when it retries.
@@ -198,7 +198,7 @@ test('it sends only while it holds its lease: once another holder has it, its re
   t.is((receiver.received[1]!.json as { id: string }).id, down.id);
 });
 
-test('catch-up: a reactor with no state starts at the head of the log; one behind sends what is due and skips what is stale', async (t) => {
+test('catch-up: with no state it starts at the head; behind, it sends what is due, skips what is stale', async (t) => {
   const { dataDir, receiver, service, channelId, monitorOf, check } = await setUp(t, () => ({ status: 200 }));
   const before = await check(false);
   const fresh = await startReactor(t, dataDir);
@@ -252,7 +252,7 @@ test('re-queueing: a delivery left pending by a stop is sent by the next holder'
   t.is(receiver.received.length, 2);
 });
 
-test('degraded channels: N failed deliveries in a row mark the channel degraded; the next that gets through recovers it', async (t) => {
+test('degraded: N failures in a row degrade the channel; the next delivery to get through recovers it', async (t) => {
   const { dataDir, service, channelId, check } = await setUp(t, (n) => ({ status: n < 2 ? 500 : 200 }));
   await startReactor(t, dataDir, { degradedAfter: 2, retry: { attempts: 1 } });
   const channelEvents = async () => (await service.log.readStream(channelStream(channelId))).map((e) => e.type);
