@@ -127,7 +127,8 @@ const highestOf = (members: readonly Member<LogFollower>[]) =>
  *  read of the log: projections at the same position share every batch, read and decoded once.
  *  A projection behind the others (rebuilt, or just taken over) replays on its own until it
  *  reaches them, then joins the shared live subscription. A failing projection is retried from its
- *  checkpoint with backoff; the others keep going. Leases are taken and renewed between batches. */
+ *  checkpoint with backoff; the others keep going. Leases are taken and renewed between batches.
+ *  A reactor runs the same way, in a projector of its own (its leases are the reactors'). */
 export class Projector<R extends LogFollower = LogFollower> {
   private readonly members: Member<R>[];
   private live: Live | null = null;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { openSqliteReactorStates } from '../../src/compose/reactors.ts';
+import { REACTORS, openSqliteReactorStates } from '../../src/compose/reactors.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
 import type { ReactorStates } from '../../src/reactors/port.ts';
 import { tempDir } from '../helpers/server.ts';
@@ -91,6 +91,15 @@ contract('sqlite', async () => {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+test("every reactor state's MongoDB adapter loads when asked for", async (t) => {
+  for (const [key, entry] of Object.entries(REACTORS)) {
+    const adapter = await entry.mongo();
+    t.is(typeof adapter.queries, 'function', key);
+    t.is(typeof adapter.batchWriter, 'function', key);
+    t.truthy(adapter.schema, key);
+  }
 });
 
 const url = process.env.WATCHLOG_MONGO_URL;
