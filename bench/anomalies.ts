@@ -23,15 +23,18 @@ const SCAN_INTERVAL_MS = 30_000;
 
 /** Synthetic positions for the read models' commits (the scan never reads them). */
 let position = 0;
-const recorded = (): RecordedEvent => ({
-  id: randomUUID(),
-  type: 'AuditEventRecorded',
-  stream: 'bench',
-  revision: 0,
-  position: String((position += 1)),
-  data: {},
-  metadata: { recorded_at: '', actor: 'bench', correlation_id: 'bench', schema_version: 1 },
-});
+const recorded = (): RecordedEvent => {
+  position += 1;
+  return {
+    id: randomUUID(),
+    type: 'AuditEventRecorded',
+    stream: 'bench',
+    revision: 0,
+    position: String(position),
+    data: {},
+    metadata: { recorded_at: '', actor: 'bench', correlation_id: 'bench', schema_version: 1 },
+  };
+};
 
 /** Writes `items` through a read model's writer in commits of 20,000, as the projector would. */
 const commitAll = async <T, W>(
@@ -166,7 +169,7 @@ const measureScan = async (services: number, identifiers: number): Promise<ScanC
       defaults: DEFAULT_ANOMALY_SETTINGS,
       intervalMs: SCAN_INTERVAL_MS,
       logger: pino({ level: 'silent' }),
-      settled: async () => true,
+      caughtUp: async () => true,
     };
     const first = await scanAnomalies(deps, new Date(now));
     // The alerts it raised reach the open-alerts read model, as the projector would carry them.

@@ -98,8 +98,8 @@ export const retentionBenchmark = async (): Promise<RetentionReport> => {
       {
         log: runtime.log,
         redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
-        async settled(position) {
-          if (!(await runtime.settled(['auditEvents'], position, 600_000)))
+        async caughtUp(position) {
+          if (!(await runtime.caughtUp(['auditEvents'], position, 600_000)))
             throw new Error(`audit-events did not reach ${position}`);
         },
       },
@@ -114,7 +114,7 @@ export const retentionBenchmark = async (): Promise<RetentionReport> => {
     const removed = await removal;
     const seconds = (Date.now() - started) / 1000;
     const head = (await runtime.log.headPosition())!;
-    await runtime.settled(['auditEvents', 'stats', 'derivedSessions', 'orphans', 'tree', 'retention'], head, 600_000);
+    await runtime.caughtUp(['auditEvents', 'stats', 'derivedSessions', 'orphans', 'tree', 'retention'], head, 600_000);
     const settledSeconds = (Date.now() - started) / 1000;
     const left = await runtime.readModels.auditEvents.count({ project_id: fill.projectId }, all);
     return { expiring, removed, seconds, settledSeconds, left, baseline, during };

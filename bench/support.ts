@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { DEMO_MARKER, fillDemo } from '../src/compose/demo.ts';
+import { DEMO_MARKER, fillDemo } from '../src/cli/demo.ts';
 import { READ_MODELS } from '../src/compose/read-models.ts';
 import { rebuildEmbeddedReadModels } from '../src/compose/rebuild.ts';
 import type { StoreConfig } from '../src/compose/stores.ts';
@@ -395,9 +395,7 @@ const readModelsCurrent = (dir: string): boolean => {
     );
     return Object.values(READ_MODELS).every((entry) => {
       const row = built.get(entry.name);
-      return (
-        entry.projection === null || (row?.version === entry.sqlite.schema.version && Number(row.position) === head)
-      );
+      return row?.version === entry.sqlite.schema.version && Number(row.position) === head;
     });
   } catch {
     return false;

@@ -28,15 +28,22 @@ export const batchDecoder = (): Decoder => {
   };
 };
 
-/** A projection bound to its store, with the writer type hidden so runners of different read
- *  models fit in one list. */
-export interface ProjectionRunner {
+/** What a projector drives: something that follows the log from its own checkpoint, under a
+ *  lease of its own name. A projection bound to its store is one (ProjectionRunner); a reactor is
+ *  another (src/reactors/port.ts). */
+export interface LogFollower {
   readonly name: string;
   checkpoint(): Promise<string | null>;
   process(batch: readonly RecordedEvent[], lease?: Lease, decode?: Decoder): Promise<void>;
-  reset(lease?: Lease): Promise<void>;
-  /** Brings its store to this version's schema (ProjectionStore.migrate), under its lease. */
+  /** Called each time its lease is taken, before its next batch: brings its store to this
+   *  version's schema (ProjectionStore.migrate), under the lease. */
   migrate(lease: Lease): Promise<void>;
+}
+
+/** A projection bound to its store, with the writer type hidden so runners of different read
+ *  models fit in one list. What it built can be dropped and replayed from the log. */
+export interface ProjectionRunner extends LogFollower {
+  reset(lease?: Lease): Promise<void>;
 }
 
 /** The lease is taken under the runner's name and the checkpoint kept under the store's: they
@@ -88,10 +95,10 @@ export interface ProjectorOptions {
   holder?: string;
 }
 
-/** A projection as the projector drives it: its lease when this projector holds it, and how far
- *  it has applied the log (its store's checkpoint, kept in memory while the lease is held). */
-interface Member {
-  readonly runner: ProjectionRunner;
+/** A follower as the projector drives it: its lease when this projector holds it, and how far it
+ *  has applied the log (its store's checkpoint, kept in memory while the lease is held). */
+interface Member<R extends LogFollower> {
+  readonly runner: R;
   readonly log: Logger;
   lease: Lease | null;
   position: string | null;
@@ -108,21 +115,22 @@ interface Live {
   pending: Promise<IteratorResult<readonly RecordedEvent[]>> | null;
 }
 
-const lowestOf = (members: readonly Member[]) =>
+const lowestOf = (members: readonly Member<LogFollower>[]) =>
   members.reduce<string | null>(
     (low, m) => (comparePositions(m.position, low) < 0 ? m.position : low),
     members[0]!.position,
   );
-const highestOf = (members: readonly Member[]) =>
+const highestOf = (members: readonly Member<LogFollower>[]) =>
   members.reduce<string | null>((high, m) => (comparePositions(m.position, high) > 0 ? m.position : high), null);
 
 /** Feeds the projections whose leases it holds (so among several workers, one runs each) from one
  *  read of the log: projections at the same position share every batch, read and decoded once.
  *  A projection behind the others (rebuilt, or just taken over) replays on its own until it
  *  reaches them, then joins the shared live subscription. A failing projection is retried from its
- *  checkpoint with backoff; the others keep going. Leases are taken and renewed between batches. */
-export class Projector {
-  private readonly members: Member[];
+ *  checkpoint with backoff; the others keep going. Leases are taken and renewed between batches.
+ *  A reactor runs the same way, in a projector of its own (its leases are the reactors'). */
+export class Projector<R extends LogFollower = LogFollower> {
+  private readonly members: Member<R>[];
   private live: Live | null = null;
   private loop: Promise<void> | null = null;
   private stopping = false;
@@ -135,7 +143,7 @@ export class Projector {
 
   constructor(
     private readonly log: EventLog,
-    readonly runners: readonly ProjectionRunner[],
+    readonly runners: readonly R[],
     private readonly leases: Leases,
     private readonly logger: Logger,
     options: ProjectorOptions = {},
@@ -226,7 +234,7 @@ export class Projector {
   /** Renews the leases this projector holds every third of their time while `work` runs, so a
    *  long batch (a slow store, a large catch-up) does not outlive its lease. A lease lost
    *  meanwhile is dropped; the fenced commit of its batch then fails. */
-  private async renewingDuring<T>(members: readonly Member[], work: () => Promise<T>): Promise<T> {
+  private async renewingDuring<T>(members: readonly Member<R>[], work: () => Promise<T>): Promise<T> {
     let renewal = Promise.resolve();
     const timer = setInterval(() => {
       renewal = renewal.then(async () => {
@@ -252,7 +260,7 @@ export class Projector {
   private untilDue(): { done: Promise<void>; cancel: () => void } {
     const retries = this.members.filter((m) => m.lease !== null).map((m) => m.retryAt);
     const until = Math.min(this.leasesDueAt, ...retries);
-    let wake = () => undefined as void;
+    let wake: () => void = () => undefined;
     const done = new Promise<void>((resolve) => {
       const timer = setTimeout(() => wake(), Math.max(1, until - Date.now()));
       wake = () => {
@@ -305,11 +313,11 @@ export class Projector {
   /** Moves the projections at the lowest position forward by one batch, up to the next position
    *  another projection has reached (or `limit`), so that they then move together. */
   private async advanceLowest(
-    members: readonly Member[],
+    members: readonly Member<R>[],
     batchSize: number,
     onError: 'retry' | 'throw',
     limit?: string | null,
-  ): Promise<Member[]> {
+  ): Promise<Member<R>[]> {
     const lowest = lowestOf(members);
     const group = members.filter((m) => comparePositions(m.position, lowest) === 0);
     const ahead = members.filter((m) => comparePositions(m.position, lowest) > 0);
@@ -326,7 +334,7 @@ export class Projector {
   }
 
   private async apply(
-    group: readonly Member[],
+    group: readonly Member<R>[],
     batch: readonly RecordedEvent[],
     onError: 'retry' | 'throw',
   ): Promise<void> {
@@ -361,8 +369,13 @@ export class Projector {
 
   /** Replays each projection from its checkpoint (or, with `reset`, from scratch) to the current
    *  head, without subscribing, reading each batch once for all projections at its position.
-   *  Takes every lease first, so it refuses to run beside a live worker. */
-  async catchUp(onProgress?: ProgressListener, { reset = false, batchSize = 5000 } = {}): Promise<void> {
+   *  Takes every lease first, so it refuses to run beside a live worker. Projections only: a
+   *  reactor is never replayed. */
+  async catchUp(
+    this: Projector<ProjectionRunner>,
+    onProgress?: ProgressListener,
+    { reset = false, batchSize = 5000 } = {},
+  ): Promise<void> {
     for (const m of this.members) {
       m.lease = await this.leases.acquire(m.runner.name, this.holder, this.leaseTtlMs);
       if (!m.lease) {
@@ -410,8 +423,8 @@ export class Projector {
 
 /** Resolves once the store's checkpoint reaches `position` (read-your-writes after a command);
  *  false when it did not within the timeout. Polls, so it works across processes. */
-export const waitForCheckpoint = async (
-  runner: Pick<ProjectionRunner, 'checkpoint'>,
+export const caughtUp = async (
+  runner: Pick<LogFollower, 'checkpoint'>,
   position: string,
   timeoutMs = 5000,
 ): Promise<boolean> => {

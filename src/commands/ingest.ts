@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { AuditEventInput, StoredAuditEvent } from '../domain/audit-event.ts';
+import { AUDIT_EVENT_TYPE, type AuditEventInput, type StoredAuditEvent } from '../domain/audit-event.ts';
 import { canonicalJson } from '../domain/canonical-json.ts';
 import { eventMasker, type ProjectMasking } from '../domain/masking.ts';
 import type { EventLog, NewEvent, OnceEvent, OnceOutcome } from '../log/event-log.ts';
@@ -24,7 +24,12 @@ const storedForm = (
   timestamp: string,
   mask: ReturnType<typeof eventMasker>,
 ): StoredAuditEvent => {
-  const stored: Record<string, unknown> = { id: newEventId(), project_id: projectId, event_type: 'http', timestamp };
+  const stored: Record<string, unknown> = {
+    id: newEventId(),
+    project_id: projectId,
+    event_type: AUDIT_EVENT_TYPE.http,
+    timestamp,
+  };
   for (const [key, value] of Object.entries(input)) if (value !== undefined) stored[key] = value;
   for (const field of MASKED_FIELDS) {
     const value = input[field];

@@ -28,7 +28,7 @@ export interface RetentionDeps extends CommandDeps {
   /** Up to `limit` of the rows to take, after `after` in (ts, position) order. */
   readonly redactable: (query: RedactableQuery, after: RowRef | null, limit: number) => Promise<RowRef[]>;
   /** Resolves once the read models have applied the log up to `position`. */
-  readonly settled: (position: string) => Promise<void>;
+  readonly caughtUp: (position: string) => Promise<void>;
   /** Rows per page (default REDACTION_PAGE). */
   readonly pageSize?: number;
   /** How long to rest after a page, as a fraction of the time the page took (default
@@ -114,7 +114,7 @@ export const applyRetention = async (
 ): Promise<number> => {
   const through = await deps.log.headPosition();
   if (through === null) return 0;
-  await deps.settled(through);
+  await deps.caughtUp(through);
   const cutoff = retentionCutoff(ctx.now(), retentionDays);
   const page = deps.pageSize ?? REDACTION_PAGE;
   const rest = deps.restFraction ?? REST_FRACTION;
@@ -146,7 +146,7 @@ export const applyRetention = async (
     const worked = Date.now() - started;
     // Paced by the read models (each page is applied before the next is taken), then rested as
     // long as the page's own work took (waiting for the read models is not work).
-    if (position !== null) await deps.settled(position);
+    if (position !== null) await deps.caughtUp(position);
     if (final) return total;
     after = last;
     await sleep(worked * rest);
@@ -190,7 +190,7 @@ export const eraseIdentifier = async (
   ctx: CommandContext,
 ): Promise<number> => {
   const { project_id: projectId, identifier, through_position: through, erasure_id } = request;
-  await deps.settled(through);
+  await deps.caughtUp(through);
   const page = deps.pageSize ?? REDACTION_PAGE;
   const rest = deps.restFraction ?? REST_FRACTION;
   let after: RowRef | null = null;
@@ -218,7 +218,7 @@ export const eraseIdentifier = async (
     },
     ctx,
   );
-  if (position !== null) await deps.settled(position);
+  if (position !== null) await deps.caughtUp(position);
   return erased;
 };
 

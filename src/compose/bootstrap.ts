@@ -22,7 +22,7 @@ export const ensureAdmin = async (runtime: Runtime, admin: Config['admin'], logg
     now: () => new Date(),
   });
   const head = await runtime.log.headPosition();
-  while (head !== null && !(await runtime.settled(['access'], head, 30_000))) {
+  while (head !== null && !(await runtime.caughtUp(['access'], head, 30_000))) {
     logger.warn(
       { head, checkpoint: await runtime.readModels.stores.access.checkpoint() },
       'waiting for the access projection to catch up before checking for users',
@@ -51,7 +51,7 @@ export const ensureAdmin = async (runtime: Runtime, admin: Config['admin'], logg
         now: () => new Date(),
       },
     );
-    if (position !== null) await runtime.settled(['access'], position, 5000);
+    if (position !== null) await runtime.caughtUp(['access'], position, 5000);
     logger.info({ email: admin.email }, 'admin user created');
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'conflict')) throw error;

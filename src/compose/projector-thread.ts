@@ -1,65 +1,98 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import pino from 'pino';
-import type { VapidKeys } from '../reactors/notifications/webpush.ts';
-import { egressPolicy } from '../checks/egress.ts';
-import type { EgressRules } from '../domain/egress-rules.ts';
-import type { ChannelType } from '../domain/channel.ts';
-import type { CommitStats } from '../log/event-log.ts';
-import type { DeliveryOutcome, NotificationMetrics } from '../reactors/notifications/metrics.ts';
-import { startProjectors } from './projectors.ts';
-import { openStores, type StoreConfig } from './stores.ts';
+import { once } from 'node:events';
+import type { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import { newLeaseHolder } from '../../projections/projector.ts';
+import type { LogObserver } from '../log/event-log.ts';
+import { serverThreadLimits, startThread } from '../threads.ts';
+import type { FromProjectorThread, ProjectorThreadData, ToProjectorThread } from './projector-thread-body.ts';
+import type { NotificationMetrics } from '../reactors/notifications/metrics.ts';
+import type { Stores } from './stores.ts';
 
-/** The projectors on their own thread: their synchronous SQLite work (replaying, index updates,
- *  commits) never holds up the HTTP event loop of `watchlog start`. The thread opens its own
- *  handles on the same files; the main thread forwards "appended" so live batches start without
- *  polling. */
+/** Runs the projectors' thread, forwards this thread's appends to it, restarts it if it dies. A
+ *  dead thread's leases are released before the restart, so its successor takes its projections
+ *  at once instead of after the lease time. */
+export class ProjectorThread {
+  private worker: Worker | null = null;
+  private stopping = false;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private readonly unsubscribe: () => void;
 
-export interface ProjectorThreadData extends StoreConfig {
-  logLevel: string;
-  leaseTtlMs: number;
-  vapid: VapidKeys;
-  vapidSubject: string;
-  holder: string;
-  publicUrl: string | null;
-  degradedAfter: number;
-  /** The configuration's rules: the thread builds its own policy (agents do not cross threads). */
-  egress: EgressRules;
-}
-export type ToProjectorThread = 'appended' | 'stop';
-/** 'stopped', or what the main thread's metrics should count: the thread keeps none itself, the
- *  main thread serves them. */
-export type FromProjectorThread =
-  | 'stopped'
-  | { type: 'delivered'; channelType: ChannelType; outcome: DeliveryOutcome; seconds: number }
-  | { type: 'committed'; stats: CommitStats }
-  | { type: 'unscavenged'; events: number };
-
-const data = workerData as ProjectorThreadData;
-const post = (message: FromProjectorThread) => parentPort!.postMessage(message);
-const logger = pino({ level: data.logLevel, base: { service: 'watchlog', mode: 'projector-thread' } });
-// The thread's own appends (deliveries and their tries, channels' state) commit here.
-const stores = await openStores(data, {
-  writerThread: false,
-  logger,
-  observer: {
-    committed: (stats) => post({ type: 'committed', stats }),
-    unscavenged: (events) => post({ type: 'unscavenged', events }),
-  },
-});
-const metrics: NotificationMetrics = {
-  delivered: (channelType, outcome, seconds) => post({ type: 'delivered', channelType, outcome, seconds }),
-};
-const projectors = startProjectors(stores, logger, { ...data, egress: egressPolicy(data.egress), metrics });
-
-parentPort!.on('message', (message: ToProjectorThread) => {
-  if (message === 'appended') {
-    stores.log.notifyAppended();
-    return;
+  /** `stores`: this thread's, whose log's appends are forwarded so the thread's live subscription
+   *  wakes at once, and whose leases (the read models' and the reactors') a dead thread's holder
+   *  is released from. `metrics`: where what the thread reports (deliveries, its own commits) is
+   *  counted. */
+  constructor(
+    private readonly data: Omit<ProjectorThreadData, 'holder'>,
+    private readonly stores: Pick<Stores, 'log' | 'readModels' | 'reactorStates'>,
+    private readonly logger: Logger,
+    private readonly metrics?: NotificationMetrics & LogObserver,
+  ) {
+    this.unsubscribe = stores.log.onAppend(() => this.send('appended'));
   }
-  void (async () => {
-    await projectors.stop();
-    await stores.close();
-    post('stopped');
-    parentPort!.close();
-  })();
-});
+
+  start(): void {
+    const holder = newLeaseHolder();
+    const worker = startThread(
+      import.meta.url,
+      'projector-thread-body',
+      { ...this.data, holder } satisfies ProjectorThreadData,
+      serverThreadLimits(),
+    );
+    this.worker = worker;
+    worker.on('error', (err) => this.logger.error({ err }, 'projector thread failed'));
+    worker.on('message', (message: FromProjectorThread) => {
+      if (message === 'stopped' || !this.metrics) return;
+      if (message.type === 'delivered') this.metrics.delivered(message.channelType, message.outcome, message.seconds);
+      else if (message.type === 'committed') this.metrics.committed(message.stats);
+      else this.metrics.unscavenged?.(message.events);
+    });
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.worker = null;
+      if (this.stopping) return;
+      this.logger.error({ code }, 'projector thread exited; restarting in 1 s');
+      this.releaseAll(holder).catch((err: unknown) =>
+        this.logger.warn({ err }, "could not release the dead projector thread's leases"),
+      );
+      this.restartTimer = setTimeout(() => !this.stopping && this.start(), 1000);
+      this.restartTimer.unref();
+    });
+  }
+
+  private async releaseAll(holder: string): Promise<void> {
+    await this.stores.readModels.leases.releaseAll(holder);
+    await this.stores.reactorStates.leases.releaseAll(holder);
+  }
+
+  /** Stops the thread as `stop` does and starts a new one, which opens the stores anew (the read
+   *  models a rebuild published). */
+  async restart(): Promise<void> {
+    await this.halt();
+    this.stopping = false;
+    this.start();
+  }
+
+  /** The running thread (fault-injection tests terminate it). */
+  get thread(): Worker | null {
+    return this.worker;
+  }
+
+  private send(message: ToProjectorThread): void {
+    this.worker?.postMessage(message);
+  }
+
+  /** Lets the thread finish its batch and checkpoint, close its handles, and exit. */
+  async stop(): Promise<void> {
+    this.unsubscribe();
+    await this.halt();
+  }
+
+  private async halt(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = once(worker, 'exit');
+    worker.postMessage('stop' satisfies ToProjectorThread);
+    await exited;
+  }
+}

@@ -3,6 +3,7 @@ import { Projector } from '../../projections/projector.ts';
 import { notificationsReactor, type NotifierDeps } from '../reactors/notifications/reactor.ts';
 import type { NotificationMetrics } from '../reactors/notifications/metrics.ts';
 import { CheckpointSealer, type Witnesses } from '../reactors/checkpoints/sealer.ts';
+import type { Reactor } from '../reactors/port.ts';
 import { checkpointSigner } from '../domain/checkpoint.ts';
 import type { Stores } from './stores.ts';
 
@@ -32,7 +33,7 @@ export interface ProjectorsConfig {
 
 export interface Projectors {
   readonly projector: Projector;
-  readonly notifier: Projector | null;
+  readonly notifier: Projector<Reactor> | null;
   readonly sealer: CheckpointSealer | null;
   stop(): Promise<void>;
 }
@@ -41,11 +42,11 @@ export interface Projectors {
  *  reactor in a projector of its own (its own lease and checkpoint, its deliveries in lanes beside
  *  it), so a slow receiver never holds up the read models, and the checkpoint sealer. */
 export const startProjectors = (
-  stores: Pick<Stores, 'log' | 'readModels' | 'runners'>,
+  stores: Pick<Stores, 'log' | 'readModels' | 'reactorStates' | 'runners'>,
   logger: Logger,
   config: ProjectorsConfig,
 ): Projectors => {
-  const { log, readModels, runners } = stores;
+  const { log, readModels, reactorStates, runners } = stores;
   const options = {
     leaseTtlMs: config.leaseTtlMs,
     ...(config.liveBatchDelayMs === undefined ? {} : { liveBatchDelayMs: config.liveBatchDelayMs }),
@@ -58,6 +59,7 @@ export const startProjectors = (
       : notificationsReactor({
           log,
           readModels,
+          reactorStates,
           logger,
           vapid: config.vapid,
           vapidSubject: config.vapidSubject,
@@ -67,7 +69,7 @@ export const startProjectors = (
           ...config.notifier,
           ...(config.metrics ? { metrics: config.metrics } : {}),
         });
-  const notifier = reactor === null ? null : new Projector(log, [reactor], readModels.leases, logger, options);
+  const notifier = reactor === null ? null : new Projector(log, [reactor], reactorStates.leases, logger, options);
   const checkpoints = config.checkpoints;
   const sealer =
     checkpoints === undefined || checkpoints.intervalMs === 0
@@ -76,7 +78,7 @@ export const startProjectors = (
           {
             log,
             readModels,
-            leases: readModels.leases,
+            leases: reactorStates.leases,
             signer: checkpointSigner(checkpoints.logOrigin, checkpoints.seed),
             logOrigin: checkpoints.logOrigin,
             witnesses: checkpoints.witnesses,

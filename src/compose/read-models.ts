@@ -1,5 +1,3 @@
-import type Database from 'better-sqlite3';
-import path from 'node:path';
 import type { Projection } from '../../projections/projection.ts';
 import { bindProjection, newLeaseHolder, type ProjectionRunner } from '../../projections/projector.ts';
 import { accessProjection } from '../../projections/access.ts';
@@ -15,7 +13,6 @@ import { orphansProjection } from '../../projections/orphans.ts';
 import { statsProjection } from '../../projections/stats.ts';
 import { treeProjection } from '../../projections/tree.ts';
 import { retentionProjection } from '../../projections/retention.ts';
-import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
 import {
@@ -26,7 +23,6 @@ import {
   openViewsDatabase,
   type SqliteReadModel,
 } from '../views/store/sqlite.ts';
-import { STATE_FILE } from '../views/store/sqlite-files.ts';
 import type { MongoReadModel } from '../views/store/mongo.ts';
 import { sqliteAccess } from '../views/access/sqlite.ts';
 import { sqliteAnomalies } from '../views/anomalies/sqlite.ts';
@@ -37,7 +33,6 @@ import { sqliteDeliveries } from '../views/deliveries/sqlite.ts';
 import { sqliteDerivedSessions } from '../views/derived-sessions/sqlite.ts';
 import { sqliteMasking } from '../views/masking/sqlite.ts';
 import { sqliteMonitors } from '../views/monitors/sqlite.ts';
-import { sqliteNotifier } from '../views/notifier/sqlite.ts';
 import { sqliteOrphans } from '../views/orphans/sqlite.ts';
 import { sqliteStats } from '../views/stats/sqlite.ts';
 import { sqliteTree } from '../views/tree/sqlite.ts';
@@ -46,9 +41,10 @@ import { sqliteRetention } from '../views/retention/sqlite.ts';
 type WriterOf<K extends ReadModelKey> = ReadModels['stores'][K] extends ProjectionStore<infer W> ? W : never;
 
 interface ReadModelEntry<W, Q> {
-  /** What writes it: a projection, or (null) a reactor recording what it did. */
-  readonly projection: Projection<W> | null;
-  /** The name of its checkpoint and its lease: its projection's or reactor's. */
+  /** What writes it: every read model is a fold of the log (a reactor's state is not one: it is
+   *  in the reactor registry, reactors.ts). */
+  readonly projection: Projection<W>;
+  /** The name of its checkpoint and its lease: its projection's. */
   readonly name: string;
   readonly sqlite: SqliteReadModel<W, Q>;
   /** Loaded when MongoDB is configured: the driver costs every thread that loads it ~25 MB. */
@@ -61,8 +57,8 @@ const projected = <W, Q>(
   mongo: () => Promise<MongoReadModel<W, Q>>,
 ): ReadModelEntry<W, Q> => ({ projection, name: projection.name, sqlite, mongo });
 
-/** The read-model registry: each read model once, with what writes it (which names it) and its
- *  adapter for each store. */
+/** The read-model registry: each read model once, with the projection that writes it (which
+ *  names it) and its adapter for each store. */
 export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterOf<K>, ReadModels[K]> } = {
   access: projected(accessProjection, sqliteAccess, () =>
     import('../views/access/mongo.ts').then((m) => m.mongoAccess),
@@ -99,12 +95,6 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   deliveries: projected(deliveriesProjection, sqliteDeliveries, () =>
     import('../views/deliveries/mongo.ts').then((m) => m.mongoDeliveries),
   ),
-  notifier: {
-    projection: null,
-    name: NOTIFICATIONS,
-    sqlite: sqliteNotifier,
-    mongo: () => import('../views/notifier/mongo.ts').then((m) => m.mongoNotifier),
-  },
 };
 
 const KEYS = Object.keys(READ_MODELS) as ReadModelKey[];
@@ -117,11 +107,11 @@ export const perReadModel = <R extends { [K in ReadModelKey]: unknown }>(
 ): R =>
   Object.fromEntries(KEYS.map((key) => [key, build(READ_MODELS[key] as ReadModelEntry<unknown, unknown>, key)])) as R;
 
-/** Read models another version of watchlog built are migrated (dropped, to be replayed) here
- *  when no live process projects them; those another process holds are left to the projector
- *  that next takes their lease (it migrates first). Says which are left. */
+/** Read models (or reactors' states) another version of watchlog built are migrated here when no
+ *  live process holds their lease; those another process holds are left to whoever next takes
+ *  their lease (it migrates first). Says which are left. */
 export const migrateUnheld = async (
-  stores: ReadonlyArray<ProjectionStore<unknown>>,
+  stores: ReadonlyArray<Pick<ProjectionStore<unknown>, 'name' | 'schemaCurrent' | 'migrate'>>,
   leases: Leases,
 ): Promise<Array<{ name: string; holder: string | null }>> => {
   const busy: Array<{ name: string; holder: string | null }> = [];
@@ -142,60 +132,35 @@ export const migrateUnheld = async (
   return busy;
 };
 
-/** The projections' leases in the read models' file, the reactors' in the state file: each
- *  beside the rows it fences. */
-const routedLeases = (projections: Leases, reactors: Leases, projected: ReadonlySet<string>): Leases => {
-  const of = (name: string) => (projected.has(name) ? projections : reactors);
-  return {
-    acquire: (name, holder, ttlMs) => of(name).acquire(name, holder, ttlMs),
-    release: (name, holder) => of(name).release(name, holder),
-    async releaseAll(holder) {
-      await projections.releaseAll(holder);
-      await reactors.releaseAll(holder);
-    },
-    holderOf: (name) => of(name).holderOf(name),
-  };
-};
+/** The names of the read models: their projections', checkpoints' and leases'. */
+export const READ_MODEL_NAMES: readonly string[] = KEYS.map((key) => READ_MODELS[key].name);
 
-/** The names of the read models a projection writes (the others are reactors' records). */
-export const PROJECTED_READ_MODELS: readonly string[] = KEYS.flatMap((key) =>
-  READ_MODELS[key].projection ? [READ_MODELS[key].name] : [],
-);
-const PROJECTED = new Set(PROJECTED_READ_MODELS);
-
-/** Every read model a projection writes in one SQLite file, separate from the log: it can be
- *  deleted and rebuilt. What reactors record (the log cannot rebuild it) goes to `stateFile`
- *  (default: state.db beside it). Queries are prepared on this version's tables, so a read model
- *  that another version built and a running process still projects stops the opening
- *  (SchemaBusyError). */
+/** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt
+ *  (reactors keep their state elsewhere, in state.db: reactors.ts). Queries are prepared on this
+ *  version's tables, so a read model that another version built and a running process still
+ *  projects stops the opening (SchemaBusyError). */
 export const openSqliteReadModels = async (
   file: string,
-  { faults, stateFile = path.join(path.dirname(file), STATE_FILE) }: { faults?: StoreFaults; stateFile?: string } = {},
+  { faults }: { faults?: StoreFaults } = {},
 ): Promise<ReadModels> => {
   const db = openViewsDatabase(file);
-  let state: Database.Database | null = null;
   try {
-    state = openViewsDatabase(stateFile);
-    const dbs = { views: db, state };
-    const dbOf = (entry: ReadModelEntry<unknown, unknown>) => (entry.projection ? dbs.views : dbs.state);
     const stores = perReadModel<ReadModels['stores']>(
-      (entry) => new SqliteProjectionStore(dbOf(entry), entry.name, entry.sqlite, { faults }),
+      (entry) => new SqliteProjectionStore(db, entry.name, entry.sqlite, { faults }),
     );
-    const leases = routedLeases(new SqliteLeases(db), new SqliteLeases(state), PROJECTED);
+    const leases = new SqliteLeases(db);
     const busy = await migrateUnheld(Object.values(stores), leases);
     if (busy.length > 0) throw new SchemaBusyError(busy);
     return {
-      ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(dbOf(entry))),
+      ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
       leases,
       stores,
       async close() {
         db.close();
-        dbs.state.close();
       },
     };
   } catch (error) {
     db.close();
-    state?.close();
     throw error;
   }
 };
@@ -224,17 +189,9 @@ export interface BulkReadModels {
 export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): BulkReadModels => {
   const db = openBulkViewsDatabase(file);
   // Every read model's tables in every lane's file: a lane's rows are copied into empty tables.
-  const stores = KEYS.flatMap((key) => {
+  const stores = KEYS.map((key) => {
     const entry = READ_MODELS[key] as ReadModelEntry<unknown, unknown>;
-    return entry.projection
-      ? [
-          {
-            entry,
-            projection: entry.projection,
-            store: new SqliteProjectionStore(db, entry.name, entry.sqlite, { deferQueryIndexes: true }),
-          },
-        ]
-      : [];
+    return { entry, store: new SqliteProjectionStore(db, entry.name, entry.sqlite, { deferQueryIndexes: true }) };
   });
   const indexed = new Set<string>();
   const makeIndexes = async (projections?: ReadonlySet<string>): Promise<void> => {
@@ -250,7 +207,7 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
   return {
     runners: stores
       .filter(({ entry }) => lane === undefined || lane.has(entry.name))
-      .map(({ projection, store }) => bindProjection(projection, store)),
+      .map(({ entry, store }) => bindProjection(entry.projection, store)),
     leases: new SqliteLeases(db),
     absorb(laneFile, projections) {
       const names = new Set(projections);
@@ -289,9 +246,9 @@ export const bulkSqliteReadModels = (file: string, lane?: ReadonlySet<string>): 
 
 /** The projections bound to their stores, in registry order. */
 export const projectionRunners = (readModels: ReadModels): ProjectionRunner[] =>
-  KEYS.flatMap((key) => {
-    const { projection } = READ_MODELS[key];
-    return projection
-      ? [bindProjection(projection as Projection<unknown>, readModels.stores[key] as ProjectionStore<unknown>)]
-      : [];
-  });
+  KEYS.map((key) =>
+    bindProjection(
+      READ_MODELS[key].projection as Projection<unknown>,
+      readModels.stores[key] as ProjectionStore<unknown>,
+    ),
+  );

@@ -5,7 +5,7 @@ import { comparePositions, type EventLog } from '../log/event-log.ts';
 import { SqliteLeases, openViewsDatabase } from '../views/store/sqlite.ts';
 import { nextViews, publishViews, statePath } from '../views/store/sqlite-files.ts';
 import { startThread } from '../threads.ts';
-import { PROJECTED_READ_MODELS, bulkSqliteReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
+import { READ_MODEL_NAMES, bulkSqliteReadModels, openSqliteReadModels, projectionRunners } from './read-models.ts';
 import type { StoreConfig, Stores } from './stores.ts';
 
 /** The projections replayed together by the last batch, and how far they are. */
@@ -137,7 +137,7 @@ export interface RebuildOptions {
 }
 
 /** The embedded store's rebuild, which the service need not stop for: the read models are built
- *  anew in the next generation's file (sqlite-files.ts) while the service answers from the
+ *  anew in the next generation's file (src/views/store/sqlite-files.ts) while the service answers from the
  *  current one. First in bulk, up to the log's head as it was at the start: no journal, no
  *  sync, large transactions, the query indexes made after the rows are in. Given the log's
  *  configuration (`laneLog`), the projections of SIDE_LANE are replayed meanwhile on a second
@@ -168,9 +168,9 @@ export const rebuildEmbeddedReadModels = async (
     const head = await log.headPosition();
     onStep('replay');
     const lanes = laneLog !== undefined;
-    const mainLane = new Set(PROJECTED_READ_MODELS.filter((name) => !lanes || !SIDE_LANE.has(name)));
+    const mainLane = new Set(READ_MODEL_NAMES.filter((name) => !lanes || !SIDE_LANE.has(name)));
     const bulk = bulkSqliteReadModels(file, mainLane);
-    const readModels = PROJECTED_READ_MODELS.length;
+    const readModels = READ_MODEL_NAMES.length;
     try {
       // Progress is the slower lane's (a lane that has not reported yet is at the start); what
       // moved, the lane's that did.
@@ -216,7 +216,7 @@ export const rebuildEmbeddedReadModels = async (
       await bulk.finish();
     }
     onStep('catch-up');
-    const models = await openSqliteReadModels(file, { stateFile: statePath(dir) });
+    const models = await openSqliteReadModels(file);
     try {
       const projector = new Projector(log, projectionRunners(models), models.leases, SILENT);
       for (;;) {

@@ -1,6 +1,5 @@
 import { applyServerHeapSettings } from './heap.ts';
 import type http from 'node:http';
-import path from 'node:path';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -9,26 +8,17 @@ import type { ChannelTester } from '../http/deps.ts';
 import { sendOnce } from '../reactors/notifications/send.ts';
 import { loadDashboard } from '../http/dashboard.ts';
 import { DRAINING_BODY_TIMEOUT_MS } from '../http/middleware/body.ts';
-import { HttpServer, type DrainOptions } from './http-server.ts';
+import { HttpServer, type DrainOptions } from '../server/http-server.ts';
 import { ensureAdmin } from './bootstrap.ts';
-import { ProjectorThread } from './projector-host.ts';
+import { ProjectorThread } from './projector-thread.ts';
 import { startProjectors } from './projectors.ts';
 import { readinessProbe, watchForProjectors } from './readiness.ts';
 import { followViews } from './views-generation.ts';
-import {
-  RebuildRunningError,
-  progressLine,
-  rebuildEmbeddedReadModels,
-  rebuildReadModels,
-  type RebuildProgress,
-  type RebuildStep,
-} from './rebuild.ts';
-import { LeasedElsewhereError } from '../../projections/projector.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
-import { StartupError, openLog, openStores } from './stores.ts';
-import { startWorkerJobs } from './worker-jobs.ts';
-import { createTelemetry, watchRuntime, type Telemetry } from './metrics.ts';
-import { startMetricsServer } from './metrics-server.ts';
+import { openRuntime, watchRuntime, type Runtime } from './runtime.ts';
+import { StartupError } from '../startup-error.ts';
+import { startWorkerJobs } from './jobs.ts';
+import { createTelemetry, type Telemetry } from '../metrics/registry.ts';
+import { startMetricsServer } from '../metrics/server.ts';
 
 /** What a process runs: `start` everything in one process, `api` the HTTP API only (any number
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
@@ -98,7 +88,7 @@ export const appFor = (
     readModels: runtime.readModels,
     commands: runtime.commands,
     loginThrottle: runtime.loginThrottle,
-    caughtUp: (readModels, position) => runtime.settled(readModels, position, 5000),
+    caughtUp: (readModels, position) => runtime.caughtUp(readModels, position, 5000),
     logger,
     jwtSecret: runtime.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
@@ -274,8 +264,7 @@ export const serve = async (
         ...projectorsConfig,
         egress: config.egress,
       },
-      runtime.log,
-      runtime.readModels.leases,
+      runtime,
       logger,
       telemetry,
     ); // the thread reports its deliveries and commits by message
@@ -381,66 +370,4 @@ export const serve = async (
     process.once('exit', () => watch.stop());
   }
   return { port };
-};
-
-/** Builds every read model again from the log, with progress on stderr: one line redrawn on a
- *  terminal, a line every 2 s otherwise. The embedded store's read models are built as a new
- *  generation beside the running service, which moves to it when it is published; MongoDB's are
- *  dropped and replayed in place, which refuses, in one line, beside a running worker. */
-export const rebuild = async (config: Config): Promise<void> => {
-  const started = Date.now();
-  const tty = process.stderr.isTTY === true;
-  let lastPrint = 0;
-  const onProgress = (progress: RebuildProgress) => {
-    const now = Date.now();
-    if (now - lastPrint < (tty ? 250 : 2000) && progress.position !== progress.head) return;
-    lastPrint = now;
-    process.stderr.write(
-      tty ? `\r${progressLine(progress, now - started)}\u001b[K` : `${progressLine(progress, now - started)}\n`,
-    );
-  };
-  const STEPS: Record<RebuildStep, string> = {
-    replay: 'replaying the log into a new generation of the read models',
-    indexes: 'making the query indexes',
-    'catch-up': 'catching up with what was appended meanwhile',
-    published: 'published: running processes move to it within a second',
-  };
-  const onStep = (step: RebuildStep) => {
-    lastPrint = 0;
-    process.stderr.write(
-      `${tty && step !== 'replay' ? '\n' : ''}rebuild: ${STEPS[step]} (${Date.now() - started} ms)\n`,
-    );
-  };
-  if (config.mongoUrl === undefined) {
-    const log = await openLog(config, false);
-    try {
-      const { head, file, readModels } = await rebuildEmbeddedReadModels(config.dataDir, log, onProgress, {
-        onStep,
-        laneLog: config,
-      });
-      process.stderr.write(
-        `rebuild done: ${readModels} read models in ${path.basename(file)}, log head ${head ?? 'empty'}, ` +
-          `${Date.now() - started} ms\n`,
-      );
-    } catch (error) {
-      if (error instanceof RebuildRunningError) throw new StartupError(error.message);
-      throw error;
-    } finally {
-      await log.close();
-    }
-    return;
-  }
-  const stores = await openStores(config, { writerThread: false });
-  try {
-    const { head } = await rebuildReadModels(stores, onProgress);
-    process.stderr.write(
-      `${tty ? '\n' : ''}rebuild done: ${stores.runners.length} read models, log head ` +
-        `${head ?? 'empty'}, ${Date.now() - started} ms\n`,
-    );
-  } catch (error) {
-    if (error instanceof LeasedElsewhereError) throw new StartupError(error.message);
-    throw error;
-  } finally {
-    await stores.close();
-  }
 };

@@ -7,11 +7,12 @@ import type { UserCommandDeps } from '../commands/users.ts';
 import type { LoginThrottle } from '../views/login-throttle/port.ts';
 import type { VapidKeys } from '../reactors/notifications/webpush.ts';
 import { egressPolicy, type EgressPolicy } from '../checks/egress.ts';
-import { waitForCheckpoint } from '../../projections/projector.ts';
+import { caughtUp } from '../../projections/projector.ts';
 import type { ReadModelKey } from '../views/read-models.ts';
 import { loadOrCreateCheckpointSeed, loadOrCreateSecret, loadOrCreateVapidKeys } from './secrets.ts';
 import { checkpointSigner, type CheckpointSigner } from '../domain/checkpoint.ts';
 import { openLoginThrottle, openStores, type Stores } from './stores.ts';
+import type { Telemetry } from '../metrics/registry.ts';
 
 /** The stores of one deployment, with what the commands and the processes around them need. */
 export interface Runtime extends Stores {
@@ -28,7 +29,7 @@ export interface Runtime extends Stores {
   readonly checkpointSigner: CheckpointSigner;
   /** Resolves true once the read models named have applied the log up to `position` (false after
    *  `timeoutMs`). Polls their checkpoints, so it works whichever process projects. */
-  settled(readModels: readonly ReadModelKey[], position: string, timeoutMs?: number): Promise<boolean>;
+  caughtUp(readModels: readonly ReadModelKey[], position: string, timeoutMs?: number): Promise<boolean>;
 }
 
 export interface RuntimeOptions {
@@ -56,10 +57,8 @@ export const openRuntime = async (
     throw error;
   });
   const checkpointSeed = config.checkpoints.seed ?? loadOrCreateCheckpointSeed(config.dataDir);
-  const settled = async (keys: readonly ReadModelKey[], position: string, timeoutMs = 10_000) =>
-    (await Promise.all(keys.map((key) => waitForCheckpoint(stores.readModels.stores[key], position, timeoutMs)))).every(
-      Boolean,
-    );
+  const readModelsCaughtUp = async (keys: readonly ReadModelKey[], position: string, timeoutMs = 10_000) =>
+    (await Promise.all(keys.map((key) => caughtUp(stores.readModels.stores[key], position, timeoutMs)))).every(Boolean);
   return {
     ...stores,
     loginThrottle,
@@ -72,7 +71,7 @@ export const openRuntime = async (
       passwords: new Passwords(scrypt),
       async monitorsInProject(projectId) {
         const head = await stores.log.headPosition();
-        if (head !== null) await settled(['monitors'], head, 5000);
+        if (head !== null) await readModelsCaughtUp(['monitors'], head, 5000);
         return stores.readModels.monitors.countInProject(projectId);
       },
     },
@@ -81,6 +80,18 @@ export const openRuntime = async (
     checkpointSeed,
     checkpointSigner: checkpointSigner(config.checkpoints.logOrigin, checkpointSeed),
     egress: egressPolicy(config.egress),
-    settled,
+    caughtUp: readModelsCaughtUp,
   };
+};
+
+/** Reads, on each scrape, the runtime's log (head, writer state) and, where projectors run
+ *  (`start`, `worker`), every projection's checkpoint and (unless `notifications` is false) the
+ *  notification reactor's. */
+export const watchRuntime = (
+  telemetry: Telemetry,
+  stores: Pick<Stores, 'log' | 'runners' | 'reactorStates'>,
+  { projections, notifications = true }: { projections: boolean; notifications?: boolean },
+): void => {
+  const followers = notifications ? [...stores.runners, stores.reactorStates.stores.notifications] : stores.runners;
+  telemetry.watch(stores.log, projections ? followers : []);
 };

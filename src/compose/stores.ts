@@ -1,4 +1,5 @@
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -6,25 +7,31 @@ import type { EventLog, LogObserver } from '../log/event-log.ts';
 import { streamFamily } from '../domain/streams.ts';
 import { SqliteEventLog } from '../log/sqlite/event-log.ts';
 import type { ReadModels } from '../views/read-models.ts';
+import type { ReactorStates } from '../reactors/port.ts';
 import type { ProjectionRunner } from '../../projections/projector.ts';
 import type { LoginThrottle } from '../views/login-throttle/port.ts';
 import { sqliteLoginThrottle } from '../views/login-throttle/sqlite.ts';
 import { openViewsDatabase } from '../views/store/sqlite.ts';
+import type { TreeQueries } from '../views/tree/port.ts';
+import { sqliteTree } from '../views/tree/sqlite.ts';
 import { SchemaBusyError } from '../views/store/port.ts';
 import { READ_MODEL_KEYS, openSqliteReadModels, projectionRunners } from './read-models.ts';
+import { openSqliteReactorStates } from './reactors.ts';
 import { switchingReadModels } from './views-generation.ts';
-import { statePath, viewsPath } from '../views/store/sqlite-files.ts';
+import { StartupError } from '../startup-error.ts';
+import { VIEWS_FILE, statePath, viewsPath } from '../views/store/sqlite-files.ts';
 
-/** A start-up failure the user can fix (a port in use, a server out of reach): printed as one
- *  line, without a stack. */
-export class StartupError extends Error {}
+/** The embedded log's file in the data dir. */
+const LOG_FILE = 'log.db';
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'eventStoreUrl' | 'eventStoreNamespace' | 'mongoUrl'>;
 
-/** The log, the read models and the projections bound to them. */
+/** The log, the read models and the projections bound to them, and the reactors' state. */
 export interface Stores {
   readonly log: EventLog;
   readonly readModels: ReadModels;
+  /** What reactors did and how far they are: never rebuilt, beside their leases. */
+  readonly reactorStates: ReactorStates;
   readonly runners: readonly ProjectionRunner[];
   /** Whether the read models are the embedded SQLite file, whose writes are synchronous: a
    *  projector beside an HTTP server then runs on its own thread. */
@@ -52,7 +59,7 @@ export const openLog = async (
 ): Promise<EventLog> => {
   const observed = observer ? { onCommitted: observer.committed } : {};
   if (config.eventStoreUrl === undefined) {
-    return new SqliteEventLog(path.join(config.dataDir, 'log.db'), {
+    return new SqliteEventLog(path.join(config.dataDir, LOG_FILE), {
       writerThread,
       ...observed,
       compaction: { familyOf: streamFamily },
@@ -82,24 +89,60 @@ export const openLog = async (
   return log;
 };
 
-const openReadModels = async (
+/** The log of a deployment that exists already, for a command run beside it (`watchlog admin`):
+ *  on the embedded default, a data dir without a log is a mistake in WATCHLOG_DATA_DIR, not a new
+ *  deployment to create. */
+export const openExistingLog = async (config: StoreConfig): Promise<EventLog> => {
+  if (config.eventStoreUrl === undefined && !existsSync(path.join(config.dataDir, LOG_FILE))) {
+    throw new StartupError(`no event log in ${config.dataDir} (is WATCHLOG_DATA_DIR set as for the service?)`);
+  }
+  return openLog(config, false);
+};
+
+/** A stopped embedded deployment as `watchlog verify --data-dir` reads it: its log, and its tree
+ *  read model opened read-only; null when the data dir holds no such deployment. */
+export const openStoppedDeployment = (
+  dataDir: string,
+): { log: EventLog; tree: TreeQueries; close(): Promise<void> } | null => {
+  const logFile = path.join(dataDir, LOG_FILE);
+  const viewsFile = path.join(dataDir, VIEWS_FILE);
+  if (!existsSync(logFile) || !existsSync(viewsFile)) return null;
+  const log = new SqliteEventLog(logFile);
+  const views = new Database(viewsFile, { readonly: true, fileMustExist: true });
+  return {
+    log,
+    tree: sqliteTree.queries(views),
+    async close() {
+      views.close();
+      await log.close();
+    },
+  };
+};
+
+/** The read models and the reactors' state: `views.db` (whichever generation it names) and
+ *  `state.db` in the data dir, or one MongoDB database. */
+const openReadStores = async (
   config: StoreConfig,
-): Promise<{ readModels: ReadModels; switchViews: (() => Promise<void>) | null }> => {
+): Promise<Pick<Stores, 'readModels' | 'reactorStates' | 'switchViews'>> => {
   if (config.mongoUrl === undefined) {
     try {
       const switching = await switchingReadModels(
         () => openSqliteReadModels(viewsPath(config.dataDir)),
         READ_MODEL_KEYS,
       );
-      return { readModels: switching.readModels, switchViews: () => switching.switch() };
+      const reactorStates = await openSqliteReactorStates(statePath(config.dataDir)).catch(async (error: unknown) => {
+        await switching.readModels.close();
+        throw error;
+      });
+      return { readModels: switching.readModels, reactorStates, switchViews: () => switching.switch() };
     } catch (error) {
       if (error instanceof SchemaBusyError) throw new StartupError(error.message);
       throw error;
     }
   }
-  const { openMongoReadModels } = await import('./mongo-read-models.ts');
+  const { openMongoStores } = await import('./mongo-read-models.ts');
   try {
-    return { readModels: await openMongoReadModels(config.mongoUrl), switchViews: null };
+    return { ...(await openMongoStores(config.mongoUrl)), switchViews: null };
   } catch (error) {
     throw new StartupError(`cannot reach MongoDB (WATCHLOG_MONGO_URL): ${(error as Error).message}`);
   }
@@ -114,19 +157,21 @@ export const openStores = async (
 ): Promise<Stores> => {
   ensureDataDir(config.dataDir);
   const log = await openLog(config, writerThread, logger, observer);
-  const { readModels, switchViews } = await openReadModels(config).catch(async (error: unknown) => {
+  const { readModels, reactorStates, switchViews } = await openReadStores(config).catch(async (error: unknown) => {
     await log.close();
     throw error;
   });
   return {
     log,
     readModels,
+    reactorStates,
     switchViews,
     runners: projectionRunners(readModels),
     embeddedReadModels: config.mongoUrl === undefined,
     async close() {
       await log.close();
       await readModels.close();
+      await reactorStates.close();
     },
   };
 };

@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { JsonObject } from './codecs.ts';
-import type { StoredAuditEvent } from './audit-event.ts';
+import { AUDIT_EVENT_TYPE, type StoredAuditEvent } from './audit-event.ts';
 import {
   AnomalySettingsPatch,
   RULES,
@@ -376,7 +376,7 @@ export const evolveAnomalies = (state: AnomalyState, e: DomainEvent): AnomalySta
 export const alertAuditEvent = (d: AnomalyDetected): StoredAuditEvent => ({
   id: d.alert_id,
   project_id: d.project_id,
-  event_type: 'system.alert',
+  event_type: AUDIT_EVENT_TYPE.alert,
   timestamp: d.detected_at,
   path: d.rule,
   method: 'POST',

@@ -10,18 +10,27 @@ export const Environment = t.keyof(
   { production: null, staging: null, development: null },
   'production | staging | development',
 );
-/** Every `event_type` a stored event has: ingested requests, and the service's own events that
- *  list and export like them (SPEC 6). */
-export const EventType = t.keyof({
-  http: null,
-  'system.alert': null,
-  'system.healthcheck.down': null,
-  'system.healthcheck.up': null,
-  'system.access': null,
-});
-export type EventType = t.TypeOf<typeof EventType>;
 
 export const Source = t.keyof({ backend: null, browser: null }, 'backend | browser');
+
+/** The catalogue of audit events' `event_type`, by name: what recorded the event. Ingest records
+ *  `http`; the service records the rest in the same list (SPEC 6): its own access and changes
+ *  (`system.access`), monitor transitions (`system.healthcheck.down`, `system.healthcheck.up`)
+ *  and anomaly alerts (`system.alert`). */
+export const AUDIT_EVENT_TYPE = {
+  http: 'http',
+  alert: 'system.alert',
+  healthcheckDown: 'system.healthcheck.down',
+  healthcheckUp: 'system.healthcheck.up',
+  access: 'system.access',
+} as const;
+export type AuditEventType = (typeof AUDIT_EVENT_TYPE)[keyof typeof AUDIT_EVENT_TYPE];
+/** Every `event_type`, in the catalogue's order. */
+export const AUDIT_EVENT_TYPES: readonly AuditEventType[] = Object.values(AUDIT_EVENT_TYPE);
+export const AuditEventType = t.keyof(
+  Object.fromEntries(AUDIT_EVENT_TYPES.map((type) => [type, null])) as Record<AuditEventType, null>,
+  AUDIT_EVENT_TYPES.join(' | '),
+);
 
 /** Absent, null (decoded as absent), or a valid value. Unlike a union it builds no failure for
  *  an absent field, which matters on the ingest path where most optional fields are absent. */
@@ -77,7 +86,7 @@ export const StoredAuditEvent = t.intersection(
     t.type({
       id: t.string,
       project_id: t.string,
-      event_type: t.string,
+      event_type: AuditEventType,
       timestamp: t.string,
       path: t.string,
       method: t.string,

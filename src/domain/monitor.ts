@@ -2,7 +2,7 @@ import * as t from 'io-ts';
 import { boundedString, closed, intRange, Uuid } from './codecs.ts';
 import { withSchema } from './json-schema.ts';
 import { DomainError, invalid, notFound } from './errors.ts';
-import type { StoredAuditEvent } from './audit-event.ts';
+import { AUDIT_EVENT_TYPE, type StoredAuditEvent } from './audit-event.ts';
 import { HOUR_MS, hourOf } from './stats.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
@@ -313,7 +313,7 @@ export const transitionAuditEvent = (
     const d = e.data as t.TypeOf<typeof monitorEvents.MonitorWentDown>;
     return {
       ...common,
-      event_type: 'system.healthcheck.down',
+      event_type: AUDIT_EVENT_TYPE.healthcheckDown,
       timestamp: d.went_down_at,
       ...(d.status_code === undefined ? {} : { status_code: d.status_code }),
       request_body: {
@@ -328,7 +328,7 @@ export const transitionAuditEvent = (
   const d = e.data as t.TypeOf<typeof monitorEvents.MonitorCameUp>;
   return {
     ...common,
-    event_type: 'system.healthcheck.up',
+    event_type: AUDIT_EVENT_TYPE.healthcheckUp,
     timestamp: d.came_up_at,
     status_code: d.status_code,
     request_body: {

@@ -1,4 +1,4 @@
-import type { StoredAuditEvent } from './audit-event.ts';
+import { AUDIT_EVENT_TYPE, type StoredAuditEvent } from './audit-event.ts';
 import { publicSettingsOf } from './channel-target.ts';
 import { identifierDigest } from './retention.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
@@ -12,14 +12,13 @@ import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 /** The built-in project's id, the same in every deployment. */
 export const WATCHLOG_PROJECT_ID = '00000000-0000-4000-8000-00000000a0d1';
 export const WATCHLOG_PROJECT_NAME = 'watchlog';
-export const ACCESS_EVENT_TYPE = 'system.access';
 const SERVICE = 'watchlog';
 /** The path of login rows: the brute_force rule counts their failures per identifier. */
 export const LOGIN_PATH = '/v1/auth/login';
 
 const common = {
   project_id: WATCHLOG_PROJECT_ID,
-  event_type: ACCESS_EVENT_TYPE,
+  event_type: AUDIT_EVENT_TYPE.access,
   service_name: SERVICE,
   environment: 'production',
   source: 'backend' as const,
@@ -62,7 +61,7 @@ export const loginAccessEvent = (id: string, a: LoginAttemptRecord): StoredAudit
 
 /** Whether a `system.access` row is a failed login, which the brute_force rule counts. */
 export const isFailedLogin = (e: Pick<StoredAuditEvent, 'event_type' | 'path' | 'status_code'>): boolean =>
-  e.event_type === ACCESS_EVENT_TYPE && e.path === LOGIN_PATH && (e.status_code === 401 || e.status_code === 429);
+  e.event_type === AUDIT_EVENT_TYPE.access && e.path === LOGIN_PATH && (e.status_code === 401 || e.status_code === 429);
 
 export interface ExportRecord {
   readonly userId: string;

@@ -45,7 +45,7 @@ export interface AnomalyScanDeps {
   readModels: ReadModels;
   /** Resolves true once the read models the scan reads (windows, stats, anomalies) have applied
    *  the log up to `position`. */
-  settled: (position: string) => Promise<boolean>;
+  caughtUp: (position: string) => Promise<boolean>;
   defaults: AnomalySettings;
   /** The scan's interval: each scan evaluates every window position since the previous one. */
   intervalMs: number;
@@ -80,7 +80,7 @@ export const scanAnomalies = async (deps: AnomalyScanDeps, nowDate: Date): Promi
   // Read models behind the log (a replay after a rebuild or a new read store) would make every
   // service look silent and every window empty: judge only what has been projected.
   const head = await deps.log.headPosition();
-  if (head !== null && !(await deps.settled(head))) {
+  if (head !== null && !(await deps.caughtUp(head))) {
     deps.logger.warn({ head }, 'anomaly scan skipped: read models are still catching up with the log');
     return report(true, []);
   }

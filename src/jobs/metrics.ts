@@ -1,4 +1,4 @@
-/** What the worker's jobs tell the service's metrics (implemented in src/compose/, where the
+/** What the worker's jobs tell the service's metrics (implemented in src/metrics/, where the
  *  metrics library is; jobs only see this interface). */
 
 /** How a monitor check ended: `up` the expected status came back; `down` another status, a

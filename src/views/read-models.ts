@@ -7,14 +7,15 @@ import type { DeliveriesQueries, DeliveriesWriter } from './deliveries/port.ts';
 import type { DerivedSessionsQueries, DerivedSessionsWriter } from './derived-sessions/port.ts';
 import type { MaskingQueries, MaskingWriter } from './masking/port.ts';
 import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
-import type { NotifierQueries, NotifierWriter } from './notifier/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
 import type { StatsQueries, StatsWriter } from './stats/port.ts';
 import type { TreeQueries, TreeWriter } from './tree/port.ts';
 import type { RetentionQueries, RetentionWriter } from './retention/port.ts';
 import type { Leases, ProjectionStore } from './store/port.ts';
 
-/** Every read model of one deployment: its queries, and the store each projection writes to. */
+/** Every read model of one deployment: its queries, and the store each projection writes to.
+ *  Reactors keep their state apart (src/reactors/port.ts): the log rebuilds a read model, not
+ *  what a reactor did. */
 export interface ReadModels {
   readonly leases: Leases;
   readonly auditEvents: AuditEventsQueries;
@@ -25,7 +26,6 @@ export interface ReadModels {
   readonly monitors: MonitorsQueries;
   readonly channels: ChannelsQueries;
   readonly deliveries: DeliveriesQueries;
-  readonly notifier: NotifierQueries;
   readonly anomalyWindows: AnomalyWindowsQueries;
   readonly anomalies: AnomaliesQueries;
   readonly masking: MaskingQueries;
@@ -40,7 +40,6 @@ export interface ReadModels {
     readonly monitors: ProjectionStore<MonitorsWriter>;
     readonly channels: ProjectionStore<ChannelsWriter>;
     readonly deliveries: ProjectionStore<DeliveriesWriter>;
-    readonly notifier: ProjectionStore<NotifierWriter>;
     readonly anomalyWindows: ProjectionStore<AnomalyWindowsWriter>;
     readonly anomalies: ProjectionStore<AnomaliesWriter>;
     readonly masking: ProjectionStore<MaskingWriter>;

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { CONFIG_VARIABLES } from '../../src/config.ts';
-import { COMMAND_NAMES, commandHelp, generalHelp } from '../../src/compose/cli-help.ts';
+import { COMMAND_NAMES, commandHelp, generalHelp } from '../../src/cli/help.ts';
 
 test('the general help lists every command and every variable the configuration reads', (t) => {
   const help = generalHelp();

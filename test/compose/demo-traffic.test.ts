@@ -1,5 +1,5 @@
 import test from 'ava';
-import { BRUTE_FORCE, dailyWeight, demoTraffic, type DemoEvent } from '../../src/compose/demo-traffic.ts';
+import { BRUTE_FORCE, dailyWeight, demoTraffic, type DemoEvent } from '../../src/cli/demo-traffic.ts';
 import { AuditEventInput } from '../../src/domain/audit-event.ts';
 
 const NOW = Date.parse('2026-11-23T18:00:00Z');

@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { erasureJobOf, retentionJobOf } from '../../src/compose/worker-jobs.ts';
+import { erasureJobOf, retentionJobOf } from '../../src/compose/jobs.ts';
 import { rebuildEmbeddedReadModels } from '../../src/compose/rebuild.ts';
-import { verifyDataDir } from '../../src/compose/verify-data-dir.ts';
+import { verifyDataDir } from '../../src/cli/verify-data-dir.ts';
 import { WATCHLOG_PROJECT_ID } from '../../src/domain/self-audit.ts';
 import { auditStream, projectStream, retentionStream } from '../../src/domain/streams.ts';
 import type { ErasureRequested, RetentionApplied } from '../../src/domain/retention.ts';
@@ -405,8 +405,8 @@ test.serial(
       log: server.runtime.log,
       pageSize: 4,
       redactable: server.runtime.readModels.auditEvents.redactable.bind(server.runtime.readModels.auditEvents),
-      settled: async (position: string) => {
-        await server.runtime.settled(['auditEvents'], position);
+      caughtUp: async (position: string) => {
+        await server.runtime.caughtUp(['auditEvents'], position);
       },
     };
     t.is(
@@ -591,8 +591,8 @@ test('an erasure cut short goes on from where it stopped on the next run, counts
         log: server.runtime.log,
         pageSize: 2,
         restFraction: 0,
-        settled: async (position) => {
-          await server.runtime.settled(['auditEvents'], position);
+        caughtUp: async (position) => {
+          await server.runtime.caughtUp(['auditEvents'], position);
         },
         redactable: async (query, after, limit) => {
           pages += 1;
@@ -625,7 +625,7 @@ test('an erasure cut short goes on from where it stopped on the next run, counts
     await eraseIdentifier(
       {
         log: server.runtime.log,
-        settled: async () => undefined,
+        caughtUp: async () => undefined,
         redactable: (query, after, limit) => server.runtime.readModels.auditEvents.redactable(query, after, limit),
       },
       request,

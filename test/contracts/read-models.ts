@@ -8,7 +8,6 @@ import { derivedSessionsContract } from './read-models/derived-sessions.ts';
 import { modelsTest, type OpenedReadModels, type ReadModelsContractOptions } from './read-models/harness.ts';
 import { maskingContract } from './read-models/masking.ts';
 import { monitorsContract } from './read-models/monitors.ts';
-import { notifierContract } from './read-models/notifier.ts';
 import { orphansContract } from './read-models/orphans.ts';
 import { statsContract } from './read-models/stats.ts';
 import { treeContract } from './read-models/tree.ts';
@@ -29,7 +28,6 @@ export const readModelsContract = (
   monitorsContract(withModels);
   channelsContract(withModels);
   deliveriesContract(withModels);
-  notifierContract(withModels);
   anomalyWindowsContract(withModels);
   anomaliesContract(withModels);
   treeContract(withModels);

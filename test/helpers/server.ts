@@ -8,14 +8,14 @@ import pino, { type Logger } from 'pino';
 import { startTarget } from './target.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
-import { ProjectorThread } from '../../src/compose/projector-host.ts';
+import { ProjectorThread } from '../../src/compose/projector-thread.ts';
 import { startProjectors, type Projectors, type ProjectorsConfig } from '../../src/compose/projectors.ts';
 import { checkpointsOf, httpServerFor } from '../../src/compose/roles.ts';
-import { openRuntime, type Runtime } from '../../src/compose/runtime.ts';
-import { startWorkerJobs } from '../../src/compose/worker-jobs.ts';
-import { createTelemetry, watchRuntime, type Telemetry } from '../../src/compose/metrics.ts';
-import { startMetricsServer } from '../../src/compose/metrics-server.ts';
-import type { HttpServer } from '../../src/compose/http-server.ts';
+import { openRuntime, watchRuntime, type Runtime } from '../../src/compose/runtime.ts';
+import { startWorkerJobs } from '../../src/compose/jobs.ts';
+import { createTelemetry, type Telemetry } from '../../src/metrics/registry.ts';
+import { startMetricsServer } from '../../src/metrics/server.ts';
+import type { HttpServer } from '../../src/server/http-server.ts';
 import type { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
 import type { Projector } from '../../projections/projector.ts';
 import { TEST_SCRYPT } from './passwords.ts';
@@ -148,8 +148,7 @@ export const startTestServer = async ({
           ...config.notifications,
           ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
         },
-        runtime.log,
-        runtime.readModels.leases,
+        runtime,
         logger,
         telemetry,
       )

@@ -334,7 +334,7 @@ test.serial('a hash of a lower cost is replaced on the next successful login, an
     { email: 'old@example.com', password: 'an old password', role: 'member', project_ids: [] },
     ctx,
   );
-  await server.runtime.settled(['access'], position!);
+  await server.runtime.caughtUp(['access'], position!);
   t.regex(
     (await server.runtime.readModels.access.userByEmail('old@example.com'))!.password_hash,
     new RegExp(`^scrypt\\$${TEST_SCRYPT.N / 2}\\$`),
@@ -343,7 +343,7 @@ test.serial('a hash of a lower cost is replaced on the next successful login, an
   const events = (await server.runtime.log.readStream(`user-${id}`)).map((e) => e.type);
   t.deepEqual(events, ['UserRegistered', 'UserPasswordRehashed']);
   const head = await server.runtime.log.headPosition();
-  await server.runtime.settled(['access'], head!);
+  await server.runtime.caughtUp(['access'], head!);
   t.regex(
     (await server.runtime.readModels.access.userByEmail('old@example.com'))!.password_hash,
     new RegExp(`^scrypt\\$${TEST_SCRYPT.N}\\$8\\$1\\$`),

@@ -145,7 +145,7 @@ test('a notifier with no state of its own starts at the head of the log: what ca
   server = await startTestServer({ dataDir, notifications: true });
   const before = await server.runtime.log.headPosition();
   await eventually(
-    async () => ((await server.runtime.readModels.stores.notifier.checkpoint()) === before ? true : undefined),
+    async () => ((await server.runtime.reactorStates.stores.notifications.checkpoint()) === before ? true : undefined),
     10_000,
   );
   await recordCheck(server.runtime.commands, monitor.id, check(true, 2), ctx);

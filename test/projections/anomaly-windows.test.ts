@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { anomalyWindowsProjection } from '../../projections/anomaly-windows.ts';
+import type { AuditEventType } from '../../src/domain/audit-event.ts';
 import type { DomainEvent } from '../../src/domain/events.ts';
 import type { ReadModels } from '../../src/views/read-models.ts';
 import { projectionTests, scenarioTests } from '../helpers/fold.ts';
@@ -16,7 +17,7 @@ interface Over {
   service_name?: string;
   environment?: string;
   identifier?: string;
-  event_type?: string;
+  event_type?: AuditEventType;
   status_code?: number;
 }
 const event = (ms: number, method: string, over: Over = {}): DomainEvent => ({

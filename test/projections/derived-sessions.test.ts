@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { derivedSessionsProjection } from '../../projections/derived-sessions.ts';
+import type { AuditEventType } from '../../src/domain/audit-event.ts';
 import type { DomainEvent } from '../../src/domain/events.ts';
 import type { ReadModels } from '../../src/views/read-models.ts';
 import { projectionTests, scenarioTests } from '../helpers/fold.ts';
@@ -15,7 +16,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const event = (
   identifier: string,
   ms: number,
-  over: { project_id?: string; service_name?: string; event_type?: string } = {},
+  over: { project_id?: string; service_name?: string; event_type?: AuditEventType } = {},
 ): DomainEvent => ({
   type: 'AuditEventRecorded',
   data: {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { statsProjection } from '../../projections/stats.ts';
+import type { AuditEventType } from '../../src/domain/audit-event.ts';
 import type { DomainEvent } from '../../src/domain/events.ts';
 import { ZERO_BIN, binOf, quantileOf, type StatsBucket } from '../../src/domain/stats.ts';
 import type { ReadModels } from '../../src/views/read-models.ts';
@@ -16,7 +17,7 @@ interface Over {
   project_id?: string;
   service_name?: string;
   environment?: string;
-  event_type?: string;
+  event_type?: AuditEventType;
   status_code?: number;
   response_time?: number;
 }

@@ -1,7 +1,7 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import pino from 'pino';
-import { erasureJobOf, retentionJobOf } from '../../src/compose/worker-jobs.ts';
+import { erasureJobOf, retentionJobOf } from '../../src/compose/jobs.ts';
 import {
   api,
   eventually,

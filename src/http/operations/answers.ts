@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { Email, Role, Uuid, intRange } from '../../domain/codecs.ts';
 import { withSchema, type JsonSchema } from '../../domain/json-schema.ts';
-import { Environment, EventType, HttpMethod, StoredAuditEvent } from '../../domain/audit-event.ts';
+import { AuditEventType, Environment, HttpMethod, StoredAuditEvent } from '../../domain/audit-event.ts';
 import { RateLimit } from '../../domain/api-keys.ts';
 import { AnomalySettings } from '../../domain/anomaly-settings.ts';
 import { ChannelCreateInput, ChannelEvents, ProjectScope } from '../../domain/channel.ts';
@@ -132,7 +132,7 @@ export const pageOf = <C extends t.Mixed>(item: C) => t.type({ data: t.array(ite
 export const AuditListItem = t.type({
   id: Uuid,
   project_id: Uuid,
-  event_type: EventType,
+  event_type: AuditEventType,
   method: HttpMethod,
   path: t.string,
   status_code: nullable(Count),

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { Environment, EventType, HttpMethod } from '../../domain/audit-event.ts';
+import { AuditEventType, Environment, HttpMethod } from '../../domain/audit-event.ts';
 import { AnomalyRule } from '../../domain/anomaly.ts';
 import { IsoTimestamp, Uuid } from '../../domain/codecs.ts';
 import { type AuditListQuery, SORT_FIELDS } from '../../views/audit-events/port.ts';
@@ -31,7 +31,7 @@ export const AuditFilterQuery = t.partial({
   identifier: t.string,
   start_date: IsoTimestamp,
   end_date: IsoTimestamp,
-  event_type: EventType,
+  event_type: AuditEventType,
 });
 
 export const AuditListQueryCodec = t.exact(

@@ -1,6 +1,6 @@
 import type { ChannelType } from '../../domain/channel.ts';
 
-/** What the notification reactor tells the service's metrics (implemented in src/compose/; on
+/** What the notification reactor tells the service's metrics (implemented in src/metrics/; on
  *  `watchlog start`'s projector thread, by messages to the main thread, which serves them). */
 
 /** `sent` the channel accepted it; `failed` it did not, after the tries; `stale` not sent: the

@@ -14,9 +14,10 @@ import { alertNotification, transitionNotification, type Notification } from '..
 import type { EgressPolicy } from '../../checks/egress.ts';
 import { comparePositions, type EventLog, type RecordedEvent } from '../../log/event-log.ts';
 import type { ReadModels } from '../../views/read-models.ts';
-import type { NotifierWriter } from '../../views/notifier/port.ts';
 import type { Lease } from '../../views/store/port.ts';
-import { batchDecoder, waitForCheckpoint, type ProjectionRunner } from '../../../projections/projector.ts';
+import { batchDecoder, caughtUp } from '../../../projections/projector.ts';
+import type { Reactor, ReactorStates } from '../port.ts';
+import type { NotificationsStateWriter } from './state/port.ts';
 import { Lanes } from './lanes.ts';
 import { NO_NOTIFICATION_METRICS, type NotificationMetrics } from './metrics.ts';
 import { sendOnce, type SendOptions } from './send.ts';
@@ -36,7 +37,10 @@ export const DEFAULT_RETRY: RetryOptions = { attempts: 5, minTimeoutMs: 500, max
 
 export interface NotifierDeps {
   log: EventLog;
+  /** The channels read model: who listens, and where to send. */
   readModels: ReadModels;
+  /** Its own state, and the lease it sends under. */
+  reactorStates: ReactorStates;
   logger: Logger;
   vapid: VapidKeys;
   vapidSubject: string;
@@ -60,13 +64,6 @@ export interface NotifierDeps {
 /** The reactor's name: its lease, and the checkpoint of its own state. */
 export const NOTIFICATIONS = 'notifications';
 
-/** The reactor as its projector drives it, and its delivery queues, which run beside it. */
-export interface NotificationsReactor extends ProjectionRunner {
-  /** Ends backoff waits and waits for the tries in flight to be recorded; what is left is sent
-   *  by whoever holds the lease next. */
-  stop(): Promise<void>;
-}
-
 /** A try that may pass later: p-retry backs off and tries again. */
 class TryAgain extends Error {}
 
@@ -86,8 +83,9 @@ class TryAgain extends Error {}
  *  sent again, across restarts and lease changes. A crash between a try and its record sends it
  *  again (at least once; receivers deduplicate by the notification's id). It is never reset by a
  *  rebuild. */
-export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor => {
-  const store = deps.readModels.stores.notifier;
+export const notificationsReactor = (deps: NotifierDeps): Reactor => {
+  const store = deps.reactorStates.stores.notifications;
+  const reactorState = deps.reactorStates.notifications;
   const channels = { checkpoint: () => deps.readModels.stores.channels.checkpoint() };
   const now = deps.now ?? (() => new Date());
   const maxAgeMs = deps.maxAgeMs ?? 3_600_000;
@@ -105,7 +103,7 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
 
   /** Sends only while this process holds the lease: after a takeover the new holder sends. */
   const holding = async (): Promise<boolean> => {
-    const held = lease === null ? null : await deps.readModels.leases.holderOf(NOTIFICATIONS);
+    const held = lease === null ? null : await deps.reactorStates.leases.holderOf(NOTIFICATIONS);
     return held !== null && held.holder === lease?.holder && held.expiresAt > Date.now();
   };
 
@@ -183,7 +181,7 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
   /** What one event of the log asks of the reactor: state to write with the checkpoint, and
    *  deliveries to queue once that is committed. */
   interface Effect {
-    write(w: NotifierWriter): void;
+    write(w: NotificationsStateWriter): void;
     queue: Array<{ channel_id: string; delivery_id: string }>;
   }
   const NONE: Effect = { write: () => undefined, queue: [] };
@@ -196,13 +194,13 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
 
   const dispatch = async (recorded: RecordedEvent, n: Notification, batch: BatchState): Promise<Effect> => {
     // Channels are a projection too: let it reach this event before asking who listens.
-    if (!(await waitForCheckpoint(channels, recorded.position, 30_000))) {
+    if (!(await caughtUp(channels, recorded.position, 30_000))) {
       throw new Error(`channels read model has not reached position ${recorded.position}`);
     }
     const kind = n.type === 'anomaly.detected' ? 'alert' : 'healthcheck';
     const targets = await deps.readModels.channels.targets(n.project_id, kind);
     const stale = now().getTime() - Date.parse(n.timestamp) > maxAgeMs;
-    const writes: Array<(w: NotifierWriter) => void> = [];
+    const writes: Array<(w: NotificationsStateWriter) => void> = [];
     const queue: Effect['queue'] = [];
     for (const { id: channelId, target, view } of targets) {
       const about = {
@@ -230,7 +228,7 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
         const key = `${channelId}\n${n.monitor.id}`;
         const last = batch.downSent.has(key)
           ? batch.downSent.get(key)!
-          : await deps.readModels.notifier.lastDownSent(channelId, n.monitor.id);
+          : await reactorState.lastDownSent(channelId, n.monitor.id);
         if (inQuietPeriod(n.type, view.quiet_minutes, last, n.timestamp)) {
           metrics.delivered(target.type, 'quiet', 0);
           await skipDelivery(
@@ -251,7 +249,12 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
       writes.push((w) => w.queued(about, recorded.position));
       queue.push(about);
     }
-    return { write: (w) => writes.forEach((write) => write(w)), queue };
+    return {
+      write: (w) => {
+        for (const write of writes) write(w);
+      },
+      queue,
+    };
   };
 
   /** A delivery settled: count the channel's failures in a row, and mark it degraded or
@@ -265,7 +268,7 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
     correlationId: string,
   ): Promise<Effect> => {
     if (outcome === null) return { write: (w) => w.settled(deliveryId), queue: [] };
-    const before = batch.failures.get(channelId) ?? (await deps.readModels.notifier.failuresInARow(channelId));
+    const before = batch.failures.get(channelId) ?? (await reactorState.failuresInARow(channelId));
     const after = outcome === 'delivered' ? 0 : before + 1;
     batch.failures.set(channelId, after);
     if (after >= deps.degradedAfter) {
@@ -340,7 +343,6 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
   return {
     name: NOTIFICATIONS,
     checkpoint: () => store.checkpoint(),
-    reset: (held) => store.reset(held),
     /** Called each time the lease is taken: the deliveries left queued (by a stop, a crash, the
      *  holder before) are queued again. */
     async migrate(held) {
@@ -355,8 +357,7 @@ export const notificationsReactor = (deps: NotifierDeps): NotificationsReactor =
         const [last] = head === null ? [] : await deps.log.readPositions([head]);
         if (last !== undefined) await store.commit([last], () => undefined, held);
       }
-      for (const pending of await deps.readModels.notifier.pending())
-        lanes.enqueue(pending.channel_id, pending.delivery_id);
+      for (const pending of await reactorState.pending()) lanes.enqueue(pending.channel_id, pending.delivery_id);
     },
     async process(batch, held, decode = batchDecoder()) {
       if (held) lease = held;

@@ -21,7 +21,7 @@ const SERVICES = 'anomaly_service_10s';
 const AUTH = 'anomaly_auth_10s';
 
 /** 10-second buckets of every service (events, errors, DELETEs) and of every identifier that got
- *  a 401, as counter documents (see counters.ts) so a replayed batch counts nothing twice.
+ *  a 401, as counter documents (see ../store/mongo-counters.ts) so a replayed batch counts nothing twice.
  *  `environment` (and for identifiers `service_name`) is that of the latest event in the bucket.
  *  The indexes lead with the bucket: the scan reads a time range across all projects, and pruning
  *  deletes a prefix. */

@@ -42,7 +42,7 @@ import {
  *  them) applies it again and removes it. Applying `redo` twice changes nothing: it writes whole
  *  documents with their final values and marks removals by id, and no other write to the key's sessions
  *  comes between, since a key's next batch first finishes its `redo`. Per key the events are thus
- *  applied exactly once, in log order, up to the last one (as in mongo-counters.ts).
+ *  applied exactly once, in log order, up to the last one (as in ../store/mongo-counters.ts).
  *
  *  Session writes are fenced by the lease (a former holder cannot overwrite a newer holder's
  *  session); heads are guarded by log position instead, as counters are: whoever writes a head

@@ -12,7 +12,7 @@ import {
 } from '../store/mongo-counters.ts';
 import { inProjects, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
-/** Stats buckets in MongoDB: counter documents (see counters.ts), so a replayed batch (after a
+/** Stats buckets in MongoDB: counter documents (see ../store/mongo-counters.ts), so a replayed batch (after a
  *  crash before the checkpoint) counts nothing twice. */
 interface BucketDoc extends Omit<StatsBucket, 'bins'>, CounterDoc {
   bins: Bins;

@@ -79,7 +79,7 @@ export type ApiKey = {
 export type AuditEvent = {
   id: string;
   project_id: string;
-  event_type: string;
+  event_type: 'http' | 'system.alert' | 'system.healthcheck.down' | 'system.healthcheck.up' | 'system.access';
   timestamp: string;
   path: string;
   method: string;

@@ -10,7 +10,7 @@ import { WorkerJobs, type RepeatingJob, type WorkerJobsOptions } from '../jobs/w
 import type { JobMetrics } from '../jobs/metrics.ts';
 import { openJobStore } from './job-store.ts';
 import type { Runtime } from './runtime.ts';
-import { StartupError } from './stores.ts';
+import { StartupError } from '../startup-error.ts';
 import type { ReadModelKey } from '../views/read-models.ts';
 
 /** Changes to the worker's jobs that tests make: faster polling, short locks, their own clock. */
@@ -33,21 +33,23 @@ export const ERASURE_EVERY_MS = 2000;
 /** The log and the audit rows that retention and erasure take, on this runtime. A read model
  *  that does not reach a position within a minute fails the run (tried again on the next). */
 const redactionDeps = (
-  runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>,
-  settles: readonly ReadModelKey[],
+  runtime: Pick<Runtime, 'log' | 'readModels' | 'caughtUp'>,
+  readModelKeys: readonly ReadModelKey[],
 ): RetentionDeps => ({
   log: runtime.log,
   redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
-  async settled(position) {
-    if (!(await runtime.settled(settles, position, 60_000))) {
-      throw new Error(`the ${settles.join(' and ')} read models did not reach log position ${position} within 60 s`);
+  async caughtUp(position) {
+    if (!(await runtime.caughtUp(readModelKeys, position, 60_000))) {
+      throw new Error(
+        `the ${readModelKeys.join(' and ')} read models did not reach log position ${position} within 60 s`,
+      );
     }
   },
 });
 
 /** The retention job on this runtime's log and read models. */
 export const retentionJobOf = (
-  runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>,
+  runtime: Pick<Runtime, 'log' | 'readModels' | 'caughtUp'>,
   everyMs: number,
   logger: Logger,
   now?: () => Date,
@@ -62,7 +64,7 @@ export const retentionJobOf = (
 /** The erasure job on this runtime's log and read models; a request is done once the retention
  *  read model (its status) shows it. */
 export const erasureJobOf = (
-  runtime: Pick<Runtime, 'log' | 'readModels' | 'settled'>,
+  runtime: Pick<Runtime, 'log' | 'readModels' | 'caughtUp'>,
   everyMs: number,
   logger: Logger,
   now?: () => Date,
@@ -107,7 +109,7 @@ export const startWorkerJobs = async (
       intervalMs: config.anomalyScanMs,
       logger,
       metrics,
-      settled: (position) => runtime.settled(['anomalyWindows', 'stats', 'anomalies'], position),
+      caughtUp: (position) => runtime.caughtUp(['anomalyWindows', 'stats', 'anomalies'], position),
     },
     tuning.scanNow ?? (() => new Date()),
   );

@@ -1,17 +1,13 @@
-import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { loadConfig } from '../config.ts';
 import { checkpointSigner } from '../domain/checkpoint.ts';
 import { checkpointsStream } from '../domain/streams.ts';
-import { SqliteEventLog } from '../log/sqlite/event-log.ts';
-import { sqliteTree } from '../views/tree/sqlite.ts';
 import { streamLines } from '../views/tree/port.ts';
 import type { Output } from '../verify/cli.ts';
-import { NoteError, openCheckpoint, parseVerifierKey } from '../verify/note.ts';
+import { NoteError, openCheckpoint, parseVerifierKey, type Checkpoint } from '../verify/note.ts';
 import { verifyStream } from '../verify/stream.ts';
-import { loadOrCreateCheckpointSeed } from './secrets.ts';
+import { loadOrCreateCheckpointSeed } from '../compose/secrets.ts';
+import { openStoppedDeployment } from '../compose/stores.ts';
 
 /** `watchlog verify --data-dir DIR`: the server's own check of a stopped embedded deployment.
  *  Each project's records, read from `log.db`, with the leaves the tree read model holds for them
@@ -21,22 +17,19 @@ import { loadOrCreateCheckpointSeed } from './secrets.ts';
  *  match them, and checkpoints not signed by the key. It cannot tell a history rewritten by
  *  someone who also holds the key: that is what witnesses are for. */
 export const verifyDataDir = async (dir: string, io: Output): Promise<number> => {
-  const logFile = path.join(dir, 'log.db');
-  const viewsFile = path.join(dir, 'views.db');
-  if (!existsSync(logFile) || !existsSync(viewsFile)) {
+  const deployment = openStoppedDeployment(dir);
+  if (deployment === null) {
     io.err(`watchlog verify: ${dir} holds no embedded deployment (log.db and views.db)`);
     return 2;
   }
-  const config = loadConfig({ ...process.env, WATCHLOG_DATA_DIR: dir });
-  const signer = checkpointSigner(
-    config.checkpoints.logOrigin,
-    config.checkpoints.seed ?? loadOrCreateCheckpointSeed(dir),
-  );
-  const key = parseVerifierKey(signer.verifierKey);
-  const log = new SqliteEventLog(logFile);
-  const views = new Database(viewsFile, { readonly: true, fileMustExist: true });
+  const { log, tree } = deployment;
   try {
-    const tree = sqliteTree.queries(views);
+    const config = loadConfig({ ...process.env, WATCHLOG_DATA_DIR: dir });
+    const signer = checkpointSigner(
+      config.checkpoints.logOrigin,
+      config.checkpoints.seed ?? loadOrCreateCheckpointSeed(dir),
+    );
+    const key = parseVerifierKey(signer.verifierKey);
     let failed = 0;
     const heads = await tree.heads();
     for (const head of heads) {
@@ -49,7 +42,7 @@ export const verifyDataDir = async (dir: string, io: Output): Promise<number> =>
         io.out(`project ${project}: no checkpoint yet (${head.frontier.size} leaves not signed)`);
         continue;
       }
-      let checkpoint;
+      let checkpoint: Checkpoint;
       try {
         checkpoint = openCheckpoint((latest.data as { note: string }).note, [key]);
       } catch (error) {
@@ -106,7 +99,6 @@ export const verifyDataDir = async (dir: string, io: Output): Promise<number> =>
     if (heads.length === 0) io.out('no project has records yet');
     return failed === 0 ? 0 : 1;
   } finally {
-    views.close();
-    await log.close();
+    await deployment.close();
   }
 };

@@ -17,13 +17,13 @@ import { monitorDecider, type CheckResult } from '../domain/monitor.ts';
 import { auditStream, checksStream, monitorStream } from '../domain/streams.ts';
 import { scanAnomalies } from '../jobs/anomaly-scan.ts';
 import type { EventLog, NewEvent } from '../log/event-log.ts';
-import { SqliteEventLog } from '../log/sqlite/event-log.ts';
 import { demoTraffic, seededRandom, type DemoProjects } from './demo-traffic.ts';
-import { rebuildEmbeddedReadModels, rebuildReadModels } from './rebuild.ts';
-import { serve } from './roles.ts';
-import { openStores, StartupError, type StoreConfig } from './stores.ts';
+import { rebuildEmbeddedReadModels, rebuildReadModels } from '../compose/rebuild.ts';
+import { serve } from '../compose/roles.ts';
+import { openLog, openStores, type StoreConfig } from '../compose/stores.ts';
+import { StartupError } from '../startup-error.ts';
 
-/** `watchlog demo`: an empty data dir filled with a day of made-up traffic (src/compose/demo-traffic.ts),
+/** `watchlog demo`: an empty data dir filled with a day of made-up traffic (src/cli/demo-traffic.ts),
  *  two monitors (one of a tiny HTTP server this process runs, one of a closed port), an anomaly
  *  alert, then the service as `watchlog start` runs it.
  *
@@ -208,7 +208,7 @@ export const fillDemo = async (
       {
         log,
         readModels: stores.readModels,
-        settled: async () => true,
+        caughtUp: async () => true,
         defaults: config.anomalyDefaults,
         intervalMs: config.anomalyScanMs,
         logger: pino({ level: 'silent' }),
@@ -223,7 +223,7 @@ export const fillDemo = async (
 
 /** A tiny HTTP target for the UP monitor, on 127.0.0.1. */
 const startTarget = async (): Promise<{ url: string; close(): void }> => {
-  const server = http.createServer((req, res) => {
+  const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ status: 'ok', service: 'storefront' }));
   });
@@ -256,8 +256,8 @@ export const demoEventCount = (env: NodeJS.ProcessEnv): number => {
 
 /** A few live events every few seconds after start-up, so the day goes on: lists and charts move,
  *  and no service looks silent. Through a handle of its own on the log, as a second process would. */
-const startLiveTraffic = (dataDir: string, projects: DemoProjects): void => {
-  const log = new SqliteEventLog(path.join(dataDir, 'log.db'));
+const startLiveTraffic = async (config: StoreConfig, projects: DemoProjects): Promise<void> => {
+  const log = await openLog(config, false);
   let round = 0;
   const timer = setInterval(() => {
     round += 1;
@@ -336,7 +336,7 @@ export const runDemo = async (config: Config, env: NodeJS.ProcessEnv, version: s
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
   // No wait for /readyz: the read models were built before the service started, so sign-in and
   // every list answer at once; the projectors only have the scan's alerts to add.
-  startLiveTraffic(dir, report.projects);
+  await startLiveTraffic(config, report.projects);
   // A password the user chose is not echoed into terminals and logs; a generated one is shown once.
   const password = config.admin ? 'the password in WATCHLOG_ADMIN_PASSWORD' : `password ${admin.password}`;
   process.stdout.write(`watchlog demo ready: open ${url} and sign in as ${admin.email} with ${password}\n`);

@@ -8,7 +8,7 @@ export interface PendingDelivery {
   channel_id: string;
 }
 
-export interface NotifierWriter {
+export interface NotificationsStateWriter {
   /** To be sent (scheduled, or asked to be sent again); idempotent. */
   queued(delivery: PendingDelivery, position: string): void;
   /** Got through, failed for good, or cancelled. */
@@ -17,7 +17,7 @@ export interface NotifierWriter {
   failuresInARow(channelId: string, count: number): void;
 }
 
-export interface NotifierQueries {
+export interface NotificationsStateQueries {
   /** What is queued, oldest first. */
   pending(): Promise<PendingDelivery[]>;
   lastDownSent(channelId: string, monitorId: string): Promise<string | null>;

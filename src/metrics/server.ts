@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { createMetricsApp, type MetricsSource } from '../http/metrics.ts';
-import { StartupError } from './stores.ts';
+import { StartupError } from '../startup-error.ts';
 
 export interface MetricsServer {
   readonly port: number;

@@ -1,6 +1,13 @@
 import type { Db } from 'mongodb';
-import type { NotifierQueries, NotifierWriter, PendingDelivery } from './port.ts';
-import { TOMBSTONE, ALIVE, live, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
+import type { NotificationsStateQueries, NotificationsStateWriter, PendingDelivery } from './port.ts';
+import {
+  TOMBSTONE,
+  ALIVE,
+  live,
+  type BulkOps,
+  type MongoReadModel,
+  type MongoSchema,
+} from '../../../views/store/mongo.ts';
 
 /** Still version 1, the version of the reactor's record before the delivery log: a new version
  *  would drop its checkpoint, and the reactor would then notify again of the last hour's
@@ -17,7 +24,7 @@ interface PendingDoc {
   position: string;
 }
 
-const notifierMongoSchema: MongoSchema = {
+const notificationsStateMongoSchema: MongoSchema = {
   version: 1,
   collections: [PENDING, DOWN_SENT, FAILURES],
   async ensureIndexes(db) {
@@ -31,7 +38,7 @@ const notifierMongoSchema: MongoSchema = {
 
 const sortable = (position: string) => position.padStart(20, '0');
 
-const mongoNotifierWriter = (ops: BulkOps): NotifierWriter => ({
+const mongoNotificationsStateWriter = (ops: BulkOps): NotificationsStateWriter => ({
   queued: (d, position) =>
     ops.add(PENDING, {
       updateOne: {
@@ -49,7 +56,7 @@ const mongoNotifierWriter = (ops: BulkOps): NotifierWriter => ({
     ops.add(FAILURES, { updateOne: { filter: { _id: channelId }, update: { $set: { count } }, upsert: true } }),
 });
 
-class MongoNotifierQueries implements NotifierQueries {
+class MongoNotificationsStateQueries implements NotificationsStateQueries {
   constructor(private readonly db: Db) {}
   async pending(): Promise<PendingDelivery[]> {
     const docs = await this.db.collection<PendingDoc>(PENDING).find(live({})).sort({ position: 1, _id: 1 }).toArray();
@@ -69,8 +76,8 @@ class MongoNotifierQueries implements NotifierQueries {
   }
 }
 
-export const mongoNotifier: MongoReadModel<NotifierWriter, NotifierQueries> = {
-  schema: notifierMongoSchema,
-  batchWriter: () => mongoNotifierWriter,
-  queries: (db) => new MongoNotifierQueries(db),
+export const mongoNotificationsState: MongoReadModel<NotificationsStateWriter, NotificationsStateQueries> = {
+  schema: notificationsStateMongoSchema,
+  batchWriter: () => mongoNotificationsStateWriter,
+  queries: (db) => new MongoNotificationsStateQueries(db),
 };

@@ -15,11 +15,10 @@ import {
   type NotificationMetrics,
 } from '../reactors/notifications/metrics.ts';
 import { CHANNEL_TYPES, type ChannelType } from '../domain/channel.ts';
-import type { Stores } from './stores.ts';
 
 /** The service's metrics: one prom-client registry per process, built here and handed down as
  *  the small interfaces each layer declares (HttpMetrics, JobMetrics, NotificationMetrics, the
- *  log's CommitObserver), so nothing outside src/compose/ imports prom-client. Every name, label
+ *  log's CommitObserver), so nothing outside src/metrics/ imports prom-client. Every name, label
  *  and bucket is in this file; docs/operations.md#metrics explains them.
  *
  *  Labels take a few fixed values each (a route template, an outcome, a channel type, a
@@ -390,17 +389,3 @@ class PrometheusTelemetry implements Telemetry {
 }
 
 export const createTelemetry = (options: TelemetryOptions): Telemetry => new PrometheusTelemetry(options);
-
-/** Reads, on each scrape, the runtime's log (head, writer state) and, where projectors run
- *  (`start`, `worker`), every projection's checkpoint and (unless `notifications` is false) the
- *  notification reactor's. */
-export const watchRuntime = (
-  telemetry: Telemetry,
-  stores: Pick<Stores, 'log' | 'runners' | 'readModels'>,
-  { projections, notifications = true }: { projections: boolean; notifications?: boolean },
-): void => {
-  telemetry.watch(
-    stores.log,
-    !projections ? [] : notifications ? [...stores.runners, stores.readModels.stores.notifier] : stores.runners,
-  );
-};

@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
-import type { NotifierQueries, NotifierWriter, PendingDelivery } from './port.ts';
-import type { SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
+import type { NotificationsStateQueries, NotificationsStateWriter, PendingDelivery } from './port.ts';
+import type { SqliteReadModel, SqliteSchema } from '../../../views/store/sqlite.ts';
 
 /** Still version 1, the version of the reactor's record before the delivery log: a new version
  *  would drop its checkpoint, and the reactor would then notify again of the last hour's
  *  transitions. The tables are new, so creating them where they are missing is the whole
  *  migration; the old record (`deliveries`) goes. */
-const notifierSchema: SqliteSchema = {
+const notificationsStateSchema: SqliteSchema = {
   version: 1,
   tables: ['notifier_pending', 'notifier_down_sent', 'notifier_failures'],
   create: `
@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS notifier_failures (channel_id TEXT PRIMARY KEY, count
 `,
 };
 
-class SqliteNotifierWriter implements NotifierWriter {
+class SqliteNotificationsStateWriter implements NotificationsStateWriter {
   private readonly stmts;
   constructor(db: Database.Database) {
     this.stmts = {
@@ -55,7 +55,7 @@ class SqliteNotifierWriter implements NotifierWriter {
   }
 }
 
-class SqliteNotifierQueries implements NotifierQueries {
+class SqliteNotificationsStateQueries implements NotificationsStateQueries {
   private readonly stmts;
   constructor(db: Database.Database) {
     this.stmts = {
@@ -77,8 +77,8 @@ class SqliteNotifierQueries implements NotifierQueries {
   }
 }
 
-export const sqliteNotifier: SqliteReadModel<NotifierWriter, NotifierQueries> = {
-  schema: notifierSchema,
-  writer: (db) => new SqliteNotifierWriter(db),
-  queries: (db) => new SqliteNotifierQueries(db),
+export const sqliteNotificationsState: SqliteReadModel<NotificationsStateWriter, NotificationsStateQueries> = {
+  schema: notificationsStateSchema,
+  writer: (db) => new SqliteNotificationsStateWriter(db),
+  queries: (db) => new SqliteNotificationsStateQueries(db),
 };

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import pino from 'pino';
+import { serve, type Role } from '../compose/roles.ts';
+import { StartupError } from '../startup-error.ts';
+import { UsageError, parseVerifyArgs, runVerify, type VerifyOptions } from '../verify/cli.ts';
+import { admin } from './admin.ts';
+import { DEFAULT_DEMO_DIR, runDemo } from './demo.ts';
+import { COMMAND_NAMES, commandHelp, generalHelp } from './help.ts';
+import { loadConfigOrExit } from './load-config.ts';
+import { runRebuild } from './rebuild.ts';
+import { verifyDataDir } from './verify-data-dir.ts';
+
+/** package.json sits two levels up from src/cli/ and three from dist/src/cli/. */
+const version = (): string => {
+  for (const relative of ['../../package.json', '../../../package.json']) {
+    try {
+      return (JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { version: string }).version;
+    } catch {
+      // not at this level
+    }
+  }
+  return 'unknown';
+};
+
+/** Offline: no configuration, no store. Exit 0 verified, 1 failed, 2 bad usage. */
+const verify = async (argv: string[]): Promise<number> => {
+  let options: VerifyOptions;
+  try {
+    options = parseVerifyArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`watchlog verify: ${error.message} (watchlog verify --help)\n`);
+    return 2;
+  }
+  const io = {
+    out: (line: string) => process.stdout.write(`${line}\n`),
+    err: (line: string) => process.stderr.write(`${line}\n`),
+  };
+  if (options.dataDir !== undefined) return verifyDataDir(options.dataDir, io);
+  return runVerify(options, io);
+};
+
+/** Runs the command `argv` names; resolves to the exit code, or -1 for a command that keeps the
+ *  process running (a role, the demo) until a signal ends it. */
+export const runCommand = async (argv: string[]): Promise<number> => {
+  const command = argv[0] ?? 'start';
+  if (command === 'admin') return admin(argv.slice(1));
+  if (command === '-h' || command === '--help' || command === 'help') {
+    process.stdout.write(argv[1] !== undefined && commandHelp(argv[1]) ? commandHelp(argv[1])! : generalHelp());
+    return 0;
+  }
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(commandHelp(command) ?? generalHelp());
+    return commandHelp(command) === null ? 2 : 0;
+  }
+  if (command === '-v' || command === '--version') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  if (!COMMAND_NAMES.includes(command)) {
+    process.stderr.write(`watchlog: unknown command "${command}"\n\n${generalHelp()}`);
+    return 2;
+  }
+  if (command === 'verify') return verify(argv.slice(1));
+  if (command === 'demo') {
+    // Its own directory unless told otherwise, and a quiet log: the demo's lines are what matter.
+    const demoConfig = loadConfigOrExit({
+      ...process.env,
+      WATCHLOG_DATA_DIR: process.env.WATCHLOG_DATA_DIR ?? DEFAULT_DEMO_DIR,
+      WATCHLOG_LOG_LEVEL: process.env.WATCHLOG_LOG_LEVEL ?? 'warn',
+    });
+    if (typeof demoConfig === 'number') return demoConfig;
+    await runDemo(demoConfig, process.env, version());
+    return -1;
+  }
+  const config = loadConfigOrExit();
+  if (typeof config === 'number') return config;
+  if (command === 'rebuild') {
+    await runRebuild(config);
+    return 0;
+  }
+  await serve(
+    command as Role,
+    config,
+    pino({ level: config.logLevel, base: { service: 'watchlog', mode: command } }),
+    version(),
+  );
+  return -1;
+};
+
+/** What a command that failed prints: one line for a failure the user can fix, else the stack. */
+export const failureMessage = (error: unknown): string =>
+  `watchlog: ${error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error))}\n`;
