@@ -34,7 +34,8 @@ Also: PORT, HOST, WATCHLOG_JWT_SECRET (the same on every API process), WATCHLOG_
   (settings answers), WATCHLOG_VAPID_* (the public key browsers subscribe with, Web Push tests),
   WATCHLOG_PUBLIC_URL (dashboard links in test notifications),
   WATCHLOG_METRICS_* (GET /metrics behind a token, or on a port of its own),
-  WATCHLOG_DASHBOARD_DIR (the dashboard served at /).`,
+  WATCHLOG_DASHBOARD_DIR (the dashboard served at /), WATCHLOG_CHECK_ANSWERS (each answer checked
+  against its declared codec).`,
   },
   worker: {
     summary:
