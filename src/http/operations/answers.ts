@@ -61,7 +61,7 @@ const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 export const ErrorDetail = t.type({ path: t.string, message: t.string });
 
 /** The codes each error status carries (src/http/middleware/errors.ts, the drain's 503 in
- *  src/compose/http-server.ts). */
+ *  src/server/http-server.ts). */
 export const ERROR_CODES = {
   400: ['validation_error', 'invalid_json', 'too_deep', 'bad_request'],
   401: ['unauthorized'],
