@@ -10,7 +10,7 @@ import { notFound } from '../../domain/errors.ts';
 import type { CommandContext } from '../../commands/handle.ts';
 import type { Scope } from '../../domain/scope.ts';
 import { WATCHLOG_PROJECT_ID } from '../../domain/self-audit.ts';
-import type { AccessQueries, ActiveKey, UserView } from '../../views/access/port.ts';
+import type { ActiveKey, UserView } from '../../views/access/port.ts';
 import { HttpError } from './errors.ts';
 import type { AppState } from '../state.ts';
 
@@ -138,17 +138,6 @@ export const visibleOr404 = async <T>(
   const found = id && isUuid(id) ? await get(id.toLowerCase()) : null;
   if (!found) throw notFound(what);
   return found;
-};
-
-/** A `project_id` filter must name a project the caller may see: one it may not see is 404, with
- *  the message of `GET /v1/projects/:id`, rather than an empty answer (which would say nothing
- *  about whether the filter was right). No filter: nothing to check. */
-export const visibleProjectFilter = async (
-  access: Pick<AccessQueries, 'getProject'>,
-  scope: Scope,
-  projectId: string | undefined,
-): Promise<void> => {
-  if (projectId !== undefined) await visibleOr404(projectId, 'project', (uuid) => access.getProject(uuid, scope));
 };
 
 /** The request's API key (the `X-API-Key` header, or `fromQuery` where a parameter may carry

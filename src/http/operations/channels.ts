@@ -4,8 +4,7 @@ import { DeliveryStatus } from '../../domain/delivery.ts';
 import type { ErrorDetail } from '../../domain/errors.ts';
 import { IntFromString } from '../middleware/query.ts';
 import { Channel, Delivery, TestAnswer, VapidKey, pageOf } from './answers.ts';
-import { MAX_PAGE_SIZE, NOT_VISIBLE, PROJECT, WRITERS } from './common.ts';
-import { ListQuery } from './monitors.ts';
+import { ListQuery, MAX_PAGE_SIZE, NOT_VISIBLE, PROJECT, WRITERS } from './common.ts';
 import { type BodyCaller, json, noContent, operation } from './operation.ts';
 
 /** Notification channels, a test send, and each channel's delivery log. Answers never carry a

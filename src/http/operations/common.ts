@@ -20,6 +20,9 @@ export const Paging = t.partial({
 });
 export const paging = `Paged with \`page\` (default 1) and \`limit\` (default 20, at most ${MAX_PAGE_SIZE}).`;
 
+/** The `project_id` filter of the lists of a project's resources (monitors, channels). */
+export const ListQuery = t.exact(t.partial({ project_id: Uuid }));
+
 /** A UUID naming `what`: another value is 404, as an unknown one is. */
 export const uuidParam = (what: string): PathParam => ({ codec: Uuid, what });
 /** A path parameter of 1 to 255 characters. */

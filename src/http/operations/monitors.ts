@@ -1,15 +1,12 @@
 import * as t from 'io-ts';
-import { Uuid } from '../../domain/codecs.ts';
 import { CHECKS_KEPT, MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor.ts';
 import { IntFromString } from '../middleware/query.ts';
 import { Check, Monitor } from './answers.ts';
-import { AT, MONITOR, NOT_VISIBLE, PROJECT, WRITERS } from './common.ts';
+import { AT, ListQuery, MONITOR, NOT_VISIBLE, PROJECT, WRITERS } from './common.ts';
 import { type BodyCaller, json, noContent, operation } from './operation.ts';
 
 /** SPEC 4.10: monitors, their check history, and a check on demand. */
 
-/** The `project_id` filter of a project's resources. */
-export const ListQuery = t.exact(t.partial({ project_id: Uuid }));
 export const HISTORY_DEFAULT_LIMIT = 50;
 export const HistoryQuery = t.exact(t.partial({ limit: IntFromString(1, CHECKS_KEPT) }));
 
