@@ -131,7 +131,8 @@ export const createClient = (o: ResolvedOptions, env: Env): Client => {
     env.clearTimeout(flushTimer);
     flushTimer = undefined;
     while (retryTimer === undefined) {
-      const batch = (pending ??= queue.take(batchCap, MAX_BODY_BYTES));
+      pending ??= queue.take(batchCap, MAX_BODY_BYTES);
+      const batch = pending;
       if (batch.length === 0) {
         pending = undefined;
         return;

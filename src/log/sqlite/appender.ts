@@ -187,7 +187,8 @@ export class ThreadAppender implements Appender {
       return;
     }
     const seqs = batch.map((p) => {
-      const seq = (this.seq += 1);
+      this.seq += 1;
+      const seq = this.seq;
       this.waiting.set(seq, p.resolve);
       return seq;
     });

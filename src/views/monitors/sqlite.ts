@@ -113,7 +113,10 @@ class SqliteMonitorsWriter implements MonitorsWriter {
     const fields = SETTINGS.filter((k) => changes[k] !== undefined);
     const sql = `UPDATE monitors SET ${[...fields, 'updated_at'].map((f) => `${f} = @${f}`).join(', ')} WHERE id = @id`;
     let stmt = this.updates.get(sql);
-    if (!stmt) this.updates.set(sql, (stmt = this.db.prepare(sql)));
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.updates.set(sql, stmt);
+    }
     const values = Object.fromEntries(fields.map((f) => [f, f === 'enabled' ? (changes.enabled ? 1 : 0) : changes[f]]));
     stmt.run({ ...values, updated_at: updatedAt, id });
   }

@@ -224,7 +224,8 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
 
   /** Made on first use: its statements need this version's tables. */
   private get writer(): W {
-    return (this.writerNow ??= this.makeWriter(this.db));
+    this.writerNow ??= this.makeWriter(this.db);
+    return this.writerNow;
   }
 
   private checkLease(lease: Lease | undefined): void {

@@ -217,7 +217,10 @@ const SettingsForm = ({ projectId }: { projectId: string }) => {
             : value.trim() === '' || !Number.isFinite(Number(value))
               ? verbatim(value)
               : Number(value);
-        if (next !== was[field]) (patch[rule] ??= {})[field] = next;
+        if (next !== was[field]) {
+          patch[rule] ??= {};
+          patch[rule][field] = next;
+        }
       }
     }
     save.mutate(patch);
