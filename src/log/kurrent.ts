@@ -403,7 +403,9 @@ export class KurrentEventLog implements EventLog {
   }
 
   /** Appends reach subscriptions through the server, whichever client made them. */
-  notifyAppended(): void {}
+  notifyAppended(): void {
+    // nothing to do: subscriptions hear of appends from the server
+  }
 
   /** The client reconnects on its own; an append made while the server is unreachable fails
    *  with the client's error. */

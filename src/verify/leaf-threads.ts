@@ -57,7 +57,9 @@ export class LeafThreads {
     });
     // The caller awaits answers in order and stops at the first failure: a later answer's
     // rejection must not go unhandled meanwhile.
-    answer.catch(() => {});
+    answer.catch(() => {
+      // handled where the caller awaits it
+    });
     return answer;
   }
 
