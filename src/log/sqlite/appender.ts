@@ -50,7 +50,7 @@ export class InlineAppender implements Appender {
     this.writer = new SqliteLogWriter(db);
     this.batcher = new TurnBatcher((batch) => {
       const { outcomes, stats } = this.writer.commitTimed(batch.map((p) => p.request));
-      batch.forEach((p, i) => p.resolve(outcomes[i]!));
+      for (const [i, p] of batch.entries()) p.resolve(outcomes[i]!);
       onCommitted?.(stats);
       onCommit();
     });
