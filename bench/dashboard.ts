@@ -69,10 +69,12 @@ const pageText = async (page: Page): Promise<string> =>
     await page
       .locator('main')
       .first()
+      // biome-ignore lint/performance/useDomNodeTextContent: the report quotes the page's text as shown
       .innerText({ timeout: 1000 })
       .catch(() =>
         page
           .locator('body')
+          // biome-ignore lint/performance/useDomNodeTextContent: the report quotes the page's text as shown
           .innerText({ timeout: 1000 })
           .catch(() => ''),
       )
