@@ -259,18 +259,20 @@ const measurePair = async (receiver: string, slices: number, apps: App[]): Promi
 };
 
 /** The sum of two apps' figures (the same side in two pairs). */
-const merge = (apps: App[]): App =>
-  apps.reduce((a, b) => ({
-    ...a,
-    requests: a.requests + b.requests,
-    seconds: a.seconds + b.seconds,
-    p99s: [...a.p99s, ...b.p99s],
-    errors: a.errors + b.errors,
-    cpuMicros: a.cpuMicros + b.cpuMicros,
-    latencies: [...a.latencies, ...b.latencies],
-    slices: [...a.slices, ...b.slices],
-    pacedP99s: [...a.pacedP99s, ...b.pacedP99s],
-  }));
+const merge = (apps: App[]): App => {
+  const sum = (of: (app: App) => number) => apps.reduce((n, app) => n + of(app), 0);
+  return {
+    ...apps[0]!,
+    requests: sum((a) => a.requests),
+    seconds: sum((a) => a.seconds),
+    p99s: apps.flatMap((a) => a.p99s),
+    errors: sum((a) => a.errors),
+    cpuMicros: sum((a) => a.cpuMicros),
+    latencies: apps.flatMap((a) => a.latencies),
+    slices: apps.flatMap((a) => a.slices),
+    pacedP99s: apps.flatMap((a) => a.pacedP99s),
+  };
+};
 
 export const sdkBenchmark = async (): Promise<SdkReport> => {
   const loadStart = await loadAverage();

@@ -51,7 +51,7 @@ type Resolved = ResolvedEvent | AllStreamResolvedEvent;
 
 const toRecorded = (resolved: Resolved, namespace: string): RecordedEvent | null => {
   const e = resolved.event;
-  if (!e || !e.isJson || e.type.startsWith('$') || !e.streamId.startsWith(namespace)) return null;
+  if (!e?.isJson || e.type.startsWith('$') || !e.streamId.startsWith(namespace)) return null;
   const position = e.position?.commit ?? resolved.commitPosition;
   if (position === undefined) throw new Error(`event ${e.id} in ${e.streamId} has no position`);
   return {

@@ -11,7 +11,7 @@ import {
   readVerifierKey,
 } from './inputs.ts';
 import { NoteError, openCheckpoint, parseCheckpoint, parseNote, type Checkpoint, type VerifierKey } from './note.ts';
-import { verifyStream } from './stream.ts';
+import { verifyStream, type StreamResult } from './stream.ts';
 import { leafHashOfText, verifyConsistency, verifyInclusion } from './tree.ts';
 
 /** `watchlog verify`: its options, and the three checks it runs offline (a stream against
@@ -162,7 +162,7 @@ const checkStream = async (
   allowMissing: boolean,
   io: Output,
 ): Promise<number> => {
-  let result;
+  let result: StreamResult;
   try {
     result = await verifyStream(createReadStream(path, { highWaterMark: 1 << 20 }), checkpoints, { allowMissing });
   } catch (error) {

@@ -18,7 +18,7 @@ export const Login = () => {
     try {
       await login(email, password);
       const next = search.get('next');
-      navigate(next !== null && next.startsWith('/') && !next.startsWith('//') ? next : '/projects', { replace: true });
+      navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/projects', { replace: true });
     } catch (err) {
       setError(err);
     } finally {

@@ -70,7 +70,7 @@ export const StatusCode = ({ code }: { code: number | null }) => {
 
 /** A path that stays inside this dashboard, so a `back` parameter cannot send anyone elsewhere. */
 export const safeInternal = (to: string | null): string | null =>
-  to !== null && to.startsWith('/') && !to.startsWith('//') ? to : null;
+  to?.startsWith('/') && !to.startsWith('//') ? to : null;
 
 export const Pager = ({
   page,
