@@ -367,6 +367,7 @@ export const Events = ({ projectId }: { projectId: string }) => {
                 {/* Keyed by position: rows hold no state, so a new page updates the existing rows'
                     text instead of building 100 rows of elements again (a third of the time). */}
                 {data.data.map((e, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: keyed by position, as said above
                   <EventRow key={i} event={e} to={detailLink(e.id)} />
                 ))}
               </tbody>

@@ -76,6 +76,7 @@ export const MonitorHistory = ({ monitor }: { monitor: Monitor }) => {
           </thead>
           <tbody>
             {checks.map((c, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: two checks can share a time; the rows hold no state
               <tr key={`${c.checked_at}-${i}`}>
                 <td>{formatTime(c.checked_at)}</td>
                 <td className={c.ok ? 'check-ok' : 'check-failed'}>{checkResult(c)}</td>
