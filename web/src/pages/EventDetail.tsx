@@ -82,16 +82,19 @@ const Value = ({ name, value }: { name: string; value: unknown }) => {
 };
 
 const Body = ({ name, value }: { name: string; value: unknown }) => (
-  <div className="ev-body">
+  <section className="ev-body" aria-labelledby={`h-${name}`}>
     <h3 id={`h-${name}`}>{name}</h3>
     {value === null || value === undefined ? (
       <p className="muted">Not sent.</p>
     ) : (
-      <pre aria-labelledby={`h-${name}`} tabIndex={0}>
+      <pre
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls: keyboard users must reach it
+        tabIndex={0}
+      >
         {pretty(value)}
       </pre>
     )}
-  </div>
+  </section>
 );
 
 export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId: string }) => {
@@ -179,7 +182,7 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
             {BODIES.filter((b) => b !== 'response_body').map((b) => (
               <Body key={b} name={b} value={e[b]} />
             ))}
-            <div className="ev-body">
+            <section className="ev-body" aria-labelledby="h-response_body">
               <h3 id="h-response_body">response_body</h3>
               {response === null || response === undefined ? (
                 <p className="muted">Not sent.</p>
@@ -188,7 +191,10 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
                   <button type="button" onClick={() => setRevealed(false)}>
                     Hide
                   </button>
-                  <pre aria-labelledby="h-response_body" tabIndex={0}>
+                  <pre
+                    // biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls: keyboard users must reach it
+                    tabIndex={0}
+                  >
                     {pretty(response)}
                   </pre>
                 </>
@@ -200,7 +206,7 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
                   </button>
                 </>
               )}
-            </div>
+            </section>
           </div>
         </>
       )}

@@ -43,6 +43,7 @@ export const Login = () => {
           required
           value={email}
           onChange={(e) => setEmail(e.target.value)}
+          // biome-ignore lint/a11y/noAutofocus: the page is there to sign in: typing starts in its first field
           autoFocus
         />
         <label htmlFor="password">Password</label>

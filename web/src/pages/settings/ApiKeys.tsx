@@ -72,7 +72,9 @@ const CreatedKey = ({ created, onDone }: { created: IssuedApiKey; onDone: () => 
       <strong>Copy it now: it is shown only this once.</strong> watchlog keeps only a hash of it.
     </p>
     <div className="row st-key">
-      <code aria-label="The new API key">{created.key}</code>
+      <figure className="snippet" aria-label="The new API key">
+        <code>{created.key}</code>
+      </figure>
       <CopyButton value={created.key} label="Copy the API key" />
     </div>
     <p>Send a first event with it:</p>
