@@ -112,7 +112,8 @@ const AlertList = ({ projectId }: { projectId: string }) => {
       {alerts.data && alerts.data.data.length === 0 && (
         <Empty>
           {rule === ''
-            ? 'No alert yet. The anomaly scan runs every 30 s (WATCHLOG_ANOMALY_SCAN_SECONDS) over the rules below; an alert appears here, newest first, and notifies the channels that take "alert" events.'
+            ? 'No alert yet. The anomaly scan runs every 30 s (WATCHLOG_ANOMALY_SCAN_SECONDS) over the rules ' +
+              'below; an alert appears here, newest first, and notifies the channels that take "alert" events.'
             : 'No alert of this rule.'}
         </Empty>
       )}

@@ -157,7 +157,10 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
               <Link to={`/p/${projectId}/sessions/${encodeURIComponent(sessionId)}`}>Explicit session {sessionId}</Link>
             )}
             <Link
-              to={`/p/${projectId}/sessions?identifier=${encodeURIComponent(e.identifier)}&service_name=${encodeURIComponent(e.service_name)}`}
+              to={
+                `/p/${projectId}/sessions?identifier=${encodeURIComponent(e.identifier)}` +
+                `&service_name=${encodeURIComponent(e.service_name)}`
+              }
             >
               Sessions of {e.identifier} in {e.service_name}
             </Link>

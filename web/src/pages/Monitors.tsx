@@ -236,7 +236,10 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
                       </td>
                       <td title={formatTime(m.last_checked_at)}>{ago(m.last_checked_at, now)}</td>
                       <td
-                        className={`last-result${m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : ''}`}
+                        className={
+                          'last-result' +
+                          (m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : '')
+                        }
                       >
                         {lastResult(m)}
                       </td>

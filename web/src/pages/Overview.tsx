@@ -170,7 +170,9 @@ const FirstEvent = ({ projectId }: { projectId: string }) => {
 const SendFirstEvent = ({ projectId }: { projectId: string }) => {
   const canWrite = useCanWrite();
   const [copied, setCopied] = useState<string | null>(null);
-  const line = `curl -s ${window.location.origin}/v1/audit -H "x-api-key: $KEY" -H 'content-type: application/json' -d '${JSON.stringify(FIRST_EVENT)}'`;
+  const line =
+    `curl -s ${window.location.origin}/v1/audit -H "x-api-key: $KEY" -H 'content-type: ` +
+    `application/json' -d '${JSON.stringify(FIRST_EVENT)}'`;
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(line);

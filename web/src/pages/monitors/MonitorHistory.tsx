@@ -58,7 +58,10 @@ export const MonitorHistory = ({ monitor }: { monitor: Monitor }) => {
         series={chart.series}
         height={200}
         yLabel="ms"
-        label={`Response time of the last ${checks.length} checks of ${monitor.name}${failed > 0 ? `, ${failed} failed` : ''}`}
+        label={
+          `Response time of the last ${checks.length} checks of ` +
+          `${monitor.name}${failed > 0 ? `, ${failed} failed` : ''}`
+        }
       />
       <div className="table-wrap checks-scroll">
         <table aria-label={`Checks of ${monitor.name}`}>

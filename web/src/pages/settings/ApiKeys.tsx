@@ -62,7 +62,8 @@ const rateText = (k: ApiKey) => (k.rate_limit === null ? 'default' : `${formatNu
 
 const firstEvent = (key: string) =>
   `curl -s ${window.location.origin}/v1/audit -H 'x-api-key: ${key}' -H 'content-type: application/json' ` +
-  `-d '{"path":"/login","method":"POST","status_code":200,"response_time":42,"identifier":"user-1","service_name":"api","environment":"production"}'`;
+  `-d '{"path":"/login","method":"POST","status_code":200,"response_time":42,` +
+  `"identifier":"user-1","service_name":"api","environment":"production"}'`;
 
 /** The new key, once: after "Done" it is gone from the page and nobody can read it again. */
 const CreatedKey = ({ created, onDone }: { created: IssuedApiKey; onDone: () => void }) => (
