@@ -283,7 +283,8 @@ export const anomaliesBenchmark = async (): Promise<AnomaliesReport> => {
 
 export const printAnomalies = (r: AnomaliesReport): string[] => {
   const row = (c: ScanCost) =>
-    `${`${c.services} services, ${c.identifiers} identifiers`.padEnd(36)} first scan ${String(c.firstMs).padStart(5)} ms (${c.raised} alerts raised of ${c.findings} findings)   ` +
+    `${`${c.services} services, ${c.identifiers} identifiers`.padEnd(36)} first scan ` +
+    `${String(c.firstMs).padStart(5)} ms (${c.raised} alerts raised of ${c.findings} findings)   ` +
     `later scans median ${String(c.steadyMs.median).padStart(5)} ms  max ${String(c.steadyMs.max).padStart(5)} ms`;
   const worst = Math.max(r.large.firstMs, r.large.steadyMs.max);
   const slowest = Math.max(...r.detection.trials);
@@ -291,9 +292,13 @@ export const printAnomalies = (r: AnomaliesReport): string[] => {
     'anomaly scan: one scan over the read models (10-second windows, stats minutes and hours), in process',
     row(r.baseline),
     row(r.large),
-    `scan at ${r.large.services} services and ${r.large.identifiers} identifiers: worst ${worst} ms ${verdict(worst < 1000)} (< 1 s); ` +
-      `x${(r.large.steadyMs.median / Math.max(1, r.baseline.steadyMs.median)).toFixed(1)} the baseline's median for 100x the data`,
-    `detection latency through watchlog start (scan every ${r.detection.intervalSeconds} s), 12 × 401 to alert listed: ` +
-      `${r.detection.trials.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')} ${verdict(slowest <= (r.detection.intervalSeconds + 10) * 1000)} (<= interval + 10 s)`,
+    `scan at ${r.large.services} services and ${r.large.identifiers} identifiers: worst ${worst} ms ` +
+      `${verdict(worst < 1000)} (< 1 s); ` +
+      `x${(r.large.steadyMs.median / Math.max(1, r.baseline.steadyMs.median)).toFixed(1)} the ` +
+      `baseline's median for 100x the data`,
+    `detection latency through watchlog start (scan every ${r.detection.intervalSeconds} s), 12 × ` +
+      `401 to alert listed: ` +
+      `${r.detection.trials.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')} ` +
+      `${verdict(slowest <= (r.detection.intervalSeconds + 10) * 1000)} (<= interval + 10 s)`,
   ];
 };

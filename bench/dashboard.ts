@@ -69,10 +69,12 @@ const pageText = async (page: Page): Promise<string> =>
     await page
       .locator('main')
       .first()
+      // biome-ignore lint/performance/useDomNodeTextContent: the report quotes the page's text as shown
       .innerText({ timeout: 1000 })
       .catch(() =>
         page
           .locator('body')
+          // biome-ignore lint/performance/useDomNodeTextContent: the report quotes the page's text as shown
           .innerText({ timeout: 1000 })
           .catch(() => ''),
       )
@@ -93,10 +95,13 @@ const NEXT_PAGE_SOURCE = `async ({ sel, pageNo }) => {
   const table = document.querySelector(sel);
   const before = table.querySelector('tbody tr')?.textContent ?? '';
   const controls = [...document.querySelectorAll('button, a')];
-  const next = controls.find((el) => /^next\\b/i.test((el.getAttribute('aria-label') ?? el.textContent ?? '').trim()) && !el.disabled);
+  const next = controls.find(
+    (el) => /^next\\b/i.test((el.getAttribute('aria-label') ?? el.textContent ?? '').trim()) && !el.disabled,
+  );
   const done = () => {
     const current = document.querySelector(sel);
-    return current !== null && current.querySelectorAll('tbody tr').length >= 100 && (current.querySelector('tbody tr')?.textContent ?? '') !== before;
+    return current !== null && current.querySelectorAll('tbody tr').length >= 100 &&
+      (current.querySelector('tbody tr')?.textContent ?? '') !== before;
   };
   const started = performance.now();
   if (next) next.click();
@@ -114,7 +119,10 @@ const NEXT_PAGE_SOURCE = `async ({ sel, pageNo }) => {
     observer.observe(document.body, { childList: true, subtree: true, characterData: true });
     setTimeout(() => { observer.disconnect(); reject(new Error('no new rows within 10 s')); }, 10000);
   });
-  return { ms: performance.now() - started, via: next ? 'click on the next-page control' : 'URL change (no next-page control found)' };
+  return {
+    ms: performance.now() - started,
+    via: next ? 'click on the next-page control' : 'URL change (no next-page control found)',
+  };
 }`;
 
 /** 100 rows of 8 cells built and inserted by hand, then laid out; ten times. */
@@ -154,7 +162,9 @@ const eventsPage = async (page: Page, projectId: string): Promise<Timed> => {
     } catch {
       return {
         built: false,
-        reason: `no <table aria-label="Events"> with 20 rows within ${NOT_BUILT_MS / 1000} s: the Events page is not built yet (at ${new URL(page.url()).pathname}: "${await pageText(page)}")`,
+        reason:
+          `no <table aria-label="Events"> with 20 rows within ${NOT_BUILT_MS / 1000} s: the Events page is ` +
+          `not built yet (at ${new URL(page.url()).pathname}: "${await pageText(page)}")`,
       };
     }
     runs.push(performance.now() - started);
@@ -212,7 +222,9 @@ const nextPages = async (page: Page, projectId: string): Promise<Timed & { via?:
   } catch {
     return {
       built: false,
-      reason: `no <table aria-label="Events"> with 100 rows at ?limit=100 within ${NOT_BUILT_MS / 1000} s: the Events page is not built yet (at ${new URL(page.url()).pathname}: "${await pageText(page)}")`,
+      reason:
+        `no <table aria-label="Events"> with 100 rows at ?limit=100 within ${NOT_BUILT_MS / 1000} s: the ` +
+        `Events page is not built yet (at ${new URL(page.url()).pathname}: "${await pageText(page)}")`,
     };
   }
   const runs: number[] = [];
@@ -305,16 +317,20 @@ export const printDashboard = (r: DashboardReport): string[] => {
   const rate = Math.round(fill.events / (fill.appendMs / 1000));
   const timed = (name: string, t: Timed, limit: number, baseline: string, baselineMs: number) =>
     t.built
-      ? `${name}: median ${t.medianMs} ms, max ${t.maxMs} ms (runs ${t.runsMs.join(', ')}) ${verdict(t.medianMs < limit)} (< ${limit} ms); ` +
+      ? `${name}: median ${t.medianMs} ms, max ${t.maxMs} ms (runs ${t.runsMs.join(', ')}) ` +
+        `${verdict(t.medianMs < limit)} (< ${limit} ms); ` +
         `x${(t.medianMs / Math.max(0.1, baselineMs)).toFixed(1)} ${baseline} (${baselineMs} ms)`
       : `${name}: NOT BUILT YET — ${t.reason} (limit < ${limit} ms; ${baseline}: ${baselineMs} ms)`;
   return [
-    `dashboard budgets, ${fill.events.toLocaleString('en')} events stored (BENCH_DASHBOARD_EVENTS; the budget is set at 1,000,000)`,
-    `(a) initial JS ${r.initialJs.gzipKb} KB gzipped ${verdict(r.initialJs.gzipKb <= LIMITS.initialJsKb)} (<= ${LIMITS.initialJsKb} KB): ` +
+    `dashboard budgets, ${fill.events.toLocaleString('en')} events stored (BENCH_DASHBOARD_EVENTS; ` +
+      `the budget is set at 1,000,000)`,
+    `(a) initial JS ${r.initialJs.gzipKb} KB gzipped ` +
+      `${verdict(r.initialJs.gzipKb <= LIMITS.initialJsKb)} (<= ${LIMITS.initialJsKb} KB): ` +
       r.initialJs.files
         .map((f) => `${f.file} ${Math.round(f.bytes / 1024)} KB → ${Math.round(f.gzip / 102.4) / 10} KB`)
         .join(', '),
-    `    fill: ${fill.reused ? 'reused .bench/ (filled earlier: ' : ''}appended in ${(fill.appendMs / 1000).toFixed(1)} s (${rate.toLocaleString('en')} events/s), ` +
+    `    fill: ${fill.reused ? 'reused .bench/ (filled earlier: ' : ''}appended in ` +
+      `${(fill.appendMs / 1000).toFixed(1)} s (${rate.toLocaleString('en')} events/s), ` +
       `read models built in ${(fill.projectMs / 1000).toFixed(1)} s${fill.reused ? ')' : ''}`,
     timed(
       '(b) goto /p/:id/events to 20 rows',

@@ -143,7 +143,9 @@ export const ingestBenchmark = async (): Promise<IngestReport> => {
 
 export const printIngest = (r: IngestReport): string[] => {
   const row = (name: string, l: LoadResult) =>
-    `${name.padEnd(24)} ${l.requestsPerSec.toFixed(0).padStart(8)} req/s   p50 ${String(l.p50).padStart(4)} ms   p99 ${String(l.p99).padStart(4)} ms   non-2xx ${l.non2xx + l.errors}`;
+    `${name.padEnd(24)} ${l.requestsPerSec.toFixed(0).padStart(8)} req/s   p50 ` +
+    `${String(l.p50).padStart(4)} ms   p99 ${String(l.p99).padStart(4)} ms   non-2xx ` +
+    `${l.non2xx + l.errors}`;
   return [
     `ingest: ${DURATION} s at ${CONNECTIONS} connections, ~${EVENT.length}-byte events`,
     row('bare Koa (baseline)', r.bare),
@@ -151,10 +153,15 @@ export const printIngest = (r: IngestReport): string[] => {
     `ratio watchlog / bare: ${(r.ratio * 100).toFixed(1)}%   ${verdict(r.ratio >= 0.5)} (target >= 50%)`,
     `ingest p99: ${r.ingest.p99} ms   ${verdict(r.ingest.p99 < 50)} (target < 50 ms)`,
     `projector lag after the load: ${r.lagMs} ms for ${r.events} events   ${verdict(r.lagMs < 1000)} (target < 1 s)`,
-    `server RSS under single-event ingest, fresh data dir (peak): ${r.peakRssMb} MB   ${verdict(r.peakRssMb < RSS_TARGET_MB)} (target < ${RSS_TARGET_MB} MB)`,
+    `server RSS under single-event ingest, fresh data dir (peak): ${r.peakRssMb} MB   ` +
+      `${verdict(r.peakRssMb < RSS_TARGET_MB)} (target < ${RSS_TARGET_MB} MB)`,
     row(`watchlog POST /v1/audit/batch (${BATCH_SIZE} events, each keyed)`, r.batch.load),
-    `batched ingest: ${r.batch.eventsPerSec.toFixed(0)} events/s (x${(r.batch.eventsPerSec / Math.max(1, r.ingest.requestsPerSec)).toFixed(1)} single-event ingest)   ${verdict(r.batch.eventsPerSec >= 50_000)} (target >= 50,000 events/s)`,
-    `projector lag after the batch load: ${r.batch.lagMs} ms for ${r.batch.events} events   ${verdict(r.batch.lagMs < 2000)} (target < 2 s)`,
-    `server RSS under batched ingest, fresh data dir (peak): ${r.batch.peakRssMb} MB   ${verdict(r.batch.peakRssMb < RSS_TARGET_MB)} (target < ${RSS_TARGET_MB} MB)`,
+    `batched ingest: ${r.batch.eventsPerSec.toFixed(0)} events/s ` +
+      `(x${(r.batch.eventsPerSec / Math.max(1, r.ingest.requestsPerSec)).toFixed(1)} single-event ` +
+      `ingest)   ${verdict(r.batch.eventsPerSec >= 50_000)} (target >= 50,000 events/s)`,
+    `projector lag after the batch load: ${r.batch.lagMs} ms for ${r.batch.events} events   ` +
+      `${verdict(r.batch.lagMs < 2000)} (target < 2 s)`,
+    `server RSS under batched ingest, fresh data dir (peak): ${r.batch.peakRssMb} MB   ` +
+      `${verdict(r.batch.peakRssMb < RSS_TARGET_MB)} (target < ${RSS_TARGET_MB} MB)`,
   ];
 };

@@ -112,6 +112,7 @@ export const maskingBenchmark = async (): Promise<MaskingReport> => {
 export const printMasking = (r: MaskingReport): string[] => [
   "masking (one event's four bodies, ~1.2 KB)",
   `  built-in rules:           min ${r.builtIn.min} ns, median ${r.builtIn.median} ns per event`,
-  `  with a project's rules:   min ${r.withProjectRules.min} ns, median ${r.withProjectRules.median} ns per event (3 keys, 3 patterns)`,
+  `  with a project's rules:   min ${r.withProjectRules.min} ns, median ` +
+    `${r.withProjectRules.median} ns per event (3 keys, 3 patterns)`,
   `  adversarial patterns and event (1 MB of strings): ${r.worstEventMs.join(', ')} ms (bounded by the scan budget)`,
 ];

@@ -181,14 +181,19 @@ export const projectorBenchmark = async (): Promise<ProjectorReport> => {
 export const printProjector = (r: ProjectorReport): string[] => {
   const spent = r.perProjectionUs.reduce((n, p) => n + p.us, 0);
   return [
-    `projector: ${r.records.toLocaleString('en-US')} log records (${r.events.toLocaleString('en-US')} ingested events) applied to every read model, live store, batches of ${BATCH}`,
-    `  steady cost per event      ${r.wallUs.toFixed(1)} µs elapsed, ${r.cpuUs.toFixed(1)} µs of CPU (target ≤ ${PROJECTOR_TARGET_US} µs): ${verdict(r.wallUs <= PROJECTOR_TARGET_US)}`,
+    `projector: ${r.records.toLocaleString('en-US')} log records ` +
+      `(${r.events.toLocaleString('en-US')} ingested events) applied to every read model, live store, ` +
+      `batches of ${BATCH}`,
+    `  steady cost per event      ${r.wallUs.toFixed(1)} µs elapsed, ${r.cpuUs.toFixed(1)} µs of CPU ` +
+      `(target ≤ ${PROJECTOR_TARGET_US} µs): ${verdict(r.wallUs <= PROJECTOR_TARGET_US)}`,
     `  by projection, µs per record: ${r.perProjectionUs
       .filter((p) => p.us >= 0.05)
       .map(({ projection, us }) => `${projection} ${us.toFixed(1)}`)
       .join(', ')}` +
       ` (the first to handle a record decodes it; reading the log and leases: ${(r.wallUs - spent).toFixed(1)})`,
-    `  baseline: raw better-sqlite3, the ${r.baseline.rows.toLocaleString('en-US')} audit rows alone into their table and indexes: ${r.baseline.wallUs.toFixed(1)} µs elapsed, ${r.baseline.cpuUs.toFixed(1)} µs of CPU a row`,
+    `  baseline: raw better-sqlite3, the ${r.baseline.rows.toLocaleString('en-US')} audit rows alone ` +
+      `into their table and indexes: ${r.baseline.wallUs.toFixed(1)} µs elapsed, ` +
+      `${r.baseline.cpuUs.toFixed(1)} µs of CPU a row`,
     `  projector / baseline       ${(r.wallUs / r.baseline.wallUs).toFixed(2)}× the time of one table's rows, ` +
       `for ${Object.keys(READ_MODELS).length} read models` +
       `${r.baseline.wallUs > PROJECTOR_TARGET_US ? `; the baseline alone is over the target on this machine` : ''}`,

@@ -136,7 +136,9 @@ const measure = async (events: number, withExport: boolean): Promise<QueryReport
     server = await startServer(dataDir);
     const statsUrl = `/v1/audit/stats?project_id=${project.id}`;
     // Caught up when the last read models count every event (a fixed range: the default 24 h moves).
-    const everything = `${statsUrl}&start_date=${new Date(Date.now() - 2 * DAY_MS).toISOString()}&end_date=${new Date(Date.now() + DAY_MS).toISOString()}&interval=day`;
+    const everything =
+      `${statsUrl}&start_date=${new Date(Date.now() - 2 * DAY_MS).toISOString()}` +
+      `&end_date=${new Date(Date.now() + DAY_MS).toISOString()}&interval=day`;
     for (let last = 0; ; ) {
       const stats = await json<{ total: number }>(server.base + everything, {
         headers: { authorization: `Bearer ${server.token}` },
@@ -187,16 +189,20 @@ export const queriesBenchmark = async (): Promise<QueriesReport> => {
 export const printQueries = (r: QueriesReport): string[] => {
   const row = (name: string, q: QueryReport) =>
     `${name.padEnd(16)} stats p50 ${String(q.stats.p50).padStart(6)} ms  p95 ${String(q.stats.p95).padStart(6)} ms   ` +
-    `filtered list p50 ${String(q.list.p50).padStart(6)} ms  p95 ${String(q.list.p95).padStart(6)} ms   (projected in ${(q.projectionMs / 1000).toFixed(1)} s)`;
+    `filtered list p50 ${String(q.list.p50).padStart(6)} ms  p95 ${String(q.list.p95).padStart(6)} ` +
+    `ms   (projected in ${(q.projectionMs / 1000).toFixed(1)} s)`;
   const e = r.large.export!;
   return [
     `queries: one project, ${SERVICES} services, events over the last 24 h (sequential requests)`,
     row(`${r.small.events} events`, r.small),
     row(`${r.large.events} events`, r.large),
     `stats p95 at ${r.large.events}: ${r.large.stats.p95} ms ${verdict(r.large.stats.p95 < 50)} (< 50 ms); ` +
-      `x${(r.large.stats.p95 / r.small.stats.p95).toFixed(2)} of the 10k figure ${verdict(r.large.stats.p95 < 2 * r.small.stats.p95)} (< 2x)`,
+      `x${(r.large.stats.p95 / r.small.stats.p95).toFixed(2)} of the 10k figure ` +
+      `${verdict(r.large.stats.p95 < 2 * r.small.stats.p95)} (< 2x)`,
     `filtered list p95 at ${r.large.events}: ${r.large.list.p95} ms ${verdict(r.large.list.p95 < 50)} (< 50 ms)`,
-    `export of ${Math.min(100_000, r.large.events)} rows as CSV: ${e.ms} ms ${verdict(e.ms < 3000)} (< 3 s), ${(e.bytes / 1e6).toFixed(1)} MB, ` +
-      `server RSS growth ${e.rssGrowthMb} MB ${verdict(e.rssGrowthMb < 100)} (< 100 MB)${e.truncated ? ', truncated as documented' : ''}`,
+    `export of ${Math.min(100_000, r.large.events)} rows as CSV: ${e.ms} ms ${verdict(e.ms < 3000)} ` +
+      `(< 3 s), ${(e.bytes / 1e6).toFixed(1)} MB, ` +
+      `server RSS growth ${e.rssGrowthMb} MB ${verdict(e.rssGrowthMb < 100)} (< 100 MB)` +
+      `${e.truncated ? ', truncated as documented' : ''}`,
   ];
 };

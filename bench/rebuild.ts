@@ -137,14 +137,22 @@ export const printRebuild = (r: RebuildReport): string[] => {
   const flat = r.lastTenthPerSec / r.firstTenthPerSec;
   const stepLine = r.steps.map(({ step, atMs }) => `${step} at ${(atMs / 1000).toFixed(1)} s`).join(', ');
   return [
-    `rebuild of ${fmt(r.events)} log records (${fmt(r.auditEvents)} audit events) into every read model (BENCH_REBUILD_EVENTS), in ${LANES} lane${LANES === 1 ? '' : 's'} (BENCH_REBUILD_LANES)`,
-    `  watchlog rebuild           ${r.seconds.toFixed(1)} s, ${fmt(r.perSec)} ev/s (target ≥ ${fmt(REBUILD_TARGETS.perSec)} ev/s, ≤ ${REBUILD_TARGETS.seconds} s): ${verdict(r.perSec >= REBUILD_TARGETS.perSec && r.seconds <= REBUILD_TARGETS.seconds)}`,
+    `rebuild of ${fmt(r.events)} log records (${fmt(r.auditEvents)} audit events) into every read ` +
+      `model (BENCH_REBUILD_EVENTS), in ${LANES} lane${LANES === 1 ? '' : 's'} (BENCH_REBUILD_LANES)`,
+    `  watchlog rebuild           ${r.seconds.toFixed(1)} s, ${fmt(r.perSec)} ev/s (target ≥ ` +
+      `${fmt(REBUILD_TARGETS.perSec)} ev/s, ≤ ${REBUILD_TARGETS.seconds} s): ` +
+      `${verdict(r.perSec >= REBUILD_TARGETS.perSec && r.seconds <= REBUILD_TARGETS.seconds)}`,
     `    steps: ${stepLine}`,
-    `  flat as the log grows      ${fmt(r.firstTenthPerSec)} ev/s over the first tenth, ${fmt(r.lastTenthPerSec)} over the last (${(flat * 100).toFixed(0)} %, target ≥ ${REBUILD_TARGETS.flatness * 100} %): ${verdict(flat >= REBUILD_TARGETS.flatness)}`,
-    `  baseline: raw load of the audit-events table alone, same indexes after: ${r.baseline.seconds.toFixed(1)} s, ${fmt(r.baseline.perSec)} rows/s`,
+    `  flat as the log grows      ${fmt(r.firstTenthPerSec)} ev/s over the first tenth, ` +
+      `${fmt(r.lastTenthPerSec)} over the last (${(flat * 100).toFixed(0)} %, target ≥ ` +
+      `${REBUILD_TARGETS.flatness * 100} %): ${verdict(flat >= REBUILD_TARGETS.flatness)}`,
+    `  baseline: raw load of the audit-events table alone, same indexes after: ` +
+      `${r.baseline.seconds.toFixed(1)} s, ${fmt(r.baseline.perSec)} rows/s`,
     `  rebuild / baseline         ${(r.ratio * 100).toFixed(1)} % of the raw load's speed per event, ` +
       `for ${Object.keys(READ_MODELS).length} read models instead of one table`,
-    `  where the bulk replay's time goes, µs per record${LANES === 1 ? '' : ' (wall time: the lanes share two cores, so these add up to more than the replay took)'}: ${r.perProjectionUs.map(({ projection, us }) => `${projection} ${us.toFixed(1)}`).join(', ')}` +
+    "  where the bulk replay's time goes, µs per record" +
+      (LANES === 1 ? '' : ' (wall time: the lanes share two cores, so these add up to more than the replay took)') +
+      `: ${r.perProjectionUs.map(({ projection, us }) => `${projection} ${us.toFixed(1)}`).join(', ')}` +
       ` (sum ${r.perProjectionUs.reduce((n, p) => n + p.us, 0).toFixed(1)}; the rest is reading the log)`,
   ];
 };
@@ -195,7 +203,8 @@ export const storageBenchmark = async (): Promise<StorageReport> => {
   const { events } = log.prepare('SELECT count(*) AS events FROM events').get() as { events: number };
   const { auditEvents, json } = log
     .prepare(
-      "SELECT count(*) AS auditEvents, avg(length(data)) AS json FROM events WHERE type = 'AuditEventRecorded' AND data <> ''",
+      'SELECT count(*) AS auditEvents, avg(length(data)) AS json FROM events ' +
+        "WHERE type = 'AuditEventRecorded' AND data <> ''",
     )
     .get() as { auditEvents: number; json: number };
   log.close();
@@ -234,13 +243,19 @@ export const printStorage = (r: StorageReport): string[] => {
   const ratio = logAndViews / r.events / r.eventJsonBytes;
   const c = r.compacted;
   return [
-    `storage of ${fmt(r.events)} log records (${fmt(r.auditEvents)} audit events, ${r.eventJsonBytes.toFixed(0)} bytes of JSON each on average)`,
+    `storage of ${fmt(r.events)} log records (${fmt(r.auditEvents)} audit events, ` +
+      `${r.eventJsonBytes.toFixed(0)} bytes of JSON each on average)`,
     ...r.files.map(
       (f) =>
-        `  ${f.file.padEnd(26)} ${(f.bytes / 1048576).toFixed(0).padStart(6)} MiB, ${per(f.bytes).padStart(5)} bytes per record`,
+        `  ${f.file.padEnd(26)} ${(f.bytes / 1048576).toFixed(0).padStart(6)} MiB, ` +
+        `${per(f.bytes).padStart(5)} bytes per record`,
     ),
-    `  log.db compacted           ${(c.bytes / 1048576).toFixed(0).padStart(6)} MiB, ${per(c.bytes).padStart(5)} bytes per record (${fmt(c.records)} records into blocks of ${(c.blockBytes / c.records).toFixed(0)} bytes each, in ${c.seconds.toFixed(1)} s: ${fmt(c.records / c.seconds)} records/s; VACUUM ${c.vacuumSeconds.toFixed(1)} s)`,
-    `  log (compacted) + read models ${per(logAndViews)} bytes per record, ${ratio.toFixed(2)}× the event's JSON (target ≤ 2×): ${verdict(ratio <= 2)}`,
+    `  log.db compacted           ${(c.bytes / 1048576).toFixed(0).padStart(6)} MiB, ` +
+      `${per(c.bytes).padStart(5)} bytes per record (${fmt(c.records)} records into blocks of ` +
+      `${(c.blockBytes / c.records).toFixed(0)} bytes each, in ${c.seconds.toFixed(1)} s: ` +
+      `${fmt(c.records / c.seconds)} records/s; VACUUM ${c.vacuumSeconds.toFixed(1)} s)`,
+    `  log (compacted) + read models ${per(logAndViews)} bytes per record, ${ratio.toFixed(2)}× the ` +
+      `event's JSON (target ≤ 2×): ${verdict(ratio <= 2)}`,
     '  per read model (tables and their indexes, dbstat):',
     ...r.readModels.map(
       (m) => `    ${m.name.padEnd(24)} ${per(m.bytes).padStart(5)} bytes per record (indexes ${per(m.indexBytes)})`,

@@ -129,12 +129,21 @@ export const printRetention = (r: RetentionReport): string[] => {
   const worst = Math.max(...r.during.map((s) => s.p99));
   const errors = r.during.reduce((n, s) => n + s.errors, 0);
   return [
-    `retention (issue 16): ${fmt(r.expiring)} events of one project expire while another ingests at ${fmt(RATE)} req/s (16 connections), ${SLICE_SECONDS} s slices`,
-    `baseline, no removal running: ${fmt(r.baseline.requestsPerSec)} req/s, p99 ${r.baseline.p99} ms, errors ${r.baseline.errors}`,
-    `during the removal, per slice: p99 ${r.during.map((s) => `${s.p99}`).join(', ')} ms; req/s ${r.during.map((s) => fmt(s.requestsPerSec)).join(', ')}; errors ${errors}`,
-    `ingest p99 while events are removed (worst slice): ${worst} ms (median ${median(r.during.map((s) => s.p99))} ms; x${(worst / Math.max(1, r.baseline.p99)).toFixed(1)} the baseline)   ` +
+    `retention (issue 16): ${fmt(r.expiring)} events of one project expire while another ingests at ` +
+      `${fmt(RATE)} req/s (16 connections), ${SLICE_SECONDS} s slices`,
+    `baseline, no removal running: ${fmt(r.baseline.requestsPerSec)} req/s, p99 ${r.baseline.p99} ` +
+      `ms, errors ${r.baseline.errors}`,
+    `during the removal, per slice: p99 ${r.during.map((s) => `${s.p99}`).join(', ')} ms; req/s ` +
+      `${r.during.map((s) => fmt(s.requestsPerSec)).join(', ')}; errors ${errors}`,
+    `ingest p99 while events are removed (worst slice): ${worst} ms (median ` +
+      `${median(r.during.map((s) => s.p99))} ms; x${(worst / Math.max(1, r.baseline.p99)).toFixed(1)} ` +
+      `the baseline)   ` +
       `${verdict(worst < TARGETS.p99Ms && errors === 0)} (target < ${TARGETS.p99Ms} ms, no errors)`,
-    `removed ${fmt(r.removed)} records from the log in ${r.seconds.toFixed(1)} s (${fmt(r.removed / r.seconds)} records/s); every read model done after ${r.settledSeconds.toFixed(1)} s; ` +
-      `rows of the project left: ${fmt(r.left)} (${fmt(r.expiring - r.removed)} of its ${fmt(r.expiring)} rows were alerts and transitions, whose records stay)   ${verdict(r.left === 0)}`,
+    `removed ${fmt(r.removed)} records from the log in ${r.seconds.toFixed(1)} s ` +
+      `(${fmt(r.removed / r.seconds)} records/s); every read model done after ` +
+      `${r.settledSeconds.toFixed(1)} s; ` +
+      `rows of the project left: ${fmt(r.left)} (${fmt(r.expiring - r.removed)} of its ` +
+      `${fmt(r.expiring)} rows were alerts and transitions, whose records stay)   ` +
+      `${verdict(r.left === 0)}`,
   ];
 };

@@ -259,18 +259,20 @@ const measurePair = async (receiver: string, slices: number, apps: App[]): Promi
 };
 
 /** The sum of two apps' figures (the same side in two pairs). */
-const merge = (apps: App[]): App =>
-  apps.reduce((a, b) => ({
-    ...a,
-    requests: a.requests + b.requests,
-    seconds: a.seconds + b.seconds,
-    p99s: [...a.p99s, ...b.p99s],
-    errors: a.errors + b.errors,
-    cpuMicros: a.cpuMicros + b.cpuMicros,
-    latencies: [...a.latencies, ...b.latencies],
-    slices: [...a.slices, ...b.slices],
-    pacedP99s: [...a.pacedP99s, ...b.pacedP99s],
-  }));
+const merge = (apps: App[]): App => {
+  const sum = (of: (app: App) => number) => apps.reduce((n, app) => n + of(app), 0);
+  return {
+    ...apps[0]!,
+    requests: sum((a) => a.requests),
+    seconds: sum((a) => a.seconds),
+    p99s: apps.flatMap((a) => a.p99s),
+    errors: sum((a) => a.errors),
+    cpuMicros: sum((a) => a.cpuMicros),
+    latencies: apps.flatMap((a) => a.latencies),
+    slices: apps.flatMap((a) => a.slices),
+    pacedP99s: apps.flatMap((a) => a.pacedP99s),
+  };
+};
 
 export const sdkBenchmark = async (): Promise<SdkReport> => {
   const loadStart = await loadAverage();
@@ -334,18 +336,33 @@ export const sdkBenchmark = async (): Promise<SdkReport> => {
 
 export const printSdk = (r: SdkReport): string[] => {
   const row = (name: string, x: Side) => [
-    `${name.padEnd(22)} ${x.requestsPerSec.toFixed(0).padStart(7)} req/s   p99 ${x.p99.toFixed(0)} ms   errors ${x.errors}   | paced p50 ${x.pacedP50.toFixed(3)} ms   p99 ${x.pacedP99.toFixed(3)} ms   p99.9 ${x.pacedP999.toFixed(3)} ms`,
-    `${''.padEnd(22)} slices: ${x.slices.map((v) => v.toFixed(0)).join(' ')} req/s | paced p99 by round ${x.pacedP99s.map((v) => v.toFixed(2)).join(' ')} ms | app CPU ${x.cpuPerRequest.toFixed(1)} µs/request`,
+    `${name.padEnd(22)} ${x.requestsPerSec.toFixed(0).padStart(7)} req/s   p99 ${x.p99.toFixed(0)} ` +
+      `ms   errors ${x.errors}   | paced p50 ${x.pacedP50.toFixed(3)} ms   p99 ` +
+      `${x.pacedP99.toFixed(3)} ms   p99.9 ${x.pacedP999.toFixed(3)} ms`,
+    `${''.padEnd(22)} slices: ${x.slices.map((v) => v.toFixed(0)).join(' ')} req/s | paced p99 by ` +
+      `round ${x.pacedP99s.map((v) => v.toFixed(2)).join(' ')} ms | app CPU ` +
+      `${x.cpuPerRequest.toFixed(1)} µs/request`,
   ];
   const d = r.delivery;
   const rate = Number(process.env.BENCH_SDK_RATE ?? 500);
   return [
-    `sdk: hello-world Express 5 with and without @watchlog/node; ${r.pairRatios.length} pairs of processes, autocannon ${DURATION} s per app at ${CONNECTIONS} connections in ${r.ratios.length} alternating slices | paced ${rate} req/s to each app, interleaved, in ${r.ratios.length} rounds | load average ${r.load.start.join(' ')} → ${r.load.end.join(' ')}`,
+    `sdk: hello-world Express 5 with and without @watchlog/node; ${r.pairRatios.length} pairs of ` +
+      `processes, autocannon ${DURATION} s per app at ${CONNECTIONS} connections in ${r.ratios.length} ` +
+      `alternating slices | paced ${rate} req/s to each app, interleaved, in ${r.ratios.length} rounds ` +
+      `| load average ${r.load.start.join(' ')} → ${r.load.end.join(' ')}`,
     ...row('bare Express', r.bare),
     ...row('with @watchlog/node', r.sdk),
-    `throughput with / without (median of the rounds): ${(r.ratio * 100).toFixed(1)}%   ${verdict(r.ratio >= 0.95)} (target >= 95%; by pair ${r.pairRatios.map((v) => `${(v * 100).toFixed(1)}%`).join(' ')}; rounds ${r.ratios.map((v) => (v * 100).toFixed(0)).join(' ')})`,
-    `added p99, paced: ${r.addedP99.toFixed(3)} ms (${r.sdk.pacedP99.toFixed(3)} - ${r.bare.pacedP99.toFixed(3)})   ${verdict(r.addedP99 < 0.2)} (target < 0.2 ms; median of the rounds' differences ${r.addedP99Rounds.toFixed(3)} ms; added p50 ${r.addedP50.toFixed(3)} ms)`,
-    `app CPU per request: +${(r.sdk.cpuPerRequest - r.bare.cpuPerRequest).toFixed(1)} µs (${((r.sdk.cpuPerRequest / r.bare.cpuPerRequest - 1) * 100).toFixed(1)}%)`,
-    `delivery: ${d.received} events in ${d.batches} batches, ${d.distinctKeys} distinct idempotency keys, for ${d.handled} requests answered; sdk stats ${JSON.stringify(d.stats)}   ${verdict(d.ok)} (every request delivered exactly once)`,
+    `throughput with / without (median of the rounds): ${(r.ratio * 100).toFixed(1)}%   ` +
+      `${verdict(r.ratio >= 0.95)} (target >= 95%; by pair ` +
+      `${r.pairRatios.map((v) => `${(v * 100).toFixed(1)}%`).join(' ')}; rounds ` +
+      `${r.ratios.map((v) => (v * 100).toFixed(0)).join(' ')})`,
+    `added p99, paced: ${r.addedP99.toFixed(3)} ms (${r.sdk.pacedP99.toFixed(3)} - ` +
+      `${r.bare.pacedP99.toFixed(3)})   ${verdict(r.addedP99 < 0.2)} (target < 0.2 ms; median of the ` +
+      `rounds' differences ${r.addedP99Rounds.toFixed(3)} ms; added p50 ${r.addedP50.toFixed(3)} ms)`,
+    `app CPU per request: +${(r.sdk.cpuPerRequest - r.bare.cpuPerRequest).toFixed(1)} µs ` +
+      `(${((r.sdk.cpuPerRequest / r.bare.cpuPerRequest - 1) * 100).toFixed(1)}%)`,
+    `delivery: ${d.received} events in ${d.batches} batches, ${d.distinctKeys} distinct idempotency ` +
+      `keys, for ${d.handled} requests answered; sdk stats ${JSON.stringify(d.stats)}   ` +
+      `${verdict(d.ok)} (every request delivered exactly once)`,
   ];
 };

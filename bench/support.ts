@@ -293,7 +293,17 @@ export const demoDataDir = async (events: number, { current = true }: { current?
   });
   writeFileSync(
     marker,
-    `${JSON.stringify({ made_by: 'bench/dashboard.ts', events: report.events, projects: report.projects, appendMs: report.appendMs, projectMs: report.projectMs }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        made_by: 'bench/dashboard.ts',
+        events: report.events,
+        projects: report.projects,
+        appendMs: report.appendMs,
+        projectMs: report.projectMs,
+      },
+      null,
+      2,
+    )}\n`,
   );
   return {
     events,
@@ -312,9 +322,12 @@ export const demoDataDir = async (events: number, { current = true }: { current?
 export const loadAuditRows = (logFile: string, db: Database.Database, batchSize: number): number => {
   const log = new Database(logFile, { readonly: true });
   try {
-    const insert = db.prepare(`INSERT INTO audit_events
-      (position, id, project, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const insert = db.prepare(
+      `INSERT INTO audit_events
+      (position, id, project, event_type, method, path, status_code, response_time, identifier, ` +
+        `user_email, service_name, environment, session_id, ts, rest)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
     // The least a row's project key costs: kept in memory, written once per project.
     const addKey = db.prepare('INSERT INTO audit_projects (project_id) VALUES (?)');
     const keys = new Map<string, number>();

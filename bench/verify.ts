@@ -89,7 +89,10 @@ const generate = async (records: number): Promise<Fixture> => {
   writeFileSync(fixture.key, `${name}+${keyId.toString('hex')}+${typeAndKey.toString('base64')}\n`);
   const note = (size: number, rootHash: Buffer) => {
     const text = `${ORIGIN}\n${size}\n${rootHash.toString('base64')}\n`;
-    return `${text}\n\u2014 ${name} ${Buffer.concat([keyId, sign(null, Buffer.from(text), privateKey)]).toString('base64')}\n`;
+    return (
+      `${text}\n\u2014 ${name} ` +
+      `${Buffer.concat([keyId, sign(null, Buffer.from(text), privateKey)]).toString('base64')}\n`
+    );
   };
   const out = createWriteStream(fixture.stream);
   let frontier: Frontier = EMPTY_FRONTIER;
@@ -108,7 +111,13 @@ const generate = async (records: number): Promise<Fixture> => {
     };
     const leaf = leafHash(leafBytes(r));
     frontier = appendLeaf(frontier, leaf).frontier;
-    chunk += `${JSON.stringify({ leaf_index: i, position: String(1000 + i), ...r, recorded_at: at, leaf_hash: leaf.toString('base64') })}\n`;
+    chunk += `${JSON.stringify({
+      leaf_index: i,
+      position: String(1000 + i),
+      ...r,
+      recorded_at: at,
+      leaf_hash: leaf.toString('base64'),
+    })}\n`;
     if (chunk.length > 1 << 20) {
       bytes += Buffer.byteLength(chunk);
       if (!out.write(chunk)) await once(out, 'drain');
@@ -239,11 +248,17 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 export const printVerify = (r: VerifyReport): string[] => {
   const best = Math.max(...r.verify);
   return [
-    `verify (offline: a stream of ${fmt(r.records)} records, ${fmt(r.megabytes)} MB, 2 checkpoints; ${r.threads} cores)`,
-    `  verifyStream (${r.threads > 1 ? `${r.threads} threads` : 'one thread'}):   ${r.verify.map(fmt).join(', ')} records/s (median ${fmt(median(r.verify))}; target >= ${fmt(TARGET)}: ${best >= TARGET ? 'PASS' : 'FAIL'} at best)`,
+    `verify (offline: a stream of ${fmt(r.records)} records, ${fmt(r.megabytes)} MB, 2 checkpoints; ` +
+      `${r.threads} cores)`,
+    `  verifyStream (${r.threads > 1 ? `${r.threads} threads` : 'one thread'}):   ` +
+      `${r.verify.map(fmt).join(', ')} records/s (median ${fmt(median(r.verify))}; target >= ` +
+      `${fmt(TARGET)}: ${best >= TARGET ? 'PASS' : 'FAIL'} at best)`,
     `  verifyStream (one thread):  ${r.oneThread.map(fmt).join(', ')} records/s (median ${fmt(median(r.oneThread))})`,
-    `  baseline (read + SHA-256 per line, one thread): ${r.baseline.map(fmt).join(', ')} lines/s (median ${fmt(median(r.baseline))}; verify at ${Math.round((median(r.verify) / median(r.baseline)) * 100)} % of it)`,
-    `  watchlog verify (the process): ${r.cli.seconds.toFixed(1)} s, exit ${r.cli.code}, ${fmt(r.records / r.cli.seconds)} records/s with start-up, peak RSS ${r.cli.peakRssMb ?? '?'} MB`,
+    `  baseline (read + SHA-256 per line, one thread): ${r.baseline.map(fmt).join(', ')} lines/s ` +
+      `(median ${fmt(median(r.baseline))}; verify at ` +
+      `${Math.round((median(r.verify) / median(r.baseline)) * 100)} % of it)`,
+    `  watchlog verify (the process): ${r.cli.seconds.toFixed(1)} s, exit ${r.cli.code}, ` +
+      `${fmt(r.records / r.cli.seconds)} records/s with start-up, peak RSS ${r.cli.peakRssMb ?? '?'} MB`,
     `  load average (1, 5, 15 min): ${r.load.before.join(', ')} before, ${r.load.after.join(', ')} after`,
   ];
 };

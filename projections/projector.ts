@@ -72,7 +72,9 @@ export const bindProjection = <W>(projection: Projection<W>, store: ProjectionSt
 export class LeasedElsewhereError extends Error {
   constructor(readonly projection: string) {
     super(
-      `projection ${projection} is leased by a running worker; stop the service first (a killed worker's lease is freed at once on the embedded store, after WATCHLOG_PROJECTION_LEASE_MS on MongoDB)`,
+      `projection ${projection} is leased by a running worker; stop the service first (a killed ` +
+        `worker's lease is freed at once on the embedded store, after WATCHLOG_PROJECTION_LEASE_MS on ` +
+        `MongoDB)`,
     );
   }
 }

@@ -14,7 +14,8 @@ export const startThread = (
   const url = new URL(`./${moduleName}${ext}`, importMetaUrl);
   const limits = resourceLimits === undefined ? {} : { resourceLimits };
   if (ext !== '.ts') return new Worker(url, { workerData, ...limits });
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`;
+  const href = JSON.stringify(url.href);
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${href}); })`;
   return new Worker(bootstrap, { eval: true, workerData, ...limits });
 };
 

@@ -327,7 +327,8 @@ export const runDemo = async (config: Config, env: NodeJS.ProcessEnv, version: s
   mark({ events: report.events, projects: report.projects });
   const rate = Math.round(report.events / (report.appendMs / 1000));
   process.stderr.write(
-    `demo: appended ${report.events.toLocaleString('en')} events in ${(report.appendMs / 1000).toFixed(1)} s (${rate.toLocaleString('en')} events/s), ` +
+    `demo: appended ${report.events.toLocaleString('en')} events in ` +
+      `${(report.appendMs / 1000).toFixed(1)} s (${rate.toLocaleString('en')} events/s), ` +
       `built the read models in ${(report.projectMs / 1000).toFixed(1)} s, ${report.alerts} anomaly alert(s) raised\n`,
   );
 

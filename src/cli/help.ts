@@ -4,7 +4,8 @@ import { CONFIG_VARIABLES } from '../config.ts';
  *  decodes, so the list cannot drift from the code; the README's table says what each means. */
 
 const STORES =
-  'WATCHLOG_DATA_DIR (embedded SQLite files), or WATCHLOG_EVENTSTORE_URL (KurrentDB log,\n  WATCHLOG_EVENTSTORE_NAMESPACE) and WATCHLOG_MONGO_URL (MongoDB read models and jobs)';
+  'WATCHLOG_DATA_DIR (embedded SQLite files), or WATCHLOG_EVENTSTORE_URL (KurrentDB log,\n  ' +
+  'WATCHLOG_EVENTSTORE_NAMESPACE) and WATCHLOG_MONGO_URL (MongoDB read models and jobs)';
 
 const COMMANDS: Record<string, { summary: string; text: string }> = {
   start: {

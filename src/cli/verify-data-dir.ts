@@ -49,7 +49,8 @@ export const verifyDataDir = async (dir: string, io: Output): Promise<number> =>
         if (!(error instanceof NoteError)) throw error;
         failed += 1;
         io.err(
-          `project ${project}: FAILED: its latest checkpoint (log position ${latest.position}) is not signed by this deployment's key: ${error.message}`,
+          `project ${project}: FAILED: its latest checkpoint (log position ${latest.position}) is not ` +
+            `signed by this deployment's key: ${error.message}`,
         );
         continue;
       }
@@ -81,15 +82,17 @@ export const verifyDataDir = async (dir: string, io: Output): Promise<number> =>
         failed += 1;
         const { index, position } = deleted as { index: number; position: string };
         io.err(
-          `project ${project}: FAILED (missing): leaf ${index} (position ${position}) is missing: the log has neither the record nor a retention or erasure tombstone in its place`,
+          `project ${project}: FAILED (missing): leaf ${index} (position ${position}) is missing: the log ` +
+            `has neither the record nor a retention or erasure tombstone in its place`,
         );
       } else if (result.ok) {
         io.out(
-          `project ${project}: verified ${checkpoint.size} leaves against its checkpoint of ${latest.data && (latest.data as { signed_at: string }).signed_at}${
-            removed > 0
-              ? ` (${removed} removed by retention or erasure, verified by the leaf hashes their tombstones keep)`
-              : ''
-          }`,
+          `project ${project}: verified ${checkpoint.size} leaves against its checkpoint of ` +
+            `${latest.data && (latest.data as { signed_at: string }).signed_at}${
+              removed > 0
+                ? ` (${removed} removed by retention or erasure, verified by the leaf hashes their tombstones keep)`
+                : ''
+            }`,
         );
       } else {
         failed += 1;

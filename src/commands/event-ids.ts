@@ -48,8 +48,8 @@ export const newEventId = (now: number = Date.now()): string => {
   b[6] = 0x70 | (counter >>> 8);
   b[7] = counter & 0xff;
   b[8] = (b[8]! & 0x3f) | 0x80;
-  return `${hex(b, 0)}${hex(b, 1)}${hex(b, 2)}${hex(b, 3)}-${hex(b, 4)}${hex(b, 5)}-${hex(b, 6)}${hex(b, 7)}-${hex(b, 8)}${hex(b, 9)}-${hex(
-    b,
-    10,
-  )}${hex(b, 11)}${hex(b, 12)}${hex(b, 13)}${hex(b, 14)}${hex(b, 15)}`;
+  return (
+    `${hex(b, 0)}${hex(b, 1)}${hex(b, 2)}${hex(b, 3)}-${hex(b, 4)}${hex(b, 5)}-${hex(b, 6)}${hex(b, 7)}-` +
+    `${hex(b, 8)}${hex(b, 9)}-${hex(b, 10)}${hex(b, 11)}${hex(b, 12)}${hex(b, 13)}${hex(b, 14)}${hex(b, 15)}`
+  );
 };

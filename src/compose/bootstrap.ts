@@ -32,7 +32,8 @@ export const ensureAdmin = async (runtime: Runtime, admin: Config['admin'], logg
   if (!admin) {
     if (users === 0) {
       logger.warn(
-        'no user exists yet: to create the first admin, start watchlog once with WATCHLOG_ADMIN_EMAIL and WATCHLOG_ADMIN_PASSWORD set',
+        'no user exists yet: to create the first admin, start watchlog once with WATCHLOG_ADMIN_EMAIL ' +
+          'and WATCHLOG_ADMIN_PASSWORD set',
       );
     }
     return;
@@ -66,12 +67,14 @@ const explainIgnoredAdmin = async (runtime: Runtime, admin: NonNullable<Config['
   if (!user) {
     logger.warn(
       { email },
-      `WATCHLOG_ADMIN_EMAIL names no user and was ignored: WATCHLOG_ADMIN_EMAIL and WATCHLOG_ADMIN_PASSWORD only apply to an empty data dir; ${RESET_HINT}`,
+      `WATCHLOG_ADMIN_EMAIL names no user and was ignored: WATCHLOG_ADMIN_EMAIL and ` +
+        `WATCHLOG_ADMIN_PASSWORD only apply to an empty data dir; ${RESET_HINT}`,
     );
   } else if (!(await runtime.commands.passwords.verify(admin.password, user.password_hash))) {
     logger.warn(
       { email },
-      `WATCHLOG_ADMIN_PASSWORD differs from this user's password and was ignored: it only applies to an empty data dir; ${RESET_HINT}`,
+      `WATCHLOG_ADMIN_PASSWORD differs from this user's password and was ignored: it only applies to ` +
+        `an empty data dir; ${RESET_HINT}`,
     );
   }
 };

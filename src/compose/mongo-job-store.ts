@@ -102,7 +102,9 @@ export class MongoJobStore implements AgendaBackend, ScheduleUpdates {
     await this.indexed;
   }
 
-  async disconnect(): Promise<void> {}
+  async disconnect(): Promise<void> {
+    // nothing to close: the connection is the caller's
+  }
 
   updateSchedule(id: string, changes: JobScheduleChanges): Promise<boolean> {
     return this.repository.updateSchedule(id, changes);

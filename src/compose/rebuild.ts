@@ -250,5 +250,8 @@ export const progressLine = (p: RebuildProgress, elapsedMs: number, width = 20):
   const eta = rate > 0 ? Math.ceil((head - position) / rate) : 0;
   const filled = Math.round(ratio * width);
   const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`;
-  return `rebuild [${bar}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${position}/${head} (${rate} ev/s, ETA ${eta} s): ${p.projections.join(', ')}`;
+  return (
+    `rebuild [${bar}] ${String(Math.floor(ratio * 100)).padStart(3)}% ${position}/${head} (${rate} ` +
+    `ev/s, ETA ${eta} s): ${p.projections.join(', ')}`
+  );
 };

@@ -50,7 +50,8 @@ export const loadOrCreateCheckpointSeed = (dataDir: string): Buffer => {
   const bytes = typeof seed === 'string' ? Buffer.from(seed, 'base64') : Buffer.alloc(0);
   if (bytes.length !== 32)
     throw new Error(
-      `${file} does not hold a 32-byte Ed25519 seed; delete it to generate a new key (earlier checkpoints then no longer verify with the new key)`,
+      `${file} does not hold a 32-byte Ed25519 seed; delete it to generate a new key (earlier ` +
+        `checkpoints then no longer verify with the new key)`,
     );
   return bytes;
 };

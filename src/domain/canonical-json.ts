@@ -69,7 +69,10 @@ const inOrder = (value: unknown): unknown => {
     for (let i = 0; i < value.length; i += 1) {
       const item: unknown = value[i];
       const ordered = isStructure(item) ? inOrder(item) : item;
-      if (ordered !== item) (copy ??= value.slice())[i] = ordered;
+      if (ordered !== item) {
+        copy ??= value.slice();
+        copy[i] = ordered;
+      }
     }
     return copy ?? value;
   }
@@ -83,7 +86,10 @@ const inOrder = (value: unknown): unknown => {
     for (const key of keys) {
       const item = object[key];
       const ordered = isStructure(item) ? inOrder(item) : item;
-      if (ordered !== item) (copy ??= { ...object })[key] = ordered;
+      if (ordered !== item) {
+        copy ??= { ...object };
+        copy[key] = ordered;
+      }
     }
     return copy ?? value;
   }

@@ -45,11 +45,12 @@ export const checkpointSigner = (keyName: string, seed: Uint8Array): CheckpointS
     .update(publicKey)
     .digest()
     .subarray(0, 4);
+  const typedKey = Buffer.concat([Buffer.from([0x01]), publicKey]);
   return {
     keyName,
     publicKey,
     keyId,
-    verifierKey: `${keyName}+${keyId.toString('hex')}+${Buffer.concat([Buffer.from([0x01]), publicKey]).toString('base64')}`,
+    verifierKey: `${keyName}+${keyId.toString('hex')}+${typedKey.toString('base64')}`,
     publicKeyPem: publicKeyObject.export({ format: 'pem', type: 'spki' }).toString(),
     sign(text) {
       const signature = sign(null, Buffer.from(text, 'utf8'), privateKey);

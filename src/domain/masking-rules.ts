@@ -108,7 +108,9 @@ export const maskingRulesProblems = (rules: MaskingRules): ErrorDetail[] => {
     if (re.programSize() > MASKING_LIMITS.patternInstructions) {
       problems.push({
         path,
-        message: `compiles to ${re.programSize()} instructions, more than ${MASKING_LIMITS.patternInstructions}: use smaller repetition counts`,
+        message:
+          `compiles to ${re.programSize()} instructions, more than ${MASKING_LIMITS.patternInstructions}: ` +
+          `use smaller repetition counts`,
       });
     } else if (re.test('')) {
       problems.push({ path, message: 'matches the empty string, so it would mask every value' });

@@ -50,7 +50,14 @@ export const leafHash = (bytes: Uint8Array): Hash => sha256(LEAF_PREFIX, bytes);
 export const recordLeafHash = (r: LeafRecord): Hash =>
   hash(
     'sha256',
-    `\u0000${canonicalJson({ data: r.data, id: r.id, metadata: r.metadata, revision: r.revision, stream: r.stream, type: r.type })}`,
+    `\u0000${canonicalJson({
+      data: r.data,
+      id: r.id,
+      metadata: r.metadata,
+      revision: r.revision,
+      stream: r.stream,
+      type: r.type,
+    })}`,
     'buffer',
   ) as Hash;
 export const nodeHash = (left: Uint8Array, right: Uint8Array): Hash =>

@@ -87,7 +87,9 @@ export const messageOf = (n: Notification, publicUrl: string | null): Message =>
         title: `${n.monitor.name} is UP`,
         link,
         at: n.timestamp,
-        text: `${n.monitor.name} (${n.monitor.url}) is UP again since ${readableTime(n.timestamp)}${downFor === null ? '' : `, after ${downFor} DOWN`}.`,
+        text:
+          `${n.monitor.name} (${n.monitor.url}) is UP again since ` +
+          `${readableTime(n.timestamp)}${downFor === null ? '' : `, after ${downFor} DOWN`}.`,
         facts: [
           ['Service', n.monitor.name],
           ['URL', n.monitor.url],
@@ -104,7 +106,10 @@ export const messageOf = (n: Notification, publicUrl: string | null): Message =>
         title: `Anomaly: ${n.rule} on ${n.service_name}`,
         link,
         at: n.timestamp,
-        text: `${n.rule} on ${n.service_name} (${n.environment})${n.subject === n.service_name ? '' : ` for ${n.subject}`} since ${readableTime(n.timestamp)}.`,
+        text:
+          `${n.rule} on ${n.service_name} ` +
+          `(${n.environment})${n.subject === n.service_name ? '' : ` for ${n.subject}`} since ` +
+          `${readableTime(n.timestamp)}.`,
         facts: [
           ['Rule', n.rule],
           ['Service', n.service_name],
@@ -243,7 +248,8 @@ export const emailContent = (m: Message) => {
     html:
       `<!doctype html><html><body style="font-family:sans-serif">` +
       `<h2>${html(`${EMOJI[m.kind]} ${m.title}`)}</h2><p>${html(m.text)}</p><table>${rows}</table>` +
-      `${m.link === null ? '' : `<p><a href="${html(m.link)}">${LINK_LABEL}</a></p>`}<p style="color:#667085">watchlog</p></body></html>`,
+      `${m.link === null ? '' : `<p><a href="${html(m.link)}">${LINK_LABEL}</a></p>`}<p ` +
+      `style="color:#667085">watchlog</p></body></html>`,
   };
 };
 

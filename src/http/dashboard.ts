@@ -112,7 +112,8 @@ export const dashboardMiddleware =
         ctx.status = 404;
         ctx.type = 'text/plain';
         ctx.body =
-          "The dashboard has not been built: run `npm run build` (the README's `npm start` does), then restart watchlog.\n";
+          "The dashboard has not been built: run `npm run build` (the README's `npm start` does), then " +
+          'restart watchlog.\n';
         return;
       }
       return next();

@@ -172,6 +172,7 @@ export class WorkerJobs {
     });
     this.agenda.define<CheckJobData>(
       CHECK_JOB,
+      // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
       async (job: Job<CheckJobData>) => this.check(job.attrs.data.monitor_id),
       {
         concurrency: options.concurrency ?? 200,
@@ -184,6 +185,7 @@ export class WorkerJobs {
     for (const job of this.repeating) {
       this.agenda.define(
         job.name,
+        // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
         async () => {
           try {
             await job.run();
@@ -195,6 +197,7 @@ export class WorkerJobs {
       );
     }
     // reconcile() logs its own failures, so the job never fails.
+    // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
     this.agenda.define(RECONCILE_JOB, () => this.reconcile(), {
       lockLifetime: Math.min(this.lockLifetimeMs, RECONCILE_LOCK_MS),
       concurrency: 1,

@@ -51,7 +51,7 @@ type Resolved = ResolvedEvent | AllStreamResolvedEvent;
 
 const toRecorded = (resolved: Resolved, namespace: string): RecordedEvent | null => {
   const e = resolved.event;
-  if (!e || !e.isJson || e.type.startsWith('$') || !e.streamId.startsWith(namespace)) return null;
+  if (!e?.isJson || e.type.startsWith('$') || !e.streamId.startsWith(namespace)) return null;
   const position = e.position?.commit ?? resolved.commitPosition;
   if (position === undefined) throw new Error(`event ${e.id} in ${e.streamId} has no position`);
   return {
@@ -403,7 +403,9 @@ export class KurrentEventLog implements EventLog {
   }
 
   /** Appends reach subscriptions through the server, whichever client made them. */
-  notifyAppended(): void {}
+  notifyAppended(): void {
+    // nothing to do: subscriptions hear of appends from the server
+  }
 
   /** The client reconnects on its own; an append made while the server is unreachable fails
    *  with the client's error. */

@@ -144,7 +144,10 @@ class PrometheusTelemetry implements Telemetry {
       name: 'watchlog_ingest_rejected_total',
       labelNames: ['reason'],
       registers,
-      help: 'POST /v1/audit requests refused, by reason: validation (400), api_key (401), payload_too_large (413), unsupported_media_type (415), too_many_requests (429), log_unavailable (503), error (other).',
+      help:
+        'POST /v1/audit requests refused, by reason: validation (400), api_key (401), payload_too_large ' +
+        '(413), unsupported_media_type (415), too_many_requests (429), log_unavailable (503), error ' +
+        '(other).',
     });
     for (const reason of REJECTION_REASONS) this.ingestRejected.inc({ reason }, 0);
     this.ingestDuration = new Histogram({
@@ -158,14 +161,18 @@ class PrometheusTelemetry implements Telemetry {
       name: 'watchlog_ingest_batches_total',
       labelNames: ['outcome'],
       registers,
-      help: 'POST /v1/audit/batch requests, by outcome: accepted (202: every accepted event durably in the log), or refused whole, under the reasons of watchlog_ingest_rejected_total.',
+      help:
+        'POST /v1/audit/batch requests, by outcome: accepted (202: every accepted event durably in the ' +
+        'log), or refused whole, under the reasons of watchlog_ingest_rejected_total.',
     });
     for (const outcome of ['accepted', ...REJECTION_REASONS]) this.batches.inc({ outcome }, 0);
     this.batchEvents = new Counter({
       name: 'watchlog_ingest_batch_events_total',
       labelNames: ['outcome'],
       registers,
-      help: "Events of the batches whose body was decoded, by outcome: accepted (stored, or a replay of a stored one) or rejected (named in the answer's rejected list).",
+      help:
+        'Events of the batches whose body was decoded, by outcome: accepted (stored, or a replay of a ' +
+        "stored one) or rejected (named in the answer's rejected list).",
     });
     for (const outcome of ['accepted', 'rejected']) this.batchEvents.inc({ outcome }, 0);
     this.batchesQueued = new Gauge({
@@ -185,7 +192,9 @@ class PrometheusTelemetry implements Telemetry {
       name: 'watchlog_log_commit_duration_seconds',
       buckets: BUCKETS.commit,
       registers,
-      help: "Time of one commit of the event log's writer (embedded log: one group-committed transaction with its fsync; KurrentDB: one append).",
+      help:
+        "Time of one commit of the event log's writer (embedded log: one group-committed transaction " +
+        'with its fsync; KurrentDB: one append).',
     });
     this.commitAppends = new Histogram({
       name: 'watchlog_log_commit_appends',
@@ -201,12 +210,16 @@ class PrometheusTelemetry implements Telemetry {
     this.unscavengedEvents = new Counter({
       name: 'watchlog_log_unscavenged_events_total',
       registers,
-      help: "Events this process's reads of the log skipped because their stream's maxCount hides them while the store still keeps them (KurrentDB until a scavenge). Growing without end: nothing scavenges.",
+      help:
+        "Events this process's reads of the log skipped because their stream's maxCount hides them while " +
+        'the store still keeps them (KurrentDB until a scavenge). Growing without end: nothing scavenges.',
     });
     this.writerUp = new Gauge({
       name: 'watchlog_log_writer_up',
       registers,
-      help: "1 when the event log can take appends (the embedded log's writer thread runs), 0 while it is down and restarting.",
+      help:
+        "1 when the event log can take appends (the embedded log's writer thread runs), 0 while it is " +
+        'down and restarting.',
     });
     this.head = new Gauge({
       name: 'watchlog_log_head_position',
@@ -218,13 +231,17 @@ class PrometheusTelemetry implements Telemetry {
       name: 'watchlog_projection_position',
       labelNames: ['projection'],
       registers,
-      help: 'Log position of the last event each projection has applied (its checkpoint); projection="notifications" is the notification reactor.',
+      help:
+        'Log position of the last event each projection has applied (its checkpoint); ' +
+        'projection="notifications" is the notification reactor.',
     });
     this.projectionLag = new Gauge({
       name: 'watchlog_projection_lag_positions',
       labelNames: ['projection'],
       registers,
-      help: "Log head minus the projection's position: events appended since (embedded log), bytes of log (KurrentDB); 0 when caught up.",
+      help:
+        "Log head minus the projection's position: events appended since (embedded log), bytes of log " +
+        '(KurrentDB); 0 when caught up.',
     });
     this.projectionLagSeconds = new Gauge({
       name: 'watchlog_projection_lag_seconds',
@@ -257,7 +274,9 @@ class PrometheusTelemetry implements Telemetry {
       name: 'watchlog_notifications_total',
       labelNames: ['channel_type', 'outcome'],
       registers,
-      help: "Notification deliveries, by channel type and outcome: sent, failed (after its tries), stale (older than the delivery window, not sent), quiet (inside the channel's quiet period, not sent).",
+      help:
+        'Notification deliveries, by channel type and outcome: sent, failed (after its tries), stale ' +
+        "(older than the delivery window, not sent), quiet (inside the channel's quiet period, not sent).",
     });
     for (const channel_type of CHANNEL_TYPES)
       for (const outcome of DELIVERY_OUTCOMES) this.notifications.inc({ channel_type, outcome }, 0);
@@ -286,7 +305,9 @@ class PrometheusTelemetry implements Telemetry {
     this.refreshFailures = new Counter({
       name: 'watchlog_metrics_refresh_failures_total',
       registers,
-      help: 'Scrapes for which the log head or a projection checkpoint could not be read (those gauges then keep their previous values).',
+      help:
+        'Scrapes for which the log head or a projection checkpoint could not be read (those gauges then ' +
+        'keep their previous values).',
     });
   }
 

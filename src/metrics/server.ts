@@ -30,7 +30,8 @@ export const startMetricsServer = async (
     throw new StartupError(
       code === 'EADDRINUSE'
         ? `metrics port ${port} on ${host} is already in use (set WATCHLOG_METRICS_PORT)`
-        : `cannot listen on ${host}:${port} for metrics (WATCHLOG_METRICS_HOST, WATCHLOG_METRICS_PORT): ${(error as Error).message}`,
+        : `cannot listen on ${host}:${port} for metrics (WATCHLOG_METRICS_HOST, WATCHLOG_METRICS_PORT): ` +
+            `${(error as Error).message}`,
     );
   }
   const address = server.address();

@@ -11,7 +11,7 @@ import {
   readVerifierKey,
 } from './inputs.ts';
 import { NoteError, openCheckpoint, parseCheckpoint, parseNote, type Checkpoint, type VerifierKey } from './note.ts';
-import { verifyStream } from './stream.ts';
+import { verifyStream, type StreamResult } from './stream.ts';
 import { leafHashOfText, verifyConsistency, verifyInclusion } from './tree.ts';
 
 /** `watchlog verify`: its options, and the three checks it runs offline (a stream against
@@ -131,7 +131,8 @@ const openCheckpoints = (files: readonly string[], keys: readonly VerifierKey[])
   const origins = new Set(notes.map((n) => n.origin));
   if (anchors.size === 0 && origins.size > 1) {
     throw new UsageError(
-      `the checkpoint files hold checkpoints of ${origins.size} logs (${[...origins].join(', ')}): add one --checkpoint of the log to check, such as the answer of GET /v1/checkpoints/latest`,
+      `the checkpoint files hold checkpoints of ${origins.size} logs (${[...origins].join(', ')}): add ` +
+        `one --checkpoint of the log to check, such as the answer of GET /v1/checkpoints/latest`,
     );
   }
   const opened = notes
@@ -162,7 +163,7 @@ const checkStream = async (
   allowMissing: boolean,
   io: Output,
 ): Promise<number> => {
-  let result;
+  let result: StreamResult;
   try {
     result = await verifyStream(createReadStream(path, { highWaterMark: 1 << 20 }), checkpoints, { allowMissing });
   } catch (error) {
@@ -183,7 +184,8 @@ const checkStream = async (
     `${leaves} leaves read from ${path}`,
     missing > 0 ? `${missing} missing records accepted by their leaf hash` : '',
     leaves > covered
-      ? `the ${leaves - covered} after size ${covered} are checked against their own leaf hashes only (no checkpoint covers them)`
+      ? `the ${leaves - covered} after size ${covered} are checked against their own leaf hashes only ` +
+        `(no checkpoint covers them)`
       : '',
   ].filter((s) => s !== '');
   io.out(`OK: ${notes.join('; ')}`);
@@ -202,7 +204,8 @@ const checkRecord = (
   const name = `leaf ${proof.index}${typeof record.id === 'string' ? ` (id ${record.id})` : ''}`;
   if (proof.size !== checkpoint.size)
     throw new VerificationFailure(
-      `the proof is for a tree of ${proof.size} leaves, the checkpoint's has ${checkpoint.size}: ask for the proof at size=${checkpoint.size}`,
+      `the proof is for a tree of ${proof.size} leaves, the checkpoint's has ${checkpoint.size}: ask ` +
+        `for the proof at size=${checkpoint.size}`,
     );
   if (record.leaf_index !== undefined && record.leaf_index !== proof.index)
     throw new VerificationFailure(
@@ -213,7 +216,8 @@ const checkRecord = (
     const given = typeof record.leaf_hash === 'string' ? decodeHash(record.leaf_hash) : null;
     if (!allowMissing || given === null)
       throw new VerificationFailure(
-        `${name} is missing: the tree holds it but the log no longer has the record${allowMissing ? ' (and its leaf_hash is not a hash)' : ''}`,
+        `${name} is missing: the tree holds it but the log no longer has the ` +
+          `record${allowMissing ? ' (and its leaf_hash is not a hash)' : ''}`,
       );
     leaf = given;
   } else {
@@ -226,11 +230,13 @@ const checkRecord = (
   }
   if (!leaf.equals(proof.leafHash))
     throw new VerificationFailure(
-      `${name}: the record hashes to ${b64(leaf)}, the proof is for the leaf hash ${b64(proof.leafHash)} (the record was edited)`,
+      `${name}: the record hashes to ${b64(leaf)}, the proof is for the leaf hash ` +
+        `${b64(proof.leafHash)} (the record was edited)`,
     );
   if (!verifyInclusion(proof.index, proof.size, leaf, proof.path, checkpoint.root)) {
     throw new VerificationFailure(
-      `the inclusion proof does not verify: it does not lead from ${name} to the root ${b64(checkpoint.root)} of size ${checkpoint.size}`,
+      `the inclusion proof does not verify: it does not lead from ${name} to the root ` +
+        `${b64(checkpoint.root)} of size ${checkpoint.size}`,
     );
   }
   io.out(
@@ -248,11 +254,13 @@ const checkConsistency = (proofPath: string, older: SignedCheckpoint, newer: Sig
   }
   if (!verifyConsistency(older.size, newer.size, older.root, newer.root, proof.path)) {
     throw new VerificationFailure(
-      `the consistency proof does not verify: the tree of size ${older.size} (root ${b64(older.root)}) is not shown to be a prefix of the tree of size ${newer.size} (root ${b64(newer.root)})`,
+      `the consistency proof does not verify: the tree of size ${older.size} (root ${b64(older.root)}) ` +
+        `is not shown to be a prefix of the tree of size ${newer.size} (root ${b64(newer.root)})`,
     );
   }
   io.out(
-    `verified size ${older.size} root ${b64(older.root)} is a prefix of size ${newer.size} root ${b64(newer.root)} (${signedBy(newer)})`,
+    `verified size ${older.size} root ${b64(older.root)} is a prefix of size ${newer.size} root ` +
+      `${b64(newer.root)} (${signedBy(newer)})`,
   );
   return 0;
 };

@@ -75,7 +75,7 @@ const compareKeys = (a: number, b: number): number => {
   const bAt = keyAt[b]!;
   const aLength = keyEnd[a]! - aAt;
   const bLength = keyEnd[b]! - bAt;
-  const n = aLength < bLength ? aLength : bLength;
+  const n = Math.min(aLength, bLength);
   for (let k = 0; k < n; k += 1) {
     const d = buf[aAt + k]! - buf[bAt + k]!;
     if (d !== 0) return d;

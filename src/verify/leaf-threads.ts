@@ -13,7 +13,8 @@ const startWorker = (): Worker => {
   const ext = path.extname(new URL(import.meta.url).pathname);
   const url = new URL(`./leaf-worker${ext}`, import.meta.url);
   if (ext !== '.ts') return new Worker(url);
-  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(url.href)}); })`;
+  const href = JSON.stringify(url.href);
+  const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${href}); })`;
   return new Worker(bootstrap, { eval: true });
 };
 
@@ -57,7 +58,9 @@ export class LeafThreads {
     });
     // The caller awaits answers in order and stops at the first failure: a later answer's
     // rejection must not go unhandled meanwhile.
-    answer.catch(() => {});
+    answer.catch(() => {
+      // handled where the caller awaits it
+    });
     return answer;
   }
 

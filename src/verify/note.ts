@@ -84,7 +84,8 @@ export const parseNote = (message: string): ParsedNote => {
     const c = message.charCodeAt(i);
     if (c < 0x20 && c !== 0x0a)
       throw new NoteError(
-        `not a signed note: it holds the control character 0x${c.toString(16).padStart(2, '0')}${c === 0x0d ? ' (Windows line ends?)' : ''}`,
+        `not a signed note: it holds the control character ` +
+          `0x${c.toString(16).padStart(2, '0')}${c === 0x0d ? ' (Windows line ends?)' : ''}`,
       );
   }
   // The signature covers the UTF-8 bytes: a string that UTF-8 cannot hold as is has no such bytes.

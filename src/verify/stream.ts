@@ -113,8 +113,10 @@ class LeafOrder {
           index: null,
           line: null,
           message:
-            `the root of the first ${checkpoint.size} leaves is ${b64(root)}, the checkpoint signed ${b64(checkpoint.root)}: ` +
-            `every record gives its own leaf hash, so the stored tree itself was altered, between sizes ${after} and ${checkpoint.size}` +
+            `the root of the first ${checkpoint.size} leaves is ${b64(root)}, ` +
+            `the checkpoint signed ${b64(checkpoint.root)}: ` +
+            'every record gives its own leaf hash, so the stored tree itself was altered, ' +
+            `between sizes ${after} and ${checkpoint.size}` +
             (after > 0 ? ` (the first ${after} leaves match the checkpoint of size ${after})` : ''),
         };
       }
@@ -137,7 +139,9 @@ class LeafOrder {
           kind: 'reordered',
           index: late,
           line: lineNo,
-          message: `leaf ${late} was reordered: line ${line} holds leaf ${found} where leaf ${late} belongs, and leaf ${late} comes later, at line ${lineNo}`,
+          message:
+            `leaf ${late} was reordered: line ${line} holds leaf ${found} where leaf ${late} belongs, and ` +
+            `leaf ${late} comes later, at line ${lineNo}`,
         };
       }
       const expected = this.tree.size;
@@ -147,7 +151,9 @@ class LeafOrder {
           kind: 'reordered',
           index,
           line: lineNo,
-          message: `leaf ${index} was reordered: it comes again at line ${lineNo}, after leaf ${expected - 1} (a duplicate or out-of-order record)`,
+          message:
+            `leaf ${index} was reordered: it comes again at line ${lineNo}, after leaf ${expected - 1} (a ` +
+            `duplicate or out-of-order record)`,
         };
       }
       if (index > expected) {
@@ -187,14 +193,20 @@ class LeafOrder {
         kind: 'missing',
         index: expected,
         line: lineNo,
-        message: `leaf ${expected} (line ${lineNo}${p.position === null ? '' : `, position ${p.position}`}) is missing: the tree holds it but the log no longer has the record (--allow-missing accepts it by its leaf hash)`,
+        message:
+          `leaf ${expected} (line ${lineNo}${p.position === null ? '' : `, position ${p.position}`}) is ` +
+          `missing: the tree holds it but the log no longer has the record (--allow-missing accepts it by ` +
+          `its leaf hash)`,
       };
     }
     return {
       kind: 'edited',
       index: expected,
       line: lineNo,
-      message: `${describe(expected, lineNo, p)} was edited: its fields hash to ${p.computed}, the tree holds ${p.given}`,
+      message:
+        `${describe(expected, lineNo, p)} was edited: ` +
+        `its fields hash to ${p.computed}, ` +
+        `the tree holds ${p.given}`,
     };
   }
 
@@ -204,8 +216,10 @@ class LeafOrder {
       const { index, line, found } = this.gap;
       const message =
         index === 0
-          ? `leaf 0 is not in the stream (it starts at leaf ${found}, line ${line}): deleted, or the stream does not start at the project's first record`
-          : `leaf ${index} was deleted: line ${line} holds leaf ${found} right after leaf ${index - 1}, and leaf ${index} is nowhere in the stream`;
+          ? `leaf 0 is not in the stream (it starts at leaf ${found}, line ${line}): deleted, or the stream ` +
+            `does not start at the project's first record`
+          : `leaf ${index} was deleted: line ${line} holds leaf ${found} right after leaf ${index - 1}, and ` +
+            `leaf ${index} is nowhere in the stream`;
       return { ok: false, failure: { kind: 'deleted', index, line, message } };
     }
     const next = this.due[0];
@@ -217,7 +231,9 @@ class LeafOrder {
           kind: 'truncated',
           index: size,
           line: null,
-          message: `the stream is truncated: it ends after ${size} leaves, and the checkpoint of size ${next.size} needs leaves ${size} to ${next.size - 1} too (the first missing is leaf ${size})`,
+          message:
+            `the stream is truncated: it ends after ${size} leaves, and the checkpoint of size ${next.size} ` +
+            `needs leaves ${size} to ${next.size - 1} too (the first missing is leaf ${size})`,
         },
       };
     }

@@ -117,7 +117,7 @@ export const createClient = (o: ResolvedOptions, env: Env): Client => {
 
   /** Starts a send when the queue is full, else makes sure one is due within the interval. */
   const arm = (): void => {
-    if (sending || retryTimer !== undefined || queue.length === 0) return;
+    if (sending !== undefined || retryTimer !== undefined || queue.length === 0) return;
     if (queue.length >= batchCap) void flush();
     else if (flushTimer === undefined) {
       flushTimer = env.setTimeout(() => {
@@ -131,7 +131,8 @@ export const createClient = (o: ResolvedOptions, env: Env): Client => {
     env.clearTimeout(flushTimer);
     flushTimer = undefined;
     while (retryTimer === undefined) {
-      const batch = (pending ??= queue.take(batchCap, MAX_BODY_BYTES));
+      pending ??= queue.take(batchCap, MAX_BODY_BYTES);
+      const batch = pending;
       if (batch.length === 0) {
         pending = undefined;
         return;
@@ -227,8 +228,8 @@ export const createClient = (o: ResolvedOptions, env: Env): Client => {
     // A request in flight is a keepalive one and finishes on its own. What the browser will not
     // take stays queued, for a page that comes back (back-forward cache, tab shown again).
     hide() {
-      const all = sending ? [] : (pending ?? []);
-      if (!sending) {
+      const all = sending !== undefined ? [] : (pending ?? []);
+      if (sending === undefined) {
         cancelRetry();
         pending = undefined;
         attempt = 0;

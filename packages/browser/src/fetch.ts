@@ -10,7 +10,8 @@ export const errorText = (e: unknown): string => (e instanceof Error ? `${e.name
  *  then that is the request_id). Every other call gets the page's very arguments. The answer is
  *  the original's, settled the same way, a tick later. */
 export const wrapFetch = (original: typeof fetch, client: Client): typeof fetch => {
-  function fetch(this: unknown, input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  function fetch(this: unknown, ...args: [input: RequestInfo | URL, init?: RequestInit]): Promise<Response> {
+    const [input, init] = args;
     let call: Call | undefined;
     let request: Request | undefined;
     let id: string | undefined;
@@ -31,8 +32,7 @@ export const wrapFetch = (original: typeof fetch, client: Client): typeof fetch 
       // Arguments fetch will refuse: it refuses them below, exactly as without the SDK.
       request = undefined;
     }
-    // eslint-disable-next-line prefer-rest-params
-    if (!call || !request) return Reflect.apply(original, this, arguments) as Promise<Response>;
+    if (!call || !request) return Reflect.apply(original, this, args) as Promise<Response>;
     const started = call;
     return (Reflect.apply(original, this, [request]) as Promise<Response>).then(
       (res) => {

@@ -19,9 +19,13 @@ let inMemory: string | undefined;
 export const tabSessionId = (): string => {
   try {
     let id = sessionStorage.getItem(SESSION_KEY);
-    if (!id) sessionStorage.setItem(SESSION_KEY, (id = uuid()));
+    if (!id) {
+      id = uuid();
+      sessionStorage.setItem(SESSION_KEY, id);
+    }
     return id;
   } catch {
-    return (inMemory ??= uuid());
+    inMemory ??= uuid();
+    return inMemory;
   }
 };

@@ -26,46 +26,48 @@ export const wrapXhr = (proto: XMLHttpRequest, client: Client): (() => void) => 
   const { open, setRequestHeader, send } = proto;
   const opened = new WeakMap<XMLHttpRequest, Opened>();
   const patched: Pick<XMLHttpRequest, 'open' | 'setRequestHeader' | 'send'> = {
-    open(this: XMLHttpRequest, method: string, url: string | URL) {
+    open(this: XMLHttpRequest, ...args: [method: string, url: string | URL, ...rest: unknown[]]) {
       // First: arguments open() refuses leave the xhr as it was, and so they leave our record of it.
-      // eslint-disable-next-line prefer-rest-params
-      Reflect.apply(open, this, arguments);
+      Reflect.apply(open, this, args);
+      const [method, url] = args;
       // open() ends a call in progress without an event: its listeners must not see the next one.
       opened.get(this)?.detach?.();
       opened.set(this, { method: String(method), url: String(url) });
     },
-    setRequestHeader(this: XMLHttpRequest, name: string, value: string) {
-      // eslint-disable-next-line prefer-rest-params
-      Reflect.apply(setRequestHeader, this, arguments);
+    setRequestHeader(this: XMLHttpRequest, ...args: [name: string, value: string]) {
+      Reflect.apply(setRequestHeader, this, args);
+      const [name, value] = args;
       const s = opened.get(this);
       if (s && String(name).toLowerCase() === REQUEST_ID_HEADER.toLowerCase())
         s.pageId = s.pageId === undefined ? String(value) : `${s.pageId}, ${value}`;
     },
-    send(this: XMLHttpRequest) {
+    send(this: XMLHttpRequest, ...args: [body?: Document | XMLHttpRequestBodyInit | null]) {
       try {
         const s = opened.get(this);
         const call = s && this.readyState === 1 ? client.begin(s.method, s.url) : undefined;
         if (s && call) {
           const id = s.pageId ?? uuid();
           if (s.pageId === undefined) Reflect.apply(setRequestHeader, this, [REQUEST_ID_HEADER, id]);
-          const xhr = this;
           const onEnd = (e: Event) => {
             s.detach?.();
-            client.end(call, id, e.type === 'load' ? xhr.status : undefined, OUTCOMES[e.type]);
+            client.end(call, id, e.type === 'load' ? this.status : undefined, OUTCOMES[e.type]);
           };
           s.detach = () => {
-            for (const type in OUTCOMES) xhr.removeEventListener(type, onEnd);
+            for (const type in OUTCOMES) this.removeEventListener(type, onEnd);
             s.detach = undefined;
           };
-          for (const type in OUTCOMES) xhr.addEventListener(type, onEnd);
+          for (const type in OUTCOMES) this.addEventListener(type, onEnd);
         }
       } catch {
         // never into the page: its send() goes ahead, and fails as it would have
       }
-      // eslint-disable-next-line prefer-rest-params
-      return Reflect.apply(send, this, arguments) as void;
+      return Reflect.apply(send, this, args) as undefined;
     },
   };
+  // Each keeps the length of the method it stands for, as the fetch wrapper does.
+  Object.defineProperty(patched.open, 'length', { value: open.length });
+  Object.defineProperty(patched.setRequestHeader, 'length', { value: setRequestHeader.length });
+  Object.defineProperty(patched.send, 'length', { value: send.length });
   Object.assign(proto, patched);
   return () => {
     // Only our own functions are put back: a wrapper installed after ours stays (ours then passes

@@ -296,7 +296,8 @@ export class Delivery {
     this.#reporter.failed(
       'failed',
       n,
-      `${this.#options.batchUrl.href} answered ${status}${detail ? ` (${detail})` : ''}: events are not being recorded; is endpoint watchlog's base URL?`,
+      `${this.#options.batchUrl.href} answered ${status}${detail ? ` (${detail})` : ''}: events are ` +
+        `not being recorded; is endpoint watchlog's base URL?`,
       status,
     );
     return 'done';

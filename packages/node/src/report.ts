@@ -91,7 +91,8 @@ export class Reporter {
     this.#reportedAuth = true;
     const message =
       status === 401
-        ? `${this.#target} refused the API key (401${detail ? `: ${detail}` : ''}): events are not being recorded; check apiKey (it may be revoked)`
+        ? `${this.#target} refused the API key (401${detail ? `: ${detail}` : ''}): events are not being ` +
+          `recorded; check apiKey (it may be revoked)`
         : `${this.#target} refused this client (403${detail ? `: ${detail}` : ''}): events are not being recorded`;
     this.#emit(
       'error',
@@ -108,7 +109,10 @@ export class Reporter {
     this.#lastRejectionReport = now;
     const n = this.#rejectionsUnreported;
     this.#rejectionsUnreported = 0;
-    const message = `${this.#target} rejected ${n} event${n === 1 ? '' : 's'} as invalid (${firstDetail}); they are not retried`;
+    const message =
+      `${this.#target} rejected ${n} event${n === 1 ? '' : 's'} ` +
+      `as invalid (${firstDetail}); ` +
+      `they are not retried`;
     this.#emit(
       'warn',
       new WatchlogDeliveryError('rejected', message, { events: n, ...(status === undefined ? {} : { status }) }),
@@ -132,7 +136,9 @@ export class Reporter {
   unreachable(reason: string, queued: number, capacity: number): void {
     if (this.#outageSince !== null) return;
     this.#outageSince = Date.now();
-    const message = `cannot deliver events to ${this.#target} (${reason}); retrying with backoff, keeping up to ${capacity} events in memory (${queued} queued)`;
+    const message =
+      `cannot deliver events to ${this.#target} (${reason}); retrying with backoff, keeping up to ` +
+      `${capacity} events in memory (${queued} queued)`;
     this.#emit('warn', new WatchlogDeliveryError('unreachable', message, { events: queued }), message);
   }
 
@@ -140,7 +146,9 @@ export class Reporter {
   dropping(dropped: number, capacity: number): void {
     if (this.#droppingSince !== null) return;
     this.#droppingSince = { at: Date.now(), dropped: dropped - 1 };
-    const message = `queue full (${capacity} events): dropping the oldest events${this.#outageSince === null ? '' : ` while ${this.#target} is unreachable`}`;
+    const message =
+      `queue full (${capacity} events): dropping the oldest ` +
+      `events${this.#outageSince === null ? '' : ` while ${this.#target} is unreachable`}`;
     this.#emit('warn', new WatchlogDeliveryError('dropping', message, { events: 1 }), message);
   }
 
@@ -156,14 +164,17 @@ export class Reporter {
     this.#emit(
       'info',
       null,
-      `delivering to ${this.#target} again after ${((Date.now() - since) / 1000).toFixed(1)} s; ${dropped} event${dropped === 1 ? '' : 's'} dropped meanwhile`,
+      `delivering to ${this.#target} again after ${((Date.now() - since) / 1000).toFixed(1)} s; ` +
+        `${dropped} event${dropped === 1 ? '' : 's'} dropped meanwhile`,
     );
   }
 
   identifyFailed(error: unknown): void {
     if (this.#reportedIdentify) return;
     this.#reportedIdentify = true;
-    const message = `identify() failed (${error instanceof Error ? error.message : String(error)}); such requests are recorded as anonymous (said once)`;
+    const message =
+      `identify() failed (${error instanceof Error ? error.message : String(error)}); such requests ` +
+      `are recorded as anonymous (said once)`;
     this.#emit('warn', new WatchlogDeliveryError('identify_failed', message), message);
   }
 

@@ -82,7 +82,9 @@ export const errorHandler =
               }
             : {
                 code: 'outcome_unknown',
-                message: `the event log stopped before confirming: the write may or may not be stored; retry it: ${err.message}`,
+                message:
+                  `the event log stopped before confirming: the write may or may not be stored; retry it: ` +
+                  `${err.message}`,
                 details: [],
               };
       } else if (err instanceof DomainError) {

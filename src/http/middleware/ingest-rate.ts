@@ -30,7 +30,8 @@ export class IngestRateLimiter {
       throw new HttpError(
         413,
         'payload_too_large',
-        `a batch of ${events} events is more than this API key may send in a second (${perSecond}): send at most ${perSecond} per batch`,
+        `a batch of ${events} events is more than this API key may send in a second (${perSecond}): send ` +
+          `at most ${perSecond} per batch`,
         [{ path: 'body', message: `must hold at most ${perSecond} events for this API key` }],
       );
     }

@@ -38,7 +38,10 @@ export const singleValued = (query: ParsedUrlQuery): Record<string, string> => {
 const closedQueries = new WeakMap<t.Mixed, t.Mixed>();
 export const readQuery = <C extends t.Mixed>(query: ParsedUrlQuery, codec: C): t.TypeOf<C> => {
   let strict = closedQueries.get(codec);
-  if (!strict) closedQueries.set(codec, (strict = closed(codec, 'parameter')));
+  if (!strict) {
+    strict = closed(codec, 'parameter');
+    closedQueries.set(codec, strict);
+  }
   return decodeOrThrow(strict, singleValued(query), 'query', 'query') as t.TypeOf<C>;
 };
 

@@ -295,7 +295,9 @@ export const servedOperations = (table: Table, options: DocumentOptions): readon
 export const openApiDocument = (table: Table, options: DocumentOptions): OpenApiDocument => {
   const paths: OpenApiDocument['paths'] = {};
   for (const op of servedOperations(table, options)) {
-    const operationsOfPath = (paths[openApiPath(op.path)] ??= {});
+    const path = openApiPath(op.path);
+    paths[path] ??= {};
+    const operationsOfPath = paths[path];
     const name = `${op.method.toUpperCase()} ${op.path}`;
     if (operationsOfPath[op.method] !== undefined) throw new Error(`${name} is described twice`);
     try {

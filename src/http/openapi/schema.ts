@@ -94,12 +94,14 @@ export const jsonSchemaOf = (codec: t.Mixed, options: SchemaOptions = {}, inline
     case 'RecursiveType':
       if (name === undefined)
         throw new Error(
-          `jsonSchemaOf: the recursive codec ${c.name} must be named (SchemaOptions.named), so that it can refer to itself`,
+          `jsonSchemaOf: the recursive codec ${c.name} must be named (SchemaOptions.named), so that it can ` +
+            `refer to itself`,
         );
       return jsonSchemaOf(c.type!, options, true);
   }
   throw new Error(
-    `jsonSchemaOf: ${c.name} (${c._tag ?? 'a t.Type of its own'}) does not say what it accepts: give it a JSON Schema with withSchema() from src/domain/json-schema.ts`,
+    `jsonSchemaOf: ${c.name} (${c._tag ?? 'a t.Type of its own'}) does not say what it accepts: give ` +
+      `it a JSON Schema with withSchema() from src/domain/json-schema.ts`,
   );
 };
 

@@ -71,7 +71,9 @@ const itemsOf = (codec: t.Mixed): t.Mixed | null => {
 const undeclared = (codec: t.Mixed, value: unknown, path: string[], out: ErrorDetail[]): void => {
   if (Array.isArray(value)) {
     const items = itemsOf(codec);
-    if (items) value.forEach((item, i) => undeclared(items, item, [...path, String(i)], out));
+    if (items) {
+      for (const [i, item] of value.entries()) undeclared(items, item, [...path, String(i)], out);
+    }
     return;
   }
   if (!isRecord(value)) return;

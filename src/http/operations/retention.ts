@@ -86,8 +86,10 @@ export const retentionOperations = {
     roles: ADMINS,
     query: ErasuresQuery,
     summary: 'Erasure requests',
-    description:
-      `The project's erasure requests, newest first, each naming the identifier by its SHA-256 only. ` + `${paging}`,
+    description: [
+      "The project's erasure requests, newest first, each naming the identifier by its SHA-256 only.",
+      paging,
+    ].join(' '),
     responses: { 200: json('a page of requests', ErasuresAnswer) },
   }),
   getErasure: operation({

@@ -50,7 +50,7 @@ export class InlineAppender implements Appender {
     this.writer = new SqliteLogWriter(db);
     this.batcher = new TurnBatcher((batch) => {
       const { outcomes, stats } = this.writer.commitTimed(batch.map((p) => p.request));
-      batch.forEach((p, i) => p.resolve(outcomes[i]!));
+      for (const [i, p] of batch.entries()) p.resolve(outcomes[i]!);
       onCommitted?.(stats);
       onCommit();
     });
@@ -187,7 +187,8 @@ export class ThreadAppender implements Appender {
       return;
     }
     const seqs = batch.map((p) => {
-      const seq = (this.seq += 1);
+      this.seq += 1;
+      const seq = this.seq;
       this.waiting.set(seq, p.resolve);
       return seq;
     });

@@ -218,7 +218,9 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
           {
             ...about,
             reason: 'stale',
-            detail: `not sent: older than the delivery window (${Math.round(maxAgeMs / 60_000)} min) when it was reached`,
+            detail:
+              `not sent: older than the delivery window (${Math.round(maxAgeMs / 60_000)} min) when it was ` +
+              `reached`,
           },
           ctx(n.id),
         );
@@ -236,7 +238,9 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
             {
               ...about,
               reason: 'quiet_period',
-              detail: `not sent: within the channel's quiet period (${view.quiet_minutes} min) after the DOWN sent for this monitor at ${last}`,
+              detail:
+                `not sent: within the channel's quiet period (${view.quiet_minutes} min) after the DOWN sent for ` +
+                `this monitor at ${last}`,
             },
             ctx(n.id),
           );

@@ -83,12 +83,18 @@ class SqliteAccessWriter implements AccessWriter {
     this.statement = statementCache(db);
     this.stmts = {
       project: db.prepare('INSERT OR IGNORE INTO projects (id, name, created_at) VALUES (?, ?, ?)'),
-      key: db.prepare(`INSERT OR IGNORE INTO api_keys (id, project_id, name, prefix, key_hash, created_at, revoked_at, allowed_origins, rate_limit)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      key: db.prepare(
+        'INSERT OR IGNORE INTO api_keys ' +
+          `(id, project_id, name, prefix, key_hash, created_at, revoked_at, allowed_origins, rate_limit)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       restrict: db.prepare('UPDATE api_keys SET allowed_origins = ?, rate_limit = ? WHERE id = ?'),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-      user: db.prepare(`INSERT OR IGNORE INTO users (id, email, password_hash, role, project_ids, disabled, tokens_valid_after, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      user: db.prepare(
+        'INSERT OR IGNORE INTO users ' +
+          `(id, email, password_hash, role, project_ids, disabled, tokens_valid_after, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
     };
   }
   projectCreated(p: ProjectView): void {
@@ -145,7 +151,8 @@ class SqliteAccessQueries implements AccessQueries {
       allProjects: db.prepare<[], ProjectView>('SELECT id, name, created_at FROM projects ORDER BY created_at, id'),
       project: db.prepare<[string], ProjectView>('SELECT id, name, created_at FROM projects WHERE id = ?'),
       keys: db.prepare<[string], KeyRow>(
-        'SELECT id, project_id, name, prefix, created_at, revoked_at, allowed_origins, rate_limit FROM api_keys WHERE project_id = ? ORDER BY created_at, id',
+        'SELECT id, project_id, name, prefix, created_at, revoked_at, allowed_origins, rate_limit ' +
+          'FROM api_keys WHERE project_id = ? ORDER BY created_at, id',
       ),
       userByEmail: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?'),
       userById: db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?'),

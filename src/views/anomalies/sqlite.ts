@@ -8,11 +8,14 @@ import type { SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
 const anomaliesSchema: SqliteSchema = {
   version: 1,
   tables: ['anomaly_settings', 'anomaly_open_alerts'],
-  create: `
-CREATE TABLE IF NOT EXISTS anomaly_settings (project_id TEXT PRIMARY KEY, overrides TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS anomaly_open_alerts (
-  alert_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, rule TEXT NOT NULL, subject TEXT NOT NULL, detected_at TEXT NOT NULL
-);`,
+  create:
+    '\n' +
+    'CREATE TABLE IF NOT EXISTS anomaly_settings ' +
+    '(project_id TEXT PRIMARY KEY, overrides TEXT NOT NULL, updated_at TEXT NOT NULL);\n' +
+    'CREATE TABLE IF NOT EXISTS anomaly_open_alerts (\n' +
+    '  alert_id TEXT PRIMARY KEY, project_id TEXT NOT NULL, rule TEXT NOT NULL, subject TEXT NOT NULL, ' +
+    'detected_at TEXT NOT NULL\n' +
+    ');',
 };
 
 interface SettingsRow {

@@ -170,16 +170,20 @@ class SqliteAnomalyWindowsQueries implements AnomalyWindowsQueries {
     // Rows as arrays: tens of thousands of them per scan, and objects cost more to build.
     this.servicesIn = db
       .prepare<[number, number], ServiceTuple>(
-        'SELECT bucket, project_id, service_name, total, errors, deletes, environment, last_ts FROM anomaly_service_10s WHERE bucket BETWEEN ? AND ?',
+        'SELECT bucket, project_id, service_name, total, errors, deletes, environment, last_ts ' +
+          'FROM anomaly_service_10s WHERE bucket BETWEEN ? AND ?',
       )
       .raw(true);
     // One pass over the range, grouped per identifier: only those with enough 401s come back,
     // their buckets packed as "bucket:count" pairs, and (SQLite's bare-column rule for max())
     // the service and environment of their latest 401.
-    this.authIn = db.prepare<{ from: number; to: number; min: number }, AuthGroup>(`
-      SELECT project_id, identifier, group_concat(bucket || ':' || failures) AS buckets, MAX(last_ts) AS last_ts, service_name, environment
+    this.authIn = db.prepare<{ from: number; to: number; min: number }, AuthGroup>(
+      `
+      SELECT project_id, identifier, group_concat(bucket || ':' || failures) AS buckets, ` +
+        `MAX(last_ts) AS last_ts, service_name, environment
       FROM anomaly_auth_10s WHERE bucket BETWEEN @from AND @to
-      GROUP BY project_id, identifier HAVING SUM(failures) >= @min`);
+      GROUP BY project_id, identifier HAVING SUM(failures) >= @min`,
+    );
   }
 
   async serviceSeries(from: number, to: number, minTotal: number): Promise<ServiceSeries[]> {

@@ -122,7 +122,9 @@ interface EventRow extends ListRow {
   session_id: string | null;
   rest: string;
 }
-const EVENT_COLUMNS = `id, ${PROJECT_ID}, event_type, method, path, status_code, response_time, identifier, user_email, service_name, environment, session_id, ts, rest`;
+const EVENT_COLUMNS =
+  `id, ${PROJECT_ID}, event_type, method, path, status_code, response_time, identifier, ` +
+  `user_email, service_name, environment, session_id, ts, rest`;
 
 const eventOf = (r: EventRow): StoredAuditEvent => {
   const event: Record<string, unknown> = {
@@ -336,7 +338,8 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
       .add('ts <= ?', f.to);
     if (where.matchesNothing) return [];
     const rows = this.stmt(
-      `SELECT ${PROJECT_ID}, service_name, environment, method, status_code, response_time, ts FROM audit_events ${where}`,
+      `SELECT ${PROJECT_ID}, service_name, environment, method, status_code, response_time, ts ` +
+        `FROM audit_events ${where}`,
     ).all(...where.params) as Array<
       Pick<ListRow, 'project_id' | 'service_name' | 'environment' | 'method' | 'status_code' | 'response_time' | 'ts'>
     >;
@@ -373,8 +376,11 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
           ? this.stmt(
               `SELECT position, ${EVENT_COLUMNS} FROM audit_events ${where} ORDER BY ts DESC, position DESC LIMIT ?`,
             ).all(...where.params, size)
-          : this.stmt(`SELECT position, ${EVENT_COLUMNS} FROM audit_events ${conjunction} (ts < ? OR (ts = ? AND position < ?))
-            ORDER BY ts DESC, position DESC LIMIT ?`).all(...where.params, last.ts, last.ts, last.position, size)
+          : this.stmt(
+              `SELECT position, ${EVENT_COLUMNS} FROM audit_events ` +
+                `${conjunction} (ts < ? OR (ts = ? AND position < ?))
+            ORDER BY ts DESC, position DESC LIMIT ?`,
+            ).all(...where.params, last.ts, last.ts, last.position, size)
       ) as Array<EventRow & { position: number }>;
       if (rows.length === 0) return;
       sent += rows.length;

@@ -7,7 +7,8 @@ const maskingSchema: SqliteSchema = {
   version: 1,
   tables: ['masking_rules'],
   create:
-    'CREATE TABLE IF NOT EXISTS masking_rules (project_id TEXT PRIMARY KEY, keys TEXT NOT NULL, patterns TEXT NOT NULL, updated_at TEXT NOT NULL);',
+    'CREATE TABLE IF NOT EXISTS masking_rules (project_id TEXT PRIMARY KEY, keys TEXT NOT NULL, ' +
+    'patterns TEXT NOT NULL, updated_at TEXT NOT NULL);',
 };
 
 interface Row {
@@ -28,8 +29,11 @@ class SqliteMaskingWriter implements MaskingWriter {
   private readonly put;
 
   constructor(db: Database.Database) {
-    this.put = db.prepare(`INSERT INTO masking_rules VALUES (@project_id, @keys, @patterns, @updated_at)
-      ON CONFLICT (project_id) DO UPDATE SET keys = excluded.keys, patterns = excluded.patterns, updated_at = excluded.updated_at`);
+    this.put = db.prepare(
+      `INSERT INTO masking_rules VALUES (@project_id, @keys, @patterns, @updated_at)
+      ON CONFLICT (project_id) DO UPDATE SET keys = excluded.keys, patterns = excluded.patterns, ` +
+        'updated_at = excluded.updated_at',
+    );
   }
 
   rulesSet({ project_id, keys, patterns, updated_at }: ProjectMaskingRules): void {

@@ -82,23 +82,35 @@ class SqliteMonitorsWriter implements MonitorsWriter {
   private readonly updates = new Map<string, Database.Statement>();
   constructor(private readonly db: Database.Database) {
     this.stmts = {
-      insert:
-        db.prepare(`INSERT OR IGNORE INTO monitors VALUES (@id, @project_id, @name, @url, @interval_seconds, @timeout_seconds,
-        @expected_status, @enabled, @status, @status_since, @last_checked_at, @last_status_code, @last_response_ms, @last_error, @created_at, @updated_at)`),
+      insert: db.prepare(
+        'INSERT OR IGNORE INTO monitors VALUES ' +
+          `(@id, @project_id, @name, @url, @interval_seconds, @timeout_seconds,
+        @expected_status, @enabled, @status, @status_since, @last_checked_at, @last_status_code, ` +
+          '@last_response_ms, @last_error, @created_at, @updated_at)',
+      ),
       delete: db.prepare('DELETE FROM monitors WHERE id = ?'),
       deleteChecks: db.prepare('DELETE FROM monitor_checks WHERE monitor_id = ?'),
       status: db.prepare('UPDATE monitors SET status = ?, status_since = ? WHERE id = ?'),
       exists: db.prepare<[string], { id: string }>('SELECT id FROM monitors WHERE id = ?'),
       insertCheck: db.prepare('INSERT OR IGNORE INTO monitor_checks VALUES (?, ?, ?, ?, ?, ?, ?)'),
-      last: db.prepare(`UPDATE monitors SET last_checked_at = @checked_at, last_status_code = @status_code, last_response_ms = @response_ms,
-        last_error = @error WHERE id = @id AND (last_checked_at IS NULL OR last_checked_at <= @checked_at)`),
-      trim: db.prepare(`DELETE FROM monitor_checks WHERE monitor_id = ? AND position NOT IN
-        (SELECT position FROM monitor_checks WHERE monitor_id = ? ORDER BY checked_at DESC, position DESC LIMIT ${CHECKS_KEPT})`),
+      last: db.prepare(
+        'UPDATE monitors SET last_checked_at = @checked_at, last_status_code = @status_code, ' +
+          `last_response_ms = @response_ms,
+        last_error = @error WHERE id = @id AND (last_checked_at IS NULL OR last_checked_at <= @checked_at)`,
+      ),
+      trim: db.prepare(
+        `DELETE FROM monitor_checks WHERE monitor_id = ? AND position NOT IN
+        (SELECT position FROM monitor_checks WHERE monitor_id = ? ` +
+          `ORDER BY checked_at DESC, position DESC LIMIT ${CHECKS_KEPT})`,
+      ),
       // A bucket remembers the last position it counted: positions come in log order, so a
       // replayed check is one at or before it.
-      count: db.prepare(`INSERT INTO monitor_uptime VALUES (@id, @hour, @ok, 1, @position)
-        ON CONFLICT (monitor_id, hour) DO UPDATE SET ok = ok + excluded.ok, total = total + 1, last_position = excluded.last_position
-        WHERE last_position < excluded.last_position`),
+      count: db.prepare(
+        `INSERT INTO monitor_uptime VALUES (@id, @hour, @ok, 1, @position)
+        ON CONFLICT (monitor_id, hour) DO UPDATE SET ok = ok + excluded.ok, total = total + 1, ` +
+          `last_position = excluded.last_position
+        WHERE last_position < excluded.last_position`,
+      ),
       prune: db.prepare(`DELETE FROM monitor_uptime WHERE monitor_id = ?
         AND hour < (SELECT MAX(hour) FROM monitor_uptime WHERE monitor_id = ?) - ${(UPTIME_HOURS_KEPT - 1) * HOUR_MS}`),
       deleteUptime: db.prepare('DELETE FROM monitor_uptime WHERE monitor_id = ?'),
@@ -113,7 +125,10 @@ class SqliteMonitorsWriter implements MonitorsWriter {
     const fields = SETTINGS.filter((k) => changes[k] !== undefined);
     const sql = `UPDATE monitors SET ${[...fields, 'updated_at'].map((f) => `${f} = @${f}`).join(', ')} WHERE id = @id`;
     let stmt = this.updates.get(sql);
-    if (!stmt) this.updates.set(sql, (stmt = this.db.prepare(sql)));
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.updates.set(sql, stmt);
+    }
     const values = Object.fromEntries(fields.map((f) => [f, f === 'enabled' ? (changes.enabled ? 1 : 0) : changes[f]]));
     stmt.run({ ...values, updated_at: updatedAt, id });
   }
@@ -157,7 +172,8 @@ class SqliteMonitorsQueries implements MonitorsQueries {
       get: db.prepare<[string], MonitorRow>('SELECT * FROM monitors WHERE id = ?'),
       count: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM monitors WHERE project_id = ?'),
       history: db.prepare<[string, number], CheckRow>(
-        'SELECT checked_at, status_code, response_ms, ok, error FROM monitor_checks WHERE monitor_id = ? ORDER BY checked_at DESC, position DESC LIMIT ?',
+        'SELECT checked_at, status_code, response_ms, ok, error FROM monitor_checks ' +
+          'WHERE monitor_id = ? ORDER BY checked_at DESC, position DESC LIMIT ?',
       ),
       uptime: db.prepare<[string, number], UptimeBucket>(
         'SELECT hour, ok, total FROM monitor_uptime WHERE monitor_id = ? AND hour >= ?',

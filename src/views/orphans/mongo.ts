@@ -43,13 +43,11 @@ const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
     browserEvent(item, requestId) {
       ops.defer(async (db) => {
         const ts = Date.parse(item.timestamp);
-        const near = await db
-          .collection<BackendDoc>('backend_requests')
-          .findOne({
-            project_id: item.project_id,
-            request_id: requestId,
-            ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS },
-          });
+        const near = await db.collection<BackendDoc>('backend_requests').findOne({
+          project_id: item.project_id,
+          request_id: requestId,
+          ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS },
+        });
         if (near !== null) return;
         await db.collection<BrowserDoc>('browser_requests').updateOne(
           { _id: item.id },
@@ -75,13 +73,11 @@ const mongoOrphansWriter = (ops: BulkOps): OrphansWriter => {
             { $setOnInsert: { project_id: projectId, request_id: requestId, ts } },
             { upsert: true },
           );
-        await db
-          .collection<BrowserDoc>('browser_requests')
-          .deleteMany({
-            project_id: projectId,
-            request_id: requestId,
-            ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS },
-          });
+        await db.collection<BrowserDoc>('browser_requests').deleteMany({
+          project_id: projectId,
+          request_id: requestId,
+          ts: { $gte: ts - ORPHAN_WINDOW_MS, $lte: ts + ORPHAN_WINDOW_MS },
+        });
       });
     },
     expire({ project_id, before }) {

@@ -8,13 +8,15 @@ import type { SqliteReadModel, SqliteSchema } from '../store/sqlite.ts';
 const retentionSchema: SqliteSchema = {
   version: 2,
   tables: ['retention', 'erasures'],
-  create: `CREATE TABLE IF NOT EXISTS retention (
+  create:
+    `CREATE TABLE IF NOT EXISTS retention (
   project_id TEXT PRIMARY KEY, retention_days INTEGER, updated_at TEXT NOT NULL,
   last_applied_at TEXT, last_cutoff TEXT, removed_total INTEGER NOT NULL, erased_total INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS erasures (
   id TEXT PRIMARY KEY, project_id TEXT NOT NULL, identifier_sha256 TEXT NOT NULL, status TEXT NOT NULL,
-  requested_at TEXT NOT NULL, through_position TEXT NOT NULL, request_position TEXT NOT NULL, erased INTEGER, erased_at TEXT
+  requested_at TEXT NOT NULL, through_position TEXT NOT NULL, request_position TEXT NOT NULL, ` +
+    `erased INTEGER, erased_at TEXT
 );
 CREATE INDEX IF NOT EXISTS erasures_project ON erasures (project_id, requested_at, id);
 CREATE INDEX IF NOT EXISTS erasures_pending ON erasures (requested_at, id) WHERE status = 'pending';`,
@@ -31,11 +33,17 @@ class SqliteRetentionWriter implements RetentionWriter {
   private readonly done;
 
   constructor(db: Database.Database) {
-    this.set = db.prepare(`INSERT INTO retention VALUES (?, ?, ?, NULL, NULL, 0, 0)
-      ON CONFLICT (project_id) DO UPDATE SET retention_days = excluded.retention_days, updated_at = excluded.updated_at`);
-    this.applied = db.prepare(`INSERT INTO retention VALUES (@project_id, NULL, '', @at, @cutoff, @removed, 0)
-      ON CONFLICT (project_id) DO UPDATE SET last_applied_at = excluded.last_applied_at, last_cutoff = excluded.last_cutoff,
-        removed_total = removed_total + excluded.removed_total`);
+    this.set = db.prepare(
+      `INSERT INTO retention VALUES (?, ?, ?, NULL, NULL, 0, 0)
+      ON CONFLICT (project_id) DO UPDATE SET retention_days = excluded.retention_days, ` +
+        'updated_at = excluded.updated_at',
+    );
+    this.applied = db.prepare(
+      `INSERT INTO retention VALUES (@project_id, NULL, '', @at, @cutoff, @removed, 0)
+      ON CONFLICT (project_id) DO UPDATE SET last_applied_at = excluded.last_applied_at, ` +
+        `last_cutoff = excluded.last_cutoff,
+        removed_total = removed_total + excluded.removed_total`,
+    );
     this.erased = db.prepare(`INSERT INTO retention VALUES (?, NULL, '', NULL, NULL, 0, ?)
       ON CONFLICT (project_id) DO UPDATE SET erased_total = erased_total + excluded.erased_total`);
     this.requested = db.prepare(`INSERT OR IGNORE INTO erasures VALUES (?, ?, ?, 'pending', ?, ?, ?, NULL, NULL)`);
@@ -82,11 +90,13 @@ class SqliteRetentionQueries implements RetentionQueries {
       `SELECT ${ERASURE_COLUMNS} FROM erasures WHERE id = ? AND project_id = ?`,
     );
     this.erasurePage = db.prepare<[string, number, number], ErasureView>(
-      `SELECT ${ERASURE_COLUMNS} FROM erasures WHERE project_id = ? ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?`,
+      `SELECT ${ERASURE_COLUMNS} FROM erasures WHERE project_id = ? ` +
+        'ORDER BY requested_at DESC, id DESC LIMIT ? OFFSET ?',
     );
     this.erasureCount = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM erasures WHERE project_id = ?');
     this.pending = db.prepare<[], PendingErasure>(
-      `SELECT id AS erasure_id, project_id, request_position FROM erasures WHERE status = 'pending' ORDER BY requested_at, id`,
+      'SELECT id AS erasure_id, project_id, request_position FROM erasures ' +
+        "WHERE status = 'pending' ORDER BY requested_at, id",
     );
   }
 

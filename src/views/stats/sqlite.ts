@@ -78,13 +78,18 @@ const upsertInto = (db: Database.Database, table: string) => ({
   bins: db.prepare<[string, number, string, string], { bins: string }>(
     `SELECT bins FROM ${table} WHERE project_id = ? AND minute = ? AND service_name = ? AND environment = ?`,
   ),
-  upsert: db.prepare(`INSERT INTO ${table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  upsert: db.prepare(
+    `INSERT INTO ${table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (project_id, minute, service_name, environment) DO UPDATE SET
-        total = total + excluded.total, errors_4xx = errors_4xx + excluded.errors_4xx, errors_5xx = errors_5xx + excluded.errors_5xx,
-        c1 = c1 + excluded.c1, c2 = c2 + excluded.c2, c3 = c3 + excluded.c3, c4 = c4 + excluded.c4, c5 = c5 + excluded.c5,
+        total = total + excluded.total, errors_4xx = errors_4xx + excluded.errors_4xx, ` +
+      `errors_5xx = errors_5xx + excluded.errors_5xx,
+        c1 = c1 + excluded.c1, c2 = c2 + excluded.c2, c3 = c3 + excluded.c3, ` +
+      `c4 = c4 + excluded.c4, c5 = c5 + excluded.c5,
         m_get = m_get + excluded.m_get, m_post = m_post + excluded.m_post, m_put = m_put + excluded.m_put,
-        m_delete = m_delete + excluded.m_delete, rt_count = rt_count + excluded.rt_count, rt_sum = rt_sum + excluded.rt_sum,
-        last_ts = max(last_ts, excluded.last_ts), bins = excluded.bins`),
+        m_delete = m_delete + excluded.m_delete, rt_count = rt_count + excluded.rt_count, ` +
+      `rt_sum = rt_sum + excluded.rt_sum,
+        last_ts = max(last_ts, excluded.last_ts), bins = excluded.bins`,
+  ),
 });
 
 /** Adds the bucket to its stored row: the counters in SQL, the bins merged with the stored ones. */
@@ -217,12 +222,12 @@ class SqliteStatsQueries implements StatsQueries {
   private readonly hourActivity;
   constructor(db: Database.Database) {
     this.stmt = statementCache(db);
-    this.baselines = db.prepare<
-      [string, number, number],
-      ServiceBaselineRow
-    >(`SELECT service_name, MIN(minute) AS first_minute, SUM(t) AS sum, SUM(t * t) AS sum_squares
-      FROM (SELECT service_name, minute, SUM(total) AS t FROM stats_minute WHERE project_id = ? AND minute >= ? AND minute < ? GROUP BY service_name, minute)
-      GROUP BY service_name`);
+    this.baselines = db.prepare<[string, number, number], ServiceBaselineRow>(
+      `SELECT service_name, MIN(minute) AS first_minute, SUM(t) AS sum, SUM(t * t) AS sum_squares
+      FROM (SELECT service_name, minute, SUM(total) AS t FROM stats_minute ` +
+        `WHERE project_id = ? AND minute >= ? AND minute < ? GROUP BY service_name, minute)
+      GROUP BY service_name`,
+    );
     this.minuteActivity = db.prepare<[number, number], ActivityRow>(
       activityIn('stats_minute', 'minute >= ? AND minute < ?'),
     );

@@ -47,9 +47,12 @@ export const finishBulkViewsDatabase = (db: Database.Database): void => {
 
 const createStoreTables = (db: Database.Database): void => {
   db.transaction(() => {
-    db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL, token INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS read_model_versions (projection TEXT PRIMARY KEY, version INTEGER NOT NULL);`);
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position TEXT NOT NULL);\n' +
+        'CREATE TABLE IF NOT EXISTS leases (projection TEXT PRIMARY KEY, holder TEXT NOT NULL, ' +
+        'expires_at INTEGER NOT NULL, token INTEGER NOT NULL DEFAULT 0);\n' +
+        'CREATE TABLE IF NOT EXISTS read_model_versions (projection TEXT PRIMARY KEY, version INTEGER NOT NULL);',
+    );
     // Files made before leases had fencing tokens.
     const columns = db.prepare<[], { name: string }>('PRAGMA table_info(leases)').all();
     if (!columns.some((c) => c.name === 'token'))
@@ -89,7 +92,8 @@ export class SqliteLeases implements Leases {
       RETURNING token`,
     );
     this.takeFrom = db.prepare<{ name: string; holder: string; expires: number; gone: string }, { token: number }>(
-      'UPDATE leases SET holder = @holder, expires_at = @expires, token = token + 1 WHERE projection = @name AND holder = @gone RETURNING token',
+      'UPDATE leases SET holder = @holder, expires_at = @expires, token = token + 1 ' +
+        'WHERE projection = @name AND holder = @gone RETURNING token',
     );
     this.current = db.prepare<[string], { holder: string; expires_at: number }>(
       "SELECT holder, expires_at FROM leases WHERE projection = ? AND holder != ''",
@@ -185,7 +189,8 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
       'SELECT position FROM checkpoints WHERE projection = ?',
     );
     this.setCheckpoint = db.prepare(
-      'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET position = excluded.position',
+      'INSERT INTO checkpoints (projection, position) VALUES (?, ?) ' +
+        'ON CONFLICT (projection) DO UPDATE SET position = excluded.position',
     );
     this.deleteCheckpoint = db.prepare('DELETE FROM checkpoints WHERE projection = ?');
     this.leaseOf = db.prepare<[string], { holder: string; token: number }>(
@@ -195,7 +200,8 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
       'SELECT version FROM read_model_versions WHERE projection = ?',
     );
     this.setVersion = db.prepare(
-      'INSERT INTO read_model_versions (projection, version) VALUES (?, ?) ON CONFLICT (projection) DO UPDATE SET version = excluded.version',
+      'INSERT INTO read_model_versions (projection, version) VALUES (?, ?) ' +
+        'ON CONFLICT (projection) DO UPDATE SET version = excluded.version',
     );
     // What this version needs and is missing is made by whoever opens it first; a read model of
     // another version is left alone until its lease is held (migrate).
@@ -224,7 +230,8 @@ export class SqliteProjectionStore<W> implements ProjectionStore<W> {
 
   /** Made on first use: its statements need this version's tables. */
   private get writer(): W {
-    return (this.writerNow ??= this.makeWriter(this.db));
+    this.writerNow ??= this.makeWriter(this.db);
+    return this.writerNow;
   }
 
   private checkLease(lease: Lease | undefined): void {

@@ -143,7 +143,10 @@ const mongoTreeWriter = (ops: BulkOps): TreeWriter => {
   const pendingOf = (projectId: string): Pending => {
     if (batch.size === 0) ops.defer((db) => applyBatch(db, batch));
     let pending = batch.get(projectId);
-    if (!pending) batch.set(projectId, (pending = { leaves: [], checkpoint: null }));
+    if (!pending) {
+      pending = { leaves: [], checkpoint: null };
+      batch.set(projectId, pending);
+    }
     return pending;
   };
   return {

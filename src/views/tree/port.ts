@@ -60,9 +60,11 @@ export const streamLineText = (leaf: TreeLeaf, record: RecordedEvent | undefined
   if (record?.text === undefined || record.type === 'RecordRedacted') return JSON.stringify(streamLine(leaf, record));
   const recordedAt = record.metadata.recorded_at;
   return (
-    `{"leaf_index":${leaf.index},"position":${JSON.stringify(record.position)},"stream":${JSON.stringify(record.stream)},` +
+    `{"leaf_index":${leaf.index},"position":${JSON.stringify(record.position)},` +
+    `"stream":${JSON.stringify(record.stream)},` +
     `"revision":${record.revision},"type":${JSON.stringify(record.type)},"id":${JSON.stringify(record.id)},` +
-    `"data":${record.text.data},"metadata":${record.text.metadata}${recordedAt === undefined ? '' : `,"recorded_at":${JSON.stringify(recordedAt)}`},` +
+    `"data":${record.text.data},"metadata":${record.text.metadata}` +
+    `${recordedAt === undefined ? '' : `,"recorded_at":${JSON.stringify(recordedAt)}`},` +
     `"leaf_hash":${JSON.stringify(leaf.hash.toString('base64'))}}`
   );
 };

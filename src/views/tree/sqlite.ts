@@ -82,9 +82,12 @@ class SqliteTreeWriter implements TreeWriter, BatchedWriter {
         ON CONFLICT (project_id) DO UPDATE SET size = excluded.size, frontier = excluded.frontier`),
       node: db.prepare('INSERT INTO tree_nodes (project, level, idx, hash) VALUES (?, ?, ?, ?)'),
       leaf: db.prepare('INSERT INTO tree_leaves (project, position, idx) VALUES (?, ?, ?)'),
-      checkpoint:
-        db.prepare(`INSERT INTO tree_heads (project_id, size, frontier, checkpoint_size, checkpoint) VALUES (?, 0, x'', ?, ?)
-        ON CONFLICT (project_id) DO UPDATE SET checkpoint_size = excluded.checkpoint_size, checkpoint = excluded.checkpoint`),
+      checkpoint: db.prepare(
+        "INSERT INTO tree_heads (project_id, size, frontier, checkpoint_size, checkpoint) VALUES (?, 0, x'', ?, ?)" +
+          `
+        ON CONFLICT (project_id) DO UPDATE SET checkpoint_size = excluded.checkpoint_size, ` +
+          'checkpoint = excluded.checkpoint',
+      ),
     };
   }
 
@@ -139,7 +142,8 @@ class SqliteTreeQueries implements TreeQueries {
         `SELECT hash FROM tree_nodes WHERE ${PROJECT} AND level = 0 AND idx >= ? AND idx < ? ORDER BY idx`,
       ),
       leaves: db.prepare<[string, number, number], { position: number; idx: number; hash: Buffer }>(
-        `SELECT l.position, l.idx, n.hash FROM tree_leaves l JOIN tree_nodes n ON n.project = l.project AND n.level = 0 AND n.idx = l.idx
+        'SELECT l.position, l.idx, n.hash FROM tree_leaves l ' +
+          `JOIN tree_nodes n ON n.project = l.project AND n.level = 0 AND n.idx = l.idx
          WHERE l.${PROJECT} AND l.position >= ? ORDER BY l.position LIMIT ?`,
       ),
       checkpoint: db.prepare<[string], { checkpoint: string | null }>(

@@ -45,6 +45,7 @@ export const ConfirmDialog = ({
         <button type="button" className="danger" onClick={onConfirm} disabled={busy}>
           {confirm}
         </button>
+        {/* biome-ignore lint/a11y/noAutofocus: the dialog opens on Cancel, the choice that changes nothing */}
         <button type="button" autoFocus onClick={onCancel}>
           Cancel
         </button>

@@ -9,7 +9,8 @@ export const CopyButton = ({ value, label }: { value: string; label: string }) =
       setState('copied');
     } catch (err) {
       setState(
-        `The browser did not allow copying (${err instanceof Error ? err.message : String(err)}): select the text and copy it by hand.`,
+        `The browser did not allow copying (${err instanceof Error ? err.message : String(err)}): select ` +
+          `the text and copy it by hand.`,
       );
     }
   };

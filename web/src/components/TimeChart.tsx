@@ -29,6 +29,8 @@ export const TimeChart = ({
   const plot = useRef<uPlot | null>(null);
   const shape = series.map((s) => `${s.label}:${s.color}:${s.points ?? false}:${s.bars ?? false}`).join('|');
 
+  // The chart is rebuilt only when its shape changes; data changes go through setData below.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: see above: rebuilt on a change of shape only
   useEffect(() => {
     const el = host.current;
     if (el === null) return;
@@ -64,8 +66,6 @@ export const TimeChart = ({
       plot.current?.destroy();
       plot.current = null;
     };
-    // The chart is rebuilt only when its shape changes; data changes go through setData below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [shape, height, yLabel]);
 
   useEffect(() => {

@@ -65,7 +65,7 @@ export const Field = ({
 
 export const Health = ({ status }: { status: 'UP' | 'DOWN' | 'PENDING' | undefined }) =>
   status === undefined ? (
-    <span className="health none" aria-label="no monitor">
+    <span className="health none" role="img" aria-label="no monitor">
       —
     </span>
   ) : (

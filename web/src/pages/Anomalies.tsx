@@ -112,7 +112,8 @@ const AlertList = ({ projectId }: { projectId: string }) => {
       {alerts.data && alerts.data.data.length === 0 && (
         <Empty>
           {rule === ''
-            ? 'No alert yet. The anomaly scan runs every 30 s (WATCHLOG_ANOMALY_SCAN_SECONDS) over the rules below; an alert appears here, newest first, and notifies the channels that take "alert" events.'
+            ? 'No alert yet. The anomaly scan runs every 30 s (WATCHLOG_ANOMALY_SCAN_SECONDS) over the rules ' +
+              'below; an alert appears here, newest first, and notifies the channels that take "alert" events.'
             : 'No alert of this rule.'}
         </Empty>
       )}
@@ -217,7 +218,10 @@ const SettingsForm = ({ projectId }: { projectId: string }) => {
             : value.trim() === '' || !Number.isFinite(Number(value))
               ? verbatim(value)
               : Number(value);
-        if (next !== was[field]) (patch[rule] ??= {})[field] = next;
+        if (next !== was[field]) {
+          patch[rule] ??= {};
+          patch[rule][field] = next;
+        }
       }
     }
     save.mutate(patch);

@@ -82,16 +82,19 @@ const Value = ({ name, value }: { name: string; value: unknown }) => {
 };
 
 const Body = ({ name, value }: { name: string; value: unknown }) => (
-  <div className="ev-body">
+  <section className="ev-body" aria-labelledby={`h-${name}`}>
     <h3 id={`h-${name}`}>{name}</h3>
     {value === null || value === undefined ? (
       <p className="muted">Not sent.</p>
     ) : (
-      <pre aria-labelledby={`h-${name}`} tabIndex={0}>
+      <pre
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls: keyboard users must reach it
+        tabIndex={0}
+      >
         {pretty(value)}
       </pre>
     )}
-  </div>
+  </section>
 );
 
 export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId: string }) => {
@@ -154,7 +157,10 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
               <Link to={`/p/${projectId}/sessions/${encodeURIComponent(sessionId)}`}>Explicit session {sessionId}</Link>
             )}
             <Link
-              to={`/p/${projectId}/sessions?identifier=${encodeURIComponent(e.identifier)}&service_name=${encodeURIComponent(e.service_name)}`}
+              to={
+                `/p/${projectId}/sessions?identifier=${encodeURIComponent(e.identifier)}` +
+                `&service_name=${encodeURIComponent(e.service_name)}`
+              }
             >
               Sessions of {e.identifier} in {e.service_name}
             </Link>
@@ -179,7 +185,7 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
             {BODIES.filter((b) => b !== 'response_body').map((b) => (
               <Body key={b} name={b} value={e[b]} />
             ))}
-            <div className="ev-body">
+            <section className="ev-body" aria-labelledby="h-response_body">
               <h3 id="h-response_body">response_body</h3>
               {response === null || response === undefined ? (
                 <p className="muted">Not sent.</p>
@@ -188,7 +194,10 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
                   <button type="button" onClick={() => setRevealed(false)}>
                     Hide
                   </button>
-                  <pre aria-labelledby="h-response_body" tabIndex={0}>
+                  <pre
+                    // biome-ignore lint/a11y/noNoninteractiveTabindex: it scrolls: keyboard users must reach it
+                    tabIndex={0}
+                  >
                     {pretty(response)}
                   </pre>
                 </>
@@ -200,7 +209,7 @@ export const EventDetail = ({ projectId, eventId }: { projectId: string; eventId
                   </button>
                 </>
               )}
-            </div>
+            </section>
           </div>
         </>
       )}

@@ -68,7 +68,8 @@ type Params = Record<string, string | undefined>;
 
 const curlLine = (origin: string) =>
   `curl -X POST ${origin}/v1/audit -H 'Content-Type: application/json' -H 'X-API-Key: <your key>' ` +
-  `-d '{"path":"/api/orders","method":"POST","status_code":201,"response_time":42,"identifier":"user-1","service_name":"orders","environment":"production"}'`;
+  `-d '{"path":"/api/orders","method":"POST","status_code":201,"response_time":42,` +
+  `"identifier":"user-1","service_name":"orders","environment":"production"}'`;
 
 const EventRow = memo(({ event, to }: { event: AuditListItem; to: string }) => {
   const time = formatTime(event.timestamp);
@@ -367,6 +368,7 @@ export const Events = ({ projectId }: { projectId: string }) => {
                 {/* Keyed by position: rows hold no state, so a new page updates the existing rows'
                     text instead of building 100 rows of elements again (a third of the time). */}
                 {data.data.map((e, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: keyed by position, as said above
                   <EventRow key={i} event={e} to={detailLink(e.id)} />
                 ))}
               </tbody>

@@ -18,7 +18,7 @@ export const Login = () => {
     try {
       await login(email, password);
       const next = search.get('next');
-      navigate(next !== null && next.startsWith('/') && !next.startsWith('//') ? next : '/projects', { replace: true });
+      navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/projects', { replace: true });
     } catch (err) {
       setError(err);
     } finally {
@@ -43,6 +43,7 @@ export const Login = () => {
           required
           value={email}
           onChange={(e) => setEmail(e.target.value)}
+          // biome-ignore lint/a11y/noAutofocus: the page is there to sign in: typing starts in its first field
           autoFocus
         />
         <label htmlFor="password">Password</label>

@@ -94,11 +94,11 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
     refetchInterval: LIVE_MS,
   });
 
+  // Opened from the DOWN banner: bring the monitor's row into view once it is there.
+  const openShown = open !== null && monitors.data?.some((m) => m.id === open) === true;
   useEffect(() => {
-    // Opened from the DOWN banner: bring the monitor's row into view once it is there.
-    if (open !== null && monitors.data?.some((m) => m.id === open))
-      document.getElementById(`monitor-${open}`)?.scrollIntoView({ block: 'start' });
-  }, [open, monitors.data !== undefined]); // eslint-disable-line react-hooks/exhaustive-deps
+    if (openShown) document.getElementById(`monitor-${open}`)?.scrollIntoView({ block: 'start' });
+  }, [open, openShown]);
 
   const toggleOpen = (id: string) => setSearch({ open: open === id ? undefined : id }, { replace: true });
   const list = monitors.data ?? [];
@@ -236,7 +236,10 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
                       </td>
                       <td title={formatTime(m.last_checked_at)}>{ago(m.last_checked_at, now)}</td>
                       <td
-                        className={`last-result${m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : ''}`}
+                        className={
+                          'last-result' +
+                          (m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : '')
+                        }
                       >
                         {lastResult(m)}
                       </td>

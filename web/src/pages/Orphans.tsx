@@ -92,7 +92,8 @@ export const Orphans = ({ projectId }: { projectId: string }) => {
               <p>
                 An orphan is a browser event with a <code>request_id</code> that no backend event answered (a request
                 lost on the way, or a service that does not report). Finding them needs the browser SDK sending{' '}
-                <code>{'source: "browser"'}</code> with a <code>request_id</code>, and your backend sending the same{' '}
+                <code>{'source: "browser"'}</code> with a <code>request_id</code>
+                {', and your backend sending the same '}
                 <code>request_id</code> on its own event.
               </p>
             </>

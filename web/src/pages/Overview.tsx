@@ -36,6 +36,7 @@ const Card = ({
 }) => {
   const id = `card-${label.replace(/\W+/g, '-').toLowerCase()}`;
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a card groups figures, not form controls: a fieldset is for those
     <div className={`card${tone ? ` card-${tone}` : ''}`} role="group" aria-labelledby={id}>
       <div className="label" id={id}>
         {label}
@@ -47,6 +48,7 @@ const Card = ({
 };
 
 const RangeChooser = ({ range, onChange }: { range: RangeKey; onChange: (r: RangeKey) => void }) => (
+  // biome-ignore lint/a11y/useSemanticElements: a group of toggle buttons; a fieldset would bring its own box
   <div className="range-chooser" role="group" aria-label="Time range">
     {(Object.keys(RANGES) as RangeKey[]).map((key) => (
       <button
@@ -168,7 +170,9 @@ const FirstEvent = ({ projectId }: { projectId: string }) => {
 const SendFirstEvent = ({ projectId }: { projectId: string }) => {
   const canWrite = useCanWrite();
   const [copied, setCopied] = useState<string | null>(null);
-  const line = `curl -s ${window.location.origin}/v1/audit -H "x-api-key: $KEY" -H 'content-type: application/json' -d '${JSON.stringify(FIRST_EVENT)}'`;
+  const line =
+    `curl -s ${window.location.origin}/v1/audit -H "x-api-key: $KEY" -H 'content-type: ` +
+    `application/json' -d '${JSON.stringify(FIRST_EVENT)}'`;
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(line);
@@ -197,9 +201,11 @@ const SendFirstEvent = ({ projectId }: { projectId: string }) => {
         </li>
         <li>
           Send a first event:
-          <pre aria-label="curl command to send a first event">
-            <code>{line}</code>
-          </pre>
+          <figure className="snippet" aria-label="curl command to send a first event">
+            <pre>
+              <code>{line}</code>
+            </pre>
+          </figure>
           <button type="button" onClick={() => void copy()}>
             Copy command
           </button>

@@ -82,7 +82,15 @@ export const Sessions = ({ projectId }: { projectId: string }) => {
     });
   };
   const eventsOf = (s: DerivedSession) =>
-    `/p/${projectId}/events?${new URLSearchParams({ identifier: s.identifier, service_name: s.service_name, start_date: s.session_start, end_date: s.session_end, event_type: 'http', sort_by: 'timestamp', sort_order: 'asc' })}`;
+    `/p/${projectId}/events?${new URLSearchParams({
+      identifier: s.identifier,
+      service_name: s.service_name,
+      start_date: s.session_start,
+      end_date: s.session_end,
+      event_type: 'http',
+      sort_by: 'timestamp',
+      sort_order: 'asc',
+    })}`;
   const data = sessions.data;
 
   return (
@@ -127,8 +135,9 @@ export const Sessions = ({ projectId }: { projectId: string }) => {
             </p>
           ) : (
             <p>
-              <strong>No sessions yet.</strong> A session appears as soon as the project receives an <code>http</code>{' '}
-              event; see <Link to={`/p/${projectId}/events`}>Events</Link>.
+              <strong>No sessions yet.</strong>
+              {' A session appears as soon as the project receives an '}
+              <code>http</code> event; see <Link to={`/p/${projectId}/events`}>Events</Link>.
             </p>
           )}
         </Empty>
@@ -162,7 +171,11 @@ export const Sessions = ({ projectId }: { projectId: string }) => {
                     <td>
                       <Link
                         to={eventsOf(s)}
-                        aria-label={`Its events: ${s.identifier} in ${s.service_name} from ${formatTime(s.session_start)}`}
+                        aria-label={
+                          `Its events: ${s.identifier} ` +
+                          `in ${s.service_name} ` +
+                          `from ${formatTime(s.session_start)}`
+                        }
                       >
                         Its events
                       </Link>

@@ -13,7 +13,10 @@ export const isoToLocalInput = (iso: string | null): string => {
   if (iso === null || iso === '') return '';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return '';
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return (
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}` +
+    `T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  );
 };
 
 export const localInputToIso = (value: string, end = false): string | undefined => {
@@ -70,7 +73,7 @@ export const StatusCode = ({ code }: { code: number | null }) => {
 
 /** A path that stays inside this dashboard, so a `back` parameter cannot send anyone elsewhere. */
 export const safeInternal = (to: string | null): string | null =>
-  to !== null && to.startsWith('/') && !to.startsWith('//') ? to : null;
+  to?.startsWith('/') && !to.startsWith('//') ? to : null;
 
 export const Pager = ({
   page,

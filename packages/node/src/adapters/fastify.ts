@@ -43,9 +43,7 @@ export interface FastifyInstance {
 
 /** A plugin for `fastify.register()`. It carries fastify-plugin's marks, so its hooks apply to
  *  the whole application rather than to an encapsulated child context. */
-export interface FastifyPlugin {
-  (instance: FastifyInstance, options: unknown, done: Done): void;
-}
+export type FastifyPlugin = (instance: FastifyInstance, options: unknown, done: Done) => void;
 
 export interface FastifyOptions<Req> {
   identify?: Identify<Req>;

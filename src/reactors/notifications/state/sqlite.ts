@@ -33,7 +33,8 @@ class SqliteNotificationsStateWriter implements NotificationsStateWriter {
       queue: db.prepare('INSERT OR IGNORE INTO notifier_pending (delivery_id, channel_id) VALUES (?, ?)'),
       settle: db.prepare('DELETE FROM notifier_pending WHERE delivery_id = ?'),
       down: db.prepare(
-        'INSERT INTO notifier_down_sent VALUES (?, ?, ?) ON CONFLICT (channel_id, monitor_id) DO UPDATE SET at = excluded.at',
+        'INSERT INTO notifier_down_sent VALUES (?, ?, ?) ' +
+          'ON CONFLICT (channel_id, monitor_id) DO UPDATE SET at = excluded.at',
       ),
       failures: db.prepare(
         'INSERT INTO notifier_failures VALUES (?, ?) ON CONFLICT (channel_id) DO UPDATE SET count = excluded.count',

@@ -43,6 +43,7 @@ export const ConfirmDelete = ({ monitor, onClose }: { monitor: Monitor; onClose:
         <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
           {remove.isPending ? 'Deleting…' : 'Delete monitor'}
         </button>
+        {/* biome-ignore lint/a11y/noAutofocus: the dialog opens on Cancel, the choice that changes nothing */}
         <button type="button" autoFocus onClick={() => onClose(false)}>
           Cancel
         </button>

@@ -95,7 +95,7 @@ export const MonitorForm = ({
   const fieldError = (path: string) => error?.fieldMessage(path);
   const fields = ['name', 'url', 'interval_seconds', 'timeout_seconds', 'expected_status', 'enabled'];
   // Details at a field are shown there; the note above the buttons says the rest in words.
-  const unplaced = error !== null && error.details.some((d) => !fields.includes(d.path));
+  const unplaced = error?.details.some((d) => !fields.includes(d.path)) ?? false;
   const id = (field: string) => `${prefix}-${field}`;
   const described = (field: string, hint = true) =>
     [hint ? `${id(field)}-hint` : '', fieldError(field) !== undefined ? `${id(field)}-error` : '']

@@ -58,7 +58,10 @@ export const MonitorHistory = ({ monitor }: { monitor: Monitor }) => {
         series={chart.series}
         height={200}
         yLabel="ms"
-        label={`Response time of the last ${checks.length} checks of ${monitor.name}${failed > 0 ? `, ${failed} failed` : ''}`}
+        label={
+          `Response time of the last ${checks.length} checks of ` +
+          `${monitor.name}${failed > 0 ? `, ${failed} failed` : ''}`
+        }
       />
       <div className="table-wrap checks-scroll">
         <table aria-label={`Checks of ${monitor.name}`}>
@@ -76,6 +79,7 @@ export const MonitorHistory = ({ monitor }: { monitor: Monitor }) => {
           </thead>
           <tbody>
             {checks.map((c, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: two checks can share a time; the rows hold no state
               <tr key={`${c.checked_at}-${i}`}>
                 <td>{formatTime(c.checked_at)}</td>
                 <td className={c.ok ? 'check-ok' : 'check-failed'}>{checkResult(c)}</td>

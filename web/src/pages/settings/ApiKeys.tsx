@@ -62,7 +62,8 @@ const rateText = (k: ApiKey) => (k.rate_limit === null ? 'default' : `${formatNu
 
 const firstEvent = (key: string) =>
   `curl -s ${window.location.origin}/v1/audit -H 'x-api-key: ${key}' -H 'content-type: application/json' ` +
-  `-d '{"path":"/login","method":"POST","status_code":200,"response_time":42,"identifier":"user-1","service_name":"api","environment":"production"}'`;
+  `-d '{"path":"/login","method":"POST","status_code":200,"response_time":42,` +
+  `"identifier":"user-1","service_name":"api","environment":"production"}'`;
 
 /** The new key, once: after "Done" it is gone from the page and nobody can read it again. */
 const CreatedKey = ({ created, onDone }: { created: IssuedApiKey; onDone: () => void }) => (
@@ -72,7 +73,9 @@ const CreatedKey = ({ created, onDone }: { created: IssuedApiKey; onDone: () => 
       <strong>Copy it now: it is shown only this once.</strong> watchlog keeps only a hash of it.
     </p>
     <div className="row st-key">
-      <code aria-label="The new API key">{created.key}</code>
+      <figure className="snippet" aria-label="The new API key">
+        <code>{created.key}</code>
+      </figure>
       <CopyButton value={created.key} label="Copy the API key" />
     </div>
     <p>Send a first event with it:</p>

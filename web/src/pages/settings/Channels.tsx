@@ -26,7 +26,8 @@ type WebPush = Extract<ChannelCreate, { type: 'webpush' }>;
 const subscribeThisBrowser = async (projectId: string, events: ChannelEvent[]): Promise<Channel> => {
   if (!('serviceWorker' in navigator) || !('PushManager' in window) || !('Notification' in window)) {
     throw new Error(
-      'This browser cannot receive Web Push notifications (no service worker or Push API support; in Safari, add the dashboard to the home screen first).',
+      'This browser cannot receive Web Push notifications (no service worker or Push API support; in ' +
+        'Safari, add the dashboard to the home screen first).',
     );
   }
   const permission = await Notification.requestPermission();
@@ -62,10 +63,15 @@ const subscribeThisBrowser = async (projectId: string, events: ChannelEvent[]): 
 const labelOf = (c: Channel) => c.name ?? c.url;
 
 const typeText = (c: Channel) =>
-  `${TYPE_NAMES[c.type]}${c.type === 'webhook' && c.has_secret ? ' (signed)' : ''}${c.project_scope === 'all' ? ', every project' : ''}`;
+  `${TYPE_NAMES[c.type]}${c.type === 'webhook' && c.has_secret ? ' (signed)' : ''}` +
+  `${c.project_scope === 'all' ? ', every project' : ''}`;
 
 const answerText = (a: TestAnswer) =>
-  `${a.ok ? 'Delivered' : 'Not delivered'}: ${a.status === null ? 'no answer' : `answered ${a.status}`}${a.error !== null && a.error !== `answered ${a.status}` ? ` (${a.error})` : ''}${a.response !== null ? `: ${a.response}` : ''} in ${a.duration_ms} ms`;
+  `${a.ok ? 'Delivered' : 'Not delivered'}: ` +
+  `${a.status === null ? 'no answer' : `answered ${a.status}`}` +
+  `${a.error !== null && a.error !== `answered ${a.status}` ? ` (${a.error})` : ''}` +
+  `${a.response !== null ? `: ${a.response}` : ''} ` +
+  `in ${a.duration_ms} ms`;
 
 /** A channel's delivery log, newest first, with "Send again" on failed ones. */
 const Deliveries = ({ channel }: { channel: Channel }) => {
