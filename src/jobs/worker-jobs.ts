@@ -14,11 +14,7 @@ export const CHECK_JOB = 'monitor-check';
 export const RECONCILE_JOB = 'monitor-jobs-reconcile';
 
 /** When a job runs and whether it may; never who holds it. */
-export interface JobScheduleChanges {
-  repeatInterval?: number;
-  nextRunAt?: Date;
-  disabled?: boolean;
-}
+export type JobScheduleChanges = Partial<Pick<JobParameters, 'repeatInterval' | 'nextRunAt' | 'disabled'>>;
 
 /** A job store that changes a stored job's schedule and nothing else. Agenda has no such call:
  *  its saves (Job.save(), every()) write every field, lockedAt included, so re-saving a running

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { AgendaBackend, JobId } from 'agenda';
-import { type JobScheduleChanges, SqliteJobRepository } from './repository.ts';
+import { type ScheduleFields, SqliteJobRepository } from './repository.ts';
 
 /** An Agenda backend on SQLite: storage only, so Agenda polls (processEvery) for due jobs. */
 export class SqliteBackend implements AgendaBackend {
@@ -32,7 +32,7 @@ export class SqliteBackend implements AgendaBackend {
   }
 
   /** See SqliteJobRepository.updateSchedule. */
-  updateSchedule(id: JobId | string, changes: JobScheduleChanges): Promise<boolean> {
+  updateSchedule(id: JobId | string, changes: ScheduleFields): Promise<boolean> {
     return this.repository.updateSchedule(id, changes);
   }
 }

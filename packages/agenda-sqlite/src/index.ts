@@ -1,2 +1,2 @@
 export { SqliteBackend } from './backend.ts';
-export { type JobScheduleChanges, SqliteJobRepository } from './repository.ts';
+export { SqliteJobRepository } from './repository.ts';

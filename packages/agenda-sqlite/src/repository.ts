@@ -40,13 +40,9 @@ import {
 import { uniqueDataIndex } from './schema.ts';
 
 /** The fields of a job that say when it runs and whether it may, as opposed to who is running it
- *  (lockedAt) and how its runs went; an absent field is left as stored. */
-export interface JobScheduleChanges {
-  repeatInterval?: string | number;
-  /** Null: not scheduled (a one-time job that ran). */
-  nextRunAt?: Date | null;
-  disabled?: boolean;
-}
+ *  (lockedAt) and how its runs went; an absent field is left as stored (a null nextRunAt: not
+ *  scheduled, a one-time job that ran). watchlog's job store port names it JobScheduleChanges. */
+export type ScheduleFields = Partial<Pick<JobParameters, 'repeatInterval' | 'nextRunAt' | 'disabled'>>;
 
 const setList = (columns: readonly Column[]) => columns.map((c) => `${c} = @${c}`).join(', ');
 const INSERT = `INSERT INTO agenda_jobs (id, ${COLUMNS.join(', ')})
@@ -272,7 +268,7 @@ export class SqliteJobRepository implements JobRepository {
    * every column, lockedAt included, so re-saving a running job would let a second worker take it.
    * False when no job has that id.
    */
-  async updateSchedule(id: JobId | string, changes: JobScheduleChanges): Promise<boolean> {
+  async updateSchedule(id: JobId | string, changes: ScheduleFields): Promise<boolean> {
     const assignments: string[] = [];
     const params: Record<string, SqlValue> = { id: String(id) };
     if (changes.repeatInterval !== undefined) {
