@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { openApiDocument } from '../src/http/openapi/document.ts';
 import { clientTypes } from '../src/http/openapi/typescript.ts';
 import { apiOperations } from '../src/http/operations/table.ts';
+import { MONITORS_PER_PROJECT } from '../src/domain/monitor.ts';
 
 /** Writes the dashboard's client types (web/src/api/operations.gen.ts) from the operation table;
  *  `--check` exits 1 when the file is not what the table gives. */
@@ -11,7 +12,13 @@ export const GENERATED = fileURLToPath(new URL('../web/src/api/operations.gen.ts
 
 /** The types of every operation the dashboard may call: the API as any deployment serves it. */
 export const generatedClientTypes = (): string =>
-  clientTypes(openApiDocument(apiOperations({ batchMaxEvents: 1000 }), { dashboard: false, metrics: false }));
+  clientTypes(openApiDocument(apiOperations({ batchMaxEvents: 1000 }), { dashboard: false, metrics: false }), [
+    {
+      name: 'MONITORS_PER_PROJECT',
+      value: MONITORS_PER_PROJECT,
+      description: 'The most monitors a project may have (src/domain/monitor.ts): a 409 past it.',
+    },
+  ]);
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = generatedClientTypes();

@@ -6,6 +6,7 @@
 import type { Operations } from './api/operations.gen.ts';
 
 export type * from './api/operations.gen.ts';
+export { MONITORS_PER_PROJECT } from './api/operations.gen.ts';
 
 export interface ErrorDetail {
   path: string;

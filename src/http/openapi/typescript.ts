@@ -99,12 +99,22 @@ interface ParameterObject {
 }
 
 /** The generated module's text. */
-export const clientTypes = (doc: OpenApiDocument): string => {
+/** A value of the server's the dashboard needs too (a limit it words before the server refuses). */
+export interface SharedConstant {
+  readonly name: string;
+  readonly value: number;
+  readonly description: string;
+}
+
+export const clientTypes = (doc: OpenApiDocument, constants: readonly SharedConstant[] = []): string => {
   const out: string[] = [
     "// Generated from the server's operation table (src/http/operations/) by `npm run api-types`, which",
     '// `npm run build` runs; a test fails when it is not current. Do not edit.',
     '',
   ];
+  for (const { name, value, description } of constants) {
+    out.push(`/** ${description} */`, `export const ${name} = ${JSON.stringify(value)};`, '');
+  }
   for (const [name, schema] of Object.entries(doc.components.schemas)) {
     if (schema.description) out.push(`/** ${schema.description} */`);
     const type = typeOf(schema);

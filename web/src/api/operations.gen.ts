@@ -1,6 +1,9 @@
 // Generated from the server's operation table (src/http/operations/) by `npm run api-types`, which
 // `npm run build` runs; a test fails when it is not current. Do not edit.
 
+/** The most monitors a project may have (src/domain/monitor.ts): a 409 past it. */
+export const MONITORS_PER_PROJECT = 10;
+
 export type AnomalySettings = {
   project_id: string;
   volume_spike: {

@@ -1,13 +1,13 @@
 import { Fragment, useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { call, type Monitor } from '../api.ts';
+import { MONITORS_PER_PROJECT, call, type Monitor } from '../api.ts';
 import { useCanWrite } from '../auth.tsx';
 import { Empty, ErrorNote, Health, Loading } from '../components/ui.tsx';
 import { ago, formatMs, formatPercent, formatTime } from '../format.ts';
 import { LIVE_MS } from '../hooks.ts';
 import { useSearchParams } from '../router.tsx';
 import { ConfirmDelete } from './monitors/ConfirmDelete.tsx';
-import { MONITORS_PER_PROJECT, MonitorForm } from './monitors/MonitorForm.tsx';
+import { MonitorForm } from './monitors/MonitorForm.tsx';
 import { MonitorHistory, checkResult } from './monitors/MonitorHistory.tsx';
 import './monitors/monitors.css';
 

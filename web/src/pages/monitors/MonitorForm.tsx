@@ -1,11 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { ApiError, call, type Monitor, type Verbatim, verbatim } from '../../api.ts';
+import { ApiError, MONITORS_PER_PROJECT, call, type Monitor, type Verbatim, verbatim } from '../../api.ts';
 import { ErrorNote, Field } from '../../components/ui.tsx';
-
-/** The most monitors a project may have: the server's `MONITORS_PER_PROJECT` (src/domain/monitor.ts),
- *  which answers 409 past it. Said before the first refusal (the list's notice), so not read from one. */
-export const MONITORS_PER_PROJECT = 10;
 
 /** SPEC 2.8 defaults; the server applies the same ones to a field left out. */
 const DEFAULTS = { interval_seconds: '60', timeout_seconds: '10', expected_status: '200' };
