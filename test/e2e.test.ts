@@ -104,11 +104,12 @@ test.serial('--help prints usage; bad configuration fails fast with a clear mess
   t.regex(unknown.stderr(), /unknown command "launch"/);
 });
 
+// The first process runs from the TypeScript through tsx, as in development (the others run the build).
 test.serial('a port in use is a clear startup error', async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
   const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir };
-  const first = runCli(['start'], env);
+  const first = runCli(['start'], env, { source: true });
   t.teardown(() => first.child.kill('SIGKILL'));
   await waitForLog(first, 'listening');
   const second = runCli(['api'], env);
