@@ -24,7 +24,7 @@ test('the driver takes the same URLs without connecting (what start-up hands it)
   for (const [url, hosts, replicaSet] of cases) {
     const { options } = new MongoClient(url, { serverSelectionTimeoutMS: 100 });
     t.deepEqual(options.hosts.map(String), hosts, url);
-    t.is(options.replicaSet, replicaSet, url);
+    t.is(options.replicaSet as string | undefined, replicaSet, url);
     t.is(options.dbName, mongoDatabaseName(url), url);
     t.is(options.serverSelectionTimeoutMS, 100, url);
   }

@@ -6,6 +6,8 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import pino, { type Logger } from 'pino';
 import { startTarget } from './target.ts';
+import { loopbackResolver } from './egress.ts';
+import { egressPolicy } from '../../src/checks/egress.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
 import { ProjectorThread } from '../../src/compose/projector-host.ts';
@@ -131,7 +133,12 @@ export const startTestServer = async ({
     defaultMetrics: processMetrics,
     clock: now,
   });
-  const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT, observer: telemetry });
+  // The configured egress rules, with the tests' resolver (its checks, deliveries and channel tests
+  // never look a name up in the system's DNS).
+  const runtime: Runtime = {
+    ...(await openRuntime(config, { scrypt: TEST_SCRYPT, observer: telemetry })),
+    egress: egressPolicy(config.egress, { resolve: loopbackResolver }),
+  };
   watchRuntime(telemetry, runtime, { projections: true, notifications });
   const thread = onThread
     ? new ProjectorThread(
