@@ -73,11 +73,13 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
     .waitFor();
   await screenshot(page, 'monitors');
 
-  // The target fails; the next scheduled check (every 10 s) records the DOWN transition.
+  // The target fails; a check (run now, rather than at the end of the 10 s interval) records the
+  // DOWN transition.
   target.status = 503;
   const [monitor] = (await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body as Array<{
     id: string;
   }>;
+  await server.jobs!.check(monitor!.id);
   await eventually(async () => {
     const m = await api(server.url, 'GET', `/v1/monitors/${monitor!.id}`, { token });
     return m.body.status === 'DOWN' ? true : undefined;

@@ -121,8 +121,10 @@ test('overview and All projects: a project made in the form, its first-event hin
   await card(page, 'Requests').filter({ hasText: '9' }).waitFor();
   await screenshot(page, 'overview');
 
-  // The target fails: the Health cell turns DOWN without a reload.
+  // The target fails: the Health cell turns DOWN without a reload (the check is run now rather
+  // than at the end of the monitor's interval).
   target.status = 503;
+  await server.jobs!.check(monitor.body.id);
   await healthOf(page, 'orders').filter({ hasText: 'DOWN' }).waitFor({ timeout: 30_000 });
   t.is(
     await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker),
