@@ -20,6 +20,7 @@ import { startMetricsServer } from '../../src/compose/metrics-server.ts';
 import type { HttpServer } from '../../src/compose/http-server.ts';
 import type { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
 import type { Projector } from '../../projections/projector.ts';
+import type { ReadModelKey } from '../../src/views/read-models.ts';
 import { TEST_SCRYPT } from './passwords.ts';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
@@ -303,6 +304,19 @@ export const eventually = async <T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }
+};
+
+/** Resolves once the read models named have applied everything appended to the log so far, so
+ *  that what the requests before the call changed is in their answers: the runtime says when,
+ *  rather than the API being asked again and again for the answer expected. */
+export const caughtUp = async (
+  server: Pick<TestServer, 'runtime'>,
+  readModels: readonly ReadModelKey[],
+  timeoutMs = 10_000,
+): Promise<void> => {
+  const head = await server.runtime.log.headPosition();
+  if (head !== null && !(await server.runtime.settled(readModels, head, timeoutMs)))
+    throw new Error(`${readModels.join(', ')} not at log position ${head} after ${timeoutMs} ms`);
 };
 
 /** Resolves once `n` more anomaly scans have completed. */

@@ -5,7 +5,7 @@ import type { StoredAuditEvent } from '../../src/domain/audit-event.ts';
 import type { RecordedEvent } from '../../src/log/event-log.ts';
 import {
   api,
-  eventually,
+  caughtUp,
   login,
   projectWithKey,
   sampleEvent,
@@ -83,11 +83,9 @@ test.before(async () => {
       error_message: '@SUM(1)',
     }),
   });
-  await eventually(async () =>
-    (await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems === 5
-      ? true
-      : undefined,
-  );
+  await caughtUp(server, ['auditEvents']);
+  const listed = (await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems;
+  if (listed !== 5) throw new Error(`5 events sent, ${listed} listed`);
 });
 test.after.always(() => server.stop());
 
