@@ -15,7 +15,7 @@ test('the database comes from URLs with several hosts, SRV records, options and 
   for (const [url, db] of cases) t.is(mongoDatabaseName(url), db, url);
 });
 
-test('the driver takes the same URLs without connecting (what start-up hands it), and reads the hosts, replica set and database we do', (t) => {
+test('the driver takes the same URLs without connecting, and reads the hosts, replica set and database we do', (t) => {
   const cases: Array<[string, string[], string | undefined]> = [
     ['mongodb://h1:27017,h2:27017/watchlog?replicaSet=rs0', ['h1:27017', 'h2:27017'], 'rs0'],
     ['mongodb://user:p%40ss@h1,h2/audit_prod?replicaSet=rs0&authSource=admin', ['h1:27017', 'h2:27017'], 'rs0'],
