@@ -84,12 +84,11 @@ test.serial(
   },
 );
 
-// The first process runs from the TypeScript through tsx, as in development (the others run the build).
 test.serial('a port in use is a clear startup error', async (t) => {
   const dataDir = tempDir();
   const port = await freePort();
   const env = { PORT: String(port), WATCHLOG_DATA_DIR: dataDir };
-  const first = runCli(['start'], env, { source: true });
+  const first = runCli(['start'], env);
   t.teardown(() => first.child.kill('SIGKILL'));
   await waitForLog(first, 'listening', 60_000);
   const second = runCli(['api'], env);

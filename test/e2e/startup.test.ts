@@ -7,7 +7,9 @@ import { freePort, runCli } from '../helpers/process.ts';
  *  start with. */
 
 test('--help prints usage; bad configuration fails fast with a clear message', async (t) => {
-  const help = runCli(['--help'], {});
+  // From the TypeScript through tsx, as in development (and as the tests run it without a build):
+  // the whole command loads; the others run the build.
+  const help = runCli(['--help'], {}, { source: true });
   t.is(await help.exited, 0);
   t.regex(help.stdout(), /Usage: watchlog <command>/);
   t.regex(help.stdout(), /rebuild/);
