@@ -1,5 +1,7 @@
 import test from 'ava';
+import { egressPolicy } from '../../src/checks/egress.ts';
 import { runCheck } from '../../src/checks/http-probe.ts';
+import { loadConfig } from '../../src/config.ts';
 import { defaultEgress } from '../helpers/egress.ts';
 import { freePort } from '../helpers/process.ts';
 import { startTarget } from '../helpers/target.ts';
@@ -42,10 +44,19 @@ test('a closed port is a failure with "connection refused"', async (t) => {
 });
 
 test('an unknown host is a DNS failure', async (t) => {
+  // A resolver that knows no name answers as the system's does for one that does not exist.
+  const asked: string[] = [];
+  const egress = egressPolicy(loadConfig({}).egress, {
+    resolve: async (hostname) => {
+      asked.push(hostname);
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+    },
+  });
   const result = await runCheck(
     { url: 'http://watchlog-no-such-host.invalid/', timeout_seconds: 2, expected_status: 200 },
-    defaultEgress,
+    egress,
   );
+  t.deepEqual(asked, ['watchlog-no-such-host.invalid']);
   t.false(result.ok);
   t.regex(result.error ?? '', /DNS lookup failed for watchlog-no-such-host\.invalid/);
 });

@@ -15,8 +15,21 @@ test('the database comes from URLs with several hosts, SRV records, options and 
   for (const [url, db] of cases) t.is(mongoDatabaseName(url), db, url);
 });
 
-test('the driver takes the same URLs without connecting (what start-up hands it)', (t) => {
-  for (const url of ['mongodb://h1:27017,h2:27017/watchlog?replicaSet=rs0', 'mongodb://localhost']) {
-    t.notThrows(() => new MongoClient(url, { serverSelectionTimeoutMS: 100 }), url);
+test('the driver takes the same URLs without connecting, and reads the hosts, replica set and database we do', (t) => {
+  const cases: Array<[string, string[], string | undefined]> = [
+    ['mongodb://h1:27017,h2:27017/watchlog?replicaSet=rs0', ['h1:27017', 'h2:27017'], 'rs0'],
+    ['mongodb://user:p%40ss@h1,h2/audit_prod?replicaSet=rs0&authSource=admin', ['h1:27017', 'h2:27017'], 'rs0'],
+    ['mongodb://localhost/my%2Ddb', ['localhost:27017'], undefined],
+  ];
+  for (const [url, hosts, replicaSet] of cases) {
+    const { options } = new MongoClient(url, { serverSelectionTimeoutMS: 100 });
+    t.deepEqual(options.hosts.map(String), hosts, url);
+    t.is(options.replicaSet as string | undefined, replicaSet, url);
+    t.is(options.dbName, mongoDatabaseName(url), url);
+    t.is(options.serverSelectionTimeoutMS, 100, url);
   }
+  // Without a database in the URL, the driver's default is not ours: start-up names it (client.db).
+  const bare = new MongoClient('mongodb://localhost', { serverSelectionTimeoutMS: 100 });
+  t.deepEqual(bare.options.hosts.map(String), ['localhost:27017']);
+  t.is(mongoDatabaseName('mongodb://localhost'), 'watchlog');
 });

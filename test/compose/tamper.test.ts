@@ -10,7 +10,16 @@ import { rebuildReadModels } from '../../src/compose/rebuild.ts';
 import { sqliteTree } from '../../src/views/tree/sqlite.ts';
 import { streamLines } from '../../src/views/tree/port.ts';
 import { runCli } from '../helpers/process.ts';
-import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, tempDir } from '../helpers/server.ts';
+import {
+  api,
+  caughtUp,
+  eventually,
+  login,
+  projectWithKey,
+  sampleEvent,
+  startTestServer,
+  tempDir,
+} from '../helpers/server.ts';
 
 /** Tampering with a stopped embedded deployment: each change to `log.db` (or to the tree beside
  *  it) is found by the auditor's offline `watchlog verify` of a stream served from the changed
@@ -42,6 +51,8 @@ test.before(async () => {
       apiKey,
       body: sampleEvent({ path: `/orders/${i}`, request_body: i === 3 ? { n: i, missing: true } : { n: i } }),
     });
+  // Every leaf in the tree first, so that the checkpoint waited for covers them all.
+  await caughtUp(server, ['tree']);
   const latest = await eventually(async () => {
     const size = Number(
       (

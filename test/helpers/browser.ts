@@ -37,11 +37,13 @@ export interface Tab {
 
 /** A fresh browser context (no shared storage) on the server, closed at teardown. Console errors
  *  and failed page scripts are collected: a CSP violation or an exception fails the test that
- *  calls `t.deepEqual(tab.errors, [])`. */
+ *  calls `t.deepEqual(tab.errors, [])`. With `clock`, the page's clock is one the test can move
+ *  on (`page.clock.fastForward`): time flows as usual, and a jump fires the timers due in it, such
+ *  as a page's next refresh, without waiting for it. */
 export const openTab = async (
   t: ExecutionContext,
   baseURL: string,
-  { width = 1280, height = 800, dark = false } = {},
+  { width = 1280, height = 800, dark = false, clock = false } = {},
 ): Promise<Tab> => {
   const context = await (await browser()).newContext({
     baseURL,
@@ -51,6 +53,7 @@ export const openTab = async (
   });
   t.teardown(() => context.close());
   const page = await context.newPage();
+  if (clock) await page.clock.install();
   // Generous: under a full test run the 2 cores also run every other suite, and login's scrypt is slow by design.
   page.setDefaultTimeout(30_000);
   const errors: string[] = [];

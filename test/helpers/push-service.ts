@@ -5,16 +5,28 @@ import type { ExecutionContext } from 'ava';
 import { freePort } from './process.ts';
 import { login, startTestServer } from './server.ts';
 
+/** web-push-testing's server on 127.0.0.1 only, handing out endpoints on 127.0.0.1 (its own
+ *  start listens on every interface and names itself localhost). A process of its own: its
+ *  request handlers share one model per module. Prints a line once it listens. */
+const SERVE = `
+const path = require('node:path');
+const [dir, port] = process.argv.slice(1);
+const Server = require(path.join(dir, 'src/server.js'));
+const { PushApiModel } = require(path.join(dir, 'src/PushApiModel.js'));
+const model = new PushApiModel();
+const service = new Server(model, Number(port));
+model.notifyUrl = 'http://127.0.0.1:' + port + '/notify/';
+service.setRequestHandlers();
+service._app.listen(Number(port), '127.0.0.1', () => console.log('listening on 127.0.0.1:' + port));
+`;
+
 /** web-push-testing: a real push service on 127.0.0.1 that subscribes, receives, decrypts and
  *  expires like a browser vendor's would. */
 export const pushService = async () => {
   const port = await freePort();
   // The package's "main" names a file it does not ship; its package.json locates it.
-  const script = path.join(
-    path.dirname(createRequire(import.meta.url).resolve('web-push-testing/package.json')),
-    'src/bin/server.js',
-  );
-  const child = spawn(process.execPath, [script, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const dir = path.dirname(createRequire(import.meta.url).resolve('web-push-testing/package.json'));
+  const child = spawn(process.execPath, ['-e', SERVE, dir, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.stdout!.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`web-push-testing exited with ${code}`)));

@@ -6,6 +6,8 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import pino, { type Logger } from 'pino';
 import { startTarget } from './target.ts';
+import { loopbackResolver } from './egress.ts';
+import { egressPolicy } from '../../src/checks/egress.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
 import { ProjectorThread } from '../../src/compose/projector-thread.ts';
@@ -18,6 +20,7 @@ import { startMetricsServer } from '../../src/metrics/server.ts';
 import type { HttpServer } from '../../src/server/http-server.ts';
 import type { WorkerJobs } from '../../src/jobs/worker-jobs.ts';
 import type { Projector } from '../../projections/projector.ts';
+import type { ReadModelKey } from '../../src/views/read-models.ts';
 import { TEST_SCRYPT } from './passwords.ts';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery' };
@@ -131,7 +134,12 @@ export const startTestServer = async ({
     defaultMetrics: processMetrics,
     clock: now,
   });
-  const runtime = await openRuntime(config, { scrypt: TEST_SCRYPT, observer: telemetry });
+  // The configured egress rules, with the tests' resolver (its checks, deliveries and channel tests
+  // never look a name up in the system's DNS).
+  const runtime: Runtime = {
+    ...(await openRuntime(config, { scrypt: TEST_SCRYPT, observer: telemetry })),
+    egress: egressPolicy(config.egress, { resolve: loopbackResolver }),
+  };
   watchRuntime(telemetry, runtime, { projections: true, notifications });
   const thread = onThread
     ? new ProjectorThread(
@@ -295,6 +303,19 @@ export const eventually = async <T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }
+};
+
+/** Resolves once the read models named have applied everything appended to the log so far, so
+ *  that what the requests before the call changed is in their answers: the runtime says when,
+ *  rather than the API being asked again and again for the answer expected. */
+export const caughtUp = async (
+  server: Pick<TestServer, 'runtime'>,
+  readModels: readonly ReadModelKey[],
+  timeoutMs = 10_000,
+): Promise<void> => {
+  const head = await server.runtime.log.headPosition();
+  if (head !== null && !(await server.runtime.caughtUp(readModels, head, timeoutMs)))
+    throw new Error(`${readModels.join(', ')} not at log position ${head} after ${timeoutMs} ms`);
 };
 
 /** Resolves once `n` more anomaly scans have completed. */

@@ -1,7 +1,7 @@
 import test from 'ava';
 import {
   api,
-  eventually,
+  caughtUp,
   login,
   projectWithKey,
   sampleEvent,
@@ -49,10 +49,9 @@ test.before(async () => {
     apiKey: other.apiKey,
     body: sampleEvent({ service_name: 'elsewhere' }),
   });
-  await eventually(async () => {
-    const r = await api(server.url, 'GET', '/v1/audit?event_type=http', { token });
-    return r.body.pagination?.totalItems === 41 ? true : undefined;
-  });
+  await caughtUp(server, ['auditEvents']);
+  const listed = (await api(server.url, 'GET', '/v1/audit?event_type=http', { token })).body.pagination.totalItems;
+  if (listed !== 41) throw new Error(`41 events sent, ${listed} listed`);
 });
 test.after.always(() => server.stop());
 

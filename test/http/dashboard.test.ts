@@ -1,14 +1,19 @@
 import test from 'ava';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN, api, startTestServer, tempDir } from '../helpers/server.ts';
+import { ADMIN, api, startTestServer, tempDir, type TestServer } from '../helpers/server.ts';
 
 // The dashboard is built by `npm test`'s pretest (the workspace build), as `npm start` builds it.
 const BUILT = path.resolve('web', 'dist');
 
+/** The server of the tests that need nothing of their own (neither changes any state). */
+let server: TestServer;
+test.before(async () => {
+  server = await startTestServer();
+});
+test.after.always(() => server.stop());
+
 test('GET / serves the built dashboard with a strict CSP and no inline script; client routes get index.html; the API keeps its JSON 404', async (t) => {
-  const server = await startTestServer();
-  t.teardown(() => server.stop());
   const index = readFileSync(path.join(BUILT, 'index.html'), 'utf8');
   t.notRegex(index, /<script(?![^>]*\bsrc=)[^>]*>/, 'every script has a src');
   t.notRegex(index, /<style|\sstyle=/, 'no inline style');
@@ -57,17 +62,15 @@ test('GET / serves the built dashboard with a strict CSP and no inline script; c
 });
 
 test('without a build, / says how to make one', async (t) => {
-  const server = await startTestServer({ env: { WATCHLOG_DASHBOARD_DIR: tempDir() } });
-  t.teardown(() => server.stop());
-  const res = await fetch(`${server.url}/`);
+  const unbuilt = await startTestServer({ env: { WATCHLOG_DASHBOARD_DIR: tempDir() } });
+  t.teardown(() => unbuilt.stop());
+  const res = await fetch(`${unbuilt.url}/`);
   t.is(res.status, 404);
   t.regex(await res.text(), /npm run build/);
-  t.is((await api(server.url, 'GET', '/healthz')).status, 200);
+  t.is((await api(unbuilt.url, 'GET', '/healthz')).status, 200);
 });
 
 test('GET /v1/auth/me is the caller, without the password hash', async (t) => {
-  const server = await startTestServer();
-  t.teardown(() => server.stop());
   const { token } = (await api(server.url, 'POST', '/v1/auth/login', { body: ADMIN })).body;
   const me = await api(server.url, 'GET', '/v1/auth/me', { token });
   t.is(me.status, 200);

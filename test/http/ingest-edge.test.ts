@@ -1,6 +1,7 @@
 import test from 'ava';
 import {
   api,
+  caughtUp,
   eventually,
   login,
   projectWithKey,
@@ -165,8 +166,8 @@ test('Idempotency-Key: a repeat answers the first id, says so, and stores nothin
     other.body.error.details.map((d: { path: string }) => d.path),
     ['headers.idempotency-key'],
   );
-  await eventually(async () => ((await listed(rid)).length === 1 ? true : undefined));
-  await new Promise((r) => setTimeout(r, 200));
+  // Everything the three requests appended is in the list: one event.
+  await caughtUp(server, ['auditEvents']);
   t.is((await listed(rid)).length, 1, 'one event for three requests');
   const bad = await api(server.url, 'POST', '/v1/audit', {
     apiKey,

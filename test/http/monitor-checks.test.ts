@@ -68,7 +68,11 @@ test('UP→DOWN→UP through the job handler: two audit events, and the monitor 
     events.map((e: { event_type: string }) => e.event_type),
     ['system.healthcheck.down', 'system.healthcheck.up'],
   );
-  t.is(await eventually(async () => ((await monitor(id)).status === 'UP' ? 'UP' : undefined)), 'UP');
+  const up = await eventually(async () => {
+    const m = await monitor(id);
+    return m.status === 'UP' ? m : undefined;
+  });
+  t.is(up.last_status_code, 200);
 });
 
 test('a slow target and a closed port go DOWN with the error recorded', async (t) => {
@@ -96,7 +100,19 @@ test('a slow target and a closed port go DOWN with the error recorded', async (t
         { token },
       )
     ).body;
-  t.is(await eventually(async () => ((await downEvents()).pagination.totalItems === 1 ? 1 : undefined)), 1);
+  const downs = await eventually(async () => {
+    const body = await downEvents();
+    return body.pagination.totalItems > 0 ? body : undefined;
+  });
+  t.is(downs.pagination.totalItems, 1, 'one DOWN event, for the transition');
+  t.like(downs.data[0], {
+    event_type: 'system.healthcheck.down',
+    service_name: 'closed',
+    identifier: 'system',
+    path: `http://127.0.0.1:${port}/`,
+  });
+  const detail = await api(server.url, 'GET', `/v1/audit/${downs.data[0].id}`, { token });
+  t.regex(detail.body.request_body.error, /connection refused/);
 });
 
 test('disabling pauses the job, enabling resumes it, deleting cancels it', async (t) => {

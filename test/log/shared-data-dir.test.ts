@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { nodeArgs } from '../helpers/process.ts';
 import { tempDir } from '../helpers/server.ts';
 
 const SCRIPT = fileURLToPath(new URL('../helpers/share-data-dir.ts', import.meta.url));
@@ -12,7 +13,7 @@ const ROUNDS = 30;
 
 const run = (dataDir: string) =>
   new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, dataDir, String(ROUNDS)], {
+    const child = spawn(process.execPath, [...nodeArgs(SCRIPT), dataDir, String(ROUNDS)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -1,15 +1,13 @@
 import test, { type ExecutionContext } from 'ava';
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { UsageError, parseVerifyArgs, runVerify } from '../../src/verify/cli.ts';
+import { MAIN, nodeArgs } from '../helpers/process.ts';
 import { buildLog, missingLine, newSigner, PROJECT, tempFiles } from './fixtures.ts';
 
 /** `watchlog verify` on files in the forms the API hands out: its exit codes (0 verified,
  *  1 failed, 2 bad usage) and what it prints. The process itself (src/main.ts) is spawned where
  *  the test is about the command line; the other checks run the same code in this process,
  *  since each spawn loads the whole server. */
-
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 interface Run {
   code: number;
@@ -21,7 +19,7 @@ const spawnVerify = (args: string[]) =>
   new Promise<Run>((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', MAIN, 'verify', ...args],
+      [...nodeArgs(MAIN), 'verify', ...args],
       { env: { PATH: process.env.PATH ?? '' } },
       (error, stdout, stderr) => {
         resolve({ code: error ? Number(error.code) : 0, stdout, stderr });

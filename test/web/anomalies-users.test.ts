@@ -11,7 +11,7 @@ test('anomalies: a brute force shows as an open alert with its fields; the setti
   t.teardown(() => server.stop());
   const token = await login(server.url);
   const { projectId, apiKey } = await projectWithKey(server.url, token, 'shop');
-  const { page, errors } = await openTab(t, server.url);
+  const { page, errors } = await openTab(t, server.url, { clock: true });
   await signIn(page, ADMIN, `/p/${projectId}/anomalies`);
   await page.getByText(/No alert yet/).waitFor();
 
@@ -25,7 +25,13 @@ test('anomalies: a brute force shows as an open alert with its fields; the setti
       ).status,
       202,
     );
-  // Refreshed without a reload.
+  // Refreshed without a reload: once the scan has raised the alert, at the page's next refresh
+  // (every 10 s: its clock is moved on by that).
+  await eventually(async () => {
+    const res = await api(server.url, 'GET', `/v1/audit/anomalies?project_id=${projectId}`, { token });
+    return res.body.data.length > 0 ? true : undefined;
+  }, 20_000);
+  await page.clock.fastForward(10_000);
   const row = page.getByRole('table', { name: 'Alerts' }).getByRole('row').filter({ hasText: 'Brute force' });
   await row.waitFor({ timeout: 20_000 });
   t.regex(await row.innerText(), /Open/);

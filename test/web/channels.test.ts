@@ -5,6 +5,12 @@ import { smtpServer } from '../helpers/smtp.ts';
 import { ADMIN, api, eventually, login, projectWithKey, startTestServer } from '../helpers/server.ts';
 import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 
+/** The Phones channel, or its delivery log, as the API answers them. */
+interface PhonesAnswer {
+  degraded: boolean;
+  data: Array<{ title: string; status: string }>;
+}
+
 test('channel settings: every type through the form, errors at their fields, the Test button with the provider\'s answer, the delivery log with "Send again", a degraded channel shown', async (t) => {
   const server = await startTestServer({ notifications: true, env: { WATCHLOG_NOTIFY_DEGRADED_AFTER: '1' } });
   let failing = true;
@@ -21,7 +27,7 @@ test('channel settings: every type through the form, errors at their fields, the
   });
   const token = await login(server.url);
   const { projectId } = await projectWithKey(server.url, token, 'shop');
-  const { page, errors } = await openTab(t, server.url);
+  const { page, errors } = await openTab(t, server.url, { clock: true });
   await signIn(page, ADMIN, `/p/${projectId}/settings?tab=channels`);
   await page.getByText(/No channel yet/).waitFor();
   const form = page.getByRole('form', { name: 'New channel' });
@@ -105,8 +111,20 @@ test('channel settings: every type through the form, errors at their fields, the
   await ntfyRow.waitFor();
   t.regex(await ntfyRow.innerText(), /quiet 10 min after a DOWN/);
   const channels = (await api(server.url, 'GET', `/v1/channels?project_id=${projectId}`, { token })).body as Array<{
+    id: string;
     type: string;
   }>;
+  const phones = channels.find((c) => c.type === 'ntfy')!.id;
+  /** Until the API answers what `check` wants of the Phones channel, then the page's next refresh
+   *  of `every` ms (its clock is moved on by that). */
+  const shown = async (path: string, check: (body: PhonesAnswer) => boolean, every: number) => {
+    await eventually(
+      async () =>
+        check((await api(server.url, 'GET', `/v1/channels/${phones}${path}`, { token })).body) ? true : undefined,
+      20_000,
+    );
+    await page.clock.fastForward(every);
+  };
   t.deepEqual(channels.map((c) => c.type).sort(), ['discord', 'email', 'ntfy', 'pagerduty', 'slack', 'teams']);
 
   const monitor = (
@@ -124,6 +142,8 @@ test('channel settings: every type through the form, errors at their fields, the
       ctx,
     );
   }
+  // Degraded, then shown at the list's next refresh (every 5 s).
+  await shown('', (c) => c.degraded === true, 5_000);
   await eventually(
     async () =>
       /Degraded: 1 deliveries in a row failed; the last: answered 500/.test(await ntfyRow.innerText())
@@ -141,10 +161,20 @@ test('channel settings: every type through the form, errors at their fields, the
   await screenshot(page, 'settings-channel-deliveries');
   failing = false;
   await failedRow.getByRole('button', { name: 'Send again checkout-api is DOWN' }).click();
+  // Delivered, then shown at the delivery log's next refresh (every 10 s).
+  await shown(
+    '/deliveries',
+    (log) =>
+      log.data.some(
+        (d: { title: string; status: string }) => d.title === 'checkout-api is DOWN' && d.status === 'delivered',
+      ),
+    10_000,
+  );
   await eventually(
     async () => (/delivered[\s\S]*4[\s\S]*200/.test(await failedRow.innerText()) ? true : undefined),
     20_000,
   );
+  await shown('', (c) => c.degraded === false, 5_000);
   await eventually(async () => (!/Degraded/.test(await ntfyRow.innerText()) ? true : undefined), 20_000);
   t.is(ntfy.received.at(-1)!.json.title, 'checkout-api is DOWN');
   await screenshot(page, 'settings-channels-all-types');

@@ -85,15 +85,21 @@ test('events: list, filters kept in the URL, export of the filtered events, deta
     return res.body.pagination?.totalItems === 7 ? true : undefined;
   });
 
-  const { page, errors } = await openTab(t, server.url);
+  const { page, errors } = await openTab(t, server.url, { clock: true });
   await signIn(page, undefined, `/p/${projectId}/events`);
   await expectRows(page, 'Events', 7);
   const table = page.getByRole('table', { name: 'Events' });
   t.regex(await table.innerText(), /DELETE\s+\/api\/orders\/1\s+500/);
   await screenshot(page, 'events');
 
-  // Live: a new event shows up on page 1 without a reload.
+  // Live: a new event shows up on page 1 without a reload, at the list's next refresh (every 5 s:
+  // the page's clock is moved on by that once the list has it).
   await ingest({ identifier: 'dave', service_name: 'users', method: 'PUT', path: '/api/me', status_code: 200 });
+  await eventually(async () => {
+    const res = await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { token });
+    return res.body.pagination?.totalItems === 8 ? true : undefined;
+  });
+  await page.clock.fastForward(5_000);
   await expectRows(page, 'Events', 8);
   t.regex(await rowsOf(page, 'Events').first().innerText(), /PUT/);
 

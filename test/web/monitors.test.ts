@@ -14,7 +14,7 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
   const { server, target, token } = await serverWithTarget(t, { jobs: true });
   const { projectId } = await projectWithKey(server.url, token, 'shop');
 
-  const { page, errors } = await openTab(t, server.url);
+  const { page, errors } = await openTab(t, server.url, { clock: true });
   await signIn(page, undefined, `/p/${projectId}/monitors`);
   const empty = page.getByText('No monitor in this project yet.');
   await empty.waitFor();
@@ -60,6 +60,17 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
 
   const table = page.getByRole('table', { name: 'Monitors' });
   const row = table.getByRole('row').filter({ hasText: 'checkout' }).first();
+  const [monitor] = (await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body as Array<{
+    id: string;
+  }>;
+  const statusIs = (status: string) =>
+    eventually(async () => {
+      const m = await api(server.url, 'GET', `/v1/monitors/${monitor!.id}`, { token });
+      return m.body.status === status ? true : undefined;
+    }, 25_000);
+  // Its first check, then the page's next refresh of monitors (every 4 s: its clock is moved on).
+  await statusIs('UP');
+  await page.clock.fastForward(4_000);
   await row.getByText('UP', { exact: true }).waitFor({ timeout: 15_000 });
   await row.getByText('200 in').waitFor();
   t.true(await row.getByText(target.url).isVisible());
@@ -73,16 +84,14 @@ test('monitors: add through the form (errors at their fields), UP, test now, DOW
     .waitFor();
   await screenshot(page, 'monitors');
 
-  // The target fails; the next scheduled check (every 10 s) records the DOWN transition.
+  // The target fails; a check (run now, rather than at the end of the 10 s interval) records the
+  // DOWN transition.
   target.status = 503;
-  const [monitor] = (await api(server.url, 'GET', `/v1/monitors?project_id=${projectId}`, { token })).body as Array<{
-    id: string;
-  }>;
-  await eventually(async () => {
-    const m = await api(server.url, 'GET', `/v1/monitors/${monitor!.id}`, { token });
-    return m.body.status === 'DOWN' ? true : undefined;
-  }, 25_000);
+  await server.jobs!.check(monitor!.id);
+  await statusIs('DOWN');
   const downAt = Date.now();
+  // The page's next refresh of monitors, at most 4 s of its time later.
+  await page.clock.fastForward(4_000);
   const banner = page.getByRole('alert', { name: 'Services down' });
   await banner.waitFor({ timeout: 10_000 });
   t.true(Date.now() - downAt <= 10_000, 'the banner shows within 10 s of the transition, without a reload');

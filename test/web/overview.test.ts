@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Page } from 'playwright-core';
-import { api, login, sampleEvent, startTestServer } from '../helpers/server.ts';
+import { api, eventually, login, sampleEvent, startTestServer } from '../helpers/server.ts';
 import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 import { startTarget } from '../helpers/target.ts';
 
@@ -15,6 +15,13 @@ const healthOf = (page: Page, service: string) => servicesRow(page, service).get
 
 const card = (page: Page, label: string) => page.getByRole('group', { name: label, exact: true });
 
+/** Until the API answers the monitor with this status. */
+const statusIs = (base: string, token: string, id: string, status: string) =>
+  eventually(
+    async () => ((await api(base, 'GET', `/v1/monitors/${id}`, { token })).body.status === status ? true : undefined),
+    15_000,
+  );
+
 test('overview and All projects: a project made in the form, its first-event hint, cards, chart, services with a live Health column, totals and DOWN monitors', async (t) => {
   t.timeout(120_000);
   const server = await startTestServer({ jobs: true });
@@ -22,7 +29,7 @@ test('overview and All projects: a project made in the form, its first-event hin
   const target = await startTarget(200);
   t.teardown(() => target.close());
 
-  const { page, errors } = await openTab(t, server.url);
+  const { page, errors } = await openTab(t, server.url, { clock: true });
   await signIn(page, undefined, '/projects');
   await page.getByRole('heading', { name: 'New project' }).waitFor();
 
@@ -76,10 +83,12 @@ test('overview and All projects: a project made in the form, its first-event hin
   });
   t.is(monitor.status, 201);
 
-  // The page refreshes by itself: the cards appear without a reload.
+  // The page refreshes by itself: the cards appear without a reload, at its next refresh of the
+  // statistics (every 10 s: the page's clock is moved on by that).
   await page.evaluate(() => {
     (globalThis as unknown as { marker: number }).marker = 1;
   });
+  await page.clock.fastForward(10_000);
   await card(page, 'Requests').filter({ hasText: '9' }).waitFor({ timeout: 20_000 });
   t.is(await card(page, 'Requests').locator('.value').textContent(), '9');
   t.is(await card(page, '4xx errors').locator('.value').textContent(), '1');
@@ -104,6 +113,9 @@ test('overview and All projects: a project made in the form, its first-event hin
     'requests, 4xx, 5xx of orders',
   );
   t.deepEqual((await servicesRow(page, 'billing').getByRole('cell').allTextContents()).slice(1, 4), ['3', '0', '1']);
+  // The monitor's first check, then the page's next refresh of monitors (every 4 s).
+  await statusIs(server.url, token, monitor.body.id, 'UP');
+  await page.clock.fastForward(4_000);
   await healthOf(page, 'orders').filter({ hasText: 'UP' }).waitFor({ timeout: 20_000 });
   t.is(await healthOf(page, 'billing').textContent(), '—', 'no monitor named billing');
   t.true(await page.getByRole('table', { name: 'Status classes' }).getByRole('row', { name: /5xx 2/ }).isVisible());
@@ -121,8 +133,12 @@ test('overview and All projects: a project made in the form, its first-event hin
   await card(page, 'Requests').filter({ hasText: '9' }).waitFor();
   await screenshot(page, 'overview');
 
-  // The target fails: the Health cell turns DOWN without a reload.
+  // The target fails: the Health cell turns DOWN without a reload (the check is run now rather
+  // than at the end of the monitor's interval).
   target.status = 503;
+  await server.jobs!.check(monitor.body.id);
+  await statusIs(server.url, token, monitor.body.id, 'DOWN');
+  await page.clock.fastForward(4_000);
   await healthOf(page, 'orders').filter({ hasText: 'DOWN' }).waitFor({ timeout: 30_000 });
   t.is(
     await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker),

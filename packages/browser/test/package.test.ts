@@ -1,13 +1,14 @@
 import test from 'ava';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 
-// These build dist/ and pack it: one at a time, in this order.
+// These build dist/ (unless it is newer than what it is built from) and pack it: one at a time,
+// in this order.
 
 const run = promisify(execFile);
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
@@ -21,6 +22,26 @@ const npm = (args: string[], cwd: string) => {
   return run('npm', args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
 };
 
+/** The latest modification time of a file, or of the files under a directory. */
+const newest = (p: string): number =>
+  statSync(p).isDirectory()
+    ? Math.max(
+        0,
+        ...readdirSync(p, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => statSync(path.join(e.parentPath, e.name)).mtimeMs),
+      )
+    : statSync(p).mtimeMs;
+
+/** `npm run build`, unless dist/ is newer than every file it is built from: `npm test`'s pretest
+ *  has just built it. */
+const build = async () => {
+  const bundle = path.join(PACKAGE, 'dist', 'index.js');
+  const builtAt = existsSync(bundle) ? statSync(bundle).mtimeMs : 0;
+  const inputs = ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+  if (inputs.some((input) => newest(path.join(PACKAGE, input)) > builtAt)) await npm(['run', 'build'], PACKAGE);
+};
+
 const temp = (t: { teardown(fn: () => void): void }, prefix: string) => {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,7 +51,7 @@ const temp = (t: { teardown(fn: () => void): void }, prefix: string) => {
 test.serial(
   `the build is one ESM file of at most ${MAX_GZIP_BYTES} bytes gzipped, with types, and no imports`,
   async (t) => {
-    await npm(['run', 'build'], PACKAGE);
+    await build();
     const js = readFileSync(path.join(PACKAGE, 'dist', 'index.js'));
     const gzipped = gzipSync(js).length;
     t.log(`dist/index.js: ${js.length} bytes, ${gzipped} bytes gzipped`);
@@ -53,7 +74,12 @@ test.serial(
   'npm pack makes a tarball that installs offline, imports in Node without a window, and type-checks',
   async (t) => {
     const packed = temp(t, 'watchlog-browser-pack-');
-    const { stdout } = await npm(['pack', '--json', '--pack-destination', packed], PACKAGE);
+    const manifest = JSON.parse(readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    t.is(manifest.scripts.prepack, 'npm run build', 'npm pack builds dist/ first');
+    // The previous test built it.
+    const { stdout } = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', packed], PACKAGE);
     const [info] = JSON.parse(stdout.slice(stdout.indexOf('['))) as Array<{
       filename: string;
       files: Array<{ path: string }>;

@@ -1,0 +1,3 @@
+import { exactlyOnce } from './exactly-once.ts';
+
+exactlyOnce('express', 'SIGKILL');

@@ -1,0 +1,3 @@
+import { exactlyOnce } from './exactly-once.ts';
+
+exactlyOnce('koa', 'SIGTERM');
