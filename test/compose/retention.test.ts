@@ -210,7 +210,7 @@ test.serial(
       JSON.stringify((await api(server.url, 'GET', '/v1/checkpoints/key', { token })).body),
     );
     writeFileSync(path.join(files, 'before.txt'), checkpointBefore.note);
-    writeFileSync(path.join(files, 'stream.ndjson'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    writeFileSync(path.join(files, 'stream.ndjson'), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
     const verify = (extra: string[]) =>
       runCli(
         [

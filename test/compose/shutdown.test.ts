@@ -63,7 +63,8 @@ test('SIGTERM under load: in-flight requests answered, later ones 503, no acknow
         throw error;
       }
       for (;;) {
-        const body = JSON.stringify(sampleEvent({ identifier: `c${c}-${(i += 1)}` }));
+        i += 1;
+        const body = JSON.stringify(sampleEvent({ identifier: `c${c}-${i}` }));
         const writtenAt = conn.write(
           rawRequest('POST', '/v1/audit', { 'Content-Type': 'application/json', 'X-API-Key': apiKey }, body),
         );
@@ -219,7 +220,9 @@ test('SIGTERM with slow clients: a request in flight is answered, an idle keep-a
   const inFlight = await RawConnection.open(port);
   const inFlightRequest = ingest('in-flight');
   inFlight.write(inFlightRequest.head + inFlightRequest.body.slice(0, 20));
-  t.teardown(() => [idle, stalled, halfHeaders, late, inFlight].forEach((c) => c.destroy()));
+  t.teardown(() => {
+    for (const c of [idle, stalled, halfHeaders, late, inFlight]) c.destroy();
+  });
   await new Promise((r) => setTimeout(r, 300));
 
   const killedAt = wallNow();

@@ -211,7 +211,7 @@ test.serial('the tail cut off, and the tree rebuilt to match: the stream is shor
 });
 
 test.serial("a record edited and the tree altered to match it: the root no longer is the checkpoint's", async (t) => {
-  const dir = tampered(t, (log, views) => {
+  const dir = tampered(t, (log) => {
     const row = auditRows(log)[5]!;
     log.prepare('UPDATE events SET data = ? WHERE position = ?').run(row.data.replace('"n":5', '"n":55'), row.position);
   });

@@ -47,7 +47,9 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
   const url = `http://127.0.0.1:${port}`;
   const workers = [runCli(['worker'], env), runCli(['worker'], env)];
   const apiProcess = runCli(['api'], env);
-  t.teardown(() => [...workers, apiProcess].forEach((p) => p.child.kill('SIGKILL')));
+  t.teardown(() => {
+    for (const p of [...workers, apiProcess]) p.child.kill('SIGKILL');
+  });
   await Promise.all(workers.map((w) => waitForLog(w, 'worker started')));
   await waitForLog(apiProcess, 'admin user created', 45_000);
 

@@ -159,8 +159,8 @@ export const leasesContract = (adapter: string, open: () => Promise<SharedReadMo
         if (e.position === '4') w.deleted(removed);
       };
 
-      let resume = () => undefined as void;
-      let paused = () => undefined as void;
+      let resume: () => void = () => undefined;
+      let paused: () => void = () => undefined;
       const isPaused = new Promise<void>((r) => {
         paused = r;
       });

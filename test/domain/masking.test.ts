@@ -194,7 +194,7 @@ const cardRun = /(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])/;
 /** Values under secret keys, and every string, anywhere in a value. */
 const walk = (v: unknown, visit: (key: string | null, value: unknown) => void, key: string | null = null): void => {
   visit(key, v);
-  if (Array.isArray(v)) v.forEach((item) => walk(item, visit, null));
+  if (Array.isArray(v)) for (const item of v) walk(item, visit, null);
   else if (v !== null && typeof v === 'object')
     for (const k of Object.keys(v)) walk((v as Record<string, unknown>)[k], visit, k);
 };
@@ -462,7 +462,7 @@ test("property: with a project's rules, what the built-in rules mask is masked a
       const compare = (a: unknown, b: unknown, key: string | null): void => {
         if (key !== null && isProjectSecret(key)) t.is(b, MASK);
         else if (typeof a === 'string') t.true(b === a || b === MASK);
-        else if (Array.isArray(a)) a.forEach((item, i) => compare(item, (b as unknown[])[i], null));
+        else if (Array.isArray(a)) for (const [i, item] of a.entries()) compare(item, (b as unknown[])[i], null);
         else if (a !== null && typeof a === 'object') {
           t.deepEqual(Object.keys(b as object), Object.keys(a));
           for (const k of Object.keys(a))

@@ -61,6 +61,7 @@ export const deciderSpec =
           }
         };
         return {
+          // biome-ignore lint/suspicious/noThenProperty: given / when / then, as emmett's DeciderSpecification reads; never awaited
           then(expected) {
             const actual = decided();
             for (const event of actual) assertStorable(t, event, 'decided event');

@@ -223,6 +223,7 @@ export const startTestServer = async ({
   };
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read an answer's fields as they assert on them
 export interface JsonResponse<T = any> {
   status: number;
   body: T;
@@ -230,6 +231,7 @@ export interface JsonResponse<T = any> {
 }
 
 /** fetch with JSON in and out; a non-JSON answer is returned as text. */
+// biome-ignore lint/suspicious/noExplicitAny: as JsonResponse's
 export const api = async <T = any>(
   base: string,
   method: string,

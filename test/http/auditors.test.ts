@@ -326,8 +326,7 @@ test('live tail: server-sent events of what there is, then of what comes; Last-E
       const { value, done } = await reader.read();
       if (done) throw new Error('the tail ended');
       buffer += Buffer.from(value).toString();
-      let cut: number;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
         const block = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
         const id = /^id: (.+)$/m.exec(block)?.[1];

@@ -34,7 +34,7 @@ test('202 with the id only once the event is in the log', async (t) => {
   const stream = await server.runtime.log.readStream(`audit-${projectId}`);
   const recorded = stream.find((e) => (e.data as { id: string }).id === res.body.id);
   t.is(recorded?.type, 'AuditEventRecorded');
-  t.is((recorded?.data as { event_type: string }).event_type, 'http');
+  t.is((recorded?.data as { event_type: string } | undefined)?.event_type, 'http');
 });
 
 test('missing, unknown and revoked API keys get 401 with the error shape', async (t) => {

@@ -27,7 +27,7 @@ test('a value is read once per ttl; what `remember` refuses is read every time',
 
 test('a read that began before an invalidation is not remembered: a revoked value cannot come back', async (t) => {
   const values = new Map<string, string | null>([['key', 'project-1']]);
-  let release = () => undefined as void;
+  let release: () => void = () => undefined;
   const gate = new Promise<void>((r) => {
     release = r;
   });

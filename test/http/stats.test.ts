@@ -19,7 +19,10 @@ const statuses: number[] = [];
 
 /** A deterministic pseudo-random sequence, so a failure can be replayed. */
 let seed = 42;
-const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+  return seed / 2 ** 31;
+};
 
 test.before(async () => {
   server = await startTestServer({ now: () => new Date(clock) });

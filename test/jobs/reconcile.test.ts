@@ -171,7 +171,7 @@ test('workers starting together on an empty store keep one of each repeating job
     },
     get: async () => null,
   };
-  const sweep: RepeatingJob = { name: 'sweep', everyMs: 60_000, run: async () => {} };
+  const sweep: RepeatingJob = { name: 'sweep', everyMs: 60_000, run: async () => undefined };
   const options: WorkerJobsOptions = { processEveryMs: 20, reconcileEveryMs: 20, repeating: [sweep] };
   const workers = await Promise.all([1, 2, 3].map(() => store.worker(monitors, options)));
   await Promise.all(workers.map((w) => w.start()));
@@ -190,7 +190,7 @@ test('workers starting together on an empty store keep one of each repeating job
 test("a worker starting while another runs a repeating job leaves that job's lock alone, and changes only its interval", async (t) => {
   const store = jobStore(t);
   const monitors: Monitors = { list: async () => [], get: async () => null };
-  const sweep: RepeatingJob = { name: 'sweep', everyMs: 60_000, run: async () => {} };
+  const sweep: RepeatingJob = { name: 'sweep', everyMs: 60_000, run: async () => undefined };
   const before = await store.worker(monitors, { repeating: [sweep] });
   await before.agenda.every(60_000, 'sweep');
   const other = (await store.connection()).repository;

@@ -293,7 +293,7 @@ it('an erasure gives the rows of one identifier the form that replaying their er
       data: {
         project_id: P,
         reason: 'erasure',
-        leaf_hash: 'A'.repeat(43) + '=',
+        leaf_hash: `${'A'.repeat(43)}=`,
         event: eraseAuditEvent({ ...deleteOrder, id: 'replayed-ann' }),
       },
     },

@@ -12,6 +12,10 @@ const T0 = Date.UTC(2026, 7, 1, 12, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 let ids = 0;
+const nextId = () => {
+  ids += 1;
+  return `8d6f4b17-9203-45c6-9b3c-${String(ids).padStart(12, '0')}`;
+};
 /** A browser or backend http event of project P at `ms` after T0, with `request_id` unless null. */
 const http = (
   source: 'browser' | 'backend',
@@ -21,7 +25,7 @@ const http = (
 ): DomainEvent => ({
   type: 'AuditEventRecorded',
   data: {
-    id: `8d6f4b17-9203-45c6-9b3c-${String((ids += 1)).padStart(12, '0')}`,
+    id: nextId(),
     project_id: P,
     event_type: 'http',
     timestamp: iso(T0 + ms),

@@ -29,7 +29,9 @@ class RecordingRunner implements ProjectionRunner {
     this.applied = [];
     this.position = null;
   }
-  async migrate() {}
+  async migrate() {
+    // nothing to migrate: the store is made at the schema it is
+  }
   async process(batch: readonly RecordedEvent[], _lease?: Lease, decode?: Decoder) {
     if (this.failNext > 0) {
       this.failNext -= 1;

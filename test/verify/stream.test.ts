@@ -134,8 +134,10 @@ const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) =
   const inPieces = (lines: readonly string[], end: string, seed: number) => {
     const bytes = Buffer.from(lines.join(end));
     const pieces: Buffer[] = [];
-    for (let at = 0, n = seed; at < bytes.length; n = (n * 7919 + 13) % 3001)
-      pieces.push(bytes.subarray(at, (at += 1 + n)));
+    for (let at = 0, n = seed; at < bytes.length; n = (n * 7919 + 13) % 3001) {
+      pieces.push(bytes.subarray(at, at + 1 + n));
+      at += 1 + n;
+    }
     return Readable.from(pieces);
   };
   const inSmallBatches = {

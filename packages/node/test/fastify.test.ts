@@ -14,7 +14,7 @@ const shopApp = async (watchlog: Watchlog, identify?: Identify<FastifyRequest>) 
   const app = Fastify();
   await app.register(watchlog.fastify({ identify }));
   await app.register(
-    async (api) => {
+    (api, _options, done) => {
       api.get('/users/:id', async (req) => ({ id: (req.params as { id: string }).id }));
       api.post('/orders/:orderId/pay', async (_req, reply) => {
         reply.code(201);
@@ -23,6 +23,7 @@ const shopApp = async (watchlog: Watchlog, identify?: Identify<FastifyRequest>) 
       api.get('/fail/:id', async () => {
         throw new Error('ledger offline');
       });
+      done();
     },
     { prefix: '/api/v1' },
   );

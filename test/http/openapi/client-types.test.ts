@@ -29,7 +29,10 @@ const webDiagnostics = (generated: string): string[] => {
   const program = ts.createProgram(parsed.fileNames, parsed.options, host);
   return ts
     .getPreEmitDiagnostics(program)
-    .map((d) => `${d.file ? path.relative(WEB, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+    .map(
+      (d) =>
+        `${d.file ? path.relative(WEB, d.file.fileName) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+    );
 };
 
 test('a field of an answer renamed on the server fails tsc in web/ where the dashboard reads it', (t) => {
