@@ -1,10 +1,10 @@
 import test from 'ava';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { REACTORS } from '../src/compose/reactors.ts';
 import { READ_MODELS } from '../src/compose/read-models.ts';
+import { ROOT } from './helpers/root.ts';
 
 /** The layering rule of ARCHITECTURE.md, checked on the import graph of src/ and projections/:
  *  imports point down (http | jobs | reactors → commands → domain; projections → domain + view
@@ -228,7 +228,7 @@ const registryViolations = (
   return found;
 };
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = ROOT;
 const sourcesUnder = (dir: string): SourceFile[] =>
   readdirSync(path.join(root, dir)).flatMap((name) => {
     const rel = `${dir}/${name}`;

@@ -3,12 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DEFAULT_EGRESS_DENY, loadConfig } from '../src/config.ts';
+import { ROOT } from './helpers/root.ts';
 
 /** docker-compose.yml is validated by Debian's docker-compose (`config -q` parses, interpolates and
  *  checks the file against the compose schema without an engine). .ci/run installs it. */
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = ROOT;
 const installed = spawnSync('docker-compose', ['version'], { encoding: 'utf8' }).status === 0;
 
 const config = (file: string, env: Record<string, string>) =>

@@ -3,10 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT, repoPath } from './root.ts';
 import { ADMIN, tempDir } from './server.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The latest modification time of the TypeScript under `dir`. */
 const newestSource = (dir: string): number => {
@@ -33,7 +31,7 @@ export const nodeArgs = (file: string): string[] => {
   return ['--import', 'tsx', file];
 };
 
-export const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+export const MAIN = repoPath('src/main.ts');
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {

@@ -17,6 +17,7 @@ import {
 } from '../helpers/server.ts';
 import { startTarget, type Target } from '../helpers/target.ts';
 import { defaultEgress } from '../helpers/egress.ts';
+import { repoPath } from '../helpers/root.ts';
 
 /** The HTTP contract across routes: methods, HEAD, error messages, unknown parameters, project
  *  filters, bare-array paging, monitor timeouts, check error texts and exact statistics bounds. */
@@ -120,7 +121,7 @@ test('item 5: any method on a served path is 405 with Allow, on another path 404
   t.is(options.headers.allow, 'GET, HEAD, PUT, DELETE, OPTIONS');
 
   // Every GET route of the README's table, with real ids.
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(repoPath('README.md'), 'utf8');
   const documented = [...readme.matchAll(/^\| GET \| `([^`]+)` \|/gm)].map((m) => m[1]!);
   t.true(documented.length >= 20);
   const resources: Record<string, string> = {

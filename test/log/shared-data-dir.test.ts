@@ -3,11 +3,11 @@ import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { nodeArgs } from '../helpers/process.ts';
 import { tempDir } from '../helpers/server.ts';
+import { repoPath } from '../helpers/root.ts';
 
-const SCRIPT = fileURLToPath(new URL('../helpers/share-data-dir.ts', import.meta.url));
+const SCRIPT = repoPath('test/helpers/share-data-dir.ts');
 const PROCESSES = 6;
 const ROUNDS = 30;
 

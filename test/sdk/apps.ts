@@ -11,15 +11,14 @@ import type { AddressInfo } from 'node:net';
 import type { Watchlog } from '@watchlog/node';
 import { api, login, projectWithKey } from '../helpers/server.ts';
 import { runCli, waitForLog, type CliProcess } from '../helpers/process.ts';
+import { repoPath } from '../helpers/root.ts';
 
 /** Host applications for the SDK's end-to-end tests: each records the request id the SDK gave
  *  every request it handled, so a test can hold the stored events against them. */
 
 // The root's own `express` is v4 (a test tool depends on it); the SDK targets Express 5, a dev
 // dependency of packages/node.
-const express = createRequire(new URL('../../packages/node/package.json', import.meta.url))(
-  'express',
-) as typeof expressType;
+const express = createRequire(repoPath('packages/node/package.json'))('express') as typeof expressType;
 
 export type Framework = 'express' | 'koa' | 'fastify';
 
