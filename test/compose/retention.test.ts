@@ -100,7 +100,8 @@ const selfCheck = async (dataDir: string) => {
 };
 
 test.serial(
-  'retention removes exactly the expired events from the log and every read model; erasure removes personal fields; the tree is unchanged',
+  'retention removes exactly the expired events from the log and every read model; ' +
+    'erasure removes personal fields; the tree is unchanged',
   async (t) => {
     const dataDir = tempDir();
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -357,7 +358,8 @@ test.serial(
 );
 
 test.serial(
-  'a long removal goes a page at a time, each page exact; a record deleted outright, or a tombstone with another leaf hash, fails the self-check',
+  'a long removal goes a page at a time, each page exact; ' +
+    'a record deleted outright, or a tombstone with another leaf hash, fails the self-check',
   async (t) => {
     const dataDir = tempDir();
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -327,26 +327,30 @@ test('no project rules: eventMasker(null) is maskObject itself; rules with nothi
   t.is(compileMaskingRules({ keys: [], patterns: [] }), null);
 });
 
-test("value patterns read at most the event's budget of characters; a string past it is masked whole, MASK costs nothing", (t) => {
-  const rules = project([], ['sk_live_[0-9a-z]{8}']);
-  const limit = scanLimitChars(rules.values!.cost);
-  t.is(limit, Math.floor(SCAN_BUDGET / rules.values!.cost));
-  const chunk = 'a'.repeat(Math.floor(limit * 0.3));
-  // Three chunks fit in the budget, the fourth does not, a short one after it still does.
-  const mask = eventMasker(rules);
-  t.deepEqual(mask({ a: chunk, b: chunk, c: [chunk, chunk, 'short', MASK] }), {
-    a: chunk,
-    b: chunk,
-    c: [chunk, MASK, 'short', MASK],
-  });
-  // The budget is the event's: shared by its bodies, fresh for the next event.
-  const event = eventMasker(rules);
-  t.deepEqual(event({ a: chunk, b: chunk }), { a: chunk, b: chunk });
-  t.deepEqual(event({ c: chunk, d: chunk }), { c: chunk, d: MASK });
-  t.deepEqual(eventMasker(rules)({ c: chunk, d: chunk }), { c: chunk, d: chunk });
-  // Secrets under keys are not read, so they cost nothing.
-  t.deepEqual(eventMasker(rules)({ password: chunk.repeat(10), a: chunk }), { password: MASK, a: chunk });
-});
+test(
+  "value patterns read at most the event's budget of characters; " +
+    'a string past it is masked whole, MASK costs nothing',
+  (t) => {
+    const rules = project([], ['sk_live_[0-9a-z]{8}']);
+    const limit = scanLimitChars(rules.values!.cost);
+    t.is(limit, Math.floor(SCAN_BUDGET / rules.values!.cost));
+    const chunk = 'a'.repeat(Math.floor(limit * 0.3));
+    // Three chunks fit in the budget, the fourth does not, a short one after it still does.
+    const mask = eventMasker(rules);
+    t.deepEqual(mask({ a: chunk, b: chunk, c: [chunk, chunk, 'short', MASK] }), {
+      a: chunk,
+      b: chunk,
+      c: [chunk, MASK, 'short', MASK],
+    });
+    // The budget is the event's: shared by its bodies, fresh for the next event.
+    const event = eventMasker(rules);
+    t.deepEqual(event({ a: chunk, b: chunk }), { a: chunk, b: chunk });
+    t.deepEqual(event({ c: chunk, d: chunk }), { c: chunk, d: MASK });
+    t.deepEqual(eventMasker(rules)({ c: chunk, d: chunk }), { c: chunk, d: chunk });
+    // Secrets under keys are not read, so they cost nothing.
+    t.deepEqual(eventMasker(rules)({ password: chunk.repeat(10), a: chunk }), { password: MASK, a: chunk });
+  },
+);
 
 test('ReDoS: patterns that backtrack catastrophically in a JavaScript RegExp run in linear time here', (t) => {
   const mask = eventMasker(project([], ['^(a+)+$', '(x|xx)+y', '^(\\w+\\s?)+\\.$']));
@@ -454,22 +458,26 @@ test("property: with a project's rules masking is idempotent and never mutates i
   );
 });
 
-test("property: with a project's rules, what the built-in rules mask is masked alike, and only strings change further", (t) => {
-  fc.assert(
-    fc.property(withRulesValue, (input) => {
-      const builtIn = maskObject(input);
-      const own = eventMasker(rules)(input);
-      const compare = (a: unknown, b: unknown, key: string | null): void => {
-        if (key !== null && isProjectSecret(key)) t.is(b, MASK);
-        else if (typeof a === 'string') t.true(b === a || b === MASK);
-        else if (Array.isArray(a)) for (const [i, item] of a.entries()) compare(item, (b as unknown[])[i], null);
-        else if (a !== null && typeof a === 'object') {
-          t.deepEqual(Object.keys(b as object), Object.keys(a));
-          for (const k of Object.keys(a))
-            compare((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], k);
-        } else t.is(b, a);
-      };
-      compare(builtIn, own, null);
-    }),
-  );
-});
+test(
+  "property: with a project's rules, " +
+    'what the built-in rules mask is masked alike, and only strings change further',
+  (t) => {
+    fc.assert(
+      fc.property(withRulesValue, (input) => {
+        const builtIn = maskObject(input);
+        const own = eventMasker(rules)(input);
+        const compare = (a: unknown, b: unknown, key: string | null): void => {
+          if (key !== null && isProjectSecret(key)) t.is(b, MASK);
+          else if (typeof a === 'string') t.true(b === a || b === MASK);
+          else if (Array.isArray(a)) for (const [i, item] of a.entries()) compare(item, (b as unknown[])[i], null);
+          else if (a !== null && typeof a === 'object') {
+            t.deepEqual(Object.keys(b as object), Object.keys(a));
+            for (const k of Object.keys(a))
+              compare((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], k);
+          } else t.is(b, a);
+        };
+        compare(builtIn, own, null);
+      }),
+    );
+  },
+);

@@ -168,19 +168,22 @@ const otherwise = (value: unknown, choices: readonly number[]): string => {
   return write(value);
 };
 
-test("property: a record written otherwise than JSON.stringify writes it is read the slow way's way, or not at all", (t) => {
-  // Choices of 0 to 4 write a token otherwise: one in 40 or one in 400 of them.
-  for (const rarely of [40, 400]) {
-    t.notThrows(() =>
-      fc.assert(
-        fc.property(record, fc.array(fc.nat(rarely), { minLength: 1, maxLength: 64 }), (r, choices) =>
-          agrees(Buffer.from(otherwise(r, choices))),
+test(
+  'property: ' + "a record written otherwise than JSON.stringify writes it is read the slow way's way, or not at all",
+  (t) => {
+    // Choices of 0 to 4 write a token otherwise: one in 40 or one in 400 of them.
+    for (const rarely of [40, 400]) {
+      t.notThrows(() =>
+        fc.assert(
+          fc.property(record, fc.array(fc.nat(rarely), { minLength: 1, maxLength: 64 }), (r, choices) =>
+            agrees(Buffer.from(otherwise(r, choices))),
+          ),
+          { numRuns: 2000 },
         ),
-        { numRuns: 2000 },
-      ),
-    );
-  }
-});
+      );
+    }
+  },
+);
 
 /** Bytes that change how a line reads. */
 const edit = fc.record({
