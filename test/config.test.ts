@@ -157,7 +157,8 @@ test(
     );
     t.deepEqual(error?.problems, [
       'PORT: expected integer 0-65535, got "x"',
-      'WATCHLOG_EGRESS_DENY: expected comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7), got "10.0.0.0/33, example.com"',
+      'WATCHLOG_EGRESS_DENY: expected comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7), ' +
+        'got "10.0.0.0/33, example.com"',
       'WATCHLOG_EGRESS_ALLOW: expected comma-separated IP addresses, CIDRs or host names, got "300.1.1.1"',
     ]);
     t.throws(() => loadConfig({ WATCHLOG_EGRESS_DENY: ',' }), {

@@ -163,7 +163,8 @@ test.serial(
       }
     }
     t.log(
-      `${crashes} crashes, ${ids.size} events sent, ${replays} of them committed before the kill but unanswered, then answered on their retry`,
+      `${crashes} crashes, ${ids.size} events sent, ` +
+        `${replays} of them committed before the kill but unanswered, then answered on their retry`,
     );
     t.true(replays > 0, 'a kill fell between a commit and its answer');
     token = await login(url);

@@ -56,7 +56,8 @@ test(
     await waitForLog(apiOnly, 'listening', 60_000);
     const warning = await waitForLog(
       apiOnly,
-      'no projector runs these read models: start a `watchlog worker` (this `api` process does not project), or changes will not show and readiness stays false',
+      'no projector runs these read models: start a `watchlog worker` (this `api` process does not project), ' +
+        'or changes will not show and readiness stays false',
       30_000,
     );
     t.true((warning.projections as string[]).includes('access'));

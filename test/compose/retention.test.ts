@@ -32,7 +32,9 @@ import {
 
 const DAY = 86_400_000;
 /** Statistics over all the traffic, fixed once so that snapshots ask the same questions. */
-const RANGE = `start_date=${new Date(Date.now() - 30 * DAY).toISOString()}&end_date=${new Date(Date.now() + 2 * DAY).toISOString()}`;
+const RANGE =
+  `start_date=${new Date(Date.now() - 30 * DAY).toISOString()}` +
+  `&end_date=${new Date(Date.now() + 2 * DAY).toISOString()}`;
 const idsOf = (rows: ReadonlyArray<{ id: string }>) => rows.map((r) => r.id).sort();
 const SILENT = pino({ level: 'silent' });
 
@@ -347,7 +349,8 @@ test.serial(
     t.regex(
       self.out,
       new RegExp(
-        `project ${kept.projectId}: verified \\d+ leaves .*\\(${old.length + bob.length} removed by retention or erasure`,
+        `project ${kept.projectId}: verified \\d+ leaves .*` +
+          `\\(${old.length + bob.length} removed by retention or erasure`,
       ),
     );
     await server.stop({ remove: false });

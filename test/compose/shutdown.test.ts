@@ -155,10 +155,13 @@ test(
     t.true(refusedConnections.length >= CONNECTIONS, 'every client ended on a refused connection');
 
     const drain = stopped!.http as Record<string, number>;
+    const answeredWith = (status: number) => afterSignal.filter((s) => s.response!.status === status).length;
     t.log(
-      `load: ${acknowledged.length} acknowledged, ${CONNECTIONS} connections; after SIGTERM: ${afterSignal.filter((s) => s.response!.status === 202).length} × 202, ` +
-        `${afterSignal.filter((s) => s.response!.status === 503).length} × 503, ${unanswered.length} unanswered (written after the signal); ` +
-        `drain ${drain.ms} ms (in flight ${drain.in_flight}, refused ${drain.refused}, idle closed ${drain.idle_closed}, cut ${drain.cut}); ` +
+      `load: ${acknowledged.length} acknowledged, ${CONNECTIONS} connections; ` +
+        `after SIGTERM: ${answeredWith(202)} × 202, ${answeredWith(503)} × 503, ` +
+        `${unanswered.length} unanswered (written after the signal); ` +
+        `drain ${drain.ms} ms (in flight ${drain.in_flight}, refused ${drain.refused}, ` +
+        `idle closed ${drain.idle_closed}, cut ${drain.cut}); ` +
         `shutdown ${String(stopped!.ms)} ms; SIGTERM to exit ${Math.round(exitedAt - killedAt)} ms`,
     );
     t.is(drain.cut, 0);

@@ -166,7 +166,10 @@ test(
     t.is(await newer.exited, 1);
     t.regex(
       newer.stderr(),
-      /^watchlog: read models built by another version of watchlog and projected by a running process: access \(held by [^)]+\); stop the older workers/,
+      new RegExp(
+        '^watchlog: read models built by another version of watchlog and projected by a running process: ' +
+          'access \\(held by [^)]+\\); stop the older workers',
+      ),
     );
     // The worker went on projecting (a checkpoint the sealer signed moves it); dropped, it would be null.
     t.true(Number(checkpointOf(dataDir, 'access')) >= Number(built), 'nothing dropped under the worker');

@@ -465,7 +465,9 @@ test('item 14: statistics count exactly the events of the list and the export fo
     [T0 - 500, T0 + 3_600_000 + 500], // a whole hour (its roll-up) between two edges
   ];
   for (const [from, to] of ranges) {
-    const q = `project_id=${a.projectId}&start_date=${new Date(from).toISOString()}&end_date=${new Date(to).toISOString()}`;
+    const q =
+      `project_id=${a.projectId}&start_date=${new Date(from).toISOString()}` +
+      `&end_date=${new Date(to).toISOString()}`;
     const listed = (await api(server.url, 'GET', `/v1/audit?${q}&event_type=http`, { token: admin })).body.pagination
       .totalItems;
     const exported = parse(

@@ -77,7 +77,8 @@ scenarioTests(it, {
     event(41_000, 'GET', { status_code: 503, response_time: 900, service_name: 'web' }),
     event(60_000, 'GET', { status_code: 302, response_time: 15 }), // the next minute
     event(42_000, 'GET', { status_code: 200, response_time: 10, project_id: Q }),
-    event(50_000, 'GET', { status_code: 503, response_time: 3, event_type: 'system.healthcheck.down' }), // not http: not counted
+    // not http: not counted
+    event(50_000, 'GET', { status_code: 503, response_time: 3, event_type: 'system.healthcheck.down' }),
     event(15_000, 'GET', { status_code: 200, response_time: 120 }), // late in the log, early in the minute
   ],
   read: (m) => minuteBuckets(m),

@@ -96,7 +96,8 @@ test('a good stream: exit 0, one line per checkpoint with its size and root', as
   const lines = r.stdout.trim().split('\n');
   t.is(
     lines[0],
-    `verified size 64 root ${LOG.roots[64]!.toString('base64')} (watchlog.test/projects/${PROJECT}, signed by ${SIGNER.verifierKey.split('+').slice(0, 2).join('+')})`,
+    `verified size 64 root ${LOG.roots[64]!.toString('base64')} ` +
+      `(watchlog.test/projects/${PROJECT}, signed by ${SIGNER.verifierKey.split('+').slice(0, 2).join('+')})`,
   );
   t.regex(
     lines[1]!,
@@ -128,7 +129,10 @@ test('a checkpoint signed by another key, or altered after signing: exit 1 befor
   t.is(byOther.code, 1);
   t.regex(
     byOther.stderr,
-    /FAILED: checkpoint \S+other\.txt: no signature by watchlog\.test\+[0-9a-f]{8} \(the note is signed by watchlog\.test\+[0-9a-f]{8}\)/,
+    new RegExp(
+      'FAILED: checkpoint \\S+other\\.txt: no signature by watchlog\\.test\\+[0-9a-f]{8} ' +
+        '\\(the note is signed by watchlog\\.test\\+[0-9a-f]{8}\\)',
+    ),
   );
   const note = LOG.checkpoint(200, SIGNER).replace(
     LOG.roots[200]!.toString('base64'),
@@ -174,7 +178,10 @@ test(
     t.is(r.code, 1);
     t.regex(
       r.stderr,
-      /FAILED: the stream is truncated: it ends after 120 leaves, and the checkpoint of size 150 needs leaves 120 to 149 too \(the first missing is leaf 120\)/,
+      new RegExp(
+        'FAILED: the stream is truncated: it ends after 120 leaves, ' +
+          'and the checkpoint of size 150 needs leaves 120 to 149 too \\(the first missing is leaf 120\\)',
+      ),
     );
   },
 );
@@ -306,7 +313,10 @@ test(
           '--stream',
           f.stream,
         ],
-        /^watchlog verify: the checkpoint files hold checkpoints of 2 logs \(watchlog\.test\/projects\/\S+, watchlog\.test\/projects\/other\): add one --checkpoint/,
+        new RegExp(
+          '^watchlog verify: the checkpoint files hold checkpoints of 2 logs ' +
+            '\\(watchlog\\.test/projects/\\S+, watchlog\\.test/projects/other\\): add one --checkpoint',
+        ),
       ],
       [
         ['--data-dir', f.file('dir', '')],
@@ -333,6 +343,9 @@ test("--help prints the command's usage and exits 0", async (t) => {
   t.is(r.code, 0);
   t.regex(
     r.stdout,
-    /^watchlog verify — [\s\S]*watchlog verify --key KEY --checkpoint NOTE --record record\.json --proof inclusion\.json/,
+    new RegExp(
+      '^watchlog verify — [\\s\\S]*' +
+        'watchlog verify --key KEY --checkpoint NOTE --record record\\.json --proof inclusion\\.json',
+    ),
   );
 });

@@ -159,7 +159,9 @@ const otherwise = (value: unknown, choices: readonly number[]): string => {
       const members = Object.entries(v).map(([key, item]) => {
         const k = choose();
         const again = k < 2 ? `"${string(key)}":${write(choose())},` : '';
-        return `${again}"${string(key)}"${space()}:${space()}${write(item)}${k >= 2 && k < 3 ? `,"${string(key)}":${write(item)}` : ''}`;
+        const member = `${again}"${string(key)}"${space()}:${space()}${write(item)}`;
+        // The repeat is written after the member: the choices are taken in the order of the text.
+        return k >= 2 && k < 3 ? `${member},"${string(key)}":${write(item)}` : member;
       });
       return `{${space()}${members.join(`${space()},${space()}`)}${space()}}`;
     }

@@ -101,7 +101,10 @@ const scenarios = (name: string, options: Omit<StreamOptions, 'allowMissing'>) =
       t.like(f, { kind: 'altered', index: null });
       t.regex(
         f.message,
-        /stored tree itself was altered, between sizes 64 and 137 \(the first 64 leaves match the checkpoint of size 64\)/,
+        new RegExp(
+          'stored tree itself was altered, between sizes 64 and 137 ' +
+            '\\(the first 64 leaves match the checkpoint of size 64\\)',
+        ),
       );
       t.regex((await failure(lines, [checkpoint(200)])).message, /between sizes 0 and 200/);
     },

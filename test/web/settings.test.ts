@@ -163,7 +163,10 @@ test(
     // A string, not a function: tsx's transform would add helpers the page does not have.
     await page.addInitScript(`(() => {
     const sub = ${JSON.stringify(browserSide.subscription)};
-    const fake = { endpoint: sub.endpoint, expirationTime: null, keys: sub.keys, toJSON: () => ({ endpoint: sub.endpoint, expirationTime: null, keys: sub.keys }) };
+    const fake = {
+      endpoint: sub.endpoint, expirationTime: null, keys: sub.keys,
+      toJSON: () => ({ endpoint: sub.endpoint, expirationTime: null, keys: sub.keys }),
+    };
     PushManager.prototype.subscribe = async () => fake;
     PushManager.prototype.getSubscription = async () => null;
   })();`);

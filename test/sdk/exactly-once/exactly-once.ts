@@ -50,7 +50,8 @@ export const exactlyOnce = (framework: Framework, signal: 'SIGKILL' | 'SIGTERM')
 
       const stats = watchlog.stats();
       t.log(
-        `${framework}: outage began after ${outageStarted} requests; ${JSON.stringify(stats)}; ${logged.length} log lines`,
+        `${framework}: outage began after ${outageStarted} requests; ` +
+          `${JSON.stringify(stats)}; ${logged.length} log lines`,
       );
       t.like(stats, { queued: REQUESTS, dropped: 0, failures: 0, rejected: 0, pending: 0 });
       t.is(stats.sent + stats.replayed, REQUESTS);
