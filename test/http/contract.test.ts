@@ -1,88 +1,31 @@
 import test from 'ava';
-import { parse } from 'csv-parse/sync';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { recordCheck } from '../../src/commands/monitors.ts';
-import { runCheck } from '../../src/checks/http-probe.ts';
-import {
-  api,
-  capturingLogger,
-  eventually,
-  login,
-  projectWithKey,
-  sampleEvent,
-  startTestServer,
-  type TestServer,
-} from '../helpers/server.ts';
-import { startTarget, type Target } from '../helpers/target.ts';
-import { defaultEgress } from '../helpers/egress.ts';
+import { api, capturingLogger, sampleEvent, type TestServer } from '../helpers/server.ts';
+import type { Target } from '../helpers/target.ts';
+import { type ContractScenario, EVENTS, METRICS_TOKEN, startContractScenario } from '../helpers/contract.ts';
 
-/** The HTTP contract across routes: methods, HEAD, error messages, unknown parameters, project
- *  filters, bare-array paging, monitor timeouts, check error texts and exact statistics bounds. */
+/** The HTTP contract across routes: methods and HEAD, error messages, unknown parameters and
+ *  project filters. What some answers hold (paging, monitor timeouts, check error texts,
+ *  statistics bounds) is in contract-answers.test.ts; the scenario is test/helpers/contract.ts. */
 
 const { logger, lines } = capturingLogger();
-const T0 = Date.parse('2026-09-01T10:00:00.000Z');
-let clock = T0;
 let server: TestServer;
 let target: Target;
 let admin: string;
 let member: string;
-let a: { projectId: string; apiKey: string };
-let b: { projectId: string; apiKey: string };
-let ids: { event: string; monitor: string; channel: string };
-/** Events of project A: one every 7 s from 10:00:03, so minutes hold 8 or 9 and ranges cut through them. */
-const EVENTS = 45;
-const eventTime = (i: number) => T0 + 3000 + i * 7000;
+let a: ContractScenario['a'];
+let b: ContractScenario['b'];
+let ids: ContractScenario['ids'];
 
 test.before(async () => {
-  server = await startTestServer({
-    now: () => new Date(clock),
-    logger,
-    env: { WATCHLOG_METRICS_TOKEN: METRICS_TOKEN },
-  });
-  target = await startTarget(200);
-  admin = await login(server.url);
-  a = await projectWithKey(server.url, admin, 'a');
-  b = await projectWithKey(server.url, admin, 'b');
-  let first = '';
-  for (let i = 0; i < EVENTS; i += 1) {
-    clock = eventTime(i);
-    const res = await api(server.url, 'POST', '/v1/audit', {
-      apiKey: a.apiKey,
-      body: sampleEvent({ identifier: `user-${i % 3}`, status_code: [200, 404, 500][i % 3], session_id: 'sess-1' }),
-    });
-    first ||= res.body.id;
-  }
-  clock = eventTime(EVENTS);
-  await api(server.url, 'POST', '/v1/audit', { apiKey: b.apiKey, body: sampleEvent() });
-  await eventually(async () =>
-    (await api(server.url, 'GET', '/v1/audit?event_type=http', { token: admin })).body.pagination.totalItems ===
-    EVENTS + 1
-      ? true
-      : undefined,
-  );
-  const monitor = await api(server.url, 'POST', '/v1/monitors', {
-    token: admin,
-    body: { project_id: a.projectId, name: 'orders', url: target.url, enabled: false },
-  });
-  const channel = await api(server.url, 'POST', '/v1/channels', {
-    token: admin,
-    body: { project_id: a.projectId, type: 'webhook', url: 'http://127.0.0.1:9/hook' },
-  });
-  ids = { event: first, monitor: monitor.body.id, channel: channel.body.id };
-  await api(server.url, 'POST', '/v1/users', {
-    token: admin,
-    body: { email: 'member-a@example.com', password: 'member-a-password', role: 'member', project_ids: [a.projectId] },
-  });
-  member = await login(server.url, 'member-a@example.com', 'member-a-password');
+  ({ server, target, admin, member, a, b, ids } = await startContractScenario(logger));
 });
 test.after.always(async () => {
   await server.stop();
   await target.close();
 });
-
-const METRICS_TOKEN = 'contract-metrics-token-0123';
 
 /** node:http, since fetch refuses methods such as TRACE. */
 const raw = (method: string, path: string, token = admin) =>
@@ -183,105 +126,6 @@ test(
       [],
       'HEAD reads no events, so no export can stop half-way',
     );
-  },
-);
-
-test('item 8: derived sessions are a bare array, paged by X-Total-Count and a Link header', async (t) => {
-  const res = await api(server.url, 'GET', `/v1/audit/sessions?project_id=${a.projectId}&limit=1&page=2`, {
-    token: admin,
-  });
-  t.is(res.status, 200);
-  t.true(Array.isArray(res.body));
-  t.is(res.body.length, 1);
-  t.deepEqual(Object.keys(res.body[0]).sort(), [
-    'duration_seconds',
-    'event_count',
-    'identifier',
-    'project_id',
-    'service_name',
-    'session_end',
-    'session_start',
-  ]);
-  t.is(res.headers.get('x-total-count'), '3', 'user-0, user-1 and user-2');
-  const link = (page: number) => `</v1/audit/sessions?project_id=${a.projectId}&limit=1&page=${page}>`;
-  t.is(
-    res.headers.get('link'),
-    [`${link(1)}; rel="first"`, `${link(1)}; rel="prev"`, `${link(3)}; rel="next"`, `${link(3)}; rel="last"`].join(
-      ', ',
-    ),
-  );
-  const first = await api(server.url, 'GET', `/v1/audit/sessions?project_id=${a.projectId}`, { token: admin });
-  t.is(first.body.length, 3);
-  t.notRegex(first.headers.get('link') ?? '', /rel="(prev|next)"/);
-  const none = await api(server.url, 'GET', '/v1/audit/sessions?identifier=nobody', { token: admin });
-  t.deepEqual(none.body, []);
-  t.is(none.headers.get('x-total-count'), '0');
-});
-
-test(
-  'item 9: a timeout equal to the interval is accepted (interval 10 with the default timeout 10); ' +
-    'a longer one is 400',
-  async (t) => {
-    const created = await api(server.url, 'POST', '/v1/monitors', {
-      token: admin,
-      body: { project_id: b.projectId, name: 'tight', url: target.url, interval_seconds: 10 },
-    });
-    t.is(created.status, 201);
-    t.like(created.body, { interval_seconds: 10, timeout_seconds: 10 });
-    const longer = await api(server.url, 'PUT', `/v1/monitors/${created.body.id}`, {
-      token: admin,
-      body: { timeout_seconds: 11 },
-    });
-    t.is(longer.status, 400);
-    t.deepEqual(longer.body.error.details, [
-      { path: 'timeout_seconds', message: 'must not exceed interval_seconds (10)' },
-    ]);
-    t.is(longer.body.error.message, 'invalid monitor: timeout_seconds must not exceed interval_seconds (10)');
-  },
-);
-
-test.serial(
-  'item 10: a check with an unexpected status carries "expected status 200, received 503" in the test endpoint, ' +
-    'the monitor and its history',
-  async (t) => {
-    const monitor = (
-      await api(server.url, 'POST', '/v1/monitors', {
-        token: admin,
-        body: { project_id: b.projectId, name: 'flaky', url: target.url, timeout_seconds: 2 },
-      })
-    ).body;
-    target.status = 503;
-    t.teardown(() => {
-      target.status = 200;
-    });
-    const text = 'expected status 200, received 503';
-    const tried = await api(server.url, 'POST', `/v1/monitors/${monitor.id}/test`, { token: admin });
-    t.like(tried.body, { ok: false, status_code: 503, error: text });
-    await recordCheck(server.runtime.commands, monitor.id, await runCheck(monitor, defaultEgress), {
-      actor: 'test',
-      correlationId: 'test',
-      now: () => new Date(),
-    });
-    const view = await eventually(async () => {
-      const res = (await api(server.url, 'GET', `/v1/monitors/${monitor.id}`, { token: admin })).body;
-      return res.status === 'DOWN' ? res : undefined;
-    });
-    t.is(view.last_error, text);
-    const history = await eventually(async () => {
-      const res = (await api(server.url, 'GET', `/v1/monitors/${monitor.id}/history`, { token: admin })).body;
-      return res.length === 1 ? res : undefined;
-    });
-    t.like(history[0], { ok: false, status_code: 503, error: text });
-    const down = await eventually(async () => {
-      const res = await api(
-        server.url,
-        'GET',
-        `/v1/audit?project_id=${b.projectId}&event_type=system.healthcheck.down`,
-        { token: admin },
-      );
-      return res.body.data[0];
-    });
-    t.is((await api(server.url, 'GET', `/v1/audit/${down.id}`, { token: admin })).body.request_body.error, text);
   },
 );
 
@@ -456,37 +300,3 @@ test(
     }
   },
 );
-
-test('item 14: statistics count exactly the events of the list and the export for bounds inside minutes', async (t) => {
-  const ranges: Array<[number, number]> = [
-    [eventTime(3) + 500, eventTime(30) - 250], // 10:00:24.500 to 10:03:30.750: whole minutes between two ragged edges
-    [eventTime(2), eventTime(4)], // within one minute, both ends on events
-    [eventTime(8) - 1, eventTime(9) + 1], // across one minute boundary, no whole minute
-    [T0 - 500, T0 + 3_600_000 + 500], // a whole hour (its roll-up) between two edges
-  ];
-  for (const [from, to] of ranges) {
-    const q =
-      `project_id=${a.projectId}&start_date=${new Date(from).toISOString()}` +
-      `&end_date=${new Date(to).toISOString()}`;
-    const listed = (await api(server.url, 'GET', `/v1/audit?${q}&event_type=http`, { token: admin })).body.pagination
-      .totalItems;
-    const exported = parse(
-      (await api(server.url, 'GET', `/v1/audit/export?${q}&event_type=http`, { token: admin })).body,
-      { columns: true },
-    ).length;
-    const expected = Array.from({ length: EVENTS }, (_, i) => eventTime(i)).filter(
-      (ts) => ts >= from && ts <= to,
-    ).length;
-    t.is(listed, expected, q);
-    t.is(exported, expected, q);
-    for (const interval of ['minute', 'hour']) {
-      const stats = (await api(server.url, 'GET', `/v1/audit/stats?${q}&interval=${interval}`, { token: admin })).body;
-      t.is(stats.total, expected, `${q} by ${interval}`);
-      t.is(
-        stats.timeline.reduce((n: number, p: { total: number }) => n + p.total, 0),
-        expected,
-        `${q} timeline by ${interval}`,
-      );
-    }
-  }
-});
