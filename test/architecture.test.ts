@@ -255,7 +255,8 @@ test('the check finds upward imports, adapters, drivers and metrics out of place
       file('src/log/sqlite/event-log.ts', 'export class SqliteEventLog {}'),
       file(
         'src/jobs/trim.ts',
-        "import type { EventLog } from '../log/event-log.ts';\nconst f = (log: EventLog) => log instanceof SqliteEventLog;",
+        "import type { EventLog } from '../log/event-log.ts';\n" +
+          'const f = (log: EventLog) => log instanceof SqliteEventLog;',
       ),
       file('src/log/event-log.ts', ''),
       file('src/views/monitors/port.ts', ''),

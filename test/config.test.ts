@@ -83,123 +83,136 @@ test('VAPID keys go together, are validated, and the private one is never echoed
   t.false((error?.message ?? '').includes('short!'));
 });
 
-test('anomaly scan interval and defaults: a settings update in JSON over the built-in defaults, every problem named', (t) => {
-  const c = loadConfig({});
-  t.is(c.anomalyScanMs, 30_000);
-  t.deepEqual(c.anomalyDefaults.brute_force, { enabled: true, threshold: 10, window_secs: 60 });
-  const custom = loadConfig({
-    WATCHLOG_ANOMALY_SCAN_SECONDS: '10',
-    WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":5},"silent_service":{"enabled":false}}',
-  });
-  t.is(custom.anomalyScanMs, 10_000);
-  t.deepEqual(custom.anomalyDefaults.brute_force, { enabled: true, threshold: 5, window_secs: 60 });
-  t.false(custom.anomalyDefaults.silent_service.enabled);
-  t.throws(() => loadConfig({ WATCHLOG_ANOMALY_SCAN_SECONDS: '2' }), {
-    message: /WATCHLOG_ANOMALY_SCAN_SECONDS: expected integer 5-3600/,
-  });
-  t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{brute' }), {
-    message: /WATCHLOG_ANOMALY_DEFAULTS: expected a JSON object/,
-  });
-  const error = t.throws(
-    () => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":0},"mass_delete":{"window_secs":15}}' }),
-    { instanceOf: ConfigError },
-  );
-  t.deepEqual(error?.problems, [
-    'WATCHLOG_ANOMALY_DEFAULTS: brute_force.threshold: must be an integer from 1 to 1000000 or null',
-    'WATCHLOG_ANOMALY_DEFAULTS: mass_delete.window_secs: must be a multiple of 10 from 10 to 3600 or null',
-  ]);
-  t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"volume_spike":{"baseline_minutes":20}}' }), {
-    message: /volume_spike.min_baseline_minutes: must not exceed baseline_minutes \(20\)/,
-  });
-  t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":null}}' }), {
-    message: /null is not a value here/,
-  });
-});
+test(
+  'anomaly scan interval and defaults: ' + 'a settings update in JSON over the built-in defaults, every problem named',
+  (t) => {
+    const c = loadConfig({});
+    t.is(c.anomalyScanMs, 30_000);
+    t.deepEqual(c.anomalyDefaults.brute_force, { enabled: true, threshold: 10, window_secs: 60 });
+    const custom = loadConfig({
+      WATCHLOG_ANOMALY_SCAN_SECONDS: '10',
+      WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":5},"silent_service":{"enabled":false}}',
+    });
+    t.is(custom.anomalyScanMs, 10_000);
+    t.deepEqual(custom.anomalyDefaults.brute_force, { enabled: true, threshold: 5, window_secs: 60 });
+    t.false(custom.anomalyDefaults.silent_service.enabled);
+    t.throws(() => loadConfig({ WATCHLOG_ANOMALY_SCAN_SECONDS: '2' }), {
+      message: /WATCHLOG_ANOMALY_SCAN_SECONDS: expected integer 5-3600/,
+    });
+    t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{brute' }), {
+      message: /WATCHLOG_ANOMALY_DEFAULTS: expected a JSON object/,
+    });
+    const error = t.throws(
+      () =>
+        loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":0},"mass_delete":{"window_secs":15}}' }),
+      { instanceOf: ConfigError },
+    );
+    t.deepEqual(error?.problems, [
+      'WATCHLOG_ANOMALY_DEFAULTS: brute_force.threshold: must be an integer from 1 to 1000000 or null',
+      'WATCHLOG_ANOMALY_DEFAULTS: mass_delete.window_secs: must be a multiple of 10 from 10 to 3600 or null',
+    ]);
+    t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"volume_spike":{"baseline_minutes":20}}' }), {
+      message: /volume_spike.min_baseline_minutes: must not exceed baseline_minutes \(20\)/,
+    });
+    t.throws(() => loadConfig({ WATCHLOG_ANOMALY_DEFAULTS: '{"brute_force":{"threshold":null}}' }), {
+      message: /null is not a value here/,
+    });
+  },
+);
 
-test('egress rules: the default deny list, lists of IPs and CIDRs, host names only in the allow list, one line per faulty variable', (t) => {
-  const c = loadConfig({});
-  t.deepEqual(c.egress.deny.map(formatCidr), [
-    '169.254.0.0/16',
-    'fe80::/10',
-    'fd00:ec2::254',
-    '100.100.100.200',
-    '0.0.0.0/8',
-    '::',
-    '255.255.255.255',
-    '224.0.0.0/4',
-    'ff00::/8',
-  ]);
-  t.deepEqual([c.egress.allow, c.egress.allowHosts], [[], []]);
-  const custom = loadConfig({
-    WATCHLOG_EGRESS_DENY: '127.0.0.0/8, ::1/128,10.0.0.0/8',
-    WATCHLOG_EGRESS_ALLOW: '10.1.2.3,Status.Example.com',
-  });
-  t.deepEqual(custom.egress.deny.map(formatCidr), ['127.0.0.0/8', '::1', '10.0.0.0/8']);
-  t.deepEqual(custom.egress.allow.map(formatCidr), ['10.1.2.3']);
-  t.deepEqual(custom.egress.allowHosts, ['status.example.com']);
-  t.deepEqual(loadConfig({ WATCHLOG_EGRESS_DENY: '' }).egress.deny, c.egress.deny, 'empty is unset: the default');
+test(
+  'egress rules: the default deny list, lists of IPs and CIDRs, ' +
+    'host names only in the allow list, one line per faulty variable',
+  (t) => {
+    const c = loadConfig({});
+    t.deepEqual(c.egress.deny.map(formatCidr), [
+      '169.254.0.0/16',
+      'fe80::/10',
+      'fd00:ec2::254',
+      '100.100.100.200',
+      '0.0.0.0/8',
+      '::',
+      '255.255.255.255',
+      '224.0.0.0/4',
+      'ff00::/8',
+    ]);
+    t.deepEqual([c.egress.allow, c.egress.allowHosts], [[], []]);
+    const custom = loadConfig({
+      WATCHLOG_EGRESS_DENY: '127.0.0.0/8, ::1/128,10.0.0.0/8',
+      WATCHLOG_EGRESS_ALLOW: '10.1.2.3,Status.Example.com',
+    });
+    t.deepEqual(custom.egress.deny.map(formatCidr), ['127.0.0.0/8', '::1', '10.0.0.0/8']);
+    t.deepEqual(custom.egress.allow.map(formatCidr), ['10.1.2.3']);
+    t.deepEqual(custom.egress.allowHosts, ['status.example.com']);
+    t.deepEqual(loadConfig({ WATCHLOG_EGRESS_DENY: '' }).egress.deny, c.egress.deny, 'empty is unset: the default');
 
-  const error = t.throws(
-    () =>
-      loadConfig({
-        WATCHLOG_EGRESS_DENY: '10.0.0.0/33,example.com,192.168.0.0/16',
-        WATCHLOG_EGRESS_ALLOW: '300.1.1.1,fd00::/8',
-        PORT: 'x',
-      }),
-    { instanceOf: ConfigError },
-  );
-  t.deepEqual(error?.problems, [
-    'PORT: expected integer 0-65535, got "x"',
-    'WATCHLOG_EGRESS_DENY: expected comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7), got "10.0.0.0/33, example.com"',
-    'WATCHLOG_EGRESS_ALLOW: expected comma-separated IP addresses, CIDRs or host names, got "300.1.1.1"',
-  ]);
-  t.throws(() => loadConfig({ WATCHLOG_EGRESS_DENY: ',' }), {
-    message: /WATCHLOG_EGRESS_DENY: expected .*, got "\(no entries\)"/,
-  });
-});
+    const error = t.throws(
+      () =>
+        loadConfig({
+          WATCHLOG_EGRESS_DENY: '10.0.0.0/33,example.com,192.168.0.0/16',
+          WATCHLOG_EGRESS_ALLOW: '300.1.1.1,fd00::/8',
+          PORT: 'x',
+        }),
+      { instanceOf: ConfigError },
+    );
+    t.deepEqual(error?.problems, [
+      'PORT: expected integer 0-65535, got "x"',
+      'WATCHLOG_EGRESS_DENY: expected comma-separated IP addresses or CIDRs (e.g. 10.0.0.0/8,fc00::/7), ' +
+        'got "10.0.0.0/33, example.com"',
+      'WATCHLOG_EGRESS_ALLOW: expected comma-separated IP addresses, CIDRs or host names, got "300.1.1.1"',
+    ]);
+    t.throws(() => loadConfig({ WATCHLOG_EGRESS_DENY: ',' }), {
+      message: /WATCHLOG_EGRESS_DENY: expected .*, got "\(no entries\)"/,
+    });
+  },
+);
 
-test('metrics: a bearer token for /metrics on the API port, a port of their own (on 127.0.0.1 by default), neither by default', (t) => {
-  t.deepEqual(loadConfig({}).metrics, { token: undefined, port: undefined, host: '127.0.0.1' });
-  const token = 'a-metrics-token-0123';
-  t.deepEqual(
-    loadConfig({ WATCHLOG_METRICS_TOKEN: token, WATCHLOG_METRICS_PORT: '9464', WATCHLOG_METRICS_HOST: '0.0.0.0' })
-      .metrics,
-    { token, port: 9464, host: '0.0.0.0' },
-  );
-  t.deepEqual(loadConfig({ WATCHLOG_METRICS_PORT: '0', WATCHLOG_METRICS_TOKEN: '' }).metrics, {
-    token: undefined,
-    port: 0,
-    host: '127.0.0.1',
-  });
-  // The same port on another address is for the listeners to judge.
-  t.is(
-    loadConfig({ PORT: '3000', WATCHLOG_METRICS_PORT: '3000', WATCHLOG_METRICS_HOST: '10.0.0.5' }).metrics.port,
-    3000,
-  );
+test(
+  'metrics: a bearer token for /metrics on the API port, ' +
+    'a port of their own (on 127.0.0.1 by default), neither by default',
+  (t) => {
+    t.deepEqual(loadConfig({}).metrics, { token: undefined, port: undefined, host: '127.0.0.1' });
+    const token = 'a-metrics-token-0123';
+    t.deepEqual(
+      loadConfig({ WATCHLOG_METRICS_TOKEN: token, WATCHLOG_METRICS_PORT: '9464', WATCHLOG_METRICS_HOST: '0.0.0.0' })
+        .metrics,
+      { token, port: 9464, host: '0.0.0.0' },
+    );
+    t.deepEqual(loadConfig({ WATCHLOG_METRICS_PORT: '0', WATCHLOG_METRICS_TOKEN: '' }).metrics, {
+      token: undefined,
+      port: 0,
+      host: '127.0.0.1',
+    });
+    // The same port on another address is for the listeners to judge.
+    t.is(
+      loadConfig({ PORT: '3000', WATCHLOG_METRICS_PORT: '3000', WATCHLOG_METRICS_HOST: '10.0.0.5' }).metrics.port,
+      3000,
+    );
 
-  const bad = t.throws(() => loadConfig({ WATCHLOG_METRICS_TOKEN: 'short token', WATCHLOG_METRICS_PORT: '70000' }), {
-    instanceOf: ConfigError,
-  });
-  t.is(bad?.problems.length, 2);
-  t.regex(
-    bad!.message,
-    /WATCHLOG_METRICS_TOKEN: expected 16 to 512 printable characters without spaces, got \(hidden\)/,
-  );
-  t.regex(bad!.message, /WATCHLOG_METRICS_PORT: expected integer 0-65535, got "70000"/);
-  t.false(bad!.message.includes('short token'));
-  t.throws(() => loadConfig({ WATCHLOG_METRICS_TOKEN: 'x'.repeat(15) }), {
-    instanceOf: ConfigError,
-    message: /WATCHLOG_METRICS_TOKEN/,
-  });
-  t.throws(() => loadConfig({ WATCHLOG_METRICS_HOST: '0.0.0.0' }), {
-    instanceOf: ConfigError,
-    message: /WATCHLOG_METRICS_HOST .*set WATCHLOG_METRICS_PORT too/,
-  });
-  t.throws(() => loadConfig({ PORT: '3000', WATCHLOG_METRICS_PORT: '3000' }), {
-    instanceOf: ConfigError,
-    message: /WATCHLOG_METRICS_PORT \(3000\) must differ from PORT on 127\.0\.0\.1/,
-  });
-});
+    const bad = t.throws(() => loadConfig({ WATCHLOG_METRICS_TOKEN: 'short token', WATCHLOG_METRICS_PORT: '70000' }), {
+      instanceOf: ConfigError,
+    });
+    t.is(bad?.problems.length, 2);
+    t.regex(
+      bad!.message,
+      /WATCHLOG_METRICS_TOKEN: expected 16 to 512 printable characters without spaces, got \(hidden\)/,
+    );
+    t.regex(bad!.message, /WATCHLOG_METRICS_PORT: expected integer 0-65535, got "70000"/);
+    t.false(bad!.message.includes('short token'));
+    t.throws(() => loadConfig({ WATCHLOG_METRICS_TOKEN: 'x'.repeat(15) }), {
+      instanceOf: ConfigError,
+      message: /WATCHLOG_METRICS_TOKEN/,
+    });
+    t.throws(() => loadConfig({ WATCHLOG_METRICS_HOST: '0.0.0.0' }), {
+      instanceOf: ConfigError,
+      message: /WATCHLOG_METRICS_HOST .*set WATCHLOG_METRICS_PORT too/,
+    });
+    t.throws(() => loadConfig({ PORT: '3000', WATCHLOG_METRICS_PORT: '3000' }), {
+      instanceOf: ConfigError,
+      message: /WATCHLOG_METRICS_PORT \(3000\) must differ from PORT on 127\.0\.0\.1/,
+    });
+  },
+);
 
 test('HTTP limits: defaults, values, ranges, and headers within the request timeout', (t) => {
   t.deepEqual(loadConfig({}).http, {

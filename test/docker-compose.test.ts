@@ -22,8 +22,10 @@ const config = (file: string, env: Record<string, string>) =>
 const SECRETS = { WATCHLOG_JWT_SECRET: 'x'.repeat(48), WATCHLOG_ADMIN_PASSWORD: 'a long admin password' };
 
 if (!installed) {
-  test.skip('docker-compose.yml validation: skipped, docker-compose is not installed (apt-get install docker-compose)', (t) =>
-    t.pass());
+  test.skip(
+    'docker-compose.yml validation: skipped, ' + 'docker-compose is not installed (apt-get install docker-compose)',
+    (t) => t.pass(),
+  );
 } else {
   test('docker-compose.yml is valid and runs KurrentDB, MongoDB, api and worker', (t) => {
     const result = config(path.join(root, 'docker-compose.yml'), SECRETS);
@@ -48,34 +50,38 @@ if (!installed) {
     );
   });
 
-  test('api and worker deny loopback and private ranges on top of the built-in egress deny list, and the deny list is valid', (t) => {
-    const result = config(path.join(root, 'docker-compose.yml'), SECRETS);
-    t.is(result.status, 0, result.stderr);
-    const lists = [...result.stdout.matchAll(/WATCHLOG_EGRESS_DENY: (.+)/g)].map((m) =>
-      m[1]!.replace(/^'(.*)'$/, '$1'),
-    );
-    t.is(lists.length, 2, 'api and worker');
-    t.is(lists[0], lists[1]);
-    const deny = lists[0]!.split(',');
-    for (const range of [
-      ...DEFAULT_EGRESS_DENY.split(','),
-      '127.0.0.0/8',
-      '::1/128',
-      '10.0.0.0/8',
-      '172.16.0.0/12',
-      '192.168.0.0/16',
-      '100.64.0.0/10',
-      'fc00::/7',
-    ]) {
-      t.true(deny.includes(range), range);
-    }
-    t.notThrows(() => loadConfig({ WATCHLOG_EGRESS_DENY: lists[0] }), 'watchlog accepts it');
-    const opened = config(path.join(root, 'docker-compose.yml'), {
-      ...SECRETS,
-      WATCHLOG_EGRESS_ALLOW: 'status.internal',
-    });
-    t.is(opened.stdout.match(/WATCHLOG_EGRESS_ALLOW: status\.internal/g)?.length, 2);
-  });
+  test(
+    'api and worker deny loopback and private ranges on top of the built-in egress deny list, ' +
+      'and the deny list is valid',
+    (t) => {
+      const result = config(path.join(root, 'docker-compose.yml'), SECRETS);
+      t.is(result.status, 0, result.stderr);
+      const lists = [...result.stdout.matchAll(/WATCHLOG_EGRESS_DENY: (.+)/g)].map((m) =>
+        m[1]!.replace(/^'(.*)'$/, '$1'),
+      );
+      t.is(lists.length, 2, 'api and worker');
+      t.is(lists[0], lists[1]);
+      const deny = lists[0]!.split(',');
+      for (const range of [
+        ...DEFAULT_EGRESS_DENY.split(','),
+        '127.0.0.0/8',
+        '::1/128',
+        '10.0.0.0/8',
+        '172.16.0.0/12',
+        '192.168.0.0/16',
+        '100.64.0.0/10',
+        'fc00::/7',
+      ]) {
+        t.true(deny.includes(range), range);
+      }
+      t.notThrows(() => loadConfig({ WATCHLOG_EGRESS_DENY: lists[0] }), 'watchlog accepts it');
+      const opened = config(path.join(root, 'docker-compose.yml'), {
+        ...SECRETS,
+        WATCHLOG_EGRESS_ALLOW: 'status.internal',
+      });
+      t.is(opened.stdout.match(/WATCHLOG_EGRESS_ALLOW: status\.internal/g)?.length, 2);
+    },
+  );
 
   test('the validator rejects what is wrong: a missing JWT secret or admin password, an unknown key', (t) => {
     const missing = config(path.join(root, 'docker-compose.yml'), {});

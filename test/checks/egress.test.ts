@@ -31,23 +31,26 @@ const resolver = (table: Record<string, string[][]>): Resolver => {
 const check = (url: string, egress: ReturnType<typeof egressPolicy>) =>
   runCheck({ url, timeout_seconds: 2, expected_status: 200 }, egress);
 
-test('a host name that resolves to a denied address is refused in the lookup: a failed check, no connection', async (t) => {
-  const target = await startTarget(200);
-  t.teardown(() => target.close());
-  const port = new URL(target.url).port;
-  const result = await check(`http://localhost:${port}/health`, egressPolicy(rules(LOOPBACK)));
-  t.false(result.ok);
-  // localhost may resolve to ::1 as well, and whichever denied address comes first is named.
-  t.regex(result.error ?? '', /^blocked by egress policy \((127\.0\.0\.1 is in 127\.0\.0\.0\/8|::1 is in ::1)\)$/);
-  t.is(result.status_code, undefined);
-  t.is(target.connections, 0);
-  // The same target under the default rules: loopback is allowed.
-  t.like(await check(`http://localhost:${port}/health`, egressPolicy(rules('169.254.0.0/16'))), {
-    ok: true,
-    status_code: 200,
-  });
-  t.is(target.connections, 1);
-});
+test(
+  'a host name that resolves to a denied address is refused in the lookup: ' + 'a failed check, no connection',
+  async (t) => {
+    const target = await startTarget(200);
+    t.teardown(() => target.close());
+    const port = new URL(target.url).port;
+    const result = await check(`http://localhost:${port}/health`, egressPolicy(rules(LOOPBACK)));
+    t.false(result.ok);
+    // localhost may resolve to ::1 as well, and whichever denied address comes first is named.
+    t.regex(result.error ?? '', /^blocked by egress policy \((127\.0\.0\.1 is in 127\.0\.0\.0\/8|::1 is in ::1)\)$/);
+    t.is(result.status_code, undefined);
+    t.is(target.connections, 0);
+    // The same target under the default rules: loopback is allowed.
+    t.like(await check(`http://localhost:${port}/health`, egressPolicy(rules('169.254.0.0/16'))), {
+      ok: true,
+      status_code: 200,
+    });
+    t.is(target.connections, 1);
+  },
+);
 
 test('a literal address is refused before connecting, in every spelling: IPv4, IPv4-mapped IPv6, https', async (t) => {
   const target = await startTarget(200);

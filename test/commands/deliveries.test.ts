@@ -148,32 +148,35 @@ test('tries are recorded in order while pending; a try recorded already, or out 
     .thenNothing();
 });
 
-test('a failed or cancelled delivery may be sent again, with a new round of tries; anything else is a conflict', (t) => {
-  const failed = [scheduled, attempted(1, 'failed', false), attempted(2, 'failed', true)];
-  spec(t).given(failed).when(retry).then([retryRequested]);
-  spec(t).given([scheduled, cancelled]).when(retry).then([retryRequested]);
-  const state = [...failed, retryRequested].reduce(evolveDelivery, initialDelivery);
-  t.like(state, { status: 'pending', attempts: 2, roundStart: 2 });
-  t.is(attemptsLeft(state, 3), 3);
-  spec(t)
-    .given([...failed, retryRequested])
-    .when(attempt(3, 'delivered', true))
-    .then([attempted(3, 'delivered', true)]);
-  for (const [status, given] of [
-    ['pending', [scheduled]],
-    ['delivered', [scheduled, attempted(1, 'delivered', true)]],
-    ['skipped', [skipped]],
-  ] as const) {
+test(
+  'a failed or cancelled delivery may be sent again, ' + 'with a new round of tries; anything else is a conflict',
+  (t) => {
+    const failed = [scheduled, attempted(1, 'failed', false), attempted(2, 'failed', true)];
+    spec(t).given(failed).when(retry).then([retryRequested]);
+    spec(t).given([scheduled, cancelled]).when(retry).then([retryRequested]);
+    const state = [...failed, retryRequested].reduce(evolveDelivery, initialDelivery);
+    t.like(state, { status: 'pending', attempts: 2, roundStart: 2 });
+    t.is(attemptsLeft(state, 3), 3);
     spec(t)
-      .given(given)
-      .when(retry)
-      .thenThrows({
-        code: 'conflict',
-        message: `only a failed or cancelled delivery can be sent again; this one is ${status}`,
-      });
-  }
-  spec(t).given([]).when(retry).thenThrows({ code: 'not_found', message: 'delivery not found' });
-});
+      .given([...failed, retryRequested])
+      .when(attempt(3, 'delivered', true))
+      .then([attempted(3, 'delivered', true)]);
+    for (const [status, given] of [
+      ['pending', [scheduled]],
+      ['delivered', [scheduled, attempted(1, 'delivered', true)]],
+      ['skipped', [skipped]],
+    ] as const) {
+      spec(t)
+        .given(given)
+        .when(retry)
+        .thenThrows({
+          code: 'conflict',
+          message: `only a failed or cancelled delivery can be sent again; this one is ${status}`,
+        });
+    }
+    spec(t).given([]).when(retry).thenThrows({ code: 'not_found', message: 'delivery not found' });
+  },
+);
 
 test('a pending delivery is cancelled once; a settled one is not', (t) => {
   spec(t)
@@ -188,11 +191,14 @@ test('a pending delivery is cancelled once; a settled one is not', (t) => {
   spec(t).given([]).when(cancel).thenNothing();
 });
 
-test('the quiet period holds back a DOWN within it after the last DOWN sent; never an UP, an alert or a first DOWN', (t) => {
-  t.true(inQuietPeriod('monitor.down', 10, T0, '2026-11-23T10:09:59.999Z'));
-  t.false(inQuietPeriod('monitor.down', 10, T0, '2026-11-23T10:10:00.000Z'));
-  t.false(inQuietPeriod('monitor.down', 10, null, T0));
-  t.false(inQuietPeriod('monitor.down', 0, T0, T1));
-  t.false(inQuietPeriod('monitor.up', 10, T0, T1));
-  t.false(inQuietPeriod('anomaly.detected', 10, T0, T1));
-});
+test(
+  'the quiet period holds back a DOWN within it after the last DOWN sent; ' + 'never an UP, an alert or a first DOWN',
+  (t) => {
+    t.true(inQuietPeriod('monitor.down', 10, T0, '2026-11-23T10:09:59.999Z'));
+    t.false(inQuietPeriod('monitor.down', 10, T0, '2026-11-23T10:10:00.000Z'));
+    t.false(inQuietPeriod('monitor.down', 10, null, T0));
+    t.false(inQuietPeriod('monitor.down', 0, T0, T1));
+    t.false(inQuietPeriod('monitor.up', 10, T0, T1));
+    t.false(inQuietPeriod('anomaly.detected', 10, T0, T1));
+  },
+);

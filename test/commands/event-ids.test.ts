@@ -21,19 +21,23 @@ test('event ids are UUIDs of version 7 carrying the time they were made, each af
   t.true(msOf(ids[ids.length - 1]!) <= after + 100);
 });
 
-test('a clock that steps back, or one millisecond asked for too many ids, never makes an id that sorts before the last', (t) => {
-  const now = Date.now();
-  const first = newEventId(now);
-  const stepBack = newEventId(now - 60_000);
-  t.true(first < stepBack);
-  t.is(msOf(stepBack), msOf(first));
-  let last = stepBack;
-  for (let i = 0; i < 5000; i++) {
-    const next = newEventId(now);
-    if (!(last < next)) t.fail(`${last} then ${next}`);
-    last = next;
-  }
-  t.true(msOf(last) > msOf(first), 'the 4,097th id of a millisecond is of the next one');
-  t.true(msOf(last) <= msOf(first) + 2);
-  t.is(new Set(Array.from({ length: 1000 }, () => newEventId().slice(19))).size, 1000, 'the random part differs');
-});
+test(
+  'a clock that steps back, or one millisecond asked for too many ids, ' +
+    'never makes an id that sorts before the last',
+  (t) => {
+    const now = Date.now();
+    const first = newEventId(now);
+    const stepBack = newEventId(now - 60_000);
+    t.true(first < stepBack);
+    t.is(msOf(stepBack), msOf(first));
+    let last = stepBack;
+    for (let i = 0; i < 5000; i++) {
+      const next = newEventId(now);
+      if (!(last < next)) t.fail(`${last} then ${next}`);
+      last = next;
+    }
+    t.true(msOf(last) > msOf(first), 'the 4,097th id of a millisecond is of the next one');
+    t.true(msOf(last) <= msOf(first) + 2);
+    t.is(new Set(Array.from({ length: 1000 }, () => newEventId().slice(19))).size, 1000, 'the random part differs');
+  },
+);

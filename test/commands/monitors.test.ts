@@ -109,17 +109,21 @@ test('CreateMonitor with a timeout longer than the interval is a validation_erro
   }
 });
 
-test("CreateMonitor accepts a timeout as long as the interval: SPEC's minimum interval (10) with its default timeout (10)", (t) => {
-  for (const s of [
-    { interval_seconds: 10, timeout_seconds: 10 },
-    { interval_seconds: 10, timeout_seconds: 9 },
-  ]) {
-    spec(t)
-      .given([])
-      .when(create(s))
-      .then([{ type: 'MonitorCreated', data: { ...ids, created_at: at(0), ...settings, ...s } }]);
-  }
-});
+test(
+  'CreateMonitor accepts a timeout as long as the interval: ' +
+    "SPEC's minimum interval (10) with its default timeout (10)",
+  (t) => {
+    for (const s of [
+      { interval_seconds: 10, timeout_seconds: 10 },
+      { interval_seconds: 10, timeout_seconds: 9 },
+    ]) {
+      spec(t)
+        .given([])
+        .when(create(s))
+        .then([{ type: 'MonitorCreated', data: { ...ids, created_at: at(0), ...settings, ...s } }]);
+    }
+  },
+);
 
 // ---- UpdateMonitor ----
 

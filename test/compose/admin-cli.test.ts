@@ -45,7 +45,8 @@ test.serial('a fresh data dir without admin variables says how to create the fir
   });
   const hint = await waitForLog(
     server,
-    'no user exists yet: to create the first admin, start watchlog once with WATCHLOG_ADMIN_EMAIL and WATCHLOG_ADMIN_PASSWORD set',
+    'no user exists yet: to create the first admin, ' +
+      'start watchlog once with WATCHLOG_ADMIN_EMAIL and WATCHLOG_ADMIN_PASSWORD set',
     45_000,
   );
   t.is(hint.level, 40);
@@ -85,7 +86,9 @@ test.serial(
     t.teardown(() => second.child.kill('SIGKILL'));
     const warning = await waitForLog(
       second,
-      `WATCHLOG_ADMIN_PASSWORD differs from this user's password and was ignored: it only applies to an empty data dir; to set a password on an existing data dir, run \`watchlog admin reset-password EMAIL\` (see \`watchlog admin --help\`)`,
+      "WATCHLOG_ADMIN_PASSWORD differs from this user's password and was ignored: " +
+        'it only applies to an empty data dir; to set a password on an existing data dir, ' +
+        'run `watchlog admin reset-password EMAIL` (see `watchlog admin --help`)',
       45_000,
     );
     t.is(warning.level, 40);

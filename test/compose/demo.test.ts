@@ -146,7 +146,8 @@ test('`watchlog demo` refuses, in one line, a directory it did not make', async 
   t.is(await p.exited, 1);
   t.is(
     p.stderr(),
-    `watchlog: demo: ${dataDir} already holds a watchlog event log (users, projects, events) that the demo did not make; run the demo on another directory (WATCHLOG_DATA_DIR)\n`,
+    `watchlog: demo: ${dataDir} already holds a watchlog event log (users, projects, events) ` +
+      'that the demo did not make; run the demo on another directory (WATCHLOG_DATA_DIR)\n',
   );
   t.is(p.stdout(), '');
 });

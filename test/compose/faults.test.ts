@@ -10,7 +10,8 @@ import { runCli, serviceSetup, startService, waitForLog } from '../helpers/proce
  *  twice, readiness says so while it lasts, and the process keeps serving. */
 
 test.serial(
-  'the log writer thread killed under load: no acknowledged event lost or doubled, readiness false then true, the process serves on',
+  'the log writer thread killed under load: no acknowledged event lost or doubled, ' +
+    'readiness false then true, the process serves on',
   async (t) => {
     const server = await startTestServer();
     t.teardown(() => server.stop());
@@ -43,7 +44,8 @@ test.serial(
 );
 
 test.serial(
-  "the projectors' thread killed under load: restarted with its leases at once, readiness false then true, read models converge",
+  "the projectors' thread killed under load: " +
+    'restarted with its leases at once, readiness false then true, read models converge',
   async (t) => {
     const server = await startTestServer({ projectorThread: true });
     t.teardown(() => server.stop());
@@ -130,7 +132,8 @@ const keyedLoad = (url: string, apiKey: string, prefix: string, connections = 16
 };
 
 test.serial(
-  'kill -9 between commit and answer: the same request sent again after the restart answers the stored id, and nothing is stored twice',
+  'kill -9 between commit and answer: ' +
+    'the same request sent again after the restart answers the stored id, and nothing is stored twice',
   async (t) => {
     const { url, env } = await serviceSetup(t);
     let service = await startService(t, env, 60_000);
@@ -160,7 +163,8 @@ test.serial(
       }
     }
     t.log(
-      `${crashes} crashes, ${ids.size} events sent, ${replays} of them committed before the kill but unanswered, then answered on their retry`,
+      `${crashes} crashes, ${ids.size} events sent, ` +
+        `${replays} of them committed before the kill but unanswered, then answered on their retry`,
     );
     t.true(replays > 0, 'a kill fell between a commit and its answer');
     token = await login(url);

@@ -69,7 +69,8 @@ test.serial("a worker serves its projections' metrics on WATCHLOG_METRICS_PORT",
 });
 
 test.serial(
-  "watchlog start: the main thread's /metrics has the projector thread's positions and deliveries, the writer thread's commits",
+  "watchlog start: the main thread's /metrics has the projector thread's positions and deliveries, " +
+    "the writer thread's commits",
   async (t) => {
     const dataDir = tempDir();
     const port = await freePort();

@@ -32,7 +32,9 @@ import {
 
 const DAY = 86_400_000;
 /** Statistics over all the traffic, fixed once so that snapshots ask the same questions. */
-const RANGE = `start_date=${new Date(Date.now() - 30 * DAY).toISOString()}&end_date=${new Date(Date.now() + 2 * DAY).toISOString()}`;
+const RANGE =
+  `start_date=${new Date(Date.now() - 30 * DAY).toISOString()}` +
+  `&end_date=${new Date(Date.now() + 2 * DAY).toISOString()}`;
 const idsOf = (rows: ReadonlyArray<{ id: string }>) => rows.map((r) => r.id).sort();
 const SILENT = pino({ level: 'silent' });
 
@@ -100,7 +102,8 @@ const selfCheck = async (dataDir: string) => {
 };
 
 test.serial(
-  'retention removes exactly the expired events from the log and every read model; erasure removes personal fields; the tree is unchanged',
+  'retention removes exactly the expired events from the log and every read model; ' +
+    'erasure removes personal fields; the tree is unchanged',
   async (t) => {
     const dataDir = tempDir();
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -346,7 +349,8 @@ test.serial(
     t.regex(
       self.out,
       new RegExp(
-        `project ${kept.projectId}: verified \\d+ leaves .*\\(${old.length + bob.length} removed by retention or erasure`,
+        `project ${kept.projectId}: verified \\d+ leaves .*` +
+          `\\(${old.length + bob.length} removed by retention or erasure`,
       ),
     );
     await server.stop({ remove: false });
@@ -357,7 +361,8 @@ test.serial(
 );
 
 test.serial(
-  'a long removal goes a page at a time, each page exact; a record deleted outright, or a tombstone with another leaf hash, fails the self-check',
+  'a long removal goes a page at a time, each page exact; ' +
+    'a record deleted outright, or a tombstone with another leaf hash, fails the self-check',
   async (t) => {
     const dataDir = tempDir();
     t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -12,13 +12,15 @@ test('racers agree on one secret each, none reads one half-written, and no stagi
   const dir = tempDir();
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const source = `const { workerData, parentPort } = require('node:worker_threads');
-    import('tsx/esm/api').then(({ register }) => { register(); return import(workerData.module); }).then(({ loadOrCreateSecret }) => {
-      const out = [];
-      for (let i = 0; i < 500; i++) {
-        try { out.push(loadOrCreateSecret(workerData.dir, 's-' + i)); } catch (e) { out.push('error: ' + e.message); }
-      }
-      parentPort.postMessage(out);
-    });`;
+    import('tsx/esm/api')
+      .then(({ register }) => { register(); return import(workerData.module); })
+      .then(({ loadOrCreateSecret }) => {
+        const out = [];
+        for (let i = 0; i < 500; i++) {
+          try { out.push(loadOrCreateSecret(workerData.dir, 's-' + i)); } catch (e) { out.push('error: ' + e.message); }
+        }
+        parentPort.postMessage(out);
+      });`;
   const racers = Array.from({ length: 3 }, () => {
     const worker = new Worker(source, {
       eval: true,

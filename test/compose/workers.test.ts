@@ -120,64 +120,71 @@ const checkpointOf = (dataDir: string, projection: string): string | null => {
 
 // An upgrade that changes a read model's schema, met by a process of the new version while one
 // of the old still projects it: the new one must not drop the tables under the old one's writes.
-test('a read model of another version is not dropped under a live worker: a new process refuses to start and says why; once the worker stops, it is rebuilt', async (t) => {
-  const dataDir = tempDir();
-  const port = await freePort();
-  const env = {
-    PORT: String(port),
-    WATCHLOG_DATA_DIR: dataDir,
-    WATCHLOG_ADMIN_EMAIL: ADMIN.email,
-    WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
-    WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS),
-  };
-  const first = runCli(['start'], env);
-  t.teardown(() => first.child.kill('SIGKILL'));
-  await waitForLog(first, 'admin user created', 45_000);
-  await login(`http://127.0.0.1:${port}`);
-  first.child.kill('SIGTERM');
-  t.is(await first.exited, 0);
+test(
+  'a read model of another version is not dropped under a live worker: ' +
+    'a new process refuses to start and says why; once the worker stops, it is rebuilt',
+  async (t) => {
+    const dataDir = tempDir();
+    const port = await freePort();
+    const env = {
+      PORT: String(port),
+      WATCHLOG_DATA_DIR: dataDir,
+      WATCHLOG_ADMIN_EMAIL: ADMIN.email,
+      WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+      WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS),
+    };
+    const first = runCli(['start'], env);
+    t.teardown(() => first.child.kill('SIGKILL'));
+    await waitForLog(first, 'admin user created', 45_000);
+    await login(`http://127.0.0.1:${port}`);
+    first.child.kill('SIGTERM');
+    t.is(await first.exited, 0);
 
-  const worker = runCli(['worker'], env);
-  t.teardown(() => worker.child.kill('SIGKILL'));
-  await waitForLog(worker, 'worker started');
-  await eventually(async () => (leaseHolderPid(dataDir, 'access') === worker.child.pid ? true : undefined), LEASE_MS);
-  const built = checkpointOf(dataDir, 'access');
-  t.not(built, null);
-  const versionOf = () => {
-    const views = new Database(path.join(dataDir, 'views.db'), { readonly: true });
-    try {
-      return views
-        .prepare<[], { version: number }>("SELECT version FROM read_model_versions WHERE projection = 'access'")
-        .get()?.version;
-    } finally {
-      views.close();
-    }
-  };
-  const current = versionOf();
-  const db = new Database(path.join(dataDir, 'views.db'));
-  db.prepare("UPDATE read_model_versions SET version = version - 1 WHERE projection = 'access'").run();
-  db.close();
+    const worker = runCli(['worker'], env);
+    t.teardown(() => worker.child.kill('SIGKILL'));
+    await waitForLog(worker, 'worker started');
+    await eventually(async () => (leaseHolderPid(dataDir, 'access') === worker.child.pid ? true : undefined), LEASE_MS);
+    const built = checkpointOf(dataDir, 'access');
+    t.not(built, null);
+    const versionOf = () => {
+      const views = new Database(path.join(dataDir, 'views.db'), { readonly: true });
+      try {
+        return views
+          .prepare<[], { version: number }>("SELECT version FROM read_model_versions WHERE projection = 'access'")
+          .get()?.version;
+      } finally {
+        views.close();
+      }
+    };
+    const current = versionOf();
+    const db = new Database(path.join(dataDir, 'views.db'));
+    db.prepare("UPDATE read_model_versions SET version = version - 1 WHERE projection = 'access'").run();
+    db.close();
 
-  const newer = runCli(['api'], env);
-  t.teardown(() => newer.child.kill('SIGKILL'));
-  t.is(await newer.exited, 1);
-  t.regex(
-    newer.stderr(),
-    /^watchlog: read models built by another version of watchlog and projected by a running process: access \(held by [^)]+\); stop the older workers/,
-  );
-  // The worker went on projecting (a checkpoint the sealer signed moves it); dropped, it would be null.
-  t.true(Number(checkpointOf(dataDir, 'access')) >= Number(built), 'nothing dropped under the worker');
+    const newer = runCli(['api'], env);
+    t.teardown(() => newer.child.kill('SIGKILL'));
+    t.is(await newer.exited, 1);
+    t.regex(
+      newer.stderr(),
+      new RegExp(
+        '^watchlog: read models built by another version of watchlog and projected by a running process: ' +
+          'access \\(held by [^)]+\\); stop the older workers',
+      ),
+    );
+    // The worker went on projecting (a checkpoint the sealer signed moves it); dropped, it would be null.
+    t.true(Number(checkpointOf(dataDir, 'access')) >= Number(built), 'nothing dropped under the worker');
 
-  worker.child.kill('SIGTERM');
-  t.is(await worker.exited, 0);
-  const upgraded = runCli(['start'], env);
-  t.teardown(() => upgraded.child.kill('SIGKILL'));
-  await waitForLog(upgraded, 'listening', 45_000);
-  // Dropped and rebuilt at this version at start-up, then replayed by this process's projector:
-  // signing in reads it.
-  t.is(versionOf(), current);
-  await login(`http://127.0.0.1:${port}`);
-  upgraded.child.kill('SIGTERM');
-  t.is(await upgraded.exited, 0);
-  rmSync(dataDir, { recursive: true, force: true });
-});
+    worker.child.kill('SIGTERM');
+    t.is(await worker.exited, 0);
+    const upgraded = runCli(['start'], env);
+    t.teardown(() => upgraded.child.kill('SIGKILL'));
+    await waitForLog(upgraded, 'listening', 45_000);
+    // Dropped and rebuilt at this version at start-up, then replayed by this process's projector:
+    // signing in reads it.
+    t.is(versionOf(), current);
+    await login(`http://127.0.0.1:${port}`);
+    upgraded.child.kill('SIGTERM');
+    t.is(await upgraded.exited, 0);
+    rmSync(dataDir, { recursive: true, force: true });
+  },
+);

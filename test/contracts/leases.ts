@@ -120,7 +120,8 @@ export const leasesContract = (adapter: string, open: () => Promise<SharedReadMo
   // monitor must not go back to "old", the second must not come back, the checkpoint must not go
   // back to 2), and the read model must equal a clean build of the same events.
   withModels(
-    'a holder that pauses past its lease mid-batch is fenced: its writes are refused, the read model equals a clean build',
+    'a holder that pauses past its lease mid-batch is fenced: ' +
+      'its writes are refused, the read model equals a clean build',
     async (t, m, shared) => {
       const store = m.stores.monitors;
       const [kept, removed, projectId] = [randomUUID(), randomUUID(), randomUUID()];

@@ -15,9 +15,10 @@ export const loginThrottleContract = (
     addressFailures: 5,
     addressWindowSeconds: 600,
   };
+  const title = (claim: string) => `${adapter} login throttle: ${claim}`;
   const near = (ms: number, seconds: number) => ms > (seconds - 5) * 1000 && ms <= seconds * 1000;
 
-  test(`${adapter} login throttle: account locks double up to the longest; success and reset forget them`, async (t) => {
+  test(title('account locks double up to the longest; success and reset forget them'), async (t) => {
     const { throttle, cleanup } = await open({ ...limits, addressFailures: 100 });
     try {
       const ann = { email: 'ann@example.com', address: '10.0.0.1' };
@@ -43,7 +44,7 @@ export const loginThrottleContract = (
     }
   });
 
-  test(`${adapter} login throttle: an address is refused after its failures across accounts; IPv6 counts per /64`, async (t) => {
+  test(title('an address is refused after its failures across accounts; IPv6 counts per /64'), async (t) => {
     const { throttle, cleanup } = await open(limits);
     try {
       for (let i = 0; i < 4; i++)

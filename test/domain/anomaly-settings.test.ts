@@ -55,18 +55,21 @@ test('a patch names each faulty field by its path, unknown keys included', (t) =
   );
 });
 
-test('overrides: values set fields, null puts them back to the default; effective settings merge over the defaults', (t) => {
-  const first = applyPatch({}, { brute_force: { threshold: 5 }, silent_service: { enabled: false } });
-  t.deepEqual(first, { brute_force: { threshold: 5 }, silent_service: { enabled: false } });
-  const second = applyPatch(first, {
-    brute_force: { threshold: null, window_secs: 120 },
-    silent_service: { enabled: null },
-  });
-  t.deepEqual(second, { brute_force: { window_secs: 120 } });
-  const effective = effectiveSettings(D, second);
-  t.deepEqual(effective.brute_force, { enabled: true, threshold: 10, window_secs: 120 });
-  t.deepEqual(effective.mass_delete, D.mass_delete);
-});
+test(
+  'overrides: values set fields, null puts them back to the default; ' + 'effective settings merge over the defaults',
+  (t) => {
+    const first = applyPatch({}, { brute_force: { threshold: 5 }, silent_service: { enabled: false } });
+    t.deepEqual(first, { brute_force: { threshold: 5 }, silent_service: { enabled: false } });
+    const second = applyPatch(first, {
+      brute_force: { threshold: null, window_secs: 120 },
+      silent_service: { enabled: null },
+    });
+    t.deepEqual(second, { brute_force: { window_secs: 120 } });
+    const effective = effectiveSettings(D, second);
+    t.deepEqual(effective.brute_force, { enabled: true, threshold: 10, window_secs: 120 });
+    t.deepEqual(effective.mass_delete, D.mass_delete);
+  },
+);
 
 test('fields must agree with each other', (t) => {
   t.deepEqual(settingsProblems(D), []);

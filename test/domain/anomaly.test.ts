@@ -93,43 +93,46 @@ test('silent_service: quiet for more than 15 minutes after at least 10 events in
   t.is(silentService(last, 9, last + 3_600_000, D.silent_service), null, 'a barely used service is not watched');
 });
 
-test('no storms: one alert while the condition holds, again only after it cleared; disabled rules do not clear', (t) => {
-  const f = (rule: Finding['rule'], subject: string): Finding => ({
-    rule,
-    project_id: 'p',
-    subject,
-    service_name: 's',
-    environment: 'production',
-    details: {},
-  });
-  const evaluated = new Set<Finding['rule']>(['brute_force', 'mass_delete']);
-  let open = new Set<string>();
-  const step = (findings: Finding[], rules = evaluated) => {
-    const { raise, clear } = decideAlerts(findings, open, rules);
-    open = new Set([...open, ...raise.map(alertKey)].filter((k) => !clear.includes(k)));
-    return { raised: raise.map((r) => `${r.rule}:${r.subject}`), cleared: clear.length };
-  };
-  t.deepEqual(step([f('brute_force', 'u1'), f('mass_delete', 'svc')]), {
-    raised: ['brute_force:u1', 'mass_delete:svc'],
-    cleared: 0,
-  });
-  t.deepEqual(
-    step([f('brute_force', 'u1'), f('mass_delete', 'svc')]),
-    { raised: [], cleared: 0 },
-    'still holding: nothing new',
-  );
-  t.deepEqual(
-    step([f('brute_force', 'u2')]),
-    { raised: ['brute_force:u2'], cleared: 2 },
-    'a new subject raises; cleared ones close',
-  );
-  t.deepEqual(step([], new Set()), { raised: [], cleared: 0 }, 'rules not evaluated keep their alerts open');
-  t.deepEqual(
-    step([f('brute_force', 'u1')]),
-    { raised: ['brute_force:u1'], cleared: 1 },
-    'u1 fires again after clearing',
-  );
-});
+test(
+  'no storms: one alert while the condition holds, ' + 'again only after it cleared; disabled rules do not clear',
+  (t) => {
+    const f = (rule: Finding['rule'], subject: string): Finding => ({
+      rule,
+      project_id: 'p',
+      subject,
+      service_name: 's',
+      environment: 'production',
+      details: {},
+    });
+    const evaluated = new Set<Finding['rule']>(['brute_force', 'mass_delete']);
+    let open = new Set<string>();
+    const step = (findings: Finding[], rules = evaluated) => {
+      const { raise, clear } = decideAlerts(findings, open, rules);
+      open = new Set([...open, ...raise.map(alertKey)].filter((k) => !clear.includes(k)));
+      return { raised: raise.map((r) => `${r.rule}:${r.subject}`), cleared: clear.length };
+    };
+    t.deepEqual(step([f('brute_force', 'u1'), f('mass_delete', 'svc')]), {
+      raised: ['brute_force:u1', 'mass_delete:svc'],
+      cleared: 0,
+    });
+    t.deepEqual(
+      step([f('brute_force', 'u1'), f('mass_delete', 'svc')]),
+      { raised: [], cleared: 0 },
+      'still holding: nothing new',
+    );
+    t.deepEqual(
+      step([f('brute_force', 'u2')]),
+      { raised: ['brute_force:u2'], cleared: 2 },
+      'a new subject raises; cleared ones close',
+    );
+    t.deepEqual(step([], new Set()), { raised: [], cleared: 0 }, 'rules not evaluated keep their alerts open');
+    t.deepEqual(
+      step([f('brute_force', 'u1')]),
+      { raised: ['brute_force:u1'], cleared: 1 },
+      'u1 fires again after clearing',
+    );
+  },
+);
 
 // ---- windows: 10-second buckets, every window position since the previous scan ----
 

@@ -102,27 +102,30 @@ test('error paths name fields, never union or intersection indexes', (t) => {
   t.is(details.find((d) => d.path === 'user_roles.1')?.message, 'must be a string');
 });
 
-test('the stored event: id, event_type, receive time, project, default source, masked bodies, no absent fields', (t) => {
-  const r = AuditEventInput.decode({
-    ...valid,
-    user_email: null,
-    request_body: { password: 'p', card: '4111111111111111' },
-    response_body: { token: 't' },
-    query_params: { secret: 's' },
-    path_params: { pwd: 'x' },
-  });
-  if (!isRight(r)) return t.fail();
-  const at = new Date('2026-03-01T10:00:00Z');
-  const stored = toStoredAuditEvent('project-1', r.right, at);
-  t.regex(stored.id, /^[0-9a-f-]{36}$/);
-  t.is(stored.event_type, 'http');
-  t.is(stored.timestamp, '2026-03-01T10:00:00.000Z');
-  t.is(stored.project_id, 'project-1');
-  t.is(stored.source, 'backend');
-  t.deepEqual(stored.request_body, { password: '********', card: '************1111' });
-  t.deepEqual(stored.response_body, { token: '********' });
-  t.deepEqual(stored.query_params, { secret: '********' });
-  t.deepEqual(stored.path_params, { pwd: '********' });
-  t.false('user_email' in JSON.parse(JSON.stringify(stored)));
-  t.not(toStoredAuditEvent('project-1', r.right, at).id, stored.id);
-});
+test(
+  'the stored event: id, event_type, receive time, ' + 'project, default source, masked bodies, no absent fields',
+  (t) => {
+    const r = AuditEventInput.decode({
+      ...valid,
+      user_email: null,
+      request_body: { password: 'p', card: '4111111111111111' },
+      response_body: { token: 't' },
+      query_params: { secret: 's' },
+      path_params: { pwd: 'x' },
+    });
+    if (!isRight(r)) return t.fail();
+    const at = new Date('2026-03-01T10:00:00Z');
+    const stored = toStoredAuditEvent('project-1', r.right, at);
+    t.regex(stored.id, /^[0-9a-f-]{36}$/);
+    t.is(stored.event_type, 'http');
+    t.is(stored.timestamp, '2026-03-01T10:00:00.000Z');
+    t.is(stored.project_id, 'project-1');
+    t.is(stored.source, 'backend');
+    t.deepEqual(stored.request_body, { password: '********', card: '************1111' });
+    t.deepEqual(stored.response_body, { token: '********' });
+    t.deepEqual(stored.query_params, { secret: '********' });
+    t.deepEqual(stored.path_params, { pwd: '********' });
+    t.false('user_email' in JSON.parse(JSON.stringify(stored)));
+    t.not(toStoredAuditEvent('project-1', r.right, at).id, stored.id);
+  },
+);

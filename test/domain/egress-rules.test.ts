@@ -93,35 +93,38 @@ test('the address parser agrees with node:net and the URL parser: same addresses
   t.pass();
 });
 
-test('CIDRs: v4 and v6, single addresses, host bits cleared, mapped networks are IPv4; malformed ones are refused', (t) => {
-  const table: Array<[string, string | null]> = [
-    ['10.0.0.0/8', '10.0.0.0/8'],
-    ['10.1.2.3/8', '10.0.0.0/8'],
-    ['169.254.169.254', '169.254.169.254'],
-    ['255.255.255.255/32', '255.255.255.255'],
-    ['0.0.0.0/0', '0.0.0.0/0'],
-    ['fe80::/10', 'fe80::/10'],
-    ['FC00::/7', 'fc00::/7'],
-    ['::/128', '::'],
-    ['::/0', '::/0'],
-    ['::1/128', '::1'],
-    ['::ffff:10.0.0.0/104', '10.0.0.0/8'],
-    ['::ffff:0:0/96', '0.0.0.0/0'],
-    ['10.0.0.0/33', null],
-    ['fe80::/129', null],
-    ['10.0.0.0/', null],
-    ['10.0.0.0/-1', null],
-    ['10.0.0.0/8/8', null],
-    ['10.0.0/8', null],
-    ['[::1]/128', null],
-    ['fe80::1%eth0/64', null],
-    ['example.com', null],
-  ];
-  for (const [text, expected] of table) {
-    const parsed = parseCidr(text);
-    t.is(parsed === null ? null : formatCidr(parsed), expected, text);
-  }
-});
+test(
+  'CIDRs: v4 and v6, single addresses, host bits cleared, ' + 'mapped networks are IPv4; malformed ones are refused',
+  (t) => {
+    const table: Array<[string, string | null]> = [
+      ['10.0.0.0/8', '10.0.0.0/8'],
+      ['10.1.2.3/8', '10.0.0.0/8'],
+      ['169.254.169.254', '169.254.169.254'],
+      ['255.255.255.255/32', '255.255.255.255'],
+      ['0.0.0.0/0', '0.0.0.0/0'],
+      ['fe80::/10', 'fe80::/10'],
+      ['FC00::/7', 'fc00::/7'],
+      ['::/128', '::'],
+      ['::/0', '::/0'],
+      ['::1/128', '::1'],
+      ['::ffff:10.0.0.0/104', '10.0.0.0/8'],
+      ['::ffff:0:0/96', '0.0.0.0/0'],
+      ['10.0.0.0/33', null],
+      ['fe80::/129', null],
+      ['10.0.0.0/', null],
+      ['10.0.0.0/-1', null],
+      ['10.0.0.0/8/8', null],
+      ['10.0.0/8', null],
+      ['[::1]/128', null],
+      ['fe80::1%eth0/64', null],
+      ['example.com', null],
+    ];
+    for (const [text, expected] of table) {
+      const parsed = parseCidr(text);
+      t.is(parsed === null ? null : formatCidr(parsed), expected, text);
+    }
+  },
+);
 
 test('a CIDR covers what node:net BlockList says it covers', (t) => {
   fc.assert(

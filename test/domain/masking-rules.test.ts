@@ -56,42 +56,45 @@ test('the body: both lists, bounded, strings only; every faulty entry and unknow
   );
 });
 
-test('patterns: RE2 syntax that compiles, matches no empty string and stays small; each refusal names its entry', (t) => {
-  t.deepEqual(
-    problems(
-      ['x-session'],
-      ['sk_live_[0-9a-zA-Z]{24,99}', '(?i)^bearer\\s+\\S+', '\\b[0-9]{3}-[0-9]{2}-[0-9]{4}\\b', 'AKIA[0-9A-Z]{16}'],
-    ),
-    [],
-  );
-  const rows: Array<[string, string, RegExp]> = [
-    ['unbalanced', '(a', /^not a valid RE2 pattern: .*missing closing \)/],
-    ['a backreference', '(a)\\1', /^not a valid RE2 pattern: .*invalid escape/],
-    ['a lookahead', 'a(?=b)', /^not a valid RE2 pattern: .*(?:unsupported|invalid)/],
-    ['a lookbehind', '(?<=a)b', /^not a valid RE2 pattern/],
-    ['a repeat over 1000', 'a{1001}', /^not a valid RE2 pattern: .*invalid repeat count/],
-    ['matches anything', '.*', /^matches the empty string, so it would mask every value$/],
-    ['optional only', 'x?', /^matches the empty string/],
-    ['an empty alternative', 'a|', /^matches the empty string/],
-    ['too big', '[a-z]{300}', /^compiles to \d+ instructions, more than 200: use smaller repetition counts$/],
-    ['nested repeats', '(?:(?:ab){10}c){10}', /^compiles to \d+ instructions, more than 200/],
-  ];
-  for (const [name, pattern, message] of rows) {
-    const found = problems([], ['fine', pattern]);
-    t.is(found.length, 1, name);
-    t.is(found[0]!.path, 'patterns.1', name);
-    t.regex(found[0]!.message, message, name);
-  }
-  // Each fits alone; together they are too much.
-  const big = Array.from({ length: 4 }, (_, i) => `[a-z]{${150 + i}}`);
-  t.deepEqual(problems([], big.slice(0, 1)), []);
-  const together = problems([], big);
-  t.deepEqual(
-    together.map((p) => p.path),
-    ['patterns'],
-  );
-  t.regex(together[0]!.message, /^compile to \d+ instructions together, more than 500$/);
-});
+test(
+  'patterns: RE2 syntax that compiles, matches no empty string and stays small; ' + 'each refusal names its entry',
+  (t) => {
+    t.deepEqual(
+      problems(
+        ['x-session'],
+        ['sk_live_[0-9a-zA-Z]{24,99}', '(?i)^bearer\\s+\\S+', '\\b[0-9]{3}-[0-9]{2}-[0-9]{4}\\b', 'AKIA[0-9A-Z]{16}'],
+      ),
+      [],
+    );
+    const rows: Array<[string, string, RegExp]> = [
+      ['unbalanced', '(a', /^not a valid RE2 pattern: .*missing closing \)/],
+      ['a backreference', '(a)\\1', /^not a valid RE2 pattern: .*invalid escape/],
+      ['a lookahead', 'a(?=b)', /^not a valid RE2 pattern: .*(?:unsupported|invalid)/],
+      ['a lookbehind', '(?<=a)b', /^not a valid RE2 pattern/],
+      ['a repeat over 1000', 'a{1001}', /^not a valid RE2 pattern: .*invalid repeat count/],
+      ['matches anything', '.*', /^matches the empty string, so it would mask every value$/],
+      ['optional only', 'x?', /^matches the empty string/],
+      ['an empty alternative', 'a|', /^matches the empty string/],
+      ['too big', '[a-z]{300}', /^compiles to \d+ instructions, more than 200: use smaller repetition counts$/],
+      ['nested repeats', '(?:(?:ab){10}c){10}', /^compiles to \d+ instructions, more than 200/],
+    ];
+    for (const [name, pattern, message] of rows) {
+      const found = problems([], ['fine', pattern]);
+      t.is(found.length, 1, name);
+      t.is(found[0]!.path, 'patterns.1', name);
+      t.regex(found[0]!.message, message, name);
+    }
+    // Each fits alone; together they are too much.
+    const big = Array.from({ length: 4 }, (_, i) => `[a-z]{${150 + i}}`);
+    t.deepEqual(problems([], big.slice(0, 1)), []);
+    const together = problems([], big);
+    t.deepEqual(
+      together.map((p) => p.path),
+      ['patterns'],
+    );
+    t.regex(together[0]!.message, /^compile to \d+ instructions together, more than 500$/);
+  },
+);
 
 test('keys: one that is only - and _ is refused; several faults are all named', (t) => {
   t.deepEqual(problems(['-_-', 'ok', '__'], ['(b', 'fine']), [

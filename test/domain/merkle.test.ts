@@ -54,35 +54,38 @@ test("leaf and node hashes are RFC 6962's; the empty tree's root is SHA-256 of n
   );
 });
 
-test("a node hashes 0x01 and its two children; a record's leaf hash in one step is the leaf hash of its leaf bytes", (t) => {
-  const left = leafHash(Buffer.from('l'));
-  const right = leafHash(Buffer.from('r'));
-  t.deepEqual(
-    nodeHash(left, right),
-    createHash('sha256')
-      .update(Buffer.from([1]))
-      .update(left)
-      .update(right)
-      .digest(),
-  );
-  const record = fc.record({
-    stream: fc.string(),
-    revision: fc.nat(),
-    id: fc.uuid(),
-    type: fc.string(),
-    // Keys JSON.parse gives, integer-like ones (which objects list first) and non-ASCII among them.
-    data: fc.jsonValue(),
-    metadata: fc.dictionary(fc.oneof(fc.string(), fc.nat().map(String), fc.constant('__proto__')), fc.jsonValue()),
-  });
-  fc.assert(
-    fc.property(record, (r) => {
-      const parsed = JSON.parse(JSON.stringify(r)) as typeof r;
-      return recordLeafHash(parsed).equals(leafHash(leafBytes(parsed)));
-    }),
-    { numRuns: 500 },
-  );
-  t.pass();
-});
+test(
+  'a node hashes 0x01 and its two children; ' + "a record's leaf hash in one step is the leaf hash of its leaf bytes",
+  (t) => {
+    const left = leafHash(Buffer.from('l'));
+    const right = leafHash(Buffer.from('r'));
+    t.deepEqual(
+      nodeHash(left, right),
+      createHash('sha256')
+        .update(Buffer.from([1]))
+        .update(left)
+        .update(right)
+        .digest(),
+    );
+    const record = fc.record({
+      stream: fc.string(),
+      revision: fc.nat(),
+      id: fc.uuid(),
+      type: fc.string(),
+      // Keys JSON.parse gives, integer-like ones (which objects list first) and non-ASCII among them.
+      data: fc.jsonValue(),
+      metadata: fc.dictionary(fc.oneof(fc.string(), fc.nat().map(String), fc.constant('__proto__')), fc.jsonValue()),
+    });
+    fc.assert(
+      fc.property(record, (r) => {
+        const parsed = JSON.parse(JSON.stringify(r)) as typeof r;
+        return recordLeafHash(parsed).equals(leafHash(leafBytes(parsed)));
+      }),
+      { numRuns: 500 },
+    );
+    t.pass();
+  },
+);
 
 test("the frontier's root and every stored subtree agree with the RFC's recursion, for every size to 70", async (t) => {
   for (let n = 0; n <= 70; n += 1) {

@@ -121,48 +121,51 @@ test('deleted or unknown monitors decide nothing', (t) => {
   );
 });
 
-test('create input: defaults are not invented by the codec; bounds, URL schemes and unknown fields are checked', (t) => {
-  const ok = MonitorCreateInput.decode({
-    project_id: '00000000-0000-4000-8000-000000000000',
-    name: 'a',
-    url: 'https://example.com/x',
-  });
-  t.true(isRight(ok));
-  t.false(
-    isRight(
-      MonitorCreateInput.decode({
-        project_id: '00000000-0000-4000-8000-000000000000',
-        name: 'a',
-        url: 'https://example.com/x',
-        extra: 1,
-      }),
-    ),
-  );
-  for (const bad of [
-    { interval_seconds: 9 },
-    { interval_seconds: 86_401 },
-    { interval_seconds: 10.5 },
-    { timeout_seconds: 0 },
-    { expected_status: 99 },
-    { expected_status: 600 },
-    { url: 'ftp://example.com' },
-    { url: 'not a url' },
-    { name: '' },
-  ]) {
+test(
+  'create input: defaults are not invented by the codec; ' + 'bounds, URL schemes and unknown fields are checked',
+  (t) => {
+    const ok = MonitorCreateInput.decode({
+      project_id: '00000000-0000-4000-8000-000000000000',
+      name: 'a',
+      url: 'https://example.com/x',
+    });
+    t.true(isRight(ok));
     t.false(
       isRight(
         MonitorCreateInput.decode({
           project_id: '00000000-0000-4000-8000-000000000000',
           name: 'a',
-          url: 'http://x.test',
-          ...bad,
+          url: 'https://example.com/x',
+          extra: 1,
         }),
       ),
-      JSON.stringify(bad),
     );
-  }
-  t.true(isRight(MonitorUpdateInput.decode({ enabled: false })));
-});
+    for (const bad of [
+      { interval_seconds: 9 },
+      { interval_seconds: 86_401 },
+      { interval_seconds: 10.5 },
+      { timeout_seconds: 0 },
+      { expected_status: 99 },
+      { expected_status: 600 },
+      { url: 'ftp://example.com' },
+      { url: 'not a url' },
+      { name: '' },
+    ]) {
+      t.false(
+        isRight(
+          MonitorCreateInput.decode({
+            project_id: '00000000-0000-4000-8000-000000000000',
+            name: 'a',
+            url: 'http://x.test',
+            ...bad,
+          }),
+        ),
+        JSON.stringify(bad),
+      );
+    }
+    t.true(isRight(MonitorUpdateInput.decode({ enabled: false })));
+  },
+);
 
 test('an update keeps only real changes and refuses a timeout longer than the interval', (t) => {
   t.deepEqual(decideUpdate(created, { name: 'orders', enabled: false }), { enabled: false });

@@ -61,7 +61,8 @@ export const deciderSpec =
           }
         };
         return {
-          // biome-ignore lint/suspicious/noThenProperty: given / when / then, as emmett's DeciderSpecification reads; never awaited
+          // given / when / then, as emmett's DeciderSpecification reads
+          // biome-ignore lint/suspicious/noThenProperty: a step of the specification, never awaited
           then(expected) {
             const actual = decided();
             for (const event of actual) assertStorable(t, event, 'decided event');

@@ -130,7 +130,8 @@ export class AnswerValidator {
     const declared = operation.responses[String(status)];
     if (declared === undefined)
       return [
-        `${method} ${route} answered ${status}, which the description does not list (${Object.keys(operation.responses).join(', ')}): ${body.slice(0, 300)}`,
+        `${method} ${route} answered ${status}, which the description does not list ` +
+          `(${Object.keys(operation.responses).join(', ')}): ${body.slice(0, 300)}`,
       ];
     const response = this.resolve<ResponseObject>(declared as ResponseObject | { $ref: string });
     const responsePointer =
@@ -185,7 +186,8 @@ export class AnswerValidator {
     const validate = this.schemaAt(`${responsePointer}/${pointer('content', mediaType, 'schema')}`);
     if (!validate(parsed))
       found.push(
-        `${where}: ${this.ajv.errorsText(validate.errors, { separator: '\n  ' })}\n  in ${JSON.stringify(parsed).slice(0, 600)}`,
+        `${where}: ${this.ajv.errorsText(validate.errors, { separator: '\n  ' })}` +
+          `\n  in ${JSON.stringify(parsed).slice(0, 600)}`,
       );
     return found;
   }

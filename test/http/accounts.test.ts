@@ -28,33 +28,36 @@ const newUser = async (
   return created.body as { id: string; email: string };
 };
 
-test('an account is locked after 5 failures: 429 with Retry-After, even for the right password, then doubling', async (t) => {
-  const server = await startTestServer();
-  t.teardown(() => server.stop());
-  const admin = await login(server.url);
-  await newUser(server, admin, 'locked@example.com');
-  for (let i = 0; i < 5; i++)
-    t.is((await tryLogin(server, 'locked@example.com', 'wrong')).status, 401, `failure ${i + 1}`);
-  const refused = await tryLogin(server, 'LOCKED@example.com', 'locked@example.com-password');
-  t.is(refused.status, 429);
-  t.is(refused.body.error.code, 'too_many_requests');
-  const retryAfter = Number(refused.headers.get('retry-after'));
-  t.true(retryAfter > 25 && retryAfter <= 30, `Retry-After ${retryAfter}`);
-  // Another account from the same address is not locked; an unknown e-mail is counted the same way.
-  t.is((await tryLogin(server, 'admin@example.com', 'correct horse battery')).status, 200);
-  for (let i = 0; i < 5; i++) t.is((await tryLogin(server, 'nobody@example.com', 'wrong')).status, 401);
-  t.is((await tryLogin(server, 'nobody@example.com', 'wrong')).status, 429);
-  // The lock doubles with each further failure (the rule; the time is not waited out here).
-  const { accountLockSeconds } = await import('../../src/domain/login-throttle.ts');
-  t.deepEqual(
-    [5, 6, 7, 8, 9, 10, 11].map((n) => accountLockSeconds(n, server.config.loginLimits)),
-    [30, 60, 120, 240, 480, 900, 900],
-  );
-  t.deepEqual(
-    [1, 4].map((n) => accountLockSeconds(n, server.config.loginLimits)),
-    [0, 0],
-  );
-});
+test(
+  'an account is locked after 5 failures: ' + '429 with Retry-After, even for the right password, then doubling',
+  async (t) => {
+    const server = await startTestServer();
+    t.teardown(() => server.stop());
+    const admin = await login(server.url);
+    await newUser(server, admin, 'locked@example.com');
+    for (let i = 0; i < 5; i++)
+      t.is((await tryLogin(server, 'locked@example.com', 'wrong')).status, 401, `failure ${i + 1}`);
+    const refused = await tryLogin(server, 'LOCKED@example.com', 'locked@example.com-password');
+    t.is(refused.status, 429);
+    t.is(refused.body.error.code, 'too_many_requests');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    t.true(retryAfter > 25 && retryAfter <= 30, `Retry-After ${retryAfter}`);
+    // Another account from the same address is not locked; an unknown e-mail is counted the same way.
+    t.is((await tryLogin(server, 'admin@example.com', 'correct horse battery')).status, 200);
+    for (let i = 0; i < 5; i++) t.is((await tryLogin(server, 'nobody@example.com', 'wrong')).status, 401);
+    t.is((await tryLogin(server, 'nobody@example.com', 'wrong')).status, 429);
+    // The lock doubles with each further failure (the rule; the time is not waited out here).
+    const { accountLockSeconds } = await import('../../src/domain/login-throttle.ts');
+    t.deepEqual(
+      [5, 6, 7, 8, 9, 10, 11].map((n) => accountLockSeconds(n, server.config.loginLimits)),
+      [30, 60, 120, 240, 480, 900, 900],
+    );
+    t.deepEqual(
+      [1, 4].map((n) => accountLockSeconds(n, server.config.loginLimits)),
+      [0, 0],
+    );
+  },
+);
 
 test("a successful login forgets the account's failures", async (t) => {
   const server = await startTestServer();
@@ -68,19 +71,22 @@ test("a successful login forgets the account's failures", async (t) => {
   t.is((await tryLogin(server, 'forgetful@example.com', 'forgetful@example.com-password')).status, 200);
 });
 
-test('an address is refused after its failures across accounts, until its window ends; success does not reset it', async (t) => {
-  const server = await startTestServer({
-    env: { WATCHLOG_LOGIN_ADDRESS_FAILURES: '6', WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS: '600' },
-  });
-  t.teardown(() => server.stop());
-  for (let i = 0; i < 3; i++) t.is((await tryLogin(server, `guess-${i}@example.com`, 'wrong')).status, 401);
-  t.is((await tryLogin(server, 'admin@example.com', 'correct horse battery')).status, 200);
-  for (let i = 3; i < 6; i++) t.is((await tryLogin(server, `guess-${i}@example.com`, 'wrong')).status, 401);
-  const refused = await tryLogin(server, 'admin@example.com', 'correct horse battery');
-  t.is(refused.status, 429);
-  const retryAfter = Number(refused.headers.get('retry-after'));
-  t.true(retryAfter > 590 && retryAfter <= 600, `Retry-After ${retryAfter}`);
-});
+test(
+  'an address is refused after its failures across accounts, ' + 'until its window ends; success does not reset it',
+  async (t) => {
+    const server = await startTestServer({
+      env: { WATCHLOG_LOGIN_ADDRESS_FAILURES: '6', WATCHLOG_LOGIN_ADDRESS_WINDOW_SECONDS: '600' },
+    });
+    t.teardown(() => server.stop());
+    for (let i = 0; i < 3; i++) t.is((await tryLogin(server, `guess-${i}@example.com`, 'wrong')).status, 401);
+    t.is((await tryLogin(server, 'admin@example.com', 'correct horse battery')).status, 200);
+    for (let i = 3; i < 6; i++) t.is((await tryLogin(server, `guess-${i}@example.com`, 'wrong')).status, 401);
+    const refused = await tryLogin(server, 'admin@example.com', 'correct horse battery');
+    t.is(refused.status, 429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    t.true(retryAfter > 590 && retryAfter <= 600, `Retry-After ${retryAfter}`);
+  },
+);
 
 test('the login limits are configuration, validated', (t) => {
   t.deepEqual(loadConfig({}).loginLimits, {

@@ -62,47 +62,55 @@ const slowBatch = async (url: string, apiKey: string, body: string) => {
 
 const METRICS_TOKEN = 'metrics-token-0123456789';
 
-test('batches wait their turn unread, counted by a gauge; a client that left while waiting does not hold the next turn', async (t) => {
-  const server = await startTestServer({
-    env: { WATCHLOG_BATCH_CONCURRENCY: '1', WATCHLOG_BODY_TIMEOUT_MS: '30000', WATCHLOG_METRICS_TOKEN: METRICS_TOKEN },
-  });
-  const waitingNow = async () =>
-    parseExposition(
-      await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
-    ).value('watchlog_ingest_batches_waiting');
-  t.teardown(() => server.stop());
-  const token = await login(server.url);
-  const { apiKey } = await projectWithKey(server.url, token);
-  const body = (requestId: string) => JSON.stringify([sampleEvent({ request_id: requestId })]);
+test(
+  'batches wait their turn unread, counted by a gauge; ' +
+    'a client that left while waiting does not hold the next turn',
+  async (t) => {
+    const server = await startTestServer({
+      env: {
+        WATCHLOG_BATCH_CONCURRENCY: '1',
+        WATCHLOG_BODY_TIMEOUT_MS: '30000',
+        WATCHLOG_METRICS_TOKEN: METRICS_TOKEN,
+      },
+    });
+    const waitingNow = async () =>
+      parseExposition(
+        await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+      ).value('watchlog_ingest_batches_waiting');
+    t.teardown(() => server.stop());
+    const token = await login(server.url);
+    const { apiKey } = await projectWithKey(server.url, token);
+    const body = (requestId: string) => JSON.stringify([sampleEvent({ request_id: requestId })]);
 
-  const first = await slowBatch(server.url, apiKey, body('first'));
-  t.teardown(() => first.conn.destroy());
-  await new Promise((r) => setTimeout(r, 200));
-  const gone = await slowBatch(server.url, apiKey, body('gone'));
-  const waitingAre = (n: number) => eventually(async () => ((await waitingNow()) === n ? true : undefined));
-  await waitingAre(1);
-  const waiting = api(server.url, 'POST', '/v1/audit/batch', {
-    apiKey,
-    body: [sampleEvent({ request_id: 'waiting' })],
-  });
-  let answered = false;
-  void waiting.then(() => {
-    answered = true;
-  });
-  await waitingAre(2);
-  await new Promise((r) => setTimeout(r, 200));
-  t.false(answered, 'a complete batch waits while another holds the only turn');
-  gone.conn.destroy();
-  await new Promise((r) => setTimeout(r, 100));
+    const first = await slowBatch(server.url, apiKey, body('first'));
+    t.teardown(() => first.conn.destroy());
+    await new Promise((r) => setTimeout(r, 200));
+    const gone = await slowBatch(server.url, apiKey, body('gone'));
+    const waitingAre = (n: number) => eventually(async () => ((await waitingNow()) === n ? true : undefined));
+    await waitingAre(1);
+    const waiting = api(server.url, 'POST', '/v1/audit/batch', {
+      apiKey,
+      body: [sampleEvent({ request_id: 'waiting' })],
+    });
+    let answered = false;
+    void waiting.then(() => {
+      answered = true;
+    });
+    await waitingAre(2);
+    await new Promise((r) => setTimeout(r, 200));
+    t.false(answered, 'a complete batch waits while another holds the only turn');
+    gone.conn.destroy();
+    await new Promise((r) => setTimeout(r, 100));
 
-  const since = Date.now();
-  first.finish();
-  t.like(await first.conn.next(), { status: 202 });
-  const res = await waiting;
-  t.is(res.status, 202);
-  t.is(res.body.accepted.length, 1);
-  await waitingAre(0);
-  // Had the abandoned batch held its turn, the waiting one would have waited for its body
-  // timeout (30 s).
-  t.true(Date.now() - since < 5000, `answered ${Date.now() - since} ms after the first batch finished`);
-});
+    const since = Date.now();
+    first.finish();
+    t.like(await first.conn.next(), { status: 202 });
+    const res = await waiting;
+    t.is(res.status, 202);
+    t.is(res.body.accepted.length, 1);
+    await waitingAre(0);
+    // Had the abandoned batch held its turn, the waiting one would have waited for its body
+    // timeout (30 s).
+    t.true(Date.now() - since < 5000, `answered ${Date.now() - since} ms after the first batch finished`);
+  },
+);

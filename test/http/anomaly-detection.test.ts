@@ -102,7 +102,8 @@ const exactlyOneAlert = async (d: Detector, t: ExecutionContext, rule: string): 
 };
 
 test.serial(
-  'brute_force: 12 × 401 for one identifier in 30 s is one alert; no repeat while it holds, nor after a restart; again only after it cleared',
+  'brute_force: 12 × 401 for one identifier in 30 s is one alert; ' +
+    'no repeat while it holds, nor after a restart; again only after it cleared',
   async (t) => {
     const dataDir = tempDir();
     const d = await startDetector(t, { dataDir });

@@ -31,31 +31,34 @@ test('GET: every rule with its fields, from the deployment defaults until the pr
   });
 });
 
-test('PUT: a partial update, read back at once; null puts a field back to the default; other projects unchanged', async (t) => {
-  const put = await api(server.url, 'PUT', settingsPath(projectId), {
-    token,
-    body: { brute_force: { threshold: 5, window_secs: 30 }, silent_service: { enabled: false } },
-  });
-  t.is(put.status, 200);
-  t.deepEqual(put.body.brute_force, { enabled: true, threshold: 5, window_secs: 30 });
-  t.false(put.body.silent_service.enabled);
-  t.truthy(put.body.updated_at);
-  const read = await api(server.url, 'GET', settingsPath(projectId), { token });
-  t.deepEqual(read.body, put.body);
-  const reset = await api(server.url, 'PUT', settingsPath(projectId), {
-    token,
-    body: { brute_force: { threshold: null } },
-  });
-  t.deepEqual(reset.body.brute_force, { enabled: true, threshold: 10, window_secs: 30 });
-  t.false(reset.body.silent_service.enabled, 'fields not in the update keep their values');
-  t.is((await api(server.url, 'GET', settingsPath(other), { token })).body.brute_force.threshold, 10);
-  // The change is an event in the project's anomalies stream: the log is the source of truth.
-  const events = await server.runtime.log.readStream(`anomalies-${projectId}`);
-  t.deepEqual(
-    events.map((e) => e.type),
-    ['AnomalySettingsUpdated', 'AnomalySettingsUpdated'],
-  );
-});
+test(
+  'PUT: a partial update, read back at once; ' + 'null puts a field back to the default; other projects unchanged',
+  async (t) => {
+    const put = await api(server.url, 'PUT', settingsPath(projectId), {
+      token,
+      body: { brute_force: { threshold: 5, window_secs: 30 }, silent_service: { enabled: false } },
+    });
+    t.is(put.status, 200);
+    t.deepEqual(put.body.brute_force, { enabled: true, threshold: 5, window_secs: 30 });
+    t.false(put.body.silent_service.enabled);
+    t.truthy(put.body.updated_at);
+    const read = await api(server.url, 'GET', settingsPath(projectId), { token });
+    t.deepEqual(read.body, put.body);
+    const reset = await api(server.url, 'PUT', settingsPath(projectId), {
+      token,
+      body: { brute_force: { threshold: null } },
+    });
+    t.deepEqual(reset.body.brute_force, { enabled: true, threshold: 10, window_secs: 30 });
+    t.false(reset.body.silent_service.enabled, 'fields not in the update keep their values');
+    t.is((await api(server.url, 'GET', settingsPath(other), { token })).body.brute_force.threshold, 10);
+    // The change is an event in the project's anomalies stream: the log is the source of truth.
+    const events = await server.runtime.log.readStream(`anomalies-${projectId}`);
+    t.deepEqual(
+      events.map((e) => e.type),
+      ['AnomalySettingsUpdated', 'AnomalySettingsUpdated'],
+    );
+  },
+);
 
 test('bad settings are 400 with every faulty path, and change nothing', async (t) => {
   const before = (await api(server.url, 'GET', settingsPath(other), { token })).body;

@@ -152,7 +152,8 @@ test('sort_by each documented field, both orders, with a stable tie-breaker', as
 
 test('bad query values are 400 with the parameters at fault', async (t) => {
   const res = await list(
-    'limit=101&page=0&status_code=abc&method=PATCH&sort_by=ip&sort_order=up&start_date=yesterday&project_id=nope&event_type=other&environment=prod',
+    'limit=101&page=0&status_code=abc&method=PATCH&sort_by=ip&sort_order=up' +
+      '&start_date=yesterday&project_id=nope&event_type=other&environment=prod',
   );
   t.is(res.status, 400);
   t.deepEqual(res.body.error.details.map((d: { path: string }) => d.path).sort(), [

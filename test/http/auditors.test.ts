@@ -119,37 +119,40 @@ const foldRoot = (lines: readonly Line[]) =>
     lines.reduce<Frontier>((f, l) => appendLeaf(f, Buffer.from(l.leaf_hash, 'base64')).frontier, EMPTY_FRONTIER),
   );
 
-test('the stream: every record of the project in log order with its leaf; each record gives its leaf hash again', async (t) => {
-  await settled();
-  const { lines, headers } = await replay();
-  t.is(headers.get('content-type'), 'application/x-ndjson');
-  t.deepEqual(
-    lines.map((l) => l.leaf_index),
-    lines.map((_, i) => i),
-  );
-  t.true(lines.every((l, i) => i === 0 || BigInt(l.position) > BigInt(lines[i - 1]!.position)));
-  const types = new Set(lines.map((l) => l.type));
-  for (const type of ['ProjectCreated', 'ApiKeyIssued', 'AuditEventRecorded', 'MonitorCreated'])
-    t.true(types.has(type), type);
-  t.false(types.has('CheckpointSigned'), 'checkpoints are not leaves');
-  t.true(
-    lines.some((l) => l.stream === `audit-${projectId}-key-k-1`),
-    'an event stored under its idempotency key is a record of its project',
-  );
-  for (const l of lines) {
-    const bytes = leafBytes({
-      id: l.id!,
-      stream: l.stream!,
-      revision: l.revision!,
-      type: l.type!,
-      data: l.data,
-      metadata: l.metadata,
-    });
-    t.is(leafHash(bytes).toString('base64'), l.leaf_hash, `leaf ${l.leaf_index}`);
-    t.is(l.recorded_at, l.metadata!.recorded_at);
-  }
-  t.is(Number(headers.get('watchlog-tree-size')), lines.length);
-});
+test(
+  'the stream: every record of the project in log order with its leaf; ' + 'each record gives its leaf hash again',
+  async (t) => {
+    await settled();
+    const { lines, headers } = await replay();
+    t.is(headers.get('content-type'), 'application/x-ndjson');
+    t.deepEqual(
+      lines.map((l) => l.leaf_index),
+      lines.map((_, i) => i),
+    );
+    t.true(lines.every((l, i) => i === 0 || BigInt(l.position) > BigInt(lines[i - 1]!.position)));
+    const types = new Set(lines.map((l) => l.type));
+    for (const type of ['ProjectCreated', 'ApiKeyIssued', 'AuditEventRecorded', 'MonitorCreated'])
+      t.true(types.has(type), type);
+    t.false(types.has('CheckpointSigned'), 'checkpoints are not leaves');
+    t.true(
+      lines.some((l) => l.stream === `audit-${projectId}-key-k-1`),
+      'an event stored under its idempotency key is a record of its project',
+    );
+    for (const l of lines) {
+      const bytes = leafBytes({
+        id: l.id!,
+        stream: l.stream!,
+        revision: l.revision!,
+        type: l.type!,
+        data: l.data,
+        metadata: l.metadata,
+      });
+      t.is(leafHash(bytes).toString('base64'), l.leaf_hash, `leaf ${l.leaf_index}`);
+      t.is(l.recorded_at, l.metadata!.recorded_at);
+    }
+    t.is(Number(headers.get('watchlog-tree-size')), lines.length);
+  },
+);
 
 test('paging: limit and Watchlog-Next-From walk the whole stream; HEAD answers the headers', async (t) => {
   const { lines: all } = await replay();
@@ -181,95 +184,102 @@ test('paging: limit and Watchlog-Next-From walk the whole stream; HEAD answers t
   t.truthy(head.headers.get('watchlog-next-from'));
 });
 
-test('checkpoints: the latest note is signed by the published key over origin, size and root; witnesses got copies', async (t) => {
-  const latest = await settled();
-  const key = (await api(server.url, 'GET', '/v1/checkpoints/key', { token })).body as {
-    key_name: string;
-    key_id: string;
-    verifier_key: string;
-    public_key: string;
-    public_key_pem: string;
-  };
-  t.is(key.key_name, 'audit.example.test');
-  t.regex(key.verifier_key, /^audit\.example\.test\+[0-9a-f]{8}\+[A-Za-z0-9+/]+=*$/);
-  const [text, signatureLine] = latest.note.split('\n\n');
-  t.is(text, `audit.example.test/projects/${projectId}\n${latest.size}\n${latest.root}`);
-  const [dash, name, signature] = signatureLine!.trim().split(' ');
-  t.is(dash, '\u2014');
-  t.is(name, key.key_name);
-  const bytes = Buffer.from(signature!, 'base64');
-  t.is(bytes.subarray(0, 4).toString('hex'), key.key_id);
-  t.true(verify(null, Buffer.from(`${text}\n`), createPublicKey(key.public_key_pem), bytes.subarray(4)));
-  // Other tests add records meanwhile: the checkpoint signs the first `size`.
-  t.is(
-    Buffer.from(latest.root, 'base64').toString('hex'),
-    foldRoot((await replay()).lines.slice(0, latest.size)).toString('hex'),
-  );
-  await eventually(
-    async () =>
-      witnessed.includes(latest.note) && readFileSync(witnessFile, 'utf8').includes(latest.note) ? true : undefined,
-    5000,
-  );
-});
+test(
+  'checkpoints: the latest note is signed by the published key over origin, size and root; ' + 'witnesses got copies',
+  async (t) => {
+    const latest = await settled();
+    const key = (await api(server.url, 'GET', '/v1/checkpoints/key', { token })).body as {
+      key_name: string;
+      key_id: string;
+      verifier_key: string;
+      public_key: string;
+      public_key_pem: string;
+    };
+    t.is(key.key_name, 'audit.example.test');
+    t.regex(key.verifier_key, /^audit\.example\.test\+[0-9a-f]{8}\+[A-Za-z0-9+/]+=*$/);
+    const [text, signatureLine] = latest.note.split('\n\n');
+    t.is(text, `audit.example.test/projects/${projectId}\n${latest.size}\n${latest.root}`);
+    const [dash, name, signature] = signatureLine!.trim().split(' ');
+    t.is(dash, '\u2014');
+    t.is(name, key.key_name);
+    const bytes = Buffer.from(signature!, 'base64');
+    t.is(bytes.subarray(0, 4).toString('hex'), key.key_id);
+    t.true(verify(null, Buffer.from(`${text}\n`), createPublicKey(key.public_key_pem), bytes.subarray(4)));
+    // Other tests add records meanwhile: the checkpoint signs the first `size`.
+    t.is(
+      Buffer.from(latest.root, 'base64').toString('hex'),
+      foldRoot((await replay()).lines.slice(0, latest.size)).toString('hex'),
+    );
+    await eventually(
+      async () =>
+        witnessed.includes(latest.note) && readFileSync(witnessFile, 'utf8').includes(latest.note) ? true : undefined,
+      5000,
+    );
+  },
+);
 
-test('proofs: inclusion of every leaf and consistency between two sizes verify by RFC 9162; sizes beyond the tree are 400', async (t) => {
-  const latest = await settled();
-  const lines = (await replay()).lines.slice(0, latest.size);
-  const root = Buffer.from(latest.root, 'base64');
-  for (const index of [0, 1, 7, latest.size - 1]) {
-    const res = await api(
+test(
+  'proofs: inclusion of every leaf and consistency between two sizes verify by RFC 9162; ' +
+    'sizes beyond the tree are 400',
+  async (t) => {
+    const latest = await settled();
+    const lines = (await replay()).lines.slice(0, latest.size);
+    const root = Buffer.from(latest.root, 'base64');
+    for (const index of [0, 1, 7, latest.size - 1]) {
+      const res = await api(
+        server.url,
+        'GET',
+        `/v1/proofs/inclusion?project_id=${projectId}&index=${index}&size=${latest.size}`,
+        { token },
+      );
+      t.is(res.status, 200);
+      t.is(res.body.leaf_hash, lines[index]!.leaf_hash);
+      t.true(
+        verifyInclusion(
+          index,
+          latest.size,
+          Buffer.from(res.body.leaf_hash, 'base64'),
+          res.body.proof.map((p: string) => Buffer.from(p, 'base64')),
+          root,
+        ),
+        `leaf ${index}`,
+      );
+    }
+    const from = 5;
+    const consistency = await api(
       server.url,
       'GET',
-      `/v1/proofs/inclusion?project_id=${projectId}&index=${index}&size=${latest.size}`,
+      `/v1/proofs/consistency?project_id=${projectId}&from=${from}&to=${latest.size}`,
       { token },
     );
-    t.is(res.status, 200);
-    t.is(res.body.leaf_hash, lines[index]!.leaf_hash);
     t.true(
-      verifyInclusion(
-        index,
+      verifyConsistency(
+        from,
         latest.size,
-        Buffer.from(res.body.leaf_hash, 'base64'),
-        res.body.proof.map((p: string) => Buffer.from(p, 'base64')),
+        foldRoot(lines.slice(0, from)),
         root,
+        consistency.body.proof.map((p: string) => Buffer.from(p, 'base64')),
       ),
-      `leaf ${index}`,
     );
-  }
-  const from = 5;
-  const consistency = await api(
-    server.url,
-    'GET',
-    `/v1/proofs/consistency?project_id=${projectId}&from=${from}&to=${latest.size}`,
-    { token },
-  );
-  t.true(
-    verifyConsistency(
-      from,
-      latest.size,
-      foldRoot(lines.slice(0, from)),
-      root,
-      consistency.body.proof.map((p: string) => Buffer.from(p, 'base64')),
-    ),
-  );
-  const beyond = await api(
-    server.url,
-    'GET',
-    `/v1/proofs/inclusion?project_id=${projectId}&index=0&size=${lines.length + 100}`,
-    { token },
-  );
-  t.is(beyond.status, 400);
-  t.is(beyond.body.error.details[0].path, 'size');
-  t.is(
-    (await api(server.url, 'GET', `/v1/proofs/inclusion?project_id=${projectId}&index=3&size=3`, { token })).status,
-    400,
-  );
-  t.is(
-    (await api(server.url, 'GET', `/v1/proofs/consistency?project_id=${projectId}&from=4&to=3`, { token })).status,
-    400,
-  );
-  t.is((await api(server.url, 'GET', '/v1/stream', { token })).status, 400, 'a project is required');
-});
+    const beyond = await api(
+      server.url,
+      'GET',
+      `/v1/proofs/inclusion?project_id=${projectId}&index=0&size=${lines.length + 100}`,
+      { token },
+    );
+    t.is(beyond.status, 400);
+    t.is(beyond.body.error.details[0].path, 'size');
+    t.is(
+      (await api(server.url, 'GET', `/v1/proofs/inclusion?project_id=${projectId}&index=3&size=3`, { token })).status,
+      400,
+    );
+    t.is(
+      (await api(server.url, 'GET', `/v1/proofs/consistency?project_id=${projectId}&from=4&to=3`, { token })).status,
+      400,
+    );
+    t.is((await api(server.url, 'GET', '/v1/stream', { token })).status, 400, 'a project is required');
+  },
+);
 
 test("scope: another project's member gets 404; an auditor of the project reads; no token is 401", async (t) => {
   const other = await projectWithKey(server.url, token, 'other');
@@ -305,48 +315,51 @@ test("scope: another project's member gets 404; an auditor of the project reads;
   t.is((await api(server.url, 'GET', `/v1/stream?project_id=${projectId}`)).status, 401);
 });
 
-test('live tail: server-sent events of what there is, then of what comes; Last-Event-ID resumes after it', async (t) => {
-  const { lines } = await replay();
-  const controller = new AbortController();
-  t.teardown(() => controller.abort());
-  const res = await fetch(`${server.url}/v1/stream?project_id=${projectId}`, {
-    headers: {
-      authorization: `Bearer ${token}`,
-      accept: 'text/event-stream',
-      'last-event-id': lines[lines.length - 3]!.position,
-    },
-    signal: controller.signal,
-  });
-  t.regex(res.headers.get('content-type') ?? '', /^text\/event-stream/);
-  const reader = res.body!.getReader();
-  const events: Array<{ id: string; line: Line }> = [];
-  let buffer = '';
-  const read = async (count: number) => {
-    while (events.length < count) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error('the tail ended');
-      buffer += Buffer.from(value).toString();
-      for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const id = /^id: (.+)$/m.exec(block)?.[1];
-        const data = /^data: (.+)$/m.exec(block)?.[1];
-        if (id && data) events.push({ id, line: JSON.parse(data) as Line });
+test(
+  'live tail: server-sent events of what there is, ' + 'then of what comes; Last-Event-ID resumes after it',
+  async (t) => {
+    const { lines } = await replay();
+    const controller = new AbortController();
+    t.teardown(() => controller.abort());
+    const res = await fetch(`${server.url}/v1/stream?project_id=${projectId}`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'text/event-stream',
+        'last-event-id': lines[lines.length - 3]!.position,
+      },
+      signal: controller.signal,
+    });
+    t.regex(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const reader = res.body!.getReader();
+    const events: Array<{ id: string; line: Line }> = [];
+    let buffer = '';
+    const read = async (count: number) => {
+      while (events.length < count) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the tail ended');
+        buffer += Buffer.from(value).toString();
+        for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const id = /^id: (.+)$/m.exec(block)?.[1];
+          const data = /^data: (.+)$/m.exec(block)?.[1];
+          if (id && data) events.push({ id, line: JSON.parse(data) as Line });
+        }
       }
-    }
-  };
-  await read(2);
-  t.deepEqual(
-    events.map((e) => e.line.leaf_index),
-    [lines.length - 2, lines.length - 1],
-    'resumed after the last event id',
-  );
-  const sent = await api(server.url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ path: '/live' }) });
-  await read(3);
-  t.is(events[2]!.line.id, sent.body.id);
-  t.is(events[2]!.id, events[2]!.line.position);
-  controller.abort();
-});
+    };
+    await read(2);
+    t.deepEqual(
+      events.map((e) => e.line.leaf_index),
+      [lines.length - 2, lines.length - 1],
+      'resumed after the last event id',
+    );
+    const sent = await api(server.url, 'POST', '/v1/audit', { apiKey, body: sampleEvent({ path: '/live' }) });
+    await read(3);
+    t.is(events[2]!.line.id, sent.body.id);
+    t.is(events[2]!.id, events[2]!.line.position);
+    controller.abort();
+  },
+);
 
 test('a rebuild of the tree from the log, into a read store of its own, gives the same leaves and roots', async (t) => {
   await settled();

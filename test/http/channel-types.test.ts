@@ -158,58 +158,67 @@ test('every channel type is saved with its settings and shown without a secret; 
   );
 });
 
-test('POST /v1/channels/:id/test sends a test notification now and answers with what the provider said; nothing is recorded', async (t) => {
-  const slack = await providerReceiver((n) =>
-    n === 0 ? { status: 200, body: 'ok' } : { status: 404, body: 'no_service' },
-  );
-  const smtp = await smtpServer();
-  t.teardown(async () => {
-    await slack.close();
-    await smtp.close();
-  });
-  const { token, projectId, channel } = await setUp(server);
-  const chat = await channel({ type: 'slack', url: `${slack.base}/services/T/B/X`, name: 'Ops Slack', active: false });
-  const ok = await api(server.url, 'POST', `/v1/channels/${chat.id}/test`, { token });
-  t.is(ok.status, 200);
-  t.like(ok.body, { ok: true, status: 200, response: 'ok', error: null });
-  t.true(Number.isInteger(ok.body.duration_ms));
-  const sent = slack.received[0]!.json;
-  t.is(sent.blocks[0].text.text, '🧪 watchlog test notification');
-  t.true((sent.text as string).includes('Ops Slack'));
-  t.is(sent.blocks.at(-1).elements[0].url, `https://watchlog.example.com/p/${projectId}/settings?tab=channels`);
-  t.like((await api(server.url, 'POST', `/v1/channels/${chat.id}/test`, { token })).body, {
-    ok: false,
-    status: 404,
-    response: 'no_service',
-    error: 'answered 404',
-  });
+test(
+  'POST /v1/channels/:id/test sends a test notification now and answers with what the provider said; ' +
+    'nothing is recorded',
+  async (t) => {
+    const slack = await providerReceiver((n) =>
+      n === 0 ? { status: 200, body: 'ok' } : { status: 404, body: 'no_service' },
+    );
+    const smtp = await smtpServer();
+    t.teardown(async () => {
+      await slack.close();
+      await smtp.close();
+    });
+    const { token, projectId, channel } = await setUp(server);
+    const chat = await channel({
+      type: 'slack',
+      url: `${slack.base}/services/T/B/X`,
+      name: 'Ops Slack',
+      active: false,
+    });
+    const ok = await api(server.url, 'POST', `/v1/channels/${chat.id}/test`, { token });
+    t.is(ok.status, 200);
+    t.like(ok.body, { ok: true, status: 200, response: 'ok', error: null });
+    t.true(Number.isInteger(ok.body.duration_ms));
+    const sent = slack.received[0]!.json;
+    t.is(sent.blocks[0].text.text, '🧪 watchlog test notification');
+    t.true((sent.text as string).includes('Ops Slack'));
+    t.is(sent.blocks.at(-1).elements[0].url, `https://watchlog.example.com/p/${projectId}/settings?tab=channels`);
+    t.like((await api(server.url, 'POST', `/v1/channels/${chat.id}/test`, { token })).body, {
+      ok: false,
+      status: 404,
+      response: 'no_service',
+      error: 'answered 404',
+    });
 
-  const mail = await channel({
-    type: 'email',
-    smtp: { host: '127.0.0.1', port: smtp.port, security: 'none' },
-    from: 'watchlog@example.com',
-    to: ['ops@example.com'],
-  });
-  t.like((await api(server.url, 'POST', `/v1/channels/${mail.id}/test`, { token })).body, { ok: true, status: 250 });
-  t.is(smtp.messages[0]!.mail.subject, '[watchlog] watchlog test notification');
+    const mail = await channel({
+      type: 'email',
+      smtp: { host: '127.0.0.1', port: smtp.port, security: 'none' },
+      from: 'watchlog@example.com',
+      to: ['ops@example.com'],
+    });
+    t.like((await api(server.url, 'POST', `/v1/channels/${mail.id}/test`, { token })).body, { ok: true, status: 250 });
+    t.is(smtp.messages[0]!.mail.subject, '[watchlog] watchlog test notification');
 
-  const auditor = { email: 'auditor@example.com', password: 'auditor-password' };
-  await api(server.url, 'POST', '/v1/users', {
-    token,
-    body: { ...auditor, role: 'auditor', project_ids: [projectId] },
-  });
-  t.is(
-    (
-      await api(server.url, 'POST', `/v1/channels/${chat.id}/test`, {
-        token: await login(server.url, auditor.email, auditor.password),
-      })
-    ).status,
-    403,
-  );
-  t.is(
-    (await api(server.url, 'POST', '/v1/channels/00000000-0000-4000-8000-000000000000/test', { token })).status,
-    404,
-  );
-  t.is((await api(server.url, 'POST', `/v1/channels/${chat.id}/test?x=1`, { token })).status, 400);
-  t.deepEqual((await api(server.url, 'GET', `/v1/channels/${chat.id}/deliveries`, { token })).body.data, []);
-});
+    const auditor = { email: 'auditor@example.com', password: 'auditor-password' };
+    await api(server.url, 'POST', '/v1/users', {
+      token,
+      body: { ...auditor, role: 'auditor', project_ids: [projectId] },
+    });
+    t.is(
+      (
+        await api(server.url, 'POST', `/v1/channels/${chat.id}/test`, {
+          token: await login(server.url, auditor.email, auditor.password),
+        })
+      ).status,
+      403,
+    );
+    t.is(
+      (await api(server.url, 'POST', '/v1/channels/00000000-0000-4000-8000-000000000000/test', { token })).status,
+      404,
+    );
+    t.is((await api(server.url, 'POST', `/v1/channels/${chat.id}/test?x=1`, { token })).status, 400);
+    t.deepEqual((await api(server.url, 'GET', `/v1/channels/${chat.id}/deliveries`, { token })).body.data, []);
+  },
+);

@@ -85,7 +85,8 @@ test('filters, pagination headers, empty ranges and scope', async (t) => {
   t.is(page2.headers.get('x-total-count'), '4');
   t.is(
     page2.headers.get('link'),
-    '</v1/audit/sessions?limit=3&page=1>; rel="first", </v1/audit/sessions?limit=3&page=1>; rel="prev", </v1/audit/sessions?limit=3&page=2>; rel="last"',
+    '</v1/audit/sessions?limit=3&page=1>; rel="first", ' +
+      '</v1/audit/sessions?limit=3&page=1>; rel="prev", </v1/audit/sessions?limit=3&page=2>; rel="last"',
   );
   await api(server.url, 'POST', '/v1/users', {
     token,

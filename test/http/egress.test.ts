@@ -42,77 +42,84 @@ const pushKeys = () => ({
   auth: randomBytes(16).toString('base64url'),
 });
 
-test('POST /v1/monitors/:id/test on a host name that resolves to a denied address: a blocked result, no connection', async (t) => {
-  const { projectId } = await projectWithKey(server.url, token, 'on-demand');
-  const created = await monitor({
-    project_id: projectId,
-    name: 'internal',
-    url: `http://localhost:${port}/health`,
-    enabled: false,
-  });
-  t.is(created.status, 201, 'a host name is not resolved when saved');
-  const res = await api(server.url, 'POST', `/v1/monitors/${created.body.id}/test`, { token });
-  t.is(res.status, 200);
-  t.like(res.body, { ok: false, status_code: null });
-  t.regex(res.body.error, BLOCKED);
-  t.is(target.connections, 0);
-});
-
-test('scheduled checks: the monitor goes DOWN with the policy text in its history, last_error and down event; its channels get nothing through, and no retry', async (t) => {
-  const { projectId } = await projectWithKey(server.url, token, 'scheduled');
-  const channel = (body: Record<string, unknown>) =>
-    api(server.url, 'POST', '/v1/channels', { token, body: { project_id: projectId, ...body } });
-  const webhook = await channel({ type: 'webhook', url: `http://localhost:${port}/hook`, secret: 'webhook-secret' });
-  const push = await channel({
-    type: 'webpush',
-    subscription: { endpoint: `http://localhost:${port}/push/1`, keys: pushKeys() },
-  });
-  t.deepEqual([webhook.status, push.status], [201, 201]);
-
-  const { body: created } = await monitor({
-    project_id: projectId,
-    name: 'scheduled',
-    url: `http://localhost:${port}/health`,
-    interval_seconds: 10,
-    timeout_seconds: 2,
-  });
-  const down = await eventually(async () => {
-    const m = (await api(server.url, 'GET', `/v1/monitors/${created.id}`, { token })).body;
-    return m.status === 'DOWN' ? m : undefined;
-  }, 10_000);
-  t.regex(down.last_error, BLOCKED);
-  t.is(down.last_status_code, null);
-  const [check] = (await api(server.url, 'GET', `/v1/monitors/${created.id}/history`, { token })).body;
-  t.like(check, { ok: false, status_code: null });
-  t.regex(check.error, BLOCKED);
-
-  const event = await eventually(async () => {
-    const res = await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&event_type=system.healthcheck.down`, {
-      token,
+test(
+  'POST /v1/monitors/:id/test on a host name that resolves to a denied address: ' + 'a blocked result, no connection',
+  async (t) => {
+    const { projectId } = await projectWithKey(server.url, token, 'on-demand');
+    const created = await monitor({
+      project_id: projectId,
+      name: 'internal',
+      url: `http://localhost:${port}/health`,
+      enabled: false,
     });
-    return res.body.pagination.totalItems === 1 ? res.body.data[0] : undefined;
-  });
-  const detail = (await api(server.url, 'GET', `/v1/audit/${event.id}`, { token })).body;
-  t.regex(detail.request_body.error, BLOCKED);
+    t.is(created.status, 201, 'a host name is not resolved when saved');
+    const res = await api(server.url, 'POST', `/v1/monitors/${created.body.id}/test`, { token });
+    t.is(res.status, 200);
+    t.like(res.body, { ok: false, status_code: null });
+    t.regex(res.body.error, BLOCKED);
+    t.is(target.connections, 0);
+  },
+);
 
-  // The transition's deliveries: recorded as not delivered, with the policy's text, one attempt each.
-  const deliveries = await eventually(async () => {
-    const found = await server.runtime.readModels.deliveries.forEvent(event.id, { all: true });
-    return found.length === 2 && found.every((d) => d.status === 'failed') ? found : undefined;
-  }, 10_000);
-  for (const d of deliveries) {
-    t.is(d.attempts.length, 1);
-    t.like(d.attempts[0], { outcome: 'failed', status: null });
-    t.regex(d.attempts[0]!.error ?? '', BLOCKED);
-  }
-  t.deepEqual(deliveries.map((d) => d.channel_id).sort(), [webhook.body.id, push.body.id].sort());
-  t.is(
-    (await api(server.url, 'GET', `/v1/channels/${push.body.id}`, { token })).body.active,
-    true,
-    'a refused push endpoint is not "gone"',
-  );
-  t.is(target.connections, 0);
-});
+test(
+  'scheduled checks: the monitor goes DOWN with the policy text in its history, ' +
+    'last_error and down event; its channels get nothing through, and no retry',
+  async (t) => {
+    const { projectId } = await projectWithKey(server.url, token, 'scheduled');
+    const channel = (body: Record<string, unknown>) =>
+      api(server.url, 'POST', '/v1/channels', { token, body: { project_id: projectId, ...body } });
+    const webhook = await channel({ type: 'webhook', url: `http://localhost:${port}/hook`, secret: 'webhook-secret' });
+    const push = await channel({
+      type: 'webpush',
+      subscription: { endpoint: `http://localhost:${port}/push/1`, keys: pushKeys() },
+    });
+    t.deepEqual([webhook.status, push.status], [201, 201]);
+
+    const { body: created } = await monitor({
+      project_id: projectId,
+      name: 'scheduled',
+      url: `http://localhost:${port}/health`,
+      interval_seconds: 10,
+      timeout_seconds: 2,
+    });
+    const down = await eventually(async () => {
+      const m = (await api(server.url, 'GET', `/v1/monitors/${created.id}`, { token })).body;
+      return m.status === 'DOWN' ? m : undefined;
+    }, 10_000);
+    t.regex(down.last_error, BLOCKED);
+    t.is(down.last_status_code, null);
+    const [check] = (await api(server.url, 'GET', `/v1/monitors/${created.id}/history`, { token })).body;
+    t.like(check, { ok: false, status_code: null });
+    t.regex(check.error, BLOCKED);
+
+    const event = await eventually(async () => {
+      const res = await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&event_type=system.healthcheck.down`, {
+        token,
+      });
+      return res.body.pagination.totalItems === 1 ? res.body.data[0] : undefined;
+    });
+    const detail = (await api(server.url, 'GET', `/v1/audit/${event.id}`, { token })).body;
+    t.regex(detail.request_body.error, BLOCKED);
+
+    // The transition's deliveries: recorded as not delivered, with the policy's text, one attempt each.
+    const deliveries = await eventually(async () => {
+      const found = await server.runtime.readModels.deliveries.forEvent(event.id, { all: true });
+      return found.length === 2 && found.every((d) => d.status === 'failed') ? found : undefined;
+    }, 10_000);
+    for (const d of deliveries) {
+      t.is(d.attempts.length, 1);
+      t.like(d.attempts[0], { outcome: 'failed', status: null });
+      t.regex(d.attempts[0]!.error ?? '', BLOCKED);
+    }
+    t.deepEqual(deliveries.map((d) => d.channel_id).sort(), [webhook.body.id, push.body.id].sort());
+    t.is(
+      (await api(server.url, 'GET', `/v1/channels/${push.body.id}`, { token })).body.active,
+      true,
+      'a refused push endpoint is not "gone"',
+    );
+    t.is(target.connections, 0);
+  },
+);
 
 test('a URL whose host is a literal denied address is 400 when saved, naming the field and the rule', async (t) => {
   const { projectId } = await projectWithKey(server.url, token, 'literal');

@@ -263,7 +263,8 @@ test('nesting deeper than 32 levels is 400; 32 is accepted', async (t) => {
 });
 
 test('__proto__ and constructor keys are kept as data and pollute nothing', async (t) => {
-  const body = `{"__proto__":{"polluted":true},"path":"/p","method":"GET","identifier":"u","service_name":"s","environment":"staging",
+  const body = `{"__proto__":{"polluted":true},"path":"/p","method":"GET",
+    "identifier":"u","service_name":"s","environment":"staging",
     "request_body":{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"polluted":true}},"password":"p"}}`;
   const res = await api(server.url, 'POST', '/v1/audit', {
     apiKey,

@@ -81,37 +81,43 @@ test('a path parameter its codec refuses is 404, as an unknown one is', async (t
   t.is((await ask(serve(false), `/things/${ID.toUpperCase()}`)).body.id, ID, 'UUIDs in lower case');
 });
 
-test('with answers checked, a field the codec does not declare or a value it refuses is a 500 that is logged', async (t) => {
-  const { logger, lines } = capturingLogger();
-  for (const drift of ['field', 'value']) {
-    const answer = await ask(serve(true, logger), `/things/${ID}?drift=${drift}`);
-    t.is(answer.status, 500, drift);
-    t.is((answer.body.error as { code: string }).code, 'internal_error');
-  }
-  const logged = lines.filter((l) => l.msg === 'the answer does not match its declaration');
-  t.deepEqual(
-    logged.map((l) => l.faults),
-    [
-      [{ path: 'secret', message: "is not declared by the answer's codec" }],
-      [{ path: 'size', message: 'must be a number' }],
-    ],
-  );
-  t.is((await ask(serve(true, logger), `/things/${ID}`)).status, 200, 'a true answer passes');
-  t.is((await ask(serve(false), `/things/${ID}?drift=field`)).status, 200, 'unchecked in production');
-});
+test(
+  'with answers checked, a field the codec does not declare ' + 'or a value it refuses is a 500 that is logged',
+  async (t) => {
+    const { logger, lines } = capturingLogger();
+    for (const drift of ['field', 'value']) {
+      const answer = await ask(serve(true, logger), `/things/${ID}?drift=${drift}`);
+      t.is(answer.status, 500, drift);
+      t.is((answer.body.error as { code: string }).code, 'internal_error');
+    }
+    const logged = lines.filter((l) => l.msg === 'the answer does not match its declaration');
+    t.deepEqual(
+      logged.map((l) => l.faults),
+      [
+        [{ path: 'secret', message: "is not declared by the answer's codec" }],
+        [{ path: 'size', message: 'must be a number' }],
+      ],
+    );
+    t.is((await ask(serve(true, logger), `/things/${ID}`)).status, 200, 'a true answer passes');
+    t.is((await ask(serve(false), `/things/${ID}?drift=field`)).status, 200, 'unchecked in production');
+  },
+);
 
-test('mount refuses a table it could not apply: an undeclared path parameter, a shadowed path, a missing handler', (t) => {
-  const deps = mountDeps(false);
-  const undeclared = { get: operation({ ...things.get, path: '/things/:thing/:part' }) };
-  t.throws(() => mount({ undeclared }, { undeclared: { get: () => ok({ id: '', size: 0 }) } }, {}, deps), {
-    message: 'GET /things/:thing/:part: the path parameter part is not declared',
-  });
-  const shadowed = { param: things.get, fixed: operation({ ...things.get, path: '/things/all', params: {} }) };
-  const handle = () => ok({ id: '', size: 0 });
-  t.throws(() => mount({ shadowed }, { shadowed: { param: handle, fixed: handle } }, {}, deps), {
-    message: 'GET /things/all is mounted after /things/:thing, which takes its requests',
-  });
-  t.throws(() => mount({ things }, { things: {} } as never, {}, deps), {
-    message: 'GET /things/:thing (things.get) has no handler',
-  });
-});
+test(
+  'mount refuses a table it could not apply: ' + 'an undeclared path parameter, a shadowed path, a missing handler',
+  (t) => {
+    const deps = mountDeps(false);
+    const undeclared = { get: operation({ ...things.get, path: '/things/:thing/:part' }) };
+    t.throws(() => mount({ undeclared }, { undeclared: { get: () => ok({ id: '', size: 0 }) } }, {}, deps), {
+      message: 'GET /things/:thing/:part: the path parameter part is not declared',
+    });
+    const shadowed = { param: things.get, fixed: operation({ ...things.get, path: '/things/all', params: {} }) };
+    const handle = () => ok({ id: '', size: 0 });
+    t.throws(() => mount({ shadowed }, { shadowed: { param: handle, fixed: handle } }, {}, deps), {
+      message: 'GET /things/all is mounted after /things/:thing, which takes its requests',
+    });
+    t.throws(() => mount({ things }, { things: {} } as never, {}, deps), {
+      message: 'GET /things/:thing (things.get) has no handler',
+    });
+  },
+);

@@ -49,27 +49,30 @@ test.after.always(() => server.stop());
 
 const orphans = (query = '', t = token) => api(server.url, 'GET', `/v1/audit/orphans${query}`, { token: t });
 
-test('browser events with no backend event of the same request_id within 2 minutes, once 2 minutes have passed', async (t) => {
-  const res = await orphans(`?project_id=${main.projectId}`);
-  t.is(res.status, 200);
-  t.deepEqual(
-    res.body.data.map((e: { path: string }) => e.path),
-    ['/never', '/late-backend'],
-  );
-  t.is(res.body.data[0].request_id, 'r-never');
-  t.like(res.body.data[0], {
-    event_type: 'http',
-    method: 'POST',
-    service_name: 'spa',
-    timestamp: new Date(start + 600_000).toISOString(),
-  });
-  t.deepEqual(res.body.pagination, { page: 1, limit: 20, totalItems: 2, totalPage: 1 });
-  clock = start + 821 * 1000;
-  t.deepEqual(
-    (await orphans(`?project_id=${main.projectId}`)).body.data.map((e: { path: string }) => e.path),
-    ['/fresh', '/never', '/late-backend'],
-  );
-});
+test(
+  'browser events with no backend event of the same request_id within 2 minutes, ' + 'once 2 minutes have passed',
+  async (t) => {
+    const res = await orphans(`?project_id=${main.projectId}`);
+    t.is(res.status, 200);
+    t.deepEqual(
+      res.body.data.map((e: { path: string }) => e.path),
+      ['/never', '/late-backend'],
+    );
+    t.is(res.body.data[0].request_id, 'r-never');
+    t.like(res.body.data[0], {
+      event_type: 'http',
+      method: 'POST',
+      service_name: 'spa',
+      timestamp: new Date(start + 600_000).toISOString(),
+    });
+    t.deepEqual(res.body.pagination, { page: 1, limit: 20, totalItems: 2, totalPage: 1 });
+    clock = start + 821 * 1000;
+    t.deepEqual(
+      (await orphans(`?project_id=${main.projectId}`)).body.data.map((e: { path: string }) => e.path),
+      ['/fresh', '/never', '/late-backend'],
+    );
+  },
+);
 
 test('filters, pagination, scope and bad values', async (t) => {
   t.is((await orphans('?service_name=orders')).body.pagination.totalItems, 0);

@@ -73,35 +73,39 @@ const storeOn = (collection: RecordingCollection) => {
   return new MongoJobStore(db, 'agendaJobs');
 };
 
-test("connect removes the later copies of a name's 'single' jobs, then builds the unique index, again if a copy came meanwhile", async (t) => {
-  const collection = new RecordingCollection();
-  const [a, b, c, x, y] = [new ObjectId(), new ObjectId(), new ObjectId(), new ObjectId(), new ObjectId()];
-  // Each group as the server answers it: one name's ids, oldest first.
-  collection.duplicateGroups = [[[a, b, c]], [[x, y]]];
-  collection.refusedIndexBuilds = 1;
-  const store = storeOn(collection);
-  await store.connect();
-  await store.connect();
+test(
+  "connect removes the later copies of a name's 'single' jobs, " +
+    'then builds the unique index, again if a copy came meanwhile',
+  async (t) => {
+    const collection = new RecordingCollection();
+    const [a, b, c, x, y] = [new ObjectId(), new ObjectId(), new ObjectId(), new ObjectId(), new ObjectId()];
+    // Each group as the server answers it: one name's ids, oldest first.
+    collection.duplicateGroups = [[[a, b, c]], [[x, y]]];
+    collection.refusedIndexBuilds = 1;
+    const store = storeOn(collection);
+    await store.connect();
+    await store.connect();
 
-  const builds = collection
-    .ops('createIndex')
-    .filter(([, options]) => (options as { name?: string }).name === 'single_job_name_unique');
-  t.is(builds.length, 2, 'built again after the refusal, and not on the second connect');
-  t.deepEqual(builds[1], [
-    { name: 1 },
-    { unique: true, partialFilterExpression: { type: 'single' }, name: 'single_job_name_unique' },
-  ]);
-  const deletions = collection.ops('deleteMany').map(([filter]) => filter as { _id: { $in: ObjectId[] } });
-  t.is(deletions.length, 2);
-  t.deepEqual(deletions[0]?._id.$in.map(String), [b, c].map(String), 'the oldest stays');
-  t.deepEqual(deletions[1]?._id.$in.map(String), [y].map(String));
-  t.deepEqual(collection.ops('aggregate')[0]?.[0], [
-    { $match: { type: 'single' } },
-    { $sort: { _id: 1 } },
-    { $group: { _id: '$name', ids: { $push: '$_id' } } },
-    { $match: { 'ids.1': { $exists: true } } },
-  ]);
-});
+    const builds = collection
+      .ops('createIndex')
+      .filter(([, options]) => (options as { name?: string }).name === 'single_job_name_unique');
+    t.is(builds.length, 2, 'built again after the refusal, and not on the second connect');
+    t.deepEqual(builds[1], [
+      { name: 1 },
+      { unique: true, partialFilterExpression: { type: 'single' }, name: 'single_job_name_unique' },
+    ]);
+    const deletions = collection.ops('deleteMany').map(([filter]) => filter as { _id: { $in: ObjectId[] } });
+    t.is(deletions.length, 2);
+    t.deepEqual(deletions[0]?._id.$in.map(String), [b, c].map(String), 'the oldest stays');
+    t.deepEqual(deletions[1]?._id.$in.map(String), [y].map(String));
+    t.deepEqual(collection.ops('aggregate')[0]?.[0], [
+      { $match: { type: 'single' } },
+      { $sort: { _id: 1 } },
+      { $group: { _id: '$name', ids: { $push: '$_id' } } },
+      { $match: { 'ids.1': { $exists: true } } },
+    ]);
+  },
+);
 
 test("every() whose insert loses the race to another worker's ends up updating that job, not failing", async (t) => {
   const collection = new RecordingCollection();

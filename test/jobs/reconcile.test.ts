@@ -109,102 +109,112 @@ test("a monitor's job follows its interval and enabled flag field by field", (t)
   );
 });
 
-test("a check running on another worker keeps its job's lock while its monitor's interval and enabled flag change", async (t) => {
-  const store = jobStore(t);
-  let monitors = [monitorView('m1', 60, true)];
-  // Not started: this worker only reconciles, so the check is nobody's but the other worker's.
-  const jobs = await store.worker({ list: async () => monitors, get: async () => null });
-  const stored = async () => (await jobs.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: 'm1' } })).jobs;
-  await jobs.reconcile();
-  t.like((await stored())[0], { repeatInterval: 60_000, disabled: false });
-
-  const other = (await store.connection()).repository;
-  // A live worker keeps touching its lock; one dated a minute ahead stays fresh however slow the machine.
-  const lockTime = new Date(Date.now() + 60_000);
-  const running = await other.getNextJobToRun(CHECK_JOB, new Date(Date.now() + 1000), new Date(0), lockTime, {
-    lastModifiedBy: 'other-worker',
-  });
-  t.truthy(running, 'the other worker runs the check');
-  const third = (await store.connection()).repository;
-
-  const steps: Array<[Partial<MonitorView>, Record<string, unknown>]> = [
-    [{ interval_seconds: 30 }, { repeatInterval: 30_000, disabled: false }],
-    [{ enabled: false }, { repeatInterval: 30_000, disabled: true }],
-    [{ enabled: true }, { repeatInterval: 30_000, disabled: false }],
-  ];
-  for (const [change, expected] of steps) {
-    monitors = monitors.map((m) => ({ ...m, ...change }));
+test(
+  "a check running on another worker keeps its job's lock " + "while its monitor's interval and enabled flag change",
+  async (t) => {
+    const store = jobStore(t);
+    let monitors = [monitorView('m1', 60, true)];
+    // Not started: this worker only reconciles, so the check is nobody's but the other worker's.
+    const jobs = await store.worker({ list: async () => monitors, get: async () => null });
+    const stored = async () => (await jobs.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: 'm1' } })).jobs;
     await jobs.reconcile();
-    const after = await stored();
-    t.is(after.length, 1);
-    t.like(after[0], expected);
-    t.is(after[0]?.lockedAt?.getTime(), lockTime.getTime(), `the lock survives ${JSON.stringify(change)}`);
-    t.is(after[0]?.lastModifiedBy, 'other-worker');
-    t.is(
-      await third.getNextJobToRun(
-        CHECK_JOB,
-        new Date(Date.now() + 60_000),
-        new Date(Date.now() - 2000),
-        undefined,
-        undefined,
-      ),
-      undefined,
-      'and no third worker takes it',
-    );
-  }
-});
+    t.like((await stored())[0], { repeatInterval: 60_000, disabled: false });
 
-test('workers starting together on an empty store keep one of each repeating job, and reconcile one at a time', async (t) => {
-  const store = jobStore(t);
-  let inFlight = 0;
-  let most = 0;
-  let reconciliations = 0;
-  const monitors: Monitors = {
-    list: async () => {
-      inFlight += 1;
-      most = Math.max(most, inFlight);
-      reconciliations += 1;
-      // Long enough that reconciliations started by several workers would overlap.
-      await sleep(30);
-      inFlight -= 1;
-      return [];
-    },
-    get: async () => null,
-  };
-  const sweep: RepeatingJob = { name: 'sweep', everyMs: 60_000, run: async () => undefined };
-  const options: WorkerJobsOptions = { processEveryMs: 20, reconcileEveryMs: 20, repeating: [sweep] };
-  const workers = await Promise.all([1, 2, 3].map(() => store.worker(monitors, options)));
-  await Promise.all(workers.map((w) => w.start()));
-  await until(() => reconciliations >= 10, 'ten reconciliations', 15_000);
-  t.is(most, 1, 'never two reconciliations at once');
-  const [first] = workers;
-  for (const name of ['sweep', RECONCILE_JOB]) {
-    t.deepEqual(
-      (await first!.agenda.queryJobs({ name })).jobs.map((j) => j.type),
-      ['single'],
-      name,
-    );
-  }
-});
-
-test("a worker starting while another runs a repeating job leaves that job's lock alone, and changes only its interval", async (t) => {
-  const store = jobStore(t);
-  const monitors: Monitors = { list: async () => [], get: async () => null };
-  const sweep: RepeatingJob = { name: 'sweep', everyMs: 60_000, run: async () => undefined };
-  const before = await store.worker(monitors, { repeating: [sweep] });
-  await before.agenda.every(60_000, 'sweep');
-  const other = (await store.connection()).repository;
-  const lockTime = new Date(Date.now() + 60_000);
-  t.truthy(
-    await other.getNextJobToRun('sweep', new Date(Date.now() + 1000), new Date(0), lockTime, {
+    const other = (await store.connection()).repository;
+    // A live worker keeps touching its lock; one dated a minute ahead stays fresh however slow the machine.
+    const lockTime = new Date(Date.now() + 60_000);
+    const running = await other.getNextJobToRun(CHECK_JOB, new Date(Date.now() + 1000), new Date(0), lockTime, {
       lastModifiedBy: 'other-worker',
-    }),
-  );
+    });
+    t.truthy(running, 'the other worker runs the check');
+    const third = (await store.connection()).repository;
 
-  const starting = await store.worker(monitors, { repeating: [{ ...sweep, everyMs: 30_000 }] });
-  await starting.start();
-  const { jobs } = await starting.agenda.queryJobs({ name: 'sweep' });
-  t.is(jobs.length, 1);
-  t.like(jobs[0], { type: 'single', repeatInterval: 30_000, lastModifiedBy: 'other-worker' });
-  t.is(jobs[0]?.lockedAt?.getTime(), lockTime.getTime());
-});
+    const steps: Array<[Partial<MonitorView>, Record<string, unknown>]> = [
+      [{ interval_seconds: 30 }, { repeatInterval: 30_000, disabled: false }],
+      [{ enabled: false }, { repeatInterval: 30_000, disabled: true }],
+      [{ enabled: true }, { repeatInterval: 30_000, disabled: false }],
+    ];
+    for (const [change, expected] of steps) {
+      monitors = monitors.map((m) => ({ ...m, ...change }));
+      await jobs.reconcile();
+      const after = await stored();
+      t.is(after.length, 1);
+      t.like(after[0], expected);
+      t.is(after[0]?.lockedAt?.getTime(), lockTime.getTime(), `the lock survives ${JSON.stringify(change)}`);
+      t.is(after[0]?.lastModifiedBy, 'other-worker');
+      t.is(
+        await third.getNextJobToRun(
+          CHECK_JOB,
+          new Date(Date.now() + 60_000),
+          new Date(Date.now() - 2000),
+          undefined,
+          undefined,
+        ),
+        undefined,
+        'and no third worker takes it',
+      );
+    }
+  },
+);
+
+test(
+  'workers starting together on an empty store keep one of each repeating job, ' + 'and reconcile one at a time',
+  async (t) => {
+    const store = jobStore(t);
+    let inFlight = 0;
+    let most = 0;
+    let reconciliations = 0;
+    const monitors: Monitors = {
+      list: async () => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        reconciliations += 1;
+        // Long enough that reconciliations started by several workers would overlap.
+        await sleep(30);
+        inFlight -= 1;
+        return [];
+      },
+      get: async () => null,
+    };
+    const sweep: RepeatingJob = { name: 'sweep', everyMs: 60_000, run: async () => undefined };
+    const options: WorkerJobsOptions = { processEveryMs: 20, reconcileEveryMs: 20, repeating: [sweep] };
+    const workers = await Promise.all([1, 2, 3].map(() => store.worker(monitors, options)));
+    await Promise.all(workers.map((w) => w.start()));
+    await until(() => reconciliations >= 10, 'ten reconciliations', 15_000);
+    t.is(most, 1, 'never two reconciliations at once');
+    const [first] = workers;
+    for (const name of ['sweep', RECONCILE_JOB]) {
+      t.deepEqual(
+        (await first!.agenda.queryJobs({ name })).jobs.map((j) => j.type),
+        ['single'],
+        name,
+      );
+    }
+  },
+);
+
+test(
+  "a worker starting while another runs a repeating job leaves that job's lock alone, " +
+    'and changes only its interval',
+  async (t) => {
+    const store = jobStore(t);
+    const monitors: Monitors = { list: async () => [], get: async () => null };
+    const sweep: RepeatingJob = { name: 'sweep', everyMs: 60_000, run: async () => undefined };
+    const before = await store.worker(monitors, { repeating: [sweep] });
+    await before.agenda.every(60_000, 'sweep');
+    const other = (await store.connection()).repository;
+    const lockTime = new Date(Date.now() + 60_000);
+    t.truthy(
+      await other.getNextJobToRun('sweep', new Date(Date.now() + 1000), new Date(0), lockTime, {
+        lastModifiedBy: 'other-worker',
+      }),
+    );
+
+    const starting = await store.worker(monitors, { repeating: [{ ...sweep, everyMs: 30_000 }] });
+    await starting.start();
+    const { jobs } = await starting.agenda.queryJobs({ name: 'sweep' });
+    t.is(jobs.length, 1);
+    t.like(jobs[0], { type: 'single', repeatInterval: 30_000, lastModifiedBy: 'other-worker' });
+    t.is(jobs[0]?.lockedAt?.getTime(), lockTime.getTime());
+  },
+);

@@ -215,36 +215,39 @@ it('users are found by e-mail with their password hash, which no listing shows',
   t.is(await f.models.access.countUsers(), 2);
 });
 
-it('tokens_valid_after moves with a new password, a change of access and disabling; not with a rehash or enabling', async (t, f) => {
-  await f.fold([user(ANN, 'ann@example.com', 'member', [SHOP], 0)]);
-  const state = async () => {
-    const u = await f.models.access.userByEmail('ann@example.com');
-    return (
-      u && {
-        role: u.role,
-        project_ids: u.project_ids,
-        disabled: u.disabled,
-        tokens_valid_after: u.tokens_valid_after,
-        password_hash: u.password_hash,
-      }
-    );
-  };
-  t.deepEqual(await state(), {
-    role: 'member',
-    project_ids: [SHOP],
-    disabled: false,
-    tokens_valid_after: null,
-    password_hash: 'scrypt$ann@example.com',
-  });
-  await f.fold([rehashed(ANN, 'scrypt$stronger', 1)]);
-  t.like(await state(), { tokens_valid_after: null, password_hash: 'scrypt$stronger' });
-  await f.fold([passwordChanged(ANN, 'scrypt$new', 2)]);
-  t.like(await state(), { tokens_valid_after: at(2), password_hash: 'scrypt$new' });
-  await f.fold([accessChanged(ANN, 'member', [SHOP, BILLING], 3)]);
-  t.like(await state(), { project_ids: [SHOP, BILLING], tokens_valid_after: at(3) });
-  await f.fold([disabled(ANN, 4)]);
-  t.like(await state(), { disabled: true, tokens_valid_after: at(4) });
-  await f.fold([enabled(ANN, 5)]);
-  t.like(await state(), { disabled: false, tokens_valid_after: at(4) });
-  t.false(JSON.stringify(await f.models.access.listUsers()).includes('scrypt$'), 'no listing shows a hash');
-});
+it(
+  'tokens_valid_after moves with a new password, ' + 'a change of access and disabling; not with a rehash or enabling',
+  async (t, f) => {
+    await f.fold([user(ANN, 'ann@example.com', 'member', [SHOP], 0)]);
+    const state = async () => {
+      const u = await f.models.access.userByEmail('ann@example.com');
+      return (
+        u && {
+          role: u.role,
+          project_ids: u.project_ids,
+          disabled: u.disabled,
+          tokens_valid_after: u.tokens_valid_after,
+          password_hash: u.password_hash,
+        }
+      );
+    };
+    t.deepEqual(await state(), {
+      role: 'member',
+      project_ids: [SHOP],
+      disabled: false,
+      tokens_valid_after: null,
+      password_hash: 'scrypt$ann@example.com',
+    });
+    await f.fold([rehashed(ANN, 'scrypt$stronger', 1)]);
+    t.like(await state(), { tokens_valid_after: null, password_hash: 'scrypt$stronger' });
+    await f.fold([passwordChanged(ANN, 'scrypt$new', 2)]);
+    t.like(await state(), { tokens_valid_after: at(2), password_hash: 'scrypt$new' });
+    await f.fold([accessChanged(ANN, 'member', [SHOP, BILLING], 3)]);
+    t.like(await state(), { project_ids: [SHOP, BILLING], tokens_valid_after: at(3) });
+    await f.fold([disabled(ANN, 4)]);
+    t.like(await state(), { disabled: true, tokens_valid_after: at(4) });
+    await f.fold([enabled(ANN, 5)]);
+    t.like(await state(), { disabled: false, tokens_valid_after: at(4) });
+    t.false(JSON.stringify(await f.models.access.listUsers()).includes('scrypt$'), 'no listing shows a hash');
+  },
+);

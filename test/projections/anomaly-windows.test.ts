@@ -58,7 +58,8 @@ scenarioTests(it, {
     event(1_000, 'GET', { status_code: 200 }),
     event(2_000, 'DELETE', { status_code: 500 }),
     event(9_999, 'GET', { status_code: 401, identifier: 'mallory' }),
-    event(10_000, 'POST', { status_code: 401, identifier: 'mallory', service_name: 'auth', environment: 'staging' }), // the next bucket
+    // the next bucket
+    event(10_000, 'POST', { status_code: 401, identifier: 'mallory', service_name: 'auth', environment: 'staging' }),
     event(11_000, 'GET', { status_code: 403, identifier: 'alice' }), // an error, not an auth failure
     event(12_000, 'GET', { status_code: 401, identifier: 'alice' }),
     event(5_000, 'GET', { service_name: 'web' }), // no status: counted, not an error
@@ -66,7 +67,8 @@ scenarioTests(it, {
     event(14_000, 'POST', { status_code: 401, identifier: 'mallory', service_name: 'auth' }),
     event(4_000, 'GET', { status_code: 401, identifier: 'mallory', project_id: Q }),
     event(19_999, 'GET', { status_code: 200, environment: 'staging' }),
-    event(15_000, 'GET', { status_code: 200 }), // recorded last but older: api keeps the environment of its 19.999 s event
+    // recorded last but older: api keeps the environment of its 19.999 s event
+    event(15_000, 'GET', { status_code: 200 }),
   ],
   read,
   expected: () => ({

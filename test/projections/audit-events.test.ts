@@ -191,86 +191,96 @@ scenarioTests(it, {
   },
 });
 
-it('every transition is a row of its own, keyed by its event id, so a monitor that goes down twice shows twice', async (t, f) => {
-  const [first, again] = [wentDown(10), wentDown(130)];
-  await f.fold([first, cameUp(70), again]);
-  const downs = await f.models.auditEvents.list(
-    { event_type: 'system.healthcheck.down', page: 1, limit: 10, sort_by: 'timestamp', sort_order: 'asc' },
-    { all: true },
-  );
-  t.deepEqual(
-    downs.data.map((e) => [e.id, e.timestamp]),
-    [
-      [f.recorder.recordOf(first).id, at(10)],
-      [f.recorder.recordOf(again).id, at(130)],
-    ],
-  );
-});
+it(
+  'every transition is a row of its own, keyed by its event id, ' + 'so a monitor that goes down twice shows twice',
+  async (t, f) => {
+    const [first, again] = [wentDown(10), wentDown(130)];
+    await f.fold([first, cameUp(70), again]);
+    const downs = await f.models.auditEvents.list(
+      { event_type: 'system.healthcheck.down', page: 1, limit: 10, sort_by: 'timestamp', sort_order: 'asc' },
+      { all: true },
+    );
+    t.deepEqual(
+      downs.data.map((e) => [e.id, e.timestamp]),
+      [
+        [f.recorder.recordOf(first).id, at(10)],
+        [f.recorder.recordOf(again).id, at(130)],
+      ],
+    );
+  },
+);
 
-it('a down with a status code carries it; the path is the URL cut to 255 characters, the body keeps it whole', async (t, f) => {
-  const long = `https://orders.example.com/${'x'.repeat(300)}`;
-  const down503 = wentDown(10, {
-    url: long,
-    status_code: 503,
-    error: 'expected status 200, received 503',
-    response_ms: 41,
-  });
-  await f.fold([down503]);
-  t.deepEqual(await f.models.auditEvents.get(f.recorder.recordOf(down503).id, { all: true }), {
-    id: f.recorder.recordOf(down503).id,
-    project_id: P,
-    event_type: 'system.healthcheck.down',
-    timestamp: at(10),
-    path: long.slice(0, 255),
-    method: 'GET',
-    identifier: 'system',
-    service_name: 'orders',
-    environment: 'production',
-    source: 'backend',
-    status_code: 503,
-    response_time: 41,
-    request_body: {
+it(
+  'a down with a status code carries it; ' + 'the path is the URL cut to 255 characters, the body keeps it whole',
+  async (t, f) => {
+    const long = `https://orders.example.com/${'x'.repeat(300)}`;
+    const down503 = wentDown(10, {
       url: long,
-      expected_status: 200,
       status_code: 503,
-      response_ms: 41,
       error: 'expected status 200, received 503',
-    },
-  });
-});
-
-it('retention drops exactly the rows before its cutoff, up to `until` when it is one page of several, of its project only', async (t, f) => {
-  const [first, second, third] = f.recorder.record([
-    recorded(deleteOrder),
-    recorded(checkout),
-    recorded(failedInvoice),
-  ]);
-  await f.foldRecorded([first!, second!, third!]);
-  const ids = async () => (await read(f.models)).events.map((e) => e.id).sort();
-  // One page: rows before at(10) up to the first (by time, then position); `checkout` waits.
-  await f.fold([
-    {
-      type: 'RetentionApplied',
-      data: {
-        project_id: P,
-        cutoff: at(10),
-        through_position: third!.position,
-        removed: 1,
-        applied_at: at(90),
-        until: { timestamp: at(0), position: first!.position },
+      response_ms: 41,
+    });
+    await f.fold([down503]);
+    t.deepEqual(await f.models.auditEvents.get(f.recorder.recordOf(down503).id, { all: true }), {
+      id: f.recorder.recordOf(down503).id,
+      project_id: P,
+      event_type: 'system.healthcheck.down',
+      timestamp: at(10),
+      path: long.slice(0, 255),
+      method: 'GET',
+      identifier: 'system',
+      service_name: 'orders',
+      environment: 'production',
+      source: 'backend',
+      status_code: 503,
+      response_time: 41,
+      request_body: {
+        url: long,
+        expected_status: 200,
+        status_code: 503,
+        response_ms: 41,
+        error: 'expected status 200, received 503',
       },
-    },
-  ]);
-  t.deepEqual(await ids(), [checkout.id, failedInvoice.id].sort());
-  // The last page: everything before the cutoff up to `through_position`; Q's invoice is another project.
-  await f.fold([
-    {
-      type: 'RetentionApplied',
-      data: { project_id: P, cutoff: at(10), through_position: third!.position, removed: 1, applied_at: at(90) },
-    },
-  ]);
-  t.deepEqual(await ids(), [failedInvoice.id]);
-});
+    });
+  },
+);
+
+it(
+  'retention drops exactly the rows before its cutoff, ' +
+    'up to `until` when it is one page of several, of its project only',
+  async (t, f) => {
+    const [first, second, third] = f.recorder.record([
+      recorded(deleteOrder),
+      recorded(checkout),
+      recorded(failedInvoice),
+    ]);
+    await f.foldRecorded([first!, second!, third!]);
+    const ids = async () => (await read(f.models)).events.map((e) => e.id).sort();
+    // One page: rows before at(10) up to the first (by time, then position); `checkout` waits.
+    await f.fold([
+      {
+        type: 'RetentionApplied',
+        data: {
+          project_id: P,
+          cutoff: at(10),
+          through_position: third!.position,
+          removed: 1,
+          applied_at: at(90),
+          until: { timestamp: at(0), position: first!.position },
+        },
+      },
+    ]);
+    t.deepEqual(await ids(), [checkout.id, failedInvoice.id].sort());
+    // The last page: everything before the cutoff up to `through_position`; Q's invoice is another project.
+    await f.fold([
+      {
+        type: 'RetentionApplied',
+        data: { project_id: P, cutoff: at(10), through_position: third!.position, removed: 1, applied_at: at(90) },
+      },
+    ]);
+    t.deepEqual(await ids(), [failedInvoice.id]);
+  },
+);
 
 it('an erasure gives the rows of one identifier the form that replaying their erased records gives', async (t, f) => {
   const [ann] = f.recorder.record([recorded(deleteOrder)]);

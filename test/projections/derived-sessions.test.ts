@@ -122,12 +122,15 @@ it('only http events make sessions: other event types neither start nor extend o
   t.deepEqual((await read(f.models)).data, [session('ann', 'web', P, [0, 0], 1)]);
 });
 
-it('a session extended batch after batch, at either end, and two joined by a later batch, are each one row', async (t, f) => {
-  // One event a batch: each finds its session stored by the batch before.
-  for (const minute of [20, 30, 45, 5, 0, 90, 60]) await f.fold([at('ann', minute)]);
-  t.deepEqual(await sessionsOf(f.models, 'ann'), [[iso(T0), iso(T0 + 90 * MIN), 7]]);
-  await f.fold([at('bob', 0), at('bob', 40)]);
-  await f.fold([at('bob', 20)]);
-  t.deepEqual(await sessionsOf(f.models, 'bob'), [[iso(T0), iso(T0 + 40 * MIN), 3]]);
-  t.is((await read(f.models)).pagination.totalItems, 2);
-});
+it(
+  'a session extended batch after batch, at either end, ' + 'and two joined by a later batch, are each one row',
+  async (t, f) => {
+    // One event a batch: each finds its session stored by the batch before.
+    for (const minute of [20, 30, 45, 5, 0, 90, 60]) await f.fold([at('ann', minute)]);
+    t.deepEqual(await sessionsOf(f.models, 'ann'), [[iso(T0), iso(T0 + 90 * MIN), 7]]);
+    await f.fold([at('bob', 0), at('bob', 40)]);
+    await f.fold([at('bob', 20)]);
+    t.deepEqual(await sessionsOf(f.models, 'bob'), [[iso(T0), iso(T0 + 40 * MIN), 3]]);
+    t.is((await read(f.models)).pagination.totalItems, 2);
+  },
+);

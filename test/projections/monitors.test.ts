@@ -172,26 +172,29 @@ scenarioTests(it, {
   }),
 });
 
-it('the status follows the transitions, each since its own time; a first failed check goes from PENDING to DOWN', async (t, f) => {
-  const statusOf = async (id: string) => {
-    const view = await f.models.monitors.get(id, { all: true });
-    return view && [view.status, view.status_since];
-  };
-  const seen = [];
-  for (const event of [created(ORDERS, P, 0), established(60), wentDown(ORDERS, 120), cameUp(240)]) {
-    await f.fold([event]);
-    seen.push(await statusOf(ORDERS));
-  }
-  t.deepEqual(seen, [
-    ['PENDING', null],
-    ['UP', at(60)],
-    ['DOWN', at(120)],
-    ['UP', at(240)],
-  ]);
+it(
+  'the status follows the transitions, each since its own time; ' + 'a first failed check goes from PENDING to DOWN',
+  async (t, f) => {
+    const statusOf = async (id: string) => {
+      const view = await f.models.monitors.get(id, { all: true });
+      return view && [view.status, view.status_since];
+    };
+    const seen = [];
+    for (const event of [created(ORDERS, P, 0), established(60), wentDown(ORDERS, 120), cameUp(240)]) {
+      await f.fold([event]);
+      seen.push(await statusOf(ORDERS));
+    }
+    t.deepEqual(seen, [
+      ['PENDING', null],
+      ['UP', at(60)],
+      ['DOWN', at(120)],
+      ['UP', at(240)],
+    ]);
 
-  await f.fold([created(LEGACY, P, 300), wentDown(LEGACY, 360)]);
-  t.deepEqual(await statusOf(LEGACY), ['DOWN', at(360)]);
-});
+    await f.fold([created(LEGACY, P, 300), wentDown(LEGACY, 360)]);
+    t.deepEqual(await statusOf(LEGACY), ['DOWN', at(360)]);
+  },
+);
 
 it('a check that arrives after a newer one joins the history but leaves the last check alone', async (t, f) => {
   await f.fold([
@@ -240,56 +243,59 @@ it('an update changes the settings it names and updated_at, nothing else', async
   });
 });
 
-it('uptime counts the checks of the last 24 and 168 whole hours plus the current one; old hours are dropped', async (t, f) => {
-  const hour = (h: number, minute = 0) => new Date(Date.UTC(2026, 2, 10, 0, minute) + h * 3_600_000).toISOString();
-  const checkAt = (time: string, ok: boolean): DomainEvent => ({
-    type: 'CheckRecorded',
-    data: {
-      monitor_id: ORDERS,
-      project_id: P,
-      checked_at: time,
-      ok,
-      response_ms: 5,
-      ...(ok ? { status_code: 200 } : { error: REFUSED }),
-    },
-  });
-  // Hour 0 is now's hour: 4 checks now (1 failed), 1 failed 24 hours before (in the day), one
-  // failed 25 hours before (in the week only), one OK 168 hours before (the week's oldest hour),
-  // and one 200 hours before, older than any window.
-  await f.fold([
-    created(ORDERS, P, 0),
-    created(LEGACY, P, 1),
-    checkAt(hour(-200), false),
-    checkAt(hour(-168), true),
-    checkAt(hour(-25, 59), false),
-    checkAt(hour(-24), false),
-    checkAt(hour(0, 1), true),
-    checkAt(hour(0, 2), true),
-    checkAt(hour(0, 3), false),
-    checkAt(hour(0, 4), true),
-  ]);
-  const now = new Date(hour(0, 30));
-  const uptime = await f.models.monitors.uptime([ORDERS, LEGACY], now);
-  t.deepEqual(uptime.get(ORDERS), { uptime_24h: 3 / 5, uptime_7d: 4 / 7 });
-  t.deepEqual(uptime.get(LEGACY), { uptime_24h: null, uptime_7d: null }, 'never checked');
-  t.deepEqual(
-    (await f.models.monitors.uptime([ORDERS], new Date(hour(24, 59)))).get(ORDERS),
-    { uptime_24h: 3 / 4, uptime_7d: 3 / 6 },
-    'a day later',
-  );
-  t.deepEqual((await f.models.monitors.uptime([ORDERS], new Date(hour(400)))).get(ORDERS), {
-    uptime_24h: null,
-    uptime_7d: null,
-  });
+it(
+  'uptime counts the checks of the last 24 and 168 whole hours plus the current one; ' + 'old hours are dropped',
+  async (t, f) => {
+    const hour = (h: number, minute = 0) => new Date(Date.UTC(2026, 2, 10, 0, minute) + h * 3_600_000).toISOString();
+    const checkAt = (time: string, ok: boolean): DomainEvent => ({
+      type: 'CheckRecorded',
+      data: {
+        monitor_id: ORDERS,
+        project_id: P,
+        checked_at: time,
+        ok,
+        response_ms: 5,
+        ...(ok ? { status_code: 200 } : { error: REFUSED }),
+      },
+    });
+    // Hour 0 is now's hour: 4 checks now (1 failed), 1 failed 24 hours before (in the day), one
+    // failed 25 hours before (in the week only), one OK 168 hours before (the week's oldest hour),
+    // and one 200 hours before, older than any window.
+    await f.fold([
+      created(ORDERS, P, 0),
+      created(LEGACY, P, 1),
+      checkAt(hour(-200), false),
+      checkAt(hour(-168), true),
+      checkAt(hour(-25, 59), false),
+      checkAt(hour(-24), false),
+      checkAt(hour(0, 1), true),
+      checkAt(hour(0, 2), true),
+      checkAt(hour(0, 3), false),
+      checkAt(hour(0, 4), true),
+    ]);
+    const now = new Date(hour(0, 30));
+    const uptime = await f.models.monitors.uptime([ORDERS, LEGACY], now);
+    t.deepEqual(uptime.get(ORDERS), { uptime_24h: 3 / 5, uptime_7d: 4 / 7 });
+    t.deepEqual(uptime.get(LEGACY), { uptime_24h: null, uptime_7d: null }, 'never checked');
+    t.deepEqual(
+      (await f.models.monitors.uptime([ORDERS], new Date(hour(24, 59)))).get(ORDERS),
+      { uptime_24h: 3 / 4, uptime_7d: 3 / 6 },
+      'a day later',
+    );
+    t.deepEqual((await f.models.monitors.uptime([ORDERS], new Date(hour(400)))).get(ORDERS), {
+      uptime_24h: null,
+      uptime_7d: null,
+    });
 
-  // The bucket 200 hours back was dropped when newer hours came; a check landing there again is
-  // dropped at once.
-  await f.fold([checkAt(hour(-200, 5), true)]);
-  t.deepEqual((await f.models.monitors.uptime([ORDERS], new Date(hour(-199)))).get(ORDERS), {
-    uptime_24h: null,
-    uptime_7d: null,
-  });
+    // The bucket 200 hours back was dropped when newer hours came; a check landing there again is
+    // dropped at once.
+    await f.fold([checkAt(hour(-200, 5), true)]);
+    t.deepEqual((await f.models.monitors.uptime([ORDERS], new Date(hour(-199)))).get(ORDERS), {
+      uptime_24h: null,
+      uptime_7d: null,
+    });
 
-  await f.fold([deleted(ORDERS, 10)]);
-  t.deepEqual((await f.models.monitors.uptime([ORDERS], now)).get(ORDERS), { uptime_24h: null, uptime_7d: null });
-});
+    await f.fold([deleted(ORDERS, 10)]);
+    t.deepEqual((await f.models.monitors.uptime([ORDERS], now)).get(ORDERS), { uptime_24h: null, uptime_7d: null });
+  },
+);

@@ -81,32 +81,35 @@ const setup = async (t: import('ava').ExecutionContext) => {
   return { log, leases: new SqliteLeases(views), append };
 };
 
-test('projections at one position share each batch and its decoding; one behind catches up and joins them', async (t) => {
-  const { log, leases, append } = await setup(t);
-  await append(100);
-  const head = (await log.headPosition())!;
-  const fresh = [new RecordingRunner('a'), new RecordingRunner('b')];
-  const behind = new RecordingRunner('c', '60');
-  const projector = new Projector(log, [...fresh, behind], leases, pino({ level: 'silent' }), {
-    fullBatch: 25,
-    liveBatchDelayMs: 5,
-  });
-  projector.start();
-  t.teardown(() => projector.stop());
-  await append(30);
-  const newHead = (await log.headPosition())!;
-  await eventually(async () => ([...fresh, behind].every((r) => r.position === newHead) ? true : undefined));
+test(
+  'projections at one position share each batch and its decoding; ' + 'one behind catches up and joins them',
+  async (t) => {
+    const { log, leases, append } = await setup(t);
+    await append(100);
+    const head = (await log.headPosition())!;
+    const fresh = [new RecordingRunner('a'), new RecordingRunner('b')];
+    const behind = new RecordingRunner('c', '60');
+    const projector = new Projector(log, [...fresh, behind], leases, pino({ level: 'silent' }), {
+      fullBatch: 25,
+      liveBatchDelayMs: 5,
+    });
+    projector.start();
+    t.teardown(() => projector.stop());
+    await append(30);
+    const newHead = (await log.headPosition())!;
+    await eventually(async () => ([...fresh, behind].every((r) => r.position === newHead) ? true : undefined));
 
-  const all = Array.from({ length: Number(newHead) }, (_, i) => String(i + 1));
-  for (const r of fresh) t.deepEqual(r.applied, all, r.name);
-  t.deepEqual(behind.applied, all.slice(60), 'c resumes after its checkpoint');
-  // Shared batches: the same decoded object reached every projection that read the event.
-  for (const p of all.slice(60)) {
-    t.is(fresh[0]!.decoded.get(p), behind.decoded.get(p), `event ${p} was decoded once`);
-  }
-  t.is(fresh[0]!.reads, fresh[1]!.reads);
-  t.true(comparePositions(head, newHead) < 0);
-});
+    const all = Array.from({ length: Number(newHead) }, (_, i) => String(i + 1));
+    for (const r of fresh) t.deepEqual(r.applied, all, r.name);
+    t.deepEqual(behind.applied, all.slice(60), 'c resumes after its checkpoint');
+    // Shared batches: the same decoded object reached every projection that read the event.
+    for (const p of all.slice(60)) {
+      t.is(fresh[0]!.decoded.get(p), behind.decoded.get(p), `event ${p} was decoded once`);
+    }
+    t.is(fresh[0]!.reads, fresh[1]!.reads);
+    t.true(comparePositions(head, newHead) < 0);
+  },
+);
 
 test('a failing projection is retried from its checkpoint while the others keep going', async (t) => {
   const { log, leases, append } = await setup(t);

@@ -13,8 +13,8 @@ test('keys are sorted by UTF-16 code units, as RFC 8785 §3.2.3 sorts its exampl
   // The emoji (a surrogate pair, 0xD83D…) sorts before U+FB33 by code units, after it by code points.
   t.is(
     canonicalJson(JSON.parse(input)),
-    '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis","\u20ac":"Euro Sign",' +
-      '"\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
+    '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",' +
+      '"\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
   );
 });
 
@@ -24,7 +24,8 @@ test('RFC 8785 §3.2.4: the example object, its numbers, string escapes and lite
     '"string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}';
   t.is(
     canonicalJson(JSON.parse(input)),
-    '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],' +
+      '"string":"\u20ac$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
   );
 });
 

@@ -96,7 +96,8 @@ test('a good stream: exit 0, one line per checkpoint with its size and root', as
   const lines = r.stdout.trim().split('\n');
   t.is(
     lines[0],
-    `verified size 64 root ${LOG.roots[64]!.toString('base64')} (watchlog.test/projects/${PROJECT}, signed by ${SIGNER.verifierKey.split('+').slice(0, 2).join('+')})`,
+    `verified size 64 root ${LOG.roots[64]!.toString('base64')} ` +
+      `(watchlog.test/projects/${PROJECT}, signed by ${SIGNER.verifierKey.split('+').slice(0, 2).join('+')})`,
   );
   t.regex(
     lines[1]!,
@@ -128,7 +129,10 @@ test('a checkpoint signed by another key, or altered after signing: exit 1 befor
   t.is(byOther.code, 1);
   t.regex(
     byOther.stderr,
-    /FAILED: checkpoint \S+other\.txt: no signature by watchlog\.test\+[0-9a-f]{8} \(the note is signed by watchlog\.test\+[0-9a-f]{8}\)/,
+    new RegExp(
+      'FAILED: checkpoint \\S+other\\.txt: no signature by watchlog\\.test\\+[0-9a-f]{8} ' +
+        '\\(the note is signed by watchlog\\.test\\+[0-9a-f]{8}\\)',
+    ),
   );
   const note = LOG.checkpoint(200, SIGNER).replace(
     LOG.roots[200]!.toString('base64'),
@@ -155,23 +159,32 @@ test('a missing record: exit 1, or 0 with --allow-missing, which says how many i
   t.regex(lenient.stdout, /OK: 200 leaves read from \S+; 1 missing records accepted by their leaf hash/);
 });
 
-test('a truncated stream against a witness file of several checkpoints: exit 1 naming the first missing leaf', async (t) => {
-  const f = files(t);
-  const witness = f.file('witness.txt', [10, 64, 150, 200].map((size) => `${LOG.checkpoint(size, SIGNER)}\n`).join(''));
-  const r = await verify([
-    '--key',
-    f.key,
-    '--checkpoint',
-    witness,
-    '--stream',
-    f.file('short.ndjson', LOG.lines.slice(0, 120).join('\n')),
-  ]);
-  t.is(r.code, 1);
-  t.regex(
-    r.stderr,
-    /FAILED: the stream is truncated: it ends after 120 leaves, and the checkpoint of size 150 needs leaves 120 to 149 too \(the first missing is leaf 120\)/,
-  );
-});
+test(
+  'a truncated stream against a witness file of several checkpoints: ' + 'exit 1 naming the first missing leaf',
+  async (t) => {
+    const f = files(t);
+    const witness = f.file(
+      'witness.txt',
+      [10, 64, 150, 200].map((size) => `${LOG.checkpoint(size, SIGNER)}\n`).join(''),
+    );
+    const r = await verify([
+      '--key',
+      f.key,
+      '--checkpoint',
+      witness,
+      '--stream',
+      f.file('short.ndjson', LOG.lines.slice(0, 120).join('\n')),
+    ]);
+    t.is(r.code, 1);
+    t.regex(
+      r.stderr,
+      new RegExp(
+        'FAILED: the stream is truncated: it ends after 120 leaves, ' +
+          'and the checkpoint of size 150 needs leaves 120 to 149 too \\(the first missing is leaf 120\\)',
+      ),
+    );
+  },
+);
 
 test("a record and its inclusion proof: exit 0; the record edited, or another leaf's proof: exit 1", async (t) => {
   const f = files(t);
@@ -243,87 +256,96 @@ test('two checkpoints and a consistency proof: exit 0; a proof for other sizes, 
   t.regex(sizes.stderr, /FAILED: the proof is from size 63 to 200, the checkpoints have sizes 64 and 200/);
 });
 
-test('bad usage exits 2 with one line: missing options, unknown ones, unreadable files, a bad key, --data-dir', async (t) => {
-  const f = files(t);
-  const cases: Array<[string[], RegExp]> = [
-    [[], /^watchlog verify: --key KEYFILE is required .*\(watchlog verify --help\)\n$/],
-    [['--key', f.key, '--stream', f.stream], /^watchlog verify: --checkpoint NOTE is required/],
-    [['--key', f.key, '--checkpoint', f.latest], /^watchlog verify: nothing to verify/],
-    [
-      ['--key', f.key, '--checkpoint', f.latest, '--stream', f.stream, '--verbose'],
-      /^watchlog verify: unknown option --verbose/,
-    ],
-    [
-      ['--key', f.key, '--checkpoint', f.latest, '--stream', `${f.stream}.gone`],
-      /^watchlog verify: cannot read the stream \S+: ENOENT\n$/,
-    ],
-    [
+test(
+  'bad usage exits 2 with one line: missing options, ' + 'unknown ones, unreadable files, a bad key, --data-dir',
+  async (t) => {
+    const f = files(t);
+    const cases: Array<[string[], RegExp]> = [
+      [[], /^watchlog verify: --key KEYFILE is required .*\(watchlog verify --help\)\n$/],
+      [['--key', f.key, '--stream', f.stream], /^watchlog verify: --checkpoint NOTE is required/],
+      [['--key', f.key, '--checkpoint', f.latest], /^watchlog verify: nothing to verify/],
       [
-        '--key',
-        f.file('bad-key.txt', SIGNER.verifierKey.replace(/\+[0-9a-f]{8}\+/, '+00000000+')),
-        '--checkpoint',
-        f.latest,
-        '--stream',
-        f.stream,
+        ['--key', f.key, '--checkpoint', f.latest, '--stream', f.stream, '--verbose'],
+        /^watchlog verify: unknown option --verbose/,
       ],
-      /^watchlog verify: --key \S+: the key id 00000000 is not/,
-    ],
-    [
       [
-        '--key',
-        f.file(
-          'pem.json',
-          JSON.stringify({ verifier_key: SIGNER.verifierKey, public_key_pem: newSigner().publicKeyPem }),
+        ['--key', f.key, '--checkpoint', f.latest, '--stream', `${f.stream}.gone`],
+        /^watchlog verify: cannot read the stream \S+: ENOENT\n$/,
+      ],
+      [
+        [
+          '--key',
+          f.file('bad-key.txt', SIGNER.verifierKey.replace(/\+[0-9a-f]{8}\+/, '+00000000+')),
+          '--checkpoint',
+          f.latest,
+          '--stream',
+          f.stream,
+        ],
+        /^watchlog verify: --key \S+: the key id 00000000 is not/,
+      ],
+      [
+        [
+          '--key',
+          f.file(
+            'pem.json',
+            JSON.stringify({ verifier_key: SIGNER.verifierKey, public_key_pem: newSigner().publicKeyPem }),
+          ),
+          '--checkpoint',
+          f.latest,
+          '--stream',
+          f.stream,
+        ],
+        /its public_key_pem is not that of watchlog\.test\+[0-9a-f]{8}$/m,
+      ],
+      [
+        ['--key', f.key, '--checkpoint', f.latest, '--proof', f.file('c.json', '{}')],
+        /^watchlog verify: a consistency proof needs two checkpoints/,
+      ],
+      [
+        [
+          '--key',
+          f.key,
+          '--checkpoint',
+          f.file(
+            'two-logs.txt',
+            `${LOG.checkpoint(64, SIGNER)}\n${LOG.checkpoint(64, SIGNER, 'watchlog.test/projects/other')}\n`,
+          ),
+          '--stream',
+          f.stream,
+        ],
+        new RegExp(
+          '^watchlog verify: the checkpoint files hold checkpoints of 2 logs ' +
+            '\\(watchlog\\.test/projects/\\S+, watchlog\\.test/projects/other\\): add one --checkpoint',
         ),
-        '--checkpoint',
-        f.latest,
-        '--stream',
-        f.stream,
       ],
-      /its public_key_pem is not that of watchlog\.test\+[0-9a-f]{8}$/m,
-    ],
-    [
-      ['--key', f.key, '--checkpoint', f.latest, '--proof', f.file('c.json', '{}')],
-      /^watchlog verify: a consistency proof needs two checkpoints/,
-    ],
-    [
       [
-        '--key',
-        f.key,
-        '--checkpoint',
-        f.file(
-          'two-logs.txt',
-          `${LOG.checkpoint(64, SIGNER)}\n${LOG.checkpoint(64, SIGNER, 'watchlog.test/projects/other')}\n`,
-        ),
-        '--stream',
-        f.stream,
+        ['--data-dir', f.file('dir', '')],
+        /^watchlog verify: \S+ holds no embedded deployment \(log\.db and views\.db\)\n$/,
       ],
-      /^watchlog verify: the checkpoint files hold checkpoints of 2 logs \(watchlog\.test\/projects\/\S+, watchlog\.test\/projects\/other\): add one --checkpoint/,
-    ],
-    [
-      ['--data-dir', f.file('dir', '')],
-      /^watchlog verify: \S+ holds no embedded deployment \(log\.db and views\.db\)\n$/,
-    ],
-  ];
-  // The command line's own errors through the process, the rest in this one.
-  const results = await Promise.all(
-    cases.map(([args], i) =>
-      i === 0 || i === 3 || i === 4 || i === cases.length - 1 ? spawnVerify(args) : verify(args),
-    ),
-  );
-  results.forEach((r, i) => {
-    t.is(r.code, 2, `case ${i}: ${r.stderr}`);
-    t.regex(r.stderr, cases[i]![1], `case ${i}`);
-    t.is(r.stderr.trim().split('\n').length, 1, `case ${i}: one line`);
-    t.is(r.stdout, '');
-  });
-});
+    ];
+    // The command line's own errors through the process, the rest in this one.
+    const results = await Promise.all(
+      cases.map(([args], i) =>
+        i === 0 || i === 3 || i === 4 || i === cases.length - 1 ? spawnVerify(args) : verify(args),
+      ),
+    );
+    results.forEach((r, i) => {
+      t.is(r.code, 2, `case ${i}: ${r.stderr}`);
+      t.regex(r.stderr, cases[i]![1], `case ${i}`);
+      t.is(r.stderr.trim().split('\n').length, 1, `case ${i}: one line`);
+      t.is(r.stdout, '');
+    });
+  },
+);
 
 test("--help prints the command's usage and exits 0", async (t) => {
   const r = await spawnVerify(['--help']);
   t.is(r.code, 0);
   t.regex(
     r.stdout,
-    /^watchlog verify — [\s\S]*watchlog verify --key KEY --checkpoint NOTE --record record\.json --proof inclusion\.json/,
+    new RegExp(
+      '^watchlog verify — [\\s\\S]*' +
+        'watchlog verify --key KEY --checkpoint NOTE --record record\\.json --proof inclusion\\.json',
+    ),
   );
 });

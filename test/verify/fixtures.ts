@@ -39,8 +39,10 @@ export const newSigner = (name = 'watchlog.test'): Signer => {
     name,
     verifierKey: `${name}+${keyId.toString('hex')}+${typeAndKey.toString('base64')}`,
     publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
-    sign: (text) =>
-      `${text}\n\u2014 ${name} ${Buffer.concat([keyId, sign(null, Buffer.from(text), privateKey)]).toString('base64')}\n`,
+    sign: (text) => {
+      const signature = Buffer.concat([keyId, sign(null, Buffer.from(text), privateKey)]).toString('base64');
+      return `${text}\n\u2014 ${name} ${signature}\n`;
+    },
   };
 };
 

@@ -15,7 +15,9 @@ import { checkpointText, newSigner } from './fixtures.ts';
 const PETER = 'PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW';
 const PETER_TEXT =
   "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n";
-const PETER_NOTE = `${PETER_TEXT}\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n`;
+const PETER_NOTE =
+  `${PETER_TEXT}\n\u2014 PeterNeumann ` +
+  'x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n';
 
 test('the Go reference note opens with its verifier key, and not once its text changes', (t) => {
   const key = parseVerifierKey(PETER);

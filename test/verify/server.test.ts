@@ -107,7 +107,8 @@ test("the server's stream, key and checkpoints verify, the witness file's notes 
   t.regex(
     r.out[0]!,
     new RegExp(
-      `^verified size ${f.size} root \\S+ \\(verify\\.example\\.test/projects/${projectId}, signed by verify\\.example\\.test\\+[0-9a-f]{8}\\)$`,
+      `^verified size ${f.size} root \\S+ \\(verify\\.example\\.test/projects/${projectId}, ` +
+        'signed by verify\\.example\\.test\\+[0-9a-f]{8}\\)$',
     ),
   );
   // Every checkpoint of this project the witness kept so far (it keeps every project's), against

@@ -137,41 +137,45 @@ test('property: every inclusion proof of the server verifies, and fails once any
   t.pass();
 });
 
-test('property: every consistency proof of the server verifies, and fails once any hash in it is altered', async (t) => {
-  await fc.assert(
-    fc.asyncProperty(
-      fc
-        .integer({ min: 1, max: 260 })
-        .chain((to) => fc.tuple(fc.integer({ min: 1, max: to }), fc.constant(to), fc.nat(255))),
-      async ([from, to, bit]) => {
-        const proof = await consistencyProof(TREE.read, from, to);
-        const [older, newer] = [TREE.roots[from]!, TREE.roots[to]!];
-        if (!verifyConsistency(from, to, older, newer, proof)) return false;
-        if (verifyConsistency(from, to, flip(older, bit), newer, proof)) return false;
-        if (verifyConsistency(from, to, older, flip(newer, bit), proof)) return false;
-        for (let i = 0; i < proof.length; i += 1) {
-          if (
-            verifyConsistency(
-              from,
-              to,
-              older,
-              newer,
-              proof.map((p, j) => (j === i ? flip(p, bit) : p)),
+test(
+  'property: every consistency proof of the server verifies, ' + 'and fails once any hash in it is altered',
+  async (t) => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .integer({ min: 1, max: 260 })
+          .chain((to) => fc.tuple(fc.integer({ min: 1, max: to }), fc.constant(to), fc.nat(255))),
+        async ([from, to, bit]) => {
+          const proof = await consistencyProof(TREE.read, from, to);
+          const [older, newer] = [TREE.roots[from]!, TREE.roots[to]!];
+          if (!verifyConsistency(from, to, older, newer, proof)) return false;
+          if (verifyConsistency(from, to, flip(older, bit), newer, proof)) return false;
+          if (verifyConsistency(from, to, older, flip(newer, bit), proof)) return false;
+          for (let i = 0; i < proof.length; i += 1) {
+            if (
+              verifyConsistency(
+                from,
+                to,
+                older,
+                newer,
+                proof.map((p, j) => (j === i ? flip(p, bit) : p)),
+              )
             )
-          )
+              return false;
+          }
+          if (proof.length > 0 && verifyConsistency(from, to, older, newer, proof.slice(0, -1))) return false;
+          if (verifyConsistency(from, to, older, newer, [...proof, older])) return false;
+          // The proof of another pair of sizes does not pass for this one.
+          if (from > 1 && from < to && verifyConsistency(from - 1, to, TREE.roots[from - 1]!, newer, proof))
             return false;
-        }
-        if (proof.length > 0 && verifyConsistency(from, to, older, newer, proof.slice(0, -1))) return false;
-        if (verifyConsistency(from, to, older, newer, [...proof, older])) return false;
-        // The proof of another pair of sizes does not pass for this one.
-        if (from > 1 && from < to && verifyConsistency(from - 1, to, TREE.roots[from - 1]!, newer, proof)) return false;
-        return true;
-      },
-    ),
-    { numRuns: 400 },
-  );
-  t.pass();
-});
+          return true;
+        },
+      ),
+      { numRuns: 400 },
+    );
+    t.pass();
+  },
+);
 
 test('node hashes are SHA-256(0x01 ‖ left ‖ right), which the second-preimage attack on leaves cannot reuse', (t) => {
   const [a, b] = [leafHash(LEAVES[0]!), leafHash(LEAVES[1]!)];

@@ -18,7 +18,8 @@ test('the API reference renders every operation under the CSP, and "Try it out" 
   // Before any script of the page: what the browser refuses under the CSP is reported here too.
   await page.addInitScript(`
     window.cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ': ' + (e.blockedURI || e.sample)));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      window.cspViolations.push(e.violatedDirective + ': ' + (e.blockedURI || e.sample)));
   `);
   await signIn(page, ADMIN, '/login');
   const response = await page.goto('/docs');

@@ -172,7 +172,8 @@ const { parentPort, workerData } = require('node:worker_threads');
   }
   const locked = [];
   for (;;) {
-    const job = await repo.getNextJobToRun('race', new Date(Date.now() + 60000), new Date(0), undefined, { lastModifiedBy: workerData.name });
+    const job = await repo.getNextJobToRun('race', new Date(Date.now() + 60000), new Date(0), undefined,
+      { lastModifiedBy: workerData.name });
     if (!job) break;
     locked.push(String(job._id));
   }

@@ -77,7 +77,8 @@ const settled = (p: Promise<unknown>) =>
   );
 
 test.serial(
-  'in Node (no window): calls to the backend get X-Request-ID and are recorded; answers and errors are the original ones',
+  'in Node (no window): calls to the backend get X-Request-ID and are recorded; ' +
+    'answers and errors are the original ones',
   async (t) => {
     const w = await world(t);
     const original = globalThis.fetch;

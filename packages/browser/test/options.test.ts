@@ -9,23 +9,26 @@ const valid = {
   backends: ['https://api.example.com', 'https://example.com/api/v2'],
 };
 
-test('valid options resolve, with the defaults, the endpoint without its trailing slash, backends as origin and path', (t) => {
-  const o = resolveOptions(valid);
-  t.is(o.endpoint, 'https://watchlog.example.com');
-  t.deepEqual(o.watchlog, { origin: 'https://watchlog.example.com', path: '/' });
-  t.deepEqual(o.backends, [
-    { origin: 'https://api.example.com', path: '/' },
-    { origin: 'https://example.com', path: '/api/v2' },
-  ]);
-  t.like(o, {
-    apiKey: 'wl_public',
-    serviceName: 'storefront',
-    environment: 'production',
-    identify: undefined,
-    ...DEFAULTS,
-  });
-  t.deepEqual(DEFAULTS, { flushIntervalMs: 5000, maxBatch: 50, maxQueue: 1000, maxRetries: 5 });
-});
+test(
+  'valid options resolve, with the defaults, ' + 'the endpoint without its trailing slash, backends as origin and path',
+  (t) => {
+    const o = resolveOptions(valid);
+    t.is(o.endpoint, 'https://watchlog.example.com');
+    t.deepEqual(o.watchlog, { origin: 'https://watchlog.example.com', path: '/' });
+    t.deepEqual(o.backends, [
+      { origin: 'https://api.example.com', path: '/' },
+      { origin: 'https://example.com', path: '/api/v2' },
+    ]);
+    t.like(o, {
+      apiKey: 'wl_public',
+      serviceName: 'storefront',
+      environment: 'production',
+      identify: undefined,
+      ...DEFAULTS,
+    });
+    t.deepEqual(DEFAULTS, { flushIntervalMs: 5000, maxBatch: 50, maxQueue: 1000, maxRetries: 5 });
+  },
+);
 
 test('relative URLs resolve against the page; without a page address they are refused', (t) => {
   const o = resolveOptions(

@@ -98,16 +98,28 @@ test.serial(
 
     // Any touch of a browser global while importing throws.
     const script = `
-    const names = ['window', 'document', 'navigator', 'location', 'sessionStorage', 'XMLHttpRequest', 'addEventListener'];
+    const names = [
+      'window', 'document', 'navigator', 'location', 'sessionStorage', 'XMLHttpRequest', 'addEventListener',
+    ];
     const kept = names.map((name) => Object.getOwnPropertyDescriptor(globalThis, name));
     for (const name of names) {
-      Object.defineProperty(globalThis, name, { configurable: true, get() { throw new Error('touched ' + name + ' at import'); } });
+      Object.defineProperty(globalThis, name, {
+        configurable: true,
+        get() { throw new Error('touched ' + name + ' at import'); },
+      });
     }
     const m = await import('@watchlog/browser');
-    names.forEach((name, i) => { delete globalThis[name]; if (kept[i]) Object.defineProperty(globalThis, name, kept[i]); });
+    names.forEach((name, i) => {
+      delete globalThis[name];
+      if (kept[i]) Object.defineProperty(globalThis, name, kept[i]);
+    });
     let refused = '';
-    try { m.init({ endpoint: 'https://w.example.com', apiKey: '', serviceName: 'web', environment: 'production', backends: ['https://api.example.com'] }); }
-    catch (e) { refused = e.message; }
+    try {
+      m.init({
+        endpoint: 'https://w.example.com', apiKey: '', serviceName: 'web', environment: 'production',
+        backends: ['https://api.example.com'],
+      });
+    } catch (e) { refused = e.message; }
     console.log(JSON.stringify({ exports: Object.keys(m).sort(), stats: m.stats() ?? null, refused }));
   `;
     const out = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project });
@@ -122,7 +134,10 @@ test.serial(
       path.join(project, 'app.ts'),
       `
     import { init, type Stats, type WatchlogOptions } from '@watchlog/browser';
-    const options: WatchlogOptions = { endpoint: 'https://w.example.com', apiKey: 'k', serviceName: 'web', environment: 'production', backends: ['/api'], identify: () => null };
+    const options: WatchlogOptions = {
+      endpoint: 'https://w.example.com', apiKey: 'k', serviceName: 'web', environment: 'production',
+      backends: ['/api'], identify: () => null,
+    };
     const sdk = init(options);
     const counts: Stats = sdk.stats();
     export const sent: number = counts.sent;

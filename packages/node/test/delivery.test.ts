@@ -74,17 +74,20 @@ test('every event carries an idempotency key; retries after resets resend the sa
   t.like(watchlog.stats(), { sent: 4, retries: 2, failures: 0 });
 });
 
-test('an answer lost after the events were stored: the retry is answered replayed, nothing is stored twice', async (t) => {
-  const { receiver, watchlog } = await withReceiver(t);
-  receiver.script({ kind: 'store-then-reset' });
-  for (let i = 0; i < 3; i++) watchlog.record(event(i));
-  await receiver.waitForStored(3);
-  t.true(await watchlog.flush());
-  t.is(receiver.requests.length, 2);
-  t.is(receiver.stored.length, 3);
-  t.like(watchlog.stats(), { sent: 0, replayed: 3, retries: 1 });
-  t.true(balanced(watchlog.stats()));
-});
+test(
+  'an answer lost after the events were stored: ' + 'the retry is answered replayed, nothing is stored twice',
+  async (t) => {
+    const { receiver, watchlog } = await withReceiver(t);
+    receiver.script({ kind: 'store-then-reset' });
+    for (let i = 0; i < 3; i++) watchlog.record(event(i));
+    await receiver.waitForStored(3);
+    t.true(await watchlog.flush());
+    t.is(receiver.requests.length, 2);
+    t.is(receiver.stored.length, 3);
+    t.like(watchlog.stats(), { sent: 0, replayed: 3, retries: 1 });
+    t.true(balanced(watchlog.stats()));
+  },
+);
 
 test('Retry-After of a 429 and of a 503 is waited out, though the backoff alone would retry sooner', async (t) => {
   const { receiver, watchlog } = await withReceiver(t);

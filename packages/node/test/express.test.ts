@@ -90,25 +90,28 @@ test('an error thrown in a mounted router keeps its route template, status and m
   t.deepEqual(receiver.stored[0]!.path_params, { id: '9' });
 });
 
-test('request ids: X-Request-ID is kept, a traceparent gives its trace id, else one is generated and returned', async (t) => {
-  const { receiver, watchlog } = await withReceiver(t);
-  const base = await listen(t, http.createServer(shopApp(watchlog)));
-  const given = await request(`${base}/api/v1/users/1`, { headers: { 'x-request-id': 'req-abc-123' } });
-  const traced = await request(`${base}/api/v1/users/2`, {
-    headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
-  });
-  const bad = await request(`${base}/api/v1/users/3`, {
-    headers: { traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' },
-  });
-  await receiver.waitForStored(3);
-  const ids = new Map(receiver.stored.map((e) => [(e.path_params as { id: string }).id, e.request_id]));
-  t.is(ids.get('1'), 'req-abc-123');
-  t.is(given.headers.get('x-request-id'), null, 'an id the caller sent is not echoed');
-  t.is(ids.get('2'), '4bf92f3577b34da6a3ce929d0e0e4736');
-  t.is(traced.headers.get('x-request-id'), null);
-  t.regex(String(ids.get('3')), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  t.is(bad.headers.get('x-request-id'), ids.get('3') as string);
-});
+test(
+  'request ids: X-Request-ID is kept, ' + 'a traceparent gives its trace id, else one is generated and returned',
+  async (t) => {
+    const { receiver, watchlog } = await withReceiver(t);
+    const base = await listen(t, http.createServer(shopApp(watchlog)));
+    const given = await request(`${base}/api/v1/users/1`, { headers: { 'x-request-id': 'req-abc-123' } });
+    const traced = await request(`${base}/api/v1/users/2`, {
+      headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+    });
+    const bad = await request(`${base}/api/v1/users/3`, {
+      headers: { traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' },
+    });
+    await receiver.waitForStored(3);
+    const ids = new Map(receiver.stored.map((e) => [(e.path_params as { id: string }).id, e.request_id]));
+    t.is(ids.get('1'), 'req-abc-123');
+    t.is(given.headers.get('x-request-id'), null, 'an id the caller sent is not echoed');
+    t.is(ids.get('2'), '4bf92f3577b34da6a3ce929d0e0e4736');
+    t.is(traced.headers.get('x-request-id'), null);
+    t.regex(String(ids.get('3')), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    t.is(bad.headers.get('x-request-id'), ids.get('3') as string);
+  },
+);
 
 test('identify() fills the user fields, sync or async; a long identifier is cut to 100', async (t) => {
   const { receiver, watchlog } = await withReceiver(t);

@@ -87,17 +87,20 @@ test('one error lists every faulty option, and never echoes the API key', (t) =>
   );
 });
 
-test('missing options are named; so are an endpoint with credentials or a query, and a retry range upside down', (t) => {
-  t.deepEqual(Object.keys(problemsOf({})).sort(), ['apiKey', 'endpoint', 'environment', 'serviceName']);
-  t.regex(problemsOf({ ...valid, endpoint: 'https://user:pw@h.example' }).endpoint!, /credentials/);
-  t.regex(problemsOf({ ...valid, endpoint: 'https://h.example/?a=1' }).endpoint!, /without a query/);
-  t.regex(problemsOf({ ...valid, endpoint: 'not a url' }).endpoint!, /http\(s\) URL/);
-  t.regex(
-    problemsOf({ ...valid, retryInitialDelayMs: 1000, retryMaxDelayMs: 500 }).retryMaxDelayMs!,
-    /at least retryInitialDelayMs/,
-  );
-  t.regex(problemsOf(null).options!, /must be an object/);
-});
+test(
+  'missing options are named; ' + 'so are an endpoint with credentials or a query, and a retry range upside down',
+  (t) => {
+    t.deepEqual(Object.keys(problemsOf({})).sort(), ['apiKey', 'endpoint', 'environment', 'serviceName']);
+    t.regex(problemsOf({ ...valid, endpoint: 'https://user:pw@h.example' }).endpoint!, /credentials/);
+    t.regex(problemsOf({ ...valid, endpoint: 'https://h.example/?a=1' }).endpoint!, /without a query/);
+    t.regex(problemsOf({ ...valid, endpoint: 'not a url' }).endpoint!, /http\(s\) URL/);
+    t.regex(
+      problemsOf({ ...valid, retryInitialDelayMs: 1000, retryMaxDelayMs: 500 }).retryMaxDelayMs!,
+      /at least retryInitialDelayMs/,
+    );
+    t.regex(problemsOf(null).options!, /must be an object/);
+  },
+);
 
 test('the documented defaults', (t) => {
   t.like(DEFAULTS, {

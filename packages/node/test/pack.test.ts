@@ -101,7 +101,9 @@ test('the packed tarball installs offline into a fresh project, has no dependenc
     import http from 'node:http';
     import { createWatchlog, WatchlogConfigError } from '@watchlog/node';
     try { createWatchlog({ endpoint: 'x' }); } catch (e) { if (!(e instanceof WatchlogConfigError)) throw e; }
-    const watchlog = createWatchlog({ endpoint: process.argv[2], apiKey: 'k', serviceName: 'packed', environment: 'development', captureBodies: true });
+    const watchlog = createWatchlog({
+      endpoint: process.argv[2], apiKey: 'k', serviceName: 'packed', environment: 'development', captureBodies: true,
+    });
     const server = http.createServer(watchlog.http((req, res) => { req.body = { password: 'p' }; res.end('ok'); }));
     server.listen(0, '127.0.0.1', async () => {
       await fetch('http://127.0.0.1:' + server.address().port + '/hello?card=4111111111111111');

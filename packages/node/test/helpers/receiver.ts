@@ -181,7 +181,8 @@ export const startReceiver = async (port = 0): Promise<Receiver> => {
           cleanup();
           reject(
             new Error(
-              `expected ${count} stored events, have ${stored.length} after ${timeoutMs} ms (${requests.length} requests)`,
+              `expected ${count} stored events, have ${stored.length} after ${timeoutMs} ms ` +
+                `(${requests.length} requests)`,
             ),
           );
         }, timeoutMs);
