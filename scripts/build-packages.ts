@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
  *  after builds nothing again; after an edit under a workspace, it builds them all, in the
  *  workspaces' order (the SDKs inline @watchlog/masking). `--force` builds whatever the dates. */
 
-/** What a workspace's build is not made from. */
-const NOT_INPUT = /^(dist|node_modules|test)(\/|$)|\.md$/;
+/** What a workspace's build is not made from (a package's tests can be: agenda-sqlite's contract). */
+const NOT_INPUT = /^(dist|node_modules)(\/|$)|\.md$/;
 
 /** Why the workspace at `dir` needs a build, or null when its dist/ is newer than every input. */
 /** The files under `dir`, less the folders `skip` names (a path relative to `dir`). */

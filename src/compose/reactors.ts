@@ -1,10 +1,10 @@
 import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
 import { sqliteNotificationsState } from '../reactors/notifications/state/sqlite.ts';
 import type { ReactorKey, ReactorStates, ReactorStore } from '../reactors/port.ts';
-import { SchemaBusyError, type StoreFaults } from '../views/store/port.ts';
+import type { StoreFaults } from '../views/store/port.ts';
 import type { MongoReadModel } from '../views/store/mongo.ts';
-import { SqliteLeases, SqliteProjectionStore, openViewsDatabase, type SqliteReadModel } from '../views/store/sqlite.ts';
-import { migrateUnheld } from './read-models.ts';
+import { SqliteProjectionStore, type SqliteReadModel } from '../views/store/sqlite.ts';
+import { openSqliteStores } from './read-models.ts';
 
 type WriterOf<K extends ReactorKey> = ReactorStates['stores'][K] extends ReactorStore<infer W> ? W : never;
 
@@ -40,30 +40,14 @@ export const perReactor = <R extends { [K in ReactorKey]: unknown }>(
   ) as R;
 
 /** Every reactor's state, and the reactors' leases, in the embedded state file (`state.db`), which
- *  a rebuild never replaces. A state another version built and a running process still holds
- *  stops the opening (SchemaBusyError). */
-export const openSqliteReactorStates = async (
+ *  a rebuild never replaces. */
+export const openSqliteReactorStates = (
   file: string,
   { faults }: { faults?: StoreFaults } = {},
-): Promise<ReactorStates> => {
-  const db = openViewsDatabase(file);
-  try {
-    const stores = perReactor<ReactorStates['stores']>(
+): Promise<ReactorStates> =>
+  openSqliteStores<ReactorStates>(file, (db) => ({
+    stores: perReactor<ReactorStates['stores']>(
       (entry) => new SqliteProjectionStore(db, entry.name, entry.sqlite, { faults }),
-    );
-    const leases = new SqliteLeases(db);
-    const busy = await migrateUnheld(Object.values(stores), leases);
-    if (busy.length > 0) throw new SchemaBusyError(busy);
-    return {
-      ...perReactor<Omit<ReactorStates, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
-      leases,
-      stores,
-      async close() {
-        db.close();
-      },
-    };
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-};
+    ),
+    queries: perReactor<Omit<ReactorStates, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
+  }));

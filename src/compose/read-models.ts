@@ -1,4 +1,5 @@
 import type { Projection } from '../../projections/projection.ts';
+import type Database from 'better-sqlite3';
 import { bindProjection, newLeaseHolder, type ProjectionRunner } from '../../projections/projector.ts';
 import { accessProjection } from '../../projections/access.ts';
 import { anomaliesProjection } from '../../projections/anomalies.ts';
@@ -135,35 +136,40 @@ export const migrateUnheld = async (
 /** The names of the read models: their projections', checkpoints' and leases'. */
 export const READ_MODEL_NAMES: readonly string[] = KEYS.map((key) => READ_MODELS[key].name);
 
-/** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt
- *  (reactors keep their state elsewhere, in state.db: reactors.ts). Queries are prepared on this
- *  version's tables, so a read model that another version built and a running process still
- *  projects stops the opening (SchemaBusyError). */
-export const openSqliteReadModels = async (
+/** A SQLite file of projection stores (the read models', or the reactors' states) and their
+ *  leases: every store is migrated unless a running process of another version holds it (then
+ *  the opening stops: SchemaBusyError), and the queries are prepared on this version's tables.
+ *  The file is closed again when any of that fails. */
+export const openSqliteStores = async <R extends { readonly leases: Leases; close(): Promise<void> }>(
   file: string,
-  { faults }: { faults?: StoreFaults } = {},
-): Promise<ReadModels> => {
+  build: (db: Database.Database) => {
+    stores: Record<string, Pick<ProjectionStore<never>, 'name' | 'schemaCurrent' | 'migrate'>>;
+    queries: Omit<R, 'leases' | 'stores' | 'close'>;
+  },
+): Promise<R> => {
   const db = openViewsDatabase(file);
   try {
-    const stores = perReadModel<ReadModels['stores']>(
-      (entry) => new SqliteProjectionStore(db, entry.name, entry.sqlite, { faults }),
-    );
+    const { stores, queries } = build(db);
     const leases = new SqliteLeases(db);
     const busy = await migrateUnheld(Object.values(stores), leases);
     if (busy.length > 0) throw new SchemaBusyError(busy);
-    return {
-      ...perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
-      leases,
-      stores,
-      async close() {
-        db.close();
-      },
-    };
+    const close = async () => db.close();
+    return { ...queries, leases, stores, close } as unknown as R;
   } catch (error) {
     db.close();
     throw error;
   }
 };
+
+/** Every read model in one SQLite file, separate from the log: it can be deleted and rebuilt
+ *  (reactors keep their state elsewhere, in state.db: reactors.ts). */
+export const openSqliteReadModels = (file: string, { faults }: { faults?: StoreFaults } = {}): Promise<ReadModels> =>
+  openSqliteStores<ReadModels>(file, (db) => ({
+    stores: perReadModel<ReadModels['stores']>(
+      (entry) => new SqliteProjectionStore(db, entry.name, entry.sqlite, { faults }),
+    ),
+    queries: perReadModel<Omit<ReadModels, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
+  }));
 
 /** The projected read models in a new file, filled in bulk by a rebuild: no journal, and the
  *  query indexes made once the rows are in (`finish`). A rebuild may split the projections into

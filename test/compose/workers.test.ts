@@ -1,9 +1,8 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import path from 'node:path';
-import { rmSync } from 'node:fs';
-import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, tempDir } from '../helpers/server.ts';
-import { freePort, runCli, waitForLog, type CliProcess } from '../helpers/process.ts';
+import { api, eventually, login, projectWithKey, sampleEvent } from '../helpers/server.ts';
+import { runCli, serviceSetup, waitForLog, type CliProcess } from '../helpers/process.ts';
 
 // Long enough that a busy CI machine does not make a live holder miss its renewals (every third
 // of it), and that a killed holder's lease is still unexpired when its standby takes it over.
@@ -34,16 +33,10 @@ const acquisitions = (p: CliProcess, projection: string) =>
     .filter((e) => e.msg === 'projection lease acquired' && e.projection === projection).length;
 
 test('two workers on one data dir: each projection runs in exactly one; a killed holder is taken over', async (t) => {
-  const dataDir = tempDir();
-  const port = await freePort();
-  const env = {
-    PORT: String(port),
-    WATCHLOG_DATA_DIR: dataDir,
-    WATCHLOG_ADMIN_EMAIL: ADMIN.email,
-    WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+  const { dataDir, port, env } = await serviceSetup(t, {
     WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS),
     WATCHLOG_LOG_LEVEL: 'debug',
-  };
+  });
   const url = `http://127.0.0.1:${port}`;
   const workers = [runCli(['worker'], env), runCli(['worker'], env)];
   const apiProcess = runCli(['api'], env);
@@ -102,7 +95,6 @@ test('two workers on one data dir: each projection runs in exactly one; a killed
   apiProcess.child.kill('SIGTERM');
   t.is(await standby.exited, 0);
   t.is(await apiProcess.exited, 0);
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const checkpointOf = (dataDir: string, projection: string): string | null => {
@@ -124,15 +116,9 @@ test(
   'a read model of another version is not dropped under a live worker: ' +
     'a new process refuses to start and says why; once the worker stops, it is rebuilt',
   async (t) => {
-    const dataDir = tempDir();
-    const port = await freePort();
-    const env = {
-      PORT: String(port),
-      WATCHLOG_DATA_DIR: dataDir,
-      WATCHLOG_ADMIN_EMAIL: ADMIN.email,
-      WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
+    const { dataDir, port, env } = await serviceSetup(t, {
       WATCHLOG_PROJECTION_LEASE_MS: String(LEASE_MS),
-    };
+    });
     const first = runCli(['start'], env);
     t.teardown(() => first.child.kill('SIGKILL'));
     await waitForLog(first, 'admin user created', 45_000);
@@ -185,6 +171,5 @@ test(
     await login(`http://127.0.0.1:${port}`);
     upgraded.child.kill('SIGTERM');
     t.is(await upgraded.exited, 0);
-    rmSync(dataDir, { recursive: true, force: true });
   },
 );

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { rmSync } from 'node:fs';
-import { ADMIN, api, eventually, login, projectWithKey, sampleEvent, tempDir } from '../helpers/server.ts';
-import { freePort, runCli, waitForLog } from '../helpers/process.ts';
+import { api, eventually, login, projectWithKey, sampleEvent, tempDir } from '../helpers/server.ts';
+import { freePort, runCli, serviceSetup, waitForLog } from '../helpers/process.ts';
 
 /** `watchlog start` as a process: it serves, stops cleanly, restarts on its data; a port in use,
  *  and `watchlog rebuild`. One at a time: each starts a whole server. */
@@ -9,14 +9,7 @@ import { freePort, runCli, waitForLog } from '../helpers/process.ts';
 test.serial(
   'the real server: login, project, key, ingest, list and detail; SIGTERM stops it cleanly; a restart keeps everything',
   async (t) => {
-    const dataDir = tempDir();
-    const port = await freePort();
-    const env = {
-      PORT: String(port),
-      WATCHLOG_DATA_DIR: dataDir,
-      WATCHLOG_ADMIN_EMAIL: ADMIN.email,
-      WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
-    };
+    const { dataDir, port, env } = await serviceSetup(t);
     const url = `http://127.0.0.1:${port}`;
     const first = runCli(['start'], env);
     t.teardown(() => first.child.kill('SIGKILL'));
@@ -80,7 +73,6 @@ test.serial(
     t.is(users.body.length, 1);
     second.child.kill('SIGTERM');
     t.is(await second.exited, 0);
-    rmSync(dataDir, { recursive: true, force: true });
   },
 );
 
@@ -100,14 +92,7 @@ test.serial('a port in use is a clear startup error', async (t) => {
 });
 
 test.serial('rebuild prints progress and exits', async (t) => {
-  const dataDir = tempDir();
-  const port = await freePort();
-  const env = {
-    PORT: String(port),
-    WATCHLOG_DATA_DIR: dataDir,
-    WATCHLOG_ADMIN_EMAIL: ADMIN.email,
-    WATCHLOG_ADMIN_PASSWORD: ADMIN.password,
-  };
+  const { env } = await serviceSetup(t);
   const server = runCli(['start'], env);
   t.teardown(() => server.child.kill('SIGKILL'));
   await waitForLog(server, 'admin user created', 45_000);
@@ -124,5 +109,4 @@ test.serial('rebuild prints progress and exits', async (t) => {
     t.true(named.has(projection), projection);
   t.regex(rebuild.stderr(), /rebuild: published: running processes move to it within a second/);
   t.regex(rebuild.stderr(), /rebuild done: \d+ read models in views-\d+\.db, log head \d+/);
-  rmSync(dataDir, { recursive: true, force: true });
 });
