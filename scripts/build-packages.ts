@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { workspaceDirs } from './workspaces.ts';
 
 /** Builds the workspaces (the packages and the dashboard: `npm run build:packages`) unless every
  *  one is current. `npm ci` and `npm install` build them already (`prepare`), so `npm test` right
@@ -37,16 +38,7 @@ export const staleness = (dir: string): string | null => {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const { workspaces } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
-  const dirs = [
-    ...new Set(
-      workspaces.flatMap((pattern) =>
-        pattern.endsWith('/*')
-          ? readdirSync(path.join(root, pattern.slice(0, -2))).map((name) => path.join(pattern.slice(0, -2), name))
-          : [pattern],
-      ),
-    ),
-  ];
+  const dirs = workspaceDirs(root);
   const stale = process.argv.includes('--force')
     ? ['--force']
     : dirs.flatMap((dir) => {
