@@ -221,21 +221,23 @@ test(
   },
 );
 
+/** The lists that take a `project_id` filter. */
+const PROJECT_LISTS = [
+  '/v1/audit',
+  '/v1/audit/stats',
+  '/v1/audit/export',
+  '/v1/audit/sessions',
+  '/v1/audit/anomalies',
+  '/v1/audit/orphans',
+  '/v1/monitors',
+  '/v1/channels',
+];
+
 test(
   'item 12: unknown query parameters and management body fields are 400 naming them; ' +
     'ingest still ignores unknown fields',
   async (t) => {
-    const misspelt = [
-      '/v1/audit',
-      '/v1/audit/stats',
-      '/v1/audit/export',
-      '/v1/audit/sessions',
-      '/v1/audit/anomalies',
-      '/v1/audit/orphans',
-      '/v1/monitors',
-      '/v1/channels',
-    ];
-    for (const path of misspelt) {
+    for (const path of PROJECT_LISTS) {
       const res = await api(server.url, 'GET', `${path}?projectid=${b.projectId}`, { token: admin });
       t.is(res.status, 400, path);
       t.deepEqual(
@@ -274,17 +276,7 @@ test(
   async (t) => {
     const byId = await api(server.url, 'GET', `/v1/projects/${b.projectId}`, { token: member });
     t.is(byId.status, 404);
-    const lists = [
-      '/v1/audit',
-      '/v1/audit/stats',
-      '/v1/audit/export',
-      '/v1/audit/sessions',
-      '/v1/audit/anomalies',
-      '/v1/audit/orphans',
-      '/v1/monitors',
-      '/v1/channels',
-    ];
-    for (const path of lists) {
+    for (const path of PROJECT_LISTS) {
       const res = await api(server.url, 'GET', `${path}?project_id=${b.projectId}`, { token: member });
       t.is(res.status, 404, path);
       t.deepEqual(res.body, byId.body, path);

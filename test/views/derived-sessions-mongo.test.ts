@@ -68,16 +68,18 @@ const writesOf = async (before: readonly LogEvent[], batch: readonly LogEvent[])
   }
 };
 
+/** `identifier`'s event `minute` minutes after T0, at log position `position`. */
+const at = (identifier: string, minute: number, position: number): LogEvent => ({
+  identifier,
+  ts: T0 + minute * MIN,
+  position,
+});
+
 test(
   'a batch crashed after any one of its writes, ' + 'then replayed, gives the sessions of the events once each',
   async (t) => {
     // ann: sessions at 0-10, 50, 100; the late batch joins 0-10 and 50 (at 30), lengthens 100,
     // starts one at 200 and adds to bob's.
-    const at = (identifier: string, minute: number, position: number): LogEvent => ({
-      identifier,
-      ts: T0 + minute * MIN,
-      position,
-    });
     const log = [
       at('ann', 0, 1),
       at('ann', 10, 2),
@@ -156,11 +158,6 @@ test(
   'two writers of one batch (a former lease holder finishing it while the new one replays it): ' +
     'whoever writes a head first, each event counts once',
   async (t) => {
-    const at = (identifier: string, minute: number, position: number): LogEvent => ({
-      identifier,
-      ts: T0 + minute * MIN,
-      position,
-    });
     const log = [
       at('ann', 0, 1),
       at('bob', 0, 2),
