@@ -22,6 +22,7 @@ export const AUDIT_EVENT_TYPE = {
   alert: 'system.alert',
   healthcheckDown: 'system.healthcheck.down',
   healthcheckUp: 'system.healthcheck.up',
+  certificateExpiring: 'system.healthcheck.certificate_expiring',
   access: 'system.access',
 } as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPE)[keyof typeof AUDIT_EVENT_TYPE];

@@ -1,57 +1,28 @@
 import * as t from 'io-ts';
 import { boundedString, closed, intRange, Uuid } from './codecs.ts';
 import { withSchema } from './json-schema.ts';
-import { DomainError, invalid, notFound } from './errors.ts';
-import { AUDIT_EVENT_TYPE, type StoredAuditEvent } from './audit-event.ts';
-import { HOUR_MS, hourOf } from './stats.ts';
+import { DomainError, invalid, notFound, type ErrorDetail } from './errors.ts';
+import { canonicalJson } from './canonical-json.ts';
+import {
+  optionCodecs,
+  SECRET_MASK,
+  StoredOptions,
+  unmaskedChanges,
+} from './monitor-options.ts';
+import { settingsIssues, targetOf, typeOf } from './monitor-rules.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 
 /** Monitors (SPEC 2.8, 3.1, 3.2, 8): payload codecs, the aggregate, and the transition rule.
  *  Pure: the HTTP check itself is in src/checks/http-probe.ts. */
 
+/** SPEC 8's cap; WATCHLOG_MONITORS_PER_PROJECT raises it. */
 export const MONITORS_PER_PROJECT = 10;
 export const MIN_INTERVAL_SECONDS = 10;
 /** A day: a monitor checked less often than daily is not watching anything. */
 export const MAX_INTERVAL_SECONDS = 86_400;
 export const MAX_TIMEOUT_SECONDS = 120;
 export const CHECKS_KEPT = 200;
-/** Uptime is counted per hour, over the last 24 and 168 whole hours plus the current one; a
- *  monitor keeps the buckets of the 168 hours before its newest check and that check's hour. */
-export const UPTIME_HOURS_KEPT = 7 * 24 + 1;
-/** The hour a time falls in, as the epoch milliseconds of its start. */
-export const uptimeHourOf = (time: string | Date): number => hourOf(new Date(time).getTime());
-
-/** Checks that were OK over all checks of the buckets from `fromHour` to `toHour`; null without checks. */
-export const uptimeRatio = (buckets: ReadonlyArray<UptimeBucket>, fromHour: number, toHour: number): number | null => {
-  let ok = 0;
-  let total = 0;
-  for (const b of buckets) {
-    if (b.hour < fromHour || b.hour > toHour) continue;
-    ok += b.ok;
-    total += b.total;
-  }
-  return total === 0 ? null : ok / total;
-};
-
-/** A monitor's checks in one hour. */
-export interface UptimeBucket {
-  hour: number;
-  ok: number;
-  total: number;
-}
-
-/** SPEC 4.10 uptime of a monitor at `now`: over the last 24 (168) whole hours and the current one. */
-export const uptimeAt = (
-  buckets: ReadonlyArray<UptimeBucket>,
-  now: Date,
-): { uptime_24h: number | null; uptime_7d: number | null } => {
-  const current = uptimeHourOf(now);
-  return {
-    uptime_24h: uptimeRatio(buckets, current - 24 * HOUR_MS, current),
-    uptime_7d: uptimeRatio(buckets, current - 7 * 24 * HOUR_MS, current),
-  };
-};
 export const DEFAULTS = { interval_seconds: 60, timeout_seconds: 10, expected_status: 200, enabled: true } as const;
 
 /** http(s) only, with a host; at most 2048 characters. */
@@ -75,9 +46,30 @@ function isHttpUrl(s: string): boolean {
   }
 }
 
+/** The target of http and tcp monitors: http(s)://… or tcp://host:port. */
+export const CheckUrl = withSchema(
+  new t.Type<string, string, unknown>(
+    'an http, https or tcp URL of at most 2048 characters',
+    (u): u is string => typeof u === 'string' && isCheckUrl(u),
+    (u, c) => (typeof u === 'string' && isCheckUrl(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  ),
+  { type: 'string', format: 'uri', maxLength: 2048 },
+);
+
+function isCheckUrl(s: string): boolean {
+  if (isHttpUrl(s)) return true;
+  if (s.length > 2048) return false;
+  try {
+    return new URL(s).protocol === 'tcp:';
+  } catch {
+    return false;
+  }
+}
+
 const settings = {
   name: boundedString(1, 255),
-  url: MonitorUrl,
+  url: CheckUrl,
   interval_seconds: intRange(MIN_INTERVAL_SECONDS, MAX_INTERVAL_SECONDS),
   timeout_seconds: intRange(1, MAX_TIMEOUT_SECONDS),
   expected_status: intRange(100, 599),
@@ -85,16 +77,18 @@ const settings = {
 };
 
 /** Create and update bodies: unknown fields are refused (a misspelt setting is a 400, not a
- *  default silently applied). */
+ *  default silently applied). `url` is required of http and tcp monitors (monitor-rules.ts). */
 export const MonitorCreateInput = closed(
   t.exact(
     t.intersection([
-      t.type({ project_id: Uuid, name: settings.name, url: settings.url }),
+      t.type({ project_id: Uuid, name: settings.name }),
       t.partial({
+        url: settings.url,
         interval_seconds: settings.interval_seconds,
         timeout_seconds: settings.timeout_seconds,
         expected_status: settings.expected_status,
         enabled: settings.enabled,
+        ...optionCodecs,
       }),
     ]),
   ),
@@ -103,10 +97,20 @@ export const MonitorCreateInput = closed(
 );
 export type MonitorCreateInput = t.TypeOf<typeof MonitorCreateInput>;
 
-export const MonitorUpdateInput = closed(t.exact(t.partial(settings)), 'field', 'a monitor update');
+/** An option set to null goes back to its default (or away, for those without one). */
+const { type: _type, ...changeableOptions } = optionCodecs;
+const nullableOptions = Object.fromEntries(
+  Object.entries(changeableOptions).map(([k, codec]) => [k, t.union([codec, t.null], codec.name)]),
+) as { [K in keyof typeof changeableOptions]: t.UnionC<[(typeof changeableOptions)[K], t.NullC]> };
+
+export const MonitorUpdateInput = closed(
+  t.exact(t.partial({ ...settings, type: optionCodecs.type, ...nullableOptions })),
+  'field',
+  'a monitor update',
+);
 export type MonitorUpdateInput = t.TypeOf<typeof MonitorUpdateInput>;
 
-export const MonitorSettings = t.type({
+const SpecSettings = t.type({
   name: t.string,
   url: t.string,
   interval_seconds: t.number,
@@ -114,41 +118,85 @@ export const MonitorSettings = t.type({
   expected_status: t.number,
   enabled: t.boolean,
 });
+/** SPEC 2.8's settings, and the options given (absent ones are their defaults). For dns and
+ *  heartbeat monitors `url` is derived from the other settings (monitor-rules.ts `targetOf`). */
+export const MonitorSettings = t.intersection([SpecSettings, StoredOptions]);
 export type MonitorSettings = t.TypeOf<typeof MonitorSettings>;
+
+/** What a MonitorUpdated changes: a null option went back to its default. */
+const { type: _storedType, ...storedChangeable } = StoredOptions.props;
+export const SettingsChanges = t.intersection([
+  t.exact(t.partial(SpecSettings.props)),
+  t.exact(
+    t.partial(
+      Object.fromEntries(Object.entries(storedChangeable).map(([k, c]) => [k, t.union([c, t.null])])) as {
+        [K in keyof typeof storedChangeable]: t.UnionC<[(typeof storedChangeable)[K], t.NullC]>;
+      },
+    ),
+  ),
+]);
+export type SettingsChanges = t.TypeOf<typeof SettingsChanges>;
 
 export const MonitorStatus = t.keyof({ UP: null, DOWN: null, PENDING: null });
 export type MonitorStatus = t.TypeOf<typeof MonitorStatus>;
 
-/** What one check saw. `status_code` is absent when no response came (timeout, refused, DNS, TLS). */
+export const Certificate = t.type({
+  valid_from: t.string,
+  valid_to: t.string,
+  issuer: t.string,
+  subject: t.string,
+  names: t.array(t.string),
+});
+export type Certificate = t.TypeOf<typeof Certificate>;
+
+/** One assertion's verdict: `received` is what was seen, shortened to 200 characters. */
+export const AssertionResult = t.intersection([
+  t.type({ source: t.string, op: t.string, passed: t.boolean, received: t.union([t.string, t.null]) }),
+  t.partial({ path: t.string, value: t.union([t.string, t.number, t.boolean, t.null]) }),
+]);
+export type AssertionResult = t.TypeOf<typeof AssertionResult>;
+
+/** What one check saw. `status_code` is absent when no response came (timeout, refused, DNS,
+ *  TLS). `heartbeat`: a beat that arrived, or a beat that did not arrive in time. */
 export const CheckResult = t.intersection([
   t.type({ checked_at: t.string, ok: t.boolean, response_ms: t.number }),
-  t.partial({ status_code: t.number, error: t.string }),
+  t.partial({
+    status_code: t.number,
+    error: t.string,
+    assertions: t.array(AssertionResult),
+    certificate: Certificate,
+    dns_records: t.array(t.string),
+    heartbeat: t.keyof({ beat: null, missed: null }),
+  }),
 ]);
 export type CheckResult = t.TypeOf<typeof CheckResult>;
+
+const ids = { monitor_id: t.string, project_id: t.string };
 
 /** The facts about a monitor; transition events carry what an auditor needs without a join. */
 export const monitorEvents = {
   MonitorCreated: t.intersection([
-    t.type({ monitor_id: t.string, project_id: t.string, created_at: t.string }),
+    t.type({ ...ids, created_at: t.string }),
     MonitorSettings,
+    // The SHA-256 of a heartbeat monitor's token, hex.
+    t.partial({ heartbeat_token_hash: t.string }),
   ]),
-  MonitorUpdated: t.type({
-    monitor_id: t.string,
-    project_id: t.string,
-    changes: t.exact(t.partial(MonitorSettings.props)),
-    updated_at: t.string,
-  }),
-  MonitorDeleted: t.type({ monitor_id: t.string, project_id: t.string, deleted_at: t.string }),
-  CheckRecorded: t.intersection([t.type({ monitor_id: t.string, project_id: t.string }), CheckResult]),
+  MonitorUpdated: t.type({ ...ids, changes: SettingsChanges, updated_at: t.string }),
+  MonitorDeleted: t.type({ ...ids, deleted_at: t.string }),
+  CheckRecorded: t.intersection([t.type(ids), CheckResult]),
   /** The first check of a monitor found it UP: no transition, but the state is now known. */
-  MonitorStatusEstablished: t.intersection([
-    t.type({ monitor_id: t.string, project_id: t.string, status: t.literal('UP') }),
-    CheckResult,
-  ]),
+  MonitorStatusEstablished: t.intersection([t.type({ ...ids, status: t.literal('UP') }), CheckResult]),
+  /** A check that would change the state, not yet confirmed (`streak` of `down_after` or
+   *  `up_after` in a row); a streak of 0 ends an unconfirmed run. */
+  MonitorConfirming: t.type({
+    ...ids,
+    toward: t.keyof({ UP: null, DOWN: null }),
+    streak: t.number,
+    checked_at: t.string,
+  }),
   MonitorWentDown: t.intersection([
     t.type({
-      monitor_id: t.string,
-      project_id: t.string,
+      ...ids,
       name: t.string,
       url: t.string,
       expected_status: t.number,
@@ -156,17 +204,30 @@ export const monitorEvents = {
       response_ms: t.number,
       error: t.string,
     }),
-    t.partial({ status_code: t.number }),
+    t.partial({ status_code: t.number, method: t.string, failed_checks: t.number }),
   ]),
-  MonitorCameUp: t.type({
-    monitor_id: t.string,
-    project_id: t.string,
+  MonitorCameUp: t.intersection([
+    t.type({
+      ...ids,
+      name: t.string,
+      url: t.string,
+      came_up_at: t.string,
+      status_code: t.number,
+      response_ms: t.number,
+      downtime_seconds: t.number,
+    }),
+    t.partial({ method: t.string }),
+  ]),
+  /** A check saw a certificate within one of `cert_expiry_warn_days` of its expiry: once per
+   *  threshold and certificate (`threshold_days`: the nearest threshold crossed). */
+  CertificateExpiring: t.type({
+    ...ids,
     name: t.string,
     url: t.string,
-    came_up_at: t.string,
-    status_code: t.number,
-    response_ms: t.number,
-    downtime_seconds: t.number,
+    checked_at: t.string,
+    days_left: t.number,
+    threshold_days: t.number,
+    certificate: Certificate,
   }),
 } as const;
 
@@ -178,6 +239,14 @@ export interface MonitorState {
   readonly status: MonitorStatus;
   /** When the current status began (the first check for the first status). */
   readonly statusSince: string | null;
+  readonly createdAt: string | null;
+  /** Since when a heartbeat monitor waits for beats: created, or enabled again. */
+  readonly armedAt: string | null;
+  /** An unconfirmed run of checks toward another state. */
+  readonly streak: { toward: 'UP' | 'DOWN'; count: number } | null;
+  /** The last certificate warning: for which certificate (its expiry) and threshold. */
+  readonly certWarning: { validTo: string; threshold: number } | null;
+  readonly heartbeatTokenHash: string | null;
 }
 
 export const initialMonitor: MonitorState = {
@@ -186,25 +255,61 @@ export const initialMonitor: MonitorState = {
   deleted: false,
   status: 'PENDING',
   statusSince: null,
+  createdAt: null,
+  armedAt: null,
+  streak: null,
+  certWarning: null,
+  heartbeatTokenHash: null,
   settings: { name: '', url: '', ...DEFAULTS },
+};
+
+/** Settings after a change: a null option is removed. */
+export const applyChanges = (s: MonitorSettings, changes: SettingsChanges): MonitorSettings => {
+  const next: Record<string, unknown> = { ...s };
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === null) delete next[k];
+    else if (v !== undefined) next[k] = v;
+  }
+  return next as MonitorSettings;
 };
 
 export const evolveMonitor = (state: MonitorState, e: DomainEvent): MonitorState => {
   switch (e.type) {
     case 'MonitorCreated': {
-      const { monitor_id, project_id, created_at: _, ...s } = e.data;
-      return { ...state, id: monitor_id, projectId: project_id, settings: s };
+      const { monitor_id, project_id, created_at, heartbeat_token_hash, ...s } = e.data;
+      return {
+        ...state,
+        id: monitor_id,
+        projectId: project_id,
+        settings: s,
+        createdAt: created_at,
+        armedAt: created_at,
+        heartbeatTokenHash: heartbeat_token_hash ?? null,
+      };
     }
-    case 'MonitorUpdated':
-      return { ...state, settings: { ...state.settings, ...e.data.changes } };
+    case 'MonitorUpdated': {
+      const rearmed = e.data.changes.enabled === true && !state.settings.enabled;
+      return {
+        ...state,
+        settings: applyChanges(state.settings, e.data.changes),
+        ...(rearmed ? { armedAt: e.data.updated_at, streak: null } : {}),
+      };
+    }
     case 'MonitorDeleted':
       return { ...state, deleted: true };
     case 'MonitorStatusEstablished':
-      return { ...state, status: 'UP', statusSince: e.data.checked_at };
+      return { ...state, status: 'UP', statusSince: e.data.checked_at, streak: null };
+    case 'MonitorConfirming':
+      return { ...state, streak: e.data.streak === 0 ? null : { toward: e.data.toward, count: e.data.streak } };
     case 'MonitorWentDown':
-      return { ...state, status: 'DOWN', statusSince: e.data.went_down_at };
+      return { ...state, status: 'DOWN', statusSince: e.data.went_down_at, streak: null };
     case 'MonitorCameUp':
-      return { ...state, status: 'UP', statusSince: e.data.came_up_at };
+      return { ...state, status: 'UP', statusSince: e.data.came_up_at, streak: null };
+    case 'CertificateExpiring':
+      return {
+        ...state,
+        certWarning: { validTo: e.data.certificate.valid_to, threshold: e.data.threshold_days },
+      };
     default:
       return state;
   }
@@ -214,137 +319,163 @@ export const assertMonitorExists = (state: MonitorState): void => {
   if (state.id === null || state.deleted) throw notFound('monitor');
 };
 
-/** A check passes when it got a response with the expected status; errors and timeouts fail. */
-export const checkPasses = (expected: number, statusCode: number | undefined): boolean => statusCode === expected;
-
-/** Why a failed check failed, as the `error` text of SPEC 6.1. */
-export const failureText = (expected: number, result: Pick<CheckResult, 'status_code' | 'error'>): string =>
-  result.error ?? `expected status ${expected}, received ${result.status_code ?? 'no response'}`;
-
+type EventOf<K extends keyof typeof monitorEvents> = { type: K; data: t.TypeOf<(typeof monitorEvents)[K]> };
 export type Transition =
-  | { type: 'MonitorStatusEstablished'; data: t.TypeOf<typeof monitorEvents.MonitorStatusEstablished> }
-  | { type: 'MonitorWentDown'; data: t.TypeOf<typeof monitorEvents.MonitorWentDown> }
-  | { type: 'MonitorCameUp'; data: t.TypeOf<typeof monitorEvents.MonitorCameUp> };
+  | EventOf<'MonitorStatusEstablished'>
+  | EventOf<'MonitorConfirming'>
+  | EventOf<'MonitorWentDown'>
+  | EventOf<'MonitorCameUp'>;
 
-/** SPEC 3.1. Only UP→DOWN and DOWN→UP are transitions. Before its first check a monitor is
- *  PENDING: a first check that fails is a transition to DOWN (a monitor added for a service that
- *  is already down must say so); a first check that passes only establishes UP. */
+const methodOf = (s: MonitorSettings) =>
+  (s.type ?? 'http') === 'http' && s.method !== undefined && s.method !== 'GET' ? { method: s.method } : {};
+
+/** SPEC 3.1, with confirmations. Only UP→DOWN and DOWN→UP are transitions. Before its first
+ *  check a monitor is PENDING: a first check that fails is a transition to DOWN (a monitor added
+ *  for a service that is already down must say so); a first check that passes only establishes
+ *  UP. A check toward another state changes it only as the `down_after`-th (`up_after`-th) in a
+ *  row; the ones before are MonitorConfirming, and a check that breaks the run ends it. With
+ *  both at 1 (the default) this is SPEC's rule exactly. */
 export const decideTransition = (state: MonitorState, result: CheckResult): Transition | null => {
   if (state.id === null || state.deleted) return null;
   // A check that started before the current status began (a slow one finishing after a later
   // one) says nothing about the current state.
   if (state.statusSince !== null && Date.parse(result.checked_at) < Date.parse(state.statusSince)) return null;
   const base = { monitor_id: state.id, project_id: state.projectId };
-  if (result.ok) {
-    if (state.status === 'UP') return null;
-    if (state.status === 'PENDING')
-      return { type: 'MonitorStatusEstablished', data: { ...base, status: 'UP', ...result } };
+  const s = state.settings;
+  const toward = result.ok ? (state.status === 'UP' ? null : 'UP') : state.status === 'DOWN' ? null : 'DOWN';
+  if (toward === null) {
+    return state.streak === null
+      ? null
+      : {
+          type: 'MonitorConfirming',
+          data: { ...base, toward: state.streak.toward, streak: 0, checked_at: result.checked_at },
+        };
+  }
+  if (toward === 'UP' && state.status === 'PENDING')
+    return { type: 'MonitorStatusEstablished', data: { ...base, status: 'UP', ...result } };
+  const streak = (state.streak?.toward === toward ? state.streak.count : 0) + 1;
+  const needed = toward === 'DOWN' ? (s.down_after ?? 1) : (s.up_after ?? 1);
+  if (streak < needed)
+    return { type: 'MonitorConfirming', data: { ...base, toward, streak, checked_at: result.checked_at } };
+  if (toward === 'UP') {
     const since = state.statusSince === null ? Date.parse(result.checked_at) : Date.parse(state.statusSince);
     return {
       type: 'MonitorCameUp',
       data: {
         ...base,
-        name: state.settings.name,
-        url: state.settings.url,
+        name: s.name,
+        url: s.url,
         came_up_at: result.checked_at,
-        status_code: result.status_code ?? state.settings.expected_status,
+        status_code: result.status_code ?? s.expected_status,
         response_ms: result.response_ms,
         downtime_seconds: Math.max(0, Math.round((Date.parse(result.checked_at) - since) / 1000)),
+        ...methodOf(s),
       },
     };
   }
-  if (state.status === 'DOWN') return null;
   return {
     type: 'MonitorWentDown',
     data: {
       ...base,
-      name: state.settings.name,
-      url: state.settings.url,
-      expected_status: state.settings.expected_status,
+      name: s.name,
+      url: s.url,
+      expected_status: s.expected_status,
       went_down_at: result.checked_at,
       response_ms: result.response_ms,
-      error: failureText(state.settings.expected_status, result),
+      error: result.error ?? `expected status ${s.expected_status}, received ${result.status_code ?? 'no response'}`,
       ...(result.status_code === undefined ? {} : { status_code: result.status_code }),
+      ...methodOf(s),
+      ...(needed > 1 ? { failed_checks: streak } : {}),
     },
   };
 };
 
-export const decideUpdate = (state: MonitorState, changes: MonitorUpdateInput): Partial<MonitorSettings> => {
-  assertMonitorExists(state);
-  const next = { ...state.settings, ...changes };
-  assertTimeoutWithinInterval(next);
-  return Object.fromEntries(
-    Object.entries(changes).filter(([k, v]) => state.settings[k as keyof MonitorSettings] !== v),
-  );
-};
+export const DAY_MS = 86_400_000;
+export const CERT_WARN_DAYS_DEFAULT = [14, 7, 1];
 
-/** A check may wait as long as the interval: with the minimum interval (10 s) the default timeout
- *  (10 s) is allowed. A check that times out ends as the next one is due; the job's lock keeps two
- *  checks of one monitor from overlapping. */
-export const assertTimeoutWithinInterval = (s: Pick<MonitorSettings, 'timeout_seconds' | 'interval_seconds'>): void => {
-  if (s.timeout_seconds > s.interval_seconds) {
-    throw invalid('monitor', [
-      { path: 'timeout_seconds', message: `must not exceed interval_seconds (${s.interval_seconds})` },
-    ]);
-  }
-};
+/** Whole days from `at` to the certificate's expiry (negative once expired). */
+export const daysLeft = (cert: Pick<Certificate, 'valid_to'>, at: string): number =>
+  Math.floor((Date.parse(cert.valid_to) - Date.parse(at)) / DAY_MS);
 
-/** SPEC 6.1: a transition as the audit event the list and export show. `identifier` is the
- *  constant `system`, `method` GET (the check's method), `environment` production. */
-export const transitionAuditEvent = (
-  id: string,
-  e: {
-    type: 'MonitorWentDown' | 'MonitorCameUp';
-    data: t.TypeOf<(typeof monitorEvents)['MonitorWentDown' | 'MonitorCameUp']>;
-  },
-): StoredAuditEvent => {
-  const common = {
-    id,
-    project_id: e.data.project_id,
-    identifier: 'system',
-    method: 'GET',
-    environment: 'production',
-    source: 'backend' as const,
-    service_name: e.data.name,
-    path: e.data.url.slice(0, 255),
-    response_time: e.data.response_ms,
-  };
-  if (e.type === 'MonitorWentDown') {
-    const d = e.data as t.TypeOf<typeof monitorEvents.MonitorWentDown>;
-    return {
-      ...common,
-      event_type: AUDIT_EVENT_TYPE.healthcheckDown,
-      timestamp: d.went_down_at,
-      ...(d.status_code === undefined ? {} : { status_code: d.status_code }),
-      request_body: {
-        url: d.url,
-        expected_status: d.expected_status,
-        status_code: d.status_code ?? 0,
-        response_ms: d.response_ms,
-        error: d.error,
-      },
-    };
-  }
-  const d = e.data as t.TypeOf<typeof monitorEvents.MonitorCameUp>;
+/** A warning when the check's certificate is within a threshold it was not yet warned of: the
+ *  nearest threshold crossed, once; a renewed certificate (another expiry) starts over. */
+export const decideCertificateWarning = (
+  state: MonitorState,
+  result: CheckResult,
+): EventOf<'CertificateExpiring'> | null => {
+  const cert = result.certificate;
+  if (state.id === null || state.deleted || cert === undefined || Number.isNaN(Date.parse(cert.valid_to))) return null;
+  const left = daysLeft(cert, result.checked_at);
+  const crossed = (state.settings.cert_expiry_warn_days ?? CERT_WARN_DAYS_DEFAULT).filter((d) => left <= d);
+  if (crossed.length === 0) return null;
+  const threshold = Math.min(...crossed);
+  const prior = state.certWarning;
+  if (prior !== null && prior.validTo === cert.valid_to && prior.threshold <= threshold) return null;
   return {
-    ...common,
-    event_type: AUDIT_EVENT_TYPE.healthcheckUp,
-    timestamp: d.came_up_at,
-    status_code: d.status_code,
-    request_body: {
-      url: d.url,
-      status_code: d.status_code,
-      response_ms: d.response_ms,
-      downtime_seconds: d.downtime_seconds,
+    type: 'CertificateExpiring',
+    data: {
+      monitor_id: state.id,
+      project_id: state.projectId,
+      name: state.settings.name,
+      url: state.settings.url,
+      checked_at: result.checked_at,
+      days_left: left,
+      threshold_days: threshold,
+      certificate: cert,
     },
   };
+};
+
+/** The fields a PUT changes: masked secrets sent back keep the stored ones, `type` cannot change
+ *  (a monitor's history is of one kind of check), a dns or heartbeat monitor's `url` follows its
+ *  other settings, and the result must be a valid monitor as a whole. */
+export const decideUpdate = (state: MonitorState, input: MonitorUpdateInput): SettingsChanges => {
+  assertMonitorExists(state);
+  const before = state.settings;
+  if (input.type !== undefined && input.type !== typeOf(before))
+    throw invalid('monitor', [{ path: 'type', message: `cannot change (${typeOf(before)}); create a new monitor` }]);
+  const { type: _t, ...rest } = input;
+  const changes = unmaskedChanges(rest as StoredOptions, before) as SettingsChanges;
+  let next = applyChanges(before, changes);
+  const derived = targetOf(next, state.id!);
+  if (derived !== next.url) next = { ...next, url: derived };
+  const issues = [...settingsIssues(next, new Set(Object.keys(input))), ...maskedLeft(changes)];
+  if (issues.length > 0) throw invalid('monitor', issues);
+  const changed: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries({ ...changes, url: next.url })) {
+    const was = (before as Record<string, unknown>)[k];
+    if (v === null ? was !== undefined : canonicalJson(v) !== canonicalJson(was)) changed[k] = v;
+  }
+  return changed as SettingsChanges;
+};
+
+/** A header named with the mask but never stored has no value to keep. */
+const maskedLeft = (changes: SettingsChanges): ErrorDetail[] =>
+  Object.entries(changes.headers ?? {})
+    .filter(([, v]) => v === SECRET_MASK)
+    .map(([k]) => ({ path: `headers.${k}`, message: 'has no stored value to keep: give the value' }));
+
+/** A new monitor's settings: defaults filled in, the whole checked, `url` derived where it is. */
+export const decideSettings = (input: Omit<MonitorCreateInput, 'project_id'>, monitorId: string): MonitorSettings => {
+  const s: MonitorSettings = { ...DEFAULTS, url: '', ...input };
+  const issues = settingsIssues(s, new Set(Object.keys(input)));
+  if (issues.length > 0) throw invalid('monitor', issues);
+  return { ...s, url: targetOf(s, monitorId) };
 };
 
 export type MonitorCommand =
-  | { type: 'CreateMonitor'; monitor_id: string; project_id: string; settings: MonitorSettings; at: string }
+  | {
+      type: 'CreateMonitor';
+      monitor_id: string;
+      project_id: string;
+      settings: MonitorSettings;
+      at: string;
+      heartbeat_token_hash?: string;
+    }
   | { type: 'UpdateMonitor'; changes: MonitorUpdateInput; at: string }
   | { type: 'DeleteMonitor'; at: string }
-  /** A check's result: a transition when it changes the monitor's state (SPEC 3.1), else nothing. */
+  /** A check's result: a transition (or a step toward one) when it changes the monitor's state
+   *  (SPEC 3.1), and a certificate warning when one is due; else nothing. */
   | { type: 'RecordCheck'; result: CheckResult };
 
 export const monitorDecider: Decider<MonitorState, MonitorCommand> = {
@@ -352,20 +483,22 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand> = {
   evolve: evolveMonitor,
   decide(command, state) {
     switch (command.type) {
-      case 'CreateMonitor':
+      case 'CreateMonitor': {
         if (state.id !== null) throw new DomainError('conflict', 'monitor already exists');
-        assertTimeoutWithinInterval(command.settings);
+        const { monitor_id, project_id, at, settings, heartbeat_token_hash } = command;
         return [
           {
             type: 'MonitorCreated',
             data: {
-              monitor_id: command.monitor_id,
-              project_id: command.project_id,
-              created_at: command.at,
-              ...command.settings,
+              monitor_id,
+              project_id,
+              created_at: at,
+              ...settings,
+              ...(heartbeat_token_hash === undefined ? {} : { heartbeat_token_hash }),
             },
           },
         ];
+      }
       case 'UpdateMonitor': {
         const changes = decideUpdate(state, command.changes);
         if (Object.keys(changes).length === 0) return [];
@@ -386,7 +519,8 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand> = {
         ];
       case 'RecordCheck': {
         const transition = decideTransition(state, command.result);
-        return transition ? [transition] : [];
+        const warning = decideCertificateWarning(state, command.result);
+        return [...(transition ? [transition] : []), ...(warning ? [warning] : [])];
       }
     }
   },
