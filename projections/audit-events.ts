@@ -1,4 +1,4 @@
-import { transitionAuditEvent } from '../src/domain/monitor.ts';
+import { certificateAuditEvent, transitionAuditEvent } from '../src/domain/monitor-audit.ts';
 import { alertAuditEvent } from '../src/domain/anomaly.ts';
 import { AUDITED_CHANGES, changeAccessEvent } from '../src/domain/self-audit.ts';
 import { expiredRangeOf } from '../src/domain/retention.ts';
@@ -6,7 +6,7 @@ import type { AuditEventsWriter } from '../src/views/audit-events/port.ts';
 import type { Projection } from './projection.ts';
 
 /** Ingested events, monitor transitions as the system.healthcheck events of SPEC 6.1 (keyed by
- *  the transition's event id), anomaly alerts as the system.alert events of SPEC 2.10 (keyed
+ *  the transition's event id) and certificate warnings as system.healthcheck.certificate_expiring, anomaly alerts as the system.alert events of SPEC 2.10 (keyed
  *  by the alert id), and changes made through watchlog as system.access events of the built-in
  *  project (keyed by the change's event id), so they list, filter and export like ingested ones.
  *  Retention drops rows, an erasure rewrites them, and an erased record replayed from the log
@@ -17,6 +17,7 @@ export const auditEventsProjection: Projection<AuditEventsWriter> = {
     'AuditEventRecorded',
     'MonitorWentDown',
     'MonitorCameUp',
+    'CertificateExpiring',
     'AnomalyDetected',
     'RecordRedacted',
     'RetentionApplied',
@@ -29,6 +30,8 @@ export const auditEventsProjection: Projection<AuditEventsWriter> = {
     } else if (event.type === 'RetentionApplied') writer.expire(expiredRangeOf(event.data));
     else if (event.type === 'MonitorWentDown' || event.type === 'MonitorCameUp') {
       writer.record(transitionAuditEvent(recorded.id, event), recorded.position);
+    } else if (event.type === 'CertificateExpiring') {
+      writer.record(certificateAuditEvent(recorded.id, event.data), recorded.position);
     } else if (event.type === 'AnomalyDetected') writer.record(alertAuditEvent(event.data), recorded.position);
     else {
       // IdentifierErased is also a change, audited in the built-in project.

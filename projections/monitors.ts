@@ -1,4 +1,3 @@
-import { uptimeHourOf } from '../src/domain/monitor.ts';
 import type { MonitorsWriter } from '../src/views/monitors/port.ts';
 import type { Projection } from './projection.ts';
 
@@ -16,19 +15,24 @@ export const monitorsProjection: Projection<MonitorsWriter> = {
   apply(event, recorded, writer) {
     switch (event.type) {
       case 'MonitorCreated': {
-        const { monitor_id, created_at, ...settings } = event.data;
-        writer.created({
-          ...settings,
-          id: monitor_id,
-          status: 'PENDING',
-          status_since: null,
-          last_checked_at: null,
-          last_status_code: null,
-          last_response_ms: null,
-          last_error: null,
-          created_at,
-          updated_at: created_at,
-        });
+        const { monitor_id, created_at, heartbeat_token_hash, ...settings } = event.data;
+        writer.created(
+          {
+            ...settings,
+            type: settings.type ?? 'http',
+            id: monitor_id,
+            status: 'PENDING',
+            status_since: null,
+            last_checked_at: null,
+            last_status_code: null,
+            last_response_ms: null,
+            last_error: null,
+            last_certificate: null,
+            created_at,
+            updated_at: created_at,
+          },
+          heartbeat_token_hash ?? null,
+        );
         break;
       }
       case 'MonitorUpdated':
@@ -47,19 +51,13 @@ export const monitorsProjection: Projection<MonitorsWriter> = {
         writer.status(event.data.monitor_id, 'UP', event.data.came_up_at);
         break;
       case 'CheckRecorded': {
-        const c = event.data;
+        const { monitor_id, project_id: _, status_code, error, ...check } = event.data;
         writer.checked(
-          c.monitor_id,
-          {
-            checked_at: c.checked_at,
-            status_code: c.status_code ?? null,
-            response_ms: c.response_ms,
-            ok: c.ok,
-            error: c.error ?? null,
-          },
+          monitor_id,
+          { ...check, status_code: status_code ?? null, error: error ?? null },
           recorded.position,
         );
-        writer.counted(c.monitor_id, uptimeHourOf(c.checked_at), c.ok, recorded.position);
+        writer.counted(monitor_id, check, recorded.position);
         break;
       }
       default:

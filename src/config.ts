@@ -1,3 +1,4 @@
+import { MONITORS_PER_PROJECT } from './domain/monitor.ts';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { existsSync } from 'node:fs';
@@ -119,6 +120,7 @@ const Env = t.type({
   WATCHLOG_VAPID_SUBJECT: optional(matching('mailto: or https: URL', /^(mailto:|https:\/\/)\S+$/)),
   WATCHLOG_PUBLIC_URL: optional(matching('http:// or https:// URL', /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/)),
   WATCHLOG_NOTIFY_DEGRADED_AFTER: optional(intFromEnv('integer 1-100', 1, 100)),
+  WATCHLOG_MONITORS_PER_PROJECT: optional(intFromEnv('integer 1-100000', 1, 100_000)),
   WATCHLOG_ANOMALY_SCAN_SECONDS: optional(intFromEnv('integer 5-3600', 5, 3600)),
   WATCHLOG_RETENTION_INTERVAL_SECONDS: optional(intFromEnv('integer 10-86400', 10, 86_400)),
   WATCHLOG_LOG_COMPACTION_SECONDS: optional(intFromEnv('integer 0-86400', 0, 86_400)),
@@ -177,6 +179,8 @@ export interface Config {
   /** Notification channels: the dashboard's address their messages link to (null: no link), and
    *  how many failed deliveries in a row mark a channel degraded. */
   notifications: { publicUrl: string | null; degradedAfter: number };
+  /** How many monitors a project may have (SPEC 8: 10). */
+  monitorsPerProject: number;
   /** How often the anomaly scan runs. */
   anomalyScanMs: number;
   /** How often the retention job runs. */
@@ -394,6 +398,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       publicUrl: e.WATCHLOG_PUBLIC_URL?.replace(/\/+$/, '') ?? null,
       degradedAfter: e.WATCHLOG_NOTIFY_DEGRADED_AFTER ?? 3,
     },
+    monitorsPerProject: e.WATCHLOG_MONITORS_PER_PROJECT ?? MONITORS_PER_PROJECT,
     anomalyScanMs: (e.WATCHLOG_ANOMALY_SCAN_SECONDS ?? 30) * 1000,
     retentionEveryMs: (e.WATCHLOG_RETENTION_INTERVAL_SECONDS ?? 3600) * 1000,
     logCompactionEveryMs:

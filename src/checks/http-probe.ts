@@ -1,5 +1,9 @@
 import got, { RequestError, TimeoutError } from 'got';
-import { checkPasses, failureText, type CheckResult, type MonitorSettings } from '../domain/monitor.ts';
+import type { CheckResult, MonitorSettings } from '../domain/monitor.ts';
+
+const checkPasses = (expected: number, status: number | undefined) => status === expected;
+const failureText = (expected: number, result: Pick<CheckResult, 'status_code' | 'error'>): string =>
+  result.error ?? `expected status ${expected}, received ${result.status_code ?? 'no response'}`;
 import { refusalOf, type EgressPolicy } from './egress.ts';
 
 export type CheckTarget = Pick<MonitorSettings, 'url' | 'timeout_seconds' | 'expected_status'>;

@@ -13,7 +13,7 @@ import { generatePassword, Passwords } from '../commands/passwords.ts';
 import { createProject, issueApiKey } from '../commands/projects.ts';
 import { NO_RESTRICTIONS } from '../domain/api-keys.ts';
 import { registerUser } from '../commands/users.ts';
-import { monitorDecider, type CheckResult } from '../domain/monitor.ts';
+import { MONITORS_PER_PROJECT, monitorDecider, type CheckResult } from '../domain/monitor.ts';
 import { auditStream, checksStream, monitorStream } from '../domain/streams.ts';
 import { scanAnomalies } from '../jobs/anomaly-scan.ts';
 import type { EventLog, NewEvent } from '../log/event-log.ts';
@@ -158,7 +158,7 @@ export const fillDemo = async (
       { ...options.admin, role: 'admin', project_ids: [] },
       yesterday(3),
     );
-    const monitorDeps = { log, monitorsInProject: async () => 0 };
+    const monitorDeps = { log, monitorsInProject: async () => 0, monitorsPerProject: MONITORS_PER_PROJECT };
     const up = await createMonitor(
       monitorDeps,
       { project_id: shop.id, name: 'checkout-api', url: options.upUrl, interval_seconds: 30, timeout_seconds: 5 },

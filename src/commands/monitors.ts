@@ -1,15 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import { DomainError } from '../domain/errors.ts';
-import {
-  CHECKS_KEPT,
-  DEFAULTS,
-  MONITORS_PER_PROJECT,
-  monitorDecider,
-  type CheckResult,
-  type MonitorCreateInput,
-  type MonitorState,
-  type MonitorUpdateInput,
-} from '../domain/monitor.ts';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { DomainError, notFound } from '../domain/errors.ts';
+import { beatResult, missedBeat, type BeatReport } from '../domain/heartbeat.ts';
+import { CHECKS_KEPT, decideSettings, monitorDecider, type CheckResult, type MonitorState } from '../domain/monitor.ts';
+import type { MonitorCreateInput, MonitorUpdateInput } from '../domain/monitor-input.ts';
 import { checksStream, monitorStream } from '../domain/streams.ts';
 import { handle, load, newEvent, type CommandContext, type CommandDeps, type Handled, type Loaded } from './handle.ts';
 import { requireProject } from './projects.ts';
@@ -20,7 +13,12 @@ export const loadMonitor = (deps: CommandDeps, id: string) => load(deps.log, mon
 export interface MonitorCreationDeps extends CommandDeps {
   /** How many monitors the project has, once the read model has caught up with the log. */
   monitorsInProject(projectId: string): Promise<number>;
+  /** The cap (SPEC 8: 10; WATCHLOG_MONITORS_PER_PROJECT). */
+  readonly monitorsPerProject: number;
 }
+
+/** A heartbeat token: 32 random bytes, URL-safe; only its SHA-256 is kept. */
+export const heartbeatTokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** Creations per project run one at a time in this process, so two concurrent requests cannot
  *  both see room for one more monitor. (Across API processes two requests racing for the last
@@ -34,16 +32,20 @@ const oneAtATime = <T>(key: string, work: () => Promise<T>): Promise<T> => {
   return next;
 };
 
+/** Creates a monitor; a heartbeat monitor's token is answered here only (`heartbeat_token`). */
 export const createMonitor = (deps: MonitorCreationDeps, input: MonitorCreateInput, ctx: CommandContext) =>
   oneAtATime(input.project_id, async () => {
     await requireProject(deps, input.project_id);
     const { project_id, ...given } = input;
-    if ((await deps.monitorsInProject(project_id)) >= MONITORS_PER_PROJECT) {
-      throw new DomainError('conflict', `a project has at most ${MONITORS_PER_PROJECT} monitors`, [
-        { path: 'project_id', message: `already has ${MONITORS_PER_PROJECT} monitors` },
+    const id = randomUUID();
+    const settings = decideSettings(given, id);
+    const cap = deps.monitorsPerProject;
+    if ((await deps.monitorsInProject(project_id)) >= cap) {
+      throw new DomainError('conflict', `a project has at most ${cap} monitors`, [
+        { path: 'project_id', message: `already has ${cap} monitors` },
       ]);
     }
-    const id = randomUUID();
+    const token = settings.type === 'heartbeat' ? randomBytes(32).toString('base64url') : null;
     await deps.log.setStreamMaxCount(checksStream(id), CHECKS_KEPT);
     const handled = await handle(
       deps,
@@ -53,12 +55,13 @@ export const createMonitor = (deps: MonitorCreationDeps, input: MonitorCreateInp
         type: 'CreateMonitor',
         monitor_id: id,
         project_id,
-        settings: { ...DEFAULTS, ...given },
+        settings,
         at: ctx.now().toISOString(),
+        ...(token === null ? {} : { heartbeat_token_hash: heartbeatTokenHash(token) }),
       },
       ctx,
     );
-    return { ...handled, id };
+    return { ...handled, id, heartbeatToken: token };
   });
 
 export const updateMonitor = (deps: CommandDeps, id: string, changes: MonitorUpdateInput, ctx: CommandContext) =>
@@ -87,4 +90,35 @@ export const recordCheck = async (
     'any',
   );
   return handle(deps, monitorStream(id), monitorDecider, { type: 'RecordCheck', result }, ctx, current);
+};
+
+export type BeatOutcome = 'recorded' | 'paused';
+
+/** A beat of a heartbeat monitor (found by its token): recorded as a check, a transition when it
+ *  changes the state. A paused monitor records nothing. */
+export const recordBeat = async (
+  deps: CommandDeps,
+  id: string,
+  report: BeatReport,
+  ctx: CommandContext,
+): Promise<BeatOutcome> => {
+  const loaded = await loadMonitor(deps, id);
+  const { state } = loaded;
+  if (state.id === null || state.deleted || state.settings.type !== 'heartbeat') throw notFound('heartbeat monitor');
+  if (!state.settings.enabled) return 'paused';
+  await recordCheck(deps, id, beatResult(ctx.now(), report), ctx, loaded);
+  return 'recorded';
+};
+
+/** The worker's look at a heartbeat monitor: a missed beat is recorded as a failed check. */
+export const watchHeartbeat = async (
+  deps: CommandDeps,
+  id: string,
+  ctx: CommandContext,
+  loaded?: Loaded<MonitorState>,
+): Promise<Handled<MonitorState> | null> => {
+  const current = loaded ?? (await loadMonitor(deps, id));
+  const last = await deps.log.readLast(checksStream(id));
+  const missed = missedBeat(current.state, last === null ? null : (last.data as CheckResult), ctx.now());
+  return missed === null ? null : recordCheck(deps, id, missed, ctx, current);
 };

@@ -96,6 +96,7 @@ export const appFor = (
     ingest: config.ingest,
     checkpointKey: runtime.checkpointSigner,
     vapidPublicKey: runtime.vapid.publicKey,
+    publicUrl: config.notifications.publicUrl,
     egress: runtime.egress,
     testChannel: channelTester(runtime, config),
     anomalyDefaults: config.anomalyDefaults,

@@ -69,6 +69,7 @@ export const openRuntime = async (
     commands: {
       log: stores.log,
       passwords: new Passwords(scrypt),
+      monitorsPerProject: config.monitorsPerProject,
       async monitorsInProject(projectId) {
         const head = await stores.log.headPosition();
         if (head !== null) await readModelsCaughtUp(['monitors'], head, 5000);
@@ -85,13 +86,14 @@ export const openRuntime = async (
 };
 
 /** Reads, on each scrape, the runtime's log (head, writer state) and, where projectors run
- *  (`start`, `worker`), every projection's checkpoint and (unless `notifications` is false) the
- *  notification reactor's. */
+ *  (`start`, `worker`), every projection's checkpoint, (unless `notifications` is false) the
+ *  notification reactor's, and every monitor's state. */
 export const watchRuntime = (
   telemetry: Telemetry,
-  stores: Pick<Stores, 'log' | 'runners' | 'reactorStates'>,
+  stores: Pick<Stores, 'log' | 'runners' | 'reactorStates' | 'readModels'>,
   { projections, notifications = true }: { projections: boolean; notifications?: boolean },
 ): void => {
   const followers = notifications ? [...stores.runners, stores.reactorStates.stores.notifications] : stores.runners;
-  telemetry.watch(stores.log, projections ? followers : []);
+  // Per-monitor series where the projectors run (start, worker), not on every API replica.
+  telemetry.watch(stores.log, projections ? followers : [], projections ? stores.readModels.monitors : undefined);
 };

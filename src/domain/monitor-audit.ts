@@ -55,7 +55,6 @@ export const transitionAuditEvent = (
   };
 };
 
-
 /** A certificate warning as a `system.healthcheck.certificate_expiring` audit event of the
  *  monitor's project, keyed by the warning's event id. */
 export const certificateAuditEvent = (

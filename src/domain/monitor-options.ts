@@ -6,7 +6,10 @@ import { withSchema } from './json-schema.ts';
  *  assertions on what came back, confirmation counts and certificate warnings. Every field is
  *  optional; a monitor without them is SPEC's. Pure: the probes are in src/checks/. */
 
-export const MonitorType = t.keyof({ http: null, tcp: null, dns: null, heartbeat: null }, 'http | tcp | dns | heartbeat');
+export const MonitorType = t.keyof(
+  { http: null, tcp: null, dns: null, heartbeat: null },
+  'http | tcp | dns | heartbeat',
+);
 export type MonitorType = t.TypeOf<typeof MonitorType>;
 
 export const CheckMethod = t.keyof(
@@ -44,7 +47,6 @@ export const CheckHeaders = withSchema(
   ),
   {
     type: 'object',
-    propertyNames: { pattern: TOKEN.source },
     additionalProperties: { type: 'string', maxLength: 4096 },
   },
 );

@@ -57,8 +57,12 @@ const assertionIssues = (type: MonitorType, a: Assertion, path: string): ErrorDe
     return [{ path: `${path}.source`, message: `${type} monitors assert on ${SOURCES[type].join(', ') || 'nothing'}` }];
   const wantsPath = a.source === 'json' || a.source === 'header';
   if (wantsPath && a.path === undefined)
-    issues.push({ path: `${path}.path`, message: `required: ${a.source === 'json' ? 'a JSONPath such as $.status' : 'a header name'}` });
-  if (!wantsPath && a.path !== undefined) issues.push({ path: `${path}.path`, message: `not used with source ${a.source}` });
+    issues.push({
+      path: `${path}.path`,
+      message: `required: ${a.source === 'json' ? 'a JSONPath such as $.status' : 'a header name'}`,
+    });
+  if (!wantsPath && a.path !== undefined)
+    issues.push({ path: `${path}.path`, message: `not used with source ${a.source}` });
   if (a.source === 'json' && a.path !== undefined && !a.path.startsWith('$'))
     issues.push({ path: `${path}.path`, message: 'must be a JSONPath starting with $' });
   if (PRESENCE.has(a.op)) {
@@ -100,13 +104,20 @@ export const settingsIssues = (s: MonitorSettings, given: ReadonlySet<string>): 
     else if (type === 'tcp' && (scheme !== 'tcp:' || new URL(s.url).port === ''))
       issues.push({ path: 'url', message: 'must be tcp://host:port' });
   } else if (given.has('url')) issues.push({ path: 'url', message: `not used by ${type} monitors` });
-  if (type === 'dns' && s.hostname === undefined) issues.push({ path: 'hostname', message: 'required for dns monitors' });
+  if (type === 'dns' && s.hostname === undefined)
+    issues.push({ path: 'hostname', message: 'required for dns monitors' });
   if (given.has('expected_status') && type !== 'http')
     issues.push({ path: 'expected_status', message: `only for http monitors; this one is ${type}` });
   if (s.body !== undefined && (s.method === undefined || s.method === 'GET' || s.method === 'HEAD'))
-    issues.push({ path: 'body', message: `not sent with ${s.method ?? 'GET'}: choose POST, PUT, PATCH, DELETE or OPTIONS` });
+    issues.push({
+      path: 'body',
+      message: `not sent with ${s.method ?? 'GET'}: choose POST, PUT, PATCH, DELETE or OPTIONS`,
+    });
   if (s.retry_interval_seconds !== undefined && s.retry_interval_seconds > s.interval_seconds)
-    issues.push({ path: 'retry_interval_seconds', message: `must not exceed interval_seconds (${s.interval_seconds})` });
+    issues.push({
+      path: 'retry_interval_seconds',
+      message: `must not exceed interval_seconds (${s.interval_seconds})`,
+    });
   if (s.timeout_seconds > s.interval_seconds && type !== 'heartbeat')
     issues.push({ path: 'timeout_seconds', message: `must not exceed interval_seconds (${s.interval_seconds})` });
   (s.assertions ?? []).forEach((a, i) => {

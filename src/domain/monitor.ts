@@ -1,15 +1,11 @@
 import * as t from 'io-ts';
-import { boundedString, closed, intRange, Uuid } from './codecs.ts';
 import { withSchema } from './json-schema.ts';
 import { DomainError, invalid, notFound, type ErrorDetail } from './errors.ts';
 import { canonicalJson } from './canonical-json.ts';
-import {
-  optionCodecs,
-  SECRET_MASK,
-  StoredOptions,
-  unmaskedChanges,
-} from './monitor-options.ts';
+import { SECRET_MASK, StoredOptions, unmaskedChanges } from './monitor-options.ts';
 import { settingsIssues, targetOf, typeOf } from './monitor-rules.ts';
+import { decideCertificateWarning } from './monitor-certificates.ts';
+import type { MonitorCreateInput, MonitorUpdateInput } from './monitor-input.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
 
@@ -36,7 +32,7 @@ export const MonitorUrl = withSchema(
   { type: 'string', format: 'uri', maxLength: 2048 },
 );
 
-function isHttpUrl(s: string): boolean {
+export function isHttpUrl(s: string): boolean {
   if (s.length > 2048) return false;
   try {
     const url = new URL(s);
@@ -45,70 +41,6 @@ function isHttpUrl(s: string): boolean {
     return false;
   }
 }
-
-/** The target of http and tcp monitors: http(s)://… or tcp://host:port. */
-export const CheckUrl = withSchema(
-  new t.Type<string, string, unknown>(
-    'an http, https or tcp URL of at most 2048 characters',
-    (u): u is string => typeof u === 'string' && isCheckUrl(u),
-    (u, c) => (typeof u === 'string' && isCheckUrl(u) ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  ),
-  { type: 'string', format: 'uri', maxLength: 2048 },
-);
-
-function isCheckUrl(s: string): boolean {
-  if (isHttpUrl(s)) return true;
-  if (s.length > 2048) return false;
-  try {
-    return new URL(s).protocol === 'tcp:';
-  } catch {
-    return false;
-  }
-}
-
-const settings = {
-  name: boundedString(1, 255),
-  url: CheckUrl,
-  interval_seconds: intRange(MIN_INTERVAL_SECONDS, MAX_INTERVAL_SECONDS),
-  timeout_seconds: intRange(1, MAX_TIMEOUT_SECONDS),
-  expected_status: intRange(100, 599),
-  enabled: t.boolean,
-};
-
-/** Create and update bodies: unknown fields are refused (a misspelt setting is a 400, not a
- *  default silently applied). `url` is required of http and tcp monitors (monitor-rules.ts). */
-export const MonitorCreateInput = closed(
-  t.exact(
-    t.intersection([
-      t.type({ project_id: Uuid, name: settings.name }),
-      t.partial({
-        url: settings.url,
-        interval_seconds: settings.interval_seconds,
-        timeout_seconds: settings.timeout_seconds,
-        expected_status: settings.expected_status,
-        enabled: settings.enabled,
-        ...optionCodecs,
-      }),
-    ]),
-  ),
-  'field',
-  'a monitor',
-);
-export type MonitorCreateInput = t.TypeOf<typeof MonitorCreateInput>;
-
-/** An option set to null goes back to its default (or away, for those without one). */
-const { type: _type, ...changeableOptions } = optionCodecs;
-const nullableOptions = Object.fromEntries(
-  Object.entries(changeableOptions).map(([k, codec]) => [k, t.union([codec, t.null], codec.name)]),
-) as { [K in keyof typeof changeableOptions]: t.UnionC<[(typeof changeableOptions)[K], t.NullC]> };
-
-export const MonitorUpdateInput = closed(
-  t.exact(t.partial({ ...settings, type: optionCodecs.type, ...nullableOptions })),
-  'field',
-  'a monitor update',
-);
-export type MonitorUpdateInput = t.TypeOf<typeof MonitorUpdateInput>;
 
 const SpecSettings = t.type({
   name: t.string,
@@ -273,6 +205,12 @@ export const applyChanges = (s: MonitorSettings, changes: SettingsChanges): Moni
   return next as MonitorSettings;
 };
 
+/** The options among a monitor's fields, `type` aside (for stores that keep them apart). */
+export const optionsIn = (fields: object): StoredOptions =>
+  Object.fromEntries(
+    Object.entries(fields).filter(([k, v]) => k !== 'type' && v !== undefined && k in StoredOptions.props),
+  ) as StoredOptions;
+
 export const evolveMonitor = (state: MonitorState, e: DomainEvent): MonitorState => {
   switch (e.type) {
     case 'MonitorCreated': {
@@ -390,41 +328,10 @@ export const decideTransition = (state: MonitorState, result: CheckResult): Tran
   };
 };
 
-export const DAY_MS = 86_400_000;
-export const CERT_WARN_DAYS_DEFAULT = [14, 7, 1];
-
-/** Whole days from `at` to the certificate's expiry (negative once expired). */
-export const daysLeft = (cert: Pick<Certificate, 'valid_to'>, at: string): number =>
-  Math.floor((Date.parse(cert.valid_to) - Date.parse(at)) / DAY_MS);
-
-/** A warning when the check's certificate is within a threshold it was not yet warned of: the
- *  nearest threshold crossed, once; a renewed certificate (another expiry) starts over. */
-export const decideCertificateWarning = (
-  state: MonitorState,
-  result: CheckResult,
-): EventOf<'CertificateExpiring'> | null => {
-  const cert = result.certificate;
-  if (state.id === null || state.deleted || cert === undefined || Number.isNaN(Date.parse(cert.valid_to))) return null;
-  const left = daysLeft(cert, result.checked_at);
-  const crossed = (state.settings.cert_expiry_warn_days ?? CERT_WARN_DAYS_DEFAULT).filter((d) => left <= d);
-  if (crossed.length === 0) return null;
-  const threshold = Math.min(...crossed);
-  const prior = state.certWarning;
-  if (prior !== null && prior.validTo === cert.valid_to && prior.threshold <= threshold) return null;
-  return {
-    type: 'CertificateExpiring',
-    data: {
-      monitor_id: state.id,
-      project_id: state.projectId,
-      name: state.settings.name,
-      url: state.settings.url,
-      checked_at: result.checked_at,
-      days_left: left,
-      threshold_days: threshold,
-      certificate: cert,
-    },
-  };
-};
+/** How soon a check follows one that began an unconfirmed run: `retry_interval_seconds`, by
+ *  default the interval or 30 s, whichever is shorter. */
+export const retryIntervalSeconds = (s: Pick<MonitorSettings, 'retry_interval_seconds' | 'interval_seconds'>): number =>
+  s.retry_interval_seconds ?? Math.min(s.interval_seconds, 30);
 
 /** The fields a PUT changes: masked secrets sent back keep the stored ones, `type` cannot change
  *  (a monitor's history is of one kind of check), a dns or heartbeat monitor's `url` follows its

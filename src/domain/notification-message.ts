@@ -45,6 +45,7 @@ export const dashboardLink = (publicUrl: string | null, n: Notification): string
   switch (n.type) {
     case 'monitor.down':
     case 'monitor.up':
+    case 'monitor.certificate_expiring':
       return `${base}/monitors?open=${n.monitor.id}`;
     case 'anomaly.detected':
       return `${base}/events/${n.id}`;
@@ -100,6 +101,24 @@ export const messageOf = (n: Notification, publicUrl: string | null): Message =>
         ],
       };
     }
+    case 'monitor.certificate_expiring':
+      return {
+        kind: 'alert',
+        title: `${n.monitor.name}: certificate expires in ${n.days_left} days`,
+        link,
+        at: n.timestamp,
+        text:
+          `The certificate of ${n.monitor.name} (${n.monitor.url}) expires ${readableTime(n.expires_at)}, ` +
+          `in ${n.days_left} days (warning at ${n.threshold_days}).`,
+        facts: [
+          ['Service', n.monitor.name],
+          ['URL', n.monitor.url],
+          ['Expires', readableTime(n.expires_at)],
+          ['Days left', String(n.days_left)],
+          ['Issuer', n.issuer],
+          ['Names', n.names.join(', ')],
+        ],
+      };
     case 'anomaly.detected':
       return {
         kind: 'alert',
@@ -260,6 +279,8 @@ export const pagerDutyDedupKey = (n: Notification): string => {
     case 'monitor.down':
     case 'monitor.up':
       return `watchlog-monitor-${n.monitor.id}`;
+    case 'monitor.certificate_expiring':
+      return `watchlog-certificate-${n.id}`;
     case 'anomaly.detected':
       return `watchlog-alert-${n.id}`;
     case 'channel.test':
@@ -279,11 +300,10 @@ export const pagerDutyEvents = (n: Notification, m: Message, routingKey: string,
     dedup_key,
     payload: {
       summary: clip(`${m.title}: ${m.text}`, 1024),
-      source: n.type === 'monitor.down' ? n.monitor.url : n.type === 'anomaly.detected' ? n.service_name : 'watchlog',
+      source: 'monitor' in n ? n.monitor.url : n.type === 'anomaly.detected' ? n.service_name : 'watchlog',
       severity: n.type === 'channel.test' ? ('info' as const) : severity,
       timestamp: m.at,
-      component:
-        n.type === 'monitor.down' ? n.monitor.name : n.type === 'anomaly.detected' ? n.service_name : 'watchlog',
+      component: 'monitor' in n ? n.monitor.name : n.type === 'anomaly.detected' ? n.service_name : 'watchlog',
       group: n.project_id,
       class: n.type,
       custom_details: Object.fromEntries(m.facts),

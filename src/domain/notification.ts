@@ -56,6 +56,38 @@ export const transitionNotification = (
   };
 };
 
+/** What a channel that takes `healthcheck` events receives when a monitor's certificate is
+ *  within one of its warning thresholds (once per threshold): `id` is the warning's event id. */
+export const CertificateNotification = t.type({
+  id: t.string,
+  type: t.literal('monitor.certificate_expiring'),
+  project_id: t.string,
+  monitor: t.type({ id: t.string, name: t.string, url: t.string }),
+  days_left: t.number,
+  threshold_days: t.number,
+  expires_at: t.string,
+  issuer: t.string,
+  names: t.array(t.string),
+  timestamp: t.string,
+});
+export type CertificateNotification = t.TypeOf<typeof CertificateNotification>;
+
+export const certificateNotification = (
+  eventId: string,
+  d: t.TypeOf<typeof monitorEvents.CertificateExpiring>,
+): CertificateNotification => ({
+  id: eventId,
+  type: 'monitor.certificate_expiring',
+  project_id: d.project_id,
+  monitor: { id: d.monitor_id, name: d.name, url: d.url },
+  days_left: d.days_left,
+  threshold_days: d.threshold_days,
+  expires_at: d.certificate.valid_to,
+  issuer: d.certificate.issuer,
+  names: d.certificate.names,
+  timestamp: d.checked_at,
+});
+
 /** What a channel that opted in to `alert` receives when an anomaly is detected: `id` is the
  *  alert's (its system.alert audit event's id), `subject` the service or, for brute_force, the
  *  identifier, `details` the rule's fields (SPEC 6.2) as in the alert's request_body. */
@@ -82,8 +114,13 @@ export const TestNotification = t.type({
 });
 export type TestNotification = t.TypeOf<typeof TestNotification>;
 
-export const Notification = t.union([TransitionNotification, AlertNotification, TestNotification]);
-export type Notification = TransitionNotification | AlertNotification | TestNotification;
+export const Notification = t.union([
+  TransitionNotification,
+  CertificateNotification,
+  AlertNotification,
+  TestNotification,
+]);
+export type Notification = TransitionNotification | CertificateNotification | AlertNotification | TestNotification;
 
 export const alertNotification = (d: AnomalyDetected): AlertNotification => ({
   id: d.alert_id,

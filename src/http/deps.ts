@@ -39,6 +39,9 @@ export interface AppDeps extends BodyReading {
   readonly logger: Logger;
   readonly jwtSecret: string;
   readonly jwtTtlSeconds: number;
+  /** WATCHLOG_PUBLIC_URL: the address users reach the deployment at (heartbeat URLs); absent or
+   *  null: the request's own origin. */
+  readonly publicUrl?: string | null;
   /** The VAPID public key browsers subscribe with. */
   readonly vapidPublicKey: string;
   /** The deployment's anomaly settings, under each project's own. */

@@ -1,11 +1,12 @@
 import { Agenda, type AgendaBackend, type Job, type JobParameters } from 'agenda';
 import type { Logger } from 'pino';
 import type { CommandDeps } from '../commands/handle.ts';
-import { loadMonitor, recordCheck } from '../commands/monitors.ts';
+import { loadMonitor, recordCheck, watchHeartbeat } from '../commands/monitors.ts';
 import type { MonitorView, MonitorsQueries } from '../views/monitors/port.ts';
 import { probe } from '../checks/http-probe.ts';
 import type { EgressPolicy } from '../checks/egress.ts';
-import { MAX_TIMEOUT_SECONDS, decideTransition } from '../domain/monitor.ts';
+import { MAX_TIMEOUT_SECONDS, decideTransition, retryIntervalSeconds, type MonitorState } from '../domain/monitor.ts';
+import { HEARTBEAT_WATCH_SECONDS } from '../domain/heartbeat.ts';
 import { NO_JOB_METRICS, type CheckOutcome, type JobMetrics } from './metrics.ts';
 import { withTimeout } from '../deadline.ts';
 
@@ -79,11 +80,11 @@ const RECONCILE_LOCK_MS = 60_000;
  *  checked at once. Pausing only sets the flag. */
 export const scheduleChangesFor = (
   job: Pick<JobParameters, 'repeatInterval' | 'disabled'>,
-  monitor: Pick<MonitorView, 'interval_seconds' | 'enabled'>,
+  monitor: Pick<MonitorView, 'interval_seconds' | 'enabled' | 'type'>,
   now: Date,
 ): JobScheduleChanges | null => {
   const changes: JobScheduleChanges = {};
-  const intervalMs = monitor.interval_seconds * 1000;
+  const intervalMs = jobIntervalSeconds(monitor) * 1000;
   if (Number(job.repeatInterval) !== intervalMs) {
     changes.repeatInterval = intervalMs;
     changes.nextRunAt = now;
@@ -95,6 +96,10 @@ export const scheduleChangesFor = (
   }
   return Object.keys(changes).length > 0 ? changes : null;
 };
+
+/** How often a monitor's job runs: its interval, or for a heartbeat monitor the watch period. */
+export const jobIntervalSeconds = (m: Pick<MonitorView, 'interval_seconds' | 'type'>): number =>
+  m.type === 'heartbeat' ? Math.min(HEARTBEAT_WATCH_SECONDS, m.interval_seconds) : m.interval_seconds;
 
 const monitorIdOf = (job: Pick<JobParameters, 'data'>): string | null => {
   const { data } = job;
@@ -169,7 +174,13 @@ export class WorkerJobs {
     this.agenda.define<CheckJobData>(
       CHECK_JOB,
       // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
-      async (job: Job<CheckJobData>) => this.check(job.attrs.data.monitor_id),
+      async (job: Job<CheckJobData>) => {
+        const retryAt = await this.check(job.attrs.data.monitor_id);
+        // Agenda saves the job's nextRunAt when the run ends: an unconfirmed failure is checked
+        // again after the retry interval, then the interval goes on from there.
+        if (retryAt !== null && (job.attrs.nextRunAt === null || retryAt < job.attrs.nextRunAt))
+          job.attrs.nextRunAt = retryAt;
+      },
       {
         concurrency: options.concurrency ?? 200,
         lockLifetime: this.lockLifetimeMs,
@@ -290,26 +301,32 @@ export class WorkerJobs {
 
   /** insertOnly: should the job have appeared since it was looked for, it is left as it is (a
    *  save would unlock it) and the next reconciliation compares it. */
-  private async createCheckJob(m: Pick<MonitorView, 'id' | 'interval_seconds' | 'enabled'>): Promise<void> {
+  private async createCheckJob(m: Pick<MonitorView, 'id' | 'interval_seconds' | 'enabled' | 'type'>): Promise<void> {
     const job = this.agenda
       .create<CheckJobData>(CHECK_JOB, { monitor_id: m.id })
       .unique({ 'data.monitor_id': m.id }, { insertOnly: true })
-      .repeatEvery(m.interval_seconds * 1000, { skipImmediate: false });
+      .repeatEvery(jobIntervalSeconds(m) * 1000, { skipImmediate: false });
     if (m.enabled) job.enable();
     else job.disable();
     await job.save();
   }
 
-  private async followMonitor(job: JobParameters, m: Pick<MonitorView, 'interval_seconds' | 'enabled'>): Promise<void> {
+  private async followMonitor(
+    job: JobParameters,
+    m: Pick<MonitorView, 'interval_seconds' | 'enabled' | 'type'>,
+  ): Promise<void> {
     // Agenda schedules on the wall clock, whatever clock stamps the checks.
     const changes = scheduleChangesFor(job, m, new Date());
     if (changes !== null && job._id !== undefined) await this.backend.updateSchedule(String(job._id), changes);
   }
 
-  /** The job's work: reads the monitor from its stream, checks it, records the result. */
-  async check(monitorId: string): Promise<void> {
+  /** The job's work: reads the monitor from its stream, checks it (a heartbeat monitor: looks
+   *  for a missed beat), records the result. Resolves to when to check again sooner than the
+   *  interval (a failure or recovery not yet confirmed), or null. */
+  async check(monitorId: string): Promise<Date | null> {
     const metrics = this.deps.metrics ?? NO_JOB_METRICS;
     let outcome: CheckOutcome | null = null;
+    const ctx = { actor: 'system:monitor', correlationId: monitorId, now: this.now };
     try {
       // The read model's last check is read beside the stream, for the check's lateness only.
       const [loaded, view] = await Promise.all([
@@ -317,7 +334,13 @@ export class WorkerJobs {
         this.deps.metrics ? this.deps.monitors.get(monitorId, { all: true }).catch(() => null) : null,
       ]);
       const { state } = loaded;
-      if (state.id === null || state.deleted || !state.settings.enabled) return;
+      if (state.id === null || state.deleted || !state.settings.enabled) return null;
+      if (state.settings.type === 'heartbeat') {
+        const handled = await watchHeartbeat(this.deps, monitorId, ctx, loaded);
+        outcome = handled === null ? 'up' : 'down';
+        this.logTransitions(monitorId, handled?.events ?? []);
+        return this.retryAt(handled?.state ?? state);
+      }
       let probed = await probe(state.settings, this.deps.egress, this.now);
       const lateness = latenessOf(view, state.settings.interval_seconds, probed.result.checked_at);
       // Within its first interval after a restart, a failure that would take a monitor DOWN is
@@ -336,23 +359,27 @@ export class WorkerJobs {
         probed = await probe(state.settings, this.deps.egress, this.now);
       }
       const { result, refused } = probed;
-      const { events } = await recordCheck(
-        this.deps,
-        monitorId,
-        result,
-        {
-          actor: 'system:monitor',
-          correlationId: monitorId,
-          now: this.now,
-        },
-        loaded,
-      );
+      const handled = await recordCheck(this.deps, monitorId, result, ctx, loaded);
       outcome = result.ok ? 'up' : refused ? 'blocked' : 'down';
       metrics.checked(outcome, result.response_ms / 1000, lateness);
-      for (const e of events) this.logger.info({ monitor_id: monitorId, transition: e.type }, 'monitor state changed');
+      this.logTransitions(monitorId, handled.events);
+      return this.retryAt(handled.state);
     } catch (error) {
       if (outcome === null) metrics.checked('error', null, null);
       throw error;
     }
+  }
+
+  private logTransitions(monitorId: string, events: ReadonlyArray<{ type: string }>): void {
+    for (const e of events) {
+      if (e.type === 'MonitorWentDown' || e.type === 'MonitorCameUp')
+        this.logger.info({ monitor_id: monitorId, transition: e.type }, 'monitor state changed');
+    }
+  }
+
+  /** While a change of state is unconfirmed, the next check comes after the retry interval. */
+  private retryAt(state: MonitorState): Date | null {
+    if (state.streak === null) return null;
+    return new Date(Date.now() + retryIntervalSeconds(state.settings) * 1000);
   }
 }

@@ -123,6 +123,8 @@ export interface EventLog {
   appendOnce(items: readonly OnceEvent[], withinMs: number): Promise<OnceOutcome[]>;
   /** Events of one stream in revision order (honouring its maxCount); [] when it does not exist. */
   readStream(stream: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
+  /** The newest event of one stream; null when it has none. */
+  readLast(stream: string): Promise<RecordedEvent | null>;
   /** Events after `after` (null: from the start) in position order, without those their
    *  stream's maxCount hides (a replay never sees more of a stream than `readStream` would). */
   readAll(after: string | null, maxCount: number): Promise<RecordedEvent[]>;

@@ -192,7 +192,7 @@ export class KurrentEventLog implements EventLog {
     return Promise.all(
       items.map(async (item): Promise<OnceOutcome> => {
         for (let attempt = 1; ; attempt += 1) {
-          const [last] = await this.readLast(item.stream);
+          const last = await this.readLast(item.stream);
           if (last && Date.parse(item.event.metadata.recorded_at) - Date.parse(last.metadata.recorded_at) < withinMs) {
             return { replay: true, id: last.id, position: last.position, metadata: last.metadata };
           }
@@ -207,20 +207,19 @@ export class KurrentEventLog implements EventLog {
     );
   }
 
-  private async readLast(stream: string): Promise<RecordedEvent[]> {
+  async readLast(stream: string): Promise<RecordedEvent | null> {
     try {
-      const out: RecordedEvent[] = [];
       for await (const resolved of this.client.readStream(this.namespace + stream, {
         direction: BACKWARDS,
         fromRevision: END,
         maxCount: 1,
       })) {
         const e = this.recorded(resolved);
-        if (e) out.push(e);
+        if (e) return e;
       }
-      return out;
+      return null;
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return [];
+      if (error instanceof StreamNotFoundError) return null;
       throw error;
     }
   }

@@ -1,3 +1,5 @@
+import { MonitorSeries } from './monitor-series.ts';
+import type { MonitorsQueries } from '../views/monitors/port.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
 import {
@@ -40,8 +42,9 @@ export interface Telemetry extends HttpMetrics, JobMetrics, NotificationMetrics,
   readonly committed: CommitObserver;
   /** Events the log's reads skipped that maxCount hides but the store keeps (bound). */
   readonly unscavenged: (events: number) => void;
-  /** On each scrape, read the log's head and writer state, and each projection's checkpoint. */
-  watch(log: EventLog, projections: readonly Checkpointed[]): void;
+  /** On each scrape, read the log's head and writer state, each projection's checkpoint, and
+   *  (given `monitors`) every monitor's state for the per-monitor series. */
+  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: Pick<MonitorsQueries, 'list'>): void;
 }
 
 export interface TelemetryOptions {
@@ -96,7 +99,12 @@ class PrometheusTelemetry implements Telemetry {
   readonly registry = new Registry();
   private readonly logger: Logger;
   private readonly clock: () => Date;
-  private watched: { log: EventLog; projections: readonly Checkpointed[] } | null = null;
+  private watched: {
+    log: EventLog;
+    projections: readonly Checkpointed[];
+    monitors?: Pick<MonitorsQueries, 'list'> | undefined;
+  } | null = null;
+  private readonly monitorSeries = new MonitorSeries(this.registry);
 
   private readonly ingestAccepted;
   private readonly ingestRejected;
@@ -360,8 +368,8 @@ class PrometheusTelemetry implements Telemetry {
       this.deliveryDuration.observe({ channel_type: channelType }, seconds);
   }
 
-  watch(log: EventLog, projections: readonly Checkpointed[]): void {
-    this.watched = { log, projections };
+  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: Pick<MonitorsQueries, 'list'>): void {
+    this.watched = { log, projections, monitors };
   }
 
   async scrape(): Promise<{ contentType: string; body: string }> {
@@ -405,6 +413,13 @@ class PrometheusTelemetry implements Telemetry {
     } catch (err) {
       this.refreshFailures.inc();
       this.logger.warn({ err }, 'metrics: could not read the log head or the projection checkpoints');
+    }
+    if (watched.monitors === undefined) return;
+    try {
+      this.monitorSeries.set(await watched.monitors.list({ all: true }));
+    } catch (err) {
+      this.refreshFailures.inc();
+      this.logger.warn({ err }, 'metrics: could not read the monitors');
     }
   }
 }

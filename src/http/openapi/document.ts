@@ -4,7 +4,7 @@ import { AuditEventInput } from '../../domain/audit-event.ts';
 import { AnomalySettingsPatch } from '../../domain/anomaly-settings.ts';
 import { ChannelCreateInput, ChannelUpdateInput } from '../../domain/channel.ts';
 import { MaskingRulesBody } from '../../domain/masking-rules.ts';
-import { MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor.ts';
+import { MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor-input.ts';
 import type { JsonSchema } from '../../domain/json-schema.ts';
 import {
   AnomalySettingsAnswer,

@@ -1,7 +1,9 @@
 import * as t from 'io-ts';
-import { CHECKS_KEPT, MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor.ts';
+import { boundedString } from '../../domain/codecs.ts';
+import { CHECKS_KEPT } from '../../domain/monitor.ts';
+import { MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor-input.ts';
 import { IntFromString } from '../middleware/query.ts';
-import { Check, Monitor } from './answers.ts';
+import { Check, CreatedMonitor, Monitor } from './answers.ts';
 import { AT, ListQuery, MONITOR, NOT_VISIBLE, PROJECT, WRITERS } from './common.ts';
 import { type BodyCaller, json, noContent, operation } from './operation.ts';
 
@@ -10,11 +12,59 @@ import { type BodyCaller, json, noContent, operation } from './operation.ts';
 export const HISTORY_DEFAULT_LIMIT = 50;
 export const HistoryQuery = t.exact(t.partial({ limit: IntFromString(1, CHECKS_KEPT) }));
 
-/** A URL whose host is a literal address the egress policy denies could never be checked. */
-const checkableUrl = ({ url }: { url?: string }, { literalRefusal }: BodyCaller) => {
-  const refused = url === undefined ? null : literalRefusal(url);
-  return refused === null ? [] : [{ path: 'url', message: refused }];
+/** A URL or resolver whose host is a literal address the egress policy denies could never be
+ *  checked. */
+const checkableUrl = (
+  { url, resolver }: { url?: string; resolver?: string | null },
+  { literalRefusal }: BodyCaller,
+) => {
+  const asHttp = (u: string) => (u.startsWith('tcp:') ? `http:${u.slice(4)}` : u);
+  const refused = url === undefined ? null : literalRefusal(asHttp(url));
+  const resolverHost = resolver == null ? null : resolver.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  const resolverRefused =
+    resolverHost === null
+      ? null
+      : literalRefusal(`http://${resolverHost.includes(':') ? `[${resolverHost}]` : resolverHost}/`);
+  return [
+    ...(refused === null ? [] : [{ path: 'url', message: refused }]),
+    ...(resolverRefused === null ? [] : [{ path: 'resolver', message: resolverRefused }]),
+  ];
 };
+
+/** A beat's report: `status=down` (and `msg`) when the job failed; `ping`, its own duration. */
+export const BeatQuery = t.exact(
+  t.partial({
+    status: t.keyof({ up: null, down: null }),
+    msg: boundedString(0, 500),
+    ping: IntFromString(0, 86_400_000),
+  }),
+);
+const HeartbeatToken = {
+  codec: new t.Type<string, string, unknown>(
+    'a heartbeat token',
+    (u): u is string => typeof u === 'string' && /^[A-Za-z0-9_-]{43}$/.test(u),
+    (u, c) => (typeof u === 'string' && /^[A-Za-z0-9_-]{43}$/.test(u) ? t.success(u) : t.failure(u, c)),
+    t.identity,
+  ),
+  what: 'heartbeat token',
+};
+const Beat = t.type({ status: t.keyof({ recorded: null, paused: null }) });
+const beat = (method: 'get' | 'post') =>
+  operation({
+    method,
+    path: '/v1/heartbeat/:token',
+    tag: 'Monitors',
+    auth: 'none',
+    params: { token: HeartbeatToken },
+    query: BeatQuery,
+    summary: method === 'get' ? 'Send a heartbeat' : 'Send a heartbeat (POST)',
+    description:
+      "A heartbeat monitor's beat: the token is the authentication. `status=down` (with `msg`) records " +
+      'the failure the job reports; `ping` is its duration in ms. A POST body is not read. Unknown token: 404. ' +
+      'A paused monitor records nothing (`paused`).',
+    responses: { 200: json('what became of the beat', Beat, { status: 'recorded' }) },
+    errors: [404],
+  });
 
 const monitorExample = {
   id: MONITOR,
@@ -33,8 +83,16 @@ const monitorExample = {
   last_error: null,
   created_at: AT,
   updated_at: AT,
+  type: 'http',
+  last_certificate: null,
   uptime_24h: 0.9986,
   uptime_7d: 1,
+  uptime_30d: 0.9991,
+  uptime_90d: 0.9995,
+  avg_response_ms_24h: 91,
+  avg_response_ms_7d: 88,
+  avg_response_ms_30d: 90,
+  avg_response_ms_90d: 93,
 };
 const checkExample = {
   checked_at: AT,
@@ -64,9 +122,12 @@ export const monitorOperations = {
     roles: WRITERS,
     summary: 'Create a monitor',
     description:
-      'Defaults: `interval_seconds` 60, `timeout_seconds` 10 (at most the interval), `expected_status` ' +
-      '200, `enabled` true. At most 10 monitors per project (409). A URL whose host is an address the ' +
-      'egress policy denies is 400.',
+      'Defaults: `type` http, `interval_seconds` 60, `timeout_seconds` 10 (at most the interval), ' +
+      '`expected_status` 200, `enabled` true, GET, no redirect followed, DOWN on the first failed check. ' +
+      'The options of each kind (tcp, dns, heartbeat), assertions, `down_after`/`up_after`, and ' +
+      'certificate warnings are in docs/monitors.md. At most 10 monitors per project by default ' +
+      '(WATCHLOG_MONITORS_PER_PROJECT; 409). A URL or resolver whose host is an address the egress ' +
+      'policy denies is 400. A heartbeat monitor is answered with its `heartbeat_url` and token, once.',
     body: {
       what: 'monitor',
       codec: MonitorCreateInput,
@@ -78,7 +139,7 @@ export const monitorOperations = {
         interval_seconds: 30,
       },
     },
-    responses: { 201: json('the monitor', Monitor, monitorExample) },
+    responses: { 201: json('the monitor', CreatedMonitor, monitorExample) },
     errors: [NOT_VISIBLE, 409],
   }),
   get: operation({
@@ -89,7 +150,9 @@ export const monitorOperations = {
     resource: 'monitor',
     summary: 'A monitor',
     description:
-      'With its state, its last check, and `uptime_24h`, `uptime_7d` (the share of OK checks; null without checks).',
+      'With its state, its last check, `uptime_24h`, `uptime_7d`, `uptime_30d`, `uptime_90d` (the share ' +
+      'of OK checks; null without checks) and `avg_response_ms_*` (the mean of the OK checks). Header ' +
+      'values, passwords and tokens are answered as `********`.',
     responses: { 200: json('the monitor', Monitor, monitorExample) },
   }),
   update: operation({
@@ -101,8 +164,9 @@ export const monitorOperations = {
     roles: WRITERS,
     summary: 'Change a monitor',
     description:
-      'Only the fields given; `enabled: false` pauses its checks. A PUT that changes nothing records ' +
-      'nothing (`updated_at` unchanged).',
+      'Only the fields given; `enabled: false` pauses its checks; an option set to null goes back to its ' +
+      'default. A secret sent back as `********` keeps its stored value. `type` cannot change. A PUT ' +
+      'that changes nothing records nothing (`updated_at` unchanged).',
     body: {
       what: 'monitor',
       codec: MonitorUpdateInput,
@@ -140,7 +204,12 @@ export const monitorOperations = {
     resource: 'monitor',
     roles: WRITERS,
     summary: 'Check now',
-    description: "One check with the monitor's settings, now; nothing is recorded.",
+    description:
+      "One check with the monitor's settings, now, with each assertion's result and the certificate " +
+      'seen; nothing is recorded. A heartbeat monitor has nothing to check (409).',
     responses: { 200: json('what the check saw', Check, checkExample) },
+    errors: [409],
   }),
+  beat: beat('get'),
+  beatPost: beat('post'),
 };

@@ -1,4 +1,6 @@
 import type { Scope } from '../../domain/scope.ts';
+import { maskedOptions } from '../../domain/monitor-options.ts';
+import { uptimeAt } from '../../domain/monitor-uptime.ts';
 import type { ProjectView } from '../../views/access/port.ts';
 import type { ChannelView } from '../../views/channels/port.ts';
 import type { DeliveryView } from '../../views/deliveries/port.ts';
@@ -9,7 +11,8 @@ import type { ReadModels } from '../../views/read-models.ts';
  *  also its name in a 404's message (`monitor not found`). */
 export interface Resources {
   project: ProjectView;
-  monitor: MonitorResponse;
+  /** Secrets included: answer it through `monitorAnswers`. */
+  monitor: MonitorView;
   channel: ChannelView;
   delivery: DeliveryView;
 }
@@ -20,9 +23,9 @@ export type ResourceLoaders = {
   readonly [K in ResourceKind]: (id: string, scope: Scope) => Promise<Resources[K] | null>;
 };
 
-/** Monitors with their uptime at the service clock's now: every monitor the API answers with
- *  carries it. */
-export const withUptime = async (
+/** Monitors as the API answers them: with their uptime at the service clock's now, and their
+ *  header values and credentials masked. */
+export const monitorAnswers = async (
   monitors: ReadModels['monitors'],
   views: MonitorView[],
   now: Date,
@@ -31,15 +34,12 @@ export const withUptime = async (
     views.map((v) => v.id),
     now,
   );
-  return views.map((v) => ({ ...v, ...(uptime.get(v.id) ?? { uptime_24h: null, uptime_7d: null }) }));
+  return views.map((v) => ({ ...maskedOptions(v), ...(uptime.get(v.id) ?? uptimeAt([], [], now)) }));
 };
 
 export const resourceLoaders = (readModels: ReadModels, now: () => Date): ResourceLoaders => ({
   project: (id, scope) => readModels.access.getProject(id, scope),
-  monitor: async (id, scope) => {
-    const view = await readModels.monitors.get(id, scope);
-    return view && (await withUptime(readModels.monitors, [view], now()))[0]!;
-  },
+  monitor: (id, scope) => readModels.monitors.get(id, scope),
   channel: (id, scope) => readModels.channels.get(id, scope),
   delivery: (id, scope) => readModels.deliveries.get(id, scope),
 });

@@ -180,6 +180,12 @@ export class SqliteEventLog implements EventLog {
     return this.read(() => this.stmts.readStream.all(stream, from, options.maxCount ?? -1));
   }
 
+  async readLast(stream: string): Promise<RecordedEvent | null> {
+    const head = this.stmts.head.get(stream)?.revision ?? null;
+    if (head === null) return null;
+    return this.read(() => this.stmts.readStream.all(stream, head, 1))[0] ?? null;
+  }
+
   async readAll(after: string | null, maxCount: number): Promise<RecordedEvent[]> {
     return this.readAllSync(after, maxCount);
   }

@@ -10,7 +10,12 @@ import {
 } from '../../commands/deliveries.ts';
 import type { CommandContext } from '../../commands/handle.ts';
 import { attemptsLeft, deliveryIdOf, inQuietPeriod } from '../../domain/delivery.ts';
-import { alertNotification, transitionNotification, type Notification } from '../../domain/notification.ts';
+import {
+  alertNotification,
+  certificateNotification,
+  transitionNotification,
+  type Notification,
+} from '../../domain/notification.ts';
 import type { EgressPolicy } from '../../checks/egress.ts';
 import { comparePositions, type EventLog, type RecordedEvent } from '../../log/event-log.ts';
 import type { ReadModels } from '../../views/read-models.ts';
@@ -305,6 +310,8 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
       case 'MonitorWentDown':
       case 'MonitorCameUp':
         return dispatch(recorded, transitionNotification(recorded.id, event), batch);
+      case 'CertificateExpiring':
+        return dispatch(recorded, certificateNotification(recorded.id, event.data), batch);
       case 'AnomalyDetected':
         return dispatch(recorded, alertNotification(event.data), batch);
       case 'DeliveryRetryRequested': {
@@ -338,6 +345,7 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
   const HANDLED = new Set([
     'MonitorWentDown',
     'MonitorCameUp',
+    'CertificateExpiring',
     'AnomalyDetected',
     'DeliveryRetryRequested',
     'DeliveryAttempted',

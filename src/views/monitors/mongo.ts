@@ -1,8 +1,18 @@
-import type { Db } from 'mongodb';
+import type { Db, UpdateFilter } from 'mongodb';
 import { HOUR_MS } from '../../domain/stats.ts';
-import { CHECKS_KEPT, UPTIME_HOURS_KEPT, uptimeAt, uptimeHourOf, type UptimeBucket } from '../../domain/monitor.ts';
+import { CHECKS_KEPT } from '../../domain/monitor.ts';
+import {
+  DAY_MS,
+  UPTIME_DAYS_KEPT,
+  UPTIME_HOURS_KEPT,
+  uptimeAt,
+  uptimeDayOf,
+  uptimeHourOf,
+  type MonitorUptime,
+  type UptimeBucket,
+} from '../../domain/monitor-uptime.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
-import type { CheckView, MonitorUptime, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
+import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
 import {
   TOMBSTONE,
   inProjects,
@@ -19,13 +29,16 @@ import {
 const MONITORS = 'monitors';
 const CHECKS = 'monitor_checks';
 const UPTIME = 'monitor_uptime';
+const UPTIME_DAYS = 'monitor_uptime_days';
 
-type MonitorDoc = Omit<MonitorView, 'id'> & { _id: string };
+/** Options are fields of the document like the SPEC settings; an option set back to null is unset. */
+type MonitorDoc = Omit<MonitorView, 'id'> & { _id: string; heartbeat_token_hash?: string };
 interface CheckDoc extends CheckView {
   _id: string;
   monitor_id: string;
 }
-/** Keyed `<monitor id>:<hour>`; `last_position` (a position key) is the last check counted. */
+/** Keyed `<monitor id>:<start>` (of the hour, or of the day); `last_position` (a position key) is
+ *  the last check counted. */
 interface UptimeDoc extends UptimeBucket {
   _id: string;
   monitor_id: string;
@@ -33,48 +46,58 @@ interface UptimeDoc extends UptimeBucket {
 }
 
 const monitorsMongoSchema: MongoSchema = {
-  version: 2,
-  collections: [MONITORS, CHECKS, UPTIME],
+  version: 3,
+  collections: [MONITORS, CHECKS, UPTIME, UPTIME_DAYS],
   async ensureIndexes(db) {
-    await db.collection(MONITORS).createIndexes([{ key: { project_id: 1, created_at: 1 } }]);
+    await db.collection(MONITORS).createIndexes([
+      { key: { project_id: 1, created_at: 1 } },
+      {
+        key: { heartbeat_token_hash: 1 },
+        unique: true,
+        partialFilterExpression: { heartbeat_token_hash: { $type: 'string' } },
+      },
+    ]);
     await db.collection(CHECKS).createIndexes([{ key: { monitor_id: 1, checked_at: -1, _id: -1 } }]);
-    await db.collection(UPTIME).createIndexes([{ key: { monitor_id: 1, hour: -1 } }]);
+    await db.collection(UPTIME).createIndexes([{ key: { monitor_id: 1, start: -1 } }]);
+    await db.collection(UPTIME_DAYS).createIndexes([{ key: { monitor_id: 1, start: -1 } }]);
   },
 };
 
 const toMonitor = (doc: MonitorDoc): MonitorView => {
-  const { _id, ...rest } = unfenced(doc);
-  return { id: _id, ...rest };
+  const { _id, heartbeat_token_hash: _h, ...rest } = unfenced(doc);
+  return { id: _id, ...rest } as MonitorView;
 };
-const toCheck = (c: CheckDoc): CheckView => ({
-  checked_at: c.checked_at,
-  status_code: c.status_code,
-  response_ms: c.response_ms,
-  ok: c.ok,
-  error: c.error,
-});
+const toCheck = ({ _id, monitor_id: _m, ...check }: CheckDoc): CheckView => check;
 /** Positions sort as numbers; zero-padding makes their string keys sort the same way. */
 const positionKey = (position: string) => position.padStart(20, '0');
 
 const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
   return {
-    created: ({ id, ...rest }) =>
+    created: ({ id, ...rest }, heartbeatTokenHash) =>
       ops.defer(async (db) => {
-        await db.collection<MonitorDoc>(MONITORS).updateOne({ _id: id }, { $setOnInsert: rest }, { upsert: true });
+        const doc = heartbeatTokenHash === null ? rest : { ...rest, heartbeat_token_hash: heartbeatTokenHash };
+        await db.collection<MonitorDoc>(MONITORS).updateOne({ _id: id }, { $setOnInsert: doc }, { upsert: true });
       }),
     // Plain sets (the last value wins) are fenced; the check and uptime steps below are guarded
     // by log order instead, so a former holder's late step changes nothing.
     updated: (id, changes, updatedAt) =>
       ops.defer(async (db, fence) => {
+        const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== null));
+        const unset = Object.fromEntries(Object.entries(changes).flatMap(([k, v]) => (v === null ? [[k, '']] : [])));
+        const update =
+          Object.keys(unset).length === 0
+            ? { $set: { ...set, updated_at: updatedAt } }
+            : { $set: { ...set, updated_at: updatedAt }, $unset: unset };
         await db
           .collection<MonitorDoc>(MONITORS)
-          .updateOne(fence.filter({ _id: id }), fence.update({ $set: { ...changes, updated_at: updatedAt } }));
+          .updateOne(fence.filter({ _id: id }), fence.update(update as UpdateFilter<MonitorDoc>));
       }),
     deleted: (id) =>
       ops.defer(async (db, fence) => {
         await db.collection<MonitorDoc>(MONITORS).updateOne(fence.filter({ _id: id }), fence.update(TOMBSTONE));
         await db.collection<CheckDoc>(CHECKS).deleteMany({ monitor_id: id });
         await db.collection<UptimeDoc>(UPTIME).deleteMany({ monitor_id: id });
+        await db.collection<UptimeDoc>(UPTIME_DAYS).deleteMany({ monitor_id: id });
       }),
     status: (id, status, since) =>
       ops.defer(async (db, fence) => {
@@ -100,6 +123,7 @@ const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
               last_status_code: check.status_code,
               last_response_ms: check.response_ms,
               last_error: check.error,
+              ...(check.certificate === undefined ? {} : { last_certificate: check.certificate }),
             },
           },
         );
@@ -119,23 +143,37 @@ const mongoMonitorsWriter = (ops: BulkOps): MonitorsWriter => {
           });
         }
       }),
-    counted: (id, hour, ok, position) =>
+    counted: (id, check, position) =>
       ops.defer(async (db) => {
         if (!(await db.collection<MonitorDoc>(MONITORS).findOne(live({ _id: id }), { projection: { _id: 1 } }))) return;
-        const uptime = db.collection<UptimeDoc>(UPTIME);
         const key = positionKey(position);
-        const _id = `${id}:${hour}`;
-        // Steps run in log order: a check at or before the bucket's last position was counted.
-        const counted = await uptime.updateOne(
-          { _id, last_position: { $lt: key } },
-          { $inc: { ok: ok ? 1 : 0, total: 1 }, $set: { last_position: key } },
-        );
-        if (counted.matchedCount === 0 && !(await uptime.findOne({ _id }, { projection: { _id: 1 } }))) {
-          await uptime.insertOne({ _id, monitor_id: id, hour, ok: ok ? 1 : 0, total: 1, last_position: key });
+        const ms = check.ok ? check.response_ms : 0;
+        const buckets = [
+          { name: UPTIME, start: uptimeHourOf(check.checked_at), keep: (UPTIME_HOURS_KEPT - 1) * HOUR_MS },
+          { name: UPTIME_DAYS, start: uptimeDayOf(check.checked_at), keep: (UPTIME_DAYS_KEPT - 1) * DAY_MS },
+        ];
+        for (const { name, start, keep } of buckets) {
+          const uptime = db.collection<UptimeDoc>(name);
+          const _id = `${id}:${start}`;
+          // Steps run in log order: a check at or before the bucket's last position was counted.
+          const counted = await uptime.updateOne(
+            { _id, last_position: { $lt: key } },
+            { $inc: { ok: check.ok ? 1 : 0, total: 1, ok_response_ms: ms }, $set: { last_position: key } },
+          );
+          if (counted.matchedCount === 0 && !(await uptime.findOne({ _id }, { projection: { _id: 1 } }))) {
+            await uptime.insertOne({
+              _id,
+              monitor_id: id,
+              start,
+              ok: check.ok ? 1 : 0,
+              total: 1,
+              ok_response_ms: ms,
+              last_position: key,
+            });
+          }
+          const newest = await uptime.find({ monitor_id: id }).sort({ start: -1 }).limit(1).next();
+          if (newest) await uptime.deleteMany({ monitor_id: id, start: { $lt: newest.start - keep } });
         }
-        const newest = await uptime.find({ monitor_id: id }).sort({ hour: -1 }).limit(1).next();
-        if (newest)
-          await uptime.deleteMany({ monitor_id: id, hour: { $lt: newest.hour - (UPTIME_HOURS_KEPT - 1) * HOUR_MS } });
       }),
   };
 };
@@ -160,6 +198,11 @@ class MongoMonitorsQueries implements MonitorsQueries {
     return doc && inScope(scope, doc.project_id) ? toMonitor(doc) : null;
   }
 
+  async byHeartbeatToken(tokenHash: string): Promise<MonitorView | null> {
+    const doc = await this.db.collection<MonitorDoc>(MONITORS).findOne(live({ heartbeat_token_hash: tokenHash }));
+    return doc && toMonitor(doc);
+  }
+
   async countInProject(projectId: string): Promise<number> {
     return this.db.collection<MonitorDoc>(MONITORS).countDocuments(live({ project_id: projectId }));
   }
@@ -176,20 +219,17 @@ class MongoMonitorsQueries implements MonitorsQueries {
   }
 
   async uptime(ids: readonly string[], now: Date): Promise<Map<string, MonitorUptime>> {
-    const from = uptimeHourOf(now) - (UPTIME_HOURS_KEPT - 1) * HOUR_MS;
-    const buckets = await this.db
-      .collection<UptimeDoc>(UPTIME)
-      .find({ monitor_id: { $in: [...ids] }, hour: { $gte: from } })
-      .toArray();
-    return new Map(
-      ids.map((id) => [
-        id,
-        uptimeAt(
-          buckets.filter((b) => b.monitor_id === id),
-          now,
-        ),
-      ]),
-    );
+    const read = (name: string, from: number) =>
+      this.db
+        .collection<UptimeDoc>(name)
+        .find({ monitor_id: { $in: [...ids] }, start: { $gte: from } })
+        .toArray();
+    const [hours, days] = await Promise.all([
+      read(UPTIME, uptimeHourOf(now) - (UPTIME_HOURS_KEPT - 1) * HOUR_MS),
+      read(UPTIME_DAYS, uptimeDayOf(now) - (UPTIME_DAYS_KEPT - 1) * DAY_MS),
+    ]);
+    const of = (buckets: UptimeDoc[], id: string) => buckets.filter((b) => b.monitor_id === id);
+    return new Map(ids.map((id) => [id, uptimeAt(of(hours, id), of(days, id), now)]));
   }
 }
 

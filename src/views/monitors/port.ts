@@ -1,10 +1,19 @@
-import type { MonitorSettings, MonitorStatus } from '../../domain/monitor.ts';
+import type {
+  AssertionResult,
+  Certificate,
+  MonitorSettings,
+  MonitorStatus,
+  SettingsChanges,
+} from '../../domain/monitor.ts';
+import type { MonitorUptime } from '../../domain/monitor-uptime.ts';
+import type { MonitorType } from '../../domain/monitor-options.ts';
 import type { Scope } from '../../domain/scope.ts';
 
 /** Monitors and their check history. */
 
-/** A monitor as the API returns it: SPEC 2.8 plus its state and last check. */
-export interface MonitorView extends MonitorSettings {
+/** A monitor: its settings (secrets included: answers mask them), its state and its last check. */
+export type MonitorView = MonitorSettings & {
+  type: MonitorType;
   id: string;
   project_id: string;
   status: MonitorStatus;
@@ -14,32 +23,36 @@ export interface MonitorView extends MonitorSettings {
   last_status_code: number | null;
   last_response_ms: number | null;
   last_error: string | null;
+  /** The certificate the newest check that saw one saw. */
+  last_certificate: Certificate | null;
   created_at: string;
   updated_at: string;
-}
-
-/** The share of OK checks over the last 24 hours and 7 days (whole hours plus the current one);
- *  null when no check fell in the window. */
-export interface MonitorUptime {
-  uptime_24h: number | null;
-  uptime_7d: number | null;
-}
+};
 
 /** A monitor as its routes answer it. */
 export type MonitorResponse = MonitorView & MonitorUptime;
 
+/** What a check saw beyond SPEC's fields; each only when there was something to see. */
+export interface CheckDetails {
+  assertions?: AssertionResult[];
+  certificate?: Certificate;
+  dns_records?: string[];
+  heartbeat?: 'beat' | 'missed';
+}
+
 /** One stored check (SPEC 2.9). */
-export interface CheckView {
+export type CheckView = {
   checked_at: string;
   status_code: number | null;
   response_ms: number;
   ok: boolean;
   error: string | null;
-}
+} & CheckDetails;
 
 export interface MonitorsWriter {
-  created(monitor: MonitorView): void;
-  updated(id: string, changes: Partial<MonitorSettings>, updatedAt: string): void;
+  /** `heartbeatTokenHash`: how a heartbeat monitor's beats find it. */
+  created(monitor: MonitorView, heartbeatTokenHash: string | null): void;
+  updated(id: string, changes: SettingsChanges, updatedAt: string): void;
   /** Removes the monitor and its history. */
   deleted(id: string): void;
   status(id: string, status: 'UP' | 'DOWN', since: string): void;
@@ -47,17 +60,18 @@ export interface MonitorsWriter {
    *  newest, to the monitor's last-check fields; ignored once the monitor is deleted. `position`
    *  keys the row, so a replay adds nothing. */
   checked(id: string, check: CheckView, position: string): void;
-  /** Counts a check in its monitor's hour bucket (`hour`: epoch ms of the hour's start), once per
-   *  `position` (a replay counts nothing), and drops the buckets more than UPTIME_HOURS_KEPT - 1
-   *  hours older than the monitor's newest; ignored once the monitor is deleted. Positions must
-   *  come in log order. */
-  counted(id: string, hour: number, ok: boolean, position: string): void;
+  /** Counts a check in its monitor's hour and day buckets, once per `position` (a replay counts
+   *  nothing), and drops buckets older than the longest window; ignored once the monitor is
+   *  deleted. Positions must come in log order. */
+  counted(id: string, check: Pick<CheckView, 'checked_at' | 'ok' | 'response_ms'>, position: string): void;
 }
 
 export interface MonitorsQueries {
   /** Oldest first, within scope (and the project, when given). */
   list(scope: Scope, projectId?: string): Promise<MonitorView[]>;
   get(id: string, scope: Scope): Promise<MonitorView | null>;
+  /** The heartbeat monitor whose token has this SHA-256 (hex). */
+  byHeartbeatToken(tokenHash: string): Promise<MonitorView | null>;
   countInProject(projectId: string): Promise<number>;
   /** Newest first. */
   history(id: string, limit: number): Promise<CheckView[]>;

@@ -1,22 +1,26 @@
 import type Database from 'better-sqlite3';
 import { HOUR_MS } from '../../domain/stats.ts';
+import { applyChanges, CHECKS_KEPT, optionsIn, type SettingsChanges } from '../../domain/monitor.ts';
 import {
-  CHECKS_KEPT,
+  DAY_MS,
+  UPTIME_DAYS_KEPT,
   UPTIME_HOURS_KEPT,
   uptimeAt,
+  uptimeDayOf,
   uptimeHourOf,
-  type MonitorSettings,
+  type MonitorUptime,
   type UptimeBucket,
-} from '../../domain/monitor.ts';
+} from '../../domain/monitor-uptime.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
-import type { CheckView, MonitorUptime, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
+import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
 import { Where, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
 
 /** Monitors with their state and last check, the last CHECKS_KEPT checks of each, and their
- *  checks counted per hour (for uptime). */
+ *  checks counted per hour and per day (for uptime). A monitor's options are one JSON column:
+ *  no query filters on them. */
 const monitorsSchema: SqliteSchema = {
-  version: 2,
-  tables: ['monitors', 'monitor_checks', 'monitor_uptime'],
+  version: 3,
+  tables: ['monitors', 'monitor_checks', 'monitor_uptime', 'monitor_uptime_days'],
   create: `
 CREATE TABLE IF NOT EXISTS monitors (
   id TEXT PRIMARY KEY,
@@ -34,9 +38,15 @@ CREATE TABLE IF NOT EXISTS monitors (
   last_response_ms INTEGER,
   last_error TEXT,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
+  updated_at TEXT NOT NULL,
+  type TEXT NOT NULL,
+  options TEXT NOT NULL,
+  heartbeat_token_hash TEXT,
+  last_certificate TEXT
 );
 CREATE INDEX IF NOT EXISTS monitors_project ON monitors (project_id, created_at);
+CREATE UNIQUE INDEX IF NOT EXISTS monitors_heartbeat ON monitors (heartbeat_token_hash)
+  WHERE heartbeat_token_hash IS NOT NULL;
 CREATE TABLE IF NOT EXISTS monitor_checks (
   position INTEGER PRIMARY KEY,
   monitor_id TEXT NOT NULL,
@@ -44,7 +54,8 @@ CREATE TABLE IF NOT EXISTS monitor_checks (
   status_code INTEGER,
   response_ms INTEGER NOT NULL,
   ok INTEGER NOT NULL,
-  error TEXT
+  error TEXT,
+  details TEXT
 );
 CREATE INDEX IF NOT EXISTS monitor_checks_recent ON monitor_checks (monitor_id, checked_at DESC, position DESC);
 CREATE TABLE IF NOT EXISTS monitor_uptime (
@@ -52,30 +63,79 @@ CREATE TABLE IF NOT EXISTS monitor_uptime (
   hour INTEGER NOT NULL,
   ok INTEGER NOT NULL,
   total INTEGER NOT NULL,
+  ok_response_ms INTEGER NOT NULL,
   last_position INTEGER NOT NULL,
   PRIMARY KEY (monitor_id, hour)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS monitor_uptime_days (
+  monitor_id TEXT NOT NULL,
+  day INTEGER NOT NULL,
+  ok INTEGER NOT NULL,
+  total INTEGER NOT NULL,
+  ok_response_ms INTEGER NOT NULL,
+  last_position INTEGER NOT NULL,
+  PRIMARY KEY (monitor_id, day)
 ) WITHOUT ROWID;
 `,
 };
 
-interface MonitorRow extends Omit<MonitorView, 'enabled'> {
+interface MonitorRow {
+  id: string;
+  project_id: string;
+  name: string;
+  url: string;
+  interval_seconds: number;
+  timeout_seconds: number;
+  expected_status: number;
   enabled: number;
+  status: MonitorView['status'];
+  status_since: string | null;
+  last_checked_at: string | null;
+  last_status_code: number | null;
+  last_response_ms: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  type: string;
+  options: string;
+  heartbeat_token_hash: string | null;
+  last_certificate: string | null;
 }
-interface CheckRow extends Omit<CheckView, 'ok'> {
+interface CheckRow {
+  checked_at: string;
+  status_code: number | null;
+  response_ms: number;
   ok: number;
+  error: string | null;
+  details: string | null;
 }
 
-const toMonitor = ({ enabled, ...rest }: MonitorRow): MonitorView => ({ ...rest, enabled: enabled === 1 });
-const toCheck = ({ ok, ...rest }: CheckRow): CheckView => ({ ...rest, ok: ok === 1 });
+const toMonitor = ({
+  enabled,
+  options,
+  type,
+  heartbeat_token_hash: _h,
+  last_certificate,
+  ...rest
+}: MonitorRow): MonitorView =>
+  ({
+    ...rest,
+    enabled: enabled === 1,
+    type,
+    ...JSON.parse(options),
+    last_certificate: last_certificate === null ? null : JSON.parse(last_certificate),
+  }) as MonitorView;
+const toCheck = ({ ok, details, ...rest }: CheckRow): CheckView => ({
+  ...rest,
+  ok: ok === 1,
+  ...(details === null ? {} : JSON.parse(details)),
+});
 
-const SETTINGS: ReadonlyArray<keyof MonitorSettings> = [
-  'name',
-  'url',
-  'interval_seconds',
-  'timeout_seconds',
-  'expected_status',
-  'enabled',
-];
+/** The SPEC settings kept in their own columns; the options go to `options`. */
+const SPEC_COLUMNS = new Set(['name', 'url', 'interval_seconds', 'timeout_seconds', 'expected_status', 'enabled']);
+const optionsOf = (settings: object): string => JSON.stringify(optionsIn(settings));
+
+const OPTION_FIELDS = ['type', 'options'];
 
 class SqliteMonitorsWriter implements MonitorsWriter {
   private readonly stmts;
@@ -86,17 +146,19 @@ class SqliteMonitorsWriter implements MonitorsWriter {
         'INSERT OR IGNORE INTO monitors VALUES ' +
           `(@id, @project_id, @name, @url, @interval_seconds, @timeout_seconds,
         @expected_status, @enabled, @status, @status_since, @last_checked_at, @last_status_code, ` +
-          '@last_response_ms, @last_error, @created_at, @updated_at)',
+          '@last_response_ms, @last_error, @created_at, @updated_at, @type, @options, @heartbeat_token_hash, NULL)',
       ),
+      row: db.prepare<[string], MonitorRow>('SELECT * FROM monitors WHERE id = ?'),
       delete: db.prepare('DELETE FROM monitors WHERE id = ?'),
       deleteChecks: db.prepare('DELETE FROM monitor_checks WHERE monitor_id = ?'),
       status: db.prepare('UPDATE monitors SET status = ?, status_since = ? WHERE id = ?'),
       exists: db.prepare<[string], { id: string }>('SELECT id FROM monitors WHERE id = ?'),
-      insertCheck: db.prepare('INSERT OR IGNORE INTO monitor_checks VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insertCheck: db.prepare('INSERT OR IGNORE INTO monitor_checks VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       last: db.prepare(
         'UPDATE monitors SET last_checked_at = @checked_at, last_status_code = @status_code, ' +
-          `last_response_ms = @response_ms,
-        last_error = @error WHERE id = @id AND (last_checked_at IS NULL OR last_checked_at <= @checked_at)`,
+          `last_response_ms = @response_ms, last_error = @error,
+        last_certificate = COALESCE(@certificate, last_certificate)
+        WHERE id = @id AND (last_checked_at IS NULL OR last_checked_at <= @checked_at)`,
       ),
       trim: db.prepare(
         `DELETE FROM monitor_checks WHERE monitor_id = ? AND position NOT IN
@@ -105,31 +167,67 @@ class SqliteMonitorsWriter implements MonitorsWriter {
       ),
       // A bucket remembers the last position it counted: positions come in log order, so a
       // replayed check is one at or before it.
-      count: db.prepare(
-        `INSERT INTO monitor_uptime VALUES (@id, @hour, @ok, 1, @position)
+      countHour: db.prepare(
+        `INSERT INTO monitor_uptime VALUES (@id, @start, @ok, 1, @ms, @position)
         ON CONFLICT (monitor_id, hour) DO UPDATE SET ok = ok + excluded.ok, total = total + 1, ` +
-          `last_position = excluded.last_position
+          `ok_response_ms = ok_response_ms + excluded.ok_response_ms, last_position = excluded.last_position
         WHERE last_position < excluded.last_position`,
       ),
-      prune: db.prepare(`DELETE FROM monitor_uptime WHERE monitor_id = ?
+      countDay: db.prepare(
+        `INSERT INTO monitor_uptime_days VALUES (@id, @start, @ok, 1, @ms, @position)
+        ON CONFLICT (monitor_id, day) DO UPDATE SET ok = ok + excluded.ok, total = total + 1, ` +
+          `ok_response_ms = ok_response_ms + excluded.ok_response_ms, last_position = excluded.last_position
+        WHERE last_position < excluded.last_position`,
+      ),
+      pruneHours: db.prepare(`DELETE FROM monitor_uptime WHERE monitor_id = ?
         AND hour < (SELECT MAX(hour) FROM monitor_uptime WHERE monitor_id = ?) - ${(UPTIME_HOURS_KEPT - 1) * HOUR_MS}`),
+      pruneDays: db.prepare(`DELETE FROM monitor_uptime_days WHERE monitor_id = ?
+        AND day < (SELECT MAX(day) FROM monitor_uptime_days WHERE monitor_id = ?) - ${(UPTIME_DAYS_KEPT - 1) * DAY_MS}`),
       deleteUptime: db.prepare('DELETE FROM monitor_uptime WHERE monitor_id = ?'),
+      deleteUptimeDays: db.prepare('DELETE FROM monitor_uptime_days WHERE monitor_id = ?'),
     };
   }
 
-  created(m: MonitorView): void {
-    this.stmts.insert.run({ ...m, enabled: m.enabled ? 1 : 0 });
+  created(m: MonitorView, heartbeatTokenHash: string | null): void {
+    this.stmts.insert.run({
+      id: m.id,
+      project_id: m.project_id,
+      name: m.name,
+      url: m.url,
+      interval_seconds: m.interval_seconds,
+      timeout_seconds: m.timeout_seconds,
+      expected_status: m.expected_status,
+      enabled: m.enabled ? 1 : 0,
+      status: m.status,
+      status_since: m.status_since,
+      last_checked_at: m.last_checked_at,
+      last_status_code: m.last_status_code,
+      last_response_ms: m.last_response_ms,
+      last_error: m.last_error,
+      created_at: m.created_at,
+      updated_at: m.updated_at,
+      type: m.type ?? 'http',
+      options: optionsOf(m),
+      heartbeat_token_hash: heartbeatTokenHash,
+    });
   }
 
-  updated(id: string, changes: Partial<MonitorSettings>, updatedAt: string): void {
-    const fields = SETTINGS.filter((k) => changes[k] !== undefined);
-    const sql = `UPDATE monitors SET ${[...fields, 'updated_at'].map((f) => `${f} = @${f}`).join(', ')} WHERE id = @id`;
+  updated(id: string, changes: SettingsChanges, updatedAt: string): void {
+    const fields = Object.keys(changes).filter((k) => SPEC_COLUMNS.has(k));
+    const optionsChanged = Object.keys(changes).some((k) => !SPEC_COLUMNS.has(k));
+    const row = optionsChanged ? this.stmts.row.get(id) : undefined;
+    if (optionsChanged && row === undefined) return;
+    const set = [...fields, 'updated_at', ...(optionsChanged ? OPTION_FIELDS.slice(1) : [])];
+    const sql = `UPDATE monitors SET ${set.map((f) => `${f} = @${f}`).join(', ')} WHERE id = @id`;
     let stmt = this.updates.get(sql);
     if (!stmt) {
       stmt = this.db.prepare(sql);
       this.updates.set(sql, stmt);
     }
-    const values = Object.fromEntries(fields.map((f) => [f, f === 'enabled' ? (changes.enabled ? 1 : 0) : changes[f]]));
+    const values: Record<string, unknown> = Object.fromEntries(
+      fields.map((f) => [f, f === 'enabled' ? (changes.enabled ? 1 : 0) : changes[f as keyof SettingsChanges]]),
+    );
+    if (row !== undefined) values['options'] = optionsOf(applyChanges(JSON.parse(row.options), changes));
     stmt.run({ ...values, updated_at: updatedAt, id });
   }
 
@@ -137,6 +235,7 @@ class SqliteMonitorsWriter implements MonitorsWriter {
     this.stmts.delete.run(id);
     this.stmts.deleteChecks.run(id);
     this.stmts.deleteUptime.run(id);
+    this.stmts.deleteUptimeDays.run(id);
   }
 
   status(id: string, status: 'UP' | 'DOWN', since: string): void {
@@ -145,23 +244,35 @@ class SqliteMonitorsWriter implements MonitorsWriter {
 
   checked(id: string, check: CheckView, position: string): void {
     if (!this.stmts.exists.get(id)) return;
+    const { checked_at, status_code, response_ms, ok, error, ...details } = check;
     this.stmts.insertCheck.run(
       Number(position),
       id,
-      check.checked_at,
-      check.status_code,
-      check.response_ms,
-      check.ok ? 1 : 0,
-      check.error,
+      checked_at,
+      status_code,
+      response_ms,
+      ok ? 1 : 0,
+      error,
+      Object.keys(details).length === 0 ? null : JSON.stringify(details),
     );
-    this.stmts.last.run({ ...check, id });
+    this.stmts.last.run({
+      checked_at,
+      status_code,
+      response_ms,
+      error,
+      certificate: details.certificate === undefined ? null : JSON.stringify(details.certificate),
+      id,
+    });
     this.stmts.trim.run(id, id);
   }
 
-  counted(id: string, hour: number, ok: boolean, position: string): void {
+  counted(id: string, check: Pick<CheckView, 'checked_at' | 'ok' | 'response_ms'>, position: string): void {
     if (!this.stmts.exists.get(id)) return;
-    this.stmts.count.run({ id, hour, ok: ok ? 1 : 0, position: Number(position) });
-    this.stmts.prune.run(id, id);
+    const common = { id, ok: check.ok ? 1 : 0, ms: check.ok ? check.response_ms : 0, position: Number(position) };
+    this.stmts.countHour.run({ ...common, start: uptimeHourOf(check.checked_at) });
+    this.stmts.countDay.run({ ...common, start: uptimeDayOf(check.checked_at) });
+    this.stmts.pruneHours.run(id, id);
+    this.stmts.pruneDays.run(id, id);
   }
 }
 
@@ -170,13 +281,17 @@ class SqliteMonitorsQueries implements MonitorsQueries {
   constructor(private readonly db: Database.Database) {
     this.stmts = {
       get: db.prepare<[string], MonitorRow>('SELECT * FROM monitors WHERE id = ?'),
+      byToken: db.prepare<[string], MonitorRow>('SELECT * FROM monitors WHERE heartbeat_token_hash = ?'),
       count: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM monitors WHERE project_id = ?'),
       history: db.prepare<[string, number], CheckRow>(
-        'SELECT checked_at, status_code, response_ms, ok, error FROM monitor_checks ' +
+        'SELECT checked_at, status_code, response_ms, ok, error, details FROM monitor_checks ' +
           'WHERE monitor_id = ? ORDER BY checked_at DESC, position DESC LIMIT ?',
       ),
-      uptime: db.prepare<[string, number], UptimeBucket>(
-        'SELECT hour, ok, total FROM monitor_uptime WHERE monitor_id = ? AND hour >= ?',
+      hours: db.prepare<[string, number], UptimeBucket>(
+        'SELECT hour AS start, ok, total, ok_response_ms FROM monitor_uptime WHERE monitor_id = ? AND hour >= ?',
+      ),
+      days: db.prepare<[string, number], UptimeBucket>(
+        'SELECT day AS start, ok, total, ok_response_ms FROM monitor_uptime_days WHERE monitor_id = ? AND day >= ?',
       ),
     };
   }
@@ -194,6 +309,11 @@ class SqliteMonitorsQueries implements MonitorsQueries {
     return row && inScope(scope, row.project_id) ? toMonitor(row) : null;
   }
 
+  async byHeartbeatToken(tokenHash: string): Promise<MonitorView | null> {
+    const row = this.stmts.byToken.get(tokenHash);
+    return row ? toMonitor(row) : null;
+  }
+
   async countInProject(projectId: string): Promise<number> {
     return this.stmts.count.get(projectId)!.n;
   }
@@ -203,8 +323,11 @@ class SqliteMonitorsQueries implements MonitorsQueries {
   }
 
   async uptime(ids: readonly string[], now: Date): Promise<Map<string, MonitorUptime>> {
-    const from = uptimeHourOf(now) - (UPTIME_HOURS_KEPT - 1) * HOUR_MS;
-    return new Map(ids.map((id) => [id, uptimeAt(this.stmts.uptime.all(id, from), now)]));
+    const fromHour = uptimeHourOf(now) - (UPTIME_HOURS_KEPT - 1) * HOUR_MS;
+    const fromDay = uptimeDayOf(now) - (UPTIME_DAYS_KEPT - 1) * DAY_MS;
+    return new Map(
+      ids.map((id) => [id, uptimeAt(this.stmts.hours.all(id, fromHour), this.stmts.days.all(id, fromDay), now)]),
+    );
   }
 }
 

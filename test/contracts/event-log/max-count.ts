@@ -37,6 +37,19 @@ export const maxCountContract = (withLog: WithLog): void => {
     },
   );
 
+  withLog('readLast answers the newest event of a stream, after a trim too, and null for none', async (t, { log }) => {
+    const stream = `checks-${randomUUID()}`;
+    t.is(await log.readLast(stream), null);
+    await log.setStreamMaxCount(stream, 2);
+    for (let i = 0; i < 4; i += 1) await log.append(stream, [event('CheckRecorded', { i })], 'any');
+    await log.append(`checks-${randomUUID()}`, [event('CheckRecorded', { i: 99 })], 'any');
+    const last = await log.readLast(stream);
+    t.is((last?.data as { i: number }).i, 3);
+    t.is(last?.revision, 3);
+    await log.trim();
+    t.is(((await log.readLast(stream))?.data as { i: number }).i, 3);
+  });
+
   withLog('trim removes only what maxCount already hides', async (t, { log }) => {
     const stream = `checks-${randomUUID()}`;
     await log.setStreamMaxCount(stream, 2);

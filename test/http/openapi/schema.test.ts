@@ -16,7 +16,7 @@ import { withSchema, type JsonSchema } from '../../../src/domain/json-schema.ts'
 import { AuditEventInput } from '../../../src/domain/audit-event.ts';
 import { AnomalySettingsPatch } from '../../../src/domain/anomaly-settings.ts';
 import { ApiKeyRestrictions } from '../../../src/domain/api-keys.ts';
-import { MonitorCreateInput } from '../../../src/domain/monitor.ts';
+import { MonitorCreateInput } from '../../../src/domain/monitor-input.ts';
 import { jsonSchemaOf, type SchemaOptions } from '../../../src/http/openapi/schema.ts';
 
 /** The codec walker: what each io-ts combinator becomes, and, for the API's own request codecs,
