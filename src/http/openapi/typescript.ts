@@ -25,7 +25,13 @@ const refName = (ref: string) => {
 
 /** A union, on one line when it fits, else one member a line (each member's own lines indented
  *  under its bar). */
-const union = (members: JsonSchema[] | string[], indent: string): string => {
+const union = (given: JsonSchema[] | string[], indent: string): string => {
+  // A member that is itself a union (a nullable choice of objects) joins this one.
+  const members = (given as Array<JsonSchema | string>).flatMap((m) =>
+    typeof m !== 'string' && (m.anyOf ?? m.oneOf) && Object.keys(m).every((k) => NAMING.has(k))
+      ? (m.anyOf ?? m.oneOf)!
+      : [m],
+  );
   const render = (at: string) => [...new Set(members.map((m) => (typeof m === 'string' ? m : typeOf(m, at))))];
   const flat = render(indent);
   if (flat.length === 0) return 'never';
@@ -35,6 +41,9 @@ const union = (members: JsonSchema[] | string[], indent: string): string => {
     .map((m) => `\n${indent}${INDENT}| ${m}`)
     .join('');
 };
+
+/** Keys that add no constraint: a schema with only these and a union is that union. */
+const NAMING = new Set(['anyOf', 'oneOf', 'description', 'title', 'examples']);
 
 const SCALARS: Record<string, string> = {
   string: 'string',

@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { boundedString } from '../../domain/codecs.ts';
+import { withSchema } from '../../domain/json-schema.ts';
 import { CHECKS_KEPT } from '../../domain/monitor.ts';
 import { MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor-input.ts';
 import { IntFromString } from '../middleware/query.ts';
@@ -39,12 +40,16 @@ export const BeatQuery = t.exact(
     ping: IntFromString(0, 86_400_000),
   }),
 );
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const HeartbeatToken = {
-  codec: new t.Type<string, string, unknown>(
-    'a heartbeat token',
-    (u): u is string => typeof u === 'string' && /^[A-Za-z0-9_-]{43}$/.test(u),
-    (u, c) => (typeof u === 'string' && /^[A-Za-z0-9_-]{43}$/.test(u) ? t.success(u) : t.failure(u, c)),
-    t.identity,
+  codec: withSchema(
+    new t.Type<string, string, unknown>(
+      'a heartbeat token',
+      (u): u is string => typeof u === 'string' && TOKEN.test(u),
+      (u, c) => (typeof u === 'string' && TOKEN.test(u) ? t.success(u) : t.failure(u, c)),
+      t.identity,
+    ),
+    { type: 'string', pattern: TOKEN.source },
   ),
   what: 'heartbeat token',
 };

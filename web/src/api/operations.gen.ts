@@ -82,7 +82,13 @@ export type ApiKey = {
 export type AuditEvent = {
   id: string;
   project_id: string;
-  event_type: 'http' | 'system.alert' | 'system.healthcheck.down' | 'system.healthcheck.up' | 'system.access';
+  event_type:
+    | 'http'
+    | 'system.alert'
+    | 'system.healthcheck.down'
+    | 'system.healthcheck.up'
+    | 'system.healthcheck.certificate_expiring'
+    | 'system.access';
   timestamp: string;
   path: string;
   method: string;
@@ -136,7 +142,13 @@ export type AuditEventInput = {
 export type AuditListItem = {
   id: string;
   project_id: string;
-  event_type: 'http' | 'system.alert' | 'system.healthcheck.down' | 'system.healthcheck.up' | 'system.access';
+  event_type:
+    | 'http'
+    | 'system.alert'
+    | 'system.healthcheck.down'
+    | 'system.healthcheck.up'
+    | 'system.healthcheck.certificate_expiring'
+    | 'system.access';
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   status_code: number | null;
@@ -284,6 +296,41 @@ export type Check = {
   response_ms: number;
   ok: boolean;
   error: string | null;
+  assertions?: Array<{
+    source:
+      | 'status'
+      | 'body'
+      | 'json'
+      | 'header'
+      | 'response_time'
+      | 'certificate_expiry_days'
+      | 'dns_records';
+    op:
+      | 'equals'
+      | 'not_equals'
+      | 'contains'
+      | 'not_contains'
+      | 'matches'
+      | 'lt'
+      | 'lte'
+      | 'gt'
+      | 'gte'
+      | 'exists'
+      | 'not_exists';
+    passed: boolean;
+    received: string | null;
+    path?: string;
+    value?: string | number | boolean | null;
+  }>;
+  certificate?: {
+    valid_from: string;
+    valid_to: string;
+    issuer: string;
+    subject: string;
+    names: Array<string>;
+  };
+  dns_records?: Array<string>;
+  heartbeat?: 'beat' | 'missed';
 };
 
 export type DerivedSession = {
@@ -335,6 +382,7 @@ export type Monitor = {
   id: string;
   project_id: string;
   name: string;
+  type: 'http' | 'tcp' | 'dns' | 'heartbeat';
   url: string;
   interval_seconds: number;
   timeout_seconds: number;
@@ -346,20 +394,90 @@ export type Monitor = {
   last_status_code: number | null;
   last_response_ms: number | null;
   last_error: string | null;
+  last_certificate:
+    | {
+        valid_from: string;
+        valid_to: string;
+        issuer: string;
+        subject: string;
+        names: Array<string>;
+      }
+    | null;
   created_at: string;
   updated_at: string;
   uptime_24h: number | null;
   uptime_7d: number | null;
+  uptime_30d: number | null;
+  uptime_90d: number | null;
+  avg_response_ms_24h: number | null;
+  avg_response_ms_7d: number | null;
+  avg_response_ms_30d: number | null;
+  avg_response_ms_90d: number | null;
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+  headers?: Record<string, string>;
+  body?: string;
+  content_type?: string;
+  auth?:
+    | {
+        type: 'basic';
+        username: string;
+        password: string;
+      }
+    | {
+        type: 'bearer';
+        token: string;
+      };
+  max_redirects?: number;
+  ignore_tls_errors?: boolean;
+  accepted_statuses?: Array<string>;
+  tls?: boolean;
+  hostname?: string;
+  record_type?: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT' | 'NS';
+  resolver?: string;
+  grace_seconds?: number;
+  assertions?: Array<unknown>;
+  down_after?: number;
+  up_after?: number;
+  retry_interval_seconds?: number;
+  cert_expiry_warn_days?: Array<number>;
 };
 
 export type MonitorCreate = {
   project_id: string;
   name: string;
-  url: string;
+  url?: string;
   interval_seconds?: number;
   timeout_seconds?: number;
   expected_status?: number;
   enabled?: boolean;
+  type?: 'http' | 'tcp' | 'dns' | 'heartbeat';
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+  headers?: Record<string, string>;
+  body?: string;
+  content_type?: string;
+  auth?:
+    | {
+        type: 'basic';
+        username: string;
+        password: string;
+      }
+    | {
+        type: 'bearer';
+        token: string;
+      };
+  max_redirects?: number;
+  ignore_tls_errors?: boolean;
+  accepted_statuses?: Array<string>;
+  tls?: boolean;
+  hostname?: string;
+  record_type?: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT' | 'NS';
+  resolver?: string;
+  grace_seconds?: number;
+  assertions?: Array<unknown>;
+  down_after?: number;
+  up_after?: number;
+  retry_interval_seconds?: number;
+  cert_expiry_warn_days?: Array<number>;
 };
 
 export type MonitorUpdate = {
@@ -369,6 +487,35 @@ export type MonitorUpdate = {
   timeout_seconds?: number;
   expected_status?: number;
   enabled?: boolean;
+  type?: 'http' | 'tcp' | 'dns' | 'heartbeat';
+  method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | null;
+  headers?: Record<string, string> | null;
+  body?: string | null;
+  content_type?: string | null;
+  auth?:
+    | {
+        type: 'basic';
+        username: string;
+        password: string;
+      }
+    | {
+        type: 'bearer';
+        token: string;
+      }
+    | null;
+  max_redirects?: number | null;
+  ignore_tls_errors?: boolean | null;
+  accepted_statuses?: Array<string> | null;
+  tls?: boolean | null;
+  hostname?: string | null;
+  record_type?: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT' | 'NS' | null;
+  resolver?: string | null;
+  grace_seconds?: number | null;
+  assertions?: Array<unknown> | null;
+  down_after?: number | null;
+  up_after?: number | null;
+  retry_interval_seconds?: number | null;
+  cert_expiry_warn_days?: Array<number> | null;
 };
 
 export type Pagination = {
@@ -541,6 +688,7 @@ export interface Operations {
         | 'system.alert'
         | 'system.healthcheck.down'
         | 'system.healthcheck.up'
+        | 'system.healthcheck.certificate_expiring'
         | 'system.access';
       page?: number;
       limit?: number;
@@ -639,6 +787,7 @@ export interface Operations {
         | 'system.alert'
         | 'system.healthcheck.down'
         | 'system.healthcheck.up'
+        | 'system.healthcheck.certificate_expiring'
         | 'system.access';
       format?: 'csv' | 'json';
     };
@@ -670,6 +819,7 @@ export interface Operations {
             | 'system.alert'
             | 'system.healthcheck.down'
             | 'system.healthcheck.up'
+            | 'system.healthcheck.certificate_expiring'
             | 'system.access';
           method: 'GET' | 'POST' | 'PUT' | 'DELETE';
           path: string;
@@ -709,6 +859,7 @@ export interface Operations {
             | 'system.alert'
             | 'system.healthcheck.down'
             | 'system.healthcheck.up'
+            | 'system.healthcheck.certificate_expiring'
             | 'system.access';
           method: 'GET' | 'POST' | 'PUT' | 'DELETE';
           path: string;
@@ -1119,7 +1270,71 @@ export interface Operations {
     query: Record<string, never>;
     body: MonitorCreate;
     answers: {
-      201: Monitor;
+      201: {
+        id: string;
+        project_id: string;
+        name: string;
+        type: 'http' | 'tcp' | 'dns' | 'heartbeat';
+        url: string;
+        interval_seconds: number;
+        timeout_seconds: number;
+        expected_status: number;
+        enabled: boolean;
+        status: 'UP' | 'DOWN' | 'PENDING';
+        status_since: string | null;
+        last_checked_at: string | null;
+        last_status_code: number | null;
+        last_response_ms: number | null;
+        last_error: string | null;
+        last_certificate:
+          | {
+              valid_from: string;
+              valid_to: string;
+              issuer: string;
+              subject: string;
+              names: Array<string>;
+            }
+          | null;
+        created_at: string;
+        updated_at: string;
+        uptime_24h: number | null;
+        uptime_7d: number | null;
+        uptime_30d: number | null;
+        uptime_90d: number | null;
+        avg_response_ms_24h: number | null;
+        avg_response_ms_7d: number | null;
+        avg_response_ms_30d: number | null;
+        avg_response_ms_90d: number | null;
+        method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+        headers?: Record<string, string>;
+        body?: string;
+        content_type?: string;
+        auth?:
+          | {
+              type: 'basic';
+              username: string;
+              password: string;
+            }
+          | {
+              type: 'bearer';
+              token: string;
+            };
+        max_redirects?: number;
+        ignore_tls_errors?: boolean;
+        accepted_statuses?: Array<string>;
+        tls?: boolean;
+        hostname?: string;
+        record_type?: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT' | 'NS';
+        resolver?: string;
+        grace_seconds?: number;
+        assertions?: Array<unknown>;
+        down_after?: number;
+        up_after?: number;
+        retry_interval_seconds?: number;
+        cert_expiry_warn_days?: Array<number>;
+        heartbeat_token?: string;
+        heartbeat_url?: string;
+      };
     };
   };
   /** A monitor */
@@ -1177,6 +1392,40 @@ export interface Operations {
     body: undefined;
     answers: {
       200: Check;
+    };
+  };
+  /** Send a heartbeat */
+  'GET /v1/heartbeat/:token': {
+    params: {
+      token: string;
+    };
+    query: {
+      status?: 'up' | 'down';
+      msg?: string;
+      ping?: number;
+    };
+    body: undefined;
+    answers: {
+      200: {
+        status: 'recorded' | 'paused';
+      };
+    };
+  };
+  /** Send a heartbeat (POST) */
+  'POST /v1/heartbeat/:token': {
+    params: {
+      token: string;
+    };
+    query: {
+      status?: 'up' | 'down';
+      msg?: string;
+      ping?: number;
+    };
+    body: undefined;
+    answers: {
+      200: {
+        status: 'recorded' | 'paused';
+      };
     };
   };
   /** The Web Push key */
@@ -1279,7 +1528,12 @@ export interface Operations {
           channel_type: 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
           project_id: string;
           event_id: string;
-          event_type: 'monitor.down' | 'monitor.up' | 'anomaly.detected' | 'channel.test';
+          event_type:
+            | 'monitor.down'
+            | 'monitor.up'
+            | 'monitor.certificate_expiring'
+            | 'anomaly.detected'
+            | 'channel.test';
           title: string;
           status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
           reason: string | null;
@@ -1313,7 +1567,12 @@ export interface Operations {
         channel_type: 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
         project_id: string;
         event_id: string;
-        event_type: 'monitor.down' | 'monitor.up' | 'anomaly.detected' | 'channel.test';
+        event_type:
+          | 'monitor.down'
+          | 'monitor.up'
+          | 'monitor.certificate_expiring'
+          | 'anomaly.detected'
+          | 'channel.test';
         title: string;
         status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
         reason: string | null;
@@ -1345,7 +1604,12 @@ export interface Operations {
         channel_type: 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
         project_id: string;
         event_id: string;
-        event_type: 'monitor.down' | 'monitor.up' | 'anomaly.detected' | 'channel.test';
+        event_type:
+          | 'monitor.down'
+          | 'monitor.up'
+          | 'monitor.certificate_expiring'
+          | 'anomaly.detected'
+          | 'channel.test';
         title: string;
         status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
         reason: string | null;
@@ -1377,7 +1641,12 @@ export interface Operations {
         channel_type: 'webhook' | 'webpush' | 'slack' | 'discord' | 'teams' | 'email' | 'pagerduty' | 'ntfy';
         project_id: string;
         event_id: string;
-        event_type: 'monitor.down' | 'monitor.up' | 'anomaly.detected' | 'channel.test';
+        event_type:
+          | 'monitor.down'
+          | 'monitor.up'
+          | 'monitor.certificate_expiring'
+          | 'anomaly.detected'
+          | 'channel.test';
         title: string;
         status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
         reason: string | null;

@@ -46,6 +46,7 @@ const EVENT_TYPES = everyOf<NonNullable<ListQuery['event_type']>>({
   'system.alert': true,
   'system.healthcheck.down': true,
   'system.healthcheck.up': true,
+  'system.healthcheck.certificate_expiring': true,
   'system.access': true,
 });
 const LIMITS = ['20', '50', '100'];
