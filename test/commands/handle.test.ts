@@ -41,6 +41,7 @@ const wrap = (log: EventLog, replaced: Partial<EventLog>): EventLog => ({
   append: (stream, events, expected) => log.append(stream, events, expected),
   appendOnce: (items, withinMs) => log.appendOnce(items, withinMs),
   readStream: (stream, options) => log.readStream(stream, options),
+  readLast: (stream) => log.readLast(stream),
   readAll: (after, maxCount) => log.readAll(after, maxCount),
   readPositions: (positions) => log.readPositions(positions),
   headPosition: () => log.headPosition(),
@@ -65,7 +66,7 @@ const fail = (s: number): CheckResult => ({ checked_at: at(s), ok: false, status
 const projectWithMonitor = async (log: EventLog) => {
   const project = await createProject({ log }, 'shop', ctx);
   const monitor = await createMonitor(
-    { log, monitorsInProject: async () => 0 },
+    { log, monitorsInProject: async () => 0, monitorsPerProject: 10 },
     {
       project_id: project.id,
       name: 'orders',

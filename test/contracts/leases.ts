@@ -141,13 +141,15 @@ export const leasesContract = (adapter: string, open: () => Promise<SharedReadMo
         last_status_code: null,
         last_response_ms: null,
         last_error: null,
+        last_certificate: null,
+        type: 'http',
         created_at: '2026-01-01T00:00:00.000Z',
         updated_at: '2026-01-01T00:00:00.000Z',
       });
       const apply = (e: RecordedEvent, w: MonitorsWriter) => {
         if (e.position === '1') {
-          w.created(monitor(kept));
-          w.created(monitor(removed));
+          w.created(monitor(kept), null);
+          w.created(monitor(removed), null);
         }
         if (e.position === '2') {
           w.updated(kept, { name: 'old' }, '2026-01-01T00:00:02.000Z');

@@ -103,7 +103,7 @@ const setUp = async (t: ExecutionContext, answer: (n: number, request: Received)
   const monitorOf = async (name: string) =>
     (
       await createMonitor(
-        { log: service.log, monitorsInProject: async () => 0 },
+        { log: service.log, monitorsInProject: async () => 0, monitorsPerProject: 10 },
         { project_id: project.id, name, url: 'http://127.0.0.1:9/' },
         ctx(new Date()),
       )

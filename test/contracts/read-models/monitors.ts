@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { recorded, type WithModels } from './harness.ts';
+import { uptimeAt } from '../../../src/domain/monitor-uptime.ts';
+
+/** No checks in any window. */
+const NONE = uptimeAt([], [], new Date(0));
 
 export const monitorsContract = (withModels: WithModels): void => {
   withModels(
@@ -22,6 +26,8 @@ export const monitorsContract = (withModels: WithModels): void => {
         last_status_code: null,
         last_response_ms: null,
         last_error: null,
+        last_certificate: null,
+        type: 'http' as const,
         created_at: '2026-01-01T00:00:00.000Z',
         updated_at: '2026-01-01T00:00:00.000Z',
       };
@@ -37,15 +43,15 @@ export const monitorsContract = (withModels: WithModels): void => {
       const checks = Array.from({ length: 205 }, (_, i) => ({ r: recorded(), i }));
       const apply = async () => {
         await m.stores.monitors.commit([created], (_r, w) => {
-          w.created({ ...base, id });
-          w.created({ ...base, id: other, project_id: randomUUID(), created_at: at(1) });
+          w.created({ ...base, id }, null);
+          w.created({ ...base, id: other, project_id: randomUUID(), created_at: at(1) }, null);
         });
         await m.stores.monitors.commit(
           checks.map((c) => c.r),
           (r, w) => {
             const c = checks.find((x) => x.r === r)!;
             w.checked(id, check(c.i), r.position);
-            w.counted(id, Date.UTC(2026, 0, 1), check(c.i).ok, r.position);
+            w.counted(id, check(c.i), r.position);
           },
         );
       };
@@ -90,17 +96,32 @@ export const monitorsContract = (withModels: WithModels): void => {
       t.deepEqual(await m.monitors.list({ all: false, projectIds: [] }), []);
       // All 205 checks counted once (103 OK), despite the replay.
       t.deepEqual(Object.fromEntries(await m.monitors.uptime([id, other], new Date(at(3600)))), {
-        [id]: { uptime_24h: 103 / 205, uptime_7d: 103 / 205 },
-        [other]: { uptime_24h: null, uptime_7d: null },
+        [id]: {
+          uptime_24h: 103 / 205,
+          uptime_7d: 103 / 205,
+          uptime_30d: 103 / 205,
+          uptime_90d: 103 / 205,
+          // The OK checks are the even ones, 0 to 204: their mean response time is 102 ms.
+          avg_response_ms_24h: 102,
+          avg_response_ms_7d: 102,
+          avg_response_ms_30d: 102,
+          avg_response_ms_90d: 102,
+        },
+        [other]: NONE,
       });
       const older = [recorded(), recorded()];
       await m.stores.monitors.commit(older, (r, w) => {
-        // An hour more than 168 hours before the newest is dropped at once.
-        w.counted(id, Date.UTC(2026, 0, 1) - 169 * 3_600_000, true, r.position);
+        // An hour more than 168 hours (a day more than 90 days) before the newest is dropped at once.
+        const old = r === older[0] ? Date.UTC(2026, 0, 1) - 169 * 3_600_000 : Date.UTC(2026, 0, 1) - 92 * 86_400_000;
+        w.counted(id, { checked_at: new Date(old).toISOString(), ok: true, response_ms: 5 }, r.position);
       });
-      t.deepEqual((await m.monitors.uptime([id], new Date(Date.UTC(2026, 0, 1) - 168 * 3_600_000))).get(id), {
+      t.like((await m.monitors.uptime([id], new Date(Date.UTC(2026, 0, 1) - 168 * 3_600_000))).get(id), {
         uptime_24h: null,
         uptime_7d: null,
+      });
+      t.like((await m.monitors.uptime([id], new Date(Date.UTC(2026, 0, 1) - 91 * 86_400_000))).get(id), {
+        uptime_30d: null,
+        uptime_90d: null,
       });
 
       const removed = recorded();
@@ -111,8 +132,101 @@ export const monitorsContract = (withModels: WithModels): void => {
       });
       t.is(await m.monitors.get(id, { all: true }), null);
       t.deepEqual(await m.monitors.history(id, 10), []);
-      t.deepEqual((await m.monitors.uptime([id], new Date(at(0)))).get(id), { uptime_24h: null, uptime_7d: null });
+      t.deepEqual((await m.monitors.uptime([id], new Date(at(0)))).get(id), NONE);
       t.is(await m.monitors.countInProject(project), 0);
     },
   );
+
+  withModels('monitors: options, a heartbeat token, the last certificate and what each check saw', async (t, m) => {
+    const id = randomUUID();
+    const hb = randomUUID();
+    const project = randomUUID();
+    const cert = {
+      valid_from: '2026-01-01T00:00:00.000Z',
+      valid_to: '2026-02-01T00:00:00.000Z',
+      issuer: 'CN=test CA',
+      subject: 'CN=localhost',
+      names: ['localhost', '127.0.0.1'],
+    };
+    const base = {
+      project_id: project,
+      name: 'orders',
+      interval_seconds: 60,
+      timeout_seconds: 10,
+      expected_status: 200,
+      enabled: true,
+      status: 'PENDING' as const,
+      status_since: null,
+      last_checked_at: null,
+      last_status_code: null,
+      last_response_ms: null,
+      last_error: null,
+      last_certificate: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
+    const [created, changed, checkedWithCert, checkedWithout] = [recorded(), recorded(), recorded(), recorded()];
+    await m.stores.monitors.commit([created], (_r, w) => {
+      w.created(
+        {
+          ...base,
+          id,
+          type: 'http',
+          url: 'https://127.0.0.1:9/health',
+          method: 'POST',
+          headers: { 'X-Token': 'secret' },
+          assertions: [{ source: 'json', path: '$.status', op: 'equals', value: 'ok' }],
+          down_after: 3,
+        },
+        null,
+      );
+      w.created({ ...base, id: hb, type: 'heartbeat', url: `heartbeat:${hb}`, grace_seconds: 30 }, 'ab'.repeat(32));
+    });
+    await m.stores.monitors.commit([changed], (_r, w) => {
+      w.updated(id, { down_after: null, up_after: 2, name: 'orders-api' }, '2026-01-01T00:01:00.000Z');
+    });
+    await m.stores.monitors.commit([checkedWithCert, checkedWithout], (r, w) => {
+      const first = r === checkedWithCert;
+      w.checked(
+        id,
+        {
+          checked_at: first ? '2026-01-01T00:02:00.000Z' : '2026-01-01T00:03:00.000Z',
+          status_code: 200,
+          response_ms: 12,
+          ok: first,
+          error: first ? null : 'json $.status equals "ok": got "degraded"',
+          assertions: [
+            {
+              source: 'json',
+              path: '$.status',
+              op: 'equals',
+              value: 'ok',
+              passed: first,
+              received: first ? 'ok' : 'degraded',
+            },
+          ],
+          ...(first ? { certificate: cert } : {}),
+        },
+        r.position,
+      );
+    });
+    const view = await m.monitors.get(id, { all: true });
+    t.like(view, {
+      type: 'http',
+      name: 'orders-api',
+      method: 'POST',
+      headers: { 'X-Token': 'secret' },
+      up_after: 2,
+      last_certificate: cert,
+      last_error: 'json $.status equals "ok": got "degraded"',
+    });
+    t.is(view?.down_after, undefined, 'an option set to null is gone');
+    t.deepEqual(view?.assertions, [{ source: 'json', path: '$.status', op: 'equals', value: 'ok' }]);
+    const [newest, oldest] = await m.monitors.history(id, 2);
+    t.is(newest?.certificate, undefined);
+    t.deepEqual(oldest?.certificate, cert);
+    t.like(newest?.assertions?.[0], { passed: false, received: 'degraded' });
+    t.like(await m.monitors.byHeartbeatToken('ab'.repeat(32)), { id: hb, type: 'heartbeat', grace_seconds: 30 });
+    t.is(await m.monitors.byHeartbeatToken('cd'.repeat(32)), null);
+  });
 };
