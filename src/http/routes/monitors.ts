@@ -1,4 +1,4 @@
-import { runCheck } from '../../checks/http-probe.ts';
+import { runCheck } from '../../checks/probe.ts';
 import { createMonitor, deleteMonitor, updateMonitor } from '../../commands/monitors.ts';
 import type { RouteDeps } from '../deps.ts';
 import { HISTORY_DEFAULT_LIMIT, type monitorOperations } from '../operations/monitors.ts';
