@@ -107,6 +107,9 @@ export const observeHttp = async (
         throwHttpErrors: false,
         decompress: withBody,
       });
+      // got's stream is writable for a method that may carry a body: without one, nothing is to come.
+      const method = target.method ?? 'GET';
+      if (target.body === undefined && method !== 'GET' && method !== 'HEAD') stream.end();
       const deadline = setTimeout(() => stream.destroy(new DeadlineError('deadline')), timeoutMs);
       const settle = (observation: Observation) => {
         clearTimeout(deadline);
