@@ -1,5 +1,7 @@
 import test from 'ava';
 import { JsonPathError, parseJsonPath, queryJson } from '../../src/domain/json-path.ts';
+import type { MonitorSettings } from '../../src/domain/monitor.ts';
+import { settingsIssues } from '../../src/domain/monitor-rules.ts';
 
 const doc = {
   status: 'ok',
@@ -89,4 +91,25 @@ test('a deeply nested document is walked without overflowing the stack', (t) => 
   let deep: unknown = { leaf: 'found' };
   for (let i = 0; i < 100_000; i += 1) deep = [deep];
   t.deepEqual(queryJson(deep, '$..leaf'), ['found']);
+});
+
+test('a monitor whose json assertion has a path outside the subset is refused when saved', (t) => {
+  const settings = (path: string): MonitorSettings => ({
+    name: 'api',
+    url: 'http://127.0.0.1/',
+    interval_seconds: 60,
+    timeout_seconds: 10,
+    expected_status: 200,
+    enabled: true,
+    assertions: [{ source: 'json', path, op: 'exists' }],
+  });
+  t.deepEqual(settingsIssues(settings('$.items[*].status'), new Set(['assertions'])), []);
+  t.deepEqual(settingsIssues(settings('$.items[?(@.ok)]'), new Set(['assertions'])), [
+    {
+      path: 'assertions.0.path',
+      message:
+        'invalid JSONPath "$.items[?(@.ok)]" at character 9: expected a quoted name, a whole number or * in brackets ' +
+        '(filters, slices and unions are not supported)',
+    },
+  ]);
 });
