@@ -116,7 +116,7 @@ export const observeHttp = async (
         resolve({ observation, refused: false });
         stream.destroy();
       };
-      stream.once('error', (error) => {
+      stream.on('error', (error) => {
         clearTimeout(deadline);
         reject(error);
       });

@@ -37,7 +37,7 @@ const connect = (
       socket.destroy();
       resolve(certificate);
     });
-    socket.once('error', (error) => {
+    socket.on('error', (error) => {
       clearTimeout(timer);
       socket.destroy();
       reject(error);
