@@ -1,91 +1,177 @@
+<<<<<<< HEAD
 import got, { RequestError, TimeoutError } from 'got';
 import type { CheckResult, MonitorSettings } from '../domain/monitor.ts';
 
 const checkPasses = (expected: number, status: number | undefined) => status === expected;
 const failureText = (expected: number, result: Pick<CheckResult, 'status_code' | 'error'>): string =>
   result.error ?? `expected status ${expected}, received ${result.status_code ?? 'no response'}`;
+=======
+import type { IncomingHttpHeaders } from 'node:http';
+import got, { MaxRedirectsError, type Method, RequestError, TimeoutError } from 'got';
+import { MAX_BODY_BYTES, type Observation } from '../domain/check-judge.ts';
+import type { MonitorSettings } from '../domain/monitor.ts';
+>>>>>>> probes
 import { refusalOf, type EgressPolicy } from './egress.ts';
+import { certificateOf, stopwatch, TLS_CODE, type Observed } from './observed.ts';
 
-export type CheckTarget = Pick<MonitorSettings, 'url' | 'timeout_seconds' | 'expected_status'>;
+/** What a probe needs of a monitor: SPEC's three settings, and the options (absent ones are their
+ *  defaults). A MonitorSettings (or a monitor as read) is one. */
+export type CheckTarget = Pick<MonitorSettings, 'url' | 'timeout_seconds' | 'expected_status'> &
+  Partial<Omit<MonitorSettings, 'url' | 'timeout_seconds' | 'expected_status'>>;
 
-const TLS_CODE = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
+/** The whole exchange outlived the monitor's timeout (got's own timeout is per hop). */
+class DeadlineError extends Error {}
 
-/** The error text of a check that got no response. */
-const describe = (error: unknown, target: CheckTarget): string => {
+/** The error text of a check that got no usable response. `responded`: the headers had come
+ *  (the failure was in reading the body). */
+const describe = (error: unknown, target: CheckTarget, responded: boolean): string => {
   const refused = refusalOf(error);
   if (refused !== null) return refused;
-  if (error instanceof TimeoutError) return `timeout: no response within ${target.timeout_seconds} s`;
+  const expired = error instanceof DeadlineError || (error instanceof Error && error.cause instanceof DeadlineError);
+  if (error instanceof TimeoutError || expired)
+    return responded
+      ? `timeout: response body not read within ${target.timeout_seconds} s`
+      : `timeout: no response within ${target.timeout_seconds} s`;
+  if (error instanceof MaxRedirectsError) return `too many redirects (more than ${target.max_redirects ?? 0})`;
   if (error instanceof RequestError) {
-    const host = new URL(target.url).host;
-    if (error.code === 'ECONNREFUSED') return `connection refused by ${host}`;
-    if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN')
-      return `DNS lookup failed for ${new URL(target.url).hostname}`;
-    if (error.code === 'ECONNRESET') return `connection reset by ${host}`;
+    // The hop that failed: after redirects, not necessarily the monitor's URL.
+    const url = error.options?.url instanceof URL ? error.options.url : new URL(target.url);
+    if (error.code === 'ECONNREFUSED') return `connection refused by ${url.host}`;
+    if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `DNS lookup failed for ${url.hostname}`;
+    if (error.code === 'ECONNRESET') return `connection reset by ${url.host}`;
     if (TLS_CODE.test(error.code)) return `TLS error: ${error.message}`;
     return `${error.code}: ${error.message}`;
   }
   return error instanceof Error ? error.message : String(error);
 };
 
-/** One HTTP GET (SPEC 4.10): the monitor's timeout for the whole exchange up to the response
- *  headers, no retries, redirects not followed (a 301 is a status like any other, so a monitor
- *  can expect it). The body is not read: the status decides, and a large page costs nothing.
- *  Every failed result carries its error text, whether a response came or not. The connection
- *  goes through the egress policy: a refused address is a failed check with the policy's text as
- *  its error, and nothing is sent. */
-export const runCheck = async (
-  target: CheckTarget,
-  egress: EgressPolicy,
-  now: () => Date = () => new Date(),
-): Promise<CheckResult> => (await probe(target, egress, now)).result;
+/** Whether an assertion reads the body (then it is read, bounded; else only the headers are). */
+const readsBody = (target: CheckTarget): boolean =>
+  (target.method ?? 'GET') !== 'HEAD' &&
+  (target.assertions ?? []).some((a) => a.source === 'body' || a.source === 'json');
 
-/** `runCheck`, also saying whether the egress policy refused the connection (for metrics). */
-export const probe = async (
+/** The request's headers: ours, the monitor's (names in lower case, so one of theirs replaces
+ *  ours), then the content type of the body and the credentials. */
+const headersOf = (target: CheckTarget): Record<string, string> => {
+  const auth = target.auth;
+  return {
+    'user-agent': 'watchlog-monitor/0.1',
+    accept: '*/*',
+    ...Object.fromEntries(Object.entries(target.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+    ...(target.body !== undefined && target.content_type !== undefined ? { 'content-type': target.content_type } : {}),
+    ...(auth?.type === 'basic'
+      ? { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}` }
+      : auth?.type === 'bearer'
+        ? { authorization: `Bearer ${auth.token}` }
+        : {}),
+  };
+};
+
+/** A response's headers as the assertions see them: repeated ones joined by ", ". */
+const flatHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v]])),
+  );
+
+/** One HTTP request (SPEC 4.10, with the monitor's options):
+ *  - the method, headers, body (with `content_type`) and credentials (`auth`, as an
+ *    Authorization header) of the monitor; no retries;
+ *  - redirects are not followed by default (a 301 is a status like any other, so a monitor can
+ *    expect it); with `max_redirects` up to that many are, and more is a failure. Every hop goes
+ *    through the egress policy's agents, so a redirect to a denied address fails with the
+ *    policy's text and nothing is sent there; credentials are not sent to another host;
+ *  - `ignore_tls_errors` accepts any certificate (the certificate is still recorded);
+ *  - the peer's certificate of the last hop is recorded for https;
+ *  - the body is read only when an assertion needs it (source body or json), decoded (gzip, br,
+ *    deflate) and at most MAX_BODY_BYTES of it: the rest is not read (`body_truncated`), the
+ *    connection is closed. Otherwise the exchange ends at the response headers, and a large
+ *    page costs nothing;
+ *  - `timeout_seconds` bounds the whole exchange: every hop, and the body when it is read;
+ *  - `response_ms` is the time to the (last) response's headers.
+ *  A failure with no usable response is an observation with an error text (timeout, connection
+ *  refused, DNS, TLS, the egress policy's refusal). */
+export const observeHttp = async (
   target: CheckTarget,
   egress: EgressPolicy,
   now: () => Date = () => new Date(),
-): Promise<{ result: CheckResult; refused: boolean }> => {
-  const checkedAt = now();
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
+): Promise<Observed> => {
+  const checkedAt = now().toISOString();
+  const elapsed = stopwatch();
+  const withBody = readsBody(target);
+  const maxRedirects = target.max_redirects ?? 0;
+  const timeoutMs = target.timeout_seconds * 1000;
+  let head: Observation | null = null;
   try {
-    const statusCode = await new Promise<number>((resolve, reject) => {
+    return await new Promise<Observed>((resolve, reject) => {
       const stream = got.stream(target.url, {
-        method: 'GET',
+        method: (target.method ?? 'GET') as Method,
+        headers: headersOf(target),
+        ...(target.body === undefined ? {} : { body: target.body }),
         agent: egress.agent,
-        timeout: { request: target.timeout_seconds * 1000 },
+        https: { rejectUnauthorized: !(target.ignore_tls_errors ?? false) },
+        timeout: { request: timeoutMs },
         retry: { limit: 0 },
-        followRedirect: false,
+        followRedirect: maxRedirects > 0,
+        maxRedirects,
         throwHttpErrors: false,
-        decompress: false,
-        headers: { 'user-agent': 'watchlog-monitor/0.1', accept: '*/*' },
+        decompress: withBody,
       });
-      stream.once('response', (response: { statusCode: number }) => {
-        resolve(response.statusCode);
+      // got's stream is writable for a method that may carry a body: without one, nothing is to come.
+      const method = target.method ?? 'GET';
+      if (target.body === undefined && method !== 'GET' && method !== 'HEAD') stream.end();
+      const deadline = setTimeout(() => stream.destroy(new DeadlineError('deadline')), timeoutMs);
+      const settle = (observation: Observation) => {
+        clearTimeout(deadline);
+        resolve({ observation, refused: false });
         stream.destroy();
+      };
+      stream.on('error', (error) => {
+        clearTimeout(deadline);
+        reject(error);
       });
-      stream.once('error', reject);
+      stream.once('response', (response: { statusCode: number; headers: IncomingHttpHeaders }) => {
+        const certificate = certificateOf(stream.socket);
+        head = {
+          checked_at: checkedAt,
+          response_ms: elapsed(),
+          status_code: response.statusCode,
+          headers: flatHeaders(response.headers),
+          ...(certificate === undefined ? {} : { certificate }),
+        };
+        if (!withBody) {
+          settle(head);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const done = (truncated: boolean) =>
+          settle({
+            ...head!,
+            body: Buffer.concat(chunks).toString('utf8'),
+            ...(truncated ? { body_truncated: true } : {}),
+          });
+        stream.on('data', (chunk: Buffer) => {
+          const room = MAX_BODY_BYTES - size;
+          if (chunk.length > room) {
+            chunks.push(chunk.subarray(0, room));
+            size = MAX_BODY_BYTES;
+            stream.removeAllListeners('data');
+            done(true);
+            return;
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+        });
+        stream.once('end', () => done(false));
+      });
     });
-    const result: CheckResult = {
-      checked_at: checkedAt.toISOString(),
-      ok: true,
-      status_code: statusCode,
-      response_ms: elapsed(),
-    };
-    // A failed check says why, as the docs and the down event do: "expected status 200, received 503".
-    return {
-      result: checkPasses(target.expected_status, statusCode)
-        ? result
-        : { ...result, ok: false, error: failureText(target.expected_status, result) },
-      refused: false,
-    };
   } catch (error) {
+    const responded: Observation | null = head;
     return {
-      result: {
-        checked_at: checkedAt.toISOString(),
-        ok: false,
+      observation: {
+        ...(responded ?? { checked_at: checkedAt }),
         response_ms: elapsed(),
-        error: describe(error, target),
+        error: describe(error, target, responded !== null),
       },
       refused: refusalOf(error) !== null,
     };

@@ -1,5 +1,6 @@
 import { RE2JS } from 're2js';
 import type { ErrorDetail } from './errors.ts';
+import { JsonPathError, parseJsonPath } from './json-path.ts';
 import type { MonitorSettings } from './monitor.ts';
 import type { Assertion, AssertionSource, MonitorType } from './monitor-options.ts';
 
@@ -65,6 +66,14 @@ const assertionIssues = (type: MonitorType, a: Assertion, path: string): ErrorDe
     issues.push({ path: `${path}.path`, message: `not used with source ${a.source}` });
   if (a.source === 'json' && a.path !== undefined && !a.path.startsWith('$'))
     issues.push({ path: `${path}.path`, message: 'must be a JSONPath starting with $' });
+  else if (a.source === 'json' && a.path !== undefined) {
+    try {
+      parseJsonPath(a.path);
+    } catch (error) {
+      if (!(error instanceof JsonPathError)) throw error;
+      issues.push({ path: `${path}.path`, message: error.message });
+    }
+  }
   if (PRESENCE.has(a.op)) {
     if (a.value !== undefined) issues.push({ path: `${path}.value`, message: `not used with ${a.op}` });
     return issues;

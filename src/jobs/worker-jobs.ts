@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { CommandDeps } from '../commands/handle.ts';
 import { loadMonitor, recordCheck, watchHeartbeat } from '../commands/monitors.ts';
 import type { MonitorView, MonitorsQueries } from '../views/monitors/port.ts';
-import { probe } from '../checks/http-probe.ts';
+import { probe } from '../checks/probe.ts';
 import type { EgressPolicy } from '../checks/egress.ts';
 import { MAX_TIMEOUT_SECONDS, decideTransition, retryIntervalSeconds, type MonitorState } from '../domain/monitor.ts';
 import { HEARTBEAT_WATCH_SECONDS } from '../domain/heartbeat.ts';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import got from 'got';
 import { EGRESS_REFUSED, egressPolicy, refusalOf, type Resolver } from '../../src/checks/egress.ts';
-import { runCheck } from '../../src/checks/http-probe.ts';
+import { runCheck } from '../../src/checks/probe.ts';
 import { parseAddressList, type EgressRules } from '../../src/domain/egress-rules.ts';
 import { startTarget } from '../helpers/target.ts';
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { egressPolicy } from '../../src/checks/egress.ts';
-import { runCheck } from '../../src/checks/http-probe.ts';
+import { runCheck } from '../../src/checks/probe.ts';
 import { loadConfig } from '../../src/config.ts';
 import { defaultEgress } from '../helpers/egress.ts';
 import { freePort } from '../helpers/process.ts';

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { parse } from 'csv-parse/sync';
 import { recordCheck } from '../../src/commands/monitors.ts';
-import { runCheck } from '../../src/checks/http-probe.ts';
+import { runCheck } from '../../src/checks/probe.ts';
 import { api, eventually, type TestServer } from '../helpers/server.ts';
 import type { Target } from '../helpers/target.ts';
 import { defaultEgress } from '../helpers/egress.ts';

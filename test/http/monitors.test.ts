@@ -1,7 +1,7 @@
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { recordCheck } from '../../src/commands/monitors.ts';
-import { runCheck } from '../../src/checks/http-probe.ts';
+import { runCheck } from '../../src/checks/probe.ts';
 import { api, eventually, login, projectWithKey, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startTarget, type Target } from '../helpers/target.ts';
 

@@ -1,4 +1,4 @@
-import { runCheck } from '../../checks/http-probe.ts';
+import { runCheck } from '../../checks/probe.ts';
 import {
   createMonitor,
   deleteMonitor,
