@@ -1,16 +1,7 @@
-<<<<<<< HEAD
-import got, { RequestError, TimeoutError } from 'got';
-import type { CheckResult, MonitorSettings } from '../domain/monitor.ts';
-
-const checkPasses = (expected: number, status: number | undefined) => status === expected;
-const failureText = (expected: number, result: Pick<CheckResult, 'status_code' | 'error'>): string =>
-  result.error ?? `expected status ${expected}, received ${result.status_code ?? 'no response'}`;
-=======
 import type { IncomingHttpHeaders } from 'node:http';
 import got, { MaxRedirectsError, type Method, RequestError, TimeoutError } from 'got';
 import { MAX_BODY_BYTES, type Observation } from '../domain/check-judge.ts';
 import type { MonitorSettings } from '../domain/monitor.ts';
->>>>>>> probes
 import { refusalOf, type EgressPolicy } from './egress.ts';
 import { certificateOf, stopwatch, TLS_CODE, type Observed } from './observed.ts';
 

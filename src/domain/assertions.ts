@@ -1,7 +1,8 @@
 import { RE2JS } from 're2js';
 import type { Observation } from './check-judge.ts';
 import { JsonPathError, parseJsonPath, queryJson } from './json-path.ts';
-import { daysLeft, type AssertionResult } from './monitor.ts';
+import type { AssertionResult } from './monitor.ts';
+import { daysLeft } from './monitor-certificates.ts';
 import type { Assertion } from './monitor-options.ts';
 
 /** Assertions on what a check observed (monitor-options.ts `Assertion`): the verdict on one, and

@@ -4,7 +4,8 @@ import https from 'node:https';
 import { egressPolicy } from '../../src/checks/egress.ts';
 import { probe } from '../../src/checks/probe.ts';
 import { parseAddressList } from '../../src/domain/egress-rules.ts';
-import { daysLeft, type MonitorSettings } from '../../src/domain/monitor.ts';
+import type { MonitorSettings } from '../../src/domain/monitor.ts';
+import { daysLeft } from '../../src/domain/monitor-certificates.ts';
 import { certificateFor, listen } from '../helpers/probe-servers.ts';
 
 /** Redirects and certificates against real servers on 127.0.0.1, through an egress policy that

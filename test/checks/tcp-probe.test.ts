@@ -3,7 +3,8 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { egressPolicy, type Resolver } from '../../src/checks/egress.ts';
 import { probe } from '../../src/checks/probe.ts';
-import { daysLeft, type MonitorSettings } from '../../src/domain/monitor.ts';
+import type { MonitorSettings } from '../../src/domain/monitor.ts';
+import { daysLeft } from '../../src/domain/monitor-certificates.ts';
 import { parseAddressList, type EgressRules } from '../../src/domain/egress-rules.ts';
 import { certificateFor, closedPort, listen } from '../helpers/probe-servers.ts';
 
