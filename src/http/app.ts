@@ -71,7 +71,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     routeDeps,
     {
       jwt: requireJwt(deps.jwtSecret, users),
-      resources: resourceLoaders(deps.readModels, deps.now),
+      resources: resourceLoaders(deps.readModels),
       activeKey: (key) => apiKeys.activeKey(key),
       ...(deps.metricsEndpoint ? { metricsToken: deps.metricsEndpoint.token } : {}),
       literalRefusal: (url) => deps.egress.literalRefusal(url),

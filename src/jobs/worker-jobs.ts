@@ -80,7 +80,7 @@ const RECONCILE_LOCK_MS = 60_000;
  *  checked at once. Pausing only sets the flag. */
 export const scheduleChangesFor = (
   job: Pick<JobParameters, 'repeatInterval' | 'disabled'>,
-  monitor: Pick<MonitorView, 'interval_seconds' | 'enabled' | 'type'>,
+  monitor: Pick<MonitorView, 'interval_seconds' | 'enabled'> & Partial<Pick<MonitorView, 'type'>>,
   now: Date,
 ): JobScheduleChanges | null => {
   const changes: JobScheduleChanges = {};
@@ -98,8 +98,9 @@ export const scheduleChangesFor = (
 };
 
 /** How often a monitor's job runs: its interval, or for a heartbeat monitor the watch period. */
-export const jobIntervalSeconds = (m: Pick<MonitorView, 'interval_seconds' | 'type'>): number =>
-  m.type === 'heartbeat' ? Math.min(HEARTBEAT_WATCH_SECONDS, m.interval_seconds) : m.interval_seconds;
+export const jobIntervalSeconds = (
+  m: Pick<MonitorView, 'interval_seconds'> & Partial<Pick<MonitorView, 'type'>>,
+): number => (m.type === 'heartbeat' ? Math.min(HEARTBEAT_WATCH_SECONDS, m.interval_seconds) : m.interval_seconds);
 
 const monitorIdOf = (job: Pick<JobParameters, 'data'>): string | null => {
   const { data } = job;

@@ -7,6 +7,7 @@ import {
   type MonitorSettings,
 } from '../../src/domain/monitor.ts';
 import { deciderSpec } from '../helpers/decider-spec.ts';
+import type { MonitorUpdateInput } from '../../src/domain/monitor-input.ts';
 
 const spec = deciderSpec(monitorDecider);
 
@@ -33,7 +34,7 @@ const create = (s: Partial<MonitorSettings> = {}): MonitorCommand => ({
   at: at(0),
 });
 const created: DomainEvent = { type: 'MonitorCreated', data: { ...ids, created_at: at(0), ...settings } };
-const update = (changes: Partial<MonitorSettings>): MonitorCommand => ({ type: 'UpdateMonitor', changes, at: at(1) });
+const update = (changes: MonitorUpdateInput): MonitorCommand => ({ type: 'UpdateMonitor', changes, at: at(1) });
 const updated = (changes: Partial<MonitorSettings>): DomainEvent => ({
   type: 'MonitorUpdated',
   data: { ...ids, changes, updated_at: at(1) },
@@ -138,7 +139,7 @@ test('UpdateMonitor with no actual change gives no event', (t) => {
   spec(t).given([created]).when(update({})).thenNothing();
   spec(t)
     .given([created])
-    .when(update({ ...settings }))
+    .when(update({ ...settings } as MonitorUpdateInput))
     .thenNothing();
   // An earlier update is part of the state: setting it again is no change either.
   spec(t)
@@ -164,7 +165,7 @@ test('UpdateMonitor refusals: missing, deleted, and a timeout that would exceed 
     .given([created, deleted])
     .when(update({ name: 'x' }))
     .thenThrows({ code: 'not_found', message: 'monitor not found' });
-  const cases: Array<[Partial<MonitorSettings>, number]> = [
+  const cases: Array<[MonitorUpdateInput, number]> = [
     [{ interval_seconds: 10, timeout_seconds: 11 }, 10], // shrinking the interval below the new timeout
     [{ timeout_seconds: 61 }, 60], // growing the timeout past the kept interval
     [{ interval_seconds: 20, timeout_seconds: 30 }, 20],

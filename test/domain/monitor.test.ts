@@ -1,13 +1,12 @@
 import test from 'ava';
 import { isRight } from 'fp-ts/lib/Either.js';
+import { MonitorCreateInput, MonitorUpdateInput } from '../../src/domain/monitor-input.ts';
+import { transitionAuditEvent } from '../../src/domain/monitor-audit.ts';
 import {
-  MonitorCreateInput,
-  MonitorUpdateInput,
   decideTransition,
   decideUpdate,
   evolveMonitor,
   initialMonitor,
-  transitionAuditEvent,
   type CheckResult,
   type MonitorState,
 } from '../../src/domain/monitor.ts';

@@ -129,6 +129,23 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
       response_ms: 5,
       downtime_seconds: 60,
     },
+    MonitorConfirming: { monitor_id: monitor, project_id: projectId, toward: 'DOWN', streak: 1, checked_at: at },
+    CertificateExpiring: {
+      monitor_id: monitor,
+      project_id: projectId,
+      name: 'sample',
+      url: 'https://sample.example.com/',
+      checked_at: at,
+      days_left: 6,
+      threshold_days: 7,
+      certificate: {
+        valid_from: at,
+        valid_to: at,
+        issuer: 'CN=sample CA',
+        subject: 'CN=sample.example.com',
+        names: ['sample.example.com'],
+      },
+    },
     ChannelCreated: {
       channel_id: channel,
       project_id: projectId,

@@ -34,6 +34,8 @@ const streamOf = (e: DomainEvent): string => {
     case 'MonitorStatusEstablished':
     case 'MonitorWentDown':
     case 'MonitorCameUp':
+    case 'MonitorConfirming':
+    case 'CertificateExpiring':
       return streams.monitorStream(e.data.monitor_id);
     case 'ChannelCreated':
     case 'ChannelUpdated':

@@ -41,6 +41,8 @@ const monitorView = (id: string, interval_seconds: number, enabled: boolean): Mo
   last_status_code: null,
   last_response_ms: null,
   last_error: null,
+  last_certificate: null,
+  type: 'http',
   created_at: '2025-01-01T00:00:00.000Z',
   updated_at: '2025-01-01T00:00:00.000Z',
 });
@@ -96,6 +98,15 @@ test("a monitor's job follows its interval and enabled flag field by field", (t)
     scheduleChangesFor({ repeatInterval: 60_000, disabled: false }, { interval_seconds: 30, enabled: true }, now),
     { repeatInterval: 30_000, nextRunAt: now },
     'a new interval starts over now',
+  );
+  t.deepEqual(
+    scheduleChangesFor(
+      { repeatInterval: 3_600_000, disabled: false },
+      { interval_seconds: 3600, enabled: true, type: 'heartbeat' },
+      now,
+    ),
+    { repeatInterval: 10_000, nextRunAt: now },
+    'a heartbeat monitor is watched every 10 s, whatever its interval',
   );
   t.deepEqual(
     scheduleChangesFor({ repeatInterval: 60_000, disabled: false }, { interval_seconds: 60, enabled: false }, now),

@@ -97,6 +97,8 @@ const pending = (id: string, project_id: string, second: number, settings: Monit
   last_status_code: null,
   last_response_ms: null,
   last_error: null,
+  last_certificate: null,
+  type: 'http',
   created_at: at(second),
   updated_at: at(second),
 });

@@ -37,7 +37,7 @@ export const monitorAnswers = async (
   return views.map((v) => ({ ...maskedOptions(v), ...(uptime.get(v.id) ?? uptimeAt([], [], now)) }));
 };
 
-export const resourceLoaders = (readModels: ReadModels, now: () => Date): ResourceLoaders => ({
+export const resourceLoaders = (readModels: ReadModels): ResourceLoaders => ({
   project: (id, scope) => readModels.access.getProject(id, scope),
   monitor: (id, scope) => readModels.monitors.get(id, scope),
   channel: (id, scope) => readModels.channels.get(id, scope),

@@ -227,7 +227,7 @@ class SqliteMonitorsWriter implements MonitorsWriter {
     const values: Record<string, unknown> = Object.fromEntries(
       fields.map((f) => [f, f === 'enabled' ? (changes.enabled ? 1 : 0) : changes[f as keyof SettingsChanges]]),
     );
-    if (row !== undefined) values['options'] = optionsOf(applyChanges(JSON.parse(row.options), changes));
+    if (row !== undefined) values.options = optionsOf(applyChanges(JSON.parse(row.options), changes));
     stmt.run({ ...values, updated_at: updatedAt, id });
   }
 
