@@ -36,9 +36,7 @@ const settings = {
   enabled: t.boolean,
 };
 
-/** Create and update bodies: unknown fields are refused (a misspelt setting is a 400, not a
- *  default silently applied). `url` is required of http and tcp monitors (monitor-rules.ts). */
-export const MonitorCreateInput = closed(
+const createShape = closed(
   t.exact(
     t.intersection([
       t.type({ project_id: Uuid, name: settings.name }),
@@ -54,6 +52,30 @@ export const MonitorCreateInput = closed(
   ),
   'field',
   'a monitor',
+);
+
+/** Create and update bodies: unknown fields are refused (a misspelt setting is a 400, not a
+ *  default silently applied). `url` is required of http (the default) and tcp monitors, and
+ *  reported with the body's other faults. */
+export const MonitorCreateInput = Object.assign(
+  new t.Type<t.TypeOf<typeof createShape>, t.OutputOf<typeof createShape>, unknown>(
+    createShape.name,
+    createShape.is,
+    (u, c) => {
+      const result = createShape.validate(u, c);
+      const record = typeof u === 'object' && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : null;
+      const wantsUrl =
+        record !== null && record.url === undefined && [undefined, 'http', 'tcp'].includes(record.type as string);
+      if (!wantsUrl) return result;
+      const missing: t.ValidationError = {
+        value: undefined,
+        context: [...c, { key: 'url', type: CheckUrl, actual: undefined }],
+      };
+      return t.failures(result._tag === 'Left' ? [...result.left, missing] : [missing]);
+    },
+    createShape.encode,
+  ),
+  { _tag: 'ClosedType' as const, type: createShape.type },
 );
 export type MonitorCreateInput = t.TypeOf<typeof MonitorCreateInput>;
 

@@ -393,6 +393,9 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand> = {
       case 'CreateMonitor': {
         if (state.id !== null) throw new DomainError('conflict', 'monitor already exists');
         const { monitor_id, project_id, at, settings, heartbeat_token_hash } = command;
+        // The rules of the whole (decideSettings also judged which fields the request named).
+        const issues = settingsIssues(settings, new Set());
+        if (issues.length > 0) throw invalid('monitor', issues);
         return [
           {
             type: 'MonitorCreated',
