@@ -39,7 +39,7 @@ export const monitorHandlers: Handlers<typeof monitorOperations, RouteDeps> = {
     const { id, position, heartbeatToken } = await createMonitor(deps.commands, body, command);
     const answer = await answerOne(deps, await viewAfter(deps, id, position));
     if (heartbeatToken === null) return created(answer);
-    const base = deps.publicUrl ?? ctx.origin;
+    const base = deps.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
     return created({
       ...answer,
       heartbeat_token: heartbeatToken,
