@@ -1,3 +1,5 @@
+import { maskedOptions, type StoredOptions } from './monitor-options.ts';
+import { optionsIn } from './monitor.ts';
 import { AUDIT_EVENT_TYPE, type StoredAuditEvent } from './audit-event.ts';
 import { publicSettingsOf } from './channel-target.ts';
 import { identifierDigest } from './retention.ts';
@@ -256,12 +258,25 @@ const changeOf = (event: DomainEvent): Change | null => {
     case 'MonitorCreated': {
       const { monitor_id, project_id, name, url, interval_seconds, timeout_seconds, expected_status, enabled } =
         event.data;
+      // The options by name only: their values may hold credentials.
+      const options = Object.keys(optionsIn(event.data));
       return {
         action: 'monitor.created',
         method: 'POST',
         path: '/v1/monitors',
         status: 201,
-        details: { monitor_id, project_id, name, url, interval_seconds, timeout_seconds, expected_status, enabled },
+        details: {
+          monitor_id,
+          project_id,
+          name,
+          url,
+          interval_seconds,
+          timeout_seconds,
+          expected_status,
+          enabled,
+          ...(event.data.type === undefined ? {} : { type: event.data.type }),
+          ...(options.length === 0 ? {} : { options }),
+        },
       };
     }
     case 'MonitorUpdated': {
@@ -271,7 +286,8 @@ const changeOf = (event: DomainEvent): Change | null => {
         method: 'PUT',
         path: `/v1/monitors/${monitor_id}`,
         status: 200,
-        details: { monitor_id, project_id, changes },
+        // Header values and credentials as the API answers them: masked.
+        details: { monitor_id, project_id, changes: maskedOptions(changes as StoredOptions) },
       };
     }
     case 'MonitorDeleted': {

@@ -12,6 +12,7 @@ import { missedBeat } from '../../src/domain/heartbeat.ts';
 import type { DomainError } from '../../src/domain/errors.ts';
 import { SECRET_MASK, maskedOptions } from '../../src/domain/monitor-options.ts';
 import type { DomainEvent } from '../../src/domain/events.ts';
+import { changeAccessEvent } from '../../src/domain/self-audit.ts';
 
 const T0 = Date.UTC(2026, 11, 6, 10, 0, 0);
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
@@ -241,4 +242,34 @@ test('secrets are answered masked, and a change that sends the mask back keeps t
   });
   const cleared = monitorDecider.decide({ type: 'UpdateMonitor', changes: { auth: null }, at: at(6) }, m);
   t.deepEqual((cleared[0]?.data as { changes: object }).changes, { auth: null });
+});
+
+test("the service's own audit trail names a monitor's options but never their secrets", (t) => {
+  const metadata = { recorded_at: at(0), actor: 'user:u1', correlation_id: 'c1', schema_version: 1 };
+  const createdEvent = {
+    type: 'MonitorCreated' as const,
+    data: {
+      monitor_id: M,
+      project_id: 'p1',
+      created_at: at(0),
+      name: 'orders',
+      url: 'https://orders.example.com/',
+      interval_seconds: 60,
+      timeout_seconds: 10,
+      expected_status: 200,
+      enabled: true,
+      headers: { 'X-Token': 'abc123' },
+      auth: { type: 'bearer' as const, token: 'tok-1' },
+    },
+  };
+  const updatedEvent = {
+    type: 'MonitorUpdated' as const,
+    data: { monitor_id: M, project_id: 'p1', changes: { headers: { 'X-Token': 'def456' } }, updated_at: at(1) },
+  };
+  const created = changeAccessEvent('e1', createdEvent, metadata);
+  const updated = changeAccessEvent('e2', updatedEvent, metadata);
+  t.like(created?.request_body, { options: ['headers', 'auth'] });
+  t.false(JSON.stringify(created).includes('abc123') || JSON.stringify(created).includes('tok-1'));
+  t.like(updated?.request_body, { changes: { headers: { 'X-Token': SECRET_MASK } } });
+  t.false(JSON.stringify(updated).includes('def456'));
 });
