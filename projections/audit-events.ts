@@ -6,8 +6,9 @@ import type { AuditEventsWriter } from '../src/views/audit-events/port.ts';
 import type { Projection } from './projection.ts';
 
 /** Ingested events, monitor transitions as the system.healthcheck events of SPEC 6.1 (keyed by
- *  the transition's event id) and certificate warnings as system.healthcheck.certificate_expiring, anomaly alerts as the system.alert events of SPEC 2.10 (keyed
- *  by the alert id), and changes made through watchlog as system.access events of the built-in
+ *  the transition's event id), certificate warnings as system.healthcheck.certificate_expiring
+ *  (keyed by the warning's event id), anomaly alerts as the system.alert events of SPEC 2.10
+ *  (keyed by the alert id), and changes made through watchlog as system.access events of the built-in
  *  project (keyed by the change's event id), so they list, filter and export like ingested ones.
  *  Retention drops rows, an erasure rewrites them, and an erased record replayed from the log
  *  comes back in its erased form. */

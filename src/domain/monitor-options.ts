@@ -217,7 +217,21 @@ export const optionCodecs = {
       },
       t.identity,
     ),
-    { type: 'array', maxItems: MAX_ASSERTIONS },
+    {
+      type: 'array',
+      maxItems: MAX_ASSERTIONS,
+      items: {
+        type: 'object',
+        required: ['source', 'op'],
+        properties: {
+          source: { enum: Object.keys(AssertionSource.keys) },
+          op: { enum: Object.keys(AssertionOp.keys) },
+          path: { type: 'string', minLength: 1, maxLength: 255 },
+          value: { type: ['string', 'number', 'boolean', 'null'] },
+        },
+        additionalProperties: false,
+      },
+    },
   ),
   down_after: intRange(1, MAX_CONFIRMATIONS),
   up_after: intRange(1, MAX_CONFIRMATIONS),

@@ -16,6 +16,7 @@ import { newLeaseHolder } from '../../projections/projector.ts';
 import { openRuntime } from '../../src/compose/runtime.ts';
 import { READ_MODELS } from '../../src/compose/read-models.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer, tempDir } from '../helpers/server.ts';
+import { recordCheck } from '../../src/commands/monitors.ts';
 
 const QUERIES = [
   '/v1/audit?limit=100',
@@ -31,6 +32,10 @@ const snapshot = async (url: string, token: string, projectId: string) => {
   for (const q of [...QUERIES, `/v1/projects/${projectId}/anomaly-settings`, `/v1/projects/${projectId}/masking`])
     out[q] = (await api(url, 'GET', q, { token })).body;
   out.projects = (await api(url, 'GET', '/v1/projects', { token })).body;
+  const monitors = (await api(url, 'GET', '/v1/monitors', { token })).body as Array<{ id: string }>;
+  out.monitors = monitors;
+  for (const m of monitors)
+    out[`history ${m.id}`] = (await api(url, 'GET', `/v1/monitors/${m.id}/history`, { token })).body;
   out.users = (await api(url, 'GET', '/v1/users', { token })).body;
   return out;
 };
@@ -60,6 +65,36 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     });
     await api(first.url, 'POST', '/v1/audit', { apiKey: i % 2 ? apiKey : b.apiKey, body });
   }
+  // Monitors of every kind with their options, confirmations, a certificate warning and beats.
+  const http = await api(first.url, 'POST', '/v1/monitors', {
+    token,
+    body: {
+      project_id: projectId,
+      name: 'orders',
+      url: 'https://127.0.0.1:9/health',
+      headers: { 'X-Key': 'k1' },
+      down_after: 2,
+      assertions: [{ source: 'json', path: '$.ok', op: 'equals', value: true }],
+    },
+  });
+  const beats = await api(first.url, 'POST', '/v1/monitors', {
+    token,
+    body: { project_id: projectId, name: 'cron', type: 'heartbeat', interval_seconds: 60 },
+  });
+  const certificate = {
+    valid_from: new Date(Date.now() - 86_400_000).toISOString(),
+    valid_to: new Date(Date.now() + 5 * 86_400_000).toISOString(),
+    issuer: 'CN=test',
+    subject: 'CN=localhost',
+    names: ['localhost'],
+  };
+  const ctx = { actor: 'test', correlationId: 'rebuild', now: () => new Date() };
+  for (const [i, ok] of [true, false, false].entries()) {
+    const checked_at = new Date(Date.now() + i).toISOString();
+    await recordCheck(first.runtime.commands, http.body.id, { checked_at, ok, response_ms: 5 + i, certificate }, ctx);
+  }
+  await fetch(beats.body.heartbeat_url);
+  await fetch(`${beats.body.heartbeat_url}?status=down&msg=oops`);
   // Every projection has caught up with the log before the snapshot.
   const head = await first.runtime.log.headPosition();
   await eventually(async () => {
@@ -69,6 +104,8 @@ test('a rebuild from the log gives identical query results, even from a deleted 
   const STATS = '/v1/audit/stats?start_date=2026-01-01T00:00:00Z&end_date=2027-06-01T00:00:00Z&interval=day';
   const before = await snapshot(first.url, token, projectId);
   t.is((before[STATS] as { total: number }).total, 120);
+  t.like((before.monitors as Array<Record<string, unknown>>)[0], { status: 'DOWN', headers: { 'X-Key': '********' } });
+  t.like((before.monitors as Array<Record<string, unknown>>)[1], { status: 'DOWN', type: 'heartbeat' });
   await first.stop({ remove: false });
 
   for (const variant of ['a new generation', 'again, with views.db deleted', "in place (MongoDB's way)"]) {

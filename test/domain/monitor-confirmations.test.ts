@@ -110,7 +110,7 @@ const cert = (daysLeft: number, validTo = new Date(T0 + daysLeft * 86_400_000 + 
   names: ['orders.example.com'],
 });
 
-test('certificate warnings: once per threshold crossed, the nearest when several are; a renewed certificate starts over', (t) => {
+test('certificate warnings: once per threshold crossed, the nearest when several are; a renewal starts over', (t) => {
   const m = monitorWith({});
   const expiry = cert(20).valid_to;
   const day = (d: number) => 86_400 * d;

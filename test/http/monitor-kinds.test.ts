@@ -27,7 +27,7 @@ const jsonApi = async () => {
   };
 };
 
-test('a heartbeat monitor: its URL once, beats keep it UP, a reported failure and beats that stop take it DOWN', async (t) => {
+test('a heartbeat monitor: its URL once; beats keep it UP; a reported failure, or no beats, is DOWN', async (t) => {
   let clock = Date.now();
   const server = await startTestServer({ now: () => new Date(clock) });
   t.teardown(() => server.stop());
@@ -89,7 +89,7 @@ test('a heartbeat monitor: its URL once, beats keep it UP, a reported failure an
   t.is((await api(server.url, 'POST', `/v1/monitors/${id}/test`, { token })).status, 409);
 });
 
-test('request options reach the target; secrets are answered masked and kept when sent back; Test now answers each assertion', async (t) => {
+test('request options reach the target; secrets answered masked, kept when sent back; each assertion', async (t) => {
   const server = await startTestServer();
   const target = await jsonApi();
   t.teardown(async () => {
@@ -171,7 +171,7 @@ test('WATCHLOG_MONITORS_PER_PROJECT raises the cap; the 409 names it', async (t)
   t.is(refused.body.error.message, 'a project has at most 12 monitors');
 });
 
-test('a certificate five days from expiry: one warning event and one notification for the 7-day threshold, however many checks', async (t) => {
+test('a certificate 5 days from expiry: one warning and one notification at 7 days, however many checks', async (t) => {
   const pem = await certificateFor(5);
   const site = await listen(https.createServer(pem, (_req, res) => res.writeHead(200).end('ok')));
   const server = await startTestServer({ jobs: true, notifications: true });

@@ -12,12 +12,10 @@ import {
   AuditEvent,
   AuditListItem,
   Channel,
-  Check,
   DerivedSession,
   ErrorDetail,
   ExplicitSession,
   MaskingAnswer,
-  Monitor,
   Pagination,
   Project,
   Statistics,
@@ -25,6 +23,7 @@ import {
   errorBody,
   type ErrorStatus,
 } from '../operations/answers.ts';
+import { Check, Monitor } from '../operations/monitor-answers.ts';
 import { jsonSchemaOf, type SchemaOptions } from './schema.ts';
 import type { AnyOperation, Answer, Header, Table } from '../operations/operation.ts';
 import { ERRORS, validationExample } from './errors.ts';

@@ -5,19 +5,11 @@ import { AuditEventType, Environment, HttpMethod, StoredAuditEvent } from '../..
 import { RateLimit } from '../../domain/api-keys.ts';
 import { AnomalySettings } from '../../domain/anomaly-settings.ts';
 import { ChannelCreateInput, ChannelEvents, ProjectScope } from '../../domain/channel.ts';
-import {
-  MAX_INTERVAL_SECONDS,
-  MAX_TIMEOUT_SECONDS,
-  MIN_INTERVAL_SECONDS,
-  MonitorStatus,
-} from '../../domain/monitor.ts';
-import { AssertionOp, AssertionSource, MonitorType, optionCodecs } from '../../domain/monitor-options.ts';
 import { STATUS_CLASSES, type StatusClass, type Statistics as StatisticsType } from '../../domain/stats.ts';
 import type { ExplicitSession as ExplicitSessionType } from '../../domain/sessions.ts';
 import type { ApiKeyView, ProjectView, UserView } from '../../views/access/port.ts';
 import type { AuditListItem as AuditListItemType } from '../../views/audit-events/port.ts';
 import type { DerivedSession as DerivedSessionType } from '../../views/derived-sessions/port.ts';
-import type { CheckView, MonitorResponse } from '../../views/monitors/port.ts';
 import type { ChannelView } from '../../views/channels/port.ts';
 import type { DeliveryView } from '../../views/deliveries/port.ts';
 import { ChannelTypeCodec, DeliveryStatus } from '../../domain/delivery.ts';
@@ -31,7 +23,7 @@ import type { LatestCheckpoint as LatestCheckpointType } from '../../views/tree/
 
 /** A string with a JSON Schema of its own (a format, a pattern); a fresh codec each time, since
  *  `withSchema` notes the codec it is given. */
-const text = (name: string, schema: JsonSchema = {}) =>
+export const text = (name: string, schema: JsonSchema = {}) =>
   withSchema(
     new t.Type<string, string, unknown>(
       name,
@@ -47,8 +39,8 @@ export const Timestamp = text('an ISO 8601 date-time, UTC', {
   examples: ['2026-09-01T10:00:03.000Z'],
 });
 const Base64 = text('base64', { contentEncoding: 'base64' });
-const Count = intRange(0, Number.MAX_SAFE_INTEGER);
-const Fraction = withSchema(
+export const Count = intRange(0, Number.MAX_SAFE_INTEGER);
+export const Fraction = withSchema(
   new t.Type<number, number, unknown>(
     'a fraction from 0 to 1',
     (u): u is number => typeof u === 'number' && u >= 0 && u <= 1,
@@ -57,7 +49,7 @@ const Fraction = withSchema(
   ),
   { type: 'number', minimum: 0, maximum: 1 },
 );
-const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
+export const nullable = <C extends t.Mixed>(codec: C) => t.union([codec, t.null]);
 
 export const ErrorDetail = t.type({ path: t.string, message: t.string });
 
@@ -214,77 +206,6 @@ export const ApiKey = t.type({ ...keyFields, project_id: Uuid, revoked_at: nulla
 /** The key itself is shown here only, once. */
 export const IssuedApiKey = t.type({ ...keyFields, key: text('the API key: shown once, never again') });
 
-const CertificateAnswer = t.type({
-  valid_from: Timestamp,
-  valid_to: Timestamp,
-  issuer: t.string,
-  subject: t.string,
-  names: t.array(t.string),
-});
-export const Check = t.intersection([
-  t.type({
-    checked_at: Timestamp,
-    status_code: nullable(intRange(100, 599)),
-    response_ms: Count,
-    ok: t.boolean,
-    error: nullable(t.string),
-  }),
-  t.partial({
-    assertions: t.array(
-      t.intersection([
-        t.type({ source: AssertionSource, op: AssertionOp, passed: t.boolean, received: nullable(t.string) }),
-        t.partial({ path: t.string, value: t.union([t.string, t.number, t.boolean, t.null]) }),
-      ]),
-    ),
-    certificate: CertificateAnswer,
-    dns_records: t.array(t.string),
-    heartbeat: t.keyof({ beat: null, missed: null }),
-  }),
-]);
-const { type: _type, ...answeredOptions } = optionCodecs;
-/** Header values, passwords and tokens are answered as `********` (a PUT that sends that back keeps them). */
-export const Monitor = t.intersection([
-  t.type({
-    id: Uuid,
-    project_id: Uuid,
-    name: t.string,
-    type: MonitorType,
-    url: text('http and tcp: the URL checked; dns: dns://resolver/name?type=A; heartbeat: heartbeat:<id>', {
-      format: 'uri',
-    }),
-    interval_seconds: intRange(MIN_INTERVAL_SECONDS, MAX_INTERVAL_SECONDS),
-    timeout_seconds: intRange(1, MAX_TIMEOUT_SECONDS),
-    expected_status: intRange(100, 599),
-    enabled: t.boolean,
-    status: MonitorStatus,
-    status_since: nullable(Timestamp),
-    last_checked_at: nullable(Timestamp),
-    last_status_code: nullable(intRange(100, 599)),
-    last_response_ms: nullable(Count),
-    last_error: nullable(t.string),
-    last_certificate: nullable(CertificateAnswer),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    uptime_24h: nullable(Fraction),
-    uptime_7d: nullable(Fraction),
-    uptime_30d: nullable(Fraction),
-    uptime_90d: nullable(Fraction),
-    avg_response_ms_24h: nullable(Count),
-    avg_response_ms_7d: nullable(Count),
-    avg_response_ms_30d: nullable(Count),
-    avg_response_ms_90d: nullable(Count),
-  }),
-  t.partial(answeredOptions),
-]);
-/** A new heartbeat monitor's token and URL are answered here only, once. */
-export const CreatedMonitor = t.intersection([
-  Monitor,
-  t.partial({
-    heartbeat_token: text('the heartbeat token: shown once, never again'),
-    heartbeat_url: text('where the job sends its beats (GET or POST)', { format: 'uri' }),
-  }),
-]);
-
 export const Channel = t.type({
   id: Uuid,
   project_id: Uuid,
@@ -432,7 +353,7 @@ type Fields<T> = T extends readonly (infer I)[]
   : T extends object
     ? { [K in keyof T]-?: Fields<T[K]> }
     : 'value';
-type SameFields<C extends t.Mixed, A> = [Fields<t.TypeOf<C>>] extends [Fields<A>]
+export type SameFields<C extends t.Mixed, A> = [Fields<t.TypeOf<C>>] extends [Fields<A>]
   ? [Fields<A>] extends [Fields<t.TypeOf<C>>]
     ? true
     : false
@@ -445,8 +366,6 @@ true satisfies SameFields<typeof Statistics, StatisticsType>;
 true satisfies SameFields<typeof User, UserView>;
 true satisfies SameFields<typeof Project, ProjectView>;
 true satisfies SameFields<typeof ApiKey, ApiKeyView>;
-true satisfies SameFields<typeof Check, CheckView>;
-true satisfies SameFields<typeof Monitor, MonitorResponse>;
 true satisfies SameFields<typeof Channel, ChannelView>;
 true satisfies SameFields<typeof Delivery, DeliveryView>;
 true satisfies SameFields<typeof LatestCheckpoint, LatestCheckpointType>;

@@ -4,7 +4,7 @@ import { withSchema } from '../../domain/json-schema.ts';
 import { CHECKS_KEPT } from '../../domain/monitor.ts';
 import { MonitorCreateInput, MonitorUpdateInput } from '../../domain/monitor-input.ts';
 import { IntFromString } from '../middleware/query.ts';
-import { Check, CreatedMonitor, Monitor } from './answers.ts';
+import { Check, CreatedMonitor, Monitor } from './monitor-answers.ts';
 import { AT, ListQuery, MONITOR, NOT_VISIBLE, PROJECT, WRITERS } from './common.ts';
 import { type BodyCaller, json, noContent, operation } from './operation.ts';
 

@@ -181,8 +181,8 @@ class SqliteMonitorsWriter implements MonitorsWriter {
       ),
       pruneHours: db.prepare(`DELETE FROM monitor_uptime WHERE monitor_id = ?
         AND hour < (SELECT MAX(hour) FROM monitor_uptime WHERE monitor_id = ?) - ${(UPTIME_HOURS_KEPT - 1) * HOUR_MS}`),
-      pruneDays: db.prepare(`DELETE FROM monitor_uptime_days WHERE monitor_id = ?
-        AND day < (SELECT MAX(day) FROM monitor_uptime_days WHERE monitor_id = ?) - ${(UPTIME_DAYS_KEPT - 1) * DAY_MS}`),
+      pruneDays: db.prepare(`DELETE FROM monitor_uptime_days WHERE monitor_id = ? AND day <
+        (SELECT MAX(day) FROM monitor_uptime_days WHERE monitor_id = ?) - ${(UPTIME_DAYS_KEPT - 1) * DAY_MS}`),
       deleteUptime: db.prepare('DELETE FROM monitor_uptime WHERE monitor_id = ?'),
       deleteUptimeDays: db.prepare('DELETE FROM monitor_uptime_days WHERE monitor_id = ?'),
     };

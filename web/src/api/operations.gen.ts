@@ -435,7 +435,30 @@ export type Monitor = {
   record_type?: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT' | 'NS';
   resolver?: string;
   grace_seconds?: number;
-  assertions?: Array<unknown>;
+  assertions?: Array<{
+    source:
+      | 'status'
+      | 'body'
+      | 'json'
+      | 'header'
+      | 'response_time'
+      | 'certificate_expiry_days'
+      | 'dns_records';
+    op:
+      | 'equals'
+      | 'not_equals'
+      | 'contains'
+      | 'not_contains'
+      | 'matches'
+      | 'lt'
+      | 'lte'
+      | 'gt'
+      | 'gte'
+      | 'exists'
+      | 'not_exists';
+    path?: string;
+    value?: string | number | boolean | null;
+  }>;
   down_after?: number;
   up_after?: number;
   retry_interval_seconds?: number;
@@ -473,7 +496,30 @@ export type MonitorCreate = {
   record_type?: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT' | 'NS';
   resolver?: string;
   grace_seconds?: number;
-  assertions?: Array<unknown>;
+  assertions?: Array<{
+    source:
+      | 'status'
+      | 'body'
+      | 'json'
+      | 'header'
+      | 'response_time'
+      | 'certificate_expiry_days'
+      | 'dns_records';
+    op:
+      | 'equals'
+      | 'not_equals'
+      | 'contains'
+      | 'not_contains'
+      | 'matches'
+      | 'lt'
+      | 'lte'
+      | 'gt'
+      | 'gte'
+      | 'exists'
+      | 'not_exists';
+    path?: string;
+    value?: string | number | boolean | null;
+  }>;
   down_after?: number;
   up_after?: number;
   retry_interval_seconds?: number;
@@ -511,7 +557,32 @@ export type MonitorUpdate = {
   record_type?: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT' | 'NS' | null;
   resolver?: string | null;
   grace_seconds?: number | null;
-  assertions?: Array<unknown> | null;
+  assertions?:
+    | Array<{
+        source:
+          | 'status'
+          | 'body'
+          | 'json'
+          | 'header'
+          | 'response_time'
+          | 'certificate_expiry_days'
+          | 'dns_records';
+        op:
+          | 'equals'
+          | 'not_equals'
+          | 'contains'
+          | 'not_contains'
+          | 'matches'
+          | 'lt'
+          | 'lte'
+          | 'gt'
+          | 'gte'
+          | 'exists'
+          | 'not_exists';
+        path?: string;
+        value?: string | number | boolean | null;
+      }>
+    | null;
   down_after?: number | null;
   up_after?: number | null;
   retry_interval_seconds?: number | null;
@@ -1327,7 +1398,30 @@ export interface Operations {
         record_type?: 'A' | 'AAAA' | 'CNAME' | 'MX' | 'TXT' | 'NS';
         resolver?: string;
         grace_seconds?: number;
-        assertions?: Array<unknown>;
+        assertions?: Array<{
+          source:
+            | 'status'
+            | 'body'
+            | 'json'
+            | 'header'
+            | 'response_time'
+            | 'certificate_expiry_days'
+            | 'dns_records';
+          op:
+            | 'equals'
+            | 'not_equals'
+            | 'contains'
+            | 'not_contains'
+            | 'matches'
+            | 'lt'
+            | 'lte'
+            | 'gt'
+            | 'gte'
+            | 'exists'
+            | 'not_exists';
+          path?: string;
+          value?: string | number | boolean | null;
+        }>;
         down_after?: number;
         up_after?: number;
         retry_interval_seconds?: number;
