@@ -131,8 +131,7 @@ test('certificate warnings: once per threshold crossed, the nearest when several
     ['CertificateExpiring'],
     [],
   ]);
-  const thresholds = checks.flatMap((c, i) => (out[i]!.includes('CertificateExpiring') ? [i] : []));
-  t.deepEqual(thresholds, [1, 3, 4]);
+  t.deepEqual(state.certWarning, { validTo: expiry, threshold: 1 }, 'the last warning was at 1 day');
   const renewed = new Date(T0 + day(19 + 90) * 1000).toISOString();
   const after = run(state, [pass(day(19) + 120, { certificate: cert(90, renewed) })]);
   t.deepEqual(after.out, [[]], 'a renewed certificate far from expiry: nothing');
@@ -241,7 +240,7 @@ test('secrets are answered masked, and a change that sends the mask back keeps t
     message: /type cannot change/,
   });
   const cleared = monitorDecider.decide({ type: 'UpdateMonitor', changes: { auth: null }, at: at(6) }, m);
-  t.deepEqual((cleared[0]?.data as { changes: object }).changes, { auth: null });
+  t.like(cleared[0]?.data, { changes: { auth: null } });
 });
 
 test("the service's own audit trail names a monitor's options but never their secrets", (t) => {
