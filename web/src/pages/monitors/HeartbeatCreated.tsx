@@ -19,9 +19,9 @@ export const HeartbeatCreated = ({ name, url, onDone }: { name: string; url: str
       <CopyButton value={url} label="Copy the heartbeat URL" />
     </div>
     <p>
-      Have the job call it each time it succeeds (GET or POST; <code>?status=down&amp;msg=…</code> reports a failure,{' '}
-      <code>?ping=&lt;ms&gt;</code> its duration). The monitor goes DOWN when no beat comes within its interval and
-      grace:
+      Have the job call it each time it succeeds, with GET or POST. <code>?status=down&amp;msg=…</code> reports a
+      failure and <code>?ping=&lt;ms&gt;</code> its duration. The monitor goes DOWN when no beat comes within its
+      interval and grace:
     </p>
     <div className="row">
       <figure className="snippet" aria-label="Heartbeat curl command">

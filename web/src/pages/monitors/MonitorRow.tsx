@@ -16,6 +16,9 @@ const lastResult = (m: Monitor): string => {
   return `${m.last_status_code ?? 'OK'}${latency}`;
 };
 
+const resultClass = (m: Monitor) =>
+  m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : '';
+
 /** What the monitor watches, in one line (the whole of it in the title when it is cut). */
 const targetText = (m: Monitor): string => {
   switch (m.type) {
@@ -173,11 +176,7 @@ export const MonitorRow = ({
               : 'paused'}
           </div>
         </td>
-        <td
-          className={`last-result${m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : ''}`}
-        >
-          {lastResult(m)}
-        </td>
+        <td className={`last-result${resultClass(m)}`}>{lastResult(m)}</td>
         <td className="num uptime">
           <div title="Uptime of the last 24 hours">{formatPercent(m.uptime_24h)}</div>
           <div className="muted" title="Uptime of the last 30 days">
