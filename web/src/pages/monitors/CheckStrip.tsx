@@ -15,6 +15,8 @@ const titleOf = (c: Check) => {
   return `${formatTime(c.checked_at)}: ${what}${c.heartbeat === 'missed' ? '' : ` in ${formatMs(c.response_ms)}`}`;
 };
 
+const outcome = (failed: number) => (failed === 0 ? 'all OK' : `${failed} failed`);
+
 /** The last checks of a monitor as small bars, oldest left, newest right: green OK, red failed,
  *  empty slots before the first check. Each bar's title says its time and result. */
 export const CheckStrip = ({ checks, name }: { checks: Check[] | undefined; name: string }) => {
@@ -25,16 +27,16 @@ export const CheckStrip = ({ checks, name }: { checks: Check[] | undefined; name
       ? `Last checks of ${name}: loading`
       : shown.length === 0
         ? `No check of ${name} yet`
-        : `Last ${shown.length} checks of ${name}: ${failed === 0 ? 'all OK' : `${failed} failed`}`;
+        : `${shown.length === 1 ? 'The last check' : `Last ${shown.length} checks`} of ${name}: ${outcome(failed)}`;
   return (
     <div className="check-strip" role="img" aria-label={label} data-checks={shown.length}>
       {Array.from({ length: STRIP_CHECKS - shown.length }, (_, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: empty slots, all alike
-        <span key={`empty-${i}`} className="bar empty" />
+        <span key={`empty-${i}`} className="strip-bar blank" />
       ))}
       {shown.map((c, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: two checks can share a time; the bars hold no state
-        <span key={`${c.checked_at}-${i}`} className={`bar ${c.ok ? 'ok' : 'failed'}`} title={titleOf(c)} />
+        <span key={`${c.checked_at}-${i}`} className={`strip-bar ${c.ok ? 'ok' : 'failed'}`} title={titleOf(c)} />
       ))}
     </div>
   );

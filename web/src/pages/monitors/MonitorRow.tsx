@@ -86,7 +86,9 @@ const RowActions = ({
   return (
     <div className="monitor-actions">
       <div className="row">
-        {monitor.type !== 'heartbeat' && (
+        {monitor.type === 'heartbeat' ? (
+          <span />
+        ) : (
           <button
             type="button"
             onClick={() => test.mutate()}
