@@ -41,11 +41,11 @@ test(
     await form.getByRole('button', { name: 'Add monitor' }).click();
     await form
       .getByRole('alert')
-      .filter({ hasText: /http or https URL/ })
+      .filter({ hasText: /http, https or tcp URL/ })
       .waitFor();
     t.regex(
       await description(page, form.getByLabel('URL')),
-      /http or https URL/,
+      /http, https or tcp URL/,
       'the URL error is tied to the URL field',
     );
 
@@ -54,7 +54,7 @@ test(
     await form.getByRole('button', { name: 'Add monitor' }).click();
     await form.getByRole('alert').filter({ hasText: 'must not exceed interval_seconds (10)' }).waitFor();
     t.regex(await description(page, form.getByLabel('Timeout (s)')), /must not exceed interval_seconds \(10\)/);
-    t.notRegex(await description(page, form.getByLabel('URL')), /http or https URL/, 'the fixed field is clear');
+    t.notRegex(await description(page, form.getByLabel('URL')), /http, https or tcp URL/, 'the fixed field is clear');
     await screenshot(page, 'monitors-form-error');
 
     await form.getByLabel('Timeout (s)').fill('5');
