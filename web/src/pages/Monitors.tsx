@@ -76,7 +76,7 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
         if (saved === null) return;
         if (saved.heartbeat_url !== undefined) {
           setBeatUrl({ name: saved.name, url: saved.heartbeat_url });
-          setNotice(`Monitor ${saved.name} added: it is UP with its first beat.`);
+          setNotice(`Monitor ${saved.name} added: it goes UP with its first beat.`);
         } else
           setNotice(
             form.editing === null
