@@ -15,6 +15,7 @@ const SLOWEST = [
   'test/web/overview.test.ts',
   'test/web/channels.test.ts',
   'test/web/monitors.test.ts',
+  'test/web/monitor-kinds.test.ts',
   'test/web/events.test.ts',
   'test/web/docs.test.ts',
   'test/compose/shutdown.test.ts',

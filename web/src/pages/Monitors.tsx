@@ -1,14 +1,15 @@
-import { Fragment, useEffect, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useQueries, useQuery } from '@tanstack/react-query';
 import { MONITORS_PER_PROJECT, call, type Monitor } from '../api.ts';
 import { useCanWrite } from '../auth.tsx';
-import { Empty, ErrorNote, Health, Loading } from '../components/ui.tsx';
-import { ago, formatMs, formatPercent, formatTime } from '../format.ts';
+import { Empty, ErrorNote, Loading } from '../components/ui.tsx';
 import { LIVE_MS } from '../hooks.ts';
 import { useSearchParams } from '../router.tsx';
+import { STRIP_CHECKS } from './monitors/CheckStrip.tsx';
 import { ConfirmDelete } from './monitors/ConfirmDelete.tsx';
+import { HeartbeatCreated } from './monitors/HeartbeatCreated.tsx';
 import { MonitorForm } from './monitors/MonitorForm.tsx';
-import { MonitorHistory, checkResult } from './monitors/MonitorHistory.tsx';
+import { MonitorRow } from './monitors/MonitorRow.tsx';
 import './monitors/monitors.css';
 
 /** Re-renders every few seconds, so "12 s ago" moves on even when the data did not change. */
@@ -21,64 +22,9 @@ const useNow = (everyMs: number): number => {
   return now;
 };
 
-const lastResult = (m: Monitor): string => {
-  if (m.last_checked_at === null) return m.enabled ? 'No check yet' : 'Never checked';
-  const latency = m.last_response_ms === null ? '' : ` in ${formatMs(m.last_response_ms)}`;
-  if (m.last_error !== null) return `${m.last_error}${latency}`;
-  return `${m.last_status_code ?? '—'}${latency}`;
-};
-
-/** Test now, pause/resume, edit and delete of one monitor, with their outcome said in the row. */
-const RowActions = ({ monitor, onEdit, onDelete }: { monitor: Monitor; onEdit: () => void; onDelete: () => void }) => {
-  const queryClient = useQueryClient();
-  const test = useMutation({ mutationFn: () => call('POST /v1/monitors/:id/test', { params: { id: monitor.id } }) });
-  const toggle = useMutation({
-    mutationFn: () => call('PUT /v1/monitors/:id', { params: { id: monitor.id }, body: { enabled: !monitor.enabled } }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['monitors'] }),
-  });
-  return (
-    <div className="monitor-actions">
-      <div className="row">
-        <button
-          type="button"
-          onClick={() => test.mutate()}
-          disabled={test.isPending}
-          aria-label={`Test ${monitor.name} now`}
-        >
-          {test.isPending ? 'Testing…' : 'Test now'}
-        </button>
-        <button type="button" onClick={onEdit} aria-label={`Edit ${monitor.name}`}>
-          Edit
-        </button>
-        <button
-          type="button"
-          onClick={() => toggle.mutate()}
-          disabled={toggle.isPending}
-          aria-label={`${monitor.enabled ? 'Pause' : 'Resume'} ${monitor.name}`}
-        >
-          {monitor.enabled ? 'Pause' : 'Resume'}
-        </button>
-        <button type="button" className="danger" onClick={onDelete} aria-label={`Delete ${monitor.name}`}>
-          Delete
-        </button>
-      </div>
-      <div role="status" aria-live="polite" className="test-result">
-        {test.data !== undefined && (
-          <span className={test.data.ok ? 'check-ok' : 'check-failed'}>
-            Test at {new Date(test.data.checked_at).toLocaleTimeString()}: {checkResult(test.data)} in{' '}
-            {formatMs(test.data.response_ms)}
-            {test.data.ok ? '' : ' (not recorded: the state changes only with scheduled checks)'}
-          </span>
-        )}
-      </div>
-      <ErrorNote error={test.error} title="The test did not run" />
-      <ErrorNote error={toggle.error} title={monitor.enabled ? 'Not paused' : 'Not resumed'} />
-    </div>
-  );
-};
-
-/** The project's monitors, live: state, last check, uptime; add, edit, pause, test and delete
- *  them; each row opens the chart and table of its last 50 checks (`?open=<id>` opens one). */
+/** The project's monitors, live: state, the last checks as a strip, uptime, certificate; add,
+ *  edit, pause, test and delete them; each row opens the chart and table of its last 50 checks
+ *  (`?open=<id>` opens one). */
 export const Monitors = ({ projectId }: { projectId: string }) => {
   const canWrite = useCanWrite();
   const now = useNow(LIVE_MS);
@@ -87,11 +33,22 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
   const [form, setForm] = useState<{ editing: Monitor | null } | null>(null);
   const [deleting, setDeleting] = useState<Monitor | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [beatUrl, setBeatUrl] = useState<{ name: string; url: string } | null>(null);
 
   const monitors = useQuery({
     queryKey: ['monitors', 'project', projectId],
     queryFn: () => call('GET /v1/monitors', { query: { project_id: projectId } }),
     refetchInterval: LIVE_MS,
+  });
+  const list = monitors.data ?? [];
+  // The strips: the API has no history of many monitors at once, so one call per row, together,
+  // on the page's refresh.
+  const strips = useQueries({
+    queries: list.map((m) => ({
+      queryKey: ['monitors', 'strip', m.id],
+      queryFn: () => call('GET /v1/monitors/:id/history', { params: { id: m.id }, query: { limit: STRIP_CHECKS } }),
+      refetchInterval: LIVE_MS,
+    })),
   });
 
   // Opened from the DOWN banner: bring the monitor's row into view once it is there.
@@ -101,8 +58,13 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
   }, [open, openShown]);
 
   const toggleOpen = (id: string) => setSearch({ open: open === id ? undefined : id }, { replace: true });
-  const list = monitors.data ?? [];
-  const full = list.length >= MONITORS_PER_PROJECT;
+  const atDefaultCap = list.length >= MONITORS_PER_PROJECT;
+  const columns = canWrite ? 7 : 6;
+  const startAdding = () => {
+    setNotice(null);
+    setBeatUrl(null);
+    setForm({ editing: null });
+  };
 
   const formPanel = form !== null && (
     <MonitorForm
@@ -111,7 +73,11 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
       editing={form.editing}
       onDone={(saved) => {
         setForm(null);
-        if (saved !== null)
+        if (saved === null) return;
+        if (saved.heartbeat_url !== undefined) {
+          setBeatUrl({ name: saved.name, url: saved.heartbeat_url });
+          setNotice(`Monitor ${saved.name} added: it goes UP with its first beat.`);
+        } else
           setNotice(
             form.editing === null
               ? `Monitor ${saved.name} added: its first check runs now.`
@@ -126,26 +92,20 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
       <div className="monitors-head">
         <h1>Monitors</h1>
         {canWrite && form === null && list.length > 0 && (
-          <button
-            type="button"
-            className="primary"
-            onClick={() => {
-              setNotice(null);
-              setForm({ editing: null });
-            }}
-          >
+          <button type="button" className="primary" onClick={startAdding}>
             Add monitor
           </button>
         )}
       </div>
       <p className="muted">
-        Each monitor calls a URL on its interval and is UP while the answer has the expected status. Uptime counts the
-        checks of the last 24 hours and 7 days (whole hours plus the current one). While a monitor is DOWN, a banner
-        says so on every screen.
+        Each monitor checks a URL, a TCP port or a DNS record on its interval, or awaits the beats of a job, and is UP
+        while the checks pass. Uptime counts the checks of the last 24 hours and 30 days. While a monitor is DOWN, a
+        banner says so on every screen.
       </p>
-      {canWrite && full && (
+      {canWrite && atDefaultCap && (
         <p className="notice">
-          This project has {MONITORS_PER_PROJECT} monitors, the most a project may have: delete one to add another.
+          This project has {list.length} monitors; a project may have {MONITORS_PER_PROJECT} unless the deployment
+          allows more (the server says so when adding one).
         </p>
       )}
       {notice !== null && (
@@ -153,6 +113,7 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
           {notice}
         </p>
       )}
+      {beatUrl !== null && <HeartbeatCreated name={beatUrl.name} url={beatUrl.url} onDone={() => setBeatUrl(null)} />}
       {formPanel}
       {monitors.isPending && <Loading what="monitors" />}
       {monitors.isError && <ErrorNote error={monitors.error} title="The monitors could not be read" />}
@@ -162,8 +123,9 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
             <strong>No monitor in this project yet.</strong>
           </p>
           <p>
-            A monitor checks that a service answers: every interval it sends a GET to a URL and expects a status (200 by
-            default). When the answer changes from healthy to failing, the service goes DOWN, a{' '}
+            A monitor checks that a service answers: every interval it sends a request to a URL (or opens a TCP port, or
+            resolves a DNS name) and expects a status (200 by default) and what its assertions say; a heartbeat monitor
+            waits for a job to call it. When the answer changes from healthy to failing, the service goes DOWN, a{' '}
             <code>system.healthcheck.down</code> audit event is recorded and the notification channels are told.
           </p>
           <p>
@@ -171,7 +133,7 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
             table then shows its state next to that service.
           </p>
           {canWrite ? (
-            <button type="button" className="primary" onClick={() => setForm({ editing: null })}>
+            <button type="button" className="primary" onClick={startAdding}>
               Add monitor
             </button>
           ) : (
@@ -185,91 +147,37 @@ export const Monitors = ({ projectId }: { projectId: string }) => {
             <thead>
               <tr>
                 <th scope="col">Name</th>
-                <th scope="col">URL</th>
+                <th scope="col">Target</th>
                 <th scope="col">State</th>
-                <th scope="col">Since</th>
-                <th scope="col">Last check</th>
+                <th scope="col">Last {STRIP_CHECKS} checks</th>
                 <th scope="col">Last result</th>
                 <th scope="col" className="num">
-                  Uptime 24 h
+                  Uptime
+                  <br />
+                  24 h / 30 d
                 </th>
-                <th scope="col" className="num">
-                  Uptime 7 d
-                </th>
-                <th scope="col">Enabled</th>
                 {canWrite && <th scope="col">Actions</th>}
               </tr>
             </thead>
             <tbody>
-              {list.map((m) => {
-                const expanded = open === m.id;
-                return (
-                  <Fragment key={m.id}>
-                    <tr
-                      id={`monitor-${m.id}`}
-                      className={m.status === 'DOWN' && m.enabled ? 'monitor-down' : undefined}
-                    >
-                      <th scope="row" className="monitor-name">
-                        <button
-                          type="button"
-                          className="expander"
-                          aria-expanded={expanded}
-                          aria-controls={`history-${m.id}`}
-                          onClick={() => toggleOpen(m.id)}
-                          aria-label={`History of ${m.name}`}
-                        >
-                          <span aria-hidden="true">{expanded ? '▾' : '▸'}</span>
-                        </button>{' '}
-                        {m.name}
-                      </th>
-                      <td className="url">
-                        <a href={m.url} target="_blank" rel="noreferrer noopener">
-                          {m.url}
-                        </a>
-                      </td>
-                      <td>
-                        <Health status={m.status} />
-                        {!m.enabled && <span className="muted"> (paused)</span>}
-                      </td>
-                      <td title={formatTime(m.status_since)}>
-                        {m.status_since === null ? '—' : ago(m.status_since, now)}
-                      </td>
-                      <td title={formatTime(m.last_checked_at)}>{ago(m.last_checked_at, now)}</td>
-                      <td
-                        className={
-                          'last-result' +
-                          (m.last_checked_at === null ? ' muted' : m.last_error !== null ? ' check-failed' : '')
-                        }
-                      >
-                        {lastResult(m)}
-                      </td>
-                      <td className="num">{formatPercent(m.uptime_24h)}</td>
-                      <td className="num">{formatPercent(m.uptime_7d)}</td>
-                      <td>{m.enabled ? `Yes, every ${m.interval_seconds} s` : 'No, paused'}</td>
-                      {canWrite && (
-                        <td>
-                          <RowActions
-                            monitor={m}
-                            onEdit={() => {
-                              setNotice(null);
-                              setForm({ editing: m });
-                              window.scrollTo(0, 0);
-                            }}
-                            onDelete={() => setDeleting(m)}
-                          />
-                        </td>
-                      )}
-                    </tr>
-                    {expanded && (
-                      <tr className="monitor-expanded">
-                        <td colSpan={canWrite ? 10 : 9} id={`history-${m.id}`}>
-                          <MonitorHistory monitor={m} />
-                        </td>
-                      </tr>
-                    )}
-                  </Fragment>
-                );
-              })}
+              {list.map((m, i) => (
+                <MonitorRow
+                  key={m.id}
+                  m={m}
+                  now={now}
+                  checks={strips[i]?.data}
+                  expanded={open === m.id}
+                  columns={columns}
+                  canWrite={canWrite}
+                  onToggle={() => toggleOpen(m.id)}
+                  onEdit={() => {
+                    setNotice(null);
+                    setForm({ editing: m });
+                    window.scrollTo(0, 0);
+                  }}
+                  onDelete={() => setDeleting(m)}
+                />
+              ))}
             </tbody>
           </table>
         </div>

@@ -1,49 +1,37 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { ApiError, MONITORS_PER_PROJECT, call, type Monitor, type Verbatim, verbatim } from '../../api.ts';
+import { type Answer, ApiError, call, type Monitor } from '../../api.ts';
 import { ErrorNote, Field } from '../../components/ui.tsx';
+import { AdvancedFields } from './AdvancedFields.tsx';
+import { AssertionBuilder } from './AssertionBuilder.tsx';
+import { CheckField, makeKit } from './field-kit.tsx';
+import { bodyOf, type Kind, KINDS, placedPaths, SOURCES, type Values, valuesOf } from './form-values.ts';
+import { KindFields } from './KindFields.tsx';
 
-/** SPEC 2.8 defaults; the server applies the same ones to a field left out. */
-const DEFAULTS = { interval_seconds: '60', timeout_seconds: '10', expected_status: '200' };
+/** What POST answers: the monitor, and a heartbeat monitor's URL (this once). */
+export type SavedMonitor = Answer<'POST /v1/monitors'>;
 
-interface Values {
-  name: string;
-  url: string;
-  interval_seconds: string;
-  timeout_seconds: string;
-  expected_status: string;
-  enabled: boolean;
-}
-
-const valuesOf = (m: Monitor | null): Values =>
-  m === null
-    ? { name: '', url: '', ...DEFAULTS, enabled: true }
-    : {
-        name: m.name,
-        url: m.url,
-        interval_seconds: String(m.interval_seconds),
-        timeout_seconds: String(m.timeout_seconds),
-        expected_status: String(m.expected_status),
-        enabled: m.enabled,
-      };
-
-/** An empty number field is left out (the server's default on create, unchanged on edit); any
- *  other text is sent as it reads, so the server says what is wrong with it next to the field. */
-const numberOf = (text: string): number | Verbatim | undefined => {
-  const trimmed = text.trim();
-  if (trimmed === '') return undefined;
-  const n = Number(trimmed);
-  return Number.isFinite(n) ? n : verbatim(trimmed);
-};
+/** The fields under "Advanced": it opens by itself when one is set or the server faults one. */
+const ADVANCED = [
+  'method',
+  'headers',
+  'body',
+  'content_type',
+  'auth',
+  'max_redirects',
+  'ignore_tls_errors',
+  'accepted_statuses',
+  'down_after',
+  'up_after',
+  'retry_interval_seconds',
+  'cert_expiry_warn_days',
+];
+const advancedSet = (m: Monitor | null) =>
+  m !== null && ADVANCED.some((k) => (m as unknown as Record<string, unknown>)[k] !== undefined);
 
 /** What a refusal means for the person filling the form, beyond the server's message. */
 const refusal = (error: unknown): string | undefined => {
-  if (error instanceof ApiError && error.status === 409) {
-    return (
-      `This project already has ${MONITORS_PER_PROJECT} monitors, the most a project may have. ` +
-      'Delete one you no longer need to add another.'
-    );
-  }
+  if (error instanceof ApiError && error.status === 409) return 'Delete a monitor you no longer need to add another.';
   if (error instanceof ApiError && error.status === 403) return 'Your role may read monitors but not change them.';
   return undefined;
 };
@@ -56,9 +44,10 @@ export const MonitorForm = ({
 }: {
   projectId: string;
   editing: Monitor | null;
-  onDone: (saved: Monitor | null) => void;
+  onDone: (saved: SavedMonitor | null) => void;
 }) => {
   const [values, setValues] = useState<Values>(() => valuesOf(editing));
+  const [advanced, setAdvanced] = useState(() => advancedSet(editing));
   const queryClient = useQueryClient();
   const prefix = useId();
   const first = useRef<HTMLInputElement>(null);
@@ -68,36 +57,31 @@ export const MonitorForm = ({
   }, []);
 
   const save = useMutation({
-    mutationFn: async (v: Values) => {
-      const body = {
-        name: v.name,
-        url: v.url.trim(),
-        interval_seconds: numberOf(v.interval_seconds),
-        timeout_seconds: numberOf(v.timeout_seconds),
-        expected_status: numberOf(v.expected_status),
-        enabled: v.enabled,
-      };
-      return editing === null
-        ? call('POST /v1/monitors', { body: { project_id: projectId, ...body } })
-        : call('PUT /v1/monitors/:id', { params: { id: editing.id }, body });
-    },
+    mutationFn: async (v: Values): Promise<SavedMonitor> =>
+      editing === null
+        ? call('POST /v1/monitors', { body: { project_id: projectId, ...bodyOf(v, null) } })
+        : call('PUT /v1/monitors/:id', { params: { id: editing.id }, body: bodyOf(v, editing) }),
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: ['monitors'] });
       onDone(saved);
     },
+    onError: (error) => {
+      const faulted = error instanceof ApiError ? error.details.map((d) => d.path.split('.')[0]) : [];
+      if (faulted.some((f) => f === 'auth' || ADVANCED.includes(f ?? ''))) setAdvanced(true);
+    },
   });
 
   const error = save.error instanceof ApiError ? save.error : null;
-  const fieldError = (path: string) => error?.fieldMessage(path);
-  const fields = ['name', 'url', 'interval_seconds', 'timeout_seconds', 'expected_status', 'enabled'];
+  const set = (patch: Partial<Values>) => setValues((v) => ({ ...v, ...patch }));
+  const kit = makeKit(prefix, error, values, set);
   // Details at a field are shown there; the note above the buttons says the rest in words.
-  const unplaced = error?.details.some((d) => !fields.includes(d.path)) ?? false;
-  const id = (field: string) => `${prefix}-${field}`;
-  const described = (field: string, hint = true) =>
-    [hint ? `${id(field)}-hint` : '', fieldError(field) !== undefined ? `${id(field)}-error` : '']
-      .filter(Boolean)
-      .join(' ') || undefined;
-  const set = <K extends keyof Values>(key: K, value: Values[K]) => setValues((v) => ({ ...v, [key]: value }));
+  const placed = placedPaths(values);
+  const unplaced =
+    error?.details.some(
+      (d) => !placed.exact.includes(d.path) && !placed.prefix.some((p) => d.path === p || d.path.startsWith(`${p}.`)),
+    ) ?? false;
+  const changeKind = (type: Kind) =>
+    set({ type, assertions: values.assertions.filter((a) => SOURCES[type].includes(a.source)) });
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -110,109 +94,53 @@ export const MonitorForm = ({
       <h2>{title}</h2>
       <div className="monitor-form-grid">
         <Field
-          id={id('name')}
+          id={kit.id('name')}
           label="Name"
           hint="Use the service_name your events carry: the monitor then shows beside that service."
-          error={fieldError('name')}
+          error={kit.error('name')}
         >
           <input
-            id={id('name')}
+            id={kit.id('name')}
             ref={first}
             value={values.name}
-            onChange={(e) => set('name', e.target.value)}
+            onChange={(e) => set({ name: e.target.value })}
             maxLength={255}
             required
-            aria-invalid={fieldError('name') !== undefined}
-            aria-describedby={described('name')}
+            aria-invalid={kit.error('name') !== undefined}
+            aria-describedby={kit.described('name')}
           />
         </Field>
         <Field
-          id={id('url')}
-          label="URL"
-          hint="http or https; checked with one GET, redirects not followed."
-          error={fieldError('url')}
+          id={kit.id('type')}
+          label="Kind"
+          hint={editing === null ? 'What is checked.' : 'A monitor keeps its kind: add another for a new kind.'}
+          error={kit.error('type')}
         >
-          <input
-            id={id('url')}
-            type="url"
-            inputMode="url"
-            value={values.url}
-            onChange={(e) => set('url', e.target.value)}
-            placeholder="https://api.example.com/health"
-            required
-            aria-invalid={fieldError('url') !== undefined}
-            aria-describedby={described('url')}
-          />
-        </Field>
-        <Field
-          id={id('interval_seconds')}
-          label="Interval (s)"
-          hint="10 to 86,400 seconds between checks; default 60."
-          error={fieldError('interval_seconds')}
-        >
-          <input
-            id={id('interval_seconds')}
-            type="number"
-            min={10}
-            max={86_400}
-            step={1}
-            value={values.interval_seconds}
-            onChange={(e) => set('interval_seconds', e.target.value)}
-            aria-invalid={fieldError('interval_seconds') !== undefined}
-            aria-describedby={described('interval_seconds')}
-          />
-        </Field>
-        <Field
-          id={id('timeout_seconds')}
-          label="Timeout (s)"
-          hint="1 to 120 seconds, at most the interval; default 10."
-          error={fieldError('timeout_seconds')}
-        >
-          <input
-            id={id('timeout_seconds')}
-            type="number"
-            min={1}
-            max={120}
-            step={1}
-            value={values.timeout_seconds}
-            onChange={(e) => set('timeout_seconds', e.target.value)}
-            aria-invalid={fieldError('timeout_seconds') !== undefined}
-            aria-describedby={described('timeout_seconds')}
-          />
-        </Field>
-        <Field
-          id={id('expected_status')}
-          label="Expected status"
-          hint="The status of a healthy answer; default 200."
-          error={fieldError('expected_status')}
-        >
-          <input
-            id={id('expected_status')}
-            type="number"
-            min={100}
-            max={599}
-            step={1}
-            value={values.expected_status}
-            onChange={(e) => set('expected_status', e.target.value)}
-            aria-invalid={fieldError('expected_status') !== undefined}
-            aria-describedby={described('expected_status')}
-          />
+          <select
+            id={kit.id('type')}
+            value={values.type}
+            disabled={editing !== null}
+            onChange={(e) => changeKind(e.target.value as Kind)}
+            aria-describedby={kit.described('type')}
+          >
+            {KINDS.map(([kind, text]) => (
+              <option key={kind} value={kind}>
+                {text}
+              </option>
+            ))}
+          </select>
         </Field>
       </div>
-      <label className="checkbox">
-        <input
-          type="checkbox"
-          checked={values.enabled}
-          onChange={(e) => set('enabled', e.target.checked)}
-          aria-describedby={fieldError('enabled') !== undefined ? `${id('enabled')}-error` : undefined}
-        />{' '}
-        Enabled (checked on its interval; a paused monitor keeps its history)
-      </label>
-      {fieldError('enabled') !== undefined && (
-        <small id={`${id('enabled')}-error`} className="field-error" role="alert">
-          {fieldError('enabled')}
-        </small>
-      )}
+      <KindFields kit={kit} />
+      <CheckField kit={kit} field="enabled">
+        Enabled ({values.type === 'heartbeat' ? 'beats are awaited' : 'checked on its interval'}; a paused monitor keeps
+        its history)
+      </CheckField>
+      <AssertionBuilder kit={kit} />
+      <details className="monitor-advanced" open={advanced} onToggle={(e) => setAdvanced(e.currentTarget.open)}>
+        <summary>Advanced</summary>
+        {advanced && <AdvancedFields kit={kit} />}
+      </details>
       {save.error !== null && (error === null || error.details.length === 0 || unplaced) && (
         <>
           <ErrorNote
