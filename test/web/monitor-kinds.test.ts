@@ -195,7 +195,7 @@ test('monitor kinds: one of each through the form, assertions kept, heartbeat UR
     t.truthy(box);
     t.true(box!.x + box!.width <= 1280, `actions end at ${box!.x + box!.width}`);
   }
-  t.true(await page.evaluate(() => document.documentElement.scrollWidth <= 1280), 'no horizontal page scroll');
+  t.true(await page.evaluate<boolean>('document.documentElement.scrollWidth <= 1280'), 'no horizontal page scroll');
   t.true(
     await table.evaluate((el) => el.parentElement!.scrollWidth <= el.parentElement!.clientWidth),
     'the table does not scroll sideways either',
