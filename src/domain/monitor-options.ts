@@ -227,7 +227,9 @@ export const optionCodecs = {
           source: { enum: Object.keys(AssertionSource.keys) },
           op: { enum: Object.keys(AssertionOp.keys) },
           path: { type: 'string', minLength: 1, maxLength: 255 },
-          value: { type: ['string', 'number', 'boolean', 'null'] },
+          value: {
+            anyOf: [{ type: 'string', maxLength: 1024 }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }],
+          },
         },
         additionalProperties: false,
       },

@@ -1,5 +1,20 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { MonitorView } from '../views/monitors/port.ts';
+
+/** What the series need of a monitor (the monitors read model's view has it). */
+export interface MonitorState {
+  id: string;
+  name: string;
+  project_id: string;
+  type: string;
+  status: string;
+  last_response_ms: number | null;
+  last_certificate: { valid_to: string } | null;
+}
+
+/** Where the monitors are read from at each scrape. */
+export interface MonitorStates {
+  list(scope: { all: true }): Promise<readonly MonitorState[]>;
+}
 
 /** Per-monitor series, read from the monitors read model on each scrape: a deployment gets three
  *  series per monitor (two for a monitor that has not seen a certificate), labelled by monitor
@@ -32,7 +47,7 @@ export class MonitorSeries {
     });
   }
 
-  set(monitors: readonly MonitorView[]): void {
+  set(monitors: readonly MonitorState[]): void {
     this.up.reset();
     this.response.reset();
     this.certificate.reset();

@@ -1,5 +1,4 @@
-import { MonitorSeries } from './monitor-series.ts';
-import type { MonitorsQueries } from '../views/monitors/port.ts';
+import { MonitorSeries, type MonitorStates } from './monitor-series.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
 import {
@@ -44,7 +43,7 @@ export interface Telemetry extends HttpMetrics, JobMetrics, NotificationMetrics,
   readonly unscavenged: (events: number) => void;
   /** On each scrape, read the log's head and writer state, each projection's checkpoint, and
    *  (given `monitors`) every monitor's state for the per-monitor series. */
-  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: Pick<MonitorsQueries, 'list'>): void;
+  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: MonitorStates): void;
 }
 
 export interface TelemetryOptions {
@@ -102,7 +101,7 @@ class PrometheusTelemetry implements Telemetry {
   private watched: {
     log: EventLog;
     projections: readonly Checkpointed[];
-    monitors?: Pick<MonitorsQueries, 'list'> | undefined;
+    monitors?: MonitorStates | undefined;
   } | null = null;
   private readonly monitorSeries = new MonitorSeries(this.registry);
 
@@ -368,7 +367,7 @@ class PrometheusTelemetry implements Telemetry {
       this.deliveryDuration.observe({ channel_type: channelType }, seconds);
   }
 
-  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: Pick<MonitorsQueries, 'list'>): void {
+  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: MonitorStates): void {
     this.watched = { log, projections, monitors };
   }
 

@@ -171,7 +171,7 @@ test(
       {
         project_id: 'must be a UUID',
         name: 'must be a string of 1 to 255 characters',
-        url: 'must be an http or https URL of at most 2048 characters',
+        url: 'must be an http, https or tcp URL of at most 2048 characters',
         interval_seconds: 'must be an integer from 10 to 86400',
         enabled: 'must be true or false',
       },

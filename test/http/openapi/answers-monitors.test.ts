@@ -54,6 +54,17 @@ test.serial('monitors and notification channels', async (t) => {
     201,
   );
   ids.monitor = monitor.body.id;
+  const heartbeat = await drive().call(
+    t,
+    'POST /v1/monitors',
+    '/v1/monitors',
+    { token: drive().admin, body: { project_id: ids.project, name: 'cron', type: 'heartbeat', interval_seconds: 60 } },
+    201,
+  );
+  const beat = `/v1/heartbeat/${heartbeat.body.heartbeat_token}`;
+  await drive().call(t, 'GET /v1/heartbeat/:token', beat, {}, 200);
+  await drive().call(t, 'POST /v1/heartbeat/:token', `${beat}?status=down&msg=failed`, {}, 200);
+  await drive().call(t, 'GET /v1/heartbeat/:token', `/v1/heartbeat/${'x'.repeat(43)}`, {}, 404);
   await drive().call(
     t,
     'POST /v1/monitors',
