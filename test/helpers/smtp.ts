@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { generate } from 'selfsigned';
+import { certificateFor, type Pem } from './probe-servers.ts';
 
 export interface SmtpOptions {
   /** Offer STARTTLS (or, with `secure`, TLS from the first byte) with this certificate. */
@@ -13,24 +13,8 @@ export interface SmtpOptions {
   replyCode?: (n: number) => number;
 }
 
-/** A self-signed certificate for localhost and 127.0.0.1, made for the test. */
-export const selfSignedCert = async (): Promise<{ key: string; cert: string }> => {
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-        ],
-      },
-    ],
-  });
-  return { key: pems.private, cert: pems.cert };
-};
+/** A self-signed certificate for localhost and 127.0.0.1, made for the test (valid 30 days). */
+export const selfSignedCert = (): Promise<Pem> => certificateFor(30);
 
 /** A real SMTP server (the `smtp-server` package) on 127.0.0.1 that keeps each message, parsed,
  *  and whether its session was encrypted. */
