@@ -225,3 +225,44 @@ test('a certificate 5 days from expiry: one warning and one notification at 7 da
   );
   t.is(events.body.pagination.totalItems, 1);
 });
+
+test('down_after 2: one failure is not DOWN; the confirming check comes after the retry interval', async (t) => {
+  const server = await startTestServer({ jobs: true });
+  const target = await jsonApi();
+  t.teardown(async () => {
+    await server.stop();
+    await target.close();
+  });
+  const token = await login(server.url);
+  const { projectId } = await projectWithKey(server.url, token, 'confirm');
+  target.state.status = 'degraded';
+  const created = await api(server.url, 'POST', '/v1/monitors', {
+    token,
+    body: {
+      project_id: projectId,
+      name: 'orders',
+      url: target.url,
+      interval_seconds: 600,
+      retry_interval_seconds: 5,
+      down_after: 2,
+      assertions: [{ source: 'json', path: '$.status', op: 'equals', value: 'ok' }],
+    },
+  });
+  const id: string = created.body.id;
+  const history = async () =>
+    (await api(server.url, 'GET', `/v1/monitors/${id}/history`, { token })).body as Array<{ checked_at: string }>;
+  const first = await eventually(async () => ((await history()).length === 1 ? await history() : undefined), 10_000);
+  t.is((await api(server.url, 'GET', `/v1/monitors/${id}`, { token })).body.status, 'PENDING', 'one failure: not yet');
+  const monitor = await eventually(async () => {
+    const m = (await api(server.url, 'GET', `/v1/monitors/${id}`, { token })).body;
+    return m.status === 'DOWN' ? m : undefined;
+  }, 20_000);
+  const [second] = await history();
+  const apart = Date.parse(second!.checked_at) - Date.parse(first[0]!.checked_at);
+  t.true(apart >= 5000 && apart < 60_000, `the second check came ${apart} ms after the first`);
+  t.is(monitor.last_error, 'json $.status equals "ok": got "degraded"');
+  const down = await api(server.url, 'GET', `/v1/audit?project_id=${projectId}&event_type=system.healthcheck.down`, {
+    token,
+  });
+  t.is(down.body.pagination.totalItems, 1);
+});
