@@ -32,6 +32,7 @@ const SLOWEST = [
   'test/http/monitor-jobs-reconcile.test.ts',
   'test/verify/stream.test.ts',
   'test/http/monitor-checks.test.ts',
+  'test/http/monitor-kinds.test.ts',
   'test/e2e/startup.test.ts',
   'test/sdk/outage.test.ts',
   'test/docker-compose.test.ts',
