@@ -21,7 +21,8 @@ export const decideCertificateWarning = (
   const cert = result.certificate;
   if (state.id === null || state.deleted || cert === undefined || Number.isNaN(Date.parse(cert.valid_to))) return null;
   const left = daysLeft(cert, result.checked_at);
-  const crossed = (state.settings.cert_expiry_warn_days ?? CERT_WARN_DAYS_DEFAULT).filter((d) => left <= d);
+  // Absent: a monitor of SPEC's fields alone (see decideSettings), which warns of nothing.
+  const crossed = (state.settings.cert_expiry_warn_days ?? []).filter((d) => left <= d);
   if (crossed.length === 0) return null;
   const threshold = Math.min(...crossed);
   const prior = state.certWarning;

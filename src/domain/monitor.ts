@@ -4,7 +4,7 @@ import { DomainError, invalid, notFound, type ErrorDetail } from './errors.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { SECRET_MASK, StoredOptions, unmaskedChanges } from './monitor-options.ts';
 import { settingsIssues, targetOf, typeOf } from './monitor-rules.ts';
-import { decideCertificateWarning } from './monitor-certificates.ts';
+import { CERT_WARN_DAYS_DEFAULT, decideCertificateWarning } from './monitor-certificates.ts';
 import type { MonitorCreateInput, MonitorUpdateInput } from './monitor-input.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
@@ -367,7 +367,11 @@ export const decideSettings = (input: Omit<MonitorCreateInput, 'project_id'>, mo
   const s: MonitorSettings = { ...DEFAULTS, url: '', ...input };
   const issues = settingsIssues(s, new Set(Object.keys(input)));
   if (issues.length > 0) throw invalid('monitor', issues);
-  return { ...s, url: targetOf(s, monitorId) };
+  // SPEC notifies on transitions only: a monitor made of SPEC's fields alone keeps to that, and
+  // one made with any option of watchlog's own gets the certificate warnings by default.
+  const own = Object.keys(input).some((k) => !(k in DEFAULTS) && k !== 'name' && k !== 'url');
+  const warns = own && s.cert_expiry_warn_days === undefined && ['http', 'tcp'].includes(typeOf(s));
+  return { ...s, url: targetOf(s, monitorId), ...(warns ? { cert_expiry_warn_days: CERT_WARN_DAYS_DEFAULT } : {}) };
 };
 
 export type MonitorCommand =

@@ -111,7 +111,7 @@ const cert = (daysLeft: number, validTo = new Date(T0 + daysLeft * 86_400_000 + 
 });
 
 test('certificate warnings: once per threshold crossed, the nearest when several are; a renewal starts over', (t) => {
-  const m = monitorWith({});
+  const m = monitorWith({ cert_expiry_warn_days: [14, 7, 1] });
   const expiry = cert(20).valid_to;
   const day = (d: number) => 86_400 * d;
   const checks = [
@@ -138,7 +138,7 @@ test('certificate warnings: once per threshold crossed, the nearest when several
   // First seen at 5 days left: one warning, at 7 (not 14 and 7).
   const late = monitorDecider.decide(
     { type: 'RecordCheck', result: pass(0, { certificate: cert(5) }) },
-    monitorWith({}),
+    monitorWith({ cert_expiry_warn_days: [14, 7, 1] }),
   );
   t.like(late.find((e) => e.type === 'CertificateExpiring')?.data, { threshold_days: 7, days_left: 5 });
   const custom = monitorDecider.decide(
@@ -146,6 +146,20 @@ test('certificate warnings: once per threshold crossed, the nearest when several
     monitorWith({ cert_expiry_warn_days: [30] }),
   );
   t.like(custom.find((e) => e.type === 'CertificateExpiring')?.data, { threshold_days: 30 });
+  const spec = monitorDecider.decide(
+    { type: 'RecordCheck', result: pass(0, { certificate: cert(5) }) },
+    monitorWith({}),
+  );
+  t.deepEqual(
+    spec.map((e) => e.type),
+    ['MonitorStatusEstablished'],
+    "SPEC's monitor notifies of transitions only",
+  );
+  t.is(decideSettings({ name: 'a', url: 'https://a.example.com/' }, M).cert_expiry_warn_days, undefined);
+  t.deepEqual(
+    decideSettings({ name: 'a', url: 'https://a.example.com/', type: 'http' }, M).cert_expiry_warn_days,
+    [14, 7, 1],
+  );
 });
 
 test('heartbeats: a miss once interval + grace have passed without a beat, then one miss per interval', (t) => {
