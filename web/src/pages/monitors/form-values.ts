@@ -9,7 +9,7 @@ export type RecordType = NonNullable<Monitor['record_type']>;
 type Answered = NonNullable<Check['assertions']>[number];
 export type Source = Answered['source'];
 export type Op = Answered['op'];
-/** An assertion as the monitor keeps it (the generated type says `unknown`: its schema has no items). */
+/** An assertion as the monitor keeps it (its verdict's fields aside). */
 export type Assertion = Pick<Answered, 'source' | 'op' | 'path' | 'value'>;
 
 export const KINDS: Array<[Kind, string]> = [
