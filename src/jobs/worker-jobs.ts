@@ -42,6 +42,9 @@ export interface WorkerJobsOptions {
   processEveryMs?: number;
   /** How often the jobs are compared with the monitors read model (by one worker). */
   reconcileEveryMs?: number;
+  /** Where the read model has a scheduleVersion, a comparison is skipped while it stays the same,
+   *  but never for longer than this. */
+  fullReconcileEveryMs?: number;
   /** Checks running at once in this process (they mostly wait on the network). */
   concurrency?: number;
   /** How long a running check holds its job's lock: past it, another worker may take the job.
@@ -121,6 +124,9 @@ export class WorkerJobs {
   readonly agenda: Agenda;
   private reconciling: Promise<void> = Promise.resolve();
   private readonly reconcileEveryMs: number;
+  private readonly fullReconcileEveryMs: number;
+  /** The read model's scheduleVersion at the last comparison that went through, and when. */
+  private compared: { version: string; at: number } | null = null;
   private readonly startTimeoutMs: number;
   private readonly now: () => Date;
   private readonly repeating: readonly RepeatingJob[];
@@ -134,7 +140,7 @@ export class WorkerJobs {
   constructor(
     private readonly backend: JobStoreBackend,
     private readonly deps: CommandDeps & {
-      readonly monitors: Pick<MonitorsQueries, 'list' | 'get'>;
+      readonly monitors: Pick<MonitorsQueries, 'list' | 'get' | 'scheduleVersion'>;
       readonly egress: EgressPolicy;
       /** Where checks are counted and timed (default: nowhere). */
       readonly metrics?: JobMetrics;
@@ -143,6 +149,7 @@ export class WorkerJobs {
     options: WorkerJobsOptions = {},
   ) {
     this.reconcileEveryMs = options.reconcileEveryMs ?? 1000;
+    this.fullReconcileEveryMs = options.fullReconcileEveryMs ?? 60_000;
     this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.now = options.now ?? (() => new Date());
     this.startedAt = this.now().getTime();
@@ -271,8 +278,22 @@ export class WorkerJobs {
   }
 
   /** Compares with the stored jobs rather than with what this process saved: the reconciling
-   *  worker changes from run to run. */
+   *  worker changes from run to run. Listing every monitor and every job each second is most of a
+   *  worker's work at 10,000 monitors, so while the read model's scheduleVersion stays as it was at
+   *  this worker's last comparison, the comparison waits, up to fullReconcileEveryMs (which also
+   *  bounds how long a job changed behind the monitors' back stays so). */
   private async reconcileOnce(): Promise<void> {
+    // Read first: a change made while the comparison runs gives the next pass a new version.
+    const version = await this.deps.monitors.scheduleVersion?.();
+    const now = Date.now();
+    const { compared } = this;
+    if (version !== undefined && compared?.version === version && now - compared.at < this.fullReconcileEveryMs) return;
+    this.compared = null;
+    await this.compare();
+    if (version !== undefined) this.compared = { version, at: now };
+  }
+
+  private async compare(): Promise<void> {
     const [monitors, stored] = await Promise.all([this.deps.monitors.list({ all: true }), this.checkJobs()]);
     const wanted = new Set<string>();
     for (const m of monitors) {

@@ -178,6 +178,12 @@ class SqliteMonitorsQueries implements MonitorsQueries {
       uptime: db.prepare<[string, number], UptimeBucket>(
         'SELECT hour, ok, total FROM monitor_uptime WHERE monitor_id = ? AND hour >= ?',
       ),
+      // A creation moves the count and the newest created_at, a deletion the count, an update
+      // updated_at and usually the sums: a change that moves none is for the periodic full pass.
+      scheduleVersion: db.prepare<[], Record<string, number | string | null>>(
+        'SELECT count(*) AS n, max(created_at) AS c, max(updated_at) AS u, total(enabled) AS e, ' +
+          'total(interval_seconds) AS i FROM monitors',
+      ),
     };
   }
 
@@ -205,6 +211,10 @@ class SqliteMonitorsQueries implements MonitorsQueries {
   async uptime(ids: readonly string[], now: Date): Promise<Map<string, MonitorUptime>> {
     const from = uptimeHourOf(now) - (UPTIME_HOURS_KEPT - 1) * HOUR_MS;
     return new Map(ids.map((id) => [id, uptimeAt(this.stmts.uptime.all(id, from), now)]));
+  }
+
+  async scheduleVersion(): Promise<string> {
+    return JSON.stringify(this.stmts.scheduleVersion.get());
   }
 }
 
