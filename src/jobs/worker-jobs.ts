@@ -39,14 +39,18 @@ interface CheckJobData {
 }
 
 export interface WorkerJobsOptions {
-  /** How often Agenda looks for due jobs; also the worst extra delay of a check. */
+  /** How often Agenda looks for due jobs (and locks those due before its next look). */
   processEveryMs?: number;
   /** How often the jobs are compared with the monitors read model (by one worker). */
   reconcileEveryMs?: number;
+  /** Where the read model has a scheduleVersion, a comparison is skipped while it stays the same,
+   *  but never for longer than this. */
+  fullReconcileEveryMs?: number;
   /** Checks running at once in this process (they mostly wait on the network). */
   concurrency?: number;
-  /** How long a running check holds its job's lock: past it, another worker may take the job.
-   *  Agenda also keeps a timer of half of it per run, so tests use a short one. */
+  /** How long a running repeating job holds its job's lock: past it, another worker may take the
+   *  job. A check's lock lasts at most CHECK_LOCK_MS, renewed while the check runs. Agenda also
+   *  keeps a timer of half of it per run, so tests use a short one. */
   lockLifetimeMs?: number;
   /** How long start-up waits for the job store. */
   startTimeoutMs?: number;
@@ -70,6 +74,15 @@ export const latenessOf = (
   const due = Date.parse(view.last_checked_at) + intervalSeconds * 1000;
   return Math.max(0, Date.parse(checkedAt) - due) / 1000;
 };
+
+/** How long a check's lock lasts unless renewed. Agenda keeps each run's job in memory for half
+ *  of the lock's lifetime after the run (its liveness timer is never cleared): with the 150 s of
+ *  the repeating jobs, 75,000 jobs at 1,000 checks/s, most of the heap and of its collections. */
+const CHECK_LOCK_MS = 15_000;
+
+/** Check jobs a worker holds at once (running, or due before its next scan), per check it may
+ *  run at once. */
+const CHECK_LOCK_LIMIT_FACTOR = 2;
 
 /** A reconciliation holds its job's lock for at most this long: a worker that dies while
  *  reconciling delays the next reconciliation by it, not by a check's long lock. */
@@ -123,10 +136,14 @@ export class WorkerJobs {
   readonly agenda: Agenda;
   private reconciling: Promise<void> = Promise.resolve();
   private readonly reconcileEveryMs: number;
+  private readonly fullReconcileEveryMs: number;
+  /** The read model's scheduleVersion at the last comparison that went through, and when. */
+  private compared: { version: string; at: number } | null = null;
   private readonly startTimeoutMs: number;
   private readonly now: () => Date;
   private readonly repeating: readonly RepeatingJob[];
   private readonly lockLifetimeMs: number;
+  private readonly checkLockMs: number;
   private readonly startedAt: number;
   private readonly recheckDelayMs: number;
   /** Job runs under way in this process (from Agenda's start to its complete). */
@@ -136,7 +153,7 @@ export class WorkerJobs {
   constructor(
     private readonly backend: JobStoreBackend,
     private readonly deps: CommandDeps & {
-      readonly monitors: Pick<MonitorsQueries, 'list' | 'get'>;
+      readonly monitors: Pick<MonitorsQueries, 'list' | 'get' | 'scheduleVersion'>;
       readonly egress: EgressPolicy;
       /** Where checks are counted and timed (default: nowhere). */
       readonly metrics?: JobMetrics;
@@ -145,6 +162,7 @@ export class WorkerJobs {
     options: WorkerJobsOptions = {},
   ) {
     this.reconcileEveryMs = options.reconcileEveryMs ?? 1000;
+    this.fullReconcileEveryMs = options.fullReconcileEveryMs ?? 60_000;
     this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.now = options.now ?? (() => new Date());
     this.startedAt = this.now().getTime();
@@ -152,12 +170,18 @@ export class WorkerJobs {
     this.repeating = options.repeating ?? [];
     // Above the longest check (MAX_TIMEOUT_SECONDS) with room for recording it.
     this.lockLifetimeMs = options.lockLifetimeMs ?? (MAX_TIMEOUT_SECONDS + 30) * 1000;
+    this.checkLockMs = Math.min(this.lockLifetimeMs, CHECK_LOCK_MS);
+    const concurrency = options.concurrency ?? 200;
     this.agenda = new Agenda({
       backend,
       name: `watchlog-${process.pid}`,
-      processEvery: options.processEveryMs ?? 500,
-      maxConcurrency: options.concurrency ?? 200,
-      defaultConcurrency: options.concurrency ?? 200,
+      // Agenda locks the jobs due before its next scan and keeps them in one array, which it walks
+      // and re-sorts (by insertion) at every job start and end: its cost grows with the square of
+      // the jobs locked ahead, which a scan every 500 ms made ~500 at 1,000 checks/s (measured:
+      // the process saturated at ~3,000 monitors). A scan every 100 ms keeps ~100 there.
+      processEvery: options.processEveryMs ?? 100,
+      maxConcurrency: concurrency,
+      defaultConcurrency: concurrency,
       defaultLockLimit: 0,
       lockLimit: 0,
     });
@@ -176,15 +200,19 @@ export class WorkerJobs {
       CHECK_JOB,
       // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
       async (job: Job<CheckJobData>) => {
-        const retryAt = await this.check(job.attrs.data.monitor_id);
+        const retryAt = await this.holding(job, () => this.check(job.attrs.data.monitor_id));
         // Agenda saves the job's nextRunAt when the run ends: an unconfirmed failure is checked
         // again after the retry interval, then the interval goes on from there.
         if (retryAt !== null && (job.attrs.nextRunAt === null || retryAt < job.attrs.nextRunAt))
           job.attrs.nextRunAt = retryAt;
       },
       {
-        concurrency: options.concurrency ?? 200,
-        lockLifetime: this.lockLifetimeMs,
+        concurrency,
+        // Checks that cannot start (all `concurrency` running) stay unlocked in the store, for
+        // another worker or the next scan, rather than in that array: there, each would make
+        // every job start and end slower, and a worker behind its checks only fall further behind.
+        lockLimit: CHECK_LOCK_LIMIT_FACTOR * concurrency,
+        lockLifetime: this.checkLockMs,
       },
     );
   }
@@ -270,8 +298,22 @@ export class WorkerJobs {
   }
 
   /** Compares with the stored jobs rather than with what this process saved: the reconciling
-   *  worker changes from run to run. */
+   *  worker changes from run to run. Listing every monitor and every job each second is most of a
+   *  worker's work at 10,000 monitors, so while the read model's scheduleVersion stays as it was at
+   *  this worker's last comparison, the comparison waits, up to fullReconcileEveryMs (which also
+   *  bounds how long a job changed behind the monitors' back stays so). */
   private async reconcileOnce(): Promise<void> {
+    // Read first: a change made while the comparison runs gives the next pass a new version.
+    const version = await this.deps.monitors.scheduleVersion?.();
+    const now = Date.now();
+    const { compared } = this;
+    if (version !== undefined && compared?.version === version && now - compared.at < this.fullReconcileEveryMs) return;
+    this.compared = null;
+    await this.compare();
+    if (version !== undefined) this.compared = { version, at: now };
+  }
+
+  private async compare(): Promise<void> {
     const [monitors, stored] = await Promise.all([this.deps.monitors.list({ all: true }), this.checkJobs()]);
     const wanted = new Set<string>();
     for (const m of monitors) {
@@ -319,6 +361,25 @@ export class WorkerJobs {
     // Agenda schedules on the wall clock, whatever clock stamps the checks.
     const changes = scheduleChangesFor(job, m, new Date());
     if (changes !== null && job._id !== undefined) await this.backend.updateSchedule(String(job._id), changes);
+  }
+
+  /** Runs `work` renewing the job's lock every third of its lifetime, so that a check that takes
+   *  longer (a slow target, a check made again after a restart) keeps its job. A renewal still
+   *  under way when the work ends is waited for: landing after Agenda's final save, it would lock
+   *  the job again until the lock expired. */
+  private async holding<T>(job: Job, work: () => Promise<T>): Promise<T> {
+    let renewing = Promise.resolve();
+    const timer = setInterval(() => {
+      renewing = renewing
+        .then(() => job.touch())
+        .catch((err: unknown) => this.logger.warn({ err, job: job.attrs.name }, "could not renew a job's lock"));
+    }, this.checkLockMs / 3);
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+      await renewing;
+    }
   }
 
   /** The job's work: reads the monitor from its stream, checks it (a heartbeat monitor: looks

@@ -229,3 +229,52 @@ test(
     t.is(jobs[0]?.lockedAt?.getTime(), lockTime.getTime());
   },
 );
+
+test(
+  'with a schedule version, the jobs are compared again when it changes, after a failed comparison, ' +
+    'and after fullReconcileEveryMs, not otherwise',
+  async (t) => {
+    const store = jobStore(t);
+    let monitors = [monitorView('m1', 60, true)];
+    let version = 'v1';
+    let listed = 0;
+    let failNext = false;
+    const jobs = await store.worker(
+      {
+        list: async () => {
+          listed += 1;
+          if (failNext) {
+            failNext = false;
+            throw new Error('read model unavailable');
+          }
+          return monitors;
+        },
+        get: async () => null,
+        scheduleVersion: async () => version,
+      },
+      { fullReconcileEveryMs: 300 },
+    );
+    const stored = async () =>
+      (await jobs.agenda.queryJobs({ name: CHECK_JOB })).jobs.map((j) => (j.data as { monitor_id: string }).monitor_id);
+    await jobs.reconcile();
+    await jobs.reconcile();
+    t.is(listed, 1, 'the same version: no second comparison');
+    t.deepEqual(await stored(), ['m1']);
+
+    monitors = [...monitors, monitorView('m2', 60, true)];
+    version = 'v2';
+    await jobs.reconcile();
+    t.is(listed, 2);
+    t.deepEqual((await stored()).sort(), ['m1', 'm2']);
+
+    version = 'v3';
+    failNext = true;
+    await jobs.reconcile();
+    await jobs.reconcile();
+    t.is(listed, 4, 'a failed comparison is made again at the same version');
+
+    await sleep(350);
+    await jobs.reconcile();
+    t.is(listed, 5, 'and every fullReconcileEveryMs whatever the version');
+  },
+);

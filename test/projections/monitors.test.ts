@@ -317,3 +317,25 @@ it(
     t.deepEqual((await f.models.monitors.uptime([ORDERS], now)).get(ORDERS), NONE);
   },
 );
+
+it('the schedule version moves with what the check jobs follow, and not with checks', async (t, f) => {
+  const { monitors } = f.models;
+  if (monitors.scheduleVersion === undefined) {
+    t.pass('this read model has none: the jobs are compared on every pass');
+    return;
+  }
+  const versions: string[] = [];
+  const after = async (events: DomainEvent[]) => {
+    await f.fold(events);
+    versions.push(await monitors.scheduleVersion!());
+  };
+  await after([created(ORDERS, P, 0)]);
+  await after([check(ORDERS, 60, { ok: true, response_ms: 120, status_code: 200 }), established(60)]);
+  t.is(versions[1], versions[0], 'a check and a transition leave it');
+  await after([updated(120, { interval_seconds: 30 })]);
+  await after([updated(180, { enabled: false })]);
+  await after([created(LEGACY, P, 240)]);
+  await after([deleted(LEGACY, 300)]);
+  for (const [i, change] of ['an interval', 'a pause', 'a creation', 'a deletion'].entries())
+    t.not(versions[i + 2], versions[i + 1], `${change} moves it`);
+});

@@ -1,10 +1,16 @@
 import Database from 'better-sqlite3';
 import { createSchema } from './schema.ts';
 
+const NOT_CONNECTED = 'SqliteJobRepository is not connected: call connect() first';
+
 export class SqliteConnection {
   readonly ownsConnection: boolean;
   private db: Database.Database | undefined;
   private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
+  /** One transaction function per connection, running the body it is given: better-sqlite3 builds
+   *  four wrapped functions per transaction() call, which cost more than an empty transaction,
+   *  and Agenda writes here two or three times per job run. */
+  private transaction: Database.Transaction<(body: () => unknown) => unknown> | undefined;
 
   constructor(private readonly source: string | Database.Database) {
     this.ownsConnection = typeof source === 'string';
@@ -32,6 +38,7 @@ export class SqliteConnection {
       }
     }
     const db = this.db;
+    this.transaction = db.transaction((body: () => unknown) => body());
     this.write(() => createSchema(db));
   }
 
@@ -39,12 +46,13 @@ export class SqliteConnection {
   async disconnect(): Promise<void> {
     const db = this.db;
     this.db = undefined;
+    this.transaction = undefined;
     this.statements.clear();
     if (db !== undefined && this.ownsConnection && db.open) db.close();
   }
 
   connection(): Database.Database {
-    if (this.db === undefined) throw new Error('SqliteJobRepository is not connected: call connect() first');
+    if (this.db === undefined) throw new Error(NOT_CONNECTED);
     return this.db;
   }
 
@@ -66,10 +74,15 @@ export class SqliteConnection {
    * lock taken first, "find one and lock it" and the unique upserts are atomic across processes.
    */
   write<T>(body: () => T): T {
-    return this.connection().transaction(body).immediate();
+    return this.transactionOf().immediate(body) as T;
   }
 
   read<T>(body: () => T): T {
-    return this.connection().transaction(body).deferred();
+    return this.transactionOf().deferred(body) as T;
+  }
+
+  private transactionOf(): Database.Transaction<(body: () => unknown) => unknown> {
+    if (this.transaction === undefined) throw new Error(NOT_CONNECTED);
+    return this.transaction;
   }
 }

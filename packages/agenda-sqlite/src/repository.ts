@@ -56,12 +56,21 @@ const UPDATE_KEEPING_NEXT_RUN = `UPDATE agenda_jobs SET ${setList(COLUMNS.filter
 const FIND_SINGLE = "SELECT * FROM agenda_jobs WHERE name = ? AND type = 'single' ORDER BY rowid LIMIT 1";
 // Agenda's default order: the most overdue first, then the highest priority.
 const NEXT_JOB_ORDER = 'ORDER BY next_run_at ASC, priority DESC, rowid ASC';
+// A due unlocked job or one whose lock expired: two disjoint sets, each the head of its own
+// partial index (schema.ts), so finding one costs the same with ten jobs or a hundred thousand.
+// As one OR, SQLite would read and sort every job of the name on each call, and Agenda calls it
+// once per job it locks.
 const GET_NEXT_JOB = `UPDATE agenda_jobs SET locked_at = @lockTime, last_modified_by = @lastModifiedBy
   WHERE id = (
-    SELECT id FROM agenda_jobs
-    WHERE name = @name AND disabled IS NOT 1
-      AND ((locked_at IS NULL AND next_run_at <= @nextScanAt) OR locked_at <= @lockDeadline)
-    ${NEXT_JOB_ORDER} LIMIT 1)
+    SELECT id FROM (
+      SELECT * FROM (SELECT id, next_run_at, priority, rowid AS seq FROM agenda_jobs
+        WHERE name = @name AND locked_at IS NULL AND disabled IS NOT 1 AND next_run_at <= @nextScanAt
+        ${NEXT_JOB_ORDER} LIMIT 1)
+      UNION ALL
+      SELECT * FROM (SELECT id, next_run_at, priority, rowid AS seq FROM agenda_jobs
+        WHERE name = @name AND locked_at <= @lockDeadline AND disabled IS NOT 1
+        ${NEXT_JOB_ORDER} LIMIT 1))
+    ORDER BY next_run_at ASC, priority DESC, seq ASC LIMIT 1)
   RETURNING *`;
 const LOCK_JOB = `UPDATE agenda_jobs SET locked_at = @lockTime, last_modified_by = @lastModifiedBy
   WHERE id = @id AND name = @name AND locked_at IS NULL AND next_run_at IS @nextRunAt AND disabled IS NOT 1

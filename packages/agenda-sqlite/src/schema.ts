@@ -31,7 +31,14 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS agenda_jobs (
   end_date INTEGER,
   skip_days TEXT
 );
-CREATE INDEX IF NOT EXISTS agenda_jobs_find_and_lock ON agenda_jobs (name, disabled, locked_at, next_run_at, priority);
+-- getNextJobToRun's two sets: the due jobs nobody holds, in the order they run, and the held ones
+-- by lock time (an expired lock). Partial, so that a job's lock moves it from one to the other.
+CREATE INDEX IF NOT EXISTS agenda_jobs_due ON agenda_jobs (name, next_run_at, priority DESC)
+  WHERE locked_at IS NULL AND disabled IS NOT 1;
+CREATE INDEX IF NOT EXISTS agenda_jobs_locked ON agenda_jobs (name, locked_at) WHERE locked_at IS NOT NULL;
+-- Its single range was on the name only (disabled IS NOT 1 is no equality): every lock read and
+-- sorted all the jobs of the name. Dropped, as every write kept it up to date for nothing.
+DROP INDEX IF EXISTS agenda_jobs_find_and_lock;
 CREATE INDEX IF NOT EXISTS agenda_jobs_name_type ON agenda_jobs (name, type);`;
 
 /** One 'single' job per name (Agenda's every()), held by the database whoever writes. */

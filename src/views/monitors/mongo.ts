@@ -198,6 +198,28 @@ class MongoMonitorsQueries implements MonitorsQueries {
     return doc && inScope(scope, doc.project_id) ? toMonitor(doc) : null;
   }
 
+  /** As the SQLite adapter's: count, newest creation and update, and the sums of the intervals
+   *  and enabled flags of the live monitors, in one aggregation. */
+  async scheduleVersion(): Promise<string> {
+    const [summary] = await this.db
+      .collection<MonitorDoc>(MONITORS)
+      .aggregate([
+        { $match: live({}) },
+        {
+          $group: {
+            _id: null,
+            n: { $sum: 1 },
+            c: { $max: '$created_at' },
+            u: { $max: '$updated_at' },
+            e: { $sum: { $cond: ['$enabled', 1, 0] } },
+            i: { $sum: '$interval_seconds' },
+          },
+        },
+      ])
+      .toArray();
+    return JSON.stringify(summary ?? null);
+  }
+
   async byHeartbeatToken(tokenHash: string): Promise<MonitorView | null> {
     const doc = await this.db.collection<MonitorDoc>(MONITORS).findOne(live({ heartbeat_token_hash: tokenHash }));
     return doc && toMonitor(doc);

@@ -77,4 +77,9 @@ export interface MonitorsQueries {
   history(id: string, limit: number): Promise<CheckView[]>;
   /** The uptime of each monitor at `now`; a monitor without buckets maps to nulls. */
   uptime(ids: readonly string[], now: Date): Promise<Map<string, MonitorUptime>>;
+  /** A summary of what the check jobs follow (which monitors exist, their intervals and enabled
+   *  flags), much cheaper than list(): it changes when one of those does, short of a change that
+   *  leaves every part of it as it was (a monitor created then deleted brings back the earlier
+   *  value). Where absent, the jobs are compared on every pass. */
+  scheduleVersion?(): Promise<string>;
 }

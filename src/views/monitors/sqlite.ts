@@ -293,6 +293,12 @@ class SqliteMonitorsQueries implements MonitorsQueries {
       days: db.prepare<[string, number], UptimeBucket>(
         'SELECT day AS start, ok, total, ok_response_ms FROM monitor_uptime_days WHERE monitor_id = ? AND day >= ?',
       ),
+      // A creation moves the count and the newest created_at, a deletion the count, an update
+      // updated_at and usually the sums: a change that moves none is for the periodic full pass.
+      scheduleVersion: db.prepare<[], Record<string, number | string | null>>(
+        'SELECT count(*) AS n, max(created_at) AS c, max(updated_at) AS u, total(enabled) AS e, ' +
+          'total(interval_seconds) AS i FROM monitors',
+      ),
     };
   }
 
@@ -328,6 +334,10 @@ class SqliteMonitorsQueries implements MonitorsQueries {
     return new Map(
       ids.map((id) => [id, uptimeAt(this.stmts.hours.all(id, fromHour), this.stmts.days.all(id, fromDay), now)]),
     );
+  }
+
+  async scheduleVersion(): Promise<string> {
+    return JSON.stringify(this.stmts.scheduleVersion.get());
   }
 }
 

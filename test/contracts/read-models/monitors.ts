@@ -229,4 +229,53 @@ export const monitorsContract = (withModels: WithModels): void => {
     t.like(await m.monitors.byHeartbeatToken('ab'.repeat(32)), { id: hb, type: 'heartbeat', grace_seconds: 30 });
     t.is(await m.monitors.byHeartbeatToken('cd'.repeat(32)), null);
   });
+
+  withModels('monitors: the schedule version moves with what the check jobs follow, and only then', async (t, m) => {
+    const version = async () => (await m.monitors.scheduleVersion?.()) ?? null;
+    const id = randomUUID();
+    const before = await version();
+    t.not(before, null, 'every adapter has one');
+    const view = {
+      id,
+      project_id: randomUUID(),
+      name: 'orders',
+      url: 'http://127.0.0.1:9/',
+      type: 'http' as const,
+      interval_seconds: 60,
+      timeout_seconds: 10,
+      expected_status: 200,
+      enabled: true,
+      status: 'PENDING' as const,
+      status_since: null,
+      last_checked_at: null,
+      last_status_code: null,
+      last_response_ms: null,
+      last_error: null,
+      last_certificate: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    };
+    const seen = [before];
+    const step = async (write: (w: import('../../../src/views/monitors/port.ts').MonitorsWriter) => void) => {
+      await m.stores.monitors.commit([recorded()], (_r, w) => write(w));
+      seen.push(await version());
+    };
+    await step((w) => w.created(view, null));
+    await step((w) => w.updated(id, { interval_seconds: 30 }, '2026-01-01T00:01:00.000Z'));
+    await step((w) => w.updated(id, { enabled: false }, '2026-01-01T00:02:00.000Z'));
+    const paused = await version();
+    await step((w) =>
+      w.checked(
+        id,
+        { checked_at: '2026-01-01T00:03:00.000Z', status_code: 200, response_ms: 5, ok: true, error: null },
+        '999999',
+      ),
+    );
+    t.is(await version(), paused, 'a check is not a change of schedule');
+    seen.pop();
+    t.is(new Set(seen).size, seen.length, seen.join(' / '));
+    await step((w) => w.deleted(id));
+    // Created and deleted again: the version of before (the full comparison's minute covers it).
+    t.is(await version(), before);
+  });
 };

@@ -65,6 +65,24 @@ export const lockingTests = <B extends AgendaBackend>({ withBackend }: ContractS
     t.true((recovered?.lockedAt?.getTime() ?? 0) > lockTime.getTime(), 'with a fresh lock');
   });
 
+  withBackend(
+    'jobs whose lock expired and due unlocked ones are handed out in one nextRunAt order',
+    async (t, { repo }) => {
+      const expiredFirst = await repo.saveJob(job('mixed', { nextRunAt: at(-5_000) }), undefined);
+      const expiredThird = await repo.saveJob(job('mixed', { nextRunAt: at(-3_000) }), undefined);
+      const lockTime = at(-60_000);
+      for (let i = 0; i < 2; i++) await repo.getNextJobToRun('mixed', at(100), at(-120_000), lockTime, undefined);
+      const dueSecond = await repo.saveJob(job('mixed', { nextRunAt: at(-4_000) }), undefined);
+      const dueFourth = await repo.saveJob(job('mixed', { nextRunAt: at(-1_000) }), undefined);
+      const next = () => repo.getNextJobToRun('mixed', at(100), at(-30_000), undefined, undefined);
+      t.deepEqual(
+        [idOf(await next()), idOf(await next()), idOf(await next()), idOf(await next())],
+        [idOf(expiredFirst), idOf(dueSecond), idOf(expiredThird), idOf(dueFourth)],
+      );
+      t.is(await next(), undefined);
+    },
+  );
+
   withBackend('lockJob, unlockJob and unlockJobs', async (t, { repo }) => {
     const saved = await repo.saveJob(job('manual', { nextRunAt: at(60_000) }), undefined);
     t.truthy((await repo.lockJob(saved, undefined))?.lockedAt);
