@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // First: it sets what later imports read when they load.
-import './debug-colors.ts';
+import './cli/debug-colors.ts';
 import { failureMessage, runCommand } from './cli/run.ts';
 
 runCommand(process.argv.slice(2)).then(
