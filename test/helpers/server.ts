@@ -180,7 +180,7 @@ export const startTestServer = async ({
   let scans = 0;
   const worker = withJobs
     ? await startWorkerJobs(runtime, { ...config, anomalyScanMs }, logger, {
-        scheduler: { processEveryMs: 100, reconcileEveryMs: 100, lockLifetimeMs: 2000 },
+        scheduler: { processEveryMs: 100, reconcileEveryMs: 100, fullReconcileEveryMs: 1000, lockLifetimeMs: 2000 },
         scanNow,
         trimEveryMs: 300,
         erasureEveryMs: 200,
