@@ -127,8 +127,8 @@ export const monitorOperations = {
     roles: WRITERS,
     summary: 'Create a monitor',
     description:
-      'Defaults: `type` http, `interval_seconds` 60, `timeout_seconds` 10 (at most the interval), ' +
-      '`expected_status` 200, `enabled` true, GET, no redirect followed, DOWN on the first failed check. ' +
+      'Defaults: `interval_seconds` 60, `timeout_seconds` 10 (at most the interval), `expected_status` ' +
+      '200, `enabled` true, `type` http, GET, no redirect followed, DOWN on the first failed check. ' +
       'The options of each kind (tcp, dns, heartbeat), assertions, `down_after`/`up_after`, and ' +
       'certificate warnings are in docs/monitors.md. At most 10 monitors per project by default ' +
       '(WATCHLOG_MONITORS_PER_PROJECT; 409). A URL or resolver whose host is an address the egress ' +

@@ -26,8 +26,14 @@ const ADVANCED = [
   'retry_interval_seconds',
   'cert_expiry_warn_days',
 ];
+/** The certificate warnings a monitor made with the form gets by default (docs/monitors.md). */
+const DEFAULT_WARN_DAYS = '[14,7,1]';
 const advancedSet = (m: Monitor | null) =>
-  m !== null && ADVANCED.some((k) => (m as unknown as Record<string, unknown>)[k] !== undefined);
+  m !== null &&
+  ADVANCED.some((k) => {
+    const value = (m as unknown as Record<string, unknown>)[k];
+    return value !== undefined && !(k === 'cert_expiry_warn_days' && JSON.stringify(value) === DEFAULT_WARN_DAYS);
+  });
 
 /** What a refusal means for the person filling the form, beyond the server's message. */
 const refusal = (error: unknown): string | undefined => {
