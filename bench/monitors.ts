@@ -1,10 +1,9 @@
-import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
 import { json, sampleRss, startWatchlog, verdict, type Watchlog } from './support.ts';
+import { beatEvery, kindOf, startKindTargets, type KindTargets } from './monitor-kinds.ts';
 
 /** The small figure, measured first in the same run as the large one (BENCH_MONITORS). */
 const SMALL = 1000;
@@ -35,7 +34,11 @@ export interface MonitorsRun {
   cpuShareOfOneCore: number;
   /** The server's largest VmRSS sampled during the window, MB. */
   peakRssMb: number;
+  /** Requests the JSON API answered (the http monitors' checks). */
   targetRequests: number;
+  /** Heartbeat monitors, and the beats watchlog accepted for them over the whole run. */
+  heartbeats: number;
+  beats: number;
 }
 
 export interface MonitorsReport {
@@ -69,8 +72,13 @@ const inParallel = async <T, R>(items: readonly T[], limit: number, work: (item:
   return results;
 };
 
-/** The projects (PER_PROJECT monitors each) and `count` monitors against `targetUrl`; their ids. */
-const createMonitors = async (w: Watchlog, count: number, targetUrl: string): Promise<string[]> => {
+/** The projects (PER_PROJECT monitors each) and `count` monitors of the mix of kinds: the ids of
+ *  the polled ones (http, tcp, dns), and the heartbeat URLs. */
+const createMonitors = async (
+  w: Watchlog,
+  count: number,
+  kinds: KindTargets,
+): Promise<{ polled: string[]; heartbeats: string[] }> => {
   const projects = await inParallel(
     Array.from({ length: Math.ceil(count / PER_PROJECT) }, (_, p) => p),
     IN_FLIGHT,
@@ -85,19 +93,16 @@ const createMonitors = async (w: Watchlog, count: number, targetUrl: string): Pr
   // project at a time, so requests in flight at once are for different projects.
   const monitors = Array.from({ length: count }, (_, i) => i);
   const created = await inParallel(monitors, IN_FLIGHT, (i) =>
-    json<{ id: string }>(`${w.base}/v1/monitors`, {
+    json<{ id: string; heartbeat_url?: string }>(`${w.base}/v1/monitors`, {
       method: 'POST',
       headers: w.auth,
-      body: JSON.stringify({
-        project_id: projects[i % projects.length]!.id,
-        name: `m${i}`,
-        url: targetUrl,
-        interval_seconds: INTERVAL_S,
-        timeout_seconds: 5,
-      }),
+      body: JSON.stringify({ project_id: projects[i % projects.length]!.id, ...kinds.monitor(i, INTERVAL_S) }),
     }),
   );
-  return created.map((m) => m.id);
+  return {
+    polled: created.filter((_, i) => kindOf(i) !== 'heartbeat').map((m) => m.id),
+    heartbeats: created.flatMap((m) => (m.heartbeat_url === undefined ? [] : [m.heartbeat_url])),
+  };
 };
 
 /** The check times per monitor, read from the log's CheckRecorded events as they come. */
@@ -122,20 +127,17 @@ class CheckTimes {
   }
 }
 
-/** `count` monitors at a 10 s interval against a local target: every check should start on time. */
+/** `count` monitors of the mix of kinds at a 10 s interval against local targets, the heartbeats
+ *  beaten every interval: every polled check should start on time. */
 const measure = async (count: number): Promise<MonitorsRun> => {
-  let targetRequests = 0;
-  const target = http.createServer((_req, res) => {
-    targetRequests += 1;
-    res.writeHead(200).end('ok');
-  });
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  const targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}/health`;
+  const kinds = await startKindTargets();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'watchlog-bench-monitors-'));
   const w = await startWatchlog(dataDir);
+  let beating: ReturnType<typeof beatEvery> | null = null;
   try {
     const createStart = Date.now();
-    const ids = await createMonitors(w, count, targetUrl);
+    const { polled: ids, heartbeats } = await createMonitors(w, count, kinds);
+    beating = beatEvery(heartbeats, INTERVAL_S * 1000);
     const createSeconds = (Date.now() - createStart) / 1000;
     process.stderr.write(`${count} monitors created in ${createSeconds.toFixed(1)} s\n`);
     const log = new SqliteEventLog(path.join(dataDir, 'log.db'));
@@ -194,11 +196,14 @@ const measure = async (count: number): Promise<MonitorsRun> => {
       },
       cpuShareOfOneCore: cpu / ((windowEnd - windowStart) / 1000),
       peakRssMb: peakKb / 1024,
-      targetRequests,
+      targetRequests: kinds.requests(),
+      heartbeats: heartbeats.length,
+      beats: beating.beats(),
     };
   } finally {
+    beating?.stop();
     await w.child.stop();
-    target.close();
+    await kinds.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 };
@@ -213,20 +218,21 @@ export const monitorsBenchmark = async (): Promise<MonitorsReport> => {
 const ratio = (a: number, b: number) => (b === 0 ? '–' : `×${(a / b).toFixed(1)}`);
 
 const runLines = (r: MonitorsRun): string[] => [
-  `  ${r.monitors} monitors (created in ${r.createSeconds.toFixed(1)} s): ${r.checks} checks in the window ` +
-    `for ${r.expectedChecks} scheduled, ${r.missed} missed`,
+  `  ${r.monitors + r.heartbeats} monitors (created in ${r.createSeconds.toFixed(1)} s), ${r.monitors} polled: ` +
+    `${r.checks} checks in the window for ${r.expectedChecks} scheduled, ${r.missed} missed; ` +
+    `${r.heartbeats} heartbeats, ${r.beats} beats accepted`,
   `    lateness vs schedule: p50 ${r.lateness.p50} ms   p99 ${r.lateness.p99} ms   max ${r.lateness.max} ms`,
   `    watchlog CPU: ${(r.cpuShareOfOneCore * 100).toFixed(1)}% of one core   peak RSS ${r.peakRssMb.toFixed(0)} MB`,
 ];
 
 export const printMonitors = ({ small, large }: MonitorsReport): string[] => [
-  `monitors: every ${INTERVAL_S} s for ${large.seconds} s against a local target, ${small.monitors} then ` +
-    `${large.monitors} in the same run`,
+  `monitors: every ${INTERVAL_S} s for ${large.seconds} s, of 20: 14 http (body and JSON assertions), 3 tcp, ` +
+    `2 dns, 1 heartbeat, against local targets; ${SMALL} then ${LARGE} in the same run`,
   ...runLines(small),
   ...runLines(large),
-  `  ${large.monitors} vs ${small.monitors}: CPU ${ratio(large.cpuShareOfOneCore, small.cpuShareOfOneCore)}   ` +
+  `  ${LARGE} vs ${SMALL}: CPU ${ratio(large.cpuShareOfOneCore, small.cpuShareOfOneCore)}   ` +
     `p99 lateness ${ratio(large.lateness.p99, small.lateness.p99)}   RSS ${ratio(large.peakRssMb, small.peakRssMb)}`,
-  `  targets at ${large.monitors}: no missed check ${verdict(large.missed === 0)}   p99 < 1 s ` +
+  `  targets at ${LARGE}: no missed check ${verdict(large.missed === 0)}   p99 < 1 s ` +
     `${verdict(large.lateness.p99 < TARGET_P99_MS)}   RSS < ${TARGET_RSS_MB} MB ` +
     `${verdict(large.peakRssMb < TARGET_RSS_MB)}`,
 ];
