@@ -5,6 +5,27 @@ import { uptimeAt } from '../../../src/domain/monitor-uptime.ts';
 /** No checks in any window. */
 const NONE = uptimeAt([], [], new Date(0));
 
+/** A new http monitor of `project_id`, before any check. */
+const pending = (project_id: string) => ({
+  project_id,
+  name: 'orders',
+  url: 'http://127.0.0.1:9/',
+  type: 'http' as const,
+  interval_seconds: 60,
+  timeout_seconds: 10,
+  expected_status: 200,
+  enabled: true,
+  status: 'PENDING' as const,
+  status_since: null,
+  last_checked_at: null,
+  last_status_code: null,
+  last_response_ms: null,
+  last_error: null,
+  last_certificate: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+});
+
 export const monitorsContract = (withModels: WithModels): void => {
   withModels(
     'monitors: state, last check, history newest first and capped, removal; replays change nothing',
@@ -12,25 +33,7 @@ export const monitorsContract = (withModels: WithModels): void => {
       const project = randomUUID();
       const id = randomUUID();
       const other = randomUUID();
-      const base = {
-        project_id: project,
-        name: 'orders',
-        url: 'http://127.0.0.1:9/',
-        interval_seconds: 60,
-        timeout_seconds: 10,
-        expected_status: 200,
-        enabled: true,
-        status: 'PENDING' as const,
-        status_since: null,
-        last_checked_at: null,
-        last_status_code: null,
-        last_response_ms: null,
-        last_error: null,
-        last_certificate: null,
-        type: 'http' as const,
-        created_at: '2026-01-01T00:00:00.000Z',
-        updated_at: '2026-01-01T00:00:00.000Z',
-      };
+      const base = pending(project);
       const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
       const check = (i: number) => ({
         checked_at: at(i),
@@ -148,23 +151,7 @@ export const monitorsContract = (withModels: WithModels): void => {
       subject: 'CN=localhost',
       names: ['localhost', '127.0.0.1'],
     };
-    const base = {
-      project_id: project,
-      name: 'orders',
-      interval_seconds: 60,
-      timeout_seconds: 10,
-      expected_status: 200,
-      enabled: true,
-      status: 'PENDING' as const,
-      status_since: null,
-      last_checked_at: null,
-      last_status_code: null,
-      last_response_ms: null,
-      last_error: null,
-      last_certificate: null,
-      created_at: '2026-01-01T00:00:00.000Z',
-      updated_at: '2026-01-01T00:00:00.000Z',
-    };
+    const base = pending(project);
     const [created, changed, checkedWithCert, checkedWithout] = [recorded(), recorded(), recorded(), recorded()];
     await m.stores.monitors.commit([created], (_r, w) => {
       w.created(
@@ -235,26 +222,7 @@ export const monitorsContract = (withModels: WithModels): void => {
     const id = randomUUID();
     const before = await version();
     t.not(before, null, 'every adapter has one');
-    const view = {
-      id,
-      project_id: randomUUID(),
-      name: 'orders',
-      url: 'http://127.0.0.1:9/',
-      type: 'http' as const,
-      interval_seconds: 60,
-      timeout_seconds: 10,
-      expected_status: 200,
-      enabled: true,
-      status: 'PENDING' as const,
-      status_since: null,
-      last_checked_at: null,
-      last_status_code: null,
-      last_response_ms: null,
-      last_error: null,
-      last_certificate: null,
-      created_at: '2026-01-01T00:00:00.000Z',
-      updated_at: '2026-01-01T00:00:00.000Z',
-    };
+    const view = { ...pending(randomUUID()), id };
     const seen = [before];
     const step = async (write: (w: import('../../../src/views/monitors/port.ts').MonitorsWriter) => void) => {
       await m.stores.monitors.commit([recorded()], (_r, w) => write(w));
