@@ -236,6 +236,8 @@ test('monitor kinds: Test now shows each assertion with what was received', asyn
   t.regex((await items.nth(1).textContent()) ?? '', /^Failed: Body contains nope \(received /);
   await screenshot(page, 'monitors-test-assertions');
   await table.getByRole('button', { name: 'Close the test of json-api' }).click();
+  // The click returns before React has rendered the row away.
+  await result.waitFor({ state: 'detached' });
   t.is(await result.count(), 0);
   t.deepEqual(errors, []);
 });
