@@ -1,4 +1,5 @@
 import * as t from 'io-ts';
+import { resolverHost } from '../../checks/dns-probe.ts';
 import { boundedString } from '../../domain/codecs.ts';
 import { withSchema } from '../../domain/json-schema.ts';
 import { CHECKS_KEPT } from '../../domain/monitor.ts';
@@ -21,11 +22,9 @@ const checkableUrl = (
 ) => {
   const asHttp = (u: string) => (u.startsWith('tcp:') ? `http:${u.slice(4)}` : u);
   const refused = url === undefined ? null : literalRefusal(asHttp(url));
-  const resolverHost = resolver == null ? null : resolver.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  const resolverRefused =
-    resolverHost === null
-      ? null
-      : literalRefusal(`http://${resolverHost.includes(':') ? `[${resolverHost}]` : resolverHost}/`);
+  // The resolver's address as the DNS probe reads it ("[::1]:53", "fd00::53", "1.1.1.1:53").
+  const host = resolver == null ? null : resolverHost(resolver);
+  const resolverRefused = host === null ? null : literalRefusal(`http://${host.includes(':') ? `[${host}]` : host}/`);
   return [
     ...(refused === null ? [] : [{ path: 'url', message: refused }]),
     ...(resolverRefused === null ? [] : [{ path: 'resolver', message: resolverRefused }]),
