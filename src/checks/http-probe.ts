@@ -1,8 +1,10 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import got, { MaxRedirectsError, type Method, RequestError, TimeoutError } from 'got';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import { MAX_BODY_BYTES, type Observation } from '../domain/check-judge.ts';
 import type { MonitorSettings } from '../domain/monitor.ts';
 import { refusalOf, type EgressPolicy } from './egress.ts';
+import { BadRedirectError, exchange, HopError, TooManyRedirectsError } from './http-exchange.ts';
 import { certificateOf, stopwatch, TLS_CODE, type Observed } from './observed.ts';
 
 /** What a probe needs of a monitor: SPEC's three settings, and the options (absent ones are their
@@ -10,30 +12,28 @@ import { certificateOf, stopwatch, TLS_CODE, type Observed } from './observed.ts
 export type CheckTarget = Pick<MonitorSettings, 'url' | 'timeout_seconds' | 'expected_status'> &
   Partial<Omit<MonitorSettings, 'url' | 'timeout_seconds' | 'expected_status'>>;
 
-/** The whole exchange outlived the monitor's timeout (got's own timeout is per hop). */
-class DeadlineError extends Error {}
-
-/** The error text of a check that got no usable response. `responded`: the headers had come
- *  (the failure was in reading the body). */
-const describe = (error: unknown, target: CheckTarget, responded: boolean): string => {
-  const refused = refusalOf(error);
-  if (refused !== null) return refused;
-  const expired = error instanceof DeadlineError || (error instanceof Error && error.cause instanceof DeadlineError);
-  if (error instanceof TimeoutError || expired)
+/** The error text of a check that got no usable response. `expired`: the deadline passed;
+ *  `responded`: the headers had come (the failure was in reading the body). */
+const describe = (error: unknown, target: CheckTarget, expired: boolean, responded: boolean): string => {
+  if (expired)
     return responded
       ? `timeout: response body not read within ${target.timeout_seconds} s`
       : `timeout: no response within ${target.timeout_seconds} s`;
-  if (error instanceof MaxRedirectsError) return `too many redirects (more than ${target.max_redirects ?? 0})`;
-  if (error instanceof RequestError) {
-    // The hop that failed: after redirects, not necessarily the monitor's URL.
-    const url = error.options?.url instanceof URL ? error.options.url : new URL(target.url);
-    if (error.code === 'ECONNREFUSED') return `connection refused by ${url.host}`;
-    if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return `DNS lookup failed for ${url.hostname}`;
-    if (error.code === 'ECONNRESET') return `connection reset by ${url.host}`;
-    if (TLS_CODE.test(error.code)) return `TLS error: ${error.message}`;
-    return `${error.code}: ${error.message}`;
-  }
-  return error instanceof Error ? error.message : String(error);
+  const cause = error instanceof HopError ? error.cause : error;
+  const refused = refusalOf(cause);
+  if (refused !== null) return refused;
+  if (error instanceof TooManyRedirectsError) return `too many redirects (more than ${target.max_redirects ?? 0})`;
+  if (error instanceof BadRedirectError) return error.message;
+  const code = (cause as { code?: unknown } | null)?.code;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (typeof code !== 'string') return message;
+  // The hop that failed: after redirects, not necessarily the monitor's URL.
+  const url = error instanceof HopError ? error.hop : new URL(target.url);
+  if (code === 'ECONNREFUSED') return `connection refused by ${url.host}`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `DNS lookup failed for ${url.hostname}`;
+  if (code === 'ECONNRESET') return `connection reset by ${url.host}`;
+  if (TLS_CODE.test(code)) return `TLS error: ${message}`;
+  return `${code}: ${message}`;
 };
 
 /** Whether an assertion reads the body (then it is read, bounded; else only the headers are). */
@@ -64,6 +64,40 @@ const flatHeaders = (headers: IncomingHttpHeaders): Record<string, string> =>
     Object.entries(headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v]])),
   );
 
+/** The response body decoded (gzip, br, deflate), at most MAX_BODY_BYTES of it. */
+const readBody = async (response: IncomingMessage): Promise<{ body: string; truncated: boolean }> => {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of decoded(response) as AsyncIterable<Buffer>) {
+    const room = MAX_BODY_BYTES - size;
+    if (chunk.length > room) {
+      chunks.push(chunk.subarray(0, room));
+      return { body: Buffer.concat(chunks).toString('utf8'), truncated: true };
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { body: Buffer.concat(chunks).toString('utf8'), truncated: false };
+};
+
+/** The body as its content-encoding says to decode it. */
+const decoded = (response: IncomingMessage): Readable => {
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'br'
+        ? zlib.createBrotliDecompress()
+        : encoding === 'deflate'
+          ? zlib.createInflate()
+          : null;
+  if (decoder === null) return response;
+  response.on('error', (error) => decoder.destroy(error));
+  return response.pipe(decoder);
+};
+
 /** One HTTP request (SPEC 4.10, with the monitor's options):
  *  - the method, headers, body (with `content_type`) and credentials (`auth`, as an
  *    Authorization header) of the monitor; no retries;
@@ -89,82 +123,50 @@ export const observeHttp = async (
   const checkedAt = now().toISOString();
   const elapsed = stopwatch();
   const withBody = readsBody(target);
-  const maxRedirects = target.max_redirects ?? 0;
-  const timeoutMs = target.timeout_seconds * 1000;
+  const method = target.method ?? 'GET';
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), target.timeout_seconds * 1000);
   let head: Observation | null = null;
+  let response: IncomingMessage | null = null;
   try {
-    return await new Promise<Observed>((resolve, reject) => {
-      const stream = got.stream(target.url, {
-        method: (target.method ?? 'GET') as Method,
-        headers: headersOf(target),
+    response = await exchange(
+      {
+        url: new URL(target.url),
+        method,
+        headers: { ...headersOf(target), ...(withBody ? { 'accept-encoding': 'gzip, deflate, br' } : {}) },
         ...(target.body === undefined ? {} : { body: target.body }),
-        agent: egress.agent,
-        https: { rejectUnauthorized: !(target.ignore_tls_errors ?? false) },
-        timeout: { request: timeoutMs },
-        retry: { limit: 0 },
-        followRedirect: maxRedirects > 0,
-        maxRedirects,
-        throwHttpErrors: false,
-        decompress: withBody,
-      });
-      // got's stream is writable for a method that may carry a body: without one, nothing is to come.
-      const method = target.method ?? 'GET';
-      if (target.body === undefined && method !== 'GET' && method !== 'HEAD') stream.end();
-      const deadline = setTimeout(() => stream.destroy(new DeadlineError('deadline')), timeoutMs);
-      const settle = (observation: Observation) => {
-        clearTimeout(deadline);
-        resolve({ observation, refused: false });
-        stream.destroy();
-      };
-      stream.on('error', (error) => {
-        clearTimeout(deadline);
-        reject(error);
-      });
-      stream.once('response', (response: { statusCode: number; headers: IncomingHttpHeaders }) => {
-        const certificate = certificateOf(stream.socket);
-        head = {
-          checked_at: checkedAt,
-          response_ms: elapsed(),
-          status_code: response.statusCode,
-          headers: flatHeaders(response.headers),
-          ...(certificate === undefined ? {} : { certificate }),
-        };
-        if (!withBody) {
-          settle(head);
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const done = (truncated: boolean) =>
-          settle({
-            ...head!,
-            body: Buffer.concat(chunks).toString('utf8'),
-            ...(truncated ? { body_truncated: true } : {}),
-          });
-        stream.on('data', (chunk: Buffer) => {
-          const room = MAX_BODY_BYTES - size;
-          if (chunk.length > room) {
-            chunks.push(chunk.subarray(0, room));
-            size = MAX_BODY_BYTES;
-            stream.removeAllListeners('data');
-            done(true);
-            return;
-          }
-          chunks.push(chunk);
-          size += chunk.length;
-        });
-        stream.once('end', () => done(false));
-      });
-    });
+      },
+      egress,
+      {
+        maxRedirects: target.max_redirects ?? 0,
+        rejectUnauthorized: !(target.ignore_tls_errors ?? false),
+        signal: deadline.signal,
+      },
+    );
+    const certificate = certificateOf(response.socket);
+    head = {
+      checked_at: checkedAt,
+      response_ms: elapsed(),
+      status_code: response.statusCode ?? 0,
+      headers: flatHeaders(response.headers),
+      ...(certificate === undefined ? {} : { certificate }),
+    };
+    if (!withBody) return { observation: head, refused: false };
+    const { body, truncated } = await readBody(response);
+    return { observation: { ...head, body, ...(truncated ? { body_truncated: true } : {}) }, refused: false };
   } catch (error) {
     const responded: Observation | null = head;
     return {
       observation: {
         ...(responded ?? { checked_at: checkedAt }),
         response_ms: elapsed(),
-        error: describe(error, target, responded !== null),
+        error: describe(error, target, deadline.signal.aborted, responded !== null),
       },
-      refused: refusalOf(error) !== null,
+      refused: refusalOf(error instanceof HopError ? error.cause : error) !== null,
     };
+  } finally {
+    clearTimeout(timer);
+    // Without keep-alive the connection ends here: the rest of a body is not read.
+    response?.destroy();
   }
 };
