@@ -29,7 +29,7 @@ const SLOWEST = [
   'test/compose/metrics-cli.test.ts',
   'test/web/anomalies-users.test.ts',
   'test/compose/readiness-process.test.ts',
-  'test/http/monitor-jobs-reconcile.test.ts',
+  'test/http/monitor-restart.test.ts',
   'test/verify/stream.test.ts',
   'test/http/monitor-checks.test.ts',
   'test/http/monitor-kinds.test.ts',

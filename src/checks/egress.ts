@@ -36,7 +36,8 @@ export type Resolver = (hostname: string, options: dns.LookupOptions) => Promise
 
 export interface EgressPolicy {
   readonly rules: EgressRules;
-  /** got's `agent` option. Without keep-alive: every request is a new connection, judged anew. */
+  /** The agents of every HTTP request (node:http's `agent`, got's). Without keep-alive: every
+   *  request is a new connection, judged anew. */
   readonly agent: { readonly http: http.Agent; readonly https: https.Agent };
   /** For validating a URL when it is saved: the refusal text when its host is a literal address
    *  the rules deny, else null (host names are judged when connecting). */

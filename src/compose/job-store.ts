@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { SqliteBackend } from '@watchlog/agenda-sqlite';
-import { CHECK_JOB, type JobStoreBackend } from '../jobs/worker-jobs.ts';
+import { SHARD_JOB, type JobStoreBackend } from '../jobs/worker-jobs.ts';
 import type { StoreConfig } from './stores.ts';
 
 export const AGENDA_COLLECTION = 'agendaJobs';
 
 /** Agenda's job store: `jobs.db` beside the log on the embedded default, the read models'
- *  MongoDB database in production. Either way unique indexes make a duplicate check job (on the
- *  monitor id) or a duplicate repeating job (on the name of 'single' jobs) impossible, even when
+ *  MongoDB database in production. Either way unique indexes make a duplicate shard job (on the
+ *  shard) or a duplicate repeating job (on the name of 'single' jobs) impossible, even when
  *  two workers save one at the same moment (Agenda's `unique()` and `every()` are a
  *  find-then-upsert, which can race). Fails within `timeoutMs` when the server cannot be reached. */
 export const openJobStore = async (
@@ -17,7 +17,7 @@ export const openJobStore = async (
   if (config.mongoUrl === undefined) {
     const backend = new SqliteBackend(path.join(config.dataDir, 'jobs.db'));
     await backend.connect();
-    await backend.ensureUniqueIndex(CHECK_JOB, 'monitor_id');
+    await backend.ensureUniqueIndex(SHARD_JOB, 'shard');
     return { backend, close: () => backend.disconnect() };
   }
   const [{ MongoClient }, { MongoJobStore }, { mongoDatabaseName }] = await Promise.all([
@@ -34,8 +34,8 @@ export const openJobStore = async (
     await db
       .collection(AGENDA_COLLECTION)
       .createIndex(
-        { 'data.monitor_id': 1 },
-        { unique: true, partialFilterExpression: { name: CHECK_JOB }, name: 'monitor_check_unique' },
+        { 'data.shard': 1 },
+        { unique: true, partialFilterExpression: { name: SHARD_JOB }, name: 'monitor_shard_unique' },
       );
     return { backend, close: () => client.close() };
   } catch (error) {

@@ -1,18 +1,19 @@
 import { Agenda, type AgendaBackend, type Job, type JobParameters } from 'agenda';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import type { CommandDeps } from '../commands/handle.ts';
-import { loadMonitor, recordCheck, watchHeartbeat } from '../commands/monitors.ts';
-import type { MonitorView, MonitorsQueries } from '../views/monitors/port.ts';
-import { probe } from '../checks/probe.ts';
-import type { EgressPolicy } from '../checks/egress.ts';
-import { MAX_TIMEOUT_SECONDS, decideTransition, retryIntervalSeconds, type MonitorState } from '../domain/monitor.ts';
-import { HEARTBEAT_WATCH_SECONDS } from '../domain/heartbeat.ts';
-import { NO_JOB_METRICS, type CheckOutcome, type JobMetrics } from './metrics.ts';
+import type { MonitorsQueries } from '../views/monitors/port.ts';
+import { MAX_TIMEOUT_SECONDS } from '../domain/monitor.ts';
 import { withTimeout } from '../deadline.ts';
+import { SHARDS } from './check-schedule.ts';
+import { CheckRunner } from './check-runner.ts';
+import { checkMonitor, type MonitorCheckDeps } from './monitor-check.ts';
 
-export const CHECK_JOB = 'monitor-check';
-/** Brings the check jobs in step with the monitors read model; one worker at a time. */
-export const RECONCILE_JOB = 'monitor-jobs-reconcile';
+/** One job per shard of the monitors (check-schedule.ts): the worker running it checks that
+ *  shard's monitors. */
+export const SHARD_JOB = 'monitor-checks';
+
+/** Jobs of earlier versions (one per monitor, and their reconciliation), removed at start. */
+const RETIRED_JOBS = ['monitor-check', 'monitor-jobs-reconcile'];
 
 /** When a job runs and whether it may; never who holds it. */
 export type JobScheduleChanges = Partial<Pick<JobParameters, 'repeatInterval' | 'nextRunAt' | 'disabled'>>;
@@ -34,26 +35,30 @@ export interface RepeatingJob {
   run: () => Promise<void>;
 }
 
-interface CheckJobData {
-  monitor_id: string;
+interface ShardJobData {
+  shard: number;
 }
 
 export interface WorkerJobsOptions {
   /** How often Agenda looks for due jobs (and locks those due before its next look). */
   processEveryMs?: number;
-  /** How often the jobs are compared with the monitors read model (by one worker). */
+  /** How often the check schedule is compared with the monitors read model's scheduleVersion. */
   reconcileEveryMs?: number;
-  /** Where the read model has a scheduleVersion, a comparison is skipped while it stays the same,
-   *  but never for longer than this. */
+  /** The monitors are listed again at least this often, whatever the scheduleVersion says. */
   fullReconcileEveryMs?: number;
   /** Checks running at once in this process (they mostly wait on the network). */
   concurrency?: number;
   /** How long a running repeating job holds its job's lock: past it, another worker may take the
-   *  job. A check's lock lasts at most CHECK_LOCK_MS, renewed while the check runs. Agenda also
-   *  keeps a timer of half of it per run, so tests use a short one. */
+   *  job. A shard's lock lasts at most SHARD_LOCK_MS, renewed while the worker holds the shard.
+   *  Agenda also keeps a timer of half of it per run, so tests use a short one. */
   lockLifetimeMs?: number;
+  /** How long a worker holds a shard before letting Agenda hand it out again (to itself, most
+   *  often: then its schedule goes on as it was). */
+  shardLeaseMs?: number;
   /** How long start-up waits for the job store. */
   startTimeoutMs?: number;
+  /** The worker's name in the jobs it locks (default `watchlog-<pid>`). */
+  name?: string;
   now?: () => Date;
   /** Maintenance and scans (log trim, anomaly scan). */
   repeating?: readonly RepeatingJob[];
@@ -61,108 +66,49 @@ export interface WorkerJobsOptions {
   recheckDelayMs?: number;
 }
 
-/** How late a check started against its schedule, in seconds: Agenda runs a repeating job one
- *  interval after its previous run started, so the schedule is the previous check (as the
- *  monitors read model has it, whichever worker made it) plus the interval. Null without a
- *  previous check, or when the monitor changed since (a new interval, or enabled again). */
-export const latenessOf = (
-  view: Pick<MonitorView, 'last_checked_at' | 'updated_at'> | null,
-  intervalSeconds: number,
-  checkedAt: string,
-): number | null => {
-  if (view?.last_checked_at == null || Date.parse(view.last_checked_at) < Date.parse(view.updated_at)) return null;
-  const due = Date.parse(view.last_checked_at) + intervalSeconds * 1000;
-  return Math.max(0, Date.parse(checkedAt) - due) / 1000;
-};
+/** How long a shard's lock lasts unless renewed: a worker that dies leaves its shards' monitors
+ *  unchecked for about this long, until another worker's scan takes them. */
+const SHARD_LOCK_MS = 15_000;
 
-/** How long a check's lock lasts unless renewed. Agenda keeps each run's job in memory for half
- *  of the lock's lifetime after the run (its liveness timer is never cleared): with the 150 s of
- *  the repeating jobs, 75,000 jobs at 1,000 checks/s, most of the heap and of its collections. */
-const CHECK_LOCK_MS = 15_000;
+/** How long a worker holds a shard in one run of its job. */
+const SHARD_LEASE_MS = 60_000;
 
-/** Check jobs a worker holds at once (running, or due before its next scan), per check it may
- *  run at once. */
-const CHECK_LOCK_LIMIT_FACTOR = 2;
-
-/** A reconciliation holds its job's lock for at most this long: a worker that dies while
- *  reconciling delays the next reconciliation by it, not by a check's long lock. */
-const RECONCILE_LOCK_MS = 60_000;
-
-/** What a monitor's stored job must change to follow it, or null when it already does. A new
- *  interval starts over now, and so does a monitor enabled again, as a new monitor does: each is
- *  checked at once. Pausing only sets the flag. */
-export const scheduleChangesFor = (
-  job: Pick<JobParameters, 'repeatInterval' | 'disabled'>,
-  monitor: Pick<MonitorView, 'interval_seconds' | 'enabled'> & Partial<Pick<MonitorView, 'type'>>,
-  now: Date,
-): JobScheduleChanges | null => {
-  const changes: JobScheduleChanges = {};
-  const intervalMs = jobIntervalSeconds(monitor) * 1000;
-  if (Number(job.repeatInterval) !== intervalMs) {
-    changes.repeatInterval = intervalMs;
-    changes.nextRunAt = now;
-  }
-  const enabled = job.disabled !== true;
-  if (enabled !== monitor.enabled) {
-    changes.disabled = !monitor.enabled;
-    if (monitor.enabled) changes.nextRunAt = now;
-  }
-  return Object.keys(changes).length > 0 ? changes : null;
-};
-
-/** How often a monitor's job runs: its interval, or for a heartbeat monitor the watch period. */
-export const jobIntervalSeconds = (
-  m: Pick<MonitorView, 'interval_seconds'> & Partial<Pick<MonitorView, 'type'>>,
-): number => (m.type === 'heartbeat' ? Math.min(HEARTBEAT_WATCH_SECONDS, m.interval_seconds) : m.interval_seconds);
-
-const monitorIdOf = (job: Pick<JobParameters, 'data'>): string | null => {
-  const { data } = job;
-  if (typeof data !== 'object' || data === null || !('monitor_id' in data)) return null;
-  return typeof data.monitor_id === 'string' ? data.monitor_id : null;
-};
-
-/** The worker's Agenda jobs: the `repeating` ones, and one repeating job per monitor (unique on
- *  the monitor id, disabled while the monitor is paused; the first check runs at once). Monitor
- *  jobs follow the monitors read model: every `reconcileEveryMs` a new monitor gets its job, a job
- *  whose monitor changed interval or enabled flag has just those fields changed (its lock stays,
- *  so a check under way is not run a second time elsewhere), and the job of a deleted monitor is
- *  cancelled. Reconciling from the read model rather than reacting to each event means a missed
- *  event, a crash between two writes, or a restart all converge to the same jobs. The
- *  reconciliation is itself a single repeating Agenda job, so its lock lets one worker at a time
- *  run it, with no lease of our own; were that worker to die, the lock expires and another takes
- *  over. A job handler only calls commands: it reads the monitor from its stream, checks, and
- *  records. */
+/** The worker's Agenda jobs: the `repeating` ones, and one job per shard of the monitors.
+ *
+ *  Checks are not a job each: at 10,000 monitors every 10 s, Agenda's three job-store writes and
+ *  its bookkeeping per run were most of a worker's CPU. Instead a shard's job, while a worker runs
+ *  it, lets that worker check the shard's monitors on its own timers (CheckRunner); the job's lock,
+ *  renewed while it runs, keeps every other worker off those monitors, and when a worker dies
+ *  its lock expires and another worker's scan takes the shard. A run lasts `shardLeaseMs`, then
+ *  Agenda hands the shard out again (usually to the same worker: its schedule goes on as it was),
+ *  so shards spread over the workers there are. The schedule follows the monitors read model (new,
+ *  paused, deleted, a new interval); a check only calls commands: it reads the monitor from its
+ *  stream, checks, and records. */
 export class WorkerJobs {
   readonly agenda: Agenda;
-  private reconciling: Promise<void> = Promise.resolve();
-  private readonly reconcileEveryMs: number;
-  private readonly fullReconcileEveryMs: number;
-  /** The read model's scheduleVersion at the last comparison that went through, and when. */
-  private compared: { version: string; at: number } | null = null;
+  private readonly runner: CheckRunner;
   private readonly startTimeoutMs: number;
   private readonly now: () => Date;
   private readonly repeating: readonly RepeatingJob[];
   private readonly lockLifetimeMs: number;
-  private readonly checkLockMs: number;
+  private readonly shardLockMs: number;
+  private readonly shardLeaseMs: number;
   private readonly startedAt: number;
   private readonly recheckDelayMs: number;
-  /** Job runs under way in this process (from Agenda's start to its complete). */
+  /** Repeating job runs under way in this process (from Agenda's start to its complete). */
   private running = 0;
   private whenIdle: Array<() => void> = [];
+  /** Wakes the shard runs when the worker stops. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly backend: JobStoreBackend,
-    private readonly deps: CommandDeps & {
-      readonly monitors: Pick<MonitorsQueries, 'list' | 'get' | 'scheduleVersion'>;
-      readonly egress: EgressPolicy;
-      /** Where checks are counted and timed (default: nowhere). */
-      readonly metrics?: JobMetrics;
+    private readonly deps: MonitorCheckDeps & {
+      readonly monitors: Pick<MonitorsQueries, 'scheduled' | 'scheduleVersion'>;
     },
     private readonly logger: Logger,
     options: WorkerJobsOptions = {},
   ) {
-    this.reconcileEveryMs = options.reconcileEveryMs ?? 1000;
-    this.fullReconcileEveryMs = options.fullReconcileEveryMs ?? 60_000;
     this.startTimeoutMs = options.startTimeoutMs ?? 15_000;
     this.now = options.now ?? (() => new Date());
     this.startedAt = this.now().getTime();
@@ -170,50 +116,30 @@ export class WorkerJobs {
     this.repeating = options.repeating ?? [];
     // Above the longest check (MAX_TIMEOUT_SECONDS) with room for recording it.
     this.lockLifetimeMs = options.lockLifetimeMs ?? (MAX_TIMEOUT_SECONDS + 30) * 1000;
-    this.checkLockMs = Math.min(this.lockLifetimeMs, CHECK_LOCK_MS);
-    const concurrency = options.concurrency ?? 200;
+    this.shardLockMs = Math.min(this.lockLifetimeMs, SHARD_LOCK_MS);
+    this.shardLeaseMs = options.shardLeaseMs ?? SHARD_LEASE_MS;
+    // Every shard this worker holds waits on it.
+    setMaxListeners(SHARDS + 1, this.stopping.signal);
+    this.runner = new CheckRunner(deps.monitors, (id, lateness) => this.check(id, lateness), logger, {
+      concurrency: options.concurrency ?? 200,
+      syncEveryMs: options.reconcileEveryMs ?? 1000,
+      fullSyncEveryMs: options.fullReconcileEveryMs ?? 60_000,
+    });
     this.agenda = new Agenda({
       backend,
-      name: `watchlog-${process.pid}`,
-      // Agenda locks the jobs due before its next scan and keeps them in one array, which it walks
-      // and re-sorts (by insertion) at every job start and end: its cost grows with the square of
-      // the jobs locked ahead, which a scan every 500 ms made ~500 at 1,000 checks/s (measured:
-      // the process saturated at ~3,000 monitors). A scan every 100 ms keeps ~100 there.
-      processEvery: options.processEveryMs ?? 100,
-      maxConcurrency: concurrency,
-      defaultConcurrency: concurrency,
+      name: options.name ?? `watchlog-${process.pid}`,
+      // A shard let go at the end of its lease is taken again at the next scan: its checks due
+      // in between start that much late.
+      processEvery: options.processEveryMs ?? 200,
       defaultLockLimit: 0,
       lockLimit: 0,
     });
     this.agenda.on('error', (err) => this.logger.error({ err }, 'job scheduler error'));
-    this.agenda.on('start', () => {
-      this.running += 1;
-    });
-    this.agenda.on('complete', () => {
-      this.running -= 1;
-      if (this.running > 0) return;
-      const waiting = this.whenIdle;
-      this.whenIdle = [];
-      for (const resolve of waiting) resolve();
-    });
-    this.agenda.define<CheckJobData>(
-      CHECK_JOB,
+    this.agenda.define<ShardJobData>(
+      SHARD_JOB,
       // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
-      async (job: Job<CheckJobData>) => {
-        const retryAt = await this.holding(job, () => this.check(job.attrs.data.monitor_id));
-        // Agenda saves the job's nextRunAt when the run ends: an unconfirmed failure is checked
-        // again after the retry interval, then the interval goes on from there.
-        if (retryAt !== null && (job.attrs.nextRunAt === null || retryAt < job.attrs.nextRunAt))
-          job.attrs.nextRunAt = retryAt;
-      },
-      {
-        concurrency,
-        // Checks that cannot start (all `concurrency` running) stay unlocked in the store, for
-        // another worker or the next scan, rather than in that array: there, each would make
-        // every job start and end slower, and a worker behind its checks only fall further behind.
-        lockLimit: CHECK_LOCK_LIMIT_FACTOR * concurrency,
-        lockLifetime: this.checkLockMs,
-      },
+      (job: Job<ShardJobData>) => this.holdShard(job),
+      { concurrency: SHARDS, lockLimit: SHARDS, lockLifetime: this.shardLockMs },
     );
   }
 
@@ -223,30 +149,29 @@ export class WorkerJobs {
         job.name,
         // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
         async () => {
+          this.running += 1;
           try {
             await job.run();
           } catch (err) {
             this.logger.error({ err, job: job.name }, 'job failed; it runs again at its next time');
+          } finally {
+            this.ran();
           }
         },
         { lockLifetime: this.lockLifetimeMs, concurrency: 1 },
       );
     }
-    // reconcile() logs its own failures, so the job never fails.
-    // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
-    this.agenda.define(RECONCILE_JOB, () => this.reconcile(), {
-      lockLifetime: Math.min(this.lockLifetimeMs, RECONCILE_LOCK_MS),
-      concurrency: 1,
-    });
   }
 
-  /** The repeating jobs, the reconciliation among them. */
-  private schedules(): Array<Pick<RepeatingJob, 'name' | 'everyMs'>> {
-    return [...this.repeating, { name: RECONCILE_JOB, everyMs: this.reconcileEveryMs }];
+  private ran(): void {
+    this.running -= 1;
+    if (this.running > 0) return;
+    const waiting = this.whenIdle;
+    this.whenIdle = [];
+    for (const resolve of waiting) resolve();
   }
 
-  /** Starts the scheduler; rejects (never hangs) when the job store cannot be reached. The check
-   *  jobs are brought in step by the first reconciliation, within `processEveryMs` on a new store. */
+  /** Starts the scheduler; rejects (never hangs) when the job store cannot be reached. */
   async start(): Promise<void> {
     this.defineRepeating();
     await withTimeout(
@@ -254,12 +179,14 @@ export class WorkerJobs {
       this.startTimeoutMs,
       `the job store did not answer within ${this.startTimeoutMs} ms`,
     );
-    for (const job of this.schedules()) await this.ensureRepeating(job.name, job.everyMs);
+    for (const name of RETIRED_JOBS) await this.agenda.cancel({ name });
+    for (const job of this.repeating) await this.ensureRepeating(job.name, job.everyMs);
+    for (let shard = 0; shard < SHARDS; shard++) await this.ensureShard(shard);
+    this.runner.start();
   }
 
   /** Agenda's every(), but a job that exists only has its interval changed: every() saves the
-   *  whole job, which would unlock it while another worker runs it (a second anomaly scan, or a
-   *  second reconciliation, at once). */
+   *  whole job, which would unlock it while another worker runs it (a second anomaly scan at once). */
   private async ensureRepeating(name: string, everyMs: number): Promise<void> {
     const existing = (await this.agenda.queryJobs({ name })).jobs.find((job) => job.type === 'single');
     if (existing?._id === undefined) {
@@ -270,178 +197,86 @@ export class WorkerJobs {
       await this.backend.updateSchedule(String(existing._id), { repeatInterval: everyMs });
   }
 
-  /** Job runs under way in this process. */
-  runningNow(): number {
-    return this.running;
+  /** A shard's job, due every second: a run that ends makes it due at once, and a dead worker's
+   *  shard is due as soon as its lock expires. insertOnly: a job another worker holds is left as
+   *  it is (a save would unlock it). */
+  private async ensureShard(shard: number): Promise<void> {
+    await this.agenda
+      .create<ShardJobData>(SHARD_JOB, { shard })
+      .unique({ 'data.shard': shard }, { insertOnly: true })
+      .repeatEvery(1000, { skipImmediate: false })
+      .save();
   }
 
-  /** Starts no more runs, and unlocks the jobs this process had locked but not started, so the
-   *  next process runs them at once; a run already under way finishes (a check records its
-   *  result) and saves its job. The caller closes the job store afterwards. */
+  /** Checks under way and repeating jobs running in this process. */
+  runningNow(): number {
+    return this.running + this.runner.inFlight();
+  }
+
+  /** Starts no more runs or checks, and unlocks the jobs this process had locked but not started;
+   *  checks and runs under way finish (a check records its result), the shards' jobs are saved
+   *  unlocked, so the next process takes them at once. The caller closes the job store afterwards. */
   async stop(): Promise<void> {
-    await this.reconciling;
+    this.stopping.abort();
+    await this.runner.stop();
     await this.agenda.stop(false);
     // A run that had passed Agenda's last check when it stopped reports its start after a turn.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.running > 0) await new Promise<void>((resolve) => this.whenIdle.push(resolve));
   }
 
-  /** Brings the check jobs in step with the monitors read model now; at most one reconciliation
-   *  at a time in this process. The reconcile job calls it in the worker that holds that job. */
+  /** When this worker checks `monitorId` next (epoch ms), or null when it does not. */
+  dueAt(monitorId: string): number | null {
+    return this.runner.dueAt(monitorId);
+  }
+
+  /** Brings the check schedule in step with the monitors read model now. */
   reconcile(): Promise<void> {
-    this.reconciling = this.reconciling
-      .then(() => this.reconcileOnce())
-      .catch((err: unknown) => {
-        this.logger.error({ err }, 'could not bring monitor jobs in step with the monitors');
-      });
-    return this.reconciling;
+    return this.runner.sync();
   }
 
-  /** Compares with the stored jobs rather than with what this process saved: the reconciling
-   *  worker changes from run to run. Listing every monitor and every job each second is most of a
-   *  worker's work at 10,000 monitors, so while the read model's scheduleVersion stays as it was at
-   *  this worker's last comparison, the comparison waits, up to fullReconcileEveryMs (which also
-   *  bounds how long a job changed behind the monitors' back stays so). */
-  private async reconcileOnce(): Promise<void> {
-    // Read first: a change made while the comparison runs gives the next pass a new version.
-    const version = await this.deps.monitors.scheduleVersion?.();
-    const now = Date.now();
-    const { compared } = this;
-    if (version !== undefined && compared?.version === version && now - compared.at < this.fullReconcileEveryMs) return;
-    this.compared = null;
-    await this.compare();
-    if (version !== undefined) this.compared = { version, at: now };
-  }
-
-  private async compare(): Promise<void> {
-    const [monitors, stored] = await Promise.all([this.deps.monitors.list({ all: true }), this.checkJobs()]);
-    const wanted = new Set<string>();
-    for (const m of monitors) {
-      wanted.add(m.id);
-      const job = stored.get(m.id);
-      if (job === undefined) await this.createCheckJob(m);
-      else await this.followMonitor(job, m);
-    }
-    for (const id of stored.keys()) {
-      if (wanted.has(id)) continue;
-      // Absent from the read model may only mean "not projected yet" (a rebuild, a new read
-      // store): the monitor's own stream decides whether it is really gone.
-      const { state } = await loadMonitor(this.deps, id);
-      if (state.id !== null && !state.deleted) continue;
-      await this.agenda.cancel({ name: CHECK_JOB, data: { monitor_id: id } });
-    }
-  }
-
-  /** The stored check jobs by monitor id. */
-  private async checkJobs(): Promise<Map<string, JobParameters>> {
-    const byMonitor = new Map<string, JobParameters>();
-    for (const job of (await this.agenda.queryJobs({ name: CHECK_JOB })).jobs) {
-      const monitorId = monitorIdOf(job);
-      if (monitorId !== null) byMonitor.set(monitorId, job);
-    }
-    return byMonitor;
-  }
-
-  /** insertOnly: should the job have appeared since it was looked for, it is left as it is (a
-   *  save would unlock it) and the next reconciliation compares it. */
-  private async createCheckJob(m: Pick<MonitorView, 'id' | 'interval_seconds' | 'enabled' | 'type'>): Promise<void> {
-    const job = this.agenda
-      .create<CheckJobData>(CHECK_JOB, { monitor_id: m.id })
-      .unique({ 'data.monitor_id': m.id }, { insertOnly: true })
-      .repeatEvery(jobIntervalSeconds(m) * 1000, { skipImmediate: false });
-    if (m.enabled) job.enable();
-    else job.disable();
-    await job.save();
-  }
-
-  private async followMonitor(
-    job: JobParameters,
-    m: Pick<MonitorView, 'interval_seconds' | 'enabled' | 'type'>,
-  ): Promise<void> {
-    // Agenda schedules on the wall clock, whatever clock stamps the checks.
-    const changes = scheduleChangesFor(job, m, new Date());
-    if (changes !== null && job._id !== undefined) await this.backend.updateSchedule(String(job._id), changes);
-  }
-
-  /** Runs `work` renewing the job's lock every third of its lifetime, so that a check that takes
-   *  longer (a slow target, a check made again after a restart) keeps its job. A renewal still
-   *  under way when the work ends is waited for: landing after Agenda's final save, it would lock
-   *  the job again until the lock expired. */
-  private async holding<T>(job: Job, work: () => Promise<T>): Promise<T> {
-    let renewing = Promise.resolve();
-    const timer = setInterval(() => {
-      renewing = renewing
-        .then(() => job.touch())
-        .catch((err: unknown) => this.logger.warn({ err, job: job.attrs.name }, "could not renew a job's lock"));
-    }, this.checkLockMs / 3);
+  /** A shard job's run: the worker checks the shard's monitors for `shardLeaseMs`, renewing the
+   *  job's lock every third of its lifetime; a renewal that fails (the lock lost, the store gone)
+   *  ends the run at once, so two workers never both check the shard for long. */
+  private async holdShard(job: Job<ShardJobData>): Promise<void> {
+    const { shard } = job.attrs.data;
+    const signal = this.stopping.signal;
+    if (signal.aborted) return;
+    await this.runner.hold(shard);
+    const until = Date.now() + this.shardLeaseMs;
     try {
-      return await work();
+      while (!signal.aborted && Date.now() < until) {
+        await pause(Math.min(this.shardLockMs / 3, until - Date.now()), signal);
+        if (signal.aborted || Date.now() >= until) break;
+        await job.touch();
+      }
+    } catch (err) {
+      this.logger.warn({ err, shard }, "could not renew a monitor shard's lock; letting the shard go");
     } finally {
-      clearInterval(timer);
-      await renewing;
+      this.runner.release(shard);
     }
   }
 
-  /** The job's work: reads the monitor from its stream, checks it (a heartbeat monitor: looks
-   *  for a missed beat), records the result. Resolves to when to check again sooner than the
-   *  interval (a failure or recovery not yet confirmed), or null. */
-  async check(monitorId: string): Promise<Date | null> {
-    const metrics = this.deps.metrics ?? NO_JOB_METRICS;
-    let outcome: CheckOutcome | null = null;
-    const ctx = { actor: 'system:monitor', correlationId: monitorId, now: this.now };
-    try {
-      // The read model's last check is read beside the stream, for the check's lateness only.
-      const [loaded, view] = await Promise.all([
-        loadMonitor(this.deps, monitorId),
-        this.deps.metrics ? this.deps.monitors.get(monitorId, { all: true }).catch(() => null) : null,
-      ]);
-      const { state } = loaded;
-      if (state.id === null || state.deleted || !state.settings.enabled) return null;
-      if (state.settings.type === 'heartbeat') {
-        const handled = await watchHeartbeat(this.deps, monitorId, ctx, loaded);
-        outcome = handled === null ? 'up' : 'down';
-        this.logTransitions(monitorId, handled?.events ?? []);
-        return this.retryAt(handled?.state ?? state);
-      }
-      let probed = await probe(state.settings, this.deps.egress, this.now);
-      const lateness = latenessOf(view, state.settings.interval_seconds, probed.result.checked_at);
-      // Within its first interval after a restart, a failure that would take a monitor DOWN is
-      // checked again first: what failed may be what restarted with watchlog (its own health
-      // endpoint, a service started beside it), and a DOWN and UP pair would page people for it.
-      const sinceStart = this.now().getTime() - this.startedAt;
-      if (
-        sinceStart < state.settings.interval_seconds * 1000 &&
-        decideTransition(state, probed.result)?.type === 'MonitorWentDown'
-      ) {
-        this.logger.debug(
-          { monitor_id: monitorId, error: probed.result.error },
-          'a check failed just after a restart; checking again before going DOWN',
-        );
-        await new Promise((r) => setTimeout(r, this.recheckDelayMs));
-        probed = await probe(state.settings, this.deps.egress, this.now);
-      }
-      const { result, refused } = probed;
-      const handled = await recordCheck(this.deps, monitorId, result, ctx, loaded);
-      outcome = result.ok ? 'up' : refused ? 'blocked' : 'down';
-      metrics.checked(outcome, result.response_ms / 1000, lateness);
-      this.logTransitions(monitorId, handled.events);
-      return this.retryAt(handled.state);
-    } catch (error) {
-      if (outcome === null) metrics.checked('error', null, null);
-      throw error;
-    }
-  }
-
-  private logTransitions(monitorId: string, events: ReadonlyArray<{ type: string }>): void {
-    for (const e of events) {
-      if (e.type === 'MonitorWentDown' || e.type === 'MonitorCameUp')
-        this.logger.info({ monitor_id: monitorId, transition: e.type }, 'monitor state changed');
-    }
-  }
-
-  /** While a change of state is unconfirmed, the next check comes after the retry interval. */
-  private retryAt(state: MonitorState): Date | null {
-    if (state.streak === null) return null;
-    return new Date(Date.now() + retryIntervalSeconds(state.settings) * 1000);
+  /** One check of a monitor (`latenessSeconds` for the metrics). */
+  check(monitorId: string, latenessSeconds: number | null = null): Promise<Date | null> {
+    return checkMonitor(
+      this.deps,
+      this.logger,
+      { now: this.now, startedAt: this.startedAt, recheckDelayMs: this.recheckDelayMs },
+      monitorId,
+      latenessSeconds,
+    );
   }
 }
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const pause = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(done, Math.max(0, ms));
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });

@@ -2,7 +2,6 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { CHECK_JOB } from '../../src/jobs/worker-jobs.ts';
 import { freePort } from '../helpers/process.ts';
 import { api, eventually, login, projectWithKey, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startTarget, type Target } from '../helpers/target.ts';
@@ -29,25 +28,23 @@ const create = async (body: Record<string, unknown>) => {
   return res.body as { id: string };
 };
 const monitor = async (id: string) => (await api(server.url, 'GET', `/v1/monitors/${id}`, { token })).body;
-const jobOf = async (id: string) =>
-  (await server.jobs!.agenda.queryJobs({ name: CHECK_JOB, data: { monitor_id: id } })).jobs;
+const history = async (id: string) =>
+  (await api(server.url, 'GET', `/v1/monitors/${id}/history`, { token })).body as Array<{ checked_at: string }>;
+const dueAt = (id: string) => server.jobs!.dueAt(id);
 
-test('a new monitor is checked at once by its Agenda job, then again after its interval', async (t) => {
+test('a new monitor is checked at once by the worker holding its shard, then again after its interval', async (t) => {
   const { id } = await create({ name: 'repeat', url: target.url, interval_seconds: 10, timeout_seconds: 2 });
   const first = await eventually(async () => {
     const m = await monitor(id);
     return m.status === 'UP' ? m : undefined;
   }, 5000);
   t.is(first.last_status_code, 200);
-  const jobs = await jobOf(id);
-  t.is(jobs.length, 1, 'one job per monitor');
-  t.is(jobs[0]!.repeatInterval, 10_000);
-  await eventually(
-    async () =>
-      (await api(server.url, 'GET', `/v1/monitors/${id}/history`, { token })).body.length >= 2 ? true : undefined,
-    15_000,
-  );
-  t.is((await jobOf(id)).length, 1);
+  const checks = await eventually(async () => {
+    const h = await history(id);
+    return h.length >= 2 ? h : undefined;
+  }, 15_000);
+  const gap = Date.parse(checks[0]!.checked_at) - Date.parse(checks[1]!.checked_at);
+  t.true(gap >= 9_900 && gap < 11_000, `the second check one interval after the first (${gap} ms)`);
 });
 
 test('UP→DOWN→UP through the job handler: two audit events, and the monitor follows', async (t) => {
@@ -115,20 +112,24 @@ test('a slow target and a closed port go DOWN with the error recorded', async (t
   t.regex(detail.body.request_body.error, /connection refused/);
 });
 
-test('disabling pauses the job, enabling resumes it, deleting cancels it', async (t) => {
+test('pausing stops the checks, enabling checks at once then on the new interval, deleting stops them', async (t) => {
   const { id } = await create({ name: 'toggle', url: target.url, timeout_seconds: 2 });
-  await eventually(async () => ((await jobOf(id)).length === 1 ? true : undefined), 5000);
+  await eventually(async () => ((await history(id)).length === 1 ? true : undefined), 5000);
+  t.true((dueAt(id) ?? 0) > Date.now() + 50_000, 'next due one interval (60 s) on');
   await api(server.url, 'PUT', `/v1/monitors/${id}`, { token, body: { enabled: false } });
-  await eventually(async () => ((await jobOf(id))[0]?.disabled === true ? true : undefined), 5000);
+  await eventually(async () => (dueAt(id) === null ? true : undefined), 5000);
   await api(server.url, 'PUT', `/v1/monitors/${id}`, { token, body: { enabled: true, interval_seconds: 20 } });
-  const resumed = await eventually(async () => {
-    const [job] = await jobOf(id);
-    return job && job.disabled !== true && job.repeatInterval === 20_000 ? job : undefined;
+  const checks = await eventually(async () => {
+    const h = await history(id);
+    return h.length === 2 ? h : undefined;
   }, 5000);
-  t.truthy(resumed);
+  const next = await eventually(async () => dueAt(id) ?? undefined, 5000);
+  t.is(checks.length, 2);
+  const left = next - Date.now();
+  t.true(left > 15_000 && left <= 20_000, `then every 20 s (due in ${left} ms)`);
   t.is((await api(server.url, 'DELETE', `/v1/monitors/${id}`, { token })).status, 204);
-  await eventually(async () => ((await jobOf(id)).length === 0 ? true : undefined), 5000);
-  t.deepEqual(await jobOf(id), []);
+  await eventually(async () => (dueAt(id) === null ? true : undefined), 5000);
+  t.is(dueAt(id), null);
 });
 
 test('a worker job deletes log rows that maxCount hides, so check history does not grow the file', async (t) => {

@@ -12,7 +12,7 @@ import {
   type UptimeBucket,
 } from '../../domain/monitor-uptime.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
-import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
+import type { CheckView, MonitorSchedule, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
 import {
   TOMBSTONE,
   inProjects,
@@ -62,6 +62,18 @@ const monitorsMongoSchema: MongoSchema = {
     await db.collection(UPTIME_DAYS).createIndexes([{ key: { monitor_id: 1, start: -1 } }]);
   },
 };
+
+/** The fields of MonitorSchedule (`_id` comes anyway). */
+const SCHEDULE_PROJECTION = {
+  type: 1,
+  interval_seconds: 1,
+  retry_interval_seconds: 1,
+  enabled: 1,
+  status: 1,
+  last_checked_at: 1,
+  last_error: 1,
+  updated_at: 1,
+} as const;
 
 const toMonitor = (doc: MonitorDoc): MonitorView => {
   const { _id, heartbeat_token_hash: _h, ...rest } = unfenced(doc);
@@ -196,6 +208,14 @@ class MongoMonitorsQueries implements MonitorsQueries {
   async get(id: string, scope: Scope): Promise<MonitorView | null> {
     const doc = await this.db.collection<MonitorDoc>(MONITORS).findOne(live({ _id: id }));
     return doc && inScope(scope, doc.project_id) ? toMonitor(doc) : null;
+  }
+
+  async scheduled(): Promise<MonitorSchedule[]> {
+    const docs = await this.db
+      .collection<MonitorDoc>(MONITORS)
+      .find(live({}), { projection: SCHEDULE_PROJECTION })
+      .toArray();
+    return docs.map(({ _id, ...doc }) => ({ id: _id, ...doc }) as MonitorSchedule);
   }
 
   /** As the SQLite adapter's: count, newest creation and update, and the sums of the intervals

@@ -29,6 +29,20 @@ export type MonitorView = MonitorSettings & {
   updated_at: string;
 };
 
+/** What the check schedule reads of a monitor (src/jobs/check-schedule.ts). */
+export type MonitorSchedule = Pick<
+  MonitorView,
+  | 'id'
+  | 'type'
+  | 'interval_seconds'
+  | 'retry_interval_seconds'
+  | 'enabled'
+  | 'status'
+  | 'last_checked_at'
+  | 'last_error'
+  | 'updated_at'
+>;
+
 /** A monitor as its routes answer it. */
 export type MonitorResponse = MonitorView & MonitorUptime;
 
@@ -77,6 +91,9 @@ export interface MonitorsQueries {
   history(id: string, limit: number): Promise<CheckView[]>;
   /** The uptime of each monitor at `now`; a monitor without buckets maps to nulls. */
   uptime(ids: readonly string[], now: Date): Promise<Map<string, MonitorUptime>>;
+  /** Every monitor's schedule, all projects: what a worker lists to plan its checks, far
+   *  cheaper than `list` at 10,000 monitors (no settings or options decoded). */
+  scheduled(): Promise<MonitorSchedule[]>;
   /** A summary of what the check jobs follow (which monitors exist, their intervals and enabled
    *  flags), much cheaper than list(): it changes when one of those does, short of a change that
    *  leaves every part of it as it was (a monitor created then deleted brings back the earlier

@@ -12,7 +12,7 @@ import {
   type UptimeBucket,
 } from '../../domain/monitor-uptime.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
-import type { CheckView, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
+import type { CheckView, MonitorSchedule, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
 import { Where, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
 
 /** Monitors with their state and last check, the last CHECKS_KEPT checks of each, and their
@@ -77,6 +77,11 @@ CREATE TABLE IF NOT EXISTS monitor_uptime_days (
   PRIMARY KEY (monitor_id, day)
 ) WITHOUT ROWID;
 `,
+};
+
+type ScheduleRow = Omit<MonitorSchedule, 'enabled' | 'retry_interval_seconds'> & {
+  enabled: number;
+  retry_interval_seconds: number | null;
 };
 
 interface MonitorRow {
@@ -295,6 +300,10 @@ class SqliteMonitorsQueries implements MonitorsQueries {
       ),
       // A creation moves the count and the newest created_at, a deletion the count, an update
       // updated_at and usually the sums: a change that moves none is for the periodic full pass.
+      scheduled: db.prepare<[], ScheduleRow>(
+        'SELECT id, type, interval_seconds, enabled, status, last_checked_at, last_error, updated_at, ' +
+          "json_extract(options, '$.retry_interval_seconds') AS retry_interval_seconds FROM monitors",
+      ),
       scheduleVersion: db.prepare<[], Record<string, number | string | null>>(
         'SELECT count(*) AS n, max(created_at) AS c, max(updated_at) AS u, total(enabled) AS e, ' +
           'total(interval_seconds) AS i FROM monitors',
@@ -334,6 +343,14 @@ class SqliteMonitorsQueries implements MonitorsQueries {
     return new Map(
       ids.map((id) => [id, uptimeAt(this.stmts.hours.all(id, fromHour), this.stmts.days.all(id, fromDay), now)]),
     );
+  }
+
+  async scheduled(): Promise<MonitorSchedule[]> {
+    return (this.stmts.scheduled.all() as ScheduleRow[]).map(({ enabled, retry_interval_seconds, ...row }) => ({
+      ...row,
+      enabled: enabled === 1,
+      ...(retry_interval_seconds === null ? {} : { retry_interval_seconds }),
+    }));
   }
 
   async scheduleVersion(): Promise<string> {

@@ -217,6 +217,51 @@ export const monitorsContract = (withModels: WithModels): void => {
     t.is(await m.monitors.byHeartbeatToken('cd'.repeat(32)), null);
   });
 
+  withModels("monitors: every monitor's schedule, an option's retry interval among it", async (t, m) => {
+    const project = randomUUID();
+    const plain = { ...pending(project), id: randomUUID() };
+    const retrying = { ...pending(project), id: randomUUID(), retry_interval_seconds: 5, down_after: 3 };
+    await m.stores.monitors.commit([recorded()], (_r, w) => {
+      w.created(plain, null);
+      w.created(retrying, null);
+      w.updated(retrying.id, { enabled: false }, '2026-01-01T00:01:00.000Z');
+      w.status(plain.id, 'UP', '2026-01-01T00:02:00.000Z');
+    });
+    await m.stores.monitors.commit([recorded()], (_r, w) =>
+      w.checked(
+        plain.id,
+        { checked_at: '2026-01-01T00:03:00.000Z', status_code: 503, response_ms: 5, ok: false, error: 'down' },
+        '999998',
+      ),
+    );
+    const mine = (await m.monitors.scheduled())
+      .filter((s) => s.id === plain.id || s.id === retrying.id)
+      .sort((a, b) => (a.id === plain.id ? -1 : b.id === plain.id ? 1 : 0));
+    t.deepEqual(mine, [
+      {
+        id: plain.id,
+        type: 'http',
+        interval_seconds: 60,
+        enabled: true,
+        status: 'UP',
+        last_checked_at: '2026-01-01T00:03:00.000Z',
+        last_error: 'down',
+        updated_at: '2026-01-01T00:00:00.000Z',
+      },
+      {
+        id: retrying.id,
+        type: 'http',
+        interval_seconds: 60,
+        retry_interval_seconds: 5,
+        enabled: false,
+        status: 'PENDING',
+        last_checked_at: null,
+        last_error: null,
+        updated_at: '2026-01-01T00:01:00.000Z',
+      },
+    ]);
+  });
+
   withModels('monitors: the schedule version moves with what the check jobs follow, and only then', async (t, m) => {
     const version = async () => (await m.monitors.scheduleVersion?.()) ?? null;
     const id = randomUUID();
