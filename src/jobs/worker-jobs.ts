@@ -95,7 +95,8 @@ export class WorkerJobs {
   private readonly shardLeaseMs: number;
   private readonly startedAt: number;
   private readonly recheckDelayMs: number;
-  /** Repeating job runs under way in this process (from Agenda's start to its complete). */
+  /** Job runs under way in this process, shard holds among them (from Agenda's start to its
+   *  complete, which comes after the run's job is saved). */
   private running = 0;
   private whenIdle: Array<() => void> = [];
   /** Wakes the shard runs when the worker stops. */
@@ -135,6 +136,10 @@ export class WorkerJobs {
       lockLimit: 0,
     });
     this.agenda.on('error', (err) => this.logger.error({ err }, 'job scheduler error'));
+    this.agenda.on('start', () => {
+      this.running += 1;
+    });
+    this.agenda.on('complete', () => this.ran());
     this.agenda.define<ShardJobData>(
       SHARD_JOB,
       // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
@@ -149,13 +154,10 @@ export class WorkerJobs {
         job.name,
         // biome-ignore lint/nursery/noMisusedPromises: Agenda's define() takes async processors and awaits them
         async () => {
-          this.running += 1;
           try {
             await job.run();
           } catch (err) {
             this.logger.error({ err, job: job.name }, 'job failed; it runs again at its next time');
-          } finally {
-            this.ran();
           }
         },
         { lockLifetime: this.lockLifetimeMs, concurrency: 1 },
@@ -208,7 +210,7 @@ export class WorkerJobs {
       .save();
   }
 
-  /** Checks under way and repeating jobs running in this process. */
+  /** Checks under way and job runs (shard holds included) in this process. */
   runningNow(): number {
     return this.running + this.runner.inFlight();
   }
