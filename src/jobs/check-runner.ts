@@ -29,8 +29,9 @@ export class CheckRunner {
   private readonly held = new Set<number>();
   private readonly releasedAt = new Map<number, number>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
-  /** Due, waiting for a free slot, in the order they fell due. */
+  /** Due, waiting for a free slot, in the order they fell due (and the same as a set). */
   private waiting: string[] = [];
+  private readonly queued = new Set<string>();
   private readonly running = new Map<string, Promise<void>>();
   private listing: { at: number; monitors: Promise<ScheduledMonitor[]> } | null = null;
   /** The read model's scheduleVersion at the last sync that went through, and when. */
@@ -70,7 +71,9 @@ export class CheckRunner {
     const released = this.releasedAt.get(shard);
     if (!this.synced || released === undefined || Date.now() - released > CONTINUOUS_MS) {
       const monitors = await this.list();
-      this.apply(monitors);
+      // Once synced, the entries follow the syncs: a listing reused from before the last one
+      // would bring back a monitor deleted since.
+      if (!this.synced) this.apply(monitors);
       this.schedule.takeOver(shard, new Map(monitors.map((m) => [m.id, m])), Date.now());
     }
     if (this.stopped) return;
@@ -83,7 +86,12 @@ export class CheckRunner {
     this.held.delete(shard);
     this.releasedAt.set(shard, Date.now());
     for (const entry of this.schedule.entries.values()) if (entry.shard === shard) this.disarm(entry.id);
-    this.waiting = this.waiting.filter((id) => this.schedule.entries.get(id)?.shard !== shard);
+    this.unqueue((id) => this.schedule.entries.get(id)?.shard === shard);
+  }
+
+  private unqueue(which: (id: string) => boolean): void {
+    if (this.queued.size === 0) return;
+    this.waiting = this.waiting.filter((id) => !which(id) || !this.queued.delete(id));
   }
 
   /** Follows the read model now (at most one sync at a time). */
@@ -102,6 +110,7 @@ export class CheckRunner {
     if (this.syncTimer !== null) clearInterval(this.syncTimer);
     for (const id of [...this.timers.keys()]) this.disarm(id);
     this.waiting = [];
+    this.queued.clear();
     await this.syncing;
     await Promise.all(this.running.values());
   }
@@ -139,13 +148,14 @@ export class CheckRunner {
   private follow({ kind, entry }: Changed): void {
     if (kind === 'removed') {
       this.disarm(entry.id);
-      this.waiting = this.waiting.filter((id) => id !== entry.id);
+      this.unqueue((id) => id === entry.id);
     } else this.arm(entry);
   }
 
   private arm(entry: Entry): void {
     this.disarm(entry.id);
-    if (this.stopped || !this.held.has(entry.shard) || this.running.has(entry.id)) return;
+    // Running or waiting for a slot, it is armed again once its check ends.
+    if (this.stopped || !this.held.has(entry.shard) || this.running.has(entry.id) || this.queued.has(entry.id)) return;
     const timer = setTimeout(() => this.fire(entry.id), Math.max(0, entry.due.at - Date.now()));
     this.timers.set(entry.id, timer);
   }
@@ -159,8 +169,11 @@ export class CheckRunner {
 
   private fire(id: string): void {
     this.timers.delete(id);
-    if (this.running.size >= this.options.concurrency) this.waiting.push(id);
-    else this.run(id);
+    if (this.running.size < this.options.concurrency) this.run(id);
+    else {
+      this.waiting.push(id);
+      this.queued.add(id);
+    }
   }
 
   private run(id: string): void {
@@ -189,6 +202,7 @@ export class CheckRunner {
     while (this.running.size < this.options.concurrency) {
       const id = this.waiting.shift();
       if (id === undefined) return;
+      this.queued.delete(id);
       this.run(id);
     }
   }
