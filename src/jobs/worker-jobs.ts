@@ -132,6 +132,8 @@ export class WorkerJobs {
       // A shard let go at the end of its lease is taken again at the next scan: its checks due
       // in between start that much late.
       processEvery: options.processEveryMs ?? 200,
+      // Every shard held at once, beside every repeating job (Agenda's default is 20 in all).
+      maxConcurrency: SHARDS + this.repeating.length,
       defaultLockLimit: 0,
       lockLimit: 0,
     });
