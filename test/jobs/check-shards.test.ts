@@ -6,7 +6,7 @@ import { SqliteBackend } from '@watchlog/agenda-sqlite';
 import { SHARDS } from '../../src/jobs/check-schedule.ts';
 import { SHARD_JOB, WorkerJobs, type RepeatingJob, type WorkerJobsOptions } from '../../src/jobs/worker-jobs.ts';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
-import type { MonitorView } from '../../src/views/monitors/port.ts';
+import type { MonitorSchedule } from '../../src/views/monitors/port.ts';
 import { defaultEgress } from '../helpers/egress.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -20,24 +20,15 @@ const until = async (condition: () => boolean | Promise<boolean>, what: string, 
   }
 };
 
-const monitorView = (id: string, interval_seconds: number, enabled: boolean): MonitorView => ({
+/** A monitor's schedule as the read model lists it: never checked, every `interval_seconds`. */
+const scheduled = (id: string, interval_seconds: number, enabled: boolean): MonitorSchedule => ({
   id,
-  project_id: 'p1',
-  name: id,
-  url: 'http://127.0.0.1:9/',
+  type: 'http',
   interval_seconds,
-  timeout_seconds: 5,
-  expected_status: 200,
   enabled,
   status: 'PENDING',
-  status_since: null,
   last_checked_at: null,
-  last_status_code: null,
-  last_response_ms: null,
   last_error: null,
-  last_certificate: null,
-  type: 'http',
-  created_at: '2025-01-01T00:00:00.000Z',
   updated_at: '2025-01-01T00:00:00.000Z',
 });
 
@@ -46,7 +37,7 @@ type Monitors = ConstructorParameters<typeof WorkerJobs>[1]['monitors'];
 /** Workers sharing one jobs.db, each on its own connection as separate processes are, and an
  *  event log their checks never reach (no monitor's stream exists). */
 const jobStore = (t: ExecutionContext) => {
-  const dir = tempDir('watchlog-reconcile-');
+  const dir = tempDir('watchlog-shards-');
   const file = path.join(dir, 'jobs.db');
   const log = new SqliteEventLog(path.join(dir, 'log.db'));
   const backends: SqliteBackend[] = [];
@@ -211,7 +202,7 @@ test(
             failNext = false;
             throw new Error('read model unavailable');
           }
-          return [monitorView('m1', 60, true)];
+          return [scheduled('m1', 60, true)];
         },
         scheduleVersion: async () => version,
       },
