@@ -142,8 +142,18 @@ const MOUNT = 'src/http/operations/mount.ts';
 
 /** What domain code may import from outside: codecs and pure computation, nothing with I/O
  *  (re2js: the linear-time regular expressions of projects' masking patterns; @watchlog/masking:
- *  the built-in masking rules the SDKs share). */
-const DOMAIN_PACKAGES = ['io-ts', 'fp-ts', '@datadog/sketches-js', 'node:crypto', 're2js', '@watchlog/masking'];
+ *  the built-in masking rules the SDKs share; rrule-temporal and the Temporal polyfill: maintenance
+ *  windows' recurrence rules). */
+const DOMAIN_PACKAGES = [
+  'io-ts',
+  'fp-ts',
+  '@datadog/sketches-js',
+  'node:crypto',
+  're2js',
+  '@watchlog/masking',
+  'rrule-temporal',
+  'temporal-polyfill',
+];
 
 /** An adapter's technology: a SQLite adapter never uses a MongoDB one, nor the reverse. */
 const technologyOf = (file: string): string | null => /(sqlite|mongo|kurrent)/.exec(file)?.[1] ?? null;

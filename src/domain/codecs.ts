@@ -248,3 +248,31 @@ export const discriminated = <V extends Record<string, t.Mixed>>(key: string, va
   );
   return Object.assign(type, { _tag: 'DiscriminatedType' as const, key, variants });
 };
+
+/** A string matching `re` (anchored by the caller), named by its rule in words. */
+export const matching = (name: string, re: RegExp, schema: Record<string, unknown> = {}) =>
+  withSchema(
+    new t.Type<string, string, unknown>(
+      name,
+      (u): u is string => typeof u === 'string' && re.test(u),
+      (u, c) => (typeof u === 'string' && re.test(u) ? t.success(u) : t.failure(u, c)),
+      t.identity,
+    ),
+    { type: 'string', pattern: re.source, ...schema },
+  );
+
+/** A list of `min` to `max` items of `item`; each item's faults are reported under its index. */
+export const boundedArray = <C extends t.Mixed>(item: C, min: number, max: number, name: string) =>
+  withSchema(
+    new t.Type<Array<t.TypeOf<C>>, Array<t.OutputOf<C>>, unknown>(
+      name,
+      (u): u is Array<t.TypeOf<C>> => Array.isArray(u) && u.length >= min && u.length <= max && u.every(item.is),
+      (u, c) => {
+        if (!Array.isArray(u) || u.length < min || u.length > max) return t.failure(u, c);
+        return t.array(item).validate(u, c);
+      },
+      (a) => a.map((x) => item.encode(x)),
+    ),
+    { ...(min > 0 ? { minItems: min } : {}), maxItems: max },
+    t.array(item),
+  );

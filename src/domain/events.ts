@@ -8,6 +8,9 @@ import { anomalyEvents } from './anomaly.ts';
 import { userEvents } from './user.ts';
 import { maskingEvents } from './masking-rules.ts';
 import { retentionEvents } from './retention.ts';
+import { statusPageEvents } from './status-page.ts';
+import { incidentEvents } from './incident.ts';
+import { maintenanceEvents } from './maintenance.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -59,6 +62,9 @@ export const catalogue = {
   ...deliveryEvents,
   ...anomalyEvents,
   ...retentionEvents,
+  ...statusPageEvents,
+  ...incidentEvents,
+  ...maintenanceEvents,
   /** A project's tree head, signed (docs/auditors.md): not a leaf of the tree it signs. */
   CheckpointSigned: t.type({
     project_id: t.string,

@@ -25,3 +25,8 @@ export const streamFamily = (stream: string): string => {
   const key = stream.indexOf('-key-');
   return key > 0 && stream.startsWith('audit-') ? stream.slice(0, key) : stream;
 };
+export const statusPageStream = (pageId: string) => `status-page-${pageId}`;
+/** Who holds a status page's slug or custom domain: one stream per name, so a claim is atomic. */
+export const pageNameStream = (kind: 'slug' | 'domain', name: string) => `page-${kind}-${name}`;
+export const incidentStream = (incidentId: string) => `incident-${incidentId}`;
+export const maintenanceStream = (maintenanceId: string) => `maintenance-${maintenanceId}`;

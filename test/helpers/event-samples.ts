@@ -6,6 +6,7 @@ import type { DomainEvent, EventData, EventType } from '../../src/domain/events.
 export const oneOfEveryType = (projectId: string): DomainEvent[] => {
   const at = '2026-01-01T00:00:00.000Z';
   const [monitor, channel, alert] = [randomUUID(), randomUUID(), randomUUID()];
+  const [page, incident, maintenance] = [randomUUID(), randomUUID(), randomUUID()];
   const delivery = {
     delivery_id: randomUUID(),
     channel_id: channel,
@@ -223,6 +224,75 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
       erased_at: at,
     },
     RecordRedacted: { project_id: projectId, reason: 'retention', leaf_hash: `${'A'.repeat(43)}=` },
+    StatusPageCreated: {
+      page_id: page,
+      project_id: projectId,
+      slug: `sample-${page.slice(0, 8)}`,
+      title: 'Sample',
+      description: null,
+      groups: [{ name: 'Sample', monitor_ids: [monitor] }],
+      published: true,
+      show_uptime_days: 90,
+      custom_domain: null,
+      auto_incidents: false,
+      created_at: at,
+    },
+    StatusPageUpdated: { page_id: page, project_id: projectId, changes: { title: 'Sample 2' }, updated_at: at },
+    StatusPageDeleted: { page_id: page, project_id: projectId, deleted_at: at },
+    PageNameClaimed: { page_id: page, project_id: projectId, name: `sample-${page.slice(0, 8)}`, claimed_at: at },
+    PageNameReleased: { page_id: page, project_id: projectId, name: `sample-${page.slice(0, 8)}`, released_at: at },
+    IncidentOpened: {
+      incident_id: incident,
+      project_id: projectId,
+      title: 'Sample',
+      status: 'investigating',
+      impact: 'minor',
+      monitor_ids: [monitor],
+      update_id: randomUUID(),
+      message: 'Looking',
+      opened_at: at,
+    },
+    IncidentUpdatePosted: {
+      incident_id: incident,
+      project_id: projectId,
+      update_id: randomUUID(),
+      status: 'resolved',
+      message: 'Fixed',
+      posted_at: at,
+    },
+    IncidentDeleted: { incident_id: incident, project_id: projectId, deleted_at: at },
+    MaintenanceScheduled: {
+      maintenance_id: maintenance,
+      project_id: projectId,
+      title: 'Sample',
+      description: null,
+      monitor_ids: 'all',
+      schedule: { kind: 'once', starts_at: at, ends_at: '2026-01-01T01:00:00.000Z' },
+      created_at: at,
+    },
+    MaintenanceUpdated: {
+      maintenance_id: maintenance,
+      project_id: projectId,
+      changes: { title: 'S2' },
+      updated_at: at,
+    },
+    MaintenanceStarted: {
+      maintenance_id: maintenance,
+      project_id: projectId,
+      occurrence_start: at,
+      occurrence_end: '2026-01-01T01:00:00.000Z',
+      title: 'Sample',
+      monitor_ids: 'all',
+      at,
+    },
+    MaintenanceEnded: {
+      maintenance_id: maintenance,
+      project_id: projectId,
+      occurrence_start: at,
+      occurrence_end: '2026-01-01T01:00:00.000Z',
+      at: '2026-01-01T01:00:00.000Z',
+    },
+    MaintenanceDeleted: { maintenance_id: maintenance, project_id: projectId, deleted_at: at },
   };
   return Object.entries(samples).map(([type, data]) => ({ type, data }) as DomainEvent);
 };

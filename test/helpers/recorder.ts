@@ -56,6 +56,23 @@ const streamOf = (e: DomainEvent): string => {
       return streams.anomaliesStream(e.data.project_id);
     case 'CheckpointSigned':
       return streams.checkpointsStream(e.data.project_id);
+    case 'StatusPageCreated':
+    case 'StatusPageUpdated':
+    case 'StatusPageDeleted':
+      return streams.statusPageStream(e.data.page_id);
+    case 'PageNameClaimed':
+    case 'PageNameReleased':
+      return streams.pageNameStream('slug', e.data.name);
+    case 'IncidentOpened':
+    case 'IncidentUpdatePosted':
+    case 'IncidentDeleted':
+      return streams.incidentStream(e.data.incident_id);
+    case 'MaintenanceScheduled':
+    case 'MaintenanceUpdated':
+    case 'MaintenanceDeleted':
+    case 'MaintenanceStarted':
+    case 'MaintenanceEnded':
+      return streams.maintenanceStream(e.data.maintenance_id);
   }
 };
 
