@@ -7,6 +7,7 @@ import { deliveriesContract } from './read-models/deliveries.ts';
 import { derivedSessionsContract } from './read-models/derived-sessions.ts';
 import { modelsTest, type OpenedReadModels, type ReadModelsContractOptions } from './read-models/harness.ts';
 import { maskingContract } from './read-models/masking.ts';
+import { monitorUptimeDaysContract } from './read-models/monitor-uptime-days.ts';
 import { monitorsContract } from './read-models/monitors.ts';
 import { orphansContract } from './read-models/orphans.ts';
 import { statsContract } from './read-models/stats.ts';
@@ -32,4 +33,5 @@ export const readModelsContract = (
   anomaliesContract(withModels);
   treeContract(withModels);
   maskingContract(withModels);
+  monitorUptimeDaysContract(withModels);
 };

@@ -273,6 +273,18 @@ class MongoMonitorsQueries implements MonitorsQueries {
     const of = (buckets: UptimeDoc[], id: string) => buckets.filter((b) => b.monitor_id === id);
     return new Map(ids.map((id) => [id, uptimeAt(of(hours, id), of(days, id), now)]));
   }
+
+  async uptimeDays(ids: readonly string[], fromDay: number, now: Date): Promise<Map<string, UptimeBucket[]>> {
+    const docs = await this.db
+      .collection<UptimeDoc>(UPTIME_DAYS)
+      .find({ monitor_id: { $in: [...ids] }, start: { $gte: fromDay, $lte: uptimeDayOf(now) } })
+      .sort({ start: 1 })
+      .toArray();
+    const days = new Map<string, UptimeBucket[]>(ids.map((id) => [id, []]));
+    for (const { monitor_id, start, ok, total, ok_response_ms } of docs)
+      days.get(monitor_id)?.push({ start, ok, total, ok_response_ms });
+    return days;
+  }
 }
 
 export const mongoMonitors: MongoReadModel<MonitorsWriter, MonitorsQueries> = {

@@ -5,7 +5,7 @@ import type {
   MonitorStatus,
   SettingsChanges,
 } from '../../domain/monitor.ts';
-import type { MonitorUptime } from '../../domain/monitor-uptime.ts';
+import type { MonitorUptime, UptimeBucket } from '../../domain/monitor-uptime.ts';
 import type { MonitorType } from '../../domain/monitor-options.ts';
 import type { Scope } from '../../domain/scope.ts';
 
@@ -91,6 +91,10 @@ export interface MonitorsQueries {
   history(id: string, limit: number): Promise<CheckView[]>;
   /** The uptime of each monitor at `now`; a monitor without buckets maps to nulls. */
   uptime(ids: readonly string[], now: Date): Promise<Map<string, MonitorUptime>>;
+  /** Each monitor's day buckets from the UTC day starting at `fromDay` (epoch ms) to the day of
+   *  `now`, oldest first: a status page's bars. Days without checks have no bucket; a monitor
+   *  without buckets maps to an empty list. Only the last UPTIME_DAYS_KEPT days are kept. */
+  uptimeDays(ids: readonly string[], fromDay: number, now: Date): Promise<Map<string, UptimeBucket[]>>;
   /** Every monitor's schedule, all projects: what a worker lists to plan its checks, far
    *  cheaper than `list` at 10,000 monitors (no settings or options decoded). */
   scheduled(): Promise<MonitorSchedule[]>;

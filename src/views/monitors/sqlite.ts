@@ -298,6 +298,10 @@ class SqliteMonitorsQueries implements MonitorsQueries {
       days: db.prepare<[string, number], UptimeBucket>(
         'SELECT day AS start, ok, total, ok_response_ms FROM monitor_uptime_days WHERE monitor_id = ? AND day >= ?',
       ),
+      daysBetween: db.prepare<[string, number, number], UptimeBucket>(
+        'SELECT day AS start, ok, total, ok_response_ms FROM monitor_uptime_days ' +
+          'WHERE monitor_id = ? AND day >= ? AND day <= ? ORDER BY day',
+      ),
       // A creation moves the count and the newest created_at, a deletion the count, an update
       // updated_at and usually the sums: a change that moves none is for the periodic full pass.
       scheduled: db.prepare<[], ScheduleRow>(
@@ -343,6 +347,11 @@ class SqliteMonitorsQueries implements MonitorsQueries {
     return new Map(
       ids.map((id) => [id, uptimeAt(this.stmts.hours.all(id, fromHour), this.stmts.days.all(id, fromDay), now)]),
     );
+  }
+
+  async uptimeDays(ids: readonly string[], fromDay: number, now: Date): Promise<Map<string, UptimeBucket[]>> {
+    const today = uptimeDayOf(now);
+    return new Map(ids.map((id) => [id, this.stmts.daysBetween.all(id, fromDay, today)]));
   }
 
   async scheduled(): Promise<MonitorSchedule[]> {
