@@ -7,11 +7,13 @@ import { anomalyWindowsProjection } from '../../projections/anomaly-windows.ts';
 import { auditEventsProjection } from '../../projections/audit-events.ts';
 import { channelsProjection } from '../../projections/channels.ts';
 import { deliveriesProjection } from '../../projections/deliveries.ts';
+import { incidentsProjection } from '../../projections/incidents.ts';
 import { derivedSessionsProjection } from '../../projections/derived-sessions.ts';
 import { maskingProjection } from '../../projections/masking.ts';
 import { monitorsProjection } from '../../projections/monitors.ts';
 import { orphansProjection } from '../../projections/orphans.ts';
 import { statsProjection } from '../../projections/stats.ts';
+import { statusPagesProjection } from '../../projections/status-pages.ts';
 import { treeProjection } from '../../projections/tree.ts';
 import { retentionProjection } from '../../projections/retention.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
@@ -32,10 +34,12 @@ import { sqliteAuditEvents } from '../views/audit-events/sqlite.ts';
 import { sqliteChannels } from '../views/channels/sqlite.ts';
 import { sqliteDeliveries } from '../views/deliveries/sqlite.ts';
 import { sqliteDerivedSessions } from '../views/derived-sessions/sqlite.ts';
+import { sqliteIncidents } from '../views/incidents/sqlite.ts';
 import { sqliteMasking } from '../views/masking/sqlite.ts';
 import { sqliteMonitors } from '../views/monitors/sqlite.ts';
 import { sqliteOrphans } from '../views/orphans/sqlite.ts';
 import { sqliteStats } from '../views/stats/sqlite.ts';
+import { sqliteStatusPages } from '../views/status-pages/sqlite.ts';
 import { sqliteTree } from '../views/tree/sqlite.ts';
 import { sqliteRetention } from '../views/retention/sqlite.ts';
 
@@ -95,6 +99,12 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   ),
   deliveries: projected(deliveriesProjection, sqliteDeliveries, () =>
     import('../views/deliveries/mongo.ts').then((m) => m.mongoDeliveries),
+  ),
+  statusPages: projected(statusPagesProjection, sqliteStatusPages, () =>
+    import('../views/status-pages/mongo.ts').then((m) => m.mongoStatusPages),
+  ),
+  incidents: projected(incidentsProjection, sqliteIncidents, () =>
+    import('../views/incidents/mongo.ts').then((m) => m.mongoIncidents),
   ),
 };
 

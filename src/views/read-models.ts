@@ -5,10 +5,12 @@ import type { AuditEventsQueries, AuditEventsWriter } from './audit-events/port.
 import type { ChannelsQueries, ChannelsWriter } from './channels/port.ts';
 import type { DeliveriesQueries, DeliveriesWriter } from './deliveries/port.ts';
 import type { DerivedSessionsQueries, DerivedSessionsWriter } from './derived-sessions/port.ts';
+import type { IncidentsQueries, IncidentsWriter } from './incidents/port.ts';
 import type { MaskingQueries, MaskingWriter } from './masking/port.ts';
 import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
 import type { StatsQueries, StatsWriter } from './stats/port.ts';
+import type { StatusPagesQueries, StatusPagesWriter } from './status-pages/port.ts';
 import type { TreeQueries, TreeWriter } from './tree/port.ts';
 import type { RetentionQueries, RetentionWriter } from './retention/port.ts';
 import type { Leases, ProjectionStore } from './store/port.ts';
@@ -31,6 +33,8 @@ export interface ReadModels {
   readonly masking: MaskingQueries;
   readonly tree: TreeQueries;
   readonly retention: RetentionQueries;
+  readonly statusPages: StatusPagesQueries;
+  readonly incidents: IncidentsQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -45,6 +49,8 @@ export interface ReadModels {
     readonly masking: ProjectionStore<MaskingWriter>;
     readonly tree: ProjectionStore<TreeWriter>;
     readonly retention: ProjectionStore<RetentionWriter>;
+    readonly statusPages: ProjectionStore<StatusPagesWriter>;
+    readonly incidents: ProjectionStore<IncidentsWriter>;
   };
   close(): Promise<void>;
 }

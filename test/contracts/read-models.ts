@@ -5,12 +5,14 @@ import { auditEventsContract } from './read-models/audit-events.ts';
 import { channelsContract } from './read-models/channels.ts';
 import { deliveriesContract } from './read-models/deliveries.ts';
 import { derivedSessionsContract } from './read-models/derived-sessions.ts';
+import { incidentsContract } from './read-models/incidents.ts';
 import { modelsTest, type OpenedReadModels, type ReadModelsContractOptions } from './read-models/harness.ts';
 import { maskingContract } from './read-models/masking.ts';
 import { monitorUptimeDaysContract } from './read-models/monitor-uptime-days.ts';
 import { monitorsContract } from './read-models/monitors.ts';
 import { orphansContract } from './read-models/orphans.ts';
 import { statsContract } from './read-models/stats.ts';
+import { statusPagesContract } from './read-models/status-pages.ts';
 import { treeContract } from './read-models/tree.ts';
 
 /** The read-model contract, for every read-store adapter: each read model's suite
@@ -34,4 +36,6 @@ export const readModelsContract = (
   treeContract(withModels);
   maskingContract(withModels);
   monitorUptimeDaysContract(withModels);
+  statusPagesContract(withModels);
+  incidentsContract(withModels);
 };

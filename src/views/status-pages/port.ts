@@ -18,7 +18,10 @@ export interface PageVersion {
   version: string;
 }
 
+/** A version only ever moves forward (to a later position), so writes may land in any order
+ *  within a batch, and a replayed one changes nothing. */
 export interface StatusPagesWriter {
+  /** A page at version `position`; a page of that id already there is left as it is. */
   created(view: StatusPageView, position: string): void;
   updated(id: string, changes: StatusPageChanges, updatedAt: string, position: string): void;
   deleted(id: string): void;
