@@ -8,6 +8,7 @@ import { auditEventsProjection } from '../../projections/audit-events.ts';
 import { channelsProjection } from '../../projections/channels.ts';
 import { deliveriesProjection } from '../../projections/deliveries.ts';
 import { derivedSessionsProjection } from '../../projections/derived-sessions.ts';
+import { maintenancesProjection } from '../../projections/maintenances.ts';
 import { maskingProjection } from '../../projections/masking.ts';
 import { monitorsProjection } from '../../projections/monitors.ts';
 import { orphansProjection } from '../../projections/orphans.ts';
@@ -32,6 +33,7 @@ import { sqliteAuditEvents } from '../views/audit-events/sqlite.ts';
 import { sqliteChannels } from '../views/channels/sqlite.ts';
 import { sqliteDeliveries } from '../views/deliveries/sqlite.ts';
 import { sqliteDerivedSessions } from '../views/derived-sessions/sqlite.ts';
+import { sqliteMaintenances } from '../views/maintenances/sqlite.ts';
 import { sqliteMasking } from '../views/masking/sqlite.ts';
 import { sqliteMonitors } from '../views/monitors/sqlite.ts';
 import { sqliteOrphans } from '../views/orphans/sqlite.ts';
@@ -95,6 +97,9 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   ),
   deliveries: projected(deliveriesProjection, sqliteDeliveries, () =>
     import('../views/deliveries/mongo.ts').then((m) => m.mongoDeliveries),
+  ),
+  maintenances: projected(maintenancesProjection, sqliteMaintenances, () =>
+    import('../views/maintenances/mongo.ts').then((m) => m.mongoMaintenances),
   ),
 };
 

@@ -5,6 +5,7 @@ import type { AuditEventsQueries, AuditEventsWriter } from './audit-events/port.
 import type { ChannelsQueries, ChannelsWriter } from './channels/port.ts';
 import type { DeliveriesQueries, DeliveriesWriter } from './deliveries/port.ts';
 import type { DerivedSessionsQueries, DerivedSessionsWriter } from './derived-sessions/port.ts';
+import type { MaintenancesQueries, MaintenancesWriter } from './maintenances/port.ts';
 import type { MaskingQueries, MaskingWriter } from './masking/port.ts';
 import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
@@ -31,6 +32,7 @@ export interface ReadModels {
   readonly masking: MaskingQueries;
   readonly tree: TreeQueries;
   readonly retention: RetentionQueries;
+  readonly maintenances: MaintenancesQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -45,6 +47,7 @@ export interface ReadModels {
     readonly masking: ProjectionStore<MaskingWriter>;
     readonly tree: ProjectionStore<TreeWriter>;
     readonly retention: ProjectionStore<RetentionWriter>;
+    readonly maintenances: ProjectionStore<MaintenancesWriter>;
   };
   close(): Promise<void>;
 }

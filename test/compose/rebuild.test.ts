@@ -161,6 +161,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
         'channels',
         'deliveries',
         'derived-sessions',
+        'maintenances',
         'masking',
         'monitors',
         'orphans',

@@ -6,6 +6,7 @@ import { channelsContract } from './read-models/channels.ts';
 import { deliveriesContract } from './read-models/deliveries.ts';
 import { derivedSessionsContract } from './read-models/derived-sessions.ts';
 import { modelsTest, type OpenedReadModels, type ReadModelsContractOptions } from './read-models/harness.ts';
+import { maintenancesContract } from './read-models/maintenances.ts';
 import { maskingContract } from './read-models/masking.ts';
 import { monitorsContract } from './read-models/monitors.ts';
 import { orphansContract } from './read-models/orphans.ts';
@@ -32,4 +33,5 @@ export const readModelsContract = (
   anomaliesContract(withModels);
   treeContract(withModels);
   maskingContract(withModels);
+  maintenancesContract(withModels);
 };
