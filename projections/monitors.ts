@@ -51,13 +51,19 @@ export const monitorsProjection: Projection<MonitorsWriter> = {
         writer.status(event.data.monitor_id, 'UP', event.data.came_up_at);
         break;
       case 'CheckRecorded': {
-        const { monitor_id, project_id: _, status_code, error, ...check } = event.data;
+        const { monitor_id, project_id: _, status_code, error, in_maintenance, ...check } = event.data;
         writer.checked(
           monitor_id,
-          { ...check, status_code: status_code ?? null, error: error ?? null },
+          {
+            ...check,
+            status_code: status_code ?? null,
+            error: error ?? null,
+            ...(in_maintenance ? { in_maintenance } : {}),
+          },
           recorded.position,
         );
-        writer.counted(monitor_id, check, recorded.position);
+        // A check under a maintenance window is history, not uptime: planned work is no outage.
+        if (!in_maintenance) writer.counted(monitor_id, check, recorded.position);
         break;
       }
       default:

@@ -73,40 +73,57 @@ export const deleteMonitor = (deps: CommandDeps, id: string, ctx: CommandContext
 /** Records a check in the monitor's checks stream and, when it changes the monitor's state, the
  *  transition in the monitor's stream (decided again if another worker recorded one first, which
  *  usually makes it none). `loaded`: the monitor as the caller just read it, to save a read. A
- *  check of a deleted monitor records nothing. */
+ *  check of a deleted monitor records nothing. `inMaintenance`: a maintenance window covered the
+ *  monitor when it was checked; the check and its transition say so. */
 export const recordCheck = async (
   deps: CommandDeps,
   id: string,
   result: CheckResult,
   ctx: CommandContext,
   loaded?: Loaded<MonitorState>,
+  inMaintenance = false,
 ): Promise<Handled<MonitorState>> => {
   const current = loaded ?? (await loadMonitor(deps, id));
   const { state } = current;
   if (state.id === null || state.deleted) return { events: [], position: null, state };
   await deps.log.append(
     checksStream(id),
-    [newEvent({ type: 'CheckRecorded', data: { monitor_id: id, project_id: state.projectId, ...result } }, ctx)],
+    [
+      newEvent(
+        {
+          type: 'CheckRecorded',
+          data: {
+            monitor_id: id,
+            project_id: state.projectId,
+            ...result,
+            ...(inMaintenance ? { in_maintenance: true as const } : {}),
+          },
+        },
+        ctx,
+      ),
+    ],
     'any',
   );
-  return handle(deps, monitorStream(id), monitorDecider, { type: 'RecordCheck', result }, ctx, current);
+  const command = { type: 'RecordCheck' as const, result, ...(inMaintenance ? { in_maintenance: true } : {}) };
+  return handle(deps, monitorStream(id), monitorDecider, command, ctx, current);
 };
 
 export type BeatOutcome = 'recorded' | 'paused';
 
 /** A beat of a heartbeat monitor (found by its token): recorded as a check, a transition when it
- *  changes the state. A paused monitor records nothing. */
+ *  changes the state. A paused monitor records nothing. `inMaintenance` as for recordCheck. */
 export const recordBeat = async (
   deps: CommandDeps,
   id: string,
   report: BeatReport,
   ctx: CommandContext,
+  inMaintenance = false,
 ): Promise<BeatOutcome> => {
   const loaded = await loadMonitor(deps, id);
   const { state } = loaded;
   if (state.id === null || state.deleted || state.settings.type !== 'heartbeat') throw notFound('heartbeat monitor');
   if (!state.settings.enabled) return 'paused';
-  await recordCheck(deps, id, beatResult(ctx.now(), report), ctx, loaded);
+  await recordCheck(deps, id, beatResult(ctx.now(), report), ctx, loaded, inMaintenance);
   return 'recorded';
 };
 
@@ -116,9 +133,10 @@ export const watchHeartbeat = async (
   id: string,
   ctx: CommandContext,
   loaded?: Loaded<MonitorState>,
+  inMaintenance = false,
 ): Promise<Handled<MonitorState> | null> => {
   const current = loaded ?? (await loadMonitor(deps, id));
   const last = await deps.log.readLast(checksStream(id));
   const missed = missedBeat(current.state, last === null ? null : (last.data as CheckResult), ctx.now());
-  return missed === null ? null : recordCheck(deps, id, missed, ctx, current);
+  return missed === null ? null : recordCheck(deps, id, missed, ctx, current, inMaintenance);
 };

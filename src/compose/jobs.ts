@@ -4,6 +4,8 @@ import { anomalyScanJob } from '../jobs/anomaly-scan.ts';
 import { logTrimJob } from '../jobs/log-trim.ts';
 import { logCompactionJob } from '../jobs/log-compaction.ts';
 import { erasureJob } from '../jobs/erasure.ts';
+import { MAINTENANCE_CLOCK_EVERY_MS, maintenanceClockJob } from '../jobs/maintenance-clock.ts';
+import { MaintenanceWindows } from '../jobs/maintenance-windows.ts';
 import { retentionJob } from '../jobs/retention.ts';
 import type { RetentionDeps } from '../commands/retention.ts';
 import { WorkerJobs, type RepeatingJob, type WorkerJobsOptions } from '../jobs/worker-jobs.ts';
@@ -25,6 +27,10 @@ export interface WorkerJobsTuning {
   retentionNow?: () => Date;
   /** How often the erasure job looks for requests (default ERASURE_EVERY_MS). */
   erasureEveryMs?: number;
+  /** How often the maintenance clock looks (default MAINTENANCE_CLOCK_EVERY_MS). */
+  maintenanceEveryMs?: number;
+  /** How old the maintenance windows a check consults may be (default WINDOWS_REFRESH_MS). */
+  maintenanceRefreshMs?: number;
 }
 
 /** Erasure requests wait at most this long for the job to take them. */
@@ -76,8 +82,8 @@ export const erasureJobOf = (
     now,
   );
 
-/** Monitor checks, the anomaly scan, retention, erasures and log upkeep on Agenda. A job store that cannot be reached
- *  stops start-up with a clear error. */
+/** Monitor checks, the maintenance clock, the anomaly scan, retention, erasures and log upkeep on
+ *  Agenda. A job store that cannot be reached stops start-up with a clear error. */
 export const startWorkerJobs = async (
   runtime: Runtime,
   config: Pick<
@@ -113,6 +119,10 @@ export const startWorkerJobs = async (
     },
     tuning.scanNow ?? (() => new Date()),
   );
+  // One view of the maintenance windows per worker, for its checks and the clock alike.
+  const windows = new MaintenanceWindows(runtime.readModels.maintenances, logger, {
+    refreshMs: tuning.maintenanceRefreshMs,
+  });
   const repeating: RepeatingJob[] = [
     tuning.onScan ? { ...scan, run: () => scan.run().then(tuning.onScan) } : scan,
     logTrimJob(runtime.log, logger, tuning.trimEveryMs),
@@ -121,10 +131,11 @@ export const startWorkerJobs = async (
       : [logCompactionJob(runtime.log, logger, config.logCompactionEveryMs)]),
     retentionJobOf(runtime, config.retentionEveryMs, logger, tuning.retentionNow),
     erasureJobOf(runtime, tuning.erasureEveryMs ?? ERASURE_EVERY_MS, logger, tuning.retentionNow),
+    maintenanceClockJob({ log: runtime.log, windows }, logger, tuning.maintenanceEveryMs ?? MAINTENANCE_CLOCK_EVERY_MS),
   ];
   const jobs = new WorkerJobs(
     store.backend,
-    { log: runtime.log, monitors: runtime.readModels.monitors, egress: runtime.egress, metrics },
+    { log: runtime.log, monitors: runtime.readModels.monitors, egress: runtime.egress, metrics, maintenance: windows },
     logger,
     { ...tuning.scheduler, repeating },
   );

@@ -9,6 +9,7 @@ import { channelsProjection } from '../../projections/channels.ts';
 import { deliveriesProjection } from '../../projections/deliveries.ts';
 import { incidentsProjection } from '../../projections/incidents.ts';
 import { derivedSessionsProjection } from '../../projections/derived-sessions.ts';
+import { maintenancesProjection } from '../../projections/maintenances.ts';
 import { maskingProjection } from '../../projections/masking.ts';
 import { monitorsProjection } from '../../projections/monitors.ts';
 import { orphansProjection } from '../../projections/orphans.ts';
@@ -35,6 +36,7 @@ import { sqliteChannels } from '../views/channels/sqlite.ts';
 import { sqliteDeliveries } from '../views/deliveries/sqlite.ts';
 import { sqliteDerivedSessions } from '../views/derived-sessions/sqlite.ts';
 import { sqliteIncidents } from '../views/incidents/sqlite.ts';
+import { sqliteMaintenances } from '../views/maintenances/sqlite.ts';
 import { sqliteMasking } from '../views/masking/sqlite.ts';
 import { sqliteMonitors } from '../views/monitors/sqlite.ts';
 import { sqliteOrphans } from '../views/orphans/sqlite.ts';
@@ -105,6 +107,9 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   ),
   incidents: projected(incidentsProjection, sqliteIncidents, () =>
     import('../views/incidents/mongo.ts').then((m) => m.mongoIncidents),
+  ),
+  maintenances: projected(maintenancesProjection, sqliteMaintenances, () =>
+    import('../views/maintenances/mongo.ts').then((m) => m.mongoMaintenances),
   ),
 };
 

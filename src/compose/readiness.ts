@@ -18,6 +18,7 @@ export const API_READ_MODELS: readonly ReadModelKey[] = [
   'tree',
   'deliveries',
   'retention',
+  'maintenances',
 ];
 
 /** Readiness: the API can serve. The bootstrap is done (the admin can log in), the log takes

@@ -15,8 +15,9 @@ export const Source = t.keyof({ backend: null, browser: null }, 'backend | brows
 
 /** The catalogue of audit events' `event_type`, by name: what recorded the event. Ingest records
  *  `http`; the service records the rest in the same list (SPEC 6): its own access and changes
- *  (`system.access`), monitor transitions (`system.healthcheck.down`, `system.healthcheck.up`)
- *  and anomaly alerts (`system.alert`). */
+ *  (`system.access`), monitor transitions (`system.healthcheck.down`, `system.healthcheck.up`),
+ *  anomaly alerts (`system.alert`) and maintenance windows opening and closing
+ *  (`system.maintenance.started`, `system.maintenance.ended`). */
 export const AUDIT_EVENT_TYPE = {
   http: 'http',
   alert: 'system.alert',
@@ -24,6 +25,8 @@ export const AUDIT_EVENT_TYPE = {
   healthcheckUp: 'system.healthcheck.up',
   certificateExpiring: 'system.healthcheck.certificate_expiring',
   access: 'system.access',
+  maintenanceStarted: 'system.maintenance.started',
+  maintenanceEnded: 'system.maintenance.ended',
 } as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPE)[keyof typeof AUDIT_EVENT_TYPE];
 /** Every `event_type`, in the catalogue's order. */

@@ -21,7 +21,8 @@ export const deliveryIdOf = (eventId: string, channelId: string): string => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
 
-export const SkipReason = t.keyof({ quiet_period: null, stale: null });
+/** `maintenance`: a transition while a maintenance window covered the monitor. */
+export const SkipReason = t.keyof({ quiet_period: null, stale: null, maintenance: null });
 export type SkipReason = t.TypeOf<typeof SkipReason>;
 
 const About = {
@@ -36,8 +37,8 @@ const About = {
 export const deliveryEvents = {
   /** To be sent. */
   DeliveryScheduled: t.type({ ...About, scheduled_at: t.string }),
-  /** Not to be sent: inside the channel's quiet period for the monitor, or older than the
-   *  delivery window when the reactor reached it. */
+  /** Not to be sent: a transition inside a maintenance window, inside the channel's quiet period
+   *  for the monitor, or older than the delivery window when the reactor reached it. */
   DeliverySkipped: t.type({ ...About, reason: SkipReason, detail: t.string, skipped_at: t.string }),
   /** One try. `final`: no other try follows on its own (it got through, the answer will not
    *  change, or the tries are used up). */

@@ -137,8 +137,9 @@ export const maintenanceEvents = {
     monitor_ids: t.union([t.literal('all'), t.array(t.string)]),
     at: t.string,
   }),
-  /** It closed: at its end, or earlier when the window was changed or deleted. */
-  MaintenanceEnded: t.type({ ...ids, ...window, at: t.string }),
+  /** It closed: at its end, or earlier when the window was changed or deleted. `title`: the
+   *  window's then, for the audit event that says so. */
+  MaintenanceEnded: t.intersection([t.type({ ...ids, ...window, at: t.string }), t.partial({ title: t.string })]),
 } as const;
 
 export interface MaintenanceState {
@@ -214,6 +215,7 @@ export const maintenanceDecider: Decider<MaintenanceState, MaintenanceCommand> =
                 occurrence_start: state.open.start,
                 occurrence_end: state.open.end,
                 at: at < state.open.end ? at : state.open.end,
+                ...(state.settings === null ? {} : { title: state.settings.title }),
               },
             },
           ];

@@ -104,6 +104,8 @@ export const CheckResult = t.intersection([
 export type CheckResult = t.TypeOf<typeof CheckResult>;
 
 const ids = { monitor_id: t.string, project_id: t.string };
+/** Made under a maintenance window: left out of uptime, notified to no one (monitors.md). */
+const InMaintenance = t.partial({ in_maintenance: t.literal(true) });
 
 /** The facts about a monitor; transition events carry what an auditor needs without a join. */
 export const monitorEvents = {
@@ -115,7 +117,7 @@ export const monitorEvents = {
   ]),
   MonitorUpdated: t.type({ ...ids, changes: SettingsChanges, updated_at: t.string }),
   MonitorDeleted: t.type({ ...ids, deleted_at: t.string }),
-  CheckRecorded: t.intersection([t.type(ids), CheckResult]),
+  CheckRecorded: t.intersection([t.type(ids), CheckResult, InMaintenance]),
   /** The first check of a monitor found it UP: no transition, but the state is now known. */
   MonitorStatusEstablished: t.intersection([t.type({ ...ids, status: t.literal('UP') }), CheckResult]),
   /** A check that would change the state, not yet confirmed (`streak` of `down_after` or
@@ -137,6 +139,7 @@ export const monitorEvents = {
       error: t.string,
     }),
     t.partial({ status_code: t.number, method: t.string, failed_checks: t.number }),
+    InMaintenance,
   ]),
   MonitorCameUp: t.intersection([
     t.type({
@@ -149,6 +152,7 @@ export const monitorEvents = {
       downtime_seconds: t.number,
     }),
     t.partial({ method: t.string }),
+    InMaintenance,
   ]),
   /** A check saw a certificate within one of `cert_expiry_warn_days` of its expiry: once per
    *  threshold and certificate (`threshold_days`: the nearest threshold crossed). */
@@ -272,8 +276,8 @@ const methodOf = (s: MonitorSettings) =>
  *  for a service that is already down must say so); a first check that passes only establishes
  *  UP. A check toward another state changes it only as the `down_after`-th (`up_after`-th) in a
  *  row; the ones before are MonitorConfirming, and a check that breaks the run ends it. With
- *  both at 1 (the default) this is SPEC's rule exactly. */
-export const decideTransition = (state: MonitorState, result: CheckResult): Transition | null => {
+ *  both at 1 (the default) this is SPEC's rule exactly. `maintenance`: a window covered the monitor. */
+export const decideTransition = (state: MonitorState, result: CheckResult, maintenance = false): Transition | null => {
   if (state.id === null || state.deleted) return null;
   // A check that started before the current status began (a slow one finishing after a later
   // one) says nothing about the current state.
@@ -292,6 +296,7 @@ export const decideTransition = (state: MonitorState, result: CheckResult): Tran
   if (toward === 'UP' && state.status === 'PENDING')
     return { type: 'MonitorStatusEstablished', data: { ...base, status: 'UP', ...result } };
   const streak = (state.streak?.toward === toward ? state.streak.count : 0) + 1;
+  const marked = maintenance ? { in_maintenance: true as const } : {};
   const needed = toward === 'DOWN' ? (s.down_after ?? 1) : (s.up_after ?? 1);
   if (streak < needed)
     return { type: 'MonitorConfirming', data: { ...base, toward, streak, checked_at: result.checked_at } };
@@ -308,6 +313,7 @@ export const decideTransition = (state: MonitorState, result: CheckResult): Tran
         response_ms: result.response_ms,
         downtime_seconds: Math.max(0, Math.round((Date.parse(result.checked_at) - since) / 1000)),
         ...methodOf(s),
+        ...marked,
       },
     };
   }
@@ -324,6 +330,7 @@ export const decideTransition = (state: MonitorState, result: CheckResult): Tran
       ...(result.status_code === undefined ? {} : { status_code: result.status_code }),
       ...methodOf(s),
       ...(needed > 1 ? { failed_checks: streak } : {}),
+      ...marked,
     },
   };
 };
@@ -386,8 +393,9 @@ export type MonitorCommand =
   | { type: 'UpdateMonitor'; changes: MonitorUpdateInput; at: string }
   | { type: 'DeleteMonitor'; at: string }
   /** A check's result: a transition (or a step toward one) when it changes the monitor's state
-   *  (SPEC 3.1), and a certificate warning when one is due; else nothing. */
-  | { type: 'RecordCheck'; result: CheckResult };
+   *  (SPEC 3.1), and a certificate warning when one is due; else nothing. `in_maintenance`: a
+   *  maintenance window covered the monitor when it was checked (its transition says so). */
+  | { type: 'RecordCheck'; result: CheckResult; in_maintenance?: boolean };
 
 export const monitorDecider: Decider<MonitorState, MonitorCommand> = {
   initialState: initialMonitor,
@@ -432,7 +440,7 @@ export const monitorDecider: Decider<MonitorState, MonitorCommand> = {
           },
         ];
       case 'RecordCheck': {
-        const transition = decideTransition(state, command.result);
+        const transition = decideTransition(state, command.result, command.in_maintenance);
         const warning = decideCertificateWarning(state, command.result);
         return [...(transition ? [transition] : []), ...(warning ? [warning] : [])];
       }

@@ -10,6 +10,9 @@ export interface MonitorCheckDeps extends CommandDeps {
   readonly egress: EgressPolicy;
   /** Where checks are counted and timed (default: nowhere). */
   readonly metrics?: JobMetrics;
+  /** Whether a maintenance window covers a monitor at a time (maintenance-windows.ts; default:
+   *  none ever does). */
+  readonly maintenance?: { covers(projectId: string, monitorId: string, at: Date): Promise<boolean> };
 }
 
 export interface MonitorCheckOptions {
@@ -39,8 +42,9 @@ export const checkMonitor = async (
     const loaded = await loadMonitor(deps, monitorId);
     const { state } = loaded;
     if (state.id === null || state.deleted || !state.settings.enabled) return null;
+    const covered = (at: Date) => deps.maintenance?.covers(state.projectId, monitorId, at) ?? Promise.resolve(false);
     if (state.settings.type === 'heartbeat') {
-      const handled = await watchHeartbeat(deps, monitorId, ctx, loaded);
+      const handled = await watchHeartbeat(deps, monitorId, ctx, loaded, await covered(options.now()));
       outcome = handled === null ? 'up' : 'down';
       logTransitions(logger, monitorId, handled?.events ?? []);
       return retryAt(handled?.state ?? state);
@@ -62,7 +66,9 @@ export const checkMonitor = async (
       probed = await probe(state.settings, deps.egress, options.now);
     }
     const { result, refused } = probed;
-    const handled = await recordCheck(deps, monitorId, result, ctx, loaded);
+    // Judged at the check's own time: a check that began inside a window is the window's.
+    const inMaintenance = await covered(new Date(result.checked_at));
+    const handled = await recordCheck(deps, monitorId, result, ctx, loaded, inMaintenance);
     outcome = result.ok ? 'up' : refused ? 'blocked' : 'down';
     metrics.checked(outcome, result.response_ms / 1000, latenessSeconds);
     logTransitions(logger, monitorId, handled.events);

@@ -283,7 +283,8 @@ class PrometheusTelemetry implements Telemetry {
       registers,
       help:
         'Notification deliveries, by channel type and outcome: sent, failed (after its tries), stale ' +
-        "(older than the delivery window, not sent), quiet (inside the channel's quiet period, not sent).",
+        "(older than the delivery window, not sent), quiet (inside the channel's quiet period, not sent), " +
+        'maintenance (a transition inside a maintenance window, not sent).',
     });
     for (const channel_type of CHANNEL_TYPES)
       for (const outcome of DELIVERY_OUTCOMES) this.notifications.inc({ channel_type, outcome }, 0);

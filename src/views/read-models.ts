@@ -6,6 +6,7 @@ import type { ChannelsQueries, ChannelsWriter } from './channels/port.ts';
 import type { DeliveriesQueries, DeliveriesWriter } from './deliveries/port.ts';
 import type { DerivedSessionsQueries, DerivedSessionsWriter } from './derived-sessions/port.ts';
 import type { IncidentsQueries, IncidentsWriter } from './incidents/port.ts';
+import type { MaintenancesQueries, MaintenancesWriter } from './maintenances/port.ts';
 import type { MaskingQueries, MaskingWriter } from './masking/port.ts';
 import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
@@ -35,6 +36,7 @@ export interface ReadModels {
   readonly retention: RetentionQueries;
   readonly statusPages: StatusPagesQueries;
   readonly incidents: IncidentsQueries;
+  readonly maintenances: MaintenancesQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -51,6 +53,7 @@ export interface ReadModels {
     readonly retention: ProjectionStore<RetentionWriter>;
     readonly statusPages: ProjectionStore<StatusPagesWriter>;
     readonly incidents: ProjectionStore<IncidentsWriter>;
+    readonly maintenances: ProjectionStore<MaintenancesWriter>;
   };
   close(): Promise<void>;
 }

@@ -162,6 +162,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
         'deliveries',
         'derived-sessions',
         'incidents',
+        'maintenances',
         'masking',
         'monitors',
         'orphans',

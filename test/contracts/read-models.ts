@@ -7,6 +7,7 @@ import { deliveriesContract } from './read-models/deliveries.ts';
 import { derivedSessionsContract } from './read-models/derived-sessions.ts';
 import { incidentsContract } from './read-models/incidents.ts';
 import { modelsTest, type OpenedReadModels, type ReadModelsContractOptions } from './read-models/harness.ts';
+import { maintenancesContract } from './read-models/maintenances.ts';
 import { maskingContract } from './read-models/masking.ts';
 import { monitorUptimeDaysContract } from './read-models/monitor-uptime-days.ts';
 import { monitorsContract } from './read-models/monitors.ts';
@@ -38,4 +39,5 @@ export const readModelsContract = (
   monitorUptimeDaysContract(withModels);
   statusPagesContract(withModels);
   incidentsContract(withModels);
+  maintenancesContract(withModels);
 };

@@ -7,10 +7,12 @@ import {
   decideUpdate,
   evolveMonitor,
   initialMonitor,
+  monitorDecider,
   type CheckResult,
   type MonitorState,
 } from '../../src/domain/monitor.ts';
 import { DomainError } from '../../src/domain/errors.ts';
+import { decodeEvent } from '../../src/domain/events.ts';
 
 const created: MonitorState = evolveMonitor(initialMonitor, {
   type: 'MonitorCreated',
@@ -175,3 +177,27 @@ test('an update keeps only real changes and refuses a timeout longer than the in
     ['timeout_seconds'],
   );
 });
+
+test(
+  'a check under a maintenance window marks its transitions, which otherwise follow the same rule; ' +
+    'events recorded before the mark decode as they did',
+  (t) => {
+    const up = evolveMonitor(created, decideTransition(created, pass(0))!);
+    const down = monitorDecider.decide({ type: 'RecordCheck', result: fail(10), in_maintenance: true }, up);
+    t.deepEqual(
+      down.map((e) => e.type),
+      ['MonitorWentDown'],
+    );
+    t.like(down[0]!.data, { in_maintenance: true, went_down_at: at(10) });
+    const back = decideTransition(evolveMonitor(up, down[0]!), pass(20), true);
+    t.like(back?.data, { in_maintenance: true, downtime_seconds: 10 });
+    t.false('in_maintenance' in (decideTransition(up, fail(10))?.data ?? {}), 'outside a window: no mark');
+    t.false('in_maintenance' in (decideTransition(created, pass(0), true)?.data ?? {}), 'no transition, no mark');
+    const { in_maintenance: _, ...unmarked } = down[0]!.data as Record<string, unknown>;
+    t.deepEqual(decodeEvent('1', 'MonitorWentDown', unmarked).data, unmarked);
+    t.notThrows(() => decodeEvent('2', 'CheckRecorded', { monitor_id: 'm1', project_id: 'p1', ...fail(30) }));
+    t.throws(() => decodeEvent('3', 'MonitorWentDown', { ...unmarked, in_maintenance: false }), {
+      message: /invalid field/,
+    });
+  },
+);

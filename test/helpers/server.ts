@@ -184,6 +184,8 @@ export const startTestServer = async ({
         scanNow,
         trimEveryMs: 300,
         erasureEveryMs: 200,
+        maintenanceEveryMs: 200,
+        maintenanceRefreshMs: 100,
         onScan: () => {
           scans += 1;
         },

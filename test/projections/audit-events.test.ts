@@ -313,3 +313,60 @@ it('an erasure gives the rows of one identifier the form that replaying their er
     id: 'replayed-ann',
   });
 });
+
+it(
+  'a maintenance window opening and closing is a system.maintenance.started and .ended row of its project, ' +
+    'each keyed by its event id; a transition inside it is the same healthcheck row as any other',
+  async (t, f) => {
+    const MAINTENANCE = '5a3c1e84-6f71-4293-8eaf-1a2b3c4d5e01';
+    const window = { maintenance_id: MAINTENANCE, project_id: P, occurrence_start: at(0), occurrence_end: at(120) };
+    const started: DomainEvent = {
+      type: 'MaintenanceStarted',
+      data: { ...window, title: 'Database upgrade', monitor_ids: [MONITOR], at: at(3) },
+    };
+    const ended: DomainEvent = { type: 'MaintenanceEnded', data: { ...window, title: 'Database upgrade', at: at(90) } };
+    const inside = wentDown(10, { in_maintenance: true });
+    await f.fold([started, inside, ended]);
+    const common = {
+      project_id: P,
+      path: `maintenance:${MAINTENANCE}`,
+      method: 'POST',
+      identifier: 'system',
+      service_name: 'Database upgrade',
+      environment: 'production',
+      source: 'backend' as const,
+    };
+    const body = {
+      maintenance_id: MAINTENANCE,
+      title: 'Database upgrade',
+      occurrence_start: at(0),
+      occurrence_end: at(120),
+    };
+    t.deepEqual(await f.models.auditEvents.get(f.recorder.recordOf(started).id, { all: true }), {
+      ...common,
+      id: f.recorder.recordOf(started).id,
+      event_type: 'system.maintenance.started',
+      timestamp: at(0),
+      request_body: { ...body, monitor_ids: [MONITOR], seen_at: at(3) },
+    });
+    t.deepEqual(await f.models.auditEvents.get(f.recorder.recordOf(ended).id, { all: true }), {
+      ...common,
+      id: f.recorder.recordOf(ended).id,
+      event_type: 'system.maintenance.ended',
+      timestamp: at(90),
+      request_body: { ...body, ended_at: at(90) },
+    });
+    const listed = await f.models.auditEvents.list(
+      { event_type: 'system.maintenance.ended', page: 1, limit: 10, sort_by: 'timestamp', sort_order: 'asc' },
+      { all: false, projectIds: [P] },
+    );
+    t.deepEqual(
+      listed.data.map((e) => e.id),
+      [f.recorder.recordOf(ended).id],
+    );
+    t.like(await f.models.auditEvents.get(f.recorder.recordOf(inside).id, { all: true }), {
+      event_type: 'system.healthcheck.down',
+      request_body: { url: URL, expected_status: 200, status_code: 0, response_ms: 3, error: REFUSED },
+    });
+  },
+);

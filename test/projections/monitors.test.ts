@@ -38,7 +38,11 @@ const created = (
   type: 'MonitorCreated',
   data: { monitor_id, project_id, created_at: at(second), ...ordersSettings, ...settings },
 });
-const check = (monitor_id: string, second: number, result: Omit<CheckResult, 'checked_at'>): DomainEvent => ({
+const check = (
+  monitor_id: string,
+  second: number,
+  result: Omit<CheckResult, 'checked_at'> & { in_maintenance?: true },
+): DomainEvent => ({
   type: 'CheckRecorded',
   data: { monitor_id, project_id: P, checked_at: at(second), ...result },
 });
@@ -338,4 +342,27 @@ it('the schedule version moves with what the check jobs follow, and not with che
   await after([deleted(LEGACY, 300)]);
   for (const [i, change] of ['an interval', 'a pause', 'a creation', 'a deletion'].entries())
     t.not(versions[i + 2], versions[i + 1], `${change} moves it`);
+});
+
+it('a check under a maintenance window joins the history, marked, and the last check, but not uptime', async (t, f) => {
+  await f.fold([
+    created(ORDERS, P, 0),
+    check(ORDERS, 10, { ok: true, response_ms: 20, status_code: 200 }),
+    check(ORDERS, 20, { ok: false, response_ms: 40, status_code: 503, in_maintenance: true }),
+    check(ORDERS, 30, { ok: false, response_ms: 50, status_code: 503, in_maintenance: true }),
+  ]);
+  t.deepEqual(
+    (await f.models.monitors.history(ORDERS, 50)).map((c) => [c.checked_at, c.ok, c.in_maintenance ?? false]),
+    [
+      [at(30), false, true],
+      [at(20), false, true],
+      [at(10), true, false],
+    ],
+  );
+  t.like(await f.models.monitors.get(ORDERS, { all: true }), { last_checked_at: at(30), last_status_code: 503 });
+  t.like((await f.models.monitors.uptime([ORDERS], new Date(at(60)))).get(ORDERS), {
+    uptime_24h: 1,
+    uptime_90d: 1,
+    avg_response_ms_24h: 20,
+  });
 });

@@ -37,6 +37,8 @@ export const Check = t.intersection([
     certificate: CertificateAnswer,
     dns_records: t.array(t.string),
     heartbeat: t.keyof({ beat: null, missed: null }),
+    // A maintenance window covered the monitor: the check is left out of uptime.
+    in_maintenance: t.literal(true),
   }),
 ]);
 const { type: _type, ...answeredOptions } = optionCodecs;
@@ -71,6 +73,8 @@ export const Monitor = t.intersection([
     avg_response_ms_7d: nullable(Count),
     avg_response_ms_30d: nullable(Count),
     avg_response_ms_90d: nullable(Count),
+    // An open maintenance window covers it now (docs/monitors.md#maintenance-windows).
+    in_maintenance: t.boolean,
   }),
   t.partial(answeredOptions),
 ]);

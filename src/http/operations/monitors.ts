@@ -97,6 +97,7 @@ const monitorExample = {
   avg_response_ms_7d: 88,
   avg_response_ms_30d: 90,
   avg_response_ms_90d: 93,
+  in_maintenance: false,
 };
 const checkExample = {
   checked_at: AT,

@@ -1,3 +1,4 @@
+import { coversMonitor } from '../../domain/maintenance.ts';
 import type { Scope } from '../../domain/scope.ts';
 import { maskedOptions } from '../../domain/monitor-options.ts';
 import { uptimeAt } from '../../domain/monitor-uptime.ts';
@@ -23,18 +24,44 @@ export type ResourceLoaders = {
   readonly [K in ResourceKind]: (id: string, scope: Scope) => Promise<Resources[K] | null>;
 };
 
-/** Monitors as the API answers them: with their uptime at the service clock's now, and their
- *  header values and credentials masked. */
+/** The monitors among these that an open maintenance window covers at `now`: open as the
+ *  maintenance clock recorded it, and not past its end (the clock records the end a few seconds
+ *  late). One read of each project's windows, however many monitors. */
+export const inMaintenance = async (
+  maintenances: ReadModels['maintenances'],
+  monitors: ReadonlyArray<{ id: string; project_id: string }>,
+  now: Date,
+): Promise<Set<string>> => {
+  const covered = new Set<string>();
+  const time = now.getTime();
+  for (const projectId of new Set(monitors.map((m) => m.project_id))) {
+    const open = (await maintenances.ofProject(projectId)).filter(
+      ({ open }) => open !== null && Date.parse(open.start) <= time && time < Date.parse(open.end),
+    );
+    if (open.length === 0) continue;
+    for (const m of monitors)
+      if (m.project_id === projectId && open.some((w) => coversMonitor(w.monitor_ids, m.id))) covered.add(m.id);
+  }
+  return covered;
+};
+
+/** Monitors as the API answers them: with their uptime at the service clock's now, whether a
+ *  maintenance window covers them now, and their header values and credentials masked. */
 export const monitorAnswers = async (
-  monitors: ReadModels['monitors'],
+  readModels: Pick<ReadModels, 'monitors' | 'maintenances'>,
   views: MonitorView[],
   now: Date,
 ): Promise<MonitorResponse[]> => {
-  const uptime = await monitors.uptime(
+  const uptime = await readModels.monitors.uptime(
     views.map((v) => v.id),
     now,
   );
-  return views.map((v) => ({ ...maskedOptions(v), ...(uptime.get(v.id) ?? uptimeAt([], [], now)) }));
+  const covered = await inMaintenance(readModels.maintenances, views, now);
+  return views.map((v) => ({
+    ...maskedOptions(v),
+    ...(uptime.get(v.id) ?? uptimeAt([], [], now)),
+    in_maintenance: covered.has(v.id),
+  }));
 };
 
 export const resourceLoaders = (readModels: ReadModels): ResourceLoaders => ({

@@ -11,13 +11,13 @@ import type { MonitorView } from '../../views/monitors/port.ts';
 import type { RouteDeps } from '../deps.ts';
 import { HISTORY_DEFAULT_LIMIT, type monitorOperations } from '../operations/monitors.ts';
 import { created, type Handlers, noBody, ok } from '../operations/operation.ts';
-import { monitorAnswers } from '../operations/resources.ts';
+import { inMaintenance, monitorAnswers } from '../operations/resources.ts';
 
 /** SPEC 4.10: monitors, their check history, a check on demand, and heartbeats. Every monitor
  *  answered carries its uptime at the service clock's now, its secrets masked. */
 
 const answerOne = async (deps: RouteDeps, view: MonitorView) =>
-  (await monitorAnswers(deps.readModels.monitors, [view], deps.now()))[0]!;
+  (await monitorAnswers(deps.readModels, [view], deps.now()))[0]!;
 
 /** Read-your-writes: the monitor once the read model shows the command's events. */
 const viewAfter = async (deps: RouteDeps, id: string, position: string | null) => {
@@ -29,7 +29,7 @@ export const monitorHandlers: Handlers<typeof monitorOperations, RouteDeps> = {
   list: async ({ query, principal }, deps) =>
     ok(
       await monitorAnswers(
-        deps.readModels.monitors,
+        deps.readModels,
         await deps.readModels.monitors.list(principal.scope, query.project_id),
         deps.now(),
       ),
@@ -82,11 +82,14 @@ const beatHandler = async (
 ) => {
   const monitor = await deps.readModels.monitors.byHeartbeatToken(heartbeatTokenHash(token));
   if (monitor === null) throw new DomainError('not_found', 'heartbeat monitor not found');
+  // A beat is a check: under a maintenance window it is recorded as one, out of uptime and unnotified.
+  const covered = await inMaintenance(deps.readModels.maintenances, [monitor], deps.now());
   const status = await recordBeat(
     deps.commands,
     monitor.id,
     { down: query.status === 'down', message: query.msg, responseMs: query.ping },
     { actor: 'system:heartbeat', correlationId: monitor.id, now: deps.now },
+    covered.has(monitor.id),
   );
   return ok({ status });
 };

@@ -197,7 +197,14 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
     failures: Map<string, number>;
   }
 
-  const dispatch = async (recorded: RecordedEvent, n: Notification, batch: BatchState): Promise<Effect> => {
+  /** `inMaintenance`: a transition while a maintenance window covered the monitor, which no
+   *  channel is sent (each gets a skipped delivery saying so). */
+  const dispatch = async (
+    recorded: RecordedEvent,
+    n: Notification,
+    batch: BatchState,
+    inMaintenance = false,
+  ): Promise<Effect> => {
     // Channels are a projection too: let it reach this event before asking who listens.
     if (!(await caughtUp(channels, recorded.position, 30_000))) {
       throw new Error(`channels read model has not reached position ${recorded.position}`);
@@ -216,6 +223,21 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
         event_id: n.id,
         notification: n,
       };
+      if (inMaintenance) {
+        metrics.delivered(target.type, 'maintenance', 0);
+        await skipDelivery(
+          deps,
+          {
+            ...about,
+            reason: 'maintenance',
+            detail:
+              `not sent: a maintenance window covered the monitor when it went ` +
+              `${n.type === 'monitor.down' ? 'DOWN' : 'UP'} at ${n.timestamp}`,
+          },
+          ctx(n.id),
+        );
+        continue;
+      }
       if (stale) {
         metrics.delivered(target.type, 'stale', 0);
         await skipDelivery(
@@ -309,7 +331,7 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
     switch (event.type) {
       case 'MonitorWentDown':
       case 'MonitorCameUp':
-        return dispatch(recorded, transitionNotification(recorded.id, event), batch);
+        return dispatch(recorded, transitionNotification(recorded.id, event), batch, event.data.in_maintenance);
       case 'CertificateExpiring':
         return dispatch(recorded, certificateNotification(recorded.id, event.data), batch);
       case 'AnomalyDetected':

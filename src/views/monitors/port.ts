@@ -43,8 +43,9 @@ export type MonitorSchedule = Pick<
   | 'updated_at'
 >;
 
-/** A monitor as its routes answer it. */
-export type MonitorResponse = MonitorView & MonitorUptime;
+/** A monitor as its routes answer it: `in_maintenance` while an open maintenance window covers
+ *  it (from the maintenances read model, at the time of the answer). */
+export type MonitorResponse = MonitorView & MonitorUptime & { in_maintenance: boolean };
 
 /** What a check saw beyond SPEC's fields; each only when there was something to see. */
 export interface CheckDetails {
@@ -52,6 +53,8 @@ export interface CheckDetails {
   certificate?: Certificate;
   dns_records?: string[];
   heartbeat?: 'beat' | 'missed';
+  /** A maintenance window covered the monitor: the check is left out of uptime. */
+  in_maintenance?: true;
 }
 
 /** One stored check (SPEC 2.9). */

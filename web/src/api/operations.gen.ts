@@ -88,7 +88,9 @@ export type AuditEvent = {
     | 'system.healthcheck.down'
     | 'system.healthcheck.up'
     | 'system.healthcheck.certificate_expiring'
-    | 'system.access';
+    | 'system.access'
+    | 'system.maintenance.started'
+    | 'system.maintenance.ended';
   timestamp: string;
   path: string;
   method: string;
@@ -148,7 +150,9 @@ export type AuditListItem = {
     | 'system.healthcheck.down'
     | 'system.healthcheck.up'
     | 'system.healthcheck.certificate_expiring'
-    | 'system.access';
+    | 'system.access'
+    | 'system.maintenance.started'
+    | 'system.maintenance.ended';
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   status_code: number | null;
@@ -331,6 +335,7 @@ export type Check = {
   };
   dns_records?: Array<string>;
   heartbeat?: 'beat' | 'missed';
+  in_maintenance?: true;
 };
 
 export type DerivedSession = {
@@ -413,6 +418,7 @@ export type Monitor = {
   avg_response_ms_7d: number | null;
   avg_response_ms_30d: number | null;
   avg_response_ms_90d: number | null;
+  in_maintenance: boolean;
   method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
   headers?: Record<string, string>;
   body?: string;
@@ -760,7 +766,9 @@ export interface Operations {
         | 'system.healthcheck.down'
         | 'system.healthcheck.up'
         | 'system.healthcheck.certificate_expiring'
-        | 'system.access';
+        | 'system.access'
+        | 'system.maintenance.started'
+        | 'system.maintenance.ended';
       page?: number;
       limit?: number;
       sort_by?:
@@ -859,7 +867,9 @@ export interface Operations {
         | 'system.healthcheck.down'
         | 'system.healthcheck.up'
         | 'system.healthcheck.certificate_expiring'
-        | 'system.access';
+        | 'system.access'
+        | 'system.maintenance.started'
+        | 'system.maintenance.ended';
       format?: 'csv' | 'json';
     };
     body: undefined;
@@ -891,7 +901,9 @@ export interface Operations {
             | 'system.healthcheck.down'
             | 'system.healthcheck.up'
             | 'system.healthcheck.certificate_expiring'
-            | 'system.access';
+            | 'system.access'
+            | 'system.maintenance.started'
+            | 'system.maintenance.ended';
           method: 'GET' | 'POST' | 'PUT' | 'DELETE';
           path: string;
           status_code: number | null;
@@ -931,7 +943,9 @@ export interface Operations {
             | 'system.healthcheck.down'
             | 'system.healthcheck.up'
             | 'system.healthcheck.certificate_expiring'
-            | 'system.access';
+            | 'system.access'
+            | 'system.maintenance.started'
+            | 'system.maintenance.ended';
           method: 'GET' | 'POST' | 'PUT' | 'DELETE';
           path: string;
           status_code: number | null;
@@ -1376,6 +1390,7 @@ export interface Operations {
         avg_response_ms_7d: number | null;
         avg_response_ms_30d: number | null;
         avg_response_ms_90d: number | null;
+        in_maintenance: boolean;
         method?: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
         headers?: Record<string, string>;
         body?: string;

@@ -48,6 +48,8 @@ const EVENT_TYPES = everyOf<NonNullable<ListQuery['event_type']>>({
   'system.healthcheck.up': true,
   'system.healthcheck.certificate_expiring': true,
   'system.access': true,
+  'system.maintenance.started': true,
+  'system.maintenance.ended': true,
 });
 const LIMITS = ['20', '50', '100'];
 /** The list's live refresh; only page 1 moves (later pages would shift under the reader). */
