@@ -39,6 +39,8 @@ const shell = ({ page, title, live, main, version }: Shell): string => {
     '<meta name="referrer" content="no-referrer">' +
     `<title>${e(title)}</title><meta name="description" content="${e(description)}">` +
     `<link rel="stylesheet" href="${STATUS_CSS.path}">` +
+    // No icon request: a public page needs no route of its own for one.
+    '<link rel="icon" href="data:,">' +
     `<link rel="alternate" type="application/atom+xml" title="${e(`${page.title}: incidents and maintenance`)}"` +
     ` href="${e(links.feed)}">` +
     `<link rel="alternate" type="application/json" title="${e(`${page.title}: summary`)}" href="${e(links.summary)}">` +

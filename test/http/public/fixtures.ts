@@ -98,10 +98,8 @@ export const buckets = (perDay: (daysAgo: number) => [ok: number, total: number]
   return out;
 };
 
-let updates = 0;
 export const incident = (id: string, over: Partial<IncidentView> = {}): IncidentView => {
   const at = over.created_at ?? '2026-09-10T10:00:00.000Z';
-  updates += 1;
   return {
     id,
     project_id: PROJECT,
@@ -115,7 +113,7 @@ export const incident = (id: string, over: Partial<IncidentView> = {}): Incident
     resolved_at: null,
     updates: [
       {
-        id: `0b0b0000-0000-4000-8000-${String(updates).padStart(12, '0')}`,
+        id: `${id}-update-1`,
         status: 'investigating',
         message: 'We are looking into it.',
         impact: null,
