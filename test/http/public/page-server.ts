@@ -6,7 +6,8 @@ import { type PublicStatus, versionOf } from '../../../src/http/public/status-mo
 
 /** The status page served as the routes will serve it (its CSP, its ETag, 304 on a match, the
  *  assets under their hashed names), on 127.0.0.1, for the browser tests. `set` changes what the
- *  page shows; `requests` counts the page's requests and `fail` answers them with a 503. */
+ *  page shows; `requests` counts the page's requests and `fail` answers them with a 503. The
+ *  history page, when given, is served as it is. */
 export interface PageServer {
   url: string;
   set(status: PublicStatus): void;
@@ -15,7 +16,7 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-export const servePage = async (initial: PublicStatus): Promise<PageServer> => {
+export const servePage = async (initial: PublicStatus, history = ''): Promise<PageServer> => {
   let status = initial;
   const state: PageServer = {
     url: '',
@@ -32,6 +33,11 @@ export const servePage = async (initial: PublicStatus): Promise<PageServer> => {
     if (asset !== undefined) {
       res.writeHead(200, { 'Content-Type': asset.type, ETag: asset.etag, 'Cache-Control': 'no-store' });
       res.end(asset.body);
+      return;
+    }
+    if (path === '/status/acme/history' && history !== '') {
+      res.writeHead(200, { 'Content-Security-Policy': STATUS_PAGE_CSP, 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(history);
       return;
     }
     if (path !== '/status/acme') {
