@@ -58,7 +58,7 @@ const shownDays = (page: Page) =>
     "[...document.querySelector('.bars').children].filter((li) => getComputedStyle(li).display !== 'none').length",
   );
 
-test('on a 375 px phone, light and dark: no sideways scroll, the last 30 days, nothing refused by the CSP', async (t) => {
+test('a 375 px phone, light and dark: no sideways scroll, the last 30 days, nothing the CSP refuses', async (t) => {
   const server = await serve(t);
   const backgrounds: string[] = [];
   for (const dark of [false, true]) {
@@ -186,7 +186,8 @@ test('the Atom feed and the badges parse as XML in Chromium', async (t) => {
     page.evaluate(
       `(() => { const doc = new DOMParser().parseFromString(${JSON.stringify(xml)}, '${type}');` +
         'const root = doc.documentElement;' +
-        "return { root: root.localName, ns: root.namespaceURI, errors: doc.getElementsByTagName('parsererror').length };" +
+        'return { root: root.localName, ns: root.namespaceURI,' +
+        " errors: doc.getElementsByTagName('parsererror').length };" +
         '})()',
     );
   t.deepEqual(await parse(renderAtom(status), 'application/xml'), {
@@ -241,7 +242,8 @@ test('axe-core finds no serious or critical violation, light and dark, phone and
       `${path} at ${width} px${dark ? ', dark' : ''}`,
     );
     t.log(
-      `${path} ${width}${dark ? ' dark' : ''}: ${result.violations.map((v) => `${v.id} (${v.impact})`).join(', ') || 'none'}`,
+      `${path} ${width}${dark ? ' dark' : ''}: ` +
+        (result.violations.map((v) => `${v.id} (${v.impact})`).join(', ') || 'none'),
     );
   }
 });
