@@ -16,9 +16,12 @@ import { BANNER_TEXT, escapeMarkup as e } from './text.ts';
  *  script come from the same origin under hashed names, as the CSP asks (no inline script or
  *  style, no `style` attribute). */
 
+/** A version as an entity tag may hold it (RFC 9110: no quote, space or control). */
+const etagSafe = (version: string): string => version.replace(/[^!#-~]/g, '_');
+
 /** The ETag a route answers the status page with: the live script sends it back as
  *  `If-None-Match`, built the same way from `<main data-version>`. */
-export const etagOf = (version: string): string => `"${version}"`;
+export const etagOf = (version: string): string => `"${etagSafe(version)}"`;
 
 interface Shell {
   page: PublicPage;
@@ -75,14 +78,16 @@ export const statusMain = (status: PublicStatus): string =>
   groupsSection(status.groups) +
   pastSection(status.past, PAST_INCIDENT_DAYS, status.page.links.history);
 
-/** GET /status/:slug. */
-export const renderStatusPage = (status: PublicStatus): string =>
+/** GET /status/:slug. `version`: what the route's ETag is made of (etagOf); by default a digest
+ *  of what the page shows. A route that knows a cheaper one (the page's version in the read
+ *  model, with the hour) can answer 304 before it builds anything. */
+export const renderStatusPage = (status: PublicStatus, version: string = versionOf(status)): string =>
   shell({
     page: status.page,
     title: `${status.page.title}: ${BANNER_TEXT[status.banner]}`,
     live: true,
     main: statusMain(status),
-    version: versionOf(status),
+    version: etagSafe(version),
   });
 
 const pager = (history: PublicHistory): string => {

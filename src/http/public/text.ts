@@ -14,6 +14,13 @@ const xmlChar = (code: number): boolean =>
   code >= 0x10000;
 
 const xmlText = (text: string): string => {
+  // Nearly every text is clean: only a text with a code unit to drop is rebuilt.
+  let clean = true;
+  for (let i = 0; i < text.length && clean; i++) {
+    const c = text.charCodeAt(i);
+    clean = c >= 0x20 ? c < 0xd800 || (c > 0xdfff && c < 0xfffe) : c === 0x9 || c === 0xa || c === 0xd;
+  }
+  if (clean) return text;
   let out = '';
   for (const ch of text) if (xmlChar(ch.codePointAt(0) ?? 0)) out += ch;
   return out;

@@ -68,6 +68,10 @@ test('the page: what a reader, a phone and the live script need', (t) => {
   t.true(html.includes(`<link rel="stylesheet" href="${STATUS_CSS.path}">`));
   t.true(html.includes(`<main id="content" class="wrap" tabindex="-1" data-version="${versionOf(s)}">`));
   t.is(etagOf(versionOf(s)), `"${versionOf(s)}"`);
+  // A route's own version, made safe for an ETag the same way in both places.
+  const own = renderStatusPage(s, 'C:12/P:12 "x"');
+  t.true(own.includes('data-version="C:12/P:12__x_"'));
+  t.is(etagOf('C:12/P:12 "x"'), '"C:12/P:12__x_"');
   t.true(html.includes('role="status" aria-live="polite"'));
   t.true(html.includes('data-banner="partial_outage">Partial outage</h2>'));
   for (const landmark of ['<header', '<main', '<footer']) t.true(html.includes(landmark), landmark);
