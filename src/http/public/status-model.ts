@@ -260,8 +260,8 @@ const daysOf = (
   return out;
 };
 
-/** A maintenance's windows now: a bad rule (refused on save, but stored before a stricter
- *  check) hides the window rather than the page. */
+/** A maintenance's windows now: a rule that cannot be expanded hides its window, not the
+ *  whole page. */
 const windowsOf = (
   schedule: MaintenanceSchedule,
   now: number,
