@@ -1,6 +1,7 @@
 import test from 'ava';
 import { Script } from 'node:vm';
 import { isLeft } from 'fp-ts/lib/Either.js';
+import { jsonSchemaOf } from '../../../src/http/openapi/schema.ts';
 import { STATUS_ASSETS, STATUS_CSS, STATUS_JS } from '../../../src/http/public/assets.ts';
 import { renderAtom } from '../../../src/http/public/atom.ts';
 import { historyOf } from '../../../src/http/public/history-model.ts';
@@ -160,6 +161,8 @@ test('summary.json decodes with its own codec, and says what Statuspage would', 
   ]);
   for (const [s, indicator] of indicators) t.is(summaryOf(s).status.indicator, indicator);
   t.true(isLeft(PublicSummary.decode({ ...summary, status: { indicator: 'fine', description: '' } })));
+  // The API's description can be generated from it.
+  t.like(jsonSchemaOf(PublicSummary), { type: 'object', required: ['page', 'components', 'incidents'] });
 });
 
 test('the Atom feed is well-formed Atom 1.0: ids, titles, updated, links, one entry per update', (t) => {
