@@ -19,6 +19,8 @@ export const API_READ_MODELS: readonly ReadModelKey[] = [
   'deliveries',
   'retention',
   'maintenances',
+  'statusPages',
+  'incidents',
 ];
 
 /** Readiness: the API can serve. The bootstrap is done (the admin can log in), the log takes

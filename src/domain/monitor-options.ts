@@ -237,6 +237,8 @@ export const optionCodecs = {
   ),
   down_after: intRange(1, MAX_CONFIRMATIONS),
   up_after: intRange(1, MAX_CONFIRMATIONS),
+  /** Its badges (/badge/:id/…) are public, whether or not a published status page shows it. */
+  public_badges: t.boolean,
   retry_interval_seconds: intRange(MIN_RETRY_INTERVAL_SECONDS, 3600),
   cert_expiry_warn_days: withSchema(
     new t.Type<number[], number[], unknown>(
@@ -284,6 +286,7 @@ export const StoredOptions = t.partial({
   ),
   down_after: t.number,
   up_after: t.number,
+  public_badges: t.boolean,
   retry_interval_seconds: t.number,
   cert_expiry_warn_days: t.array(t.number),
 });

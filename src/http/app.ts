@@ -17,6 +17,8 @@ import { mount } from './operations/mount.ts';
 import { resourceLoaders } from './operations/resources.ts';
 import { apiOperations } from './operations/table.ts';
 import { apiHandlers } from './routes/index.ts';
+import { PublicAnswers } from './public/cache.ts';
+import { customDomains } from './public/custom-domains.ts';
 import type { AppState } from './state.ts';
 
 export const createApp = (deps: AppDeps): Koa<AppState> => {
@@ -31,6 +33,13 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   // browser needs to read them.
   app.use(ingestCors(Object.values(operations.ingest).map((op) => op.path)));
   app.use(errorHandler(deps.logger));
+  const publicAnswers = new PublicAnswers({
+    readModels: deps.readModels,
+    now: deps.now,
+    publicUrl: deps.publicUrl ?? null,
+    caughtUp: deps.caughtUp,
+  });
+  app.use(customDomains(publicAnswers, deps.publicUrl ?? null));
   if (deps.dashboard !== undefined) app.use(dashboardMiddleware(deps.dashboard));
 
   const users = new UserStateCache(deps.readModels.access);
@@ -46,6 +55,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     users,
     recordLogin: deps.recordLogin ?? loginRecorder(deps.logger, deps.commands),
     maskingRules: new MaskingCache(deps.readModels.masking),
+    publicAnswers,
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());
       if (upTo === null || (await deps.caughtUp(readModels, upTo))) return;

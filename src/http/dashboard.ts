@@ -90,9 +90,16 @@ const readDashboard = (dir: string): Dashboard => {
   return { files };
 };
 
-/** Paths the API owns: never answered with the dashboard. */
+/** Paths the API owns (and the public status pages): never answered with the dashboard. */
 const isApiPath = (p: string) =>
-  p === '/v1' || p.startsWith('/v1/') || p === '/healthz' || p === '/readyz' || p === '/metrics';
+  p === '/v1' ||
+  p.startsWith('/v1/') ||
+  p === '/healthz' ||
+  p === '/readyz' ||
+  p === '/metrics' ||
+  p.startsWith('/status/') ||
+  p.startsWith('/status-assets/') ||
+  p.startsWith('/badge/');
 
 /** Serves the dashboard at `/`: its files by path, a page of its own at its directory's path
  *  (`/docs`, the API reference: docs/index.html), and index.html for any other GET that asks for

@@ -20,6 +20,7 @@ import type { CheckpointSigner } from '../domain/checkpoint.ts';
 import type { IngestRateLimiter } from './middleware/ingest-rate.ts';
 import type { ChannelTarget } from '../domain/channel.ts';
 import type { Notification } from '../domain/notification.ts';
+import type { PublicAnswers } from './public/cache.ts';
 
 /** Sends one notification to one channel now, once, through the egress policy (the reactor's
  *  senders, given by src/compose/). */
@@ -83,4 +84,6 @@ export interface RouteDeps extends Omit<AppDeps, 'caughtUp'> {
   readonly caughtUp: (readModels: readonly ReadModelKey[], position: string | null) => Promise<void>;
   /** This API's OpenAPI document (built at its first request). */
   readonly openApi: () => OpenApiDocument;
+  /** The public status pages' answers, built once per change of what they show. */
+  readonly publicAnswers: PublicAnswers;
 }

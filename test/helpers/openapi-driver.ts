@@ -17,6 +17,7 @@ export const DRIVEN_TAGS = {
   'answers.test.ts': ['Operations', 'Reference', 'Dashboard', 'Accounts', 'Projects'],
   'answers-events.test.ts': ['Ingest', 'Events'],
   'answers-monitors.test.ts': ['Monitors', 'Notifications', 'Auditors'],
+  'answers-status-pages.test.ts': ['Status pages', 'Public status pages'],
 } as const;
 
 export class Clock {

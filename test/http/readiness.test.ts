@@ -24,12 +24,14 @@ test('/readyz is 200 when everything is up, naming each part; /healthz stays a p
     'channels',
     'deliveries',
     'derived-sessions',
+    'incidents',
     'maintenances',
     'masking',
     'monitors',
     'orphans',
     'retention',
     'stats-buckets',
+    'status-pages',
     'tree',
   ]);
   t.like(ready.body.read_models.access, { ok: true, lag_ms: 0, projector: true });

@@ -1,4 +1,8 @@
 import type * as t from 'io-ts';
+import { StatusPageCreateInput, StatusPageUpdateInput } from '../../domain/status-page.ts';
+import { IncidentCreateInput, IncidentUpdateInput } from '../../domain/incident.ts';
+import { MaintenanceCreateInput, MaintenanceUpdateInput } from '../../domain/maintenance.ts';
+import { Incident, Maintenance, StatusPage } from '../operations/status-answers.ts';
 import { Uuid } from '../../domain/codecs.ts';
 import { AuditEventInput } from '../../domain/audit-event.ts';
 import { AnomalySettingsPatch } from '../../domain/anomaly-settings.ts';
@@ -99,6 +103,9 @@ const ANSWERS = new Map<t.Mixed, string>([
   [Monitor, 'Monitor'],
   [Check, 'Check'],
   [Channel, 'Channel'],
+  [StatusPage, 'StatusPage'],
+  [Incident, 'Incident'],
+  [Maintenance, 'Maintenance'],
   [AnomalySettingsAnswer, 'AnomalySettings'],
   [MaskingAnswer, 'MaskingRules'],
   [ErrorDetail, 'ErrorDetail'],
@@ -110,6 +117,12 @@ const BODIES = new Map<t.Mixed, string>([
   [MonitorUpdateInput, 'MonitorUpdate'],
   [ChannelCreateInput, 'ChannelCreate'],
   [ChannelUpdateInput, 'ChannelUpdate'],
+  [StatusPageCreateInput, 'StatusPageCreate'],
+  [StatusPageUpdateInput, 'StatusPageUpdate'],
+  [IncidentCreateInput, 'IncidentCreate'],
+  [IncidentUpdateInput, 'IncidentUpdate'],
+  [MaintenanceCreateInput, 'MaintenanceCreate'],
+  [MaintenanceUpdateInput, 'MaintenanceUpdate'],
   [AnomalySettingsPatch, 'AnomalySettingsPatch'],
   [MaskingRulesBody, 'MaskingRulesUpdate'],
 ]);
@@ -126,6 +139,14 @@ const TAGS = [
   {
     name: 'Auditors',
     description: 'The tamper-evident log: records, signed checkpoints, Merkle proofs (docs/auditors.md).',
+  },
+  {
+    name: 'Status pages',
+    description: 'Status pages, incidents and maintenance windows: what a team shows its users (docs/status-pages.md).',
+  },
+  {
+    name: 'Public status pages',
+    description: 'The published pages, their summary.json and Atom feed, and badges: no authentication.',
   },
   { name: 'Operations', description: 'Health, readiness and metrics.' },
   { name: 'Reference', description: 'This description.' },

@@ -18,7 +18,7 @@ import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { AppState } from '../state.ts';
 import { answerProblems } from './answer-check.ts';
 import type { Answers, AnyOperation, Handler, Reply, Table, TableHandlers } from './operation.ts';
-import type { ResourceLoaders } from './resources.ts';
+import { RESOURCE_NAMES, type ResourceLoaders } from './resources.ts';
 
 /** The one way a route comes to exist: each operation of the table is mounted with its handler,
  *  and everything its declaration says is applied before the handler runs, in this order:
@@ -146,7 +146,7 @@ const serving = <D>(
 
     const principal = op.auth === 'jwt' ? principalOf(state) : undefined;
     const visible = (kind: keyof ResourceLoaders, id: string | undefined) =>
-      visibleOr404(id, kind, (uuid) =>
+      visibleOr404(id, RESOURCE_NAMES[kind], (uuid) =>
         (m.resources![kind] as (id: string, scope: Principal['scope']) => Promise<unknown>)(uuid, principal!.scope),
       );
     if (principal && typeof query.project_id === 'string') await visible('project', query.project_id);

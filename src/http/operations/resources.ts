@@ -5,19 +5,36 @@ import { uptimeAt } from '../../domain/monitor-uptime.ts';
 import type { ProjectView } from '../../views/access/port.ts';
 import type { ChannelView } from '../../views/channels/port.ts';
 import type { DeliveryView } from '../../views/deliveries/port.ts';
+import type { IncidentView } from '../../views/incidents/port.ts';
+import type { MaintenanceView } from '../../views/maintenances/port.ts';
+import type { StatusPageView } from '../../views/status-pages/port.ts';
 import type { MonitorResponse, MonitorView } from '../../views/monitors/port.ts';
 import type { ReadModels } from '../../views/read-models.ts';
 
 /** The resources of a project a path names by `:id`, as their handlers get them. Each kind is
- *  also its name in a 404's message (`monitor not found`). */
+ *  has its name in words for a 404's message (`status page not found`). */
 export interface Resources {
   project: ProjectView;
   /** Secrets included: answer it through `monitorAnswers`. */
   monitor: MonitorView;
   channel: ChannelView;
   delivery: DeliveryView;
+  statusPage: StatusPageView;
+  incident: IncidentView;
+  maintenance: MaintenanceView;
 }
 export type ResourceKind = keyof Resources;
+
+/** Each kind's name in words, for its 404 (`status page not found`). */
+export const RESOURCE_NAMES: { readonly [K in ResourceKind]: string } = {
+  project: 'project',
+  monitor: 'monitor',
+  channel: 'channel',
+  delivery: 'delivery',
+  statusPage: 'status page',
+  incident: 'incident',
+  maintenance: 'maintenance window',
+};
 
 /** Finds a resource among those the caller's scope sees; null when there is none. */
 export type ResourceLoaders = {
@@ -69,4 +86,7 @@ export const resourceLoaders = (readModels: ReadModels): ResourceLoaders => ({
   monitor: (id, scope) => readModels.monitors.get(id, scope),
   channel: (id, scope) => readModels.channels.get(id, scope),
   delivery: (id, scope) => readModels.deliveries.get(id, scope),
+  statusPage: (id, scope) => readModels.statusPages.get(id, scope),
+  incident: (id, scope) => readModels.incidents.get(id, scope),
+  maintenance: (id, scope) => readModels.maintenances.get(id, scope),
 });

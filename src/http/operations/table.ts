@@ -13,6 +13,10 @@ import { monitorOperations } from './monitors.ts';
 import { referenceOperations } from './reference.ts';
 import { retentionOperations } from './retention.ts';
 import { statsOperations } from './stats.ts';
+import { publicOperations } from './public.ts';
+import { incidentOperations } from './incidents.ts';
+import { maintenanceOperations } from './maintenances.ts';
+import { statusPageOperations } from './status-pages.ts';
 
 /** Every operation of the API, by resource, in the order they are mounted (a static path before
  *  a parametrised one that would take it: `mount` refuses the reverse). The routes
@@ -34,6 +38,10 @@ export const apiOperations = (description: IngestDescription) => ({
   monitors: monitorOperations,
   channels: channelOperations,
   deliveries: deliveryOperations,
+  statusPages: statusPageOperations,
+  incidents: incidentOperations,
+  public: publicOperations,
+  maintenances: maintenanceOperations,
   auditors: auditorOperations,
 });
 

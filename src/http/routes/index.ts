@@ -16,6 +16,10 @@ import { monitorHandlers } from './monitors.ts';
 import { referenceHandlers } from './reference.ts';
 import { retentionHandlers } from './retention.ts';
 import { statsHandlers } from './stats.ts';
+import { publicHandlers } from './public.ts';
+import { incidentHandlers } from './incidents.ts';
+import { maintenanceHandlers } from './maintenances.ts';
+import { statusPageHandlers } from './status-pages.ts';
 
 /** One handler for each operation of the table: a missing one fails `tsc`. */
 export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
@@ -33,5 +37,9 @@ export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
   monitors: monitorHandlers,
   channels: channelHandlers,
   deliveries: deliveryHandlers,
+  statusPages: statusPageHandlers,
+  incidents: incidentHandlers,
+  public: publicHandlers,
+  maintenances: maintenanceHandlers,
   auditors: auditorHandlers,
 };

@@ -370,6 +370,102 @@ export type ExplicitSession = {
   }>;
 };
 
+export type Incident = {
+  id: string;
+  project_id: string;
+  title: string;
+  status: 'investigating' | 'identified' | 'monitoring' | 'resolved';
+  impact: 'none' | 'minor' | 'major' | 'critical';
+  monitor_ids: Array<string>;
+  auto:
+    | {
+        monitor_id: string;
+        down_event_id: string;
+      }
+    | null;
+  created_at: string;
+  updated_at: string;
+  resolved_at: string | null;
+  updates: Array<{
+    id: string;
+    status: 'investigating' | 'identified' | 'monitoring' | 'resolved';
+    message: string;
+    impact: 'none' | 'minor' | 'major' | 'critical' | null;
+    at: string;
+  }>;
+};
+
+export type IncidentCreate = {
+  project_id: string;
+  title: string;
+  status: 'investigating' | 'identified' | 'monitoring' | 'resolved';
+  message: string;
+  impact?: 'none' | 'minor' | 'major' | 'critical';
+  monitor_ids?: Array<string>;
+};
+
+export type IncidentUpdate = {
+  status: 'investigating' | 'identified' | 'monitoring' | 'resolved';
+  message: string;
+  impact?: 'none' | 'minor' | 'major' | 'critical';
+};
+
+export type Maintenance = {
+  id: string;
+  project_id: string;
+  title: string;
+  description: string | null;
+  monitor_ids: 'all' | Array<string>;
+  schedule:
+    | {
+        kind: 'once';
+        starts_at: string;
+        ends_at: string;
+      }
+    | {
+        kind: 'recurring';
+        rrule: string;
+        starts_at: string;
+        duration_minutes: number;
+        timezone: string;
+      };
+  open:
+    | {
+        start: string;
+        end: string;
+      }
+    | null;
+  next: Array<{
+    start: string;
+    end: string;
+  }>;
+  created_at: string;
+  updated_at: string;
+};
+
+export type MaintenanceCreate = {
+  project_id: string;
+  title: string;
+  monitor_ids: 'all' | Array<string>;
+  starts_at: string;
+  description?: string | null;
+  ends_at?: string;
+  rrule?: string;
+  duration_minutes?: number;
+  timezone?: string;
+};
+
+export type MaintenanceUpdate = {
+  title?: string;
+  description?: string | null;
+  monitor_ids?: 'all' | Array<string>;
+  starts_at?: string;
+  ends_at?: string;
+  rrule?: string;
+  duration_minutes?: number;
+  timezone?: string;
+};
+
 export type MaskingRules = {
   project_id: string;
   keys: Array<string>;
@@ -467,6 +563,7 @@ export type Monitor = {
   }>;
   down_after?: number;
   up_after?: number;
+  public_badges?: boolean;
   retry_interval_seconds?: number;
   cert_expiry_warn_days?: Array<number>;
 };
@@ -528,6 +625,7 @@ export type MonitorCreate = {
   }>;
   down_after?: number;
   up_after?: number;
+  public_badges?: boolean;
   retry_interval_seconds?: number;
   cert_expiry_warn_days?: Array<number>;
 };
@@ -591,6 +689,7 @@ export type MonitorUpdate = {
     | null;
   down_after?: number | null;
   up_after?: number | null;
+  public_badges?: boolean | null;
   retry_interval_seconds?: number | null;
   cert_expiry_warn_days?: Array<number> | null;
 };
@@ -640,6 +739,53 @@ export type Statistics = {
     errors_5xx: number;
     avg_response_time: number | null;
   }>;
+};
+
+export type StatusPage = {
+  id: string;
+  project_id: string;
+  slug: string;
+  title: string;
+  description: string | null;
+  groups: Array<{
+    name: string;
+    monitor_ids: Array<string>;
+  }>;
+  published: boolean;
+  show_uptime_days: number;
+  custom_domain: string | null;
+  auto_incidents: boolean;
+  created_at: string;
+  updated_at: string;
+};
+
+export type StatusPageCreate = {
+  project_id: string;
+  slug: string;
+  title: string;
+  description?: string | null;
+  groups?: Array<{
+    name: string;
+    monitor_ids: Array<string>;
+  }>;
+  published?: boolean;
+  show_uptime_days?: number;
+  custom_domain?: string | null;
+  auto_incidents?: boolean;
+};
+
+export type StatusPageUpdate = {
+  slug?: string;
+  title?: string;
+  description?: string | null;
+  groups?: Array<{
+    name: string;
+    monitor_ids: Array<string>;
+  }>;
+  published?: boolean;
+  show_uptime_days?: number;
+  custom_domain?: string | null;
+  auto_incidents?: boolean;
 };
 
 export type User = {
@@ -1439,6 +1585,7 @@ export interface Operations {
         }>;
         down_after?: number;
         up_after?: number;
+        public_badges?: boolean;
         retry_interval_seconds?: number;
         cert_expiry_warn_days?: Array<number>;
         heartbeat_token?: string;
@@ -1771,6 +1918,283 @@ export interface Operations {
         created_at: string;
         updated_at: string;
       };
+    };
+  };
+  /** List status pages */
+  'GET /v1/status-pages': {
+    params: Record<string, never>;
+    query: {
+      project_id?: string;
+    };
+    body: undefined;
+    answers: {
+      200: Array<StatusPage>;
+    };
+  };
+  /** Create a status page */
+  'POST /v1/status-pages': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: StatusPageCreate;
+    answers: {
+      201: StatusPage;
+    };
+  };
+  /** A status page */
+  'GET /v1/status-pages/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: StatusPage;
+    };
+  };
+  /** Change a status page */
+  'PUT /v1/status-pages/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: StatusPageUpdate;
+    answers: {
+      200: StatusPage;
+    };
+  };
+  /** Delete a status page */
+  'DELETE /v1/status-pages/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** List incidents */
+  'GET /v1/incidents': {
+    params: Record<string, never>;
+    query: {
+      page?: number;
+      limit?: number;
+      project_id?: string;
+      open?: 'true' | 'false';
+    };
+    body: undefined;
+    answers: {
+      200: {
+        data: Array<Incident>;
+        pagination: Pagination;
+      };
+    };
+  };
+  /** Open an incident */
+  'POST /v1/incidents': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: IncidentCreate;
+    answers: {
+      201: Incident;
+    };
+  };
+  /** An incident with its updates */
+  'GET /v1/incidents/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Incident;
+    };
+  };
+  /** Delete an incident */
+  'DELETE /v1/incidents/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** Post an incident update */
+  'POST /v1/incidents/:id/updates': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: IncidentUpdate;
+    answers: {
+      201: Incident;
+    };
+  };
+  /** A status page */
+  'GET /status/:slug': {
+    params: {
+      slug: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
+  /** A status page's incident history */
+  'GET /status/:slug/history': {
+    params: {
+      slug: string;
+    };
+    query: {
+      page?: number;
+    };
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
+  /** A status page's summary */
+  'GET /status/:slug/summary.json': {
+    params: {
+      slug: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
+  /** A status page's Atom feed */
+  'GET /status/:slug/feed.atom': {
+    params: {
+      slug: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
+  /** The status pages' stylesheet and script */
+  'GET /status-assets/:file': {
+    params: {
+      file: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
+  /** A monitor's state as a badge */
+  'GET /badge/:monitor_id/status.svg': {
+    params: {
+      monitor_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
+  /** A monitor's uptime as a badge */
+  'GET /badge/:monitor_id/uptime.svg': {
+    params: {
+      monitor_id: string;
+    };
+    query: {
+      days?: number;
+    };
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
+  /** A monitor's response time as a badge */
+  'GET /badge/:monitor_id/response.svg': {
+    params: {
+      monitor_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
+  /** A monitor's certificate expiry as a badge */
+  'GET /badge/:monitor_id/certificate.svg': {
+    params: {
+      monitor_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
+  /** List maintenance windows */
+  'GET /v1/maintenances': {
+    params: Record<string, never>;
+    query: {
+      project_id?: string;
+    };
+    body: undefined;
+    answers: {
+      200: Array<Maintenance>;
+    };
+  };
+  /** Schedule a maintenance window */
+  'POST /v1/maintenances': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: MaintenanceCreate;
+    answers: {
+      201: Maintenance;
+    };
+  };
+  /** A maintenance window */
+  'GET /v1/maintenances/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Maintenance;
+    };
+  };
+  /** Change a maintenance window */
+  'PUT /v1/maintenances/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: MaintenanceUpdate;
+    answers: {
+      200: Maintenance;
+    };
+  };
+  /** Delete a maintenance window */
+  'DELETE /v1/maintenances/:id': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
     };
   };
   /** A project's records, with their leaves */
