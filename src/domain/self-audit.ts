@@ -4,9 +4,10 @@ import { AUDIT_EVENT_TYPE, type StoredAuditEvent } from './audit-event.ts';
 import { publicSettingsOf } from './channel-target.ts';
 import { identifierDigest } from './retention.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
+import { type Change, STATUS_CHANGES, statusChangeOf } from './self-audit-status.ts';
 
 /** watchlog audits itself: logins, exports and every change made through it (users and their
- *  grants, projects, API keys, channels, monitors, settings) are audit events of `event_type`
+ *  grants, projects, API keys, channels, monitors, status pages, settings) are audit events of `event_type`
  *  `system.access` in a built-in project, `watchlog`, that admins and auditors see. Logins and
  *  exports are recorded as they happen (they change nothing else); changes are the rows the
  *  audit-events projection derives from their own events, so nothing is written twice. */
@@ -91,14 +92,6 @@ export const exportAccessEvent = (id: string, e: ExportRecord): StoredAuditEvent
 
 /** What a change is, as the row shows it: never a password hash, a key hash, a webhook secret or
  *  push keys. */
-interface Change {
-  action: string;
-  method: 'POST' | 'PUT' | 'DELETE';
-  path: string;
-  status: number;
-  details: Record<string, unknown>;
-}
-
 const changeOf = (event: DomainEvent): Change | null => {
   switch (event.type) {
     case 'ProjectCreated':
@@ -339,7 +332,7 @@ const changeOf = (event: DomainEvent): Change | null => {
       };
     }
     default:
-      return null;
+      return statusChangeOf(event);
   }
 };
 
@@ -367,6 +360,7 @@ export const AUDITED_CHANGES: readonly EventType[] = [
   'RetentionSet',
   'ErasureRequested',
   'IdentifierErased',
+  ...STATUS_CHANGES,
 ];
 
 /** A change as its `system.access` row, keyed by the event's id: who (the actor of its metadata),

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { request } from 'node:http';
 import { recordCheck } from '../../src/commands/monitors.ts';
+import { WATCHLOG_PROJECT_ID } from '../../src/domain/self-audit.ts';
 import { api, eventually, login, projectWithKey, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Status pages over HTTP: their settings, and the public answers, which must leak nothing. */
@@ -141,16 +142,17 @@ test('public answers carry an ETag, answer 304 to it, and change with a DOWN', a
   t.is((await get('/status/etag-page', { 'if-none-match': etag! })).status, 304);
 
   await down(m.id);
-  const changed = await eventually(async () => {
-    const res = await get('/status/etag-page', { 'if-none-match': etag! });
-    return res.status === 200 ? res : undefined;
+  // The failed check and the DOWN are two events: the page follows each.
+  const summary = await eventually(async () => {
+    const body = (await (await get('/status/etag-page/summary.json')).json()) as {
+      components: Array<{ name: string; status: string }>;
+      status: { indicator: string };
+    };
+    return body.components.find((c) => c.name === 'Checkout')?.status === 'major_outage' ? body : undefined;
   });
+  const changed = await get('/status/etag-page', { 'if-none-match': etag! });
+  t.is(changed.status, 200);
   t.not(changed.headers.get('etag'), etag);
-  const summary = (await (await get('/status/etag-page/summary.json')).json()) as {
-    components: Array<{ name: string; status: string }>;
-    status: { indicator: string };
-  };
-  t.is(summary.components.find((c) => c.name === 'Checkout')?.status, 'major_outage');
   t.not(summary.status.indicator, 'none');
 });
 
@@ -309,4 +311,22 @@ test('incidents take updates and list newest first; maintenance windows validate
     starts_at: '2030-01-01T00:00:00.000Z',
     ends_at: '2030-01-01T02:00:00.000Z',
   });
+
+  // Each change is a system.access event of the built-in project, naming what it changed.
+  const actions = await eventually(async () => {
+    const res = await api(
+      server.url,
+      'GET',
+      `/v1/audit?project_id=${WATCHLOG_PROJECT_ID}&event_type=system.access&limit=100&sort_order=desc`,
+      { token },
+    );
+    const mine = (res.body.data as Array<{ id: string }>).map(async (row) => {
+      const detail = await api(server.url, 'GET', `/v1/audit/${row.id}`, { token });
+      return detail.body.request_body as { action?: string; project_id?: string };
+    });
+    const bodies = (await Promise.all(mine)).filter((b) => b.project_id === projectId).map((b) => b.action);
+    return bodies.includes('maintenance.updated') ? bodies : undefined;
+  });
+  for (const action of ['incident.opened', 'incident.updated', 'maintenance.scheduled', 'maintenance.updated'])
+    t.true(actions.includes(action), action);
 });
