@@ -1,4 +1,4 @@
-import { uptimeDayOf, DAY_MS } from '../../domain/monitor-uptime.ts';
+import { DAY_MS, uptimeDayOf, uptimeHourOf } from '../../domain/monitor-uptime.ts';
 import type { ReadModelKey, ReadModels } from '../../views/read-models.ts';
 import type { StatusPageView } from '../../views/status-pages/port.ts';
 import { renderAtom } from './atom.ts';
@@ -12,9 +12,10 @@ import { type CachedAnswer, textAnswer } from './reply.ts';
  *  Each page has a version in the status-pages read model: the log position of the last event
  *  that changed something the page shows (its settings, a monitor's state or a failed check, an
  *  incident, a maintenance window). A request reads that one value (a point read) and answers
- *  from memory while it is unchanged, and within the same UTC day (the day bars move at
- *  midnight). So the cache changes with the events, not on a timer, and a page read by thousands
- *  costs one indexed read each.
+ *  from memory while it is unchanged. What the clock alone moves (the day bars at midnight, a
+ *  window coming into the 7 days of upcoming maintenance) is taken again at each UTC hour. So a
+ *  page read by thousands costs one indexed read each, and is built again when an event changes
+ *  it, not on a timer.
  *
  *  The version moves when the status-pages projection applies an event, which may come before
  *  the monitors, incidents or maintenances read models have applied it: an answer is kept only
@@ -50,7 +51,7 @@ const render = (kind: PublicKind, status: PublicStatus): CachedAnswer => {
 
 interface Entry {
   readonly version: string;
-  readonly day: number;
+  readonly hour: number;
   readonly answer: CachedAnswer;
 }
 
@@ -85,18 +86,18 @@ export class PublicAnswers {
     find: () => Promise<StatusPageView | null>,
     kind: PublicKind,
   ): Promise<CachedAnswer | null> {
-    const day = uptimeDayOf(this.deps.now());
+    const hour = uptimeHourOf(this.deps.now());
     const known = this.names.get(name);
     if (known !== undefined) {
       const version = await this.deps.readModels.statusPages.version(known);
       const entry = this.entries.get(`${known}\n${kind}`);
-      if (version !== null && entry !== undefined && entry.version === version && entry.day === day)
+      if (version !== null && entry !== undefined && entry.version === version && entry.hour === hour)
         return entry.answer;
     }
     const key = `${name}\n${kind}`;
     const pending = this.building.get(key);
     if (pending !== undefined) return pending;
-    const built = this.build(name, find, kind, day).finally(() => this.building.delete(key));
+    const built = this.build(name, find, kind, hour).finally(() => this.building.delete(key));
     this.building.set(key, built);
     return built;
   }
@@ -105,7 +106,7 @@ export class PublicAnswers {
     name: string,
     find: () => Promise<StatusPageView | null>,
     kind: PublicKind,
-    day: number,
+    hour: number,
   ): Promise<CachedAnswer | null> {
     const page = await find();
     if (page === null || !page.published) {
@@ -117,7 +118,7 @@ export class PublicAnswers {
     const settled = await this.deps.caughtUp(SOURCES, version);
     const answer = render(kind, await this.status(page));
     this.names.set(name, page.id);
-    if (settled) this.entries.set(`${page.id}\n${kind}`, { version, day, answer });
+    if (settled) this.entries.set(`${page.id}\n${kind}`, { version, hour, answer });
     else this.entries.delete(`${page.id}\n${kind}`);
     return answer;
   }
