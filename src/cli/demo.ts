@@ -9,6 +9,7 @@ import type { Config } from '../config.ts';
 import { handle, newEvent, type CommandContext } from '../commands/handle.ts';
 import { toStoredAuditEvent } from '../commands/ingest.ts';
 import { createMonitor } from '../commands/monitors.ts';
+import { DEMO_STATUS_SLUG, demoStatusPage } from './demo-status.ts';
 import { generatePassword, Passwords } from '../commands/passwords.ts';
 import { createProject, issueApiKey } from '../commands/projects.ts';
 import { NO_RESTRICTIONS } from '../domain/api-keys.ts';
@@ -171,6 +172,7 @@ export const fillDemo = async (
     );
     await backfillChecks(log, up.id, options.upUrl, now, null);
     await backfillChecks(log, down.id, options.downUrl, now, now - 40 * 60_000);
+    await demoStatusPage(log, shop.id, [up.id, down.id], now);
 
     const projects = { shop: shop.id, backoffice: backoffice.id };
     const started = performance.now();
@@ -341,4 +343,5 @@ export const runDemo = async (config: Config, env: NodeJS.ProcessEnv, version: s
   // A password the user chose is not echoed into terminals and logs; a generated one is shown once.
   const password = config.admin ? 'the password in WATCHLOG_ADMIN_PASSWORD' : `password ${admin.password}`;
   process.stdout.write(`watchlog demo ready: open ${url} and sign in as ${admin.email} with ${password}\n`);
+  process.stdout.write(`the shop's public status page: ${url}/status/${DEMO_STATUS_SLUG}\n`);
 };

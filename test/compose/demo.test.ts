@@ -66,6 +66,14 @@ test('`watchlog demo` fills a day of traffic, raises an alert, runs monitors, an
   t.truthy(projects.find((x) => x.name === 'Acme Back Office'));
   const q = `project_id=${shop.id}`;
 
+  // The shop's public status page: its monitors, the catalog's incident, Sunday's maintenance.
+  t.regex(p.stdout(), new RegExp(`status page: ${ready.url}/status/shop`));
+  const statusPage = await fetch(`${ready.url}/status/shop`);
+  t.is(statusPage.status, 200);
+  const html = await statusPage.text();
+  for (const shown of ['Shop status', 'catalog', 'Catalog unavailable', 'Database upgrade'])
+    t.true(html.includes(shown), shown);
+
   // The day spans hours: events from 20 h ago and from the last hour.
   const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
   const old = await get<Page<Item>>(`/v1/audit?${q}&start_date=${hoursAgo(24)}&end_date=${hoursAgo(20)}&limit=1`);
