@@ -6,14 +6,19 @@ import { Account } from './pages/Account.tsx';
 import { Anomalies } from './pages/Anomalies.tsx';
 import { EventDetail } from './pages/EventDetail.tsx';
 import { Events } from './pages/Events.tsx';
+import { Incidents } from './pages/Incidents.tsx';
+import { IncidentDetail } from './pages/incidents/IncidentDetail.tsx';
 import { ExplicitSession } from './pages/ExplicitSession.tsx';
 import { Login } from './pages/Login.tsx';
+import { Maintenance } from './pages/Maintenance.tsx';
 import { Monitors } from './pages/Monitors.tsx';
 import { Orphans } from './pages/Orphans.tsx';
 import { Overview } from './pages/Overview.tsx';
 import { Projects } from './pages/Projects.tsx';
 import { Sessions } from './pages/Sessions.tsx';
 import { Settings } from './pages/Settings.tsx';
+import { StatusPages } from './pages/StatusPages.tsx';
+import { NewStatusPage, StatusPageScreen } from './pages/status-pages/StatusPageEditor.tsx';
 import { Users } from './pages/Users.tsx';
 
 type Params = Record<string, string>;
@@ -39,6 +44,32 @@ const ROUTES: Array<{ pattern: string; title: string; render: (p: Params) => Rea
   { pattern: '/p/:projectId/anomalies', title: 'Anomalies', render: (p) => <Anomalies projectId={p.projectId!} /> },
   { pattern: '/p/:projectId/orphans', title: 'Orphans', render: (p) => <Orphans projectId={p.projectId!} /> },
   { pattern: '/p/:projectId/monitors', title: 'Monitors', render: (p) => <Monitors projectId={p.projectId!} /> },
+  {
+    pattern: '/p/:projectId/status-pages',
+    title: 'Status pages',
+    render: (p) => <StatusPages projectId={p.projectId!} />,
+  },
+  {
+    pattern: '/p/:projectId/status-pages/new',
+    title: 'New status page',
+    render: (p) => <NewStatusPage projectId={p.projectId!} />,
+  },
+  {
+    pattern: '/p/:projectId/status-pages/:pageId',
+    title: 'Status page',
+    render: (p) => <StatusPageScreen projectId={p.projectId!} pageId={p.pageId!} />,
+  },
+  { pattern: '/p/:projectId/incidents', title: 'Incidents', render: (p) => <Incidents projectId={p.projectId!} /> },
+  {
+    pattern: '/p/:projectId/incidents/:incidentId',
+    title: 'Incident',
+    render: (p) => <IncidentDetail projectId={p.projectId!} incidentId={p.incidentId!} />,
+  },
+  {
+    pattern: '/p/:projectId/maintenance',
+    title: 'Maintenance',
+    render: (p) => <Maintenance projectId={p.projectId!} />,
+  },
   { pattern: '/p/:projectId/settings', title: 'Settings', render: (p) => <Settings projectId={p.projectId!} /> },
 ];
 

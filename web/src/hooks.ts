@@ -11,3 +11,12 @@ export const useProjects = () =>
 /** Every monitor the user may see, refreshed live (the banner, the Health column, All Projects). */
 export const useAllMonitors = () =>
   useQuery({ queryKey: ['monitors', 'all'], queryFn: () => call('GET /v1/monitors'), refetchInterval: LIVE_MS });
+
+/** A project's monitors, refreshed live (the Monitors page, the pickers and previews of status
+ *  pages, incidents and maintenance windows share this query). */
+export const useProjectMonitors = (projectId: string) =>
+  useQuery({
+    queryKey: ['monitors', 'project', projectId],
+    queryFn: () => call('GET /v1/monitors', { query: { project_id: projectId } }),
+    refetchInterval: LIVE_MS,
+  });

@@ -11,6 +11,9 @@ const PROJECT_TABS: Array<[string, string]> = [
   ['/anomalies', 'Anomalies'],
   ['/orphans', 'Orphans'],
   ['/monitors', 'Monitors'],
+  ['/status-pages', 'Status pages'],
+  ['/incidents', 'Incidents'],
+  ['/maintenance', 'Maintenance'],
   ['/settings', 'Settings'],
 ];
 

@@ -71,3 +71,10 @@ export const Health = ({ status }: { status: 'UP' | 'DOWN' | 'PENDING' | undefin
   ) : (
     <span className={`health ${status.toLowerCase()}`}>{status}</span>
   );
+
+/** Beside a monitor's state while an open maintenance window covers it. */
+export const MaintenanceBadge = () => (
+  <span className="maintenance-badge" title="A maintenance window is open: its checks notify no one">
+    maintenance
+  </span>
+);

@@ -2,7 +2,7 @@ import { useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { call, type Check, type Monitor } from '../../api.ts';
 import { TimeChart, type Series } from '../../components/TimeChart.tsx';
-import { Empty, ErrorNote, Loading } from '../../components/ui.tsx';
+import { Empty, ErrorNote, Loading, MaintenanceBadge } from '../../components/ui.tsx';
 import { formatMs, formatTime } from '../../format.ts';
 import { LIVE_MS } from '../../hooks.ts';
 
@@ -49,6 +49,12 @@ export const MonitorHistory = ({ monitor }: { monitor: Monitor }) => {
   const failed = checks.filter((c) => !c.ok).length;
   return (
     <div className="monitor-history">
+      {monitor.in_maintenance && (
+        <p>
+          <MaintenanceBadge /> A maintenance window covers {monitor.name} now: its checks are recorded, but a change of
+          state notifies no one and uptime leaves them out.
+        </p>
+      )}
       <p className="muted">
         {checks.length === 1 ? 'The last check' : `The last ${checks.length} checks`}:{' '}
         {failed === 0 ? 'none failed' : `${failed} failed (red points)`}.
@@ -82,7 +88,10 @@ export const MonitorHistory = ({ monitor }: { monitor: Monitor }) => {
               // biome-ignore lint/suspicious/noArrayIndexKey: two checks can share a time; the rows hold no state
               <tr key={`${c.checked_at}-${i}`}>
                 <td>{formatTime(c.checked_at)}</td>
-                <td className={c.ok ? 'check-ok' : 'check-failed'}>{checkResult(c)}</td>
+                <td className={c.ok ? 'check-ok' : 'check-failed'}>
+                  {checkResult(c)}
+                  {c.in_maintenance === true && <span className="muted"> (during maintenance)</span>}
+                </td>
                 <td className="num">{c.status_code ?? '—'}</td>
                 <td className="num">{formatMs(c.response_ms)}</td>
               </tr>

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { call, type Check, type Monitor } from '../../api.ts';
-import { ErrorNote, Health } from '../../components/ui.tsx';
+import { ErrorNote, Health, MaintenanceBadge } from '../../components/ui.tsx';
 import { ago, formatMs, formatPercent, formatTime } from '../../format.ts';
 import { CheckStrip } from './CheckStrip.tsx';
 import { MonitorHistory } from './MonitorHistory.tsx';
@@ -166,6 +166,12 @@ export const MonitorRow = ({
         </td>
         <td>
           <Health status={m.status} />
+          {m.in_maintenance && (
+            <>
+              {' '}
+              <MaintenanceBadge />
+            </>
+          )}
           <div className="muted small" title={formatTime(m.status_since)}>
             {m.status_since === null ? '' : `for ${ago(m.status_since, now).replace(' ago', '')}`}
           </div>
