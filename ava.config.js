@@ -22,6 +22,8 @@ const SLOWEST = [
   'test/compose/demo.test.ts',
   'test/web/login.test.ts',
   'test/http/public/page-browser.test.ts',
+  'test/web/incidents-maintenance.test.ts',
+  'test/web/status-pages.test.ts',
   'test/http/limits.test.ts',
   'test/compose/online-rebuild.test.ts',
   'test/http/openapi/answers.test.ts',
