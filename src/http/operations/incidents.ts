@@ -20,7 +20,7 @@ export const incidentOperations = {
     auth: 'jwt',
     query: IncidentsQuery,
     summary: 'List incidents',
-    description: `Newest first, in the projects the caller sees (or \`project_id\`); \`open=true\`: open ones only. ${paging}`,
+    description: `Newest first, in the visible projects (or \`project_id\`); \`open=true\`: unresolved. ${paging}`,
     responses: { 200: json('a page of incidents', pageOf(Incident)) },
     errors: [NOT_VISIBLE],
   }),
