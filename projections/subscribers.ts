@@ -1,4 +1,5 @@
 import type { SubscribersWriter } from '../src/views/subscribers/port.ts';
+import { normaliseEmail } from '../src/domain/subscriber.ts';
 import type { Projection } from './projection.ts';
 
 /** Status pages' subscribers (src/views/subscribers), and the last delivery sent to each. */
@@ -10,6 +11,7 @@ export const subscribersProjection: Projection<SubscribersWriter> = {
     'SubscriberUnsubscribed',
     'SubscriberRemoved',
     'StatusPageDeleted',
+    'IdentifierErased',
     'DeliveryScheduled',
     'DeliveryAttempted',
     'DeliveryCancelled',
@@ -32,6 +34,10 @@ export const subscribersProjection: Projection<SubscribersWriter> = {
         break;
       case 'StatusPageDeleted':
         writer.pageDeleted(event.data.page_id);
+        break;
+      case 'IdentifierErased':
+        // The erasure replaced the records of these subscriptions (src/commands/retention.ts).
+        writer.erased(event.data.project_id, normaliseEmail(event.data.identifier));
         break;
       case 'DeliveryScheduled': {
         const d = event.data;

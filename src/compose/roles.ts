@@ -38,6 +38,7 @@ type AppConfig = Pick<
   | 'dashboardDir'
   | 'notifications'
   | 'vapidSubject'
+  | 'subscriberMail'
 >;
 
 /** `POST /v1/channels/:id/test`: one try with the reactor's senders, from this process. */
@@ -104,6 +105,7 @@ export const appFor = (
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     ...(draining ? { draining } : {}),
     dashboard: loadDashboard(config.dashboardDir),
+    subscriptions: config.subscriberMail !== null,
     now,
   });
 

@@ -13,12 +13,16 @@ import {
 } from '../store/mongo.ts';
 
 /** Subscriptions keyed by id. A request sets every field a pending subscription has (bringing
- *  back one removed before) and keeps `created_at` and the last delivery; a removal is a
- *  tombstone; a delivery's status changes the subscriber's last only where its id is that one.
- *  Every write is keyed, so a batch written again lands on the same documents. */
+ *  back one removed or erased before) and keeps `created_at` and the last delivery; a removal
+ *  sets status `removed`, which only `withEmail` reads; an erasure is a tombstone; a delivery's
+ *  status changes the subscriber's last only where its id is that one. Every write is keyed, so
+ *  a batch written again lands on the same documents. */
 const SUBSCRIBERS = 'subscribers';
 
-type SubscriberDoc = Omit<SubscriberView, 'id'> & { _id: string };
+type SubscriberDoc = Omit<SubscriberView, 'id' | 'status'> & {
+  _id: string;
+  status: SubscriberView['status'] | 'removed';
+};
 
 const subscribersMongoSchema: MongoSchema = {
   version: 1,
@@ -35,9 +39,18 @@ const subscribersMongoSchema: MongoSchema = {
 };
 
 const toView = (doc: SubscriberDoc): SubscriberView => {
-  const { _id, ...rest } = unfenced(doc);
-  return { id: _id, ...rest, last_delivery: rest.last_delivery ?? null };
+  const { _id, status, ...rest } = unfenced(doc);
+  return {
+    id: _id,
+    ...rest,
+    status: status === 'removed' ? 'unsubscribed' : status,
+    last_delivery: rest.last_delivery ?? null,
+  };
 };
+
+/** Live and not removed: what every answer but `withEmail` reads. */
+const shown = <F extends Record<string, unknown>>(filter: F) =>
+  live({ status: { $ne: 'removed' as const }, ...filter });
 
 const mongoSubscribersWriter = (ops: BulkOps): SubscribersWriter => ({
   requested: ({ id, page_id, project_id, email, at }) =>
@@ -64,27 +77,33 @@ const mongoSubscribersWriter = (ops: BulkOps): SubscribersWriter => ({
   confirmed: (id, at) =>
     ops.add(SUBSCRIBERS, {
       updateOne: {
-        filter: live({ _id: id }),
+        filter: shown({ _id: id }),
         update: { $set: { status: 'confirmed', confirmed_at: at, updated_at: at } },
       },
     }),
   unsubscribed: (id, at) =>
     ops.add(SUBSCRIBERS, {
       updateOne: {
-        filter: live({ _id: id }),
+        filter: shown({ _id: id }),
         update: { $set: { status: 'unsubscribed', unsubscribed_at: at, updated_at: at } },
       },
     }),
-  removed: (id) => ops.add(SUBSCRIBERS, { updateOne: { filter: { _id: id }, update: TOMBSTONE } }),
-  pageDeleted: (pageId) => ops.add(SUBSCRIBERS, { updateMany: { filter: { page_id: pageId }, update: TOMBSTONE } }),
+  removed: (id) =>
+    ops.add(SUBSCRIBERS, { updateOne: { filter: live({ _id: id }), update: { $set: { status: 'removed' } } } }),
+  pageDeleted: (pageId) =>
+    ops.add(SUBSCRIBERS, {
+      updateMany: { filter: live({ page_id: pageId }), update: { $set: { status: 'removed' } } },
+    }),
+  erased: (projectId, email) =>
+    ops.add(SUBSCRIBERS, { updateMany: { filter: { project_id: projectId, email }, update: TOMBSTONE } }),
   delivery: (subscriberId, delivery) =>
     ops.add(SUBSCRIBERS, {
-      updateOne: { filter: live({ _id: subscriberId }), update: { $set: { last_delivery: delivery } } },
+      updateOne: { filter: shown({ _id: subscriberId }), update: { $set: { last_delivery: delivery } } },
     }),
   deliveryStatus: (subscriberId, deliveryId, status, at) =>
     ops.add(SUBSCRIBERS, {
       updateOne: {
-        filter: live({ _id: subscriberId, 'last_delivery.id': deliveryId }),
+        filter: shown({ _id: subscriberId, 'last_delivery.id': deliveryId }),
         update: { $set: { 'last_delivery.status': status, 'last_delivery.at': at } },
       },
     }),
@@ -100,7 +119,8 @@ class MongoSubscribersQueries implements SubscribersQueries {
   }
 
   async list(pageId: string, request: PageRequest & { status?: SubscriberStatus }): Promise<Page<SubscriberView>> {
-    const filter = live({ page_id: pageId, ...(request.status === undefined ? {} : { status: request.status }) });
+    const filter =
+      request.status === undefined ? shown({ page_id: pageId }) : live({ page_id: pageId, status: request.status });
     const [total, docs] = await Promise.all([
       this.subscribers.countDocuments(filter),
       this.subscribers.find(filter).sort(NEWEST_FIRST).skip(offsetOf(request)).limit(request.limit).toArray(),
@@ -129,17 +149,16 @@ class MongoSubscribersQueries implements SubscribersQueries {
   }
 
   async get(id: string): Promise<SubscriberView | null> {
-    const doc = await this.subscribers.findOne(live({ _id: id }));
+    const doc = await this.subscribers.findOne(shown({ _id: id }));
     return doc ? toView(doc) : null;
   }
 
-  async withEmail(projectId: string, email: string): Promise<SubscriberView[]> {
-    return (
-      await this.subscribers
-        .find(live({ project_id: projectId, email }))
-        .sort({ created_at: 1, _id: 1 })
-        .toArray()
-    ).map(toView);
+  async withEmail(projectId: string, email: string): Promise<string[]> {
+    const docs = await this.subscribers
+      .find(live({ project_id: projectId, email }), { projection: { _id: 1 } })
+      .sort({ created_at: 1, _id: 1 })
+      .toArray();
+    return docs.map((d) => d._id);
   }
 }
 

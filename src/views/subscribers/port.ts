@@ -6,7 +6,8 @@ import type { SubscriberStatus } from '../../domain/subscriber.ts';
 /** Status pages' e-mail subscribers, by page: who they are (personal data: the admin API shows
  *  it to a project's admins and members only, no public answer ever reads it), where each
  *  subscription stands, and the last delivery sent to each. A subscription removed (by an admin,
- *  by an erasure, with its page) is gone from it. */
+ *  or with its page) leaves every answer but is kept, as the log keeps its records, until an
+ *  erasure of its address (IdentifierErased) takes both. */
 
 export interface LastDelivery {
   id: string;
@@ -49,8 +50,10 @@ export interface SubscribersWriter {
   confirmed(id: string, at: string): void;
   unsubscribed(id: string, at: string): void;
   removed(id: string): void;
-  /** Its page is deleted: its subscriptions go. */
+  /** Its page is deleted: its subscriptions are removed. */
   pageDeleted(pageId: string): void;
+  /** An erasure of this address: the project's subscriptions of it are gone. */
+  erased(projectId: string, email: string): void;
   /** A delivery to the subscriber was scheduled: its last. */
   delivery(subscriberId: string, delivery: LastDelivery): void;
   /** A try or a cancellation of a delivery: changes the subscriber's last only when it is that one. */
@@ -64,6 +67,7 @@ export interface SubscribersQueries {
   /** The confirmed subscribers of these pages, by page in the order given, oldest first. */
   confirmed(pageIds: readonly string[]): Promise<Recipient[]>;
   get(id: string): Promise<SubscriberView | null>;
-  /** A project's subscriptions of this address (the erasure of an identifier takes them). */
-  withEmail(projectId: string, email: string): Promise<SubscriberView[]>;
+  /** The ids of a project's subscriptions of this address, removed ones too: the streams the
+   *  erasure of an identifier equal to it replaces. */
+  withEmail(projectId: string, email: string): Promise<string[]>;
 }

@@ -12,7 +12,8 @@ import type {
 } from './port.ts';
 import { Where, statementCache, type SqliteReadModel, type SqliteSchema } from '../store/sqlite.ts';
 
-/** One row per subscription: the view as JSON, with the columns lookups read. */
+/** One row per subscription: the view as JSON, with the columns lookups read. A removed one keeps
+ *  its row with status `removed` (its view as it was), which no answer but `withEmail` reads. */
 const subscribersSchema: SqliteSchema = {
   version: 1,
   tables: ['subscribers'],
@@ -45,22 +46,24 @@ class SqliteSubscribersWriter implements SubscribersWriter {
         'INSERT INTO subscribers VALUES (@id, @page_id, @project_id, @email, @status, @created_at, @view) ' +
           'ON CONFLICT (id) DO UPDATE SET email = excluded.email, status = excluded.status, view = excluded.view',
       ),
-      view: db.prepare<[string], { view: string }>('SELECT view FROM subscribers WHERE id = ?'),
+      view: db.prepare<[string], { view: string; status: string }>('SELECT view, status FROM subscribers WHERE id = ?'),
       set: db.prepare('UPDATE subscribers SET status = ?, view = ? WHERE id = ?'),
-      delete: db.prepare('DELETE FROM subscribers WHERE id = ?'),
-      deletePage: db.prepare('DELETE FROM subscribers WHERE page_id = ?'),
+      remove: db.prepare("UPDATE subscribers SET status = 'removed' WHERE id = ?"),
+      removePage: db.prepare("UPDATE subscribers SET status = 'removed' WHERE page_id = ?"),
+      erase: db.prepare('DELETE FROM subscribers WHERE project_id = ? AND email = ?'),
     };
   }
 
   private change(id: string, patch: (view: SubscriberView) => SubscriberView | null): void {
     const row = this.stmts.view.get(id);
-    if (!row) return;
+    if (!row || row.status === 'removed') return;
     const view = patch(viewOf(row));
     if (view !== null) this.stmts.set.run(view.status, JSON.stringify(view), id);
   }
 
   requested(s: { id: string; page_id: string; project_id: string; email: string; at: string }): void {
     const before = this.stmts.view.get(s.id);
+    // Asked for again after a removal: a new subscription, its last delivery kept.
     const was = before ? viewOf(before) : null;
     const view: SubscriberView = {
       id: s.id,
@@ -88,11 +91,15 @@ class SqliteSubscribersWriter implements SubscribersWriter {
   }
 
   removed(id: string): void {
-    this.stmts.delete.run(id);
+    this.stmts.remove.run(id);
   }
 
   pageDeleted(pageId: string): void {
-    this.stmts.deletePage.run(pageId);
+    this.stmts.removePage.run(pageId);
+  }
+
+  erased(projectId: string, email: string): void {
+    this.stmts.erase.run(projectId, email);
   }
 
   delivery(subscriberId: string, delivery: LastDelivery): void {
@@ -112,7 +119,7 @@ class SqliteSubscribersQueries implements SubscribersQueries {
   constructor(db: Database.Database) {
     this.cached = statementCache(db);
     this.stmts = {
-      get: db.prepare<[string], { view: string }>('SELECT view FROM subscribers WHERE id = ?'),
+      get: db.prepare<[string], { view: string }>("SELECT view FROM subscribers WHERE id = ? AND status != 'removed'"),
       counts: db.prepare<[string], { status: SubscriberStatus; n: number }>(
         'SELECT status, COUNT(*) AS n FROM subscribers WHERE page_id = ? GROUP BY status',
       ),
@@ -120,14 +127,16 @@ class SqliteSubscribersQueries implements SubscribersQueries {
         "SELECT id, page_id, email FROM subscribers WHERE page_id = ? AND status = 'confirmed' " +
           'ORDER BY created_at, id',
       ),
-      email: db.prepare<[string, string], { view: string }>(
-        'SELECT view FROM subscribers WHERE project_id = ? AND email = ? ORDER BY created_at, id',
+      email: db.prepare<[string, string], { id: string }>(
+        'SELECT id FROM subscribers WHERE project_id = ? AND email = ? ORDER BY created_at, id',
       ),
     };
   }
 
   async list(pageId: string, request: PageRequest & { status?: SubscriberStatus }): Promise<Page<SubscriberView>> {
-    const where = new Where().add('page_id = ?', pageId).addIf(request.status, 'status = ?');
+    const where = new Where().add('page_id = ?', pageId);
+    if (request.status === undefined) where.add("status != 'removed'");
+    else where.add('status = ?', request.status);
     const total = (this.cached(`SELECT COUNT(*) AS n FROM subscribers ${where}`).get(...where.params) as { n: number })
       .n;
     const rows = this.cached(
@@ -138,7 +147,7 @@ class SqliteSubscribersQueries implements SubscribersQueries {
 
   async counts(pageId: string): Promise<SubscriberCounts> {
     const counts: SubscriberCounts = { pending: 0, confirmed: 0, unsubscribed: 0 };
-    for (const { status, n } of this.stmts.counts.all(pageId)) counts[status] = n;
+    for (const { status, n } of this.stmts.counts.all(pageId)) if (status in counts) counts[status] = n;
     return counts;
   }
 
@@ -151,8 +160,8 @@ class SqliteSubscribersQueries implements SubscribersQueries {
     return row ? viewOf(row) : null;
   }
 
-  async withEmail(projectId: string, email: string): Promise<SubscriberView[]> {
-    return this.stmts.email.all(projectId, email).map(viewOf);
+  async withEmail(projectId: string, email: string): Promise<string[]> {
+    return this.stmts.email.all(projectId, email).map((r) => r.id);
   }
 }
 
