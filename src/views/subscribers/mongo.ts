@@ -2,19 +2,11 @@ import type { Db } from 'mongodb';
 import { offsetOf, pageOf, type Page, type PageRequest } from '../../domain/page.ts';
 import type { SubscriberStatus } from '../../domain/subscriber.ts';
 import type { Recipient, SubscriberCounts, SubscriberView, SubscribersQueries, SubscribersWriter } from './port.ts';
-import {
-  ALIVE,
-  TOMBSTONE,
-  live,
-  unfenced,
-  type BulkOps,
-  type MongoReadModel,
-  type MongoSchema,
-} from '../store/mongo.ts';
+import { ALIVE, live, unfenced, type BulkOps, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** Subscriptions keyed by id. A request sets every field a pending subscription has (bringing
- *  back one removed or erased before) and keeps `created_at` and the last delivery; a removal
- *  sets status `removed`, which only `withEmail` reads; an erasure is a tombstone; a delivery's
+ *  back one removed before) and keeps `created_at` and the last delivery; a removal sets status
+ *  `removed`, which only `withEmail` reads; an erasure deletes; a delivery's
  *  status changes the subscriber's last only where its id is that one. Every write is keyed, so
  *  a batch written again lands on the same documents. */
 const SUBSCRIBERS = 'subscribers';
@@ -94,8 +86,9 @@ const mongoSubscribersWriter = (ops: BulkOps): SubscribersWriter => ({
     ops.add(SUBSCRIBERS, {
       updateMany: { filter: live({ page_id: pageId }), update: { $set: { status: 'removed' } } },
     }),
-  erased: (projectId, email) =>
-    ops.add(SUBSCRIBERS, { updateMany: { filter: { project_id: projectId, email }, update: TOMBSTONE } }),
+  // Deleted, not a tombstone: a tombstone would keep the address. The log's records of them are
+  // tombstones by now, so no replay brings them back.
+  erased: (projectId, email) => ops.add(SUBSCRIBERS, { deleteMany: { filter: { project_id: projectId, email } } }),
   delivery: (subscriberId, delivery) =>
     ops.add(SUBSCRIBERS, {
       updateOne: { filter: shown({ _id: subscriberId }), update: { $set: { last_delivery: delivery } } },
