@@ -299,3 +299,18 @@ test(
     t.is(status, 429);
   },
 );
+
+test("on the projectors' own thread (as `watchlog start` runs them) the confirmation goes out too", async (t) => {
+  const smtp = await smtpServer();
+  const server = await startTestServer({ env: smtpEnv(smtp.port), projectorThread: true });
+  t.teardown(async () => {
+    await server.stop();
+    await smtp.close();
+  });
+  await setUp(server, 'thread-shop');
+  const res = await api(server.url, 'POST', '/status/thread-shop/subscribe', { body: { email: 'ada@example.com' } });
+  t.is(res.status, 202);
+  const mail = await eventually(async () => smtp.messages[0], 15_000);
+  t.deepEqual(mail.envelope.to, ['ada@example.com']);
+  t.regex(linkIn(mail.mail, 'confirm'), /^\/status\/thread-shop\/subscription\/confirm\?id=/);
+});
