@@ -138,7 +138,7 @@ test('link tokens: HMAC of purpose and id under a key of the JWT secret, compare
   t.false(tokenMatches(key, 'confirm', ID, ''));
 });
 
-test("a subscriber's delivery: its tries and cancellation name the subscriber; it is not sent again on request", (t) => {
+test("a subscriber's delivery: its tries and cancellation name the subscriber; it is not retried on request", (t) => {
   const notice: SubscriberNotice = {
     id: 'e1',
     type: 'subscription.confirm',

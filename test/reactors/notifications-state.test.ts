@@ -71,7 +71,7 @@ const contract = (adapter: string, open: () => Promise<{ states: ReactorStates; 
     t.is(await store.checkpoint(), third.position);
   });
 
-  test(`${adapter}: the status pages' reactor: mail queued in order and settled; automatic incidents by monitor`, async (t) => {
+  test(`${adapter}: the status pages' reactor: mail queued and settled; automatic incidents by monitor`, async (t) => {
     const { states, cleanup } = await open();
     t.teardown(cleanup);
     const store = states.stores.pageEffects;

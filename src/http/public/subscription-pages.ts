@@ -22,8 +22,7 @@ const frame = (page: SubscriptionPage, baseUrl: string | null, heading: string, 
     page: { title: page.title, description: null, links },
     title: `${page.title}: ${heading}`,
     live: false,
-    main:
-      `<h1>${e(heading)}</h1>${body}` + `<p class="more"><a href="${e(links.page)}">Back to ${e(page.title)}</a></p>`,
+    main: `<h1>${e(heading)}</h1>${body}<p class="more"><a href="${e(links.page)}">Back to ${e(page.title)}</a></p>`,
     version: null,
   });
 };
@@ -94,5 +93,5 @@ export const renderUnsubscribe = (
         page,
         baseUrl,
         'Unsubscribe',
-        `<p>Stop receiving e-mail about ${e(page.title)}?</p>` + button(action, 'Unsubscribe'),
+        `<p>Stop receiving e-mail about ${e(page.title)}?</p>${button(action, 'Unsubscribe')}`,
       );
