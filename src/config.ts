@@ -16,37 +16,11 @@ import { describeErrors } from './domain/decode-errors.ts';
 import { DEFAULT_LOGIN_LIMITS, type LoginLimits } from './domain/login-throttle.ts';
 import { formatCidr, parseAddressList, type AddressList, type EgressRules } from './domain/egress-rules.ts';
 import type { IngestLimits } from './domain/ingest-limits.ts';
+import { ConfigError, intFromEnv, matching, optional, stringMin } from './config-codecs.ts';
+import { SMTP_ENV, subscriberMailOf, type SubscriberMailConfig } from './config-smtp.ts';
 
 /** Environment → typed configuration. Every variable, its default and its rule are here; the
  *  README's configuration table mirrors this file. */
-
-const intFromEnv = (name: string, min: number, max: number) =>
-  new t.Type<number, string, unknown>(
-    name,
-    (u): u is number => Number.isInteger(u),
-    (u, c) => {
-      if (typeof u !== 'string' || !/^\d+$/.test(u.trim())) return t.failure(u, c);
-      const n = Number(u);
-      return n >= min && n <= max ? t.success(n) : t.failure(u, c);
-    },
-    String,
-  );
-
-const stringMin = (name: string, min: number) =>
-  new t.Type<string, string, unknown>(
-    name,
-    (u): u is string => typeof u === 'string' && u.length >= min,
-    (u, c) => (typeof u === 'string' && u.length >= min ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  );
-
-const matching = (name: string, scheme: RegExp) =>
-  new t.Type<string, string, unknown>(
-    name,
-    (u): u is string => typeof u === 'string' && scheme.test(u),
-    (u, c) => (typeof u === 'string' && scheme.test(u) ? t.success(u) : t.failure(u, c)),
-    t.identity,
-  );
 
 /** A comma-separated list of IPs and CIDRs (and host names when `hosts`); a failure names the
  *  faulty entries. */
@@ -83,9 +57,6 @@ const LogLevel = t.keyof(
   { fatal: null, error: null, warn: null, info: null, debug: null, trace: null, silent: null },
   'fatal | error | warn | info | debug | trace | silent',
 );
-
-/** Unset is allowed; named after the codec so errors say what a value must be. */
-const optional = <C extends t.Mixed>(codec: C) => t.union([t.undefined, codec], codec.name);
 
 const Env = t.type({
   PORT: optional(intFromEnv('integer 0-65535', 0, 65535)),
@@ -144,7 +115,11 @@ const Env = t.type({
   WATCHLOG_CHECKPOINT_INTERVAL_MS: optional(intFromEnv('integer 0 or 200-3600000', 0, 3_600_000)),
   WATCHLOG_WITNESS_URL: optional(matching('http:// or https:// URL', /^https?:\/\/\S+$/)),
   WATCHLOG_WITNESS_FILE: optional(stringMin('file path', 1)),
+  ...SMTP_ENV,
 });
+
+export { ConfigError } from './config-codecs.ts';
+export type { SubscriberMailConfig } from './config-smtp.ts';
 
 export interface Config {
   port: number;
@@ -199,6 +174,8 @@ export interface Config {
   metrics: { token: string | undefined; port: number | undefined; host: string };
   /** Signed checkpoints of each project's tree (docs/auditors.md). */
   checkpoints: CheckpointConfig;
+  /** The SMTP server that mails status pages' subscribers; null: no subscribing. */
+  subscriberMail: SubscriberMailConfig | null;
 }
 
 export interface CheckpointConfig {
@@ -227,12 +204,6 @@ export interface HttpLimits {
   keepAliveTimeoutMs: number;
   /** Connections open at once; more are refused. */
   maxConnections: number;
-}
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  }
 }
 
 const describe = (u: unknown) =>
@@ -291,6 +262,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
         'WATCHLOG_VAPID_PRIVATE_KEY',
         'WATCHLOG_METRICS_TOKEN',
         'WATCHLOG_CHECKPOINT_KEY',
+        'WATCHLOG_SMTP_PASSWORD',
       ].includes(key)
         ? '(hidden)'
         : describe(e.value);
@@ -316,6 +288,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       `WATCHLOG_CHECKPOINT_INTERVAL_MS: expected 0 (no checkpoints) or 200 to 3600000, got ${checkpointInterval}`,
     ]);
   }
+  const subscriberMail = subscriberMailOf(e, e.WATCHLOG_PUBLIC_URL !== undefined);
   const port = e.PORT ?? 3000;
   const host = e.HOST ?? '127.0.0.1';
   const metricsHost = e.WATCHLOG_METRICS_HOST ?? '127.0.0.1';
@@ -418,5 +391,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       witnessUrl: e.WATCHLOG_WITNESS_URL,
       witnessFile: e.WATCHLOG_WITNESS_FILE === undefined ? undefined : path.resolve(e.WATCHLOG_WITNESS_FILE),
     },
+    subscriberMail,
   };
 };

@@ -51,7 +51,7 @@ const layerOf = (file: string): Layer => {
     [/^src\/reactors\//, 'reactors'],
     [/^src\/jobs\//, 'jobs'],
     [/^src\/http\//, 'http'],
-    [/^src\/config\.ts$/, 'config'],
+    [/^src\/config(-[\w-]+)?\.ts$/, 'config'],
     [/^src\/metrics\//, 'metrics'],
     [/^src\/server\//, 'server'],
     [/^src\/compose\//, 'compose'],

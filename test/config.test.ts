@@ -286,3 +286,50 @@ test('log compaction: every 60 s by default, 0 turns it off, at most daily', (t)
     );
   }
 });
+
+test("subscribers' SMTP server: off unless the host is set; the host needs a sender and the public URL", (t) => {
+  t.is(loadConfig({}).subscriberMail, null);
+  const base = {
+    WATCHLOG_SMTP_HOST: 'smtp.example.com',
+    WATCHLOG_SMTP_FROM: 'Acme status <status@example.com>',
+    WATCHLOG_PUBLIC_URL: 'https://status.example.com',
+  };
+  t.deepEqual(loadConfig(base).subscriberMail, {
+    smtp: { host: 'smtp.example.com', port: 587, security: 'starttls', reject_unauthorized: true },
+    from: 'Acme status <status@example.com>',
+  });
+  t.like(loadConfig({ ...base, WATCHLOG_SMTP_SECURITY: 'tls' }).subscriberMail?.smtp, { port: 465, security: 'tls' });
+  t.like(
+    loadConfig({
+      ...base,
+      WATCHLOG_SMTP_SECURITY: 'none',
+      WATCHLOG_SMTP_PORT: '2525',
+      WATCHLOG_SMTP_USERNAME: 'mailer',
+      WATCHLOG_SMTP_PASSWORD: 'hunter22',
+      WATCHLOG_SMTP_REJECT_UNAUTHORIZED: 'false',
+      WATCHLOG_SMTP_CA: '-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----',
+    }).subscriberMail?.smtp,
+    {
+      port: 2525,
+      security: 'none',
+      username: 'mailer',
+      password: 'hunter22',
+      reject_unauthorized: false,
+      ca: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----',
+    },
+  );
+  const error = t.throws(() => loadConfig({ WATCHLOG_SMTP_HOST: 'smtp.example.com' }), { instanceOf: ConfigError });
+  t.regex(error!.message, /WATCHLOG_SMTP_FROM: required with WATCHLOG_SMTP_HOST/);
+  t.regex(error!.message, /WATCHLOG_PUBLIC_URL: required with WATCHLOG_SMTP_HOST/);
+  t.throws(() => loadConfig({ WATCHLOG_SMTP_FROM: 'status@example.com' }), {
+    message: /WATCHLOG_SMTP_FROM: set WATCHLOG_SMTP_HOST too/,
+  });
+  t.throws(() => loadConfig({ ...base, WATCHLOG_SMTP_PASSWORD: 'hunter22' }), {
+    message: /WATCHLOG_SMTP_PASSWORD: set WATCHLOG_SMTP_USERNAME too/,
+  });
+  t.throws(() => loadConfig({ ...base, WATCHLOG_SMTP_SECURITY: 'ssl' }), { message: /starttls, tls or none/ });
+  t.throws(() => loadConfig({ ...base, WATCHLOG_SMTP_CA: '/no/such/ca.pem' }), { message: /cannot read/ });
+  t.throws(() => loadConfig({ ...base, WATCHLOG_SMTP_PORT: '0' }), {
+    message: /WATCHLOG_SMTP_PORT: expected integer 1-65535/,
+  });
+});

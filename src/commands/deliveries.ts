@@ -18,6 +18,20 @@ export const scheduleDelivery = (deps: CommandDeps, d: Payload<'ScheduleDelivery
     ctx,
   );
 
+/** A status page subscriber's delivery; idempotent as scheduleDelivery is. */
+export const scheduleSubscriberDelivery = (
+  deps: CommandDeps,
+  d: Payload<'ScheduleSubscriberDelivery'>,
+  ctx: CommandContext,
+) =>
+  handle(
+    deps,
+    deliveryStream(d.delivery_id),
+    deliveryDecider,
+    { type: 'ScheduleSubscriberDelivery', ...d, at: ctx.now().toISOString() },
+    ctx,
+  );
+
 export const skipDelivery = (deps: CommandDeps, d: Payload<'SkipDelivery'>, ctx: CommandContext) =>
   handle(
     deps,

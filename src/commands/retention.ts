@@ -11,7 +11,8 @@ import {
   type RedactionReason,
   type RowRef,
 } from '../domain/retention.ts';
-import { projectStream, retentionStream } from '../domain/streams.ts';
+import { projectStream, retentionStream, subscriberStream } from '../domain/streams.ts';
+import { normaliseEmail } from '../domain/subscriber.ts';
 import { RedactionUnsupportedError, type RecordedEvent, type Redaction } from '../log/event-log.ts';
 import { handle, load, newEvent, type CommandContext, type CommandDeps, type Loaded } from './handle.ts';
 
@@ -29,6 +30,9 @@ export interface RetentionDeps extends CommandDeps {
   readonly redactable: (query: RedactableQuery, after: RowRef | null, limit: number) => Promise<RowRef[]>;
   /** Resolves once the read models have applied the log up to `position`. */
   readonly caughtUp: (position: string) => Promise<void>;
+  /** The ids of the project's status page subscriptions of an address (removed ones too): an
+   *  erasure of an identifier equal to it replaces their records. Absent: none are looked for. */
+  readonly subscriptionsOf?: (projectId: string, email: string) => Promise<string[]>;
   /** Rows per page (default REDACTION_PAGE). */
   readonly pageSize?: number;
   /** How long to rest after a page, as a fraction of the time the page took (default
@@ -45,6 +49,13 @@ export const REST_FRACTION = 1;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const SUBSCRIBER_RECORDS: ReadonlySet<string> = new Set([
+  'SubscriberRequested',
+  'SubscriberConfirmed',
+  'SubscriberUnsubscribed',
+  'SubscriberRemoved',
+]);
+
 const tombstone = (record: RecordedEvent, projectId: string, reason: RedactionReason): Redaction | null => {
   const base = { position: record.position, type: 'RecordRedacted', metadata: record.metadata };
   if (record.type === 'AuditEventRecorded') {
@@ -57,6 +68,10 @@ const tombstone = (record: RecordedEvent, projectId: string, reason: RedactionRe
     }
     return { ...base, data };
   }
+  // A subscription's records (its address among them) keep their leaf hash only: nothing of them
+  // is needed once the subscription is gone.
+  if (SUBSCRIBER_RECORDS.has(record.type) && reason === 'erasure')
+    return { ...base, data: { project_id: projectId, reason, leaf_hash: recordLeafHash(record).toString('base64') } };
   // An erased record that then expires keeps its leaf hash and loses what the erasure kept.
   if (record.type === 'RecordRedacted' && reason === 'retention') {
     const { leaf_hash, reason: was } = record.data as RecordRedacted;
@@ -203,6 +218,7 @@ export const eraseIdentifier = async (
     after = refs[refs.length - 1]!;
     await sleep((Date.now() - started) * rest);
   }
+  erased += await eraseSubscriptions(deps, projectId, identifier);
   const { position } = await handle(
     deps,
     projectStream(projectId),
@@ -219,6 +235,21 @@ export const eraseIdentifier = async (
     ctx,
   );
   if (position !== null) await deps.caughtUp(position);
+  return erased;
+};
+
+/** Replaces every record of the project's status page subscriptions of an address equal to the
+ *  identifier (compared as addresses are: trimmed, lower-case). Their streams are then empty of
+ *  anything but tombstones: a subscription of the address afterwards starts anew. Resolves to how
+ *  many records it replaced; the IdentifierErased that follows takes them from the read model. */
+const eraseSubscriptions = async (deps: RetentionDeps, projectId: string, identifier: string): Promise<number> => {
+  const ids = (await deps.subscriptionsOf?.(projectId, normaliseEmail(identifier))) ?? [];
+  let erased = 0;
+  for (const id of ids) {
+    const records = await deps.log.readStream(subscriberStream(id));
+    const redactions = records.map((r) => tombstone(r, projectId, 'erasure')).filter((r): r is Redaction => r !== null);
+    if (redactions.length > 0) erased += await deps.log.redact(redactions);
+  }
   return erased;
 };
 

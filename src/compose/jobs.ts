@@ -44,6 +44,7 @@ const redactionDeps = (
 ): RetentionDeps => ({
   log: runtime.log,
   redactable: (query, after, limit) => runtime.readModels.auditEvents.redactable(query, after, limit),
+  subscriptionsOf: (projectId, email) => runtime.readModels.subscribers.withEmail(projectId, email),
   async caughtUp(position) {
     if (!(await runtime.caughtUp(readModelKeys, position, 60_000))) {
       throw new Error(
@@ -76,7 +77,10 @@ export const erasureJobOf = (
   now?: () => Date,
 ) =>
   erasureJob(
-    { ...redactionDeps(runtime, ['auditEvents', 'retention']), retention: runtime.readModels.retention },
+    {
+      ...redactionDeps(runtime, ['auditEvents', 'retention', 'subscribers']),
+      retention: runtime.readModels.retention,
+    },
     logger,
     everyMs,
     now,

@@ -6,6 +6,7 @@ import type { EgressRules } from '../domain/egress-rules.ts';
 import type { ChannelType } from '../domain/channel.ts';
 import type { CommitStats } from '../log/event-log.ts';
 import type { DeliveryOutcome, NotificationMetrics } from '../reactors/notifications/metrics.ts';
+import type { SubscriberMailSettings } from '../reactors/status-pages/reactor.ts';
 import { startProjectors } from './projectors.ts';
 import { openStores, type StoreConfig } from './stores.ts';
 
@@ -24,6 +25,8 @@ export interface ProjectorThreadData extends StoreConfig {
   degradedAfter: number;
   /** The configuration's rules: the thread builds its own policy (agents do not cross threads). */
   egress: EgressRules;
+  jwtSecret: string;
+  subscriberMail: SubscriberMailSettings | null;
 }
 export type ToProjectorThread = 'appended' | 'stop';
 /** 'stopped', or what the main thread's metrics should count: the thread keeps none itself, the

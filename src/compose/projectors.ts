@@ -4,6 +4,7 @@ import { notificationsReactor, type NotifierDeps } from '../reactors/notificatio
 import type { NotificationMetrics } from '../reactors/notifications/metrics.ts';
 import { CheckpointSealer, type Witnesses } from '../reactors/checkpoints/sealer.ts';
 import type { Reactor } from '../reactors/port.ts';
+import { pageEffectsReactor, type SubscriberMailSettings } from '../reactors/status-pages/reactor.ts';
 import { checkpointSigner } from '../domain/checkpoint.ts';
 import type { Stores } from './stores.ts';
 
@@ -17,8 +18,12 @@ export interface ProjectorsConfig {
   publicUrl: string | null;
   /** WATCHLOG_NOTIFY_DEGRADED_AFTER. */
   degradedAfter: number;
-  /** Also run the notification reactor (default true). */
+  /** Also run the notification reactor and the status pages' (default true). */
   notifications?: boolean;
+  /** The deployment's JWT secret, which the links of subscribers' mail are signed with. */
+  jwtSecret: string;
+  /** How subscribers are mailed; null: not at all (automatic incidents still open). */
+  subscriberMail: SubscriberMailSettings | null;
   /** Tuning of delivery (tests shorten retries and delays). */
   notifier?: Pick<NotifierDeps, 'retry' | 'timeoutMs' | 'maxAgeMs' | 'now'>;
   liveBatchDelayMs?: number;
@@ -34,6 +39,8 @@ export interface ProjectorsConfig {
 export interface Projectors {
   readonly projector: Projector;
   readonly notifier: Projector<Reactor> | null;
+  /** The status pages' reactor (automatic incidents, subscriber mail), beside the notifier. */
+  readonly pageEffects: Projector<Reactor> | null;
   readonly sealer: CheckpointSealer | null;
   stop(): Promise<void>;
 }
@@ -70,6 +77,21 @@ export const startProjectors = (
           ...(config.metrics ? { metrics: config.metrics } : {}),
         });
   const notifier = reactor === null ? null : new Projector(log, [reactor], reactorStates.leases, logger, options);
+  const pageReactor =
+    config.notifications === false
+      ? null
+      : pageEffectsReactor({
+          log,
+          readModels,
+          reactorStates,
+          logger,
+          egress: config.egress,
+          jwtSecret: config.jwtSecret,
+          mail: config.subscriberMail,
+          ...config.notifier,
+        });
+  const pageEffects =
+    pageReactor === null ? null : new Projector(log, [pageReactor], reactorStates.leases, logger, options);
   const checkpoints = config.checkpoints;
   const sealer =
     checkpoints === undefined || checkpoints.intervalMs === 0
@@ -89,16 +111,20 @@ export const startProjectors = (
         );
   projector.start();
   notifier?.start();
+  pageEffects?.start();
   sealer?.start();
   return {
     projector,
     notifier,
+    pageEffects,
     sealer,
     async stop() {
       await sealer?.stop();
       // Tries in flight are recorded while the lease is still held; then the reactor's batch.
       await reactor?.stop();
+      await pageReactor?.stop();
       await notifier?.stop();
+      await pageEffects?.stop();
       await projector.stop();
     },
   };

@@ -1,5 +1,7 @@
 import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
 import { sqliteNotificationsState } from '../reactors/notifications/state/sqlite.ts';
+import { PAGE_EFFECTS } from '../reactors/status-pages/reactor.ts';
+import { sqlitePageEffectsState } from '../reactors/status-pages/state/sqlite.ts';
 import type { ReactorKey, ReactorStates, ReactorStore } from '../reactors/port.ts';
 import type { StoreFaults } from '../views/store/port.ts';
 import type { MongoReadModel } from '../views/store/mongo.ts';
@@ -25,6 +27,11 @@ export const REACTORS: { readonly [K in ReactorKey]: ReactorEntry<WriterOf<K>, R
     name: NOTIFICATIONS,
     sqlite: sqliteNotificationsState,
     mongo: () => import('../reactors/notifications/state/mongo.ts').then((m) => m.mongoNotificationsState),
+  },
+  pageEffects: {
+    name: PAGE_EFFECTS,
+    sqlite: sqlitePageEffectsState,
+    mongo: () => import('../reactors/status-pages/state/mongo.ts').then((m) => m.mongoPageEffectsState),
   },
 };
 

@@ -15,6 +15,7 @@ import { monitorsProjection } from '../../projections/monitors.ts';
 import { orphansProjection } from '../../projections/orphans.ts';
 import { statsProjection } from '../../projections/stats.ts';
 import { statusPagesProjection } from '../../projections/status-pages.ts';
+import { subscribersProjection } from '../../projections/subscribers.ts';
 import { treeProjection } from '../../projections/tree.ts';
 import { retentionProjection } from '../../projections/retention.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
@@ -42,6 +43,7 @@ import { sqliteMonitors } from '../views/monitors/sqlite.ts';
 import { sqliteOrphans } from '../views/orphans/sqlite.ts';
 import { sqliteStats } from '../views/stats/sqlite.ts';
 import { sqliteStatusPages } from '../views/status-pages/sqlite.ts';
+import { sqliteSubscribers } from '../views/subscribers/sqlite.ts';
 import { sqliteTree } from '../views/tree/sqlite.ts';
 import { sqliteRetention } from '../views/retention/sqlite.ts';
 
@@ -110,6 +112,9 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   ),
   maintenances: projected(maintenancesProjection, sqliteMaintenances, () =>
     import('../views/maintenances/mongo.ts').then((m) => m.mongoMaintenances),
+  ),
+  subscribers: projected(subscribersProjection, sqliteSubscribers, () =>
+    import('../views/subscribers/mongo.ts').then((m) => m.mongoSubscribers),
   ),
 };
 

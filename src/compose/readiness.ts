@@ -21,6 +21,7 @@ export const API_READ_MODELS: readonly ReadModelKey[] = [
   'maintenances',
   'statusPages',
   'incidents',
+  'subscribers',
 ];
 
 /** Readiness: the API can serve. The bootstrap is done (the admin can log in), the log takes

@@ -19,6 +19,7 @@ import { StartupError } from '../startup-error.ts';
 import { startWorkerJobs } from './jobs.ts';
 import { createTelemetry, type Telemetry } from '../metrics/registry.ts';
 import { startMetricsServer } from '../metrics/server.ts';
+import type { SubscriberMailSettings } from '../reactors/status-pages/reactor.ts';
 
 /** What a process runs: `start` everything in one process, `api` the HTTP API only (any number
  *  of them), `worker` the projectors, the notification reactor and the Agenda jobs. */
@@ -37,6 +38,7 @@ type AppConfig = Pick<
   | 'dashboardDir'
   | 'notifications'
   | 'vapidSubject'
+  | 'subscriberMail'
 >;
 
 /** `POST /v1/channels/:id/test`: one try with the reactor's senders, from this process. */
@@ -103,6 +105,7 @@ export const appFor = (
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     ...(draining ? { draining } : {}),
     dashboard: loadDashboard(config.dashboardDir),
+    subscriptions: config.subscriberMail !== null,
     now,
   });
 
@@ -220,6 +223,20 @@ const onSignals = (
   process.on('SIGINT', handler);
 };
 
+/** The status pages' reactor's settings: the links' secret and, with WATCHLOG_SMTP_HOST (which
+ *  the configuration allows only with WATCHLOG_PUBLIC_URL), how subscribers are mailed. */
+export const pageEffectsOf = (
+  config: Pick<Config, 'subscriberMail' | 'notifications'>,
+  runtime: Pick<Runtime, 'jwtSecret'>,
+): { jwtSecret: string; subscriberMail: SubscriberMailSettings | null } => {
+  const { subscriberMail: mail, notifications } = config;
+  return {
+    jwtSecret: runtime.jwtSecret,
+    subscriberMail:
+      mail === null || notifications.publicUrl === null ? null : { ...mail, publicUrl: notifications.publicUrl },
+  };
+};
+
 /** The checkpoint sealer's settings, as the projectors (on this thread or theirs) take them. */
 export const checkpointsOf = (config: Pick<Config, 'checkpoints'>, runtime: Pick<Runtime, 'checkpointSeed'>) => ({
   seed: runtime.checkpointSeed,
@@ -245,6 +262,7 @@ export const serve = async (
     vapid: runtime.vapid,
     vapidSubject: config.vapidSubject,
     ...config.notifications,
+    ...pageEffectsOf(config, runtime),
     checkpoints: checkpointsOf(config, runtime),
   };
   // `start` keeps the HTTP event loop free of the embedded read models' synchronous writes by

@@ -87,13 +87,14 @@ export const openRuntime = async (
 
 /** Reads, on each scrape, the runtime's log (head, writer state) and, where projectors run
  *  (`start`, `worker`), every projection's checkpoint, (unless `notifications` is false) the
- *  notification reactor's, and every monitor's state. */
+ *  notification reactor's and the status pages' reactor's, and every monitor's state. */
 export const watchRuntime = (
   telemetry: Telemetry,
   stores: Pick<Stores, 'log' | 'runners' | 'reactorStates' | 'readModels'>,
   { projections, notifications = true }: { projections: boolean; notifications?: boolean },
 ): void => {
-  const followers = notifications ? [...stores.runners, stores.reactorStates.stores.notifications] : stores.runners;
+  const { notifications: notifier, pageEffects } = stores.reactorStates.stores;
+  const followers = notifications ? [...stores.runners, notifier, pageEffects] : stores.runners;
   // Per-monitor series where the projectors run (start, worker), not on every API replica.
   telemetry.watch(stores.log, projections ? followers : [], projections ? stores.readModels.monitors : undefined);
 };

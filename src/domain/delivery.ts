@@ -5,9 +5,13 @@ import type { Decider } from './decider.ts';
 import { DomainError, notFound } from './errors.ts';
 import type { DomainEvent } from './events.ts';
 import { Notification } from './notification.ts';
+import { SubscriberNotice } from './subscriber-mail.ts';
 
 /** A delivery: one notification (a transition's, an alert's) to one channel, with every attempt
- *  made to send it. Its stream, `delivery-{id}`, is the delivery log's source (docs/notifications.md). */
+ *  made to send it. Its stream, `delivery-{id}`, is the delivery log's source (docs/notifications.md).
+ *  A delivery may instead be one notice to a status page's subscriber (its target named by
+ *  `subscriber_id` where a channel's is `channel_id`): the same life, tries and backoff, sent by
+ *  the status pages' reactor; those are not in the channels' delivery log. */
 
 export const ChannelTypeCodec = t.keyof(
   Object.fromEntries(CHANNEL_TYPES.map((c) => [c, null])) as Record<ChannelType, null>,
@@ -34,27 +38,45 @@ const About = {
   notification: Notification,
 };
 
+/** A subscriber's delivery: `page_id` the page it was subscribed on. */
+const SubscriberAbout = {
+  delivery_id: t.string,
+  subscriber_id: t.string,
+  page_id: t.string,
+  project_id: t.string,
+  event_id: t.string,
+  notice: SubscriberNotice,
+};
+
+/** Whom a delivery's later events are about: a channel or a subscriber. */
+const Target = t.union([t.type({ channel_id: t.string }), t.type({ subscriber_id: t.string })]);
+
 export const deliveryEvents = {
   /** To be sent. */
-  DeliveryScheduled: t.type({ ...About, scheduled_at: t.string }),
+  DeliveryScheduled: t.union([
+    t.type({ ...About, scheduled_at: t.string }),
+    t.type({ ...SubscriberAbout, scheduled_at: t.string }),
+  ]),
   /** Not to be sent: a transition inside a maintenance window, inside the channel's quiet period
    *  for the monitor, or older than the delivery window when the reactor reached it. */
   DeliverySkipped: t.type({ ...About, reason: SkipReason, detail: t.string, skipped_at: t.string }),
   /** One try. `final`: no other try follows on its own (it got through, the answer will not
    *  change, or the tries are used up). */
-  DeliveryAttempted: t.type({
-    delivery_id: t.string,
-    channel_id: t.string,
-    project_id: t.string,
-    attempt: t.number,
-    outcome: t.keyof({ delivered: null, failed: null }),
-    final: t.boolean,
-    status: t.union([t.null, t.number]),
-    error: t.union([t.null, t.string]),
-    response: t.union([t.null, t.string]),
-    duration_ms: t.number,
-    attempted_at: t.string,
-  }),
+  DeliveryAttempted: t.intersection([
+    t.type({
+      delivery_id: t.string,
+      project_id: t.string,
+      attempt: t.number,
+      outcome: t.keyof({ delivered: null, failed: null }),
+      final: t.boolean,
+      status: t.union([t.null, t.number]),
+      error: t.union([t.null, t.string]),
+      response: t.union([t.null, t.string]),
+      duration_ms: t.number,
+      attempted_at: t.string,
+    }),
+    Target,
+  ]),
   /** Someone asked for a failed (or cancelled) delivery to be sent again: a new round of tries. */
   DeliveryRetryRequested: t.type({
     delivery_id: t.string,
@@ -62,24 +84,24 @@ export const deliveryEvents = {
     project_id: t.string,
     requested_at: t.string,
   }),
-  /** Its channel was deleted or paused before it got through. */
-  DeliveryCancelled: t.type({
-    delivery_id: t.string,
-    channel_id: t.string,
-    project_id: t.string,
-    reason: t.string,
-    cancelled_at: t.string,
-  }),
+  /** Its channel was deleted or paused (its subscriber gone) before it got through. */
+  DeliveryCancelled: t.intersection([
+    t.type({ delivery_id: t.string, project_id: t.string, reason: t.string, cancelled_at: t.string }),
+    Target,
+  ]),
 } as const;
 
 export const DeliveryStatus = t.keyof({ pending: null, delivered: null, failed: null, skipped: null, cancelled: null });
 export type DeliveryStatus = t.TypeOf<typeof DeliveryStatus>;
 export type AttemptOutcome = t.TypeOf<typeof deliveryEvents.DeliveryAttempted>['outcome'];
+export type DeliveryTarget = t.TypeOf<typeof Target>;
 
 export interface DeliveryState {
   id: string | null;
   status: DeliveryStatus | null;
   channelId: string;
+  /** A subscriber's delivery: the subscription (channelId is then empty). */
+  subscriberId: string | null;
   /** The project of the event it notifies of. */
   projectId: string;
   /** Tries so far, over every round. */
@@ -87,6 +109,8 @@ export interface DeliveryState {
   /** Tries before the current round began (a retry request starts one). */
   roundStart: number;
   notification: Notification | null;
+  /** A subscriber's delivery: what it tells. */
+  notice: SubscriberNotice | null;
 }
 
 export const initialDelivery: DeliveryState = {
@@ -97,11 +121,26 @@ export const initialDelivery: DeliveryState = {
   attempts: 0,
   roundStart: 0,
   notification: null,
+  subscriberId: null,
+  notice: null,
 };
+
+/** The target fields of a delivery's later events. */
+const targetOf = (state: DeliveryState): DeliveryTarget =>
+  state.subscriberId === null ? { channel_id: state.channelId } : { subscriber_id: state.subscriberId };
 
 export const evolveDelivery = (state: DeliveryState, e: DomainEvent): DeliveryState => {
   switch (e.type) {
     case 'DeliveryScheduled':
+      if ('subscriber_id' in e.data)
+        return {
+          ...state,
+          id: e.data.delivery_id,
+          subscriberId: e.data.subscriber_id,
+          projectId: e.data.project_id,
+          status: 'pending',
+          notice: e.data.notice,
+        };
       return {
         ...state,
         id: e.data.delivery_id,
@@ -160,8 +199,19 @@ interface Addressed {
   notification: Notification;
 }
 
+/** A subscriber's delivery, as scheduled. */
+export interface SubscriberAddressed {
+  delivery_id: string;
+  subscriber_id: string;
+  page_id: string;
+  project_id: string;
+  event_id: string;
+  notice: SubscriberNotice;
+}
+
 export type DeliveryCommand =
   | ({ type: 'ScheduleDelivery'; at: string } & Addressed)
+  | ({ type: 'ScheduleSubscriberDelivery'; at: string } & SubscriberAddressed)
   | ({ type: 'SkipDelivery'; reason: SkipReason; detail: string; at: string } & Addressed)
   | {
       type: 'RecordAttempt';
@@ -187,6 +237,11 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand> = {
         const { type: _, at, ...about } = command;
         return [{ type: 'DeliveryScheduled', data: { ...about, scheduled_at: at } }];
       }
+      case 'ScheduleSubscriberDelivery': {
+        if (state.id !== null) return [];
+        const { type: _, at, ...about } = command;
+        return [{ type: 'DeliveryScheduled', data: { ...about, scheduled_at: at } }];
+      }
       case 'SkipDelivery': {
         if (state.id !== null) return [];
         const { type: _, at, ...about } = command;
@@ -201,7 +256,7 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand> = {
             type: 'DeliveryAttempted',
             data: {
               delivery_id: state.id!,
-              channel_id: state.channelId,
+              ...targetOf(state),
               project_id: state.projectId,
               ...attempt,
               attempted_at: at,
@@ -210,7 +265,8 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand> = {
         ];
       }
       case 'RequestRetry':
-        if (state.id === null) throw notFound('delivery');
+        // A subscriber's delivery is not in the channels' log, nor sent again on request.
+        if (state.id === null || state.subscriberId !== null) throw notFound('delivery');
         if (state.status !== 'failed' && state.status !== 'cancelled') {
           throw new DomainError(
             'conflict',
@@ -235,7 +291,7 @@ export const deliveryDecider: Decider<DeliveryState, DeliveryCommand> = {
             type: 'DeliveryCancelled',
             data: {
               delivery_id: state.id!,
-              channel_id: state.channelId,
+              ...targetOf(state),
               project_id: state.projectId,
               reason: command.reason,
               cancelled_at: command.at,

@@ -11,6 +11,7 @@ import { retentionEvents } from './retention.ts';
 import { statusPageEvents } from './status-page.ts';
 import { incidentEvents } from './incident.ts';
 import { maintenanceEvents } from './maintenance.ts';
+import { subscriberEvents } from './subscriber.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -65,6 +66,7 @@ export const catalogue = {
   ...statusPageEvents,
   ...incidentEvents,
   ...maintenanceEvents,
+  ...subscriberEvents,
   /** A project's tree head, signed (docs/auditors.md): not a leaf of the tree it signs. */
   CheckpointSigned: t.type({
     project_id: t.string,

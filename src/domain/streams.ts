@@ -30,3 +30,5 @@ export const statusPageStream = (pageId: string) => `status-page-${pageId}`;
 export const pageNameStream = (kind: 'slug' | 'domain', name: string) => `page-${kind}-${name}`;
 export const incidentStream = (incidentId: string) => `incident-${incidentId}`;
 export const maintenanceStream = (maintenanceId: string) => `maintenance-${maintenanceId}`;
+/** One address's subscription to one status page (src/domain/subscriber.ts). */
+export const subscriberStream = (subscriberId: string) => `subscriber-${subscriberId}`;

@@ -19,6 +19,8 @@ import { apiOperations } from './operations/table.ts';
 import { apiHandlers } from './routes/index.ts';
 import { PublicAnswers } from './public/cache.ts';
 import { customDomains } from './public/custom-domains.ts';
+import { subscriptionKey } from '../domain/subscriber.ts';
+import { SubscribeRateLimiter } from './middleware/subscribe-rate.ts';
 import type { AppState } from './state.ts';
 
 export const createApp = (deps: AppDeps): Koa<AppState> => {
@@ -38,6 +40,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     now: deps.now,
     publicUrl: deps.publicUrl ?? null,
     caughtUp: deps.caughtUp,
+    subscriptions: deps.subscriptions ?? false,
   });
   app.use(customDomains(publicAnswers, deps.publicUrl ?? null));
   if (deps.dashboard !== undefined) app.use(dashboardMiddleware(deps.dashboard));
@@ -56,6 +59,8 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     recordLogin: deps.recordLogin ?? loginRecorder(deps.logger, deps.commands),
     maskingRules: new MaskingCache(deps.readModels.masking),
     publicAnswers,
+    subscriptionKey: subscriptionKey(deps.jwtSecret),
+    subscribeRate: new SubscribeRateLimiter(),
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());
       if (upTo === null || (await deps.caughtUp(readModels, upTo))) return;

@@ -21,6 +21,7 @@ import type { IngestRateLimiter } from './middleware/ingest-rate.ts';
 import type { ChannelTarget } from '../domain/channel.ts';
 import type { Notification } from '../domain/notification.ts';
 import type { PublicAnswers } from './public/cache.ts';
+import type { SubscribeRateLimiter } from './middleware/subscribe-rate.ts';
 
 /** Sends one notification to one channel now, once, through the egress policy (the reactor's
  *  senders, given by src/compose/). */
@@ -66,6 +67,8 @@ export interface AppDeps extends BodyReading {
   readonly dashboard?: Dashboard | null;
   /** Check every JSON answer against its declared codec before it leaves (tests, development). */
   readonly checkAnswers?: boolean;
+  /** Status pages take e-mail subscriptions: the deployment mails them (WATCHLOG_SMTP_HOST). */
+  readonly subscriptions?: boolean;
 }
 
 /** What the handlers get: the app's dependencies plus what the app builds once for all of them. */
@@ -86,4 +89,8 @@ export interface RouteDeps extends Omit<AppDeps, 'caughtUp'> {
   readonly openApi: () => OpenApiDocument;
   /** The public status pages' answers, built once per change of what they show. */
   readonly publicAnswers: PublicAnswers;
+  /** The key of subscriber links' tokens, derived from the JWT secret. */
+  readonly subscriptionKey: Buffer;
+  /** Subscription requests per client address and per page, in this process. */
+  readonly subscribeRate: SubscribeRateLimiter;
 }

@@ -1,6 +1,7 @@
 import type { LogFollower } from '../../projections/projector.ts';
 import type { Leases, ProjectionStore } from '../views/store/port.ts';
 import type { NotificationsStateQueries, NotificationsStateWriter } from './notifications/state/port.ts';
+import type { PageEffectsStateQueries, PageEffectsStateWriter } from './status-pages/state/port.ts';
 
 /** A reactor turns log entries into side effects (a delivery sent, a checkpoint signed). What it
  *  did is its state, which the log cannot give back, so unlike a read model it is never dropped
@@ -22,8 +23,11 @@ export type ReactorStore<W> = Pick<ProjectionStore<W>, 'name' | 'checkpoint' | '
 export interface ReactorStates {
   readonly leases: Leases;
   readonly notifications: NotificationsStateQueries;
+  /** The status pages' reactor: automatic incidents and subscriber mail. */
+  readonly pageEffects: PageEffectsStateQueries;
   readonly stores: {
     readonly notifications: ReactorStore<NotificationsStateWriter>;
+    readonly pageEffects: ReactorStore<PageEffectsStateWriter>;
   };
   close(): Promise<void>;
 }

@@ -12,6 +12,7 @@ import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
 import type { StatsQueries, StatsWriter } from './stats/port.ts';
 import type { StatusPagesQueries, StatusPagesWriter } from './status-pages/port.ts';
+import type { SubscribersQueries, SubscribersWriter } from './subscribers/port.ts';
 import type { TreeQueries, TreeWriter } from './tree/port.ts';
 import type { RetentionQueries, RetentionWriter } from './retention/port.ts';
 import type { Leases, ProjectionStore } from './store/port.ts';
@@ -37,6 +38,7 @@ export interface ReadModels {
   readonly statusPages: StatusPagesQueries;
   readonly incidents: IncidentsQueries;
   readonly maintenances: MaintenancesQueries;
+  readonly subscribers: SubscribersQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -54,6 +56,7 @@ export interface ReadModels {
     readonly statusPages: ProjectionStore<StatusPagesWriter>;
     readonly incidents: ProjectionStore<IncidentsWriter>;
     readonly maintenances: ProjectionStore<MaintenancesWriter>;
+    readonly subscribers: ProjectionStore<SubscribersWriter>;
   };
   close(): Promise<void>;
 }

@@ -137,8 +137,8 @@ test.serial(
     for (const s of m.find('watchlog_projection_position')) t.is(s.value, head, s.labels.projection);
     t.is(
       m.find('watchlog_projection_position').length,
-      Object.values(READ_MODELS).filter((entry) => entry.projection !== null).length + 1,
-      'every read model and the notification reactor',
+      Object.values(READ_MODELS).filter((entry) => entry.projection !== null).length + 2,
+      "every read model, the notification reactor and the status pages' reactor",
     );
     t.is(m.value('watchlog_ingest_accepted_total'), 3);
     t.true(

@@ -169,6 +169,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
         'retention',
         'stats-buckets',
         'status-pages',
+        'subscribers',
         'tree',
       ],
       variant,

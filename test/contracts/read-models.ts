@@ -14,6 +14,7 @@ import { monitorsContract } from './read-models/monitors.ts';
 import { orphansContract } from './read-models/orphans.ts';
 import { statsContract } from './read-models/stats.ts';
 import { statusPagesContract } from './read-models/status-pages.ts';
+import { subscribersContract } from './read-models/subscribers.ts';
 import { treeContract } from './read-models/tree.ts';
 
 /** The read-model contract, for every read-store adapter: each read model's suite
@@ -40,4 +41,5 @@ export const readModelsContract = (
   statusPagesContract(withModels);
   incidentsContract(withModels);
   maintenancesContract(withModels);
+  subscribersContract(withModels);
 };

@@ -25,6 +25,7 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
       timestamp: at,
     },
   };
+  const subscriber = { subscriber_id: randomUUID(), page_id: page, project_id: projectId };
   const samples: { [K in EventType]: EventData<K> } = {
     ProjectCreated: { project_id: projectId, name: 'sample', created_at: at },
     ApiKeyIssued: {
@@ -293,6 +294,10 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
       at: '2026-01-01T01:00:00.000Z',
     },
     MaintenanceDeleted: { maintenance_id: maintenance, project_id: projectId, deleted_at: at },
+    SubscriberRequested: { ...subscriber, email: 'sample@example.com', requested_at: at },
+    SubscriberConfirmed: { ...subscriber, confirmed_at: at },
+    SubscriberUnsubscribed: { ...subscriber, unsubscribed_at: at },
+    SubscriberRemoved: { ...subscriber, reason: 'admin', removed_at: at },
   };
   return Object.entries(samples).map(([type, data]) => ({ type, data }) as DomainEvent);
 };

@@ -73,6 +73,11 @@ const streamOf = (e: DomainEvent): string => {
     case 'MaintenanceStarted':
     case 'MaintenanceEnded':
       return streams.maintenanceStream(e.data.maintenance_id);
+    case 'SubscriberRequested':
+    case 'SubscriberConfirmed':
+    case 'SubscriberUnsubscribed':
+    case 'SubscriberRemoved':
+      return streams.subscriberStream(e.data.subscriber_id);
   }
 };
 

@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { ensureAdmin } from '../../src/compose/bootstrap.ts';
 import { ProjectorThread } from '../../src/compose/projector-thread.ts';
 import { startProjectors, type Projectors, type ProjectorsConfig } from '../../src/compose/projectors.ts';
-import { checkpointsOf, httpServerFor } from '../../src/compose/roles.ts';
+import { checkpointsOf, httpServerFor, pageEffectsOf } from '../../src/compose/roles.ts';
 import { openRuntime, watchRuntime, type Runtime } from '../../src/compose/runtime.ts';
 import { startWorkerJobs } from '../../src/compose/jobs.ts';
 import { createTelemetry, type Telemetry } from '../../src/metrics/registry.ts';
@@ -38,6 +38,8 @@ export interface TestServer {
   projector: Projector | null;
   jobs: WorkerJobs | null;
   notifier: Projector | null;
+  /** The status pages' reactor (automatic incidents, subscriber mail), with `notifications`. */
+  pageEffects: Projector | null;
   /** The projectors' thread, with `projectorThread`. */
   projectorThread: ProjectorThread | null;
   /** Anomaly scans completed so far (with `jobs`). */
@@ -154,6 +156,7 @@ export const startTestServer = async ({
           vapidSubject: config.vapidSubject,
           egress: config.egress,
           ...config.notifications,
+          ...pageEffectsOf(config, runtime),
           ...(withCheckpoints ? { checkpoints: checkpointsOf(config, runtime) } : {}),
         },
         runtime,
@@ -171,6 +174,7 @@ export const startTestServer = async ({
         egress: runtime.egress,
         notifications,
         ...config.notifications,
+        ...pageEffectsOf(config, runtime),
         notifier: { retry: { attempts: 3, minTimeoutMs: 20, maxTimeoutMs: 200 }, timeoutMs: 2000, ...notifier },
         metrics: telemetry,
         ...(notifications ? { liveBatchDelayMs: 5 } : {}),
@@ -208,6 +212,7 @@ export const startTestServer = async ({
     projector: projectors?.projector ?? null,
     jobs: worker?.jobs ?? null,
     notifier: projectors?.notifier ?? null,
+    pageEffects: projectors?.pageEffects ?? null,
     projectorThread: thread,
     scans: () => scans,
     telemetry,

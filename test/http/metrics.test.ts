@@ -216,7 +216,7 @@ test(
     const { apiKey } = await projectWithKey(server.url, token);
     for (let i = 0; i < 5; i++)
       t.is((await api(server.url, 'POST', '/v1/audit', { apiKey, body: sampleEvent() })).status, 202);
-    const names = [...server.runtime.runners.map((r) => r.name), 'notifications'].sort();
+    const names = [...server.runtime.runners.map((r) => r.name), 'notifications', 'status-page-effects'].sort();
 
     const caughtUp = await eventually(async () => {
       const m = await scrape(`${server.url}/metrics`);

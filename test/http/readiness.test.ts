@@ -32,6 +32,7 @@ test('/readyz is 200 when everything is up, naming each part; /healthz stays a p
     'retention',
     'stats-buckets',
     'status-pages',
+    'subscribers',
     'tree',
   ]);
   t.like(ready.body.read_models.access, { ok: true, lag_ms: 0, projector: true });

@@ -71,6 +71,38 @@ const contract = (adapter: string, open: () => Promise<{ states: ReactorStates; 
     t.is(await store.checkpoint(), third.position);
   });
 
+  test(`${adapter}: the status pages' reactor: mail queued and settled; automatic incidents by monitor`, async (t) => {
+    const { states, cleanup } = await open();
+    t.teardown(cleanup);
+    const store = states.stores.pageEffects;
+    const state = states.pageEffects;
+    const [a, b, c, s1, s2] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const [m1, m2, i1, i2, i3] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const first = recorded();
+    await store.commit([first], (r, w) => {
+      w.queued({ delivery_id: a, subscriber_id: s1 }, r.position);
+      w.queued({ delivery_id: b, subscriber_id: s2 }, r.position);
+      w.autoOpened(m1, i1);
+      w.autoOpened(m1, i2);
+      w.autoOpened(m2, i3);
+    });
+    // The same batch again (a replay), then the next.
+    await store.commit([first], (r, w) => w.queued({ delivery_id: a, subscriber_id: s1 }, r.position));
+    const second = recorded();
+    await store.commit([second], (r, w) => {
+      w.queued({ delivery_id: c, subscriber_id: s1 }, r.position);
+      w.settled(a);
+      w.autoResolved(m1);
+    });
+    t.deepEqual(await state.pending(), [
+      { delivery_id: b, subscriber_id: s2 },
+      { delivery_id: c, subscriber_id: s1 },
+    ]);
+    t.deepEqual(await state.autoOpen(m1), []);
+    t.deepEqual(await state.autoOpen(m2), [i3]);
+    t.is(await store.checkpoint(), second.position);
+  });
+
   test(`${adapter}: the reactors' leases are kept beside their state`, async (t) => {
     const { states, cleanup } = await open();
     t.teardown(cleanup);

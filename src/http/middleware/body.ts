@@ -172,3 +172,55 @@ export const readJsonBody = async (
   }
   return value;
 };
+
+/** An HTML form's media type: the status pages' subscription forms post it (and mail clients their
+ *  RFC 8058 one-click unsubscribe). */
+export const FORM = 'application/x-www-form-urlencoded';
+
+const mediaTypeOf = (ctx: Context): { type: string; charset: string | undefined } => {
+  const [mediaType = '', ...params] = ctx.get('content-type').toLowerCase().split(';');
+  const charset = params
+    .map((p) => p.trim())
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
+  return { type: mediaType.trim(), charset };
+};
+
+/** A form's fields as an object of strings: each field given once (a repeated one is 400), in
+ *  UTF-8. Built with `Object.fromEntries`, so a field named `__proto__` is an own property. */
+const readFormBody = async (ctx: Context, reading: BodyReading): Promise<Record<string, string>> => {
+  const { charset } = mediaTypeOf(ctx);
+  if (charset && charset !== 'utf-8' && charset !== 'utf8')
+    throw new HttpError(415, 'unsupported_media_type', 'form bodies must be UTF-8');
+  const params = new URLSearchParams((await readRaw(ctx, reading)).toString('utf8'));
+  const names = [...params.keys()];
+  const repeated = [...new Set(names.filter((name, i) => names.indexOf(name) !== i))];
+  if (repeated.length > 0)
+    throw new HttpError(
+      400,
+      'validation_error',
+      `form fields given more than once: ${repeated.join(', ')}`,
+      repeated.map((path) => ({ path, message: 'must be given once' })),
+    );
+  return Object.fromEntries(params);
+};
+
+/** Reads a body an operation takes as JSON, as an HTML form, or either (`json`, `form`): a form's
+ *  fields as an object of strings, JSON as readJsonBody reads it; another type is 415. */
+export const readBody = async (
+  ctx: Context,
+  reading: BodyReading,
+  { json, form }: { json: boolean; form: boolean },
+): Promise<unknown> => {
+  const { type } = mediaTypeOf(ctx);
+  if (form && type === FORM) return readFormBody(ctx, reading);
+  if (json && !form) return readJsonBody(ctx, reading);
+  const isJson = type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
+  if (json && isJson) return readJsonBody(ctx, reading);
+  throw new HttpError(
+    415,
+    'unsupported_media_type',
+    json ? `Content-Type must be application/json or ${FORM}` : `Content-Type must be ${FORM}`,
+  );
+};

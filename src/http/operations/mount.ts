@@ -12,7 +12,7 @@ import {
   requireRole,
   visibleOr404,
 } from '../middleware/auth.ts';
-import { type BodyReading, readJsonBody } from '../middleware/body.ts';
+import { type BodyReading, FORM, readBody, readJsonBody } from '../middleware/body.ts';
 import { HttpError, decodeOrThrow, validationError } from '../middleware/errors.ts';
 import { NoParameters, readQuery } from '../middleware/query.ts';
 import type { AppState } from '../state.ts';
@@ -173,7 +173,12 @@ const serving = <D>(
 
     let body: unknown;
     if (op.body && op.body.readBy !== 'handler') {
-      body = decodeOrThrow(op.body.codec, await readJsonBody(ctx, m), op.body.what);
+      // An operation that takes a form says so in its media types; any other reads JSON only.
+      const types = op.body.mediaTypes ?? [];
+      const raw = types.includes(FORM)
+        ? await readBody(ctx, m, { json: types.includes('application/json'), form: true })
+        : await readJsonBody(ctx, m);
+      body = decodeOrThrow(op.body.codec, raw, op.body.what);
       const faults = op.body.check?.(body, { principal: principal!, literalRefusal: m.literalRefusal! }) ?? [];
       if (faults.length > 0) {
         const paths = faults.map((d) => d.path).join(', ');

@@ -17,6 +17,7 @@ import { publicOperations } from './public.ts';
 import { incidentOperations } from './incidents.ts';
 import { maintenanceOperations } from './maintenances.ts';
 import { statusPageOperations } from './status-pages.ts';
+import { subscriberOperations, subscriptionOperations } from './subscriptions.ts';
 
 /** Every operation of the API, by resource, in the order they are mounted (a static path before
  *  a parametrised one that would take it: `mount` refuses the reverse). The routes
@@ -39,8 +40,10 @@ export const apiOperations = (description: IngestDescription) => ({
   channels: channelOperations,
   deliveries: deliveryOperations,
   statusPages: statusPageOperations,
+  subscribers: subscriberOperations,
   incidents: incidentOperations,
   public: publicOperations,
+  subscriptions: subscriptionOperations,
   maintenances: maintenanceOperations,
   auditors: auditorOperations,
 });

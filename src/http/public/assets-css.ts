@@ -132,6 +132,19 @@ details { margin: 0.5rem 0 0; }
 summary { cursor: pointer; color: var(--link); width: fit-content; }
 .more { margin: 1rem 0 0; }
 .pager { display: flex; flex-wrap: wrap; gap: 1rem; justify-content: space-between; margin: 1.5rem 0; }
+.subscribe { margin-top: 2rem; }
+.subscribe__form { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 0.75rem; margin: 0.5rem 0 0; }
+.subscribe__form label { font-weight: 600; }
+.subscribe__form input, .action button, .subscribe__form button {
+  font: inherit; padding: 0.4375rem 0.75rem; border-radius: 0.375rem; border: 1px solid var(--border);
+  background: var(--bg); color: var(--fg);
+}
+.subscribe__form input { flex: 1 1 16rem; min-width: 0; }
+.subscribe__form button, .action button {
+  cursor: pointer; font-weight: 600; color: #ffffff; background: #1f883d; border-color: #1f883d;
+}
+.subscribe__note { color: var(--muted); font-size: 0.875rem; margin-top: 0.5rem; }
+.action { margin: 1rem 0 0; }
 .foot {
   margin-top: 2.5rem; padding-top: 1rem; padding-bottom: 2rem; border-top: 1px solid var(--border);
   color: var(--muted); font-size: 0.875rem;

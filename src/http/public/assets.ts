@@ -30,9 +30,9 @@ export const STATUS_ASSETS: ReadonlyMap<string, StatusAsset> = new Map([
 
 export const STATUS_ASSET_CACHE = 'public, max-age=31536000, immutable';
 
-/** What the public pages need and nothing more: their own script, stylesheet and the live
- *  script's requests to the same origin; no frames, forms, plugins or base URL. Stricter than
- *  DASHBOARD_CSP, which a public page may use as well. */
+/** What the public pages need and nothing more: their own script, stylesheet, the live script's
+ *  requests and the subscription forms' posts to the same origin; no frames, plugins or base
+ *  URL. Stricter than DASHBOARD_CSP, which a public page may use as well. */
 export const STATUS_PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
@@ -40,6 +40,6 @@ export const STATUS_PAGE_CSP = [
   "img-src 'self' data:",
   "connect-src 'self'",
   "base-uri 'none'",
-  "form-action 'none'",
+  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');

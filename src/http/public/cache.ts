@@ -31,6 +31,8 @@ export interface PublicCacheDeps {
   readonly publicUrl: string | null;
   /** Whether these read models have applied the log up to `position` (waits a little). */
   readonly caughtUp: (readModels: readonly ReadModelKey[], position: string) => Promise<boolean>;
+  /** The deployment takes e-mail subscriptions: the page has the form. */
+  readonly subscriptions: boolean;
 }
 
 const TYPES: Record<PublicKind, string> = {
@@ -44,8 +46,12 @@ const SOURCES: readonly ReadModelKey[] = ['monitors', 'incidents', 'maintenances
 /** A page never lists more incidents than this many of its project's (newest first). */
 const MAX_INCIDENTS = 200;
 
-const render = (kind: PublicKind, status: PublicStatus): CachedAnswer => {
-  if (kind === 'html') return textAnswer(renderStatusPage(status), TYPES.html, etagOf(versionOf(status)));
+const render = (kind: PublicKind, status: PublicStatus, subscribe: boolean): CachedAnswer => {
+  if (kind === 'html') {
+    // The form is part of what the page shows: turning subscriptions on changes its version.
+    const version = subscribe ? `${versionOf(status)}.s` : versionOf(status);
+    return textAnswer(renderStatusPage(status, version, { subscribe }), TYPES.html, etagOf(version));
+  }
   return textAnswer(kind === 'json' ? JSON.stringify(summaryOf(status)) : renderAtom(status), TYPES[kind]);
 };
 
@@ -116,7 +122,7 @@ export class PublicAnswers {
     const version = await this.deps.readModels.statusPages.version(page.id);
     if (version === null) return null;
     const settled = await this.deps.caughtUp(SOURCES, version);
-    const answer = render(kind, await this.status(page));
+    const answer = render(kind, await this.status(page), this.deps.subscriptions);
     this.names.set(name, page.id);
     if (settled) this.entries.set(`${page.id}\n${kind}`, { version, hour, answer });
     else this.entries.delete(`${page.id}\n${kind}`);

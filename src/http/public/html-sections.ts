@@ -133,3 +133,19 @@ export const pastSection = (incidents: readonly PublicIncident[], days: number, 
     ? `<p class="empty">No incidents in the last ${days} days.</p>`
     : incidents.map((i) => incidentArticle(i, 'h3', true)).join('')) +
   `<p class="more"><a href="${e(history)}">Incident history</a></p></section>`;
+
+/** Where the page's subscribe form posts: a path of its own origin, whichever host serves the
+ *  page (its custom domain too), since the CSP lets a form post nowhere else. */
+export const subscribePath = (slug: string): string => `/status/${encodeURIComponent(slug)}/subscribe`;
+
+/** The e-mail subscription form: a plain form (it works without scripts), a visible label, the
+ *  browser's own address check, and what happens next said before it is sent. */
+export const subscribeSection = (slug: string): string =>
+  '<aside class="wrap subscribe" aria-labelledby="subscribe-h"><h2 id="subscribe-h">Get updates by e-mail</h2>' +
+  `<form class="subscribe__form" method="post" action="${e(subscribePath(slug))}">` +
+  '<label for="subscribe-email">E-mail address</label>' +
+  '<input id="subscribe-email" name="email" type="email" autocomplete="email" required maxlength="254" ' +
+  'aria-describedby="subscribe-note">' +
+  '<button type="submit">Subscribe</button></form>' +
+  '<p class="subscribe__note" id="subscribe-note">New incidents, their updates and maintenance. We first send ' +
+  'a message to confirm the address; every message has a link to unsubscribe.</p></aside>';

@@ -5,6 +5,7 @@ import {
   incidentArticle,
   maintenanceSection,
   pastSection,
+  subscribeSection,
   time,
 } from './html-sections.ts';
 import type { PublicHistory } from './history-model.ts';
@@ -23,16 +24,19 @@ const etagSafe = (version: string): string => version.replace(/[^!#-~]/g, '_');
  *  `If-None-Match`, built the same way from `<main data-version>`. */
 export const etagOf = (version: string): string => `"${etagSafe(version)}"`;
 
-interface Shell {
-  page: PublicPage;
+export interface Shell {
+  page: Pick<PublicPage, 'title' | 'description' | 'links'>;
   title: string;
   /** The live script: the status page only (the history does not change under a reader). */
   live: boolean;
   main: string;
   version: string | null;
+  /** After `<main>`, which the live script swaps: what a reader may be typing into stays. */
+  after?: string;
 }
 
-const shell = ({ page, title, live, main, version }: Shell): string => {
+/** Every public HTML page's frame: head, header, `<main>`, footer. */
+export const shell = ({ page, title, live, main, version, after = '' }: Shell): string => {
   const links = page.links;
   const description = page.description === null || page.description === '' ? title : page.description;
   return (
@@ -53,7 +57,7 @@ const shell = ({ page, title, live, main, version }: Shell): string => {
     `${e(page.title)}</a></p><p class="vh" id="live" role="status" aria-live="polite" aria-atomic="true"></p>` +
     '</div></header>' +
     `<main id="content" class="wrap" tabindex="-1"${version === null ? '' : ` data-version="${e(version)}"`}>` +
-    `${main}</main>` +
+    `${main}</main>${after}` +
     `<footer class="wrap foot"><p><a href="${e(links.history)}">Incident history</a> · ` +
     `<a href="${e(links.feed)}">Atom feed</a> · <a href="${e(links.summary)}">JSON summary</a></p>` +
     '<p>Powered by watchlog</p></footer></body></html>\n'
@@ -80,14 +84,20 @@ export const statusMain = (status: PublicStatus): string =>
 
 /** GET /status/:slug. `version`: what the route's ETag is made of (etagOf); by default a digest
  *  of what the page shows. A route that knows a cheaper one (the page's version in the read
- *  model, with the hour) can answer 304 before it builds anything. */
-export const renderStatusPage = (status: PublicStatus, version: string = versionOf(status)): string =>
+ *  model, with the hour) can answer 304 before it builds anything. `subscribe`: the deployment
+ *  mails subscribers (WATCHLOG_SMTP_HOST), so the page has the form. */
+export const renderStatusPage = (
+  status: PublicStatus,
+  version: string = versionOf(status),
+  { subscribe = false }: { subscribe?: boolean } = {},
+): string =>
   shell({
     page: status.page,
     title: `${status.page.title}: ${BANNER_TEXT[status.banner]}`,
     live: true,
     main: statusMain(status),
     version: etagSafe(version),
+    after: subscribe ? subscribeSection(status.page.slug) : '',
   });
 
 const pager = (history: PublicHistory): string => {

@@ -54,3 +54,11 @@ export const replyWith = (
   }
   return { status: 200, body: answer.body, headers };
 };
+
+/** A page of a subscription's flow (subscription-pages.ts): never stored, since a link's token is
+ *  in its address, and under the public pages' CSP (whose form-action lets its button post). */
+export const pageReply = <S extends number>(status: S, html: string): Reply<S, string> => ({
+  status,
+  body: html,
+  headers: { ...securityHeaders, 'Cache-Control': 'no-store', 'Content-Type': 'text/html; charset=utf-8' },
+});

@@ -20,6 +20,7 @@ import { publicHandlers } from './public.ts';
 import { incidentHandlers } from './incidents.ts';
 import { maintenanceHandlers } from './maintenances.ts';
 import { statusPageHandlers } from './status-pages.ts';
+import { subscriberHandlers, subscriptionHandlers } from './subscriptions.ts';
 
 /** One handler for each operation of the table: a missing one fails `tsc`. */
 export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
@@ -38,8 +39,10 @@ export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
   channels: channelHandlers,
   deliveries: deliveryHandlers,
   statusPages: statusPageHandlers,
+  subscribers: subscriberHandlers,
   incidents: incidentHandlers,
   public: publicHandlers,
+  subscriptions: subscriptionHandlers,
   maintenances: maintenanceHandlers,
   auditors: auditorHandlers,
 };

@@ -16,17 +16,30 @@ interface SmtpError {
   message: string;
 }
 
+/** How to reach an SMTP server: a channel's `smtp`, or the deployment's (WATCHLOG_SMTP_*). */
+export type SmtpSettings = TargetOf<'email'>['smtp'];
+
+/** One message as it is handed to the server. `to` are bare addresses, given to nodemailer as
+ *  such (never parsed from a header's text). */
+export interface MailMessage {
+  from: string;
+  to: readonly string[];
+  subject: string;
+  text: string;
+  html: string;
+  headers: Readonly<Record<string, string>>;
+}
+
 /** One message over SMTP (nodemailer), plain text and HTML. The server's address comes from the
  *  egress policy, which judges it as it judges every connection, and nodemailer connects to that
  *  address with the host name kept for TLS (SNI and the certificate check). A 4xx reply or a
  *  connection that fails may pass on a later try; a 5xx reply will not. */
-export const sendEmail = async (
-  target: TargetOf<'email'>,
-  notification: Notification,
-  message: Message,
+export const sendMail = async (
+  smtp: SmtpSettings,
+  mail: MailMessage,
   options: PostOptions,
 ): Promise<ProviderAnswer> => {
-  const { host, port, security, username, password, reject_unauthorized, ca } = target.smtp;
+  const { host, port, security, username, password, reject_unauthorized, ca } = smtp;
   let address: string;
   try {
     address = await options.egress.destination(host);
@@ -50,12 +63,13 @@ export const sendEmail = async (
     socketTimeout: options.timeoutMs,
   });
   try {
-    const content = emailContent(message);
     const info = await transport.sendMail({
-      from: target.from,
-      to: target.to,
-      ...content,
-      headers: { 'X-Watchlog-Event': notification.type, 'X-Watchlog-Delivery': notification.id },
+      from: mail.from,
+      to: mail.to.map((a) => ({ name: '', address: a })),
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html,
+      headers: { ...mail.headers },
     });
     const reply = String(info.response);
     return {
@@ -82,3 +96,21 @@ export const sendEmail = async (
     transport.close();
   }
 };
+
+/** A channel's notification as e-mail, to the channel's recipients. */
+export const sendEmail = (
+  target: TargetOf<'email'>,
+  notification: Notification,
+  message: Message,
+  options: PostOptions,
+): Promise<ProviderAnswer> =>
+  sendMail(
+    target.smtp,
+    {
+      from: target.from,
+      to: target.to,
+      ...emailContent(message),
+      headers: { 'X-Watchlog-Event': notification.type, 'X-Watchlog-Delivery': notification.id },
+    },
+    options,
+  );

@@ -1,15 +1,8 @@
-import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from 'pino';
 import { deactivateChannel, degradeChannel, recoverChannel } from '../../commands/channels.ts';
-import {
-  cancelDelivery,
-  loadDelivery,
-  recordAttempt,
-  scheduleDelivery,
-  skipDelivery,
-} from '../../commands/deliveries.ts';
+import { cancelDelivery, loadDelivery, scheduleDelivery, skipDelivery } from '../../commands/deliveries.ts';
 import type { CommandContext } from '../../commands/handle.ts';
-import { attemptsLeft, deliveryIdOf, inQuietPeriod } from '../../domain/delivery.ts';
+import { deliveryIdOf, inQuietPeriod } from '../../domain/delivery.ts';
 import {
   alertNotification,
   certificateNotification,
@@ -23,22 +16,13 @@ import type { Lease } from '../../views/store/port.ts';
 import { batchDecoder, caughtUp } from '../../../projections/projector.ts';
 import type { Reactor, ReactorStates } from '../port.ts';
 import type { NotificationsStateWriter } from './state/port.ts';
+import { DEFAULT_RETRY, deliverRound, type RetryOptions } from './attempts.ts';
 import { Lanes } from './lanes.ts';
 import { NO_NOTIFICATION_METRICS, type NotificationMetrics } from './metrics.ts';
 import { sendOnce, type SendOptions } from './send.ts';
 import type { VapidKeys } from './webpush.ts';
 
-export interface RetryOptions {
-  /** Tries of one delivery, the first included, before it is given up (a retry request gives it
-   *  as many again). */
-  attempts: number;
-  /** The first backoff; each next one doubles, up to `maxTimeoutMs`, times a random factor
-   *  from 1 to 2 (jitter, so that many deliveries failing together do not retry together). */
-  minTimeoutMs: number;
-  maxTimeoutMs: number;
-}
-
-export const DEFAULT_RETRY: RetryOptions = { attempts: 5, minTimeoutMs: 500, maxTimeoutMs: 30_000 };
+export type { RetryOptions } from './attempts.ts';
 
 export interface NotifierDeps {
   log: EventLog;
@@ -68,9 +52,6 @@ export interface NotifierDeps {
 
 /** The reactor's name: its lease, and the checkpoint of its own state. */
 export const NOTIFICATIONS = 'notifications';
-
-/** A try that may pass later: p-retry backs off and tries again. */
-class TryAgain extends Error {}
 
 /** The notification reactor. It follows the log in its own projector (lease `notifications`):
  *  - for each monitor transition, every active channel that takes `healthcheck` events of the
@@ -121,8 +102,6 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
       await cancelDelivery(deps, id, row === null ? 'channel deleted' : 'channel inactive', ctx(n.id));
       return;
     }
-    const left = attemptsLeft(state, retry.attempts);
-    if (left <= 0) return;
     const log = deps.logger.child({
       delivery_id: id,
       event_id: n.id,
@@ -130,52 +109,26 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
       channel_type: row.target.type,
     });
     const started = performance.now();
-    await pRetry(
-      async (tryNumber) => {
-        if (!(await holding())) throw new AbortError('the notifications lease is held elsewhere');
-        const attempt = state.attempts + tryNumber;
-        const tryStarted = performance.now();
-        const answer = await sendOnce(row.target, n, send);
-        const final = answer.ok || !answer.retryable || tryNumber >= left;
-        const recorded = await recordAttempt(
-          deps,
-          id,
-          {
-            attempt,
-            outcome: answer.ok ? 'delivered' : 'failed',
-            final,
-            status: answer.status,
-            error: answer.error,
-            response: answer.response,
-            duration_ms: Math.round(performance.now() - tryStarted),
-          },
-          ctx(n.id),
-        );
-        if (recorded.events.length === 0) throw new AbortError('another sender recorded this try');
+    await deliverRound({
+      deps,
+      id,
+      state,
+      retry,
+      signal,
+      ctx: ctx(n.id),
+      holding,
+      send: () => sendOnce(row.target, n, send),
+      async recorded(answer, attempt, final) {
         if (answer.gone)
           await deactivateChannel(deps, row.id, `push subscription gone (${answer.status ?? 'no status'})`, ctx(n.id));
-        if (final) {
-          metrics.delivered(row.target.type, answer.ok ? 'sent' : 'failed', (performance.now() - started) / 1000);
-          if (answer.ok) log.info({ attempt, status: answer.status }, 'notification delivered');
-          else log.warn({ attempt, status: answer.status, error: answer.error }, 'notification not delivered');
+        if (!final) {
+          log.debug({ attempt, status: answer.status, error: answer.error }, 'notification try failed; trying again');
           return;
         }
-        log.debug({ attempt, status: answer.status, error: answer.error }, 'notification try failed; trying again');
-        throw new TryAgain(answer.error ?? 'failed');
+        metrics.delivered(row.target.type, answer.ok ? 'sent' : 'failed', (performance.now() - started) / 1000);
+        if (answer.ok) log.info({ attempt, status: answer.status }, 'notification delivered');
+        else log.warn({ attempt, status: answer.status, error: answer.error }, 'notification not delivered');
       },
-      {
-        retries: left - 1,
-        factor: 2,
-        minTimeout: retry.minTimeoutMs,
-        maxTimeout: retry.maxTimeoutMs,
-        randomize: true,
-        signal,
-        shouldRetry: ({ error }) => error instanceof TryAgain,
-      },
-    ).catch((error: unknown) => {
-      // The try was recorded (TryAgain left over when stopping) or is someone else's to make.
-      if (error instanceof TryAgain || error instanceof AbortError || signal.aborted) return;
-      throw error;
     });
   };
 
@@ -341,7 +294,8 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
         return { write: (w) => w.queued(queued, recorded.position), queue: [queued] };
       }
       case 'DeliveryAttempted':
-        if (!event.data.final) return NONE;
+        // A status page subscriber's delivery is the status pages' reactor's to settle.
+        if (!event.data.final || !('channel_id' in event.data)) return NONE;
         return settle(
           event.data.delivery_id,
           event.data.channel_id,
@@ -351,6 +305,7 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
           recorded.metadata.correlation_id,
         );
       case 'DeliveryCancelled':
+        if (!('channel_id' in event.data)) return NONE;
         return settle(
           event.data.delivery_id,
           event.data.channel_id,

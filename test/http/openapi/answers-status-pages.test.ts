@@ -1,11 +1,19 @@
 import test from 'ava';
 import { driveServer, everyOperationDriven } from '../../helpers/openapi-driver.ts';
 import { STATUS_CSS } from '../../../src/http/public/assets.ts';
+import { subscriberIdOf, subscriptionKey, subscriptionToken } from '../../../src/domain/subscriber.ts';
 
 /** Status pages, incidents, maintenance windows and the public pages and badges, each real answer
  *  checked against the description (test/helpers/openapi-driver.ts). */
 
-const drive = driveServer({});
+// Subscriptions on (nothing is sent: the reactors do not run here).
+const drive = driveServer({
+  env: {
+    WATCHLOG_SMTP_HOST: '127.0.0.1',
+    WATCHLOG_SMTP_FROM: 'status@example.com',
+    WATCHLOG_PUBLIC_URL: 'https://status.example.com',
+  },
+});
 const ids: Record<string, string> = {};
 
 test.serial.before(async () => {
@@ -114,6 +122,58 @@ test.serial('status pages, incidents and maintenance windows', async (t) => {
   const asset = await drive().call(t, 'GET /status-assets/:file', STATUS_CSS.path, {}, 200);
   const assetTag = { 'if-none-match': asset.headers.get('etag')! };
   await drive().call(t, 'GET /status-assets/:file', STATUS_CSS.path, { headers: assetTag }, 304);
+
+  const form = 'application/x-www-form-urlencoded';
+  await drive().call(
+    t,
+    'POST /status/:slug/subscribe',
+    `${slug}/subscribe`,
+    { body: { email: 'ada@example.com' } },
+    202,
+  );
+  await drive().call(
+    t,
+    'POST /status/:slug/subscribe',
+    `${slug}/subscribe`,
+    { raw: 'email=bob%40example.com', contentType: form },
+    200,
+  );
+  const subscriber = subscriberIdOf(page.body.id, 'ada@example.com');
+  const key = subscriptionKey(drive().server.runtime.jwtSecret);
+  const link = (purpose: 'confirm' | 'unsubscribe') =>
+    `${slug}/subscription/${purpose}?id=${subscriber}&token=${subscriptionToken(key, purpose, subscriber)}`;
+  await drive().call(t, 'GET /status/:slug/subscription/confirm', link('confirm'), {}, 200);
+  await drive().call(
+    t,
+    'POST /status/:slug/subscription/confirm',
+    link('confirm'),
+    { raw: '', contentType: form },
+    200,
+  );
+  const subscribers = `${pageUrl}/subscribers`;
+  await drive().call(t, 'GET /v1/status-pages/:id/subscribers', `${subscribers}?status=confirmed`, { token }, 200);
+  await drive().call(t, 'GET /status/:slug/subscription/unsubscribe', link('unsubscribe'), {}, 200);
+  await drive().call(
+    t,
+    'POST /status/:slug/subscription/unsubscribe',
+    link('unsubscribe'),
+    { raw: '', contentType: form },
+    200,
+  );
+  await drive().call(
+    t,
+    'POST /status/:slug/subscription/unsubscribe',
+    link('unsubscribe'),
+    { raw: 'List-Unsubscribe=One-Click', contentType: form },
+    204,
+  );
+  await drive().call(
+    t,
+    'DELETE /v1/status-pages/:id/subscribers/:subscriber_id',
+    `${subscribers}/${subscriber}`,
+    { token },
+    204,
+  );
 
   for (const kind of ['status', 'uptime', 'response', 'certificate']) {
     const url = `/badge/${monitor.body.id}/${kind}.svg`;

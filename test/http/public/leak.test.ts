@@ -58,6 +58,8 @@ const render = (data: ReturnType<typeof input>): string[] => {
   );
   return [
     renderStatusPage(status),
+    // With the subscription form: it posts to the page's own path, and shows no subscriber.
+    renderStatusPage(status, undefined, { subscribe: true }),
     renderHistoryPage(history),
     JSON.stringify(summaryOf(status)),
     renderAtom(status),

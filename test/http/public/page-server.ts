@@ -57,7 +57,8 @@ export const servePage = async (initial: PublicStatus, history = ''): Promise<Pa
       return;
     }
     res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(renderStatusPage(status));
+    // With the subscription form, so that the CSP and accessibility checks cover it.
+    res.end(renderStatusPage(status, undefined, { subscribe: true }));
   });
   server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -223,3 +223,16 @@ test('assets: hashed names, the live script parses and uses no eval', (t) => {
   t.regex(STATUS_CSS.body, /prefers-color-scheme: dark/);
   t.regex(STATUS_CSS.body, /:focus-visible/);
 });
+
+test('the subscription form: only when asked for, outside <main>, labelled, posting to the page’s own path', (t) => {
+  const status = busy();
+  t.false(renderStatusPage(status).includes('<form'));
+  const html = renderStatusPage(status, undefined, { subscribe: true });
+  const main = html.indexOf('</main>');
+  const form = html.indexOf('<form');
+  t.true(form > main, 'the live script swaps <main>: a half-typed address stays');
+  t.regex(html, /<form class="subscribe__form" method="post" action="\/status\/acme\/subscribe">/);
+  t.regex(html, /<label for="subscribe-email">E-mail address<\/label>/);
+  t.regex(html, /<input id="subscribe-email" name="email" type="email" autocomplete="email" required /);
+  t.false(/style=/.test(html), 'no style attribute, which the CSP refuses');
+});

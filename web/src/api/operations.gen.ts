@@ -1973,6 +1973,65 @@ export interface Operations {
       204: undefined;
     };
   };
+  /** A status page's e-mail subscribers */
+  'GET /v1/status-pages/:id/subscribers': {
+    params: {
+      id: string;
+    };
+    query: {
+      page?: number;
+      limit?: number;
+      status?: 'pending' | 'confirmed' | 'unsubscribed';
+    };
+    body: undefined;
+    answers: {
+      200: {
+        data: Array<{
+          id: string;
+          page_id: string;
+          project_id: string;
+          email: string;
+          status: 'pending' | 'confirmed' | 'unsubscribed';
+          created_at: string;
+          updated_at: string;
+          requested_at: string;
+          confirmed_at: string | null;
+          unsubscribed_at: string | null;
+          last_delivery:
+            | {
+                id: string;
+                type:
+                  | 'subscription.confirm'
+                  | 'incident.opened'
+                  | 'incident.updated'
+                  | 'maintenance.scheduled'
+                  | 'maintenance.started';
+                status: 'pending' | 'delivered' | 'failed' | 'skipped' | 'cancelled';
+                at: string;
+              }
+            | null;
+        }>;
+        pagination: Pagination;
+        counts: {
+          pending: number;
+          confirmed: number;
+          unsubscribed: number;
+        };
+      };
+    };
+  };
+  /** Remove a subscriber */
+  'DELETE /v1/status-pages/:id/subscribers/:subscriber_id': {
+    params: {
+      id: string;
+      subscriber_id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
   /** List incidents */
   'GET /v1/incidents': {
     params: Record<string, never>;
@@ -2142,6 +2201,80 @@ export interface Operations {
     answers: {
       200: string;
       304: undefined;
+    };
+  };
+  /** Subscribe to a status page's news by e-mail */
+  'POST /status/:slug/subscribe': {
+    params: {
+      slug: string;
+    };
+    query: Record<string, never>;
+    body: {
+      email: string;
+    };
+    answers: {
+      200: string;
+      202: {
+        status: 'accepted';
+        message: string;
+      };
+    };
+  };
+  /** A confirmation link's page */
+  'GET /status/:slug/subscription/confirm': {
+    params: {
+      slug: string;
+    };
+    query: {
+      id: string;
+      token: string;
+    };
+    body: undefined;
+    answers: {
+      200: string;
+    };
+  };
+  /** Confirm a subscription */
+  'POST /status/:slug/subscription/confirm': {
+    params: {
+      slug: string;
+    };
+    query: {
+      id: string;
+      token: string;
+    };
+    body: undefined;
+    answers: {
+      200: string;
+    };
+  };
+  /** An unsubscribe link's page */
+  'GET /status/:slug/subscription/unsubscribe': {
+    params: {
+      slug: string;
+    };
+    query: {
+      id: string;
+      token: string;
+    };
+    body: undefined;
+    answers: {
+      200: string;
+    };
+  };
+  /** Unsubscribe */
+  'POST /status/:slug/subscription/unsubscribe': {
+    params: {
+      slug: string;
+    };
+    query: {
+      id: string;
+      token: string;
+    };
+    body: undefined;
+    answers: {
+      200: string;
+      204: undefined;
     };
   };
   /** List maintenance windows */
