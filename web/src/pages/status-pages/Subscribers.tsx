@@ -1,6 +1,5 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError } from '../../api.ts';
 import { useCanWrite } from '../../auth.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { Empty, ErrorNote, Loading } from '../../components/ui.tsx';
@@ -33,8 +32,8 @@ export const Subscribers = ({ pageId, title }: { pageId: string; title: string }
     },
   });
   const data = list.data;
-  const counts = data?.counts ?? {};
-  const total = counts.total ?? data?.pagination.totalItems;
+  const counts = data?.counts;
+  const total = counts === undefined ? undefined : counts.pending + counts.confirmed + counts.unsubscribed;
   return (
     <section aria-labelledby="subscribers-heading">
       <h2 id="subscribers-heading">Subscribers</h2>
@@ -46,9 +45,6 @@ export const Subscribers = ({ pageId, title }: { pageId: string; title: string }
       {list.isError && (
         <>
           <ErrorNote error={list.error} title="The subscribers could not be read" />
-          {list.error instanceof ApiError && list.error.status === 404 && (
-            <p className="muted">This watchlog may not list subscribers yet: it needs a server that does.</p>
-          )}
         </>
       )}
       {data !== undefined && (
@@ -60,7 +56,7 @@ export const Subscribers = ({ pageId, title }: { pageId: string; title: string }
             </div>
             {(Object.keys(STATUS_TEXT) as SubscriberStatus[]).map((s) => (
               <div className="card" key={s}>
-                <div className="value">{formatNumber(counts[s])}</div>
+                <div className="value">{formatNumber(counts?.[s])}</div>
                 <div className="label">{STATUS_TEXT[s].toLowerCase()}</div>
               </div>
             ))}
