@@ -42,11 +42,7 @@ export const Subscribers = ({ pageId, title }: { pageId: string; title: string }
         address is confirmed.
       </p>
       {list.isPending && <Loading what="subscribers" />}
-      {list.isError && (
-        <>
-          <ErrorNote error={list.error} title="The subscribers could not be read" />
-        </>
-      )}
+      {list.isError && <ErrorNote error={list.error} title="The subscribers could not be read" />}
       {data !== undefined && (
         <>
           <section className="cards" aria-label="Subscriber counts">
