@@ -21,6 +21,7 @@ const SLOWEST = [
   'test/compose/shutdown.test.ts',
   'test/compose/demo.test.ts',
   'test/web/login.test.ts',
+  'test/web/public-status-page.test.ts',
   'test/http/public/page-browser.test.ts',
   'test/http/limits.test.ts',
   'test/compose/online-rebuild.test.ts',
