@@ -21,6 +21,7 @@ const SLOWEST = [
   'test/compose/shutdown.test.ts',
   'test/compose/demo.test.ts',
   'test/web/login.test.ts',
+  'test/web/public-status-page.test.ts',
   'test/http/public/page-browser.test.ts',
   'test/web/incidents-maintenance.test.ts',
   'test/web/status-pages.test.ts',

@@ -9,7 +9,7 @@ import { beatEvery, kindOf, startKindTargets, type KindTargets } from './monitor
 const SMALL = 1000;
 const LARGE = Number(process.env.BENCH_MONITORS ?? 10_000);
 const SECONDS = Number(process.env.BENCH_MONITOR_SECONDS ?? 60);
-const INTERVAL_S = 10;
+export const INTERVAL_S = 10;
 /** The server's cap on monitors per project. */
 const PER_PROJECT = 10;
 /** Creation requests in flight at once: enough to keep the server busy, few enough not to time out. */
@@ -73,8 +73,8 @@ const inParallel = async <T, R>(items: readonly T[], limit: number, work: (item:
 };
 
 /** The projects (PER_PROJECT monitors each) and `count` monitors of the mix of kinds: the ids of
- *  the polled ones (http, tcp, dns), and the heartbeat URLs. */
-const createMonitors = async (
+ *  the polled ones (http, tcp, dns), and the heartbeat URLs. Also the status page section's. */
+export const createMonitors = async (
   w: Watchlog,
   count: number,
   kinds: KindTargets,

@@ -11,6 +11,8 @@ import { auditorsBenchmark, printAuditors } from './auditors.ts';
 import { printRebuild, printStorage, rebuildBenchmark, storageBenchmark } from './rebuild.ts';
 import { printRetention, retentionBenchmark } from './retention.ts';
 import { printProjector, projectorBenchmark } from './projector.ts';
+import { statusPageBenchmark } from './status-page.ts';
+import { printStatusPage } from './status-page-print.ts';
 
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
@@ -110,6 +112,13 @@ const sections: Section[] = [
     run: async () => {
       const r = await retentionBenchmark();
       return { result: r, lines: printRetention(r) };
+    },
+  },
+  {
+    name: 'status-page',
+    run: async () => {
+      const r = await statusPageBenchmark();
+      return { result: r, lines: printStatusPage(r) };
     },
   },
 ];
