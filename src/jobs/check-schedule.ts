@@ -5,10 +5,10 @@ import type { MonitorSchedule, MonitorView } from '../views/monitors/port.ts';
 /** When each monitor is checked next: pure, no timers and no I/O (the runner keeps the timers).
  *
  *  Monitors are spread over SHARDS shards by their id; a worker checks the monitors of the shards
- *  it holds (each shard is an Agenda job, so one worker at a time holds it). A monitor is due one
- *  interval after its previous check started, or one retry interval after it while a change of
- *  state is unconfirmed. A new monitor, a monitor enabled again, and one given a new interval are
- *  due at once. */
+ *  it holds (each shard is an Agenda job, so one worker at a time holds it). A monitor is due at
+ *  its next phase time (`nextInPhase`), at most one interval after its previous check started, or
+ *  one retry interval after it while a change of state is unconfirmed. A new monitor, a monitor
+ *  enabled again, and one given a new interval are due at once. */
 
 /** How many shards the monitors are spread over: at most this many workers share the checks. */
 export const SHARDS = 16;
@@ -35,6 +35,20 @@ export const CATCH_UP_MS = 10_000;
 const catchUpOffset = (monitorId: string, windowMs: number): number =>
   Math.floor(((fnv1a(monitorId) % 1009) / 1009) * windowMs);
 
+/** When a monitor is checked next after a check started at `startedAt`: the latest time no later
+ *  than one interval after it at which the monitor's phase falls (an offset within the interval,
+ *  by its id: the same on every worker), but no sooner than half an interval after it. Every gap
+ *  between two checks is thus between half an interval and one, and within two checks they fall
+ *  at the monitor's phase: monitors created in the same second (a config applied, an
+ *  import) or all checked at once would otherwise stay together for good, each interval a burst
+ *  against their targets and the process's event loop. */
+export const nextInPhase = (monitorId: string, startedAt: number, intervalMs: number): number => {
+  const latest = startedAt + intervalMs;
+  const phase = catchUpOffset(monitorId, intervalMs);
+  const slot = latest - ((((latest - phase) % intervalMs) + intervalMs) % intervalMs);
+  return Math.max(slot, startedAt + Math.ceil(intervalMs / 2));
+};
+
 /** What the schedule reads of a monitor in the monitors read model. */
 export type ScheduledMonitor = Omit<MonitorSchedule, 'type'> & Partial<Pick<MonitorSchedule, 'type'>>;
 
@@ -51,7 +65,8 @@ export interface Due {
 }
 
 /** When a monitor is due, from the read model alone (a worker taking over a shard): one interval
- *  after its last check, or one retry interval while its last check disagrees with its status (a
+ *  after its last check (which was in phase, but for its lateness: this worker's next check is in
+ *  phase again), or one retry interval while its last check disagrees with its status (a
  *  change not yet confirmed); at once when it was never checked or changed since (a new interval,
  *  enabled again). */
 export const dueFromView = (m: ScheduledMonitor, now: number): Due => {
@@ -146,7 +161,7 @@ export class CheckSchedule {
     const entry = this.entries.get(id);
     if (entry === undefined) return null;
     entry.startedAt = startedAt;
-    entry.due = { at: retryAt ?? startedAt + entry.intervalMs, scheduled: true };
+    entry.due = { at: retryAt ?? nextInPhase(id, startedAt, entry.intervalMs), scheduled: true };
     return entry;
   }
 }

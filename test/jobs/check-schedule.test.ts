@@ -4,6 +4,7 @@ import {
   CheckSchedule,
   SHARDS,
   dueFromView,
+  nextInPhase,
   shardOf,
   type ScheduledMonitor,
 } from '../../src/jobs/check-schedule.ts';
@@ -28,6 +29,42 @@ test('a monitor id always falls in the same shard, and ids spread over every sha
   const used = new Set(Array.from({ length: 1000 }, (_, i) => shardOf(`monitor-${i}`)));
   t.is(used.size, SHARDS);
   for (const shard of used) t.true(shard >= 0 && shard < SHARDS);
+});
+
+test('each gap between checks is half an interval to one, and within two checks a monitor is in phase', (t) => {
+  const interval = 10_000;
+  for (let i = 0; i < 500; i++) {
+    const id = `m-${i}`;
+    const started = T0 + ((i * 7919) % 20_000);
+    const second = nextInPhase(id, started, interval);
+    t.true(second >= started + interval / 2 && second <= started + interval, `${id}: ${second - started} ms`);
+    const third = nextInPhase(id, second, interval);
+    t.true(third - second >= interval / 2 && third - second <= interval);
+    const fourth = nextInPhase(id, third, interval);
+    t.is(fourth - third, interval, `${id}: in phase, one interval apart`);
+    t.is(nextInPhase(id, fourth + 40, interval), fourth + interval, `${id}: a check 40 ms late keeps its phase`);
+  }
+});
+
+test('monitors checked in the same second are spread over their interval within two checks', (t) => {
+  const interval = 10_000;
+  const schedule = new CheckSchedule();
+  const ids = Array.from({ length: 1000 }, (_, i) => `monitor-${i}`);
+  schedule.sync(
+    ids.map((id) => monitor(id, { interval_seconds: 10, last_checked_at: null })),
+    T0,
+  );
+  const perSecond = new Map<number, number>();
+  for (const id of ids) {
+    const second = schedule.checked(id, T0 + (id.length % 3), null)?.due.at ?? 0;
+    const due = schedule.checked(id, second, null)?.due.at ?? 0;
+    const next = schedule.checked(id, due, null)?.due.at ?? 0;
+    t.is(next - due, interval);
+    const bucket = Math.floor((next % interval) / 1000);
+    perSecond.set(bucket, (perSecond.get(bucket) ?? 0) + 1);
+  }
+  t.is(perSecond.size, 10);
+  for (const [second, n] of perSecond) t.true(n > 60 && n < 140, `second ${second} of the interval: ${n} monitors`);
 });
 
 test('due from the read model: one interval after the last check, measured from it', (t) => {
@@ -71,10 +108,13 @@ test('sync adds enabled monitors, reschedules a new interval at once, removes pa
   t.is(schedule.entries.size, 0);
 });
 
-test('a check this worker made sets the next one: the interval from its start, or the retry time', (t) => {
+test('a check this worker made sets the next one: its next phase time, or the retry time', (t) => {
   const schedule = new CheckSchedule();
   schedule.sync([monitor('a')], T0);
-  t.deepEqual(schedule.checked('a', T0 + 40_000, null)?.due, { at: T0 + 100_000, scheduled: true });
+  t.deepEqual(schedule.checked('a', T0 + 40_000, null)?.due, {
+    at: nextInPhase('a', T0 + 40_000, 60_000),
+    scheduled: true,
+  });
   t.deepEqual(schedule.checked('a', T0 + 100_000, T0 + 130_000)?.due, { at: T0 + 130_000, scheduled: true });
   t.is(schedule.checked('gone', T0, null), null);
 });
@@ -86,10 +126,10 @@ test("taking a shard over: the read model's newer check wins over this worker's,
   schedule.checked('a', T0 + 40_000, null);
   const shard = shardOf('a');
   schedule.takeOver(shard, new Map([['a', a]]), T0 + 50_000);
-  t.is(schedule.entries.get('a')?.due.at, T0 + 100_000, "this worker's check is the newest");
+  t.is(schedule.entries.get('a')?.due.at, nextInPhase('a', T0 + 40_000, 60_000), "this worker's check is the newest");
   const elsewhere = { ...a, last_checked_at: iso(T0 + 100_500) };
   schedule.takeOver(shard, new Map([['a', elsewhere]]), T0 + 120_000);
-  t.is(schedule.entries.get('a')?.due.at, T0 + 160_500, "another worker's later check");
+  t.is(schedule.entries.get('a')?.due.at, T0 + 160_500, "another worker's later check: one interval on");
 });
 
 test('taken over overdue (after a restart), monitors are spread over the catch-up window, unmeasured', (t) => {
