@@ -12,48 +12,51 @@ import { pageNameStream, statusPageStream } from '../domain/streams.ts';
 import { handle, load, type CommandContext, type CommandDeps } from './handle.ts';
 import { requireProject } from './projects.ts';
 
-const claim = (
-  deps: CommandDeps,
-  what: 'slug' | 'custom_domain',
-  name: string,
-  pageId: string,
-  projectId: string,
-  ctx: CommandContext,
-) =>
-  handle(
-    deps,
-    pageNameStream(what === 'slug' ? 'slug' : 'domain', name),
-    pageNameDecider,
-    { type: 'ClaimPageName', name, page_id: pageId, project_id: projectId, what, at: ctx.now().toISOString() },
-    ctx,
-  );
+/** A page's name: its slug or its custom domain, each held in a stream of its own. */
+interface PageName {
+  what: 'slug' | 'custom_domain';
+  name: string;
+  pageId: string;
+  projectId: string;
+}
 
-const release = (
-  deps: CommandDeps,
-  what: 'slug' | 'custom_domain',
-  name: string,
-  pageId: string,
-  projectId: string,
-  ctx: CommandContext,
-) =>
-  handle(
+const onName = (deps: CommandDeps, n: PageName, command: 'ClaimPageName' | 'ReleasePageName', ctx: CommandContext) => {
+  const fields = { name: n.name, page_id: n.pageId, project_id: n.projectId, at: ctx.now().toISOString() };
+  return handle(
     deps,
-    pageNameStream(what === 'slug' ? 'slug' : 'domain', name),
+    pageNameStream(n.what === 'slug' ? 'slug' : 'domain', n.name),
     pageNameDecider,
-    { type: 'ReleasePageName', name, page_id: pageId, project_id: projectId, at: ctx.now().toISOString() },
+    command === 'ClaimPageName' ? { type: command, ...fields, what: n.what } : { type: command, ...fields },
     ctx,
   );
+};
+
+const namesOf = (
+  settings: { slug: string; custom_domain: string | null },
+  pageId: string,
+  projectId: string,
+): PageName[] => [
+  { what: 'slug', name: settings.slug, pageId, projectId },
+  ...(settings.custom_domain === null
+    ? []
+    : [{ what: 'custom_domain' as const, name: settings.custom_domain, pageId, projectId }]),
+];
+
+const claim = (deps: CommandDeps, n: PageName, ctx: CommandContext) => onName(deps, n, 'ClaimPageName', ctx);
+const release = (deps: CommandDeps, n: PageName, ctx: CommandContext) => onName(deps, n, 'ReleasePageName', ctx);
 
 /** Claims the page's names first (a taken one is a 409 and nothing is created); a page that then
- *  fails to be created lets them go again. */
+ *  fails to be created lets go of those it claimed. */
 export const createStatusPage = async (deps: CommandDeps, input: StatusPageCreateInput, ctx: CommandContext) => {
   await requireProject(deps, input.project_id);
   const id = randomUUID();
   const settings = defaultsOf(input);
-  await claim(deps, 'slug', settings.slug, id, input.project_id, ctx);
+  const claimed: PageName[] = [];
   try {
-    if (settings.custom_domain !== null)
-      await claim(deps, 'custom_domain', settings.custom_domain, id, input.project_id, ctx);
+    for (const name of namesOf(settings, id, input.project_id)) {
+      await claim(deps, name, ctx);
+      claimed.push(name);
+    }
     const handled = await handle(
       deps,
       statusPageStream(id),
@@ -63,7 +66,7 @@ export const createStatusPage = async (deps: CommandDeps, input: StatusPageCreat
     );
     return { ...handled, id };
   } catch (error) {
-    await release(deps, 'slug', settings.slug, id, input.project_id, ctx);
+    for (const name of claimed) await release(deps, name, ctx);
     throw error;
   }
 };
@@ -79,8 +82,9 @@ export const updateStatusPage = async (
   const current = assertStatusPageExists(loaded.state);
   const changes = changedFields(current, input);
   const projectId = loaded.state.projectId;
-  if (changes.slug !== undefined) await claim(deps, 'slug', changes.slug, id, projectId, ctx);
-  if (changes.custom_domain) await claim(deps, 'custom_domain', changes.custom_domain, id, projectId, ctx);
+  if (changes.slug !== undefined) await claim(deps, { what: 'slug', name: changes.slug, pageId: id, projectId }, ctx);
+  if (changes.custom_domain)
+    await claim(deps, { what: 'custom_domain', name: changes.custom_domain, pageId: id, projectId }, ctx);
   const handled = await handle(
     deps,
     statusPageStream(id),
@@ -89,9 +93,9 @@ export const updateStatusPage = async (
     ctx,
     loaded,
   );
-  if (changes.slug !== undefined) await release(deps, 'slug', current.slug, id, projectId, ctx);
+  if (changes.slug !== undefined) await release(deps, { what: 'slug', name: current.slug, pageId: id, projectId }, ctx);
   if (changes.custom_domain !== undefined && current.custom_domain !== null)
-    await release(deps, 'custom_domain', current.custom_domain, id, projectId, ctx);
+    await release(deps, { what: 'custom_domain', name: current.custom_domain, pageId: id, projectId }, ctx);
   return handled;
 };
 
@@ -104,10 +108,7 @@ export const deleteStatusPage = async (deps: CommandDeps, id: string, ctx: Comma
     ctx,
   );
   const page = handled.state;
-  if (page.settings !== null) {
-    await release(deps, 'slug', page.settings.slug, id, page.projectId, ctx);
-    if (page.settings.custom_domain !== null)
-      await release(deps, 'custom_domain', page.settings.custom_domain, id, page.projectId, ctx);
-  }
+  if (page.settings !== null)
+    for (const name of namesOf(page.settings, id, page.projectId)) await release(deps, name, ctx);
   return handled;
 };

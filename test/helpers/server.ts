@@ -292,6 +292,23 @@ export const projectWithKey = async (base: string, token: string, name = 'shop')
   return { projectId: project.body.id, apiKey: key.body.key, keyId: key.body.id };
 };
 
+/** A server, a target answering 200, a project `shop`, and its monitor `checkout` of that target
+ *  (`monitor`: extra fields, e.g. `{ enabled: false }`). */
+export const shopWithMonitor = async (
+  t: ExecutionContext,
+  options: TestServerOptions = {},
+  monitor: Record<string, unknown> = {},
+) => {
+  const { server, target, token } = await serverWithTarget(t, options);
+  const { projectId } = await projectWithKey(server.url, token, 'shop');
+  const created = await api<{ id: string }>(server.url, 'POST', '/v1/monitors', {
+    token,
+    body: { project_id: projectId, name: 'checkout', url: target.url, ...monitor },
+  });
+  if (created.status !== 201) throw new Error(`monitor: ${created.status} ${JSON.stringify(created.body)}`);
+  return { server, target, token, projectId, monitorId: created.body.id };
+};
+
 export const sampleEvent = (overrides: Record<string, unknown> = {}) => ({
   path: '/api/orders',
   method: 'POST',

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { subscriberIdOf } from '../../src/domain/subscriber.ts';
 import { subscriberStream } from '../../src/domain/streams.ts';
-import { comparePositions } from '../../src/log/event-log.ts';
 import { smtpServer } from '../helpers/smtp.ts';
+import { mailSettled, subscriberMailEnv } from '../helpers/subscribers.ts';
 import {
   api,
   caughtUp,
@@ -16,22 +16,7 @@ import {
 /** A status page's subscribers for its project's admins and members: the list, the removal, and
  *  the erasure of an address (it takes the subscription, and its records in the log). */
 
-const smtpEnv = (port: number): Record<string, string> => ({
-  WATCHLOG_SMTP_HOST: '127.0.0.1',
-  WATCHLOG_SMTP_PORT: String(port),
-  WATCHLOG_SMTP_SECURITY: 'none',
-  WATCHLOG_SMTP_FROM: 'status@example.com',
-  WATCHLOG_PUBLIC_URL: 'https://status.example.com',
-});
-
-const mailSettled = async (server: TestServer): Promise<void> => {
-  const states = server.runtime.reactorStates;
-  await eventually(async () => {
-    const head = await server.runtime.log.headPosition();
-    if (comparePositions(await states.stores.pageEffects.checkpoint(), head) < 0) return undefined;
-    return (await states.pageEffects.pending()).length === 0 ? true : undefined;
-  }, 15_000);
-};
+const smtpEnv = (port: number) => subscriberMailEnv(port, 'https://status.example.com', 'status@example.com');
 
 /** Subscribes each address and confirms it through its message's link. */
 const subscribed = async (

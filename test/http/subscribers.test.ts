@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { ParsedMail } from 'mailparser';
-import { comparePositions } from '../../src/log/event-log.ts';
 import { smtpServer } from '../helpers/smtp.ts';
+import { mailSettled, subscriberMailEnv } from '../helpers/subscribers.ts';
 import {
   api,
   caughtUp,
@@ -17,23 +17,7 @@ import {
 
 const PUBLIC_URL = 'https://status.example.com';
 
-const smtpEnv = (port: number): Record<string, string> => ({
-  WATCHLOG_SMTP_HOST: '127.0.0.1',
-  WATCHLOG_SMTP_PORT: String(port),
-  WATCHLOG_SMTP_SECURITY: 'none',
-  WATCHLOG_SMTP_FROM: 'Shop status <status@example.com>',
-  WATCHLOG_PUBLIC_URL: PUBLIC_URL,
-});
-
-/** The status page reactor has applied the log up to its head and has nothing left to send. */
-const mailSettled = async (server: TestServer): Promise<void> => {
-  const states = server.runtime.reactorStates;
-  await eventually(async () => {
-    const head = await server.runtime.log.headPosition();
-    if (comparePositions(await states.stores.pageEffects.checkpoint(), head) < 0) return undefined;
-    return (await states.pageEffects.pending()).length === 0 ? true : undefined;
-  }, 15_000);
-};
+const smtpEnv = (port: number) => subscriberMailEnv(port, PUBLIC_URL, 'Shop status <status@example.com>');
 
 /** A link of a message, on the test server (the message's links are under WATCHLOG_PUBLIC_URL). */
 const linkIn = (mail: ParsedMail, kind: 'confirm' | 'unsubscribe'): string => {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { api, eventually, projectWithKey, serverWithTarget } from '../helpers/server.ts';
+import { api, eventually, shopWithMonitor } from '../helpers/server.ts';
 import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -15,13 +15,7 @@ const daysOn = (year: number, month: number, weekdays: number[]) => {
 };
 
 test('incidents: opened through the form (errors at their fields), updated, resolved, listed, deleted', async (t) => {
-  const { server, target, token } = await serverWithTarget(t);
-  const { projectId } = await projectWithKey(server.url, token, 'shop');
-  const monitor = await api(server.url, 'POST', '/v1/monitors', {
-    token,
-    body: { project_id: projectId, name: 'checkout', url: target.url, enabled: false },
-  });
-  t.is(monitor.status, 201);
+  const { server, token, projectId } = await shopWithMonitor(t, {}, { enabled: false });
 
   const { page, errors } = await openTab(t, server.url);
   await signIn(page, undefined, `/p/${projectId}/incidents`);
@@ -86,13 +80,7 @@ test(
   'maintenance: a recurring window from presets shows on its days in the calendar, months on; ' +
     'a one-off window open now puts the maintenance badge beside its monitor',
   async (t) => {
-    const { server, target, token } = await serverWithTarget(t, { jobs: true });
-    const { projectId } = await projectWithKey(server.url, token, 'shop');
-    const monitor = await api(server.url, 'POST', '/v1/monitors', {
-      token,
-      body: { project_id: projectId, name: 'checkout', url: target.url, interval_seconds: 60 },
-    });
-    t.is(monitor.status, 201);
+    const { server, token, projectId } = await shopWithMonitor(t, { jobs: true });
 
     const { page, errors } = await openTab(t, server.url);
     await signIn(page, undefined, `/p/${projectId}/maintenance`);

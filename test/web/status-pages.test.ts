@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { Page } from 'playwright-core';
 import { confirmSubscription, requestSubscription } from '../../src/commands/subscribers.ts';
-import { api, eventually, projectWithKey, serverWithTarget } from '../helpers/server.ts';
+import { api, eventually, shopWithMonitor } from '../helpers/server.ts';
 import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 
 /** Whether the page is wider than its window (something would scroll sideways on a phone). */
@@ -11,16 +11,10 @@ test(
   'status pages: created with a group and a monitor through the form (errors at their fields), ' +
     'previewed, published, its public link opens the page; subscribers listed and removed',
   async (t) => {
-    const { server, target, token } = await serverWithTarget(t, { jobs: true });
-    const { projectId } = await projectWithKey(server.url, token, 'shop');
-    const monitor = await api(server.url, 'POST', '/v1/monitors', {
-      token,
-      body: { project_id: projectId, name: 'checkout', url: target.url, interval_seconds: 60 },
-    });
-    t.is(monitor.status, 201);
-    await server.jobs!.check(monitor.body.id);
+    const { server, token, projectId, monitorId } = await shopWithMonitor(t, { jobs: true });
+    await server.jobs!.check(monitorId);
     await eventually(async () => {
-      const m = await api(server.url, 'GET', `/v1/monitors/${monitor.body.id}`, { token });
+      const m = await api(server.url, 'GET', `/v1/monitors/${monitorId}`, { token });
       return m.body.status === 'UP' ? true : undefined;
     }, 25_000);
 
@@ -75,7 +69,7 @@ test(
     await page.getByRole('heading', { level: 1, name: 'Acme status' }).waitFor();
     const [saved] = (await api(server.url, 'GET', `/v1/status-pages?project_id=${projectId}`, { token })).body;
     t.like(saved, { slug: 'acme', published: true, show_uptime_days: 30, description: 'Our services, live.' });
-    t.deepEqual(saved.groups, [{ name: 'Services', monitor_ids: [monitor.body.id] }]);
+    t.deepEqual(saved.groups, [{ name: 'Services', monitor_ids: [monitorId] }]);
     await page.waitForURL(`**/p/${projectId}/status-pages/${saved.id}`);
     await screenshot(page, 'status-page');
 

@@ -15,6 +15,7 @@ import type { ReadModels } from '../../views/read-models.ts';
 import type { Lease } from '../../views/store/port.ts';
 import { batchDecoder, caughtUp } from '../../../projections/projector.ts';
 import type { Reactor, ReactorStates } from '../port.ts';
+import { startAtHeadWhenNew } from '../start-at-head.ts';
 import type { NotificationsStateWriter } from './state/port.ts';
 import { DEFAULT_RETRY, deliverRound, type RetryOptions } from './attempts.ts';
 import { Lanes } from './lanes.ts';
@@ -337,15 +338,9 @@ export const notificationsReactor = (deps: NotifierDeps): Reactor => {
     async migrate(held) {
       await store.migrate(held);
       lease = held;
-      // With no state of its own (a new deployment, a data dir copied without state.db), the
-      // reactor starts at the log's head: replaying side effects would only append a "stale"
-      // skip for every transition and alert ever recorded. Nothing notifiable comes before a
-      // first worker: transitions and alerts are what workers' jobs record.
-      if ((await store.checkpoint()) === null) {
-        const head = await deps.log.headPosition();
-        const [last] = head === null ? [] : await deps.log.readPositions([head]);
-        if (last !== undefined) await store.commit([last], () => undefined, held);
-      }
+      // Nothing notifiable comes before a first worker: transitions and alerts are what workers'
+      // jobs record.
+      await startAtHeadWhenNew(store, deps.log, held);
       for (const pending of await reactorState.pending()) lanes.enqueue(pending.channel_id, pending.delivery_id);
     },
     async process(batch, held, decode = batchDecoder()) {

@@ -17,6 +17,7 @@ import { batchDecoder, caughtUp } from '../../../projections/projector.ts';
 import { DEFAULT_RETRY, type RetryOptions } from '../notifications/attempts.ts';
 import { Lanes } from '../notifications/lanes.ts';
 import type { Reactor, ReactorStates } from '../port.ts';
+import { startAtHeadWhenNew } from '../start-at-head.ts';
 import { oncePerAddress, pagesShowing, type Concerns } from './audience.ts';
 import { deliverToSubscriber, type SubscriberMailSettings } from './mail.ts';
 import type { PageEffectsStateWriter, PendingMail } from './state/port.ts';
@@ -313,13 +314,7 @@ export const pageEffectsReactor = (deps: PageEffectsDeps): Reactor => {
     async migrate(held) {
       await store.migrate(held);
       lease = held;
-      // With no state of its own, it starts at the log's head, as the notification reactor does:
-      // a new deployment opens no incident and mails no one about what came before.
-      if ((await store.checkpoint()) === null) {
-        const head = await deps.log.headPosition();
-        const [last] = head === null ? [] : await deps.log.readPositions([head]);
-        if (last !== undefined) await store.commit([last], () => undefined, held);
-      }
+      await startAtHeadWhenNew(store, deps.log, held);
       if (lanes !== null)
         for (const p of await reactorState.pending()) lanes.enqueue(laneOf(p.subscriber_id), p.delivery_id);
     },

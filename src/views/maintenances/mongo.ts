@@ -1,10 +1,10 @@
 import type { Db } from 'mongodb';
 import { coversMonitor } from '../../domain/maintenance.ts';
-import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
+import { inScope, type Scope } from '../../domain/scope.ts';
 import type { MaintenancesQueries, MaintenancesWriter, MaintenanceView } from './port.ts';
 import {
   TOMBSTONE,
-  inProjects,
+  listInScope,
   live,
   unfenced,
   type BulkOps,
@@ -56,14 +56,7 @@ class MongoMaintenancesQueries implements MaintenancesQueries {
   }
 
   async list(scope: Scope, projectId?: string): Promise<MaintenanceView[]> {
-    const projects = projectsInScope(scope, projectId);
-    if (seesNothing(projects)) return [];
-    return (
-      await this.maintenances
-        .find(live(inProjects(projects)))
-        .sort(ORDER)
-        .toArray()
-    ).map(toView);
+    return (await listInScope(this.maintenances, scope, projectId)).map(toView);
   }
 
   async get(id: string, scope: Scope): Promise<MaintenanceView | null> {

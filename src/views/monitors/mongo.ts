@@ -11,11 +11,11 @@ import {
   type MonitorUptime,
   type UptimeBucket,
 } from '../../domain/monitor-uptime.ts';
-import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
+import { inScope, type Scope } from '../../domain/scope.ts';
 import type { CheckView, MonitorSchedule, MonitorView, MonitorsQueries, MonitorsWriter } from './port.ts';
 import {
   TOMBSTONE,
-  inProjects,
+  listInScope,
   live,
   unfenced,
   type BulkOps,
@@ -194,15 +194,7 @@ class MongoMonitorsQueries implements MonitorsQueries {
   constructor(private readonly db: Db) {}
 
   async list(scope: Scope, projectId?: string): Promise<MonitorView[]> {
-    const projects = projectsInScope(scope, projectId);
-    if (seesNothing(projects)) return [];
-    return (
-      await this.db
-        .collection<MonitorDoc>(MONITORS)
-        .find(live(inProjects(projects)))
-        .sort({ created_at: 1, _id: 1 })
-        .toArray()
-    ).map(toMonitor);
+    return (await listInScope(this.db.collection<MonitorDoc>(MONITORS), scope, projectId)).map(toMonitor);
   }
 
   async get(id: string, scope: Scope): Promise<MonitorView | null> {

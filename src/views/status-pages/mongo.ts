@@ -1,10 +1,10 @@
 import type { Db } from 'mongodb';
-import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
+import { inScope, type Scope } from '../../domain/scope.ts';
 import { monitorIdsOf } from '../../domain/status-page.ts';
 import type { StatusPageView, StatusPagesQueries, StatusPagesWriter } from './port.ts';
 import {
   TOMBSTONE,
-  inProjects,
+  listInScope,
   live,
   unfenced,
   type BulkOps,
@@ -128,14 +128,7 @@ class MongoStatusPagesQueries implements StatusPagesQueries {
   }
 
   async list(scope: Scope, projectId?: string): Promise<StatusPageView[]> {
-    const projects = projectsInScope(scope, projectId);
-    if (seesNothing(projects)) return [];
-    return (
-      await this.pages
-        .find(live(inProjects(projects)))
-        .sort({ created_at: 1, _id: 1 })
-        .toArray()
-    ).map(toView);
+    return (await listInScope(this.pages, scope, projectId)).map(toView);
   }
 
   async get(id: string, scope: Scope): Promise<StatusPageView | null> {

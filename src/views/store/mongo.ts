@@ -1,4 +1,12 @@
-import { MongoServerError, type AnyBulkWriteOperation, type Db, type Document } from 'mongodb';
+import {
+  MongoServerError,
+  type AnyBulkWriteOperation,
+  type Collection,
+  type Db,
+  type Document,
+  type Filter,
+} from 'mongodb';
+import { projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import { comparePositions, type RecordedEvent } from '../../log/event-log.ts';
 import { LeaseLostError, type Lease, type Leases, type ProjectionStore, type StoreFaults } from './port.ts';
 
@@ -314,3 +322,16 @@ export class MongoLeases implements Leases {
 /** The filter on `field` for the projects a query may read, from projectsInScope (null: any). */
 export const inProjects = (projects: readonly string[] | null, field = 'project_id'): Document =>
   projects === null ? {} : projects.length === 1 ? { [field]: projects[0] } : { [field]: { $in: [...projects] } };
+
+/** The live documents of the projects a scope sees (of `projectId` alone when given), oldest
+ *  first: a read model's `list`. */
+export async function listInScope<D extends Keyed & { created_at: string }>(
+  collection: Collection<D>,
+  scope: Scope,
+  projectId: string | undefined,
+): Promise<D[]> {
+  const projects = projectsInScope(scope, projectId);
+  if (seesNothing(projects)) return [];
+  const filter = live(inProjects(projects)) as Filter<D>;
+  return (await collection.find(filter).sort({ created_at: 1, _id: 1 }).toArray()) as D[];
+}

@@ -1,27 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DAY_MS } from '../../../src/domain/monitor-uptime.ts';
 import { recorded, type WithModels } from './harness.ts';
-
-const monitor = (id: string, project_id: string) => ({
-  id,
-  project_id,
-  name: 'orders',
-  url: 'http://127.0.0.1:9/',
-  type: 'http' as const,
-  interval_seconds: 60,
-  timeout_seconds: 10,
-  expected_status: 200,
-  enabled: true,
-  status: 'PENDING' as const,
-  status_since: null,
-  last_checked_at: null,
-  last_status_code: null,
-  last_response_ms: null,
-  last_error: null,
-  last_certificate: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-});
+import { pending } from './monitors.ts';
 
 export const monitorUptimeDaysContract = (withModels: WithModels): void => {
   withModels(
@@ -44,7 +24,7 @@ export const monitorUptimeDaysContract = (withModels: WithModels): void => {
       const counted = checks.map(() => recorded());
       const apply = async () => {
         await m.stores.monitors.commit([created], (_r, w) => {
-          for (const monitorId of [id, other, idle]) w.created(monitor(monitorId, project), null);
+          for (const monitorId of [id, other, idle]) w.created({ ...pending(project), id: monitorId }, null);
         });
         await m.stores.monitors.commit(counted, (r, w) => {
           const c = checks[counted.indexOf(r)]!;

@@ -6,7 +6,7 @@ import { uptimeAt } from '../../../src/domain/monitor-uptime.ts';
 const NONE = uptimeAt([], [], new Date(0));
 
 /** A new http monitor of `project_id`, before any check. */
-const pending = (project_id: string) => ({
+export const pending = (project_id: string) => ({
   project_id,
   name: 'orders',
   url: 'http://127.0.0.1:9/',

@@ -12,11 +12,10 @@ import { Link, navigate } from '../../router.tsx';
 import {
   type Impact,
   ImpactBadge,
-  IMPACTS,
   type IncidentStatus,
   monitorNames,
-  STATUSES,
   StatusBadge,
+  StatusImpactFields,
 } from './words.tsx';
 import './incidents.css';
 
@@ -53,27 +52,15 @@ const UpdateForm = ({ incident }: { incident: Incident }) => {
   return (
     <form className="panel stack" onSubmit={submit} noValidate aria-label="Post an update">
       <h2>Post an update</h2>
-      <div className="row">
-        <Field id={id('status')} label="Status" error={errors.at('status')}>
-          <select id={id('status')} value={status} onChange={(e) => setStatus(e.target.value as IncidentStatus)}>
-            {STATUSES.map(([v, text]) => (
-              <option key={v} value={v}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field id={id('impact')} label="Impact" error={errors.at('impact')}>
-          <select id={id('impact')} value={impact} onChange={(e) => setImpact(e.target.value as Impact | '')}>
-            <option value="">Unchanged ({incident.impact})</option>
-            {IMPACTS.map(([v, text]) => (
-              <option key={v} value={v}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </Field>
-      </div>
+      <StatusImpactFields
+        id={id}
+        errors={errors}
+        status={status}
+        onStatus={setStatus}
+        impact={impact}
+        onImpact={setImpact}
+        keepImpact={incident.impact}
+      />
       <Field id={id('message')} label="Message" error={errors.at('message')}>
         <textarea
           id={id('message')}

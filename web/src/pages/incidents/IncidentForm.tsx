@@ -6,7 +6,7 @@ import { MonitorChoice } from '../../components/MonitorChoice.tsx';
 import { describedBy, fieldErrors } from '../../components/form-errors.ts';
 import { Field } from '../../components/ui.tsx';
 import { useProjectMonitors } from '../../hooks.ts';
-import { type Impact, IMPACTS, type IncidentStatus, STATUSES } from './words.tsx';
+import { type Impact, type IncidentStatus, StatusImpactFields } from './words.tsx';
 
 const SHOWN = ['title', 'status', 'impact', 'monitor_ids', 'message'];
 
@@ -60,26 +60,14 @@ export const IncidentForm = ({
           aria-describedby={describedBy(id('title'), false, errors.at('title'))}
         />
       </Field>
-      <div className="row">
-        <Field id={id('status')} label="Status" error={errors.at('status')}>
-          <select id={id('status')} value={status} onChange={(e) => setStatus(e.target.value as IncidentStatus)}>
-            {STATUSES.map(([v, text]) => (
-              <option key={v} value={v}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field id={id('impact')} label="Impact" error={errors.at('impact')}>
-          <select id={id('impact')} value={impact} onChange={(e) => setImpact(e.target.value as Impact)}>
-            {IMPACTS.map(([v, text]) => (
-              <option key={v} value={v}>
-                {text}
-              </option>
-            ))}
-          </select>
-        </Field>
-      </div>
+      <StatusImpactFields
+        id={id}
+        errors={errors}
+        status={status}
+        onStatus={setStatus}
+        impact={impact}
+        onImpact={setImpact}
+      />
       <MonitorChoice
         id={id('monitors')}
         legend="Monitors concerned"

@@ -1,4 +1,6 @@
 import type { Incident, Monitor } from '../../api.ts';
+import type { FieldErrors } from '../../components/form-errors.ts';
+import { Field } from '../../components/ui.tsx';
 
 /** How incidents' states and impacts read, in every incident screen. */
 
@@ -33,3 +35,41 @@ export const monitorNames = (ids: readonly string[], monitors: readonly Monitor[
   ids.length === 0
     ? 'The whole project'
     : ids.map((id) => monitors?.find((m) => m.id === id)?.name ?? 'a deleted monitor').join(', ');
+
+/** The status and impact choices of a new incident or an update; `keepImpact` (an update) offers
+ *  leaving the incident's impact as it is, as the value `''`. */
+export const StatusImpactFields = <I extends Impact | ''>(props: {
+  id: (field: string) => string;
+  errors: FieldErrors;
+  status: IncidentStatus;
+  onStatus: (status: IncidentStatus) => void;
+  impact: I;
+  onImpact: (impact: I) => void;
+  keepImpact?: Impact;
+}) => (
+  <div className="row">
+    <Field id={props.id('status')} label="Status" error={props.errors.at('status')}>
+      <select
+        id={props.id('status')}
+        value={props.status}
+        onChange={(e) => props.onStatus(e.target.value as IncidentStatus)}
+      >
+        {STATUSES.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </Field>
+    <Field id={props.id('impact')} label="Impact" error={props.errors.at('impact')}>
+      <select id={props.id('impact')} value={props.impact} onChange={(e) => props.onImpact(e.target.value as I)}>
+        {props.keepImpact !== undefined && <option value="">Unchanged ({props.keepImpact})</option>}
+        {IMPACTS.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </Field>
+  </div>
+);
