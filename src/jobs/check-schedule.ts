@@ -5,9 +5,9 @@ import type { MonitorSchedule, MonitorView } from '../views/monitors/port.ts';
 /** When each monitor is checked next: pure, no timers and no I/O (the runner keeps the timers).
  *
  *  Monitors are spread over SHARDS shards by their id; a worker checks the monitors of the shards
- *  it holds (each shard is an Agenda job, so one worker at a time holds it). A monitor is due at
- *  its next phase time (`nextInPhase`), at most one interval after its previous check started, or
- *  one retry interval after it while a change of state is unconfirmed. A new monitor, a monitor
+ *  it holds (each shard is an Agenda job, so one worker at a time holds it). A monitor is due one
+ *  interval after its previous check started, give or take a tenth toward its phase
+ *  (`nextInPhase`), or one retry interval after it while a change of state is unconfirmed. A new monitor, a monitor
  *  enabled again, and one given a new interval are due at once. */
 
 /** How many shards the monitors are spread over: at most this many workers share the checks. */
@@ -35,18 +35,23 @@ export const CATCH_UP_MS = 10_000;
 const catchUpOffset = (monitorId: string, windowMs: number): number =>
   Math.floor(((fnv1a(monitorId) % 1009) / 1009) * windowMs);
 
-/** When a monitor is checked next after a check started at `startedAt`: the latest time no later
- *  than one interval after it at which the monitor's phase falls (an offset within the interval,
- *  by its id: the same on every worker), but no sooner than half an interval after it. Every gap
- *  between two checks is thus between half an interval and one, and within two checks they fall
- *  at the monitor's phase: monitors created in the same second (a config applied, an
- *  import) or all checked at once would otherwise stay together for good, each interval a burst
+/** How far a check may move from one interval after the previous one, toward its phase. */
+export const PHASE_DRIFT = 0.1;
+
+/** When a monitor is checked next after a check started at `startedAt`: one interval after it,
+ *  moved by at most a tenth of the interval toward the monitor's phase (an offset within the
+ *  interval, by its id: the same on every worker). A monitor's checks fall at its phase within
+ *  five checks, and from then on exactly one interval apart; every gap is within 10 % of the
+ *  interval meanwhile. Monitors created in the same second (a config applied, an import), or all
+ *  checked at once after a restart, would otherwise stay together for good: each interval a burst
  *  against their targets and the process's event loop. */
 export const nextInPhase = (monitorId: string, startedAt: number, intervalMs: number): number => {
-  const latest = startedAt + intervalMs;
+  const due = startedAt + intervalMs;
   const phase = catchUpOffset(monitorId, intervalMs);
-  const slot = latest - ((((latest - phase) % intervalMs) + intervalMs) % intervalMs);
-  return Math.max(slot, startedAt + Math.ceil(intervalMs / 2));
+  let ahead = (((phase - due) % intervalMs) + intervalMs) % intervalMs;
+  if (ahead > intervalMs / 2) ahead -= intervalMs;
+  const most = Math.floor(intervalMs * PHASE_DRIFT);
+  return due + Math.max(-most, Math.min(most, ahead));
 };
 
 /** What the schedule reads of a monitor in the monitors read model. */

@@ -50,10 +50,7 @@ test('over its concurrency, due checks wait their turn in the order they fell du
     'each checked once, none twice, in due order',
   );
   for (const m of monitors)
-    t.true(
-      (runner.dueAt(m.id) ?? 0) > Date.now() + 29_000,
-      'then due at its next phase time, half an interval on or more',
-    );
+    t.true((runner.dueAt(m.id) ?? 0) > Date.now() + 53_000, 'then due one interval on, give or take a tenth');
   runner.release(0);
   const inShard0 = monitors.filter((m) => runner.dueAt(m.id) === null).length;
   t.true(inShard0 < monitors.length, 'a released shard is no longer scheduled here; the others are');
@@ -74,5 +71,5 @@ test('a check that fails is logged and scheduled again at its next phase time', 
   for (let shard = 0; shard < SHARDS; shard++) await runner.hold(shard);
   await sleep(50);
   t.deepEqual(errors, ['a monitor check failed; it runs again at its next time']);
-  t.true((runner.dueAt('broken') ?? 0) > Date.now() + 29_000);
+  t.true((runner.dueAt('broken') ?? 0) > Date.now() + 53_000);
 });
