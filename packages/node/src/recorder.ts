@@ -100,7 +100,7 @@ export class Recorder {
   begin(
     method: string | undefined,
     headers: IncomingHttpHeaders,
-    res: Pick<ServerResponse, 'setHeader' | 'headersSent'>,
+    res: { readonly headersSent: boolean; setHeader(name: string, value: string): unknown },
   ): Exchange | null {
     const start = performance.now();
     const recorded = this.#method(method);
