@@ -1,9 +1,13 @@
-import { backoffMs } from './backoff.ts';
+import { BASE_DELAY_MS, MAX_DELAY_MS } from './backoff.ts';
 import { uuid } from './ids.ts';
 import { isRecorded } from './match.ts';
 import type { Environment, ResolvedOptions } from './options.ts';
 import { bodyOf, boundedQueue, entryOf, fitting, type Entry } from './queue.ts';
+import { retryStep } from './retry.ts';
 import { beaconUrl, postBatch, type Fetch } from './transport.ts';
+
+/** Retries wait 1, 2, 4… s, at most 30 s, with full jitter. */
+const DELAYS = { initialMs: BASE_DELAY_MS, maxMs: MAX_DELAY_MS };
 
 /** Browsers allow 64 KiB of keepalive requests and beacons in flight per page; each body stays
  *  under half of it, so one batch in flight leaves room for a page-hide beacon. */
@@ -137,33 +141,37 @@ export const createClient = (o: ResolvedOptions, env: Env): Client => {
         pending = undefined;
         return;
       }
-      const outcome = await postBatch(env.fetch, o.endpoint, o.apiKey, bodyOf(batch), batch.length, env.now());
-      if (outcome.kind === 'retry' && !stopped && attempt < o.maxRetries) {
+      const outcome = await postBatch(env.fetch, o.endpoint, o.apiKey, bodyOf(batch), batch.length);
+      if (outcome.kind === 'delivered') {
+        pending = undefined;
+        attempt = 0;
+        counts.sent += outcome.accepted;
+        counts.rejected += outcome.rejected;
+        continue;
+      }
+      const step = retryStep(outcome.answer, attempt, batch.length, DELAYS, () => env.random(), env.now());
+      if ('retryInMs' in step && !stopped && attempt < o.maxRetries) {
         attempt += 1;
         counts.retries += 1;
-        retryTimer = env.setTimeout(
-          () => {
-            retryTimer = undefined;
-            void flush();
-          },
-          backoffMs(attempt, env.random(), outcome.retryAfterMs),
-        );
+        retryTimer = env.setTimeout(() => {
+          retryTimer = undefined;
+          void flush();
+        }, step.retryInMs);
         return;
       }
-      if (outcome.kind === 'refused' && outcome.status === 413 && batch.length > 1) {
+      if ('split' in step) {
+        // 413, or a 400 about the batch as a whole: the server takes fewer at once, for good.
         batchCap = Math.ceil(batch.length / 2);
         queue.putBack(batch.slice(batchCap));
         pending = batch.slice(0, batchCap);
+        attempt = 0;
         continue;
       }
       pending = undefined;
       attempt = 0;
-      if (outcome.kind === 'delivered') {
-        counts.sent += outcome.accepted;
-        counts.rejected += outcome.rejected;
-      } else {
-        counts.failed += batch.length;
-      }
+      // A retry given up (maxRetries, or stop()) counts as failed.
+      if ('settle' in step && step.settle === 'rejected') counts.rejected += batch.length;
+      else counts.failed += batch.length;
     }
   };
 

@@ -1,16 +1,12 @@
-import { retryAfterMs } from './backoff.ts';
+import type { RetryAnswer } from './retry.ts';
 
 /** The page's own fetch, as it was before the SDK wrapped it (the SDK never records itself). */
 export type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 
+/** A 2xx, counted from its answer; anything else is for retryStep to judge. */
 export type Outcome =
   | { kind: 'delivered'; accepted: number; rejected: number }
-  | { kind: 'retry'; retryAfterMs: number | undefined }
-  | { kind: 'refused'; status: number };
-
-/** Worth another try: the batch may never have arrived, or the server asks for it later. Every
- *  event carries an idempotency key, so a batch that did arrive is not stored twice. */
-export const isRetryable = (status: number): boolean => status === 408 || status === 429 || status >= 500;
+  | { kind: 'other'; answer: RetryAnswer };
 
 export const batchUrl = (endpoint: string): string => `${endpoint}/v1/audit/batch`;
 
@@ -30,6 +26,16 @@ const countsOf = async (res: Response, count: number): Promise<{ accepted: numbe
   return { accepted: count, rejected: 0 };
 };
 
+/** An error answer's JSON, for the details of a 400; undefined when it has none. */
+const errorBody = async (res: Response): Promise<unknown> => {
+  if (res.status !== 400) return undefined;
+  try {
+    return await res.json();
+  } catch {
+    return undefined;
+  }
+};
+
 /** One attempt at a batch. keepalive lets it finish when the page goes away mid-request;
  *  credentials are omitted because the API key is the only credential. */
 export const postBatch = async (
@@ -38,7 +44,6 @@ export const postBatch = async (
   apiKey: string,
   body: string,
   count: number,
-  now: number,
 ): Promise<Outcome> => {
   let res: Response;
   try {
@@ -49,17 +54,12 @@ export const postBatch = async (
       keepalive: true,
       credentials: 'omit',
     });
-  } catch {
-    return { kind: 'retry', retryAfterMs: undefined };
+  } catch (error) {
+    return { kind: 'other', answer: { network: error instanceof Error ? error.message : String(error) } };
   }
   if (res.ok) return { kind: 'delivered', ...(await countsOf(res, count)) };
-  if (isRetryable(res.status))
-    return { kind: 'retry', retryAfterMs: retryAfterMs(res.headers.get('Retry-After'), now) };
-  // 400: no event of the batch was valid (the SDK builds them, so this means a server that
-  // disagrees with it); retrying would not change that.
-  return res.status === 400
-    ? { kind: 'delivered', accepted: 0, rejected: count }
-    : { kind: 'refused', status: res.status };
+  const retryAfter = res.headers.get('Retry-After') ?? undefined;
+  return { kind: 'other', answer: { status: res.status, retryAfter, body: await errorBody(res) } };
 };
 
 /** Page-hide delivery of one body: sendBeacon, else a keepalive fetch, both as text/plain with the

@@ -1,112 +1,6 @@
 import test from 'ava';
-import { createClient, MAX_BODY_BYTES, type BrowserEvent, type Env } from '../src/client.ts';
-import { resolveOptions, type WatchlogOptions } from '../src/options.ts';
-
-const ENDPOINT = 'https://watchlog.example.com';
-const API = 'https://api.example.com';
-
-interface Post {
-  url: string;
-  init: RequestInit;
-  events: BrowserEvent[];
-}
-type Answer = Response | Error | Promise<Response> | undefined;
-
-/** A client on a fake world: fetch answers from a script (202 accepting all by default), timers
- *  wait until a test fires them, and the clock moves when told. */
-const harness = (options: Partial<WatchlogOptions> = {}, { beaconTakes = (): boolean => true } = {}) => {
-  const posts: Post[] = [];
-  const beacons: Array<{ url: string; events: BrowserEvent[]; bytes: number }> = [];
-  const answers: Answer[] = [];
-  const timers = new Map<number, { fn: () => void; ms: number }>();
-  let nextTimer = 1;
-  let elapsed = 1000;
-  const env: Env = {
-    fetch: async (url, init) => {
-      const events = JSON.parse(String(init.body)) as BrowserEvent[];
-      posts.push({ url, init, events });
-      const answer = answers.shift();
-      if (answer instanceof Error) throw answer;
-      return (
-        answer ??
-        Response.json(
-          { accepted: events.map((_, index) => ({ index, id: `id-${index}` })), rejected: [] },
-          { status: 202 },
-        )
-      );
-    },
-    beacon: (url, body) => {
-      if (!beaconTakes()) return false;
-      beacons.push({ url, events: JSON.parse(body) as BrowserEvent[], bytes: Buffer.byteLength(body) });
-      return true;
-    },
-    setTimeout: (fn, ms) => {
-      timers.set(nextTimer, { fn, ms });
-      return nextTimer++;
-    },
-    clearTimeout: (id) => {
-      timers.delete(id as number);
-    },
-    now: () => Date.parse('2026-03-01T12:00:00Z'),
-    elapsed: () => elapsed,
-    random: () => 0.5,
-    baseUrl: () => 'https://shop.example.com/cart',
-    sessionId: 'session-1',
-    userAgent: 'TestBrowser/1.0',
-  };
-  const client = createClient(
-    resolveOptions(
-      {
-        endpoint: ENDPOINT,
-        apiKey: 'key 1',
-        serviceName: 'storefront',
-        environment: 'staging',
-        backends: [API, '/api'],
-        ...options,
-      },
-      'https://shop.example.com/cart',
-    ),
-    env,
-  );
-  const settle = () => new Promise<void>((r) => setImmediate(r));
-  return {
-    client,
-    posts,
-    beacons,
-    answers,
-    timers,
-    advance: (ms: number) => {
-      elapsed += ms;
-    },
-    /** Fires the one pending timer (there is at most one at a time) and returns its delay. */
-    fire: async (): Promise<number> => {
-      const [id, timer] = [...timers][0] ?? [];
-      if (id === undefined || !timer) throw new Error('no timer pending');
-      timers.delete(id);
-      timer.fn();
-      await settle();
-      return timer.ms;
-    },
-    settle,
-    /** One recorded call: GET by default, 200. */
-    call: (
-      url = `${API}/orders/7?token=x#top`,
-      {
-        method = 'GET',
-        status = 200 as number | null,
-        error = undefined as string | undefined,
-        requestId = 'req-1',
-      } = {},
-    ) => {
-      const c = client.begin(method, url);
-      if (c) {
-        elapsed += 25;
-        client.end(c, requestId, status ?? undefined, error);
-      }
-      return c;
-    },
-  };
-};
+import { MAX_BODY_BYTES } from '../src/client.ts';
+import { API, ENDPOINT, harness } from './helpers/client.ts';
 
 test('a recorded call is a SPEC 2.1 browser event: path without query, method, status, time, ids', async (t) => {
   const h = harness();
@@ -241,7 +135,7 @@ test(
     await h.client.flush();
     t.is(h.posts.length, 1);
     t.is(await h.fire(), 7000, 'Retry-After in seconds');
-    t.is(await h.fire(), 1500, 'second retry: 2 s of backoff, jittered');
+    t.is(await h.fire(), 1000, 'second retry: 2 s of backoff, fully jittered');
     t.is(await h.fire(), 3000, 'Retry-After as a date');
     t.is(h.posts.length, 4);
     t.is(new Set(h.posts.map((p) => p.events[0]!.idempotency_key)).size, 1);
@@ -257,7 +151,7 @@ test('events recorded during a retry wait join the queue and follow the retried 
   h.call(`${API}/second`);
   await h.settle();
   t.is(h.timers.size, 1, 'only the retry is pending');
-  t.is(await h.fire(), 750, 'first retry: 1 s of backoff, jittered');
+  t.is(await h.fire(), 500, 'first retry: 1 s of backoff, fully jittered');
   t.deepEqual(
     h.posts.map((p) => p.events.map((e) => e.path)),
     [['/first'], ['/first'], ['/second']],
@@ -334,6 +228,20 @@ test(
     t.like(h.client.stats(), { sent: 11, failed: 1 }, 'a single event refused as too large is given up');
   },
 );
+
+test('a 400 naming no event halves the batch; one naming an event rejects the batch', async (t) => {
+  const h = harness({ maxBatch: 4 });
+  const invalid = { error: { code: 'validation_failed', details: [{ path: '1.path', message: 'bad' }] } };
+  h.answers.push(Response.json({ error: { code: 'too_many_events' } }, { status: 400 }));
+  h.answers.push(Response.json(invalid, { status: 400 }));
+  for (let i = 0; i < 4; i += 1) h.call(`${API}/n/${i}`);
+  await h.client.flush();
+  t.deepEqual(
+    h.posts.map((p) => p.events.length),
+    [4, 2, 2],
+  );
+  t.like(h.client.stats(), { rejected: 2, sent: 2, failed: 0, retries: 0 });
+});
 
 test(
   'page hide: what is queued, and a batch waiting for its retry, ' + 'leave by beacon with the key in the query',

@@ -1,8 +1,8 @@
-import { backoffDelay } from './backoff.ts';
 import type { WireEvent } from './event.ts';
 import type { ResolvedOptions } from './options.ts';
 import { EventQueue, arrayBytes, batchBody, estimateBytes, type QueuedEvent } from './queue.ts';
 import type { Reporter } from './report.ts';
+import { retryStep } from './retry.ts';
 import { Transport, type Attempt } from './transport.ts';
 
 /** Counters since createWatchlog, plus `pending`. Every queued event ends up in exactly one of
@@ -220,13 +220,12 @@ export class Delivery {
         // Transport settles every attempt; this only guards against the unforeseen.
         outcome = { kind: 'network', reason: error instanceof Error ? error.message : String(error) };
       }
-      const retryAfter = this.#handle(batch, events, outcome);
-      if (retryAfter === 'done') return;
-      if (retryAfter === 'split') return this.#split(batch, events);
+      const next = this.#handle(batch, events, outcome, attempt);
+      if (next === 'done') return;
+      if (next === 'split') return this.#split(batch, events);
       if (this.#abandoned) return this.#settle(batch, 'dropped', events.length);
       this.#counters.retries += 1;
-      const { retryInitialDelayMs, retryMaxDelayMs } = this.#options;
-      await this.#sleep(retryAfter ?? backoffDelay(attempt, retryInitialDelayMs, retryMaxDelayMs));
+      await this.#sleep(next);
     }
   }
 
@@ -236,70 +235,62 @@ export class Delivery {
     await this.#deliver(batch, events.slice(half));
   }
 
-  /** Settles what an answer settles; says whether to stop, split, or retry after a delay
-   *  (undefined: the backoff's). */
-  #handle(batch: Batch, events: QueuedEvent[], outcome: Attempt): 'done' | 'split' | number | undefined {
+  /** Settles what an answer settles (retryStep decides); says whether to stop, split, or retry
+   *  after a delay in ms. */
+  #handle(batch: Batch, events: QueuedEvent[], outcome: Attempt, attempt: number): 'done' | 'split' | number {
     const n = events.length;
+    const pending = () => this.#queue.length + this.#inFlightEvents;
     if (outcome.kind === 'network') {
-      this.#reporter.unreachable(
-        outcome.reason,
-        this.#queue.length + this.#inFlightEvents,
-        this.#options.maxQueueEvents,
-      );
-      return undefined;
+      this.#reporter.unreachable(outcome.reason, pending(), this.#options.maxQueueEvents);
+      const step = retryStep({ network: outcome.reason }, attempt, n, this.#options, Math.random, Date.now());
+      return 'retryInMs' in step ? step.retryInMs : 0;
     }
     const { status, text } = outcome;
-    if (status >= 200 && status < 300) {
-      if (allStored(text)) this.#settle(batch, 'sent', events.length);
+    // A 2xx answer is read by #accepted, and only when it is not the usual one.
+    const answer = status >= 200 && status < 300 ? undefined : parse(text);
+    const step = retryStep(
+      { status, retryAfter: outcome.retryAfter, body: answer },
+      attempt,
+      n,
+      this.#options,
+      Math.random,
+      Date.now(),
+    );
+    const error = errorOf(answer);
+    const detail = typeof error?.message === 'string' ? error.message : '';
+    if ('retryInMs' in step) {
+      this.#reporter.unreachable(`${status}${detail ? ` ${detail}` : ''}`, pending(), this.#options.maxQueueEvents);
+      return step.retryInMs;
+    }
+    if ('split' in step) return 'split';
+    if (step.settle === 'sent') {
+      if (allStored(text)) this.#settle(batch, 'sent', n);
       else this.#accepted(batch, events, parse(text));
       this.#reporter.delivered(this.#counters.dropped);
-      return 'done';
-    }
-    const error = errorOf(parse(text));
-    const detail = typeof error?.message === 'string' ? error.message : '';
-    if (status === 400) {
-      // A 400 that names no item ('<index>.<field>') is about the batch as a whole: more events
-      // than this deployment takes at once, or a body it cannot read. Halving it fits the
-      // smaller limit, or isolates the one event at fault instead of losing its neighbours.
-      const details = Array.isArray(error?.details) ? (error.details as Detail[]) : [];
-      const aboutItems = details.some((d) => typeof d.path === 'string' && /^\d/.test(d.path));
-      if (!aboutItems && n > 1) return 'split';
+    } else if (step.settle === 'rejected') {
       this.#settle(batch, 'rejected', n);
       this.#reporter.rejected(n, error?.details ? firstDetail(error.details) : detail || 'no details', 400);
-      return 'done';
-    }
-    if (status === 401 || status === 403) {
+    } else if (status === 401 || status === 403) {
       this.#settle(batch, 'failures', n);
       this.#reporter.auth(status, n, detail);
-      return 'done';
-    }
-    if (status === 413) {
-      if (n > 1) return 'split';
-      this.#settle(batch, 'failures', 1);
+    } else if (status === 413) {
+      this.#settle(batch, 'failures', n);
       this.#reporter.failed(
         'too_large',
-        1,
+        n,
         `${this.#options.batchUrl.origin} refused an event as too large (413); it is dropped`,
         413,
       );
-      return 'done';
-    }
-    if (status === 408 || status === 429 || status >= 500) {
-      this.#reporter.unreachable(
-        `${status}${detail ? ` ${detail}` : ''}`,
-        this.#queue.length + this.#inFlightEvents,
-        this.#options.maxQueueEvents,
+    } else {
+      this.#settle(batch, 'failures', n);
+      this.#reporter.failed(
+        'failed',
+        n,
+        `${this.#options.batchUrl.href} answered ${status}${detail ? ` (${detail})` : ''}: events are ` +
+          `not being recorded; is endpoint watchlog's base URL?`,
+        status,
       );
-      return outcome.retryAfterMs !== undefined && outcome.retryAfterMs > 0 ? outcome.retryAfterMs : undefined;
     }
-    this.#settle(batch, 'failures', n);
-    this.#reporter.failed(
-      'failed',
-      n,
-      `${this.#options.batchUrl.href} answered ${status}${detail ? ` (${detail})` : ''}: events are ` +
-        `not being recorded; is endpoint watchlog's base URL?`,
-      status,
-    );
     return 'done';
   }
 

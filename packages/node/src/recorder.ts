@@ -44,6 +44,9 @@ export interface Outcome {
   userAgent: string | string[] | undefined;
 }
 
+/** Where events go: the delivery queue, or what a test puts in its place. */
+export type EventSink = Pick<Delivery, 'enqueue' | 'skippedMethod'>;
+
 /** Status recorded for a request whose client left before any response was sent (nginx's
  *  convention): there was no status, and 200 would be a lie. */
 export const CLIENT_CLOSED = 499;
@@ -71,12 +74,12 @@ const messageOf = (error: unknown): string => {
  *  try/catch, and the parts that run later catch for themselves. */
 export class Recorder {
   readonly #options: ResolvedOptions;
-  readonly #delivery: Delivery;
+  readonly #delivery: EventSink;
   readonly #reporter: Reporter;
   readonly #method: (method: string | undefined) => AuditMethod | null;
   readonly #onIdentifyFailure: (error: unknown) => void;
 
-  constructor(options: ResolvedOptions, delivery: Delivery, reporter: Reporter) {
+  constructor(options: ResolvedOptions, delivery: EventSink, reporter: Reporter) {
     this.#options = options;
     this.#delivery = delivery;
     this.#reporter = reporter;
@@ -97,7 +100,7 @@ export class Recorder {
   begin(
     method: string | undefined,
     headers: IncomingHttpHeaders,
-    res: Pick<ServerResponse, 'setHeader' | 'headersSent'>,
+    res: { readonly headersSent: boolean; setHeader(name: string, value: string): unknown },
   ): Exchange | null {
     const start = performance.now();
     const recorded = this.#method(method);

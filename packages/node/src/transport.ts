@@ -1,10 +1,9 @@
 import http, { type ClientRequest, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { parseRetryAfter } from './backoff.ts';
 
 /** One delivery attempt's outcome: the server's answer, or why there was none. */
 export type Attempt =
-  | { kind: 'answered'; status: number; retryAfterMs: number | undefined; text: string }
+  | { kind: 'answered'; status: number; retryAfter: string | undefined; text: string }
   | { kind: 'network'; reason: string };
 
 /** The answers are small (an id per event); anything larger is not read. */
@@ -83,7 +82,7 @@ export class Transport {
           settle({
             kind: 'answered',
             status: res.statusCode ?? 0,
-            retryAfterMs: parseRetryAfter(res.headers['retry-after']),
+            retryAfter: res.headers['retry-after'],
             text,
           });
         });
