@@ -1,0 +1,101 @@
+"""Each framework's middleware against the real watchlog: what the stored events hold, what the
+client sees (the X-Request-ID header, nothing else changed)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterator, List
+
+import pytest
+
+from apps import HostApp, django_app, fastapi_app, flask_app
+from http_client import request
+from watchlog import Watchlog
+from watchlog_server import WatchlogServer
+
+FRAMEWORKS: Dict[str, Dict[str, Any]] = {
+    "fastapi": {"make": fastapi_app, "prefix": "", "template": "/orders/{order_id}"},
+    "flask": {"make": flask_app, "prefix": "", "template": "/orders/<int:order_id>"},
+    "django": {"make": django_app, "prefix": "/api", "template": "/api/orders/<int:order_id>"},
+}
+
+
+def identify(request: Any) -> Any:
+    headers = getattr(request, "headers", None)
+    if headers is None:  # a WSGI environ
+        user = request.get("HTTP_X_USER")
+    else:
+        user = headers.get("x-user")
+    return {"identifier": user, "user_roles": ["admin", 7], "tenant_id": "acme"} if user else None
+
+
+@pytest.fixture(params=list(FRAMEWORKS))
+def setup(request: pytest.FixtureRequest, server: WatchlogServer) -> Iterator[Dict[str, Any]]:
+    name = request.param
+    project_id, api_key = server.project_with_key(f"py-{name}")
+    client = Watchlog(endpoint=server.url, api_key=api_key, service_name=f"py-{name}", environment="staging",
+                      capture_bodies=True, flush_interval_ms=50, logger=None)
+    make: Callable[..., HostApp] = FRAMEWORKS[name]["make"]
+    app = make(client, identify)
+    yield {"name": name, "client": client, "app": app, "project_id": project_id, **FRAMEWORKS[name]}
+    app.stop()
+    client.close(timeout=1)
+
+
+def by_path(events: List[Dict[str, Any]], path: str) -> List[Dict[str, Any]]:
+    return [e for e in events if e["path"] == path]
+
+
+def test_events_of_a_framework(setup: Dict[str, Any], server: WatchlogServer) -> None:
+    client: Watchlog = setup["client"]
+    base = setup["app"].url + setup["prefix"]
+
+    status, headers, body = request(f"{base}/orders/42?channel=web&token=abc&card=4111111111111111",
+                                    headers={"x-user": "ada", "user-agent": "pytest"})
+    assert status == 200 and b"42" in body
+    generated = headers.get("x-request-id")
+    assert generated, "a generated request id is set on the response"
+    status, headers, _ = request(f"{base}/orders/43", headers={"x-request-id": "given-id-1"})
+    assert status == 200
+    assert "x-request-id" not in headers, "an incoming id is not echoed by the SDK"
+    status, _, body = request(f"{base}/orders", "POST", {"name": "x", "password": "hunter2",
+                                                         "card": "4111 1111 1111 1111"})
+    assert status == 201 and b"tok-1" in body, "the application's response is unchanged"
+    status, _, _ = request(f"{base}/boom")
+    assert status == 500
+    status, _, _ = request(f"{base}/nowhere/at/all?x=1")
+    assert status == 404
+    # Django's function views take any method; the others answer 405. Either way: not recorded.
+    request(f"{base}/orders/44", "PATCH")
+
+    assert client.flush(10)
+    stats = client.stats()
+    assert stats["skipped_methods"] == 1
+    assert stats["queued"] == stats["sent"] == 5, stats
+    events = server.wait_for_events(setup["project_id"], 5)
+    assert len(events) == 5
+
+    [first] = [e for e in events if e["request_id"] == generated]
+    assert first["path"] == setup["template"]
+    assert first["method"] == "GET" and first["status_code"] == 200
+    assert first["path_params"] == {"order_id": "42"}
+    assert first["query_params"] == {"channel": "web", "token": "********", "card": "************1111"}
+    assert first["identifier"] == "ada" and first["user_roles"] == ["admin"] and first["tenant_id"] == "acme"
+    assert first["user_agent"] == "pytest"
+    assert first["service_name"] == f"py-{setup['name']}" and first["environment"] == "staging"
+    assert first["ip"] == "127.0.0.1"
+    assert isinstance(first["response_time"], int)
+
+    [given] = [e for e in events if e["request_id"] == "given-id-1"]
+    assert given["identifier"] == "anonymous"
+
+    [created] = by_path(events, setup["prefix"] + "/orders")
+    assert created["method"] == "POST" and created["status_code"] == 201
+    assert created["request_body"] == {"name": "x", "password": "********", "card": "**** **** **** 1111"}
+    assert created["response_body"]["token"] == "********"
+
+    [boom] = by_path(events, setup["prefix"] + "/boom")
+    assert boom["status_code"] == 500
+    assert boom["error_message"] == "the database is on fire"
+
+    [lost] = by_path(events, setup["prefix"] + "/nowhere/at/all")
+    assert lost["status_code"] == 404 and "path_params" not in lost and lost["query_params"] == {"x": "1"}
