@@ -4,6 +4,7 @@ id the SDK gave every request it handled."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -69,6 +70,9 @@ def fastapi_app(client: Watchlog, identify: Optional[Callable[[Any], Any]] = Non
 
 def _serve_wsgi(app: Any, handled: List[str]) -> HostApp:
     from werkzeug.serving import make_server
+
+    # A line per request would cost more than the request.
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

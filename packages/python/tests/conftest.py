@@ -17,9 +17,10 @@ def server() -> Iterator[WatchlogServer]:
 
 
 class Captured(logging.Handler):
-    def __init__(self) -> None:
+    def __init__(self, logger: logging.Logger) -> None:
         super().__init__()
         self.lines: List[str] = []
+        self.logger = logger
 
     def emit(self, record: logging.LogRecord) -> None:
         self.lines.append(f"{record.levelname} {record.getMessage()}")
@@ -30,9 +31,8 @@ def log_lines() -> Iterator[Captured]:
     """A logger of its own for a client, whose lines the test reads."""
     logger = logging.getLogger(f"watchlog-test-{id(object())}")
     logger.propagate = False
-    handler = Captured()
+    handler = Captured(logger)
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
-    handler.logger = logger  # type: ignore[attr-defined]
     yield handler
     logger.removeHandler(handler)
