@@ -61,6 +61,8 @@ def test_ten_thousand_requests_stored_exactly_once_across_a_restart(log_lines: C
 
         for name, (_, _, share) in SHARES.items():
             client = clients[name]
+            # A middleware queues an event just after its response has left.
+            eventually(lambda: True if client.stats()["queued"] == share else None, 10, f"{name}: all queued")
             assert client.flush(60), f"{name}: everything delivered after the restart"
             stats = client.stats()
             assert stats["queued"] == share, stats
@@ -96,11 +98,12 @@ def test_an_outage_longer_than_the_queue_drops_the_oldest_and_says_so_once(log_l
     app = fastapi_app(client)
     try:
         watchlog.kill()
-        # One request at a time: each event is queued before the next request is read, so the
-        # queue's order is the order handled.
+        # One request at a time, the next once the last one's event is queued (the middleware
+        # queues it after the response has left): the queue's order is the order handled.
         for n in range(250):
             status, _, _ = request(f"{app.url}/orders/{n}")
             assert status == 200, "the application is unaffected by the outage"
+            eventually(lambda: True if client.stats()["queued"] == n + 1 else None, 10, f"event {n} queued")
         stats = client.stats()
         in_flight = stats["pending"] - 100
         assert 1 <= in_flight <= 10, stats
