@@ -46,7 +46,8 @@ def test_ten_thousand_requests_stored_exactly_once_across_a_restart(log_lines: C
             )
             apps[name] = make(clients[name])
         outcomes: List[int] = []
-        threads = [t for name, (_, prefix, share) in SHARES.items() for t in _drive(apps[name], prefix, share, outcomes)]
+        threads = [thread for name, (_, prefix, share) in SHARES.items()
+                   for thread in _drive(apps[name], prefix, share, outcomes)]
 
         # A third of the way in, watchlog is killed under the load (answers in flight die with it)
         # and started again on the same data dir and port.

@@ -114,7 +114,8 @@ class WatchlogServer:
         if self._token is None:
             # The admin is created just after the server starts listening: a 401 means not yet.
             def login() -> Optional[str]:
-                status, body = api(self.url, "POST", "/v1/auth/login", {"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD})
+                credentials = {"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}
+                status, body = api(self.url, "POST", "/v1/auth/login", credentials)
                 if status == 200:
                     return str(body["token"])
                 if status != 401:

@@ -169,12 +169,14 @@ def resolve_options(given: Mapping[str, Any]) -> Options:
     if policy not in ("skip", "nearest") and not callable(policy):
         problem(
             "unsupported_methods",
-            f"must be 'skip', 'nearest' or a function mapping a method to GET, POST, PUT or DELETE (got {_show(policy)})",
+            "must be 'skip', 'nearest' or a function mapping a method to GET, POST, PUT or DELETE "
+            f"(got {_show(policy)})",
         )
 
     anonymous = given.get("anonymous_identifier", "anonymous")
     if not isinstance(anonymous, str) or not 1 <= utf16_len(anonymous) <= LIMIT_IDENTIFIER:
-        problem("anonymous_identifier", f"must be a string of 1 to {LIMIT_IDENTIFIER} characters (got {_show(anonymous)})")
+        problem("anonymous_identifier",
+                f"must be a string of 1 to {LIMIT_IDENTIFIER} characters (got {_show(anonymous)})")
 
     for name in ("set_request_id_header", "enabled"):
         if name in given and not isinstance(given[name], bool):

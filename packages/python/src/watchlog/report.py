@@ -72,7 +72,8 @@ class Reporter:
             return
         self._last_rejection_report = now
         n, self._rejections_unreported = self._rejections_unreported, 0
-        message = f"{self._target} rejected {n} event{'' if n == 1 else 's'} as invalid ({first_detail}); they are not retried"
+        message = (f"{self._target} rejected {n} event{'' if n == 1 else 's'} as invalid ({first_detail}); "
+                   "they are not retried")
         self._emit("warning", WatchlogDeliveryError("rejected", message, n, status), message)
 
     def failed(self, problem: str, events: int, message: str, status: Optional[int] = None) -> None:
