@@ -13,6 +13,8 @@ from typing import Any, Callable, List, Optional
 import uvicorn
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
+from starlette.applications import Starlette
+from starlette.routing import Route
 
 import watchlog
 from watchlog import Watchlog
@@ -49,6 +51,11 @@ def fastapi_app(client: Watchlog, identify: Optional[Callable[[Any], Any]] = Non
     async def boom() -> Any:
         raise RuntimeError("the database is on fire")
 
+    async def item(request: Request) -> JSONResponse:
+        return JSONResponse({"item": request.path_params["item_id"]})
+
+    # A Starlette app mounted under a prefix: the template is the prefix and the inner route.
+    app.mount("/v2", Starlette(routes=[Route("/items/{item_id}", item)]))
     app.add_middleware(WatchlogMiddleware, watchlog=client, identify=identify)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical",

@@ -99,3 +99,23 @@ def test_events_of_a_framework(setup: Dict[str, Any], server: WatchlogServer) ->
 
     [lost] = by_path(events, setup["prefix"] + "/nowhere/at/all")
     assert lost["status_code"] == 404 and "path_params" not in lost and lost["query_params"] == {"x": "1"}
+
+
+def test_a_mounted_starlette_app_gives_its_prefix_and_route(server: WatchlogServer) -> None:
+    project_id, api_key = server.project_with_key("py-mount")
+    client = Watchlog(endpoint=server.url, api_key=api_key, service_name="py-mount", environment="staging",
+                      flush_interval_ms=20, logger=None, unsupported_methods="nearest")
+    app = fastapi_app(client)
+    try:
+        assert request(f"{app.url}/v2/items/card-4111111111111111")[0] == 200
+        assert request(f"{app.url}/v2/nothing-here")[0] == 404
+        assert request(f"{app.url}/orders/5", "HEAD")[0] in (200, 405)
+        assert client.flush(10)
+        events = {e["path"]: e for e in server.wait_for_events(project_id, 3)}
+        assert set(events) == {"/v2/items/{item_id}", "/v2/nothing-here", "/orders/{order_id}"}
+        assert events["/v2/items/{item_id}"]["path_params"] == {"item_id": "card-************1111"}
+        assert events["/v2/nothing-here"]["status_code"] == 404
+        assert events["/orders/{order_id}"]["method"] == "GET", "nearest: HEAD is recorded as GET"
+    finally:
+        app.stop()
+        client.close(timeout=1)

@@ -183,7 +183,10 @@ class WatchlogMiddleware:
                 body=response_body.value() if response_body is not None else MISSING,
                 error=message,
             )
-            if isinstance(error, asyncio.CancelledError):
+            identity = None
+            if self.identify is None:
+                pass
+            elif isinstance(error, asyncio.CancelledError):
                 identity = client._identify_sync(self.identify, _request_for(scope))
             else:
                 identity = await client._identify_async(self.identify, _request_for(scope))

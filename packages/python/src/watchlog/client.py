@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import atexit
 import inspect
+import math
 import os
 import time
+import uuid
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional
@@ -25,6 +27,7 @@ from .event import (
     ResponseInfo,
     build_event,
     identity_fields,
+    js_round,
     record_method,
     request_id_for,
 )
@@ -166,8 +169,8 @@ class Watchlog:
         if isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599:
             event["status_code"] = status
         elapsed = given.get("response_time")
-        if isinstance(elapsed, (int, float)) and not isinstance(elapsed, bool) and elapsed == elapsed:
-            event["response_time"] = max(0, round(elapsed))
+        if isinstance(elapsed, (int, float)) and not isinstance(elapsed, bool) and math.isfinite(elapsed):
+            event["response_time"] = js_round(elapsed)
         event.update(identity_fields(given, e.anonymous_identifier))
         service = given.get("service_name")
         event["service_name"] = truncate(service, LIMIT_SERVICE_NAME) if isinstance(service, str) and service \
@@ -193,8 +196,6 @@ class Watchlog:
             if captured is not None:
                 event[name] = captured
         event["source"] = "browser" if given.get("source") == "browser" else "backend"
-        import uuid
-
         event["idempotency_key"] = str(uuid.uuid4())
         self._delivery.enqueue(event)
 

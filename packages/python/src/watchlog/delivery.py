@@ -150,11 +150,16 @@ class Delivery:
         return self.stats()
 
     def after_fork(self) -> None:
-        """In a forked child: the parent's threads do not exist here; start afresh."""
+        """In a forked child (gunicorn --preload): the parent's threads and locks are not its
+        own, and the parent sends what it had queued; the child starts empty."""
         self._cond = threading.Condition()
         self._threads = []
+        self._queue.clear()
+        self._queue_bytes = 0
         self._in_flight = set()
         self._in_flight_events = 0
+        self._counters = {name: 0 for name in COUNTERS}
+        self._transport = self._transport.fresh()
 
     # ---- the delivery threads ---------------------------------------------------------------
 

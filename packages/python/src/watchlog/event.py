@@ -3,6 +3,7 @@ response. Pure (apart from generated ids), so the shared conformance cases drive
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from dataclasses import dataclass, field
@@ -97,6 +98,11 @@ class ResponseInfo:
     completed: bool = True
     body: Any = MISSING
     error: Optional[str] = None
+
+
+def js_round(ms: float) -> int:
+    """Whole milliseconds as the Node SDK rounds them (half up; Python's round() goes to even)."""
+    return max(0, math.floor(ms + 0.5))
 
 
 def nearest_method(method: str) -> Optional[str]:
@@ -235,7 +241,7 @@ def build_event(
         status = CLIENT_CLOSED
     if isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599:
         event["status_code"] = status
-    event["response_time"] = max(0, round(response_time_ms))
+    event["response_time"] = js_round(response_time_ms)
     event.update(identity_fields(identity, options.anonymous_identifier))
     event["service_name"] = options.service_name
     event["environment"] = options.environment

@@ -20,6 +20,7 @@ _MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
 class Transport:
     def __init__(self, url: str, api_key: str, timeout_s: float, user_agent: str) -> None:
+        self._args = (url, api_key, timeout_s, user_agent)
         parts = urlsplit(url)
         self._secure = parts.scheme == "https"
         self._host = parts.hostname or "localhost"
@@ -30,6 +31,10 @@ class Transport:
         self._local = threading.local()
         self._open: Set[http.client.HTTPConnection] = set()
         self._lock = threading.Lock()
+
+    def fresh(self) -> "Transport":
+        """The same transport without this one's connections (for a forked child)."""
+        return Transport(*self._args)
 
     def _connection(self) -> http.client.HTTPConnection:
         conn: Optional[http.client.HTTPConnection] = getattr(self._local, "conn", None)
