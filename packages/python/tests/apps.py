@@ -4,6 +4,7 @@ id the SDK gave every request it handled."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -50,6 +51,15 @@ def fastapi_app(client: Watchlog, identify: Optional[Callable[[Any], Any]] = Non
     @app.get("/boom")
     async def boom() -> Any:
         raise RuntimeError("the database is on fire")
+
+    @app.get("/slow")
+    async def slow(request: Request) -> Any:
+        # Answers once the client has gone (or after 10 s): a response nobody receives.
+        for _ in range(1000):
+            if await request.is_disconnected():
+                break
+            await asyncio.sleep(0.01)
+        return {"late": True}
 
     async def item(request: Request) -> JSONResponse:
         return JSONResponse({"item": request.path_params["item_id"]})

@@ -3,6 +3,7 @@ client sees (the X-Request-ID header, nothing else changed)."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any, Callable, Dict, Iterator, List
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from apps import HostApp, django_app, fastapi_app, flask_app
 from http_client import request
 from watchlog import Watchlog
-from watchlog_server import WatchlogServer
+from watchlog_server import WatchlogServer, eventually
 
 FRAMEWORKS: Dict[str, Dict[str, Any]] = {
     "fastapi": {"make": fastapi_app, "prefix": "", "template": "/orders/{order_id}"},
@@ -67,6 +68,8 @@ def test_events_of_a_framework(setup: Dict[str, Any], server: WatchlogServer) ->
     # Django's function views take any method; the others answer 405. Either way: not recorded.
     request(f"{base}/orders/44", "PATCH")
 
+    # A middleware queues an event just after its response has left.
+    eventually(lambda: True if client.stats()["queued"] == 5 else None, 10, "five events queued")
     assert client.flush(10)
     stats = client.stats()
     assert stats["skipped_methods"] == 1
@@ -110,12 +113,30 @@ def test_a_mounted_starlette_app_gives_its_prefix_and_route(server: WatchlogServ
         assert request(f"{app.url}/v2/items/card-4111111111111111")[0] == 200
         assert request(f"{app.url}/v2/nothing-here")[0] == 404
         assert request(f"{app.url}/orders/5", "HEAD")[0] in (200, 405)
+        eventually(lambda: True if client.stats()["queued"] == 3 else None, 10, "three events queued")
         assert client.flush(10)
         events = {e["path"]: e for e in server.wait_for_events(project_id, 3)}
         assert set(events) == {"/v2/items/{item_id}", "/v2/nothing-here", "/orders/{order_id}"}
         assert events["/v2/items/{item_id}"]["path_params"] == {"item_id": "card-************1111"}
         assert events["/v2/nothing-here"]["status_code"] == 404
         assert events["/orders/{order_id}"]["method"] == "GET", "nearest: HEAD is recorded as GET"
+    finally:
+        app.stop()
+        client.close(timeout=1)
+
+
+def test_a_client_that_leaves_before_the_response_is_499(server: WatchlogServer) -> None:
+    project_id, api_key = server.project_with_key("py-gone")
+    client = Watchlog(endpoint=server.url, api_key=api_key, service_name="py-gone", environment="staging",
+                      flush_interval_ms=20, logger=None)
+    app = fastapi_app(client)
+    try:
+        host, port = app.url.rsplit(":", 1)
+        with socket.create_connection((host.replace("http://", ""), int(port))) as sock:
+            sock.sendall(b"GET /slow HTTP/1.1\r\nHost: t\r\nX-Request-ID: gone-1\r\n\r\n")
+        [event] = server.wait_for_events(project_id, 1)
+        assert (event["path"], event["status_code"], event["request_id"]) == ("/slow", 499, "gone-1")
+        assert event["error_message"] == "client closed the connection before the response was complete"
     finally:
         app.stop()
         client.close(timeout=1)

@@ -110,21 +110,25 @@ class WatchlogMiddleware:
         limit = client.max_body_bytes
         request_body = _Body(limit) if client.capture_request_body and _is_json(headers.get("content-type", "")) \
             else None
-        state: Dict[str, Any] = {"status": None, "completed": False, "response_body": None}
+        state: Dict[str, Any] = {"status": None, "completed": False, "response_body": None, "gone": False}
         root_path = str(scope.get("root_path", ""))
         set_header = exchange.generated and client.set_request_id_header
 
         async def receive_wrapper() -> Message:
             message = await receive()
-            if request_body is not None and message.get("type") == "http.request":
+            kind = message.get("type")
+            if request_body is not None and kind == "http.request":
                 request_body.add(message.get("body", b""))
+            elif kind == "http.disconnect" and not state["completed"]:
+                # Servers ignore what is sent after this (uvicorn does): the response never left.
+                state["gone"] = True
             return message
 
         async def send_wrapper(message: Message) -> None:
             final = False
             try:
                 kind = message.get("type")
-                if kind == "http.response.start":
+                if kind == "http.response.start" and not state["gone"]:
                     state["status"] = message.get("status")
                     response_headers = list(message.get("headers", []))
                     if set_header and not any(n.lower() == b"x-request-id" for n, _ in response_headers):
@@ -144,7 +148,7 @@ class WatchlogMiddleware:
 
         error: Optional[BaseException] = None
         try:
-            await self.app(scope, receive_wrapper if request_body is not None else receive, send_wrapper)
+            await self.app(scope, receive_wrapper, send_wrapper)
         except BaseException as raised:
             error = raised
             raise
@@ -156,7 +160,7 @@ class WatchlogMiddleware:
         client = self.watchlog
         try:
             status = state["status"]
-            completed = state["completed"]
+            completed = state["completed"] and not state["gone"]
             message = None
             if error is not None and not isinstance(error, asyncio.CancelledError):
                 message = error_message(error)
