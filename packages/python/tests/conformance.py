@@ -14,6 +14,9 @@ DEFAULT_DIR = HERE.parent.parent / "conformance"
 
 def vectors(name: str) -> Dict[str, Any]:
     folder = Path(os.environ.get("WATCHLOG_CONFORMANCE_DIR") or DEFAULT_DIR)
+    if not (folder / f"{name}.json").is_file():
+        raise FileNotFoundError(f"no conformance vectors {folder / name}.json (WATCHLOG_CONFORMANCE_DIR reads them "
+                                "from elsewhere)")
     with open(folder / f"{name}.json", encoding="utf-8") as handle:
         data: Dict[str, Any] = json.load(handle)
     return data

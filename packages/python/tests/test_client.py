@@ -112,3 +112,16 @@ def test_nothing_raises_when_watchlog_is_unreachable() -> None:
     assert client.flush(0.2) is False
     stats = client.close(timeout=0.2)
     assert stats["dropped"] == 1 and stats["pending"] == 0 and stats["retries"] > 0, stats
+
+
+def test_a_refused_api_key_is_a_failure_said_once(server: WatchlogServer, log_lines: Captured) -> None:
+    client = Watchlog(endpoint=server.url, api_key="wl_not_a_key", service_name="refused", environment="staging",
+                      flush_interval_ms=20, batch_max_events=1, logger=log_lines.logger)
+    for n in range(3):
+        client.record({"method": "GET", "path": f"/{n}"})
+    assert client.flush(10)
+    stats = client.stats()
+    assert (stats["failures"], stats["sent"], stats["retries"], stats["pending"]) == (3, 0, 0, 0), stats
+    refusals = [line for line in log_lines.lines if "refused the API key (401" in line]
+    assert len(refusals) == 1 and refusals[0].startswith("ERROR"), log_lines.lines
+    client.close()
