@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -11,8 +12,13 @@ PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def test_wheel_and_sdist_build(tmp_path: Path) -> None:
-    # No isolation: the pinned setuptools of the test environment, and no network.
-    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path), str(PACKAGE)],
+    # Built from a copy, so the build's by-products stay out of the source tree; no isolation:
+    # the pinned setuptools of the test environment, and no network.
+    source = tmp_path / "source"
+    shutil.copytree(PACKAGE / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(PACKAGE / name, source / name)
+    subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(tmp_path), str(source)],
                    check=True, capture_output=True)
     wheels = list(tmp_path.glob("watchlog-*.whl"))
     sdists = list(tmp_path.glob("watchlog-*.tar.gz"))
