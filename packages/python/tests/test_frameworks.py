@@ -3,6 +3,7 @@ client sees (the X-Request-ID header, nothing else changed)."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from typing import Any, Callable, Dict, Iterator, List
 
@@ -137,6 +138,29 @@ def test_a_client_that_leaves_before_the_response_is_499(server: WatchlogServer)
         [event] = server.wait_for_events(project_id, 1)
         assert (event["path"], event["status_code"], event["request_id"]) == ("/slow", 499, "gone-1")
         assert event["error_message"] == "client closed the connection before the response was complete"
+    finally:
+        app.stop()
+        client.close(timeout=1)
+
+
+def test_an_async_identify_is_awaited_within_its_timeout(server: WatchlogServer) -> None:
+    project_id, api_key = server.project_with_key("py-async-identify")
+    client = Watchlog(endpoint=server.url, api_key=api_key, service_name="py-async", environment="staging",
+                      flush_interval_ms=20, identify_timeout_ms=100, logger=None)
+
+    async def identify(request: Any) -> Any:
+        if request.headers.get("x-user") == "slow":
+            await asyncio.sleep(5)
+        await asyncio.sleep(0)
+        return {"identifier": request.headers.get("x-user"), "user_email": "ada@example.com"}
+
+    app = fastapi_app(client, identify)
+    try:
+        assert request(f"{app.url}/orders/1", headers={"x-user": "ada"})[0] == 200
+        assert request(f"{app.url}/orders/2", headers={"x-user": "slow"})[0] == 200
+        events = {e["path_params"]["order_id"]: e for e in server.wait_for_events(project_id, 2)}
+        assert (events["1"]["identifier"], events["1"]["user_email"]) == ("ada", "ada@example.com")
+        assert events["2"]["identifier"] == "anonymous" and "user_email" not in events["2"]
     finally:
         app.stop()
         client.close(timeout=1)
