@@ -213,11 +213,12 @@ func (c *Client) finish(x *exchange, r *http.Request, rw *responseWriter, reqTap
 	// before the handler returned (it cancels it when the connection closes).
 	completed := rw.writeErr == nil && r.Context().Err() == nil
 	status := rw.status
-	if info.Status != 0 {
-		status = info.Status
-	}
-	if x.panicked && status == 0 {
+	switch {
+	case x.panicked && status == 0:
+		// Nothing was sent: the host's recovery (or net/http, closing the connection) answers.
 		status = http.StatusInternalServerError
+	case info.Status != 0:
+		status = info.Status
 	}
 	if status == 0 && completed {
 		// net/http answers 200 for a handler that wrote nothing.
