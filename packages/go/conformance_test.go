@@ -19,7 +19,8 @@ func loadVectors(t *testing.T, name string, into any) {
 	}
 	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
-		t.Fatalf("conformance vectors: %v", err)
+		t.Fatalf("conformance vectors: %v (packages/conformance holds them; WATCHLOG_CONFORMANCE_DIR points "+
+			"elsewhere)", err)
 	}
 	if err := json.Unmarshal(data, into); err != nil {
 		t.Fatalf("%s: %v", name, err)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -44,6 +45,22 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
+// newestSource is the latest modification time of the TypeScript under dirs.
+func newestSource(root string, dirs ...string) time.Time {
+	var newest time.Time
+	for _, dir := range dirs {
+		_ = filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".ts") {
+				if info, err := d.Info(); err == nil && info.ModTime().After(newest) {
+					newest = info.ModTime()
+				}
+			}
+			return nil
+		})
+	}
+	return newest
+}
+
 func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -71,9 +88,11 @@ func startService(t *testing.T, dataDir string, port int) *service {
 		port = freePort(t)
 	}
 	root := repoRoot(t)
-	// The compiled server starts in about half the time; without a build, tsx runs the source.
+	// The compiled server starts in about half the time; without a build newer than the sources,
+	// tsx runs the source.
 	args := []string{"--import", "tsx", "src/main.ts", "start"}
-	if _, err := os.Stat(filepath.Join(root, "dist", "src", "main.js")); err == nil {
+	if built, err := os.Stat(filepath.Join(root, "dist", "src", "main.js")); err == nil &&
+		built.ModTime().After(newestSource(root, "src", "projections")) {
 		args = []string{"dist/src/main.js", "start"}
 	}
 	s := &service{t: t, port: port, dataDir: dataDir, url: fmt.Sprintf("http://127.0.0.1:%d", port),
