@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand"
 	"net"
 	"net/http"
@@ -134,18 +133,18 @@ func (c *Client) enqueue(e *wireEvent) {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.stats.Queued++
 	if c.closed {
 		c.stats.Dropped++
-		go c.report.afterClose()
+		c.mu.Unlock()
+		c.report.afterClose()
 		return
 	}
+	dropped := 0
 	if len(c.queue)-c.head >= c.cfg.MaxQueueEvents {
 		c.shiftLocked()
 		c.stats.Dropped++
-		dropped := c.stats.Dropped
-		go c.report.dropping(dropped, c.cfg.MaxQueueEvents)
+		dropped = c.stats.Dropped
 	}
 	c.queue = append(c.queue, queued{seq: c.nextSeq, json: js})
 	c.queueBytes += len(js)
@@ -154,6 +153,11 @@ func (c *Client) enqueue(e *wireEvent) {
 		c.armTimerLocked()
 	}
 	c.pumpLocked()
+	c.mu.Unlock()
+	// Said outside the lock: a slow logger must not hold up other requests' events.
+	if dropped > 0 {
+		c.report.dropping(dropped, c.cfg.MaxQueueEvents)
+	}
 }
 
 func (c *Client) shiftLocked() queued {
@@ -335,34 +339,6 @@ func (c *Client) settled(s settlement, events [][]byte, a answer) {
 				"recorded; is Endpoint watchlog's base URL?", c.batchURL, a.Status))
 		}
 	}
-}
-
-// maxAnswerBytes: the answers are small (an id per event); anything larger is not read.
-const maxAnswerBytes = 4 * mib
-
-// post is one delivery attempt with its own deadline; it never fails, a failure is its answer.
-func (c *Client) post(body []byte) answer {
-	ctx, cancel := context.WithTimeout(c.attempts, c.cfg.RequestTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.batchURL, bytes.NewReader(body))
-	if err != nil {
-		return answer{Network: err.Error()}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-API-Key", c.cfg.APIKey)
-	req.Header.Set("User-Agent", "watchlog-go")
-	res, err := c.http.Do(req)
-	if err != nil {
-		return answer{Network: err.Error()}
-	}
-	defer res.Body.Close()
-	text, err := io.ReadAll(io.LimitReader(res.Body, maxAnswerBytes))
-	if err != nil {
-		// Cut off mid-answer: whether the events were stored is unknown; the retry's idempotency
-		// keys will tell.
-		return answer{Network: "connection closed during the answer: " + err.Error()}
-	}
-	return answer{Status: res.StatusCode, RetryAfter: res.Header.Get("Retry-After"), Body: text}
 }
 
 // lowestUnsettledLocked is the oldest sequence number queued or in flight; nextSeq when none.

@@ -207,7 +207,8 @@ func TestRequestBodies(t *testing.T) {
 	if got := jsonOf(rc.byRequestID("b-1")["request_body"]); got != `{"card":"**** **** **** 1111","token":"********"}` {
 		t.Errorf("b-1: %s", got)
 	}
-	if got := jsonOf(rc.byRequestID("b-2")["request_body"]); got != `{"_watchlog_omitted":"too_large","bytes":411,"limit":256}` {
+	tooLarge := `{"_watchlog_omitted":"too_large","bytes":411,"limit":256}`
+	if got := jsonOf(rc.byRequestID("b-2")["request_body"]); got != tooLarge {
 		t.Errorf("b-2: %s", got)
 	}
 	if e := rc.byRequestID("b-3"); e == nil || e["request_body"] != nil {
