@@ -20,11 +20,11 @@ func init() {
 	}
 }
 
-// normaliseKey lower-cases the key as JavaScript's toLowerCase does for the names that matter
-// (a secret name is ASCII, so a key with other letters can only match if they fold to ASCII,
-// which strings.ToLower and toLowerCase agree on) and drops '-' and '_'.
+// normaliseKey lower-cases the key as JavaScript's toLowerCase does and drops '-' and '_'.
+// JavaScript maps case fully, Go's strings.ToLower simply: they differ only for U+0130 (dotted
+// capital I), which is "i" plus a combining dot in JavaScript, so "PİN" is no "pin" there.
 func normaliseKey(key string) string {
-	lower := strings.ToLower(key)
+	lower := strings.ToLower(strings.ReplaceAll(key, "\u0130", "i\u0307"))
 	if !strings.ContainsAny(lower, "-_") {
 		return lower
 	}
