@@ -120,3 +120,30 @@ func TestConfigProblems(t *testing.T) {
 		t.Fatalf("%v %v", err, c)
 	}
 }
+
+// Record: an event of the application's own, shaped and masked like the middleware's.
+func TestRecord(t *testing.T) {
+	rc := startReceiver(t)
+	c, _ := testClient(t, rc, func(cfg *Config) { cfg.UnsupportedMethods = NearestMethod })
+	type login struct {
+		User     string `json:"user"`
+		Password string `json:"password"`
+	}
+	c.Record(Event{Path: "jobs/nightly-export", Method: "patch", RequestID: "job-1",
+		Identity: Identity{Identifier: "cron"}, RequestBody: login{"ann", "hunter2"},
+		QueryParams: map[string]string{"card": "4111111111111111"}, ErrorMessage: "partial"})
+	c.Record(Event{Path: "/x", Method: "OPTIONS"})
+	st := closeClient(t, c)
+	if st.Sent != 1 || st.SkippedMethods != 1 {
+		t.Fatalf("%+v", st)
+	}
+	e := rc.byRequestID("job-1")
+	want := `{"environment":"development","error_message":"partial","identifier":"cron",` +
+		`"method":"PUT","path":"jobs/nightly-export","query_params":{"card":"************1111"},` +
+		`"request_body":{"password":"********","user":"ann"},"request_id":"job-1","service_name":"shop",` +
+		`"source":"backend"}`
+	delete(e, "idempotency_key")
+	if got := jsonOf(e); got != want {
+		t.Fatalf("\n got %s\nwant %s", got, want)
+	}
+}
