@@ -101,8 +101,10 @@ func TestExactlyOnceAcrossRestart(t *testing.T) {
 	done := make(chan int)
 	go func() { done <- drive(t, app.url, requests, 8, 2500) }()
 	// A third of the way in, watchlog goes away under the load and comes back.
-	for app.count() < requests/3 {
-		time.Sleep(10 * time.Millisecond)
+	for started := time.Now(); app.count() < requests/3; time.Sleep(10 * time.Millisecond) {
+		if time.Since(started) > time.Minute {
+			t.Fatalf("the load did not get going: %d requests handled", app.count())
+		}
 	}
 	svc.kill()
 	outageAt := app.count()
