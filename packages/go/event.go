@@ -160,12 +160,12 @@ func captureObject(v any, maxBytes int) any {
 	if !ok || o == nil {
 		return nil
 	}
-	js, err := compactJSON(o)
+	size, err := jsonSize(o)
 	if err != nil {
 		return map[string]any{omittedKey: "not_serializable"}
 	}
-	if len(js) > maxBytes {
-		return map[string]any{omittedKey: "too_large", "bytes": len(js), "limit": maxBytes}
+	if size > maxBytes {
+		return map[string]any{omittedKey: "too_large", "bytes": size, "limit": maxBytes}
 	}
 	if depthOver(o, maxObjectDepth) {
 		return map[string]any{omittedKey: "too_deep", "limit": maxObjectDepth}

@@ -3,6 +3,7 @@ package watchlog
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -67,6 +68,41 @@ func jsSpace(r rune) bool {
 }
 
 func jsTrim(s string) string { return strings.TrimFunc(s, jsSpace) }
+
+// jsonSize is the byte length of JSON.stringify's output for a value decoded by encoding/json:
+// compactJSON's, less what Go writes differently. Go escapes U+2028 and U+2029 (six bytes for
+// three) and writes negative zero as -0 (JavaScript: 0).
+func jsonSize(v any) (int, error) {
+	js, err := compactJSON(v)
+	if err != nil {
+		return 0, err
+	}
+	return len(js) - jsonSizeSurplus(v), nil
+}
+
+func jsonSizeSurplus(v any) int {
+	switch t := v.(type) {
+	case string:
+		return 3 * (strings.Count(t, "\u2028") + strings.Count(t, "\u2029"))
+	case float64:
+		if t == 0 && math.Signbit(t) {
+			return 1
+		}
+	case []any:
+		n := 0
+		for _, e := range t {
+			n += jsonSizeSurplus(e)
+		}
+		return n
+	case map[string]any:
+		n := 0
+		for k, e := range t {
+			n += jsonSizeSurplus(k) + jsonSizeSurplus(e)
+		}
+		return n
+	}
+	return 0
+}
 
 // compactJSON is JSON.stringify's output for a value decoded by encoding/json: no spaces,
 // non-ASCII as UTF-8, and '<', '>' and '&' as they are (SetEscapeHTML(false)). Its length is
