@@ -268,7 +268,7 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// AuditMethod policy: the four methods SPEC 2.1 accepts.
+// isAuditMethod: the four methods SPEC 2.1 accepts.
 func isAuditMethod(m string) bool { return m == "GET" || m == "POST" || m == "PUT" || m == "DELETE" }
 
 // NearestMethod is a ready MethodPolicy: PATCH is recorded as PUT (both update) and HEAD as GET

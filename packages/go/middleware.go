@@ -139,10 +139,7 @@ func (c *Client) Wrap(next http.Handler, route RouteFunc) http.Handler {
 		defer func() {
 			if v := recover(); v != nil {
 				x.panicked = true
-				x.panicText = fmt.Sprint(v)
-				if err, ok := v.(error); ok {
-					x.panicText = err.Error()
-				}
+				x.panicText = panicMessage(v)
 				c.finish(x, r2, rw, reqTap, route)
 				// The host's panic goes on as it was: its recovery, or net/http's.
 				panic(v)
@@ -151,6 +148,20 @@ func (c *Client) Wrap(next http.Handler, route RouteFunc) http.Handler {
 		next.ServeHTTP(rw, r2)
 		c.finish(x, r2, rw, reqTap, route)
 	})
+}
+
+// panicMessage is the panic's error message or printed value; an Error method that panics
+// itself must not replace the host's panic with another.
+func panicMessage(v any) (msg string) {
+	defer func() {
+		if recover() != nil {
+			msg = "panic"
+		}
+	}()
+	if err, ok := v.(error); ok {
+		return err.Error()
+	}
+	return fmt.Sprint(v)
 }
 
 // begin starts timing a request; nil when its method is skipped (or the SDK failed).
