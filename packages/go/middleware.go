@@ -222,7 +222,8 @@ func (c *Client) finish(x *exchange, r *http.Request, rw *responseWriter, reqTap
 	}
 	// The client is gone when a write failed or the server cancelled the request's context
 	// before the handler returned (it cancels it when the connection closes).
-	completed := rw.writeErr == nil && r.Context().Err() == nil
+	// A hijacked connection is the handler's: whatever happens on it is not the SDK's to judge.
+	completed := rw.hijacked || rw.writeErr == nil && r.Context().Err() == nil
 	status := rw.status
 	switch {
 	case x.panicked && status == 0:
@@ -231,12 +232,13 @@ func (c *Client) finish(x *exchange, r *http.Request, rw *responseWriter, reqTap
 	case info.Status != 0:
 		status = info.Status
 	}
+	if rw.hijacked && status == 0 {
+		// The handler answered on the connection itself, in practice to switch protocols.
+		status = http.StatusSwitchingProtocols
+	}
 	if status == 0 && completed {
 		// net/http answers 200 for a handler that wrote nothing.
 		status = http.StatusOK
-	}
-	if rw.hijacked && status == 0 {
-		status = http.StatusSwitchingProtocols
 	}
 	req := &requestInfo{Method: r.Method, Route: info.Route, URL: requestTarget(r), UserAgent: r.UserAgent()}
 	if len(info.Params) > 0 {

@@ -215,3 +215,41 @@ func TestRequestBodies(t *testing.T) {
 		t.Errorf("b-3: %v", e)
 	}
 }
+
+// io.Copy into the writer keeps net/http's ReadFrom path, and a hijacked connection is the
+// handler's: the SDK records both without touching what is sent.
+func TestReadFromAndHijack(t *testing.T) {
+	rc := startReceiver(t)
+	c, _ := testClient(t, rc, nil)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /file", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "a.txt", time.Time{}, strings.NewReader(strings.Repeat("x", 100000)))
+	})
+	mux.HandleFunc("GET /upgrade", func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		_, _ = buf.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\nhello")
+		_ = buf.Flush()
+	})
+	app := httptest.NewServer(c.Middleware(mux))
+	defer app.Close()
+	res, body := get(t, app.URL+"/file", "Range", "bytes=10-19", "X-Request-ID", "f-1")
+	if res.StatusCode != 206 || body != "xxxxxxxxxx" {
+		t.Fatalf("%d %q", res.StatusCode, body)
+	}
+	res, _ = get(t, app.URL+"/upgrade", "X-Request-ID", "u-1")
+	if res.StatusCode != 101 {
+		t.Fatalf("upgrade: %d", res.StatusCode)
+	}
+	closeClient(t, c)
+	if e := rc.byRequestID("f-1"); e["status_code"] != 206.0 || e["path"] != "/file" {
+		t.Errorf("file: %v", e)
+	}
+	if e := rc.byRequestID("u-1"); e["status_code"] != 101.0 || e["path"] != "/upgrade" || e["error_message"] != nil {
+		t.Errorf("upgrade: %v", e)
+	}
+}
