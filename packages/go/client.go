@@ -107,6 +107,9 @@ func New(cfg Config) (*Client, error) {
 
 // Stats returns the counters since New, and Pending.
 func (c *Client) Stats() Stats {
+	if c == nil {
+		return Stats{}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.statsLocked()
@@ -374,6 +377,9 @@ func (c *Client) waitFor(ctx context.Context, done func() bool) error {
 // Flush sends everything queued so far without waiting for the timer, and returns once those
 // events are settled (nil), or ctx's error when it ends first (they stay queued).
 func (c *Client) Flush(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	target := c.nextSeq - 1
 	c.flushSeq = max(c.flushSeq, target)
@@ -387,6 +393,9 @@ func (c *Client) Flush(ctx context.Context) error {
 // what is still unsent is counted as dropped and ctx's error is returned with the Stats. Events
 // recorded after Close are dropped. It may be called more than once.
 func (c *Client) Close(ctx context.Context) (Stats, error) {
+	if c == nil {
+		return Stats{}, nil
+	}
 	var err error
 	c.closeOnce.Do(func() {
 		c.mu.Lock()

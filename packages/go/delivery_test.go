@@ -147,3 +147,22 @@ func TestRecord(t *testing.T) {
 		t.Fatalf("\n got %s\nwant %s", got, want)
 	}
 }
+
+// A nil client (New failed and the error was logged) and a disabled one are no-ops.
+func TestNilAndDisabledClients(t *testing.T) {
+	var c *Client
+	h := c.Middleware(http.NotFoundHandler())
+	c.Record(Event{Path: "/x", Method: "GET"})
+	if err := c.Flush(context.Background()); err != nil || c.Stats() != (Stats{}) {
+		t.Fatal(err)
+	}
+	if _, err := c.Close(context.Background()); err != nil || h == nil {
+		t.Fatal(err)
+	}
+	rc := startReceiver(t)
+	d, _ := testClient(t, rc, func(cfg *Config) { cfg.Disabled = true })
+	d.Record(Event{Path: "/x", Method: "GET"})
+	if st := closeClient(t, d); st.Queued != 0 || rc.attempts != 0 {
+		t.Fatalf("%+v", st)
+	}
+}

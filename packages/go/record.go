@@ -59,12 +59,15 @@ func stringMap(m map[string]string) map[string]any {
 // Record queues an event of your own with the same shaping, masking and limits as the
 // middleware's. It never panics.
 func (c *Client) Record(e Event) {
+	if c == nil {
+		return
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			c.report.internal(v)
 		}
 	}()
-	if c == nil || c.cfg.Disabled {
+	if c.cfg.Disabled {
 		return
 	}
 	method := methodFor(c.cfg.UnsupportedMethods, e.Method)
