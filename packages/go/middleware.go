@@ -12,12 +12,15 @@ import (
 
 // RouteInfo is what a router knows once the handler returned: its route template ("" when none
 // matched), the template's parameters, and optionally the status the framework sends (0: the
-// status the SDK saw written, 200 when none was) and the identity (nil: Config.Identify).
+// status the SDK saw written, 200 when none was), the identity (nil: Config.Identify) and the
+// client's address as the framework reads it, with its trusted proxies ("": Config.ClientIP, or
+// RemoteAddr's host).
 type RouteInfo struct {
 	Route    string
 	Params   map[string]string
 	Status   int
 	Identity *Identity
+	IP       string
 }
 
 // RouteFunc reads RouteInfo from the request after the handler returned; adapters for routers
@@ -247,9 +250,12 @@ func (c *Client) finish(x *exchange, r *http.Request, rw *responseWriter, reqTap
 			req.PathParams[k] = v
 		}
 	}
-	if c.cfg.ClientIP != nil {
+	switch {
+	case c.cfg.ClientIP != nil:
 		req.IP = c.cfg.ClientIP(r)
-	} else {
+	case info.IP != "":
+		req.IP = info.IP
+	default:
 		req.IP = clientIP(r)
 	}
 	if reqTap != nil {

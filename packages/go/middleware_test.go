@@ -245,6 +245,10 @@ func TestReadFromAndHijack(t *testing.T) {
 	if res.StatusCode != 101 {
 		t.Fatalf("upgrade: %d", res.StatusCode)
 	}
+	// The client can read a hijacked answer whole before the handler has returned.
+	for deadline := time.Now().Add(5 * time.Second); c.Stats().Queued < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	closeClient(t, c)
 	if e := rc.byRequestID("f-1"); e["status_code"] != 206.0 || e["path"] != "/file" {
 		t.Errorf("file: %v", e)

@@ -41,7 +41,7 @@ func Middleware(c *watchlog.Client, opts ...Option) gin.HandlerFunc {
 			defer func() { g.Writer = original }()
 			g.Next()
 		}), func(*http.Request) watchlog.RouteInfo {
-			info := watchlog.RouteInfo{Route: g.FullPath(), Status: original.Status()}
+			info := watchlog.RouteInfo{Route: g.FullPath(), Status: original.Status(), IP: g.ClientIP()}
 			if len(g.Params) > 0 {
 				info.Params = make(map[string]string, len(g.Params))
 				for _, p := range g.Params {

@@ -91,6 +91,7 @@ func TestGinEngine(t *testing.T) {
 	req, _ := http.NewRequest("GET", app.URL+"/orders/42?q=1", nil)
 	req.Header.Set("X-Request-ID", "g-orders")
 	req.Header.Set("X-User", "u-7")
+	req.Header.Set("X-Forwarded-For", "203.0.113.9")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +127,8 @@ func TestGinEngine(t *testing.T) {
 	expect("g-orders", "path_params", `{"id":"42"}`)
 	expect("g-orders", "query_params", `{"q":"1"}`)
 	expect("g-orders", "identifier", `"u-7"`)
+	expect("g-orders", "ip", `"203.0.113.9"`)
+	expect("g-post", "ip", `"127.0.0.1"`)
 	expect("g-orders", "user_roles", `["buyer"]`)
 	expect("g-orders", "response_body", `{"id":"42","secret":"********"}`)
 	expect("g-post", "path", `"/api/users/:uid"`)
