@@ -1,0 +1,3 @@
+module github.com/watchlog/watchlog/packages/go
+
+go 1.23
