@@ -200,7 +200,8 @@ const answer = (ctx: Context, op: AnyOperation, answers: Answers, reply: Reply, 
     const faults =
       declared === undefined
         ? [{ path: 'status', message: `${reply.status} is not an answer the operation declares` }]
-        : declared.json === undefined
+        : // Bytes answer an answer's binary media type (OTLP's protobuf), not its JSON.
+          declared.json === undefined || Buffer.isBuffer(reply.body)
           ? []
           : answerProblems(declared.json, reply.body);
     if (faults.length > 0) {

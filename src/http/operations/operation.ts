@@ -176,7 +176,9 @@ type Widen<T> = T extends string
           ? { [K in keyof T]: Widen<T[K]> }
           : T;
 type ReplyFor<S extends number, A> = A extends { readonly json: infer C extends t.Mixed }
-  ? Reply<S, Widen<t.TypeOf<C>>> & { readonly body: Widen<t.TypeOf<C>> }
+  ? A extends { readonly text: object }
+    ? Reply<S, Widen<t.TypeOf<C>> | Buffer> & { readonly body: Widen<t.TypeOf<C>> | Buffer }
+    : Reply<S, Widen<t.TypeOf<C>>> & { readonly body: Widen<t.TypeOf<C>> }
   : A extends { readonly text: object }
     ? Reply<S, TextBody>
     : Reply<S, undefined>;
