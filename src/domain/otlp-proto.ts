@@ -82,16 +82,17 @@ class Reader {
   }
 
   /** A length-delimited field's bounds. */
-  span(): { start: number; end: number } {
+  span(path = this.path): { start: number; end: number } {
     const length = this.varint();
     const start = this.pos;
-    if (length > this.end - start) this.fail('length beyond the end of its message');
+    if (length > this.end - start) this.fail('length beyond the end of its message', path);
     this.pos = start + length;
     return { start, end: start + length };
   }
 
+  /** An embedded message; a length past its parent's end is a fault of the message itself. */
   sub(path: string): Reader {
-    const { start, end } = this.span();
+    const { start, end } = this.span(path);
     return new Reader(this.buf, start, end, path);
   }
 
