@@ -174,7 +174,9 @@ test.serial('400 names the field at fault, for protobuf and JSON', async (t) => 
 });
 
 test.serial('non-SERVER and non-HTTP spans are skipped and counted; refused spans are a partial success', async (t) => {
-  const [notServer = 0, notHttp = 0, invalid = 0] = await Promise.all(['not_server', 'not_http', 'invalid'].map(dropped));
+  const [notServer = 0, notHttp = 0, invalid = 0] = await Promise.all(
+    ['not_server', 'not_http', 'invalid'].map(dropped),
+  );
   const spans = spansOf('mixed-api', [
     { kind: SpanKind.CLIENT, attributes: http('GET', '/out') },
     { kind: SpanKind.INTERNAL, name: 'middleware' },
