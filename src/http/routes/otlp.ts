@@ -108,7 +108,6 @@ const ingestExport = async (ctx: Context & { state: AppState }, deps: RouteDeps,
     });
   }
   if (faults.length > 0) deps.metrics?.otlpSpansDropped('invalid', faults.length);
-  ctx.state.batchEvents = { accepted: events.length - (faults.length - rejected.length), rejected: faults.length };
   const partial =
     faults.length === 0
       ? null
