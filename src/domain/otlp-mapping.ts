@@ -174,7 +174,7 @@ const mapSpan = (
     service_name: resource.service,
     environment: resource.environment,
     request_id: span.traceId,
-    ip: text(a, 'client.address', 'http.client_ip', 'net.sock.peer.addr'),
+    ip: text(a, 'client.address', 'http.client_ip', 'net.sock.peer.addr', 'network.peer.address', 'net.peer.ip'),
     user_agent: text(a, 'user_agent.original', 'http.user_agent'),
     query_params: query === undefined ? undefined : queryParamsOf(query),
     session_id: text(a, 'session.id'),

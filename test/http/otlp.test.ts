@@ -106,6 +106,15 @@ test.serial('a retried export stores each span once, protobuf and JSON alike', a
   t.deepEqual(events.map((e: { identifier: string }) => e.identifier).sort(), ['ada', 'anonymous']);
 });
 
+test.serial('the same span twice in one export is stored once', async (t) => {
+  const [span] = spansOf('twice-api', [{ attributes: http('GET', '/twice') }]);
+  const res = await post(ProtobufTraceSerializer.serializeRequest([span!, span!])!, { 'content-type': PROTOBUF });
+  t.is(res.status, 200);
+  t.is((await eventsOf('twice-api', 1)).length, 1);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.is((await eventsOf('twice-api', 1)).length, 1);
+});
+
 test.serial('gzip bodies are inflated; one that inflates past the limit is 413, a broken one 400', async (t) => {
   const spans = spansOf('gzip-api', [{ attributes: http('DELETE', '/orders/:id') }]);
   const gz = gzipSync(ProtobufTraceSerializer.serializeRequest(spans)!);
