@@ -19,6 +19,9 @@ const FIXED64 = 1;
 const LEN = 2;
 const FIXED32 = 5;
 
+/** A message being read. Its path (`resourceSpans.0.scopeSpans.1.spans.2`) is built only when
+ *  asked for, on a fault or once per span: building one per attribute would cost more than
+ *  reading it. */
 class Reader {
   pos: number;
 
@@ -26,12 +29,20 @@ class Reader {
     readonly buf: Buffer,
     start: number,
     readonly end: number,
-    readonly path: string,
+    private readonly parent: Reader | null,
+    private readonly name: string,
+    private readonly index = -1,
   ) {
     this.pos = start;
   }
 
-  fail(reason: string, path = this.path): never {
+  get path(): string {
+    const own = this.index >= 0 ? `${this.name}.${this.index}` : this.name;
+    const base = this.parent?.path;
+    return base ? `${base}.${own}` : own;
+  }
+
+  fail(reason: string, path: string = this.path || 'body'): never {
     throw new OtlpDecodeError(path, reason);
   }
 
@@ -53,8 +64,13 @@ class Reader {
     return this.fail('varint longer than 10 bytes');
   }
 
-  /** An int64 varint (two's complement), as a number: attribute integers. */
+  /** An int64 varint (two's complement), as a number: attribute integers. Up to 7 bytes it is
+   *  a non-negative number below 2^49, read without BigInt. */
   int64(): number {
+    const start = this.pos;
+    const small = this.varint();
+    if (this.pos - start <= 7) return small;
+    this.pos = start;
     let value = 0n;
     let shift = 0n;
     for (let i = 0; i < 10; i++) {
@@ -82,23 +98,38 @@ class Reader {
   }
 
   /** A length-delimited field's bounds. */
-  span(path = this.path): { start: number; end: number } {
+  span(child?: string, index = -1): { start: number; end: number } {
     const length = this.varint();
     const start = this.pos;
-    if (length > this.end - start) this.fail('length beyond the end of its message', path);
+    if (length > this.end - start) {
+      const path = child === undefined ? undefined : new Reader(this.buf, 0, 0, this, child, index).path;
+      this.fail('length beyond the end of its message', path);
+    }
     this.pos = start + length;
     return { start, end: start + length };
   }
 
   /** An embedded message; a length past its parent's end is a fault of the message itself. */
-  sub(path: string): Reader {
-    const { start, end } = this.span(path);
-    return new Reader(this.buf, start, end, path);
+  sub(name: string, index = -1): Reader {
+    const { start, end } = this.span(name, index);
+    return new Reader(this.buf, start, end, this, name, index);
   }
 
+  /** UTF-8; short ASCII strings (attribute keys, methods, routes) without Buffer's call
+   *  overhead, which costs more than the copy for a string of a few bytes. */
   string(): string {
     const { start, end } = this.span();
-    return this.buf.toString('utf8', start, end);
+    const buf = this.buf;
+    if (end - start <= 32) {
+      let ascii = '';
+      for (let i = start; i < end; i++) {
+        const byte = buf[i]!;
+        if (byte >= 0x80) return buf.toString('utf8', start, end);
+        ascii += String.fromCharCode(byte);
+      }
+      return ascii;
+    }
+    return buf.toString('utf8', start, end);
   }
 
   hex(): string {
@@ -128,7 +159,7 @@ class Reader {
   }
 
   expect(wireType: number, actual: number, name: string): void {
-    if (wireType !== actual) this.fail(`wrong wire type ${actual}`, `${this.path}.${name}`);
+    if (wireType !== actual) this.fail(`wrong wire type ${actual}`, this.path ? `${this.path}.${name}` : name);
   }
 }
 
@@ -159,7 +190,7 @@ const keyValue = (r: Reader, into: Map<string, AttributeValue>): void => {
       key = r.string();
     } else if (field === 2) {
       r.expect(LEN, wire, 'value');
-      value = anyValue(r.sub(`${r.path}.value`));
+      value = anyValue(r.sub('value'));
     } else return false;
     return true;
   });
@@ -172,7 +203,7 @@ const attributesOf = (r: Reader, attributesField: number, into: Map<string, Attr
   r.fields((field, wire) => {
     if (field !== attributesField) return false;
     r.expect(LEN, wire, 'attributes');
-    keyValue(r.sub(`${r.path}.attributes.${index++}`), into);
+    keyValue(r.sub('attributes', index++), into);
     return true;
   });
 };
@@ -195,7 +226,7 @@ const exceptionMessageOf = (r: Reader): string | undefined => {
   let index = 0;
   r.fields((field, wire) => {
     if (field === 2 && wire === LEN) name = r.string();
-    else if (field === 3 && wire === LEN) keyValue(r.sub(`${r.path}.attributes.${index++}`), attributes);
+    else if (field === 3 && wire === LEN) keyValue(r.sub('attributes', index++), attributes);
     else return false;
     return true;
   });
@@ -238,17 +269,17 @@ const span = (r: Reader): OtlpSpan => {
         return true;
       case 9:
         r.expect(LEN, wire, 'attributes');
-        keyValue(r.sub(`${r.path}.attributes.${attributeIndex++}`), attributes);
+        keyValue(r.sub('attributes', attributeIndex++), attributes);
         return true;
       case 11: {
         r.expect(LEN, wire, 'events');
-        const message = exceptionMessageOf(r.sub(`${r.path}.events.${eventIndex++}`));
+        const message = exceptionMessageOf(r.sub('events', eventIndex++));
         exceptionMessage ??= message;
         return true;
       }
       case 15:
         r.expect(LEN, wire, 'status');
-        statusOf = status(r.sub(`${r.path}.status`));
+        statusOf = status(r.sub('status'));
         return true;
       default:
         return false;
@@ -266,15 +297,15 @@ const resourceSpans = (r: Reader): OtlpResourceSpans => {
   r.fields((field, wire) => {
     if (field === 1) {
       r.expect(LEN, wire, 'resource');
-      attributesOf(r.sub(`${r.path}.resource`), 1, resource);
+      attributesOf(r.sub('resource'), 1, resource);
     } else if (field === 2) {
       r.expect(LEN, wire, 'scopeSpans');
-      const scope = r.sub(`${r.path}.scopeSpans.${scopeIndex++}`);
+      const scope = r.sub('scopeSpans', scopeIndex++);
       let spanIndex = 0;
       scope.fields((f, w) => {
         if (f !== 2) return false;
         scope.expect(LEN, w, 'spans');
-        spans.push(span(scope.sub(`${scope.path}.spans.${spanIndex++}`)));
+        spans.push(span(scope.sub('spans', spanIndex++)));
         return true;
       });
     } else return false;
@@ -285,12 +316,12 @@ const resourceSpans = (r: Reader): OtlpResourceSpans => {
 
 /** Decodes an ExportTraceServiceRequest (resource_spans: field 1). */
 export const decodeTracesProto = (body: Buffer): OtlpTraces => {
-  const r = new Reader(body, 0, body.length, 'body');
+  const r = new Reader(body, 0, body.length, null, '');
   const out: OtlpResourceSpans[] = [];
   r.fields((field, wire) => {
     if (field !== 1) return false;
     r.expect(LEN, wire, 'resourceSpans');
-    out.push(resourceSpans(r.sub(`resourceSpans.${out.length}`)));
+    out.push(resourceSpans(r.sub('resourceSpans', out.length)));
     return true;
   });
   return out;

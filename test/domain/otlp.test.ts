@@ -25,6 +25,8 @@ const spans = () => {
     'client.address': '::1',
     'user_agent.original': 'ua',
     ratio: 0.5,
+    below: -5,
+    large: 2 ** 50,
     flag: true,
     list: ['x', 'y'],
   });
@@ -44,6 +46,8 @@ test('both encodings of the same export decode alike, as the OpenTelemetry seria
   t.is(resource!.resource.get('service.name'), 'unit');
   const server = resource!.spans.find((s) => s.kind === 2)!;
   t.is(server.attributes.get('ratio'), 0.5);
+  t.is(server.attributes.get('below'), -5);
+  t.is(server.attributes.get('large'), 2 ** 50);
   t.is(server.attributes.get('flag'), true);
   t.is(server.attributes.get('list'), null);
   t.is(server.exceptionMessage, 'not found');
