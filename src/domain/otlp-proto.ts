@@ -341,6 +341,13 @@ const varintBytes = (value: number): number[] => {
 const lengthDelimited = (field: number, payload: Buffer): Buffer =>
   Buffer.concat([Buffer.from([...varintBytes(field * 8 + LEN), ...varintBytes(payload.length)]), payload]);
 
+/** google.rpc.Status { code (1), message (2) }: OTLP/HTTP's error body for protobuf requests. */
+export const encodeStatusProto = (code: number, message: string): Buffer =>
+  Buffer.concat([
+    Buffer.from([...varintBytes(1 * 8 + VARINT), ...varintBytes(code)]),
+    lengthDelimited(2, Buffer.from(message, 'utf8')),
+  ]);
+
 /** ExportTraceServiceResponse: empty, or partial_success (1) { rejected_spans (1), error_message (2) }. */
 export const encodeTracesResponseProto = (partial: PartialSuccess | null): Buffer => {
   if (partial === null) return Buffer.alloc(0);

@@ -83,6 +83,34 @@ const dropped = async (reason: string) => {
   return Number(new RegExp(`watchlog_otlp_spans_dropped_total\\{reason="${reason}"\\} (\\d+)`).exec(body)?.[1]);
 };
 
+/** A google.rpc.Status read as the protobuf wire format has it: code (field 1), message (field 2). */
+const statusOf = async (res: Response) => {
+  const bytes = Buffer.from(await res.arrayBuffer());
+  let at = 0;
+  const varint = () => {
+    let value = 0;
+    let scale = 1;
+    let byte: number;
+    do {
+      byte = bytes[at++]!;
+      value += (byte & 0x7f) * scale;
+      scale *= 128;
+    } while (byte >= 0x80);
+    return value;
+  };
+  const status = { code: 0, message: '' };
+  while (at < bytes.length) {
+    const tag = varint();
+    if (tag === 0x08) status.code = varint();
+    else if (tag === 0x12) {
+      const length = varint();
+      status.message = bytes.toString('utf8', at, at + length);
+      at += length;
+    } else throw new Error(`not a Status: tag ${tag}`);
+  }
+  return status;
+};
+
 test.serial('a retried export stores each span once, protobuf and JSON alike', async (t) => {
   const spans = spansOf('retry-api', [
     { attributes: http('GET', '/a') },
@@ -126,9 +154,17 @@ test.serial('gzip bodies are inflated; one that inflates past the limit is 413, 
   t.true(bomb.length < LIMIT);
   const big = await post(bomb, { 'content-type': PROTOBUF, 'content-encoding': 'gzip' });
   t.is(big.status, 413);
-  const broken = await post(Buffer.from('not gzip'), { 'content-type': PROTOBUF, 'content-encoding': 'gzip' });
+  const broken = await post(Buffer.from('not gzip'), {
+    'content-type': 'application/json',
+    'content-encoding': 'gzip',
+  });
   t.is(broken.status, 400);
   t.deepEqual(await detailsOf(broken), [{ path: 'body', message: 'is not valid gzip' }]);
+  const brokenProto = await post(Buffer.from('not gzip'), { 'content-type': PROTOBUF, 'content-encoding': 'gzip' });
+  t.deepEqual(await statusOf(brokenProto), {
+    code: 3,
+    message: 'validation_error: invalid OTLP export: body is not valid gzip',
+  });
   const brotli = await post(gz, { 'content-type': PROTOBUF, 'content-encoding': 'br' });
   t.is(brotli.status, 415);
 });
@@ -141,13 +177,24 @@ test.serial('415 for another media type, 401 without a good key', async (t) => {
   t.is((await post('{}', { 'content-type': 'application/json' }, 'wl_wrong')).status, 401);
 });
 
-test.serial('400 names the field at fault, for protobuf and JSON', async (t) => {
-  const spans = spansOf('bad-api', [{ attributes: http('GET', '/x') }]);
+test.serial('errors of a protobuf request are a protobuf Status; of a JSON one the JSON shape', async (t) => {
+  const spans = spansOf('status-api', [{ attributes: http('GET', '/x') }]);
   const proto = ProtobufTraceSerializer.serializeRequest(spans)!;
+  const unauthorized = await post(proto, { 'content-type': PROTOBUF }, 'wl_wrong');
+  t.is(unauthorized.status, 401);
+  t.is(unauthorized.headers.get('content-type'), PROTOBUF);
+  t.deepEqual(await statusOf(unauthorized), { code: 16, message: 'unauthorized: invalid or revoked API key' });
   const truncated = await post(proto.subarray(0, proto.length - 3), { 'content-type': PROTOBUF });
   t.is(truncated.status, 400);
-  const [detail0] = await detailsOf(truncated);
-  t.regex(detail0!.path, /^resourceSpans\.0/);
+  const status = await statusOf(truncated);
+  t.is(status.code, 3);
+  t.regex(status.message, /^validation_error: invalid OTLP export: resourceSpans\.0\S* /);
+  const json = await post('[]', { 'content-type': 'application/json' }, 'wl_wrong');
+  t.is(json.status, 401);
+  t.like(await json.json(), { error: { code: 'unauthorized' } });
+});
+
+test.serial('400 names the field at fault', async (t) => {
   const cases: Array<[unknown, string, string]> = [
     [[], 'body', 'must be an object'],
     [

@@ -134,6 +134,7 @@ const serving = <D>(
   const answers: Answers = op.responses;
   return async (ctx) => {
     const state = ctx.state;
+    if (op.errorBody) state.errorBody = op.errorBody;
     const query = op.ignoresQuery ? {} : (readQuery(ctx.query, queryCodec) as Record<string, unknown>);
     const queryFaults = op.queryCheck?.(query) ?? [];
     if (queryFaults.length > 0) throw validationError('query', queryFaults);

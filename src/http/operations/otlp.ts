@@ -1,6 +1,8 @@
 import * as t from 'io-ts';
 import { OtlpSettings, OtlpSettingsBody } from '../../domain/otlp-mapping.ts';
 import { withSchema } from '../../domain/json-schema.ts';
+import { encodeStatusProto } from '../../domain/otlp-proto.ts';
+import type { ErrorEncoder } from '../state.ts';
 import { WRITERS } from './common.ts';
 import { json, operation } from './operation.ts';
 
@@ -77,6 +79,27 @@ const traceExample = {
   ],
 };
 
+/** gRPC status codes by HTTP status, for the `code` of a Status (OTLP/HTTP leaves the choice). */
+const GRPC_CODES: Readonly<Record<number, number>> = {
+  400: 3, // INVALID_ARGUMENT
+  401: 16, // UNAUTHENTICATED
+  403: 7, // PERMISSION_DENIED
+  404: 5, // NOT_FOUND
+  408: 4, // DEADLINE_EXCEEDED
+  413: 3,
+  415: 3,
+  429: 8, // RESOURCE_EXHAUSTED
+  503: 14, // UNAVAILABLE
+};
+
+/** OTLP/HTTP: a protobuf request's errors are a protobuf `google.rpc.Status`, its message the
+ *  JSON shape's code and message (which name the fields at fault); a JSON request keeps the one
+ *  JSON shape, which OTLP clients log as they would a JSON Status. */
+const otlpErrorBody: ErrorEncoder = (ctx, status, error) =>
+  ctx.get('content-type').toLowerCase().split(';')[0]!.trim() === OTLP_PROTOBUF
+    ? { type: OTLP_PROTOBUF, body: encodeStatusProto(GRPC_CODES[status] ?? 13, `${error.code}: ${error.message}`) }
+    : null;
+
 export const otlpOperations = {
   traces: operation({
     method: 'post',
@@ -91,7 +114,8 @@ export const otlpOperations = {
       'Each SERVER span with HTTP attributes is one audit event, masked like any other, its trace and ' +
       'span ids its idempotency key (a retried export stores nothing twice); other spans are skipped and ' +
       "counted. The answer is in the request's encoding; spans refused are counted in `partialSuccess`. " +
-      'A body that cannot be decoded is 400 naming the fields at fault. See docs/otlp.md.',
+      'A body that cannot be decoded is 400 naming the fields at fault. Errors of a protobuf request ' +
+      'are a protobuf `google.rpc.Status` (its message: the code and message below). See docs/otlp.md.',
     body: {
       what: 'OTLP export',
       codec: ExportTraceServiceRequest,
@@ -106,6 +130,7 @@ export const otlpOperations = {
       },
     },
     errors: [429, 503],
+    errorBody: otlpErrorBody,
   }),
   getSettings: operation({
     method: 'get',
