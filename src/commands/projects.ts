@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { MaskingRules } from '../domain/masking-rules.ts';
 import type { KeyRestrictions } from '../domain/api-keys.ts';
+import type { OtlpSettings } from '../domain/otlp-mapping.ts';
 import { assertProjectExists, projectDecider } from '../domain/project.ts';
 import { projectStream } from '../domain/streams.ts';
 import { handle, load, type CommandContext, type CommandDeps } from './handle.ts';
@@ -93,5 +94,15 @@ export const setMaskingRules = (deps: CommandDeps, projectId: string, rules: Mas
     projectStream(projectId),
     projectDecider,
     { type: 'SetMaskingRules', project_id: projectId, rules, at: ctx.now().toISOString() },
+    ctx,
+  );
+
+/** Replaces the project's OTLP settings (docs/otlp.md); the same settings record nothing. */
+export const setOtlpSettings = (deps: CommandDeps, projectId: string, settings: OtlpSettings, ctx: CommandContext) =>
+  handle(
+    deps,
+    projectStream(projectId),
+    projectDecider,
+    { type: 'SetOtlpSettings', project_id: projectId, settings, at: ctx.now().toISOString() },
     ctx,
   );

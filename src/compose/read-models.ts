@@ -11,6 +11,7 @@ import { incidentsProjection } from '../../projections/incidents.ts';
 import { derivedSessionsProjection } from '../../projections/derived-sessions.ts';
 import { maintenancesProjection } from '../../projections/maintenances.ts';
 import { maskingProjection } from '../../projections/masking.ts';
+import { otlpProjection } from '../../projections/otlp.ts';
 import { monitorsProjection } from '../../projections/monitors.ts';
 import { orphansProjection } from '../../projections/orphans.ts';
 import { statsProjection } from '../../projections/stats.ts';
@@ -39,6 +40,7 @@ import { sqliteDerivedSessions } from '../views/derived-sessions/sqlite.ts';
 import { sqliteIncidents } from '../views/incidents/sqlite.ts';
 import { sqliteMaintenances } from '../views/maintenances/sqlite.ts';
 import { sqliteMasking } from '../views/masking/sqlite.ts';
+import { sqliteOtlp } from '../views/otlp/sqlite.ts';
 import { sqliteMonitors } from '../views/monitors/sqlite.ts';
 import { sqliteOrphans } from '../views/orphans/sqlite.ts';
 import { sqliteStats } from '../views/stats/sqlite.ts';
@@ -97,6 +99,7 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   masking: projected(maskingProjection, sqliteMasking, () =>
     import('../views/masking/mongo.ts').then((m) => m.mongoMasking),
   ),
+  otlp: projected(otlpProjection, sqliteOtlp, () => import('../views/otlp/mongo.ts').then((m) => m.mongoOtlp)),
   tree: projected(treeProjection, sqliteTree, () => import('../views/tree/mongo.ts').then((m) => m.mongoTree)),
   retention: projected(retentionProjection, sqliteRetention, () =>
     import('../views/retention/mongo.ts').then((m) => m.mongoRetention),

@@ -15,6 +15,7 @@ export const API_READ_MODELS: readonly ReadModelKey[] = [
   'channels',
   'anomalies',
   'masking',
+  'otlp',
   'tree',
   'deliveries',
   'retention',

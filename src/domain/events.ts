@@ -7,6 +7,7 @@ import { deliveryEvents } from './delivery.ts';
 import { anomalyEvents } from './anomaly.ts';
 import { userEvents } from './user.ts';
 import { maskingEvents } from './masking-rules.ts';
+import { otlpEvents } from './otlp-mapping.ts';
 import { retentionEvents } from './retention.ts';
 import { statusPageEvents } from './status-page.ts';
 import { incidentEvents } from './incident.ts';
@@ -57,6 +58,7 @@ export const catalogue = {
   ApiKeyRevoked: t.type({ project_id: t.string, key_id: t.string, revoked_at: t.string }),
   ...userEvents,
   ...maskingEvents,
+  ...otlpEvents,
   AuditEventRecorded: StoredAuditEvent,
   ...monitorEvents,
   ...channelEvents,

@@ -9,13 +9,15 @@ import {
   type MaskingRules,
 } from './masking-rules.ts';
 import { NO_RESTRICTIONS, sameRestrictions, type KeyRestrictions } from './api-keys.ts';
+import { DEFAULT_OTLP_SETTINGS, sameOtlpSettings, type OtlpSettings } from './otlp-mapping.ts';
 
-/** The project aggregate: its existence, its API keys and its masking rules. Pure decide/evolve. */
+/** The project aggregate: its existence, its API keys, its masking rules and OTLP settings. Pure decide/evolve. */
 export interface ProjectState {
   readonly id: string | null;
   readonly name: string;
   readonly keys: ReadonlyMap<string, { readonly revoked: boolean; readonly restrictions: KeyRestrictions }>;
   readonly masking: MaskingRules;
+  readonly otlp: OtlpSettings;
   /** Days ingested audit events are kept; null: for ever. */
   readonly retentionDays: number | null;
   /** Erasure requests not done yet, by id. */
@@ -27,6 +29,7 @@ export const initialProject: ProjectState = {
   name: '',
   keys: new Map(),
   masking: NO_MASKING_RULES,
+  otlp: DEFAULT_OTLP_SETTINGS,
   retentionDays: null,
   pendingErasures: new Set(),
 };
@@ -62,6 +65,10 @@ export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectS
     }
     case 'MaskingRulesSet':
       return { ...state, masking: { keys: event.data.keys, patterns: event.data.patterns } };
+    case 'OtlpSettingsSet': {
+      const { identifier_attribute, default_environment, unsupported_methods } = event.data;
+      return { ...state, otlp: { identifier_attribute, default_environment, unsupported_methods } };
+    }
     case 'RetentionSet':
       return { ...state, retentionDays: event.data.retention_days };
     case 'ErasureRequested':
@@ -104,6 +111,7 @@ export type ProjectCommand =
   | { type: 'RestrictApiKey'; project_id: string; key_id: string; restrictions: Partial<KeyRestrictions>; at: string }
   | { type: 'RevokeApiKey'; project_id: string; key_id: string; at: string }
   | { type: 'SetMaskingRules'; project_id: string; rules: MaskingRules; at: string }
+  | { type: 'SetOtlpSettings'; project_id: string; settings: OtlpSettings; at: string }
   | { type: 'SetRetention'; project_id: string; retention_days: number | null; at: string }
   | {
       type: 'RecordRetentionApplied';
@@ -206,6 +214,24 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
               project_id: command.project_id,
               keys: [...rules.keys],
               patterns: [...rules.patterns],
+              updated_at: command.at,
+            },
+          },
+        ];
+      }
+      // Settings that change nothing record nothing.
+      case 'SetOtlpSettings': {
+        assertProjectExists(state);
+        if (sameOtlpSettings(command.settings, state.otlp)) return [];
+        const { identifier_attribute, default_environment, unsupported_methods } = command.settings;
+        return [
+          {
+            type: 'OtlpSettingsSet',
+            data: {
+              project_id: command.project_id,
+              identifier_attribute,
+              default_environment,
+              unsupported_methods,
               updated_at: command.at,
             },
           },

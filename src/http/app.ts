@@ -11,6 +11,7 @@ import { HttpError, errorHandler } from './middleware/errors.ts';
 import { IngestRateLimiter } from './middleware/ingest-rate.ts';
 import { ingestCors } from './middleware/ingest-cors.ts';
 import { MaskingCache } from './middleware/masking-cache.ts';
+import { OtlpSettingsCache } from './middleware/otlp-settings-cache.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
 import { type OpenApiDocument, openApiDocument } from './openapi/document.ts';
 import { mount } from './operations/mount.ts';
@@ -58,6 +59,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     users,
     recordLogin: deps.recordLogin ?? loginRecorder(deps.logger, deps.commands),
     maskingRules: new MaskingCache(deps.readModels.masking),
+    otlpSettings: new OtlpSettingsCache(deps.readModels.otlp),
     publicAnswers,
     subscriptionKey: subscriptionKey(deps.jwtSecret),
     subscribeRate: new SubscribeRateLimiter(),

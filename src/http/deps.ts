@@ -9,6 +9,7 @@ import type { ApiKeyCache } from './middleware/api-key-cache.ts';
 import type { UserStateCache } from './middleware/user-cache.ts';
 import type { RecordLogin } from './login-record.ts';
 import type { MaskingCache } from './middleware/masking-cache.ts';
+import type { OtlpSettingsCache } from './middleware/otlp-settings-cache.ts';
 import type { Readiness, TestAnswer } from './operations/answers.ts';
 import type { OpenApiDocument } from './openapi/document.ts';
 import type { Admission } from './admission.ts';
@@ -82,6 +83,8 @@ export interface RouteDeps extends Omit<AppDeps, 'caughtUp'> {
   readonly recordLogin: RecordLogin;
   /** Each project's own masking rules, compiled, for ingest. */
   readonly maskingRules: MaskingCache;
+  /** Each project's OTLP settings, for OTLP ingest. */
+  readonly otlpSettings: OtlpSettingsCache;
   /** Read-your-writes: waits until the read models named show a command's events (`position`),
    *  or, when it appended none (null), everything in the log so far; 503 when they do not in time. */
   readonly caughtUp: (readModels: readonly ReadModelKey[], position: string | null) => Promise<void>;

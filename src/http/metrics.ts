@@ -19,6 +19,8 @@ export interface HttpMetrics {
   /** A batch (`POST /v1/audit/batch`) was answered with `status`; `events`: its events accepted
    *  and rejected, when its body was decoded (null when the batch was refused whole first). */
   batchIngested(status: number, events: { accepted: number; rejected: number } | null): void;
+  /** Spans of an OTLP export not recorded, by reason (skipped, or `invalid`: refused). */
+  otlpSpansDropped(reason: string, spans: number): void;
   /** How many batches wait for their turn (WATCHLOG_BATCH_CONCURRENCY), each time it changes. */
   batchesWaiting(count: number): void;
 }
@@ -28,6 +30,7 @@ export const NO_HTTP_METRICS: HttpMetrics = {
   queried: () => undefined,
   batchIngested: () => undefined,
   batchesWaiting: () => undefined,
+  otlpSpansDropped: () => undefined,
 };
 
 /** Measures ingests and read requests. Between the access log and the error handler, so that it

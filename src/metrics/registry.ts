@@ -1,5 +1,6 @@
 import { MonitorSeries, type MonitorStates } from './monitor-series.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { SKIP_REASONS } from '../domain/otlp-mapping.ts';
 import type { Logger } from 'pino';
 import {
   comparePositions,
@@ -129,6 +130,7 @@ class PrometheusTelemetry implements Telemetry {
   private readonly batches;
   private readonly batchEvents;
   private readonly batchesQueued;
+  private readonly otlpDropped;
 
   constructor({ role, version, logger, defaultMetrics = true, clock = () => new Date() }: TelemetryOptions) {
     this.logger = logger;
@@ -182,6 +184,16 @@ class PrometheusTelemetry implements Telemetry {
         "stored one) or rejected (named in the answer's rejected list).",
     });
     for (const outcome of ['accepted', 'rejected']) this.batchEvents.inc({ outcome }, 0);
+    this.otlpDropped = new Counter({
+      name: 'watchlog_otlp_spans_dropped_total',
+      labelNames: ['reason'],
+      registers,
+      help:
+        'Spans of OTLP exports not recorded as audit events, by reason: not_server (kind not SERVER), ' +
+        'not_http (no HTTP method attribute), unsupported_method (per the project setting), no_path, ' +
+        "invalid (refused: counted in the answer's partial_success).",
+    });
+    for (const reason of [...SKIP_REASONS, 'invalid']) this.otlpDropped.inc({ reason }, 0);
     this.batchesQueued = new Gauge({
       name: 'watchlog_ingest_batches_waiting',
       registers,
@@ -345,6 +357,10 @@ class PrometheusTelemetry implements Telemetry {
     if (events === null) return;
     this.batchEvents.inc({ outcome: 'accepted' }, events.accepted);
     this.batchEvents.inc({ outcome: 'rejected' }, events.rejected);
+  }
+
+  otlpSpansDropped(reason: string, spans: number): void {
+    this.otlpDropped.inc({ reason }, spans);
   }
 
   batchesWaiting(count: number): void {

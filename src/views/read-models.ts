@@ -8,6 +8,7 @@ import type { DerivedSessionsQueries, DerivedSessionsWriter } from './derived-se
 import type { IncidentsQueries, IncidentsWriter } from './incidents/port.ts';
 import type { MaintenancesQueries, MaintenancesWriter } from './maintenances/port.ts';
 import type { MaskingQueries, MaskingWriter } from './masking/port.ts';
+import type { OtlpQueries, OtlpWriter } from './otlp/port.ts';
 import type { MonitorsQueries, MonitorsWriter } from './monitors/port.ts';
 import type { OrphansQueries, OrphansWriter } from './orphans/port.ts';
 import type { StatsQueries, StatsWriter } from './stats/port.ts';
@@ -33,6 +34,7 @@ export interface ReadModels {
   readonly anomalyWindows: AnomalyWindowsQueries;
   readonly anomalies: AnomaliesQueries;
   readonly masking: MaskingQueries;
+  readonly otlp: OtlpQueries;
   readonly tree: TreeQueries;
   readonly retention: RetentionQueries;
   readonly statusPages: StatusPagesQueries;
@@ -51,6 +53,7 @@ export interface ReadModels {
     readonly anomalyWindows: ProjectionStore<AnomalyWindowsWriter>;
     readonly anomalies: ProjectionStore<AnomaliesWriter>;
     readonly masking: ProjectionStore<MaskingWriter>;
+    readonly otlp: ProjectionStore<OtlpWriter>;
     readonly tree: ProjectionStore<TreeWriter>;
     readonly retention: ProjectionStore<RetentionWriter>;
     readonly statusPages: ProjectionStore<StatusPagesWriter>;

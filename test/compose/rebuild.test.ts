@@ -166,6 +166,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
         'masking',
         'monitors',
         'orphans',
+        'otlp',
         'retention',
         'stats-buckets',
         'status-pages',

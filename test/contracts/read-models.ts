@@ -12,6 +12,7 @@ import { maskingContract } from './read-models/masking.ts';
 import { monitorUptimeDaysContract } from './read-models/monitor-uptime-days.ts';
 import { monitorsContract } from './read-models/monitors.ts';
 import { orphansContract } from './read-models/orphans.ts';
+import { otlpContract } from './read-models/otlp.ts';
 import { statsContract } from './read-models/stats.ts';
 import { statusPagesContract } from './read-models/status-pages.ts';
 import { subscribersContract } from './read-models/subscribers.ts';
@@ -37,6 +38,7 @@ export const readModelsContract = (
   anomaliesContract(withModels);
   treeContract(withModels);
   maskingContract(withModels);
+  otlpContract(withModels);
   monitorUptimeDaysContract(withModels);
   statusPagesContract(withModels);
   incidentsContract(withModels);

@@ -51,6 +51,13 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
       changed_at: at,
     },
     ApiKeyRevoked: { project_id: projectId, key_id: randomUUID(), revoked_at: at },
+    OtlpSettingsSet: {
+      project_id: projectId,
+      identifier_attribute: 'app.user',
+      default_environment: 'staging',
+      unsupported_methods: 'nearest',
+      updated_at: at,
+    },
     MaskingRulesSet: { project_id: projectId, keys: ['sample_key'], patterns: ['sample-[0-9]+'], updated_at: at },
     UserRegistered: {
       user_id: randomUUID(),

@@ -10,6 +10,7 @@ const streamOf = (e: DomainEvent): string => {
     case 'ApiKeyRestricted':
     case 'ApiKeyRevoked':
     case 'MaskingRulesSet':
+    case 'OtlpSettingsSet':
     case 'RetentionSet':
     case 'RetentionApplied':
     case 'ErasureRequested':

@@ -29,6 +29,7 @@ test('/readyz is 200 when everything is up, naming each part; /healthz stays a p
     'masking',
     'monitors',
     'orphans',
+    'otlp',
     'retention',
     'stats-buckets',
     'status-pages',

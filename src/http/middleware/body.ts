@@ -28,7 +28,8 @@ export interface BodyReading {
  *  never holds a shutdown. */
 export const DRAINING_BODY_TIMEOUT_MS = 1000;
 
-const readRaw = async (
+/** A body as bytes: 413 over the limit, 408 when it stops arriving, 400 when the client aborts. */
+export const readRaw = async (
   ctx: Context,
   { bodyLimitBytes: limit, bodyTimeoutMs, draining }: BodyReading,
 ): Promise<Buffer> => {

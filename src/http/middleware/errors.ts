@@ -6,6 +6,7 @@ import { DomainError, sentenceOf, type ErrorDetail } from '../../domain/errors.t
 import { describeErrors } from '../../domain/decode-errors.ts';
 import { AppendOutcomeUnknownError, LogUnavailableError } from '../../log/event-log.ts';
 import { loggedUrl } from './access-log.ts';
+import type { AppState } from '../state.ts';
 
 /** One error shape everywhere: `{ error: { code, message, details: [{ path, message }] } }`. */
 
@@ -101,6 +102,11 @@ export const errorHandler =
         body = { code: 'internal_error', message: 'internal server error', details: [] };
       }
       ctx.status = status;
-      ctx.body = { error: body };
+      const encoded = (ctx.state as AppState).errorBody?.(ctx, status, body) ?? null;
+      if (encoded === null) ctx.body = { error: body };
+      else {
+        ctx.type = encoded.type;
+        ctx.body = encoded.body;
+      }
     }
   };

@@ -212,6 +212,9 @@ const headerObject = (h: Header, options: SchemaOptions): HeaderObject => ({
   schema: h.codec ? jsonSchemaOf(h.codec, options) : { type: 'string' },
 });
 
+/** Request media types that are bytes, not JSON. */
+const BINARY = new Set(['application/x-protobuf']);
+
 const REQUEST_ID: HeaderOrRef = { $ref: '#/components/headers/X-Request-Id' };
 
 const responseObject = (answer: Answer): ResponseObject => {
@@ -291,10 +294,13 @@ const operationObject = (op: Described): OperationObject => {
             content: Object.fromEntries(
               (op.body.mediaTypes ?? ['application/json']).map((mediaType) => [
                 mediaType,
-                {
-                  schema: jsonSchemaOf(op.body!.codec, requests),
-                  ...(op.body!.example === undefined ? {} : { example: op.body!.example }),
-                },
+                // A binary encoding (OTLP's protobuf) has no JSON schema.
+                BINARY.has(mediaType)
+                  ? { schema: { type: 'string', format: 'binary' } }
+                  : {
+                      schema: jsonSchemaOf(op.body!.codec, requests),
+                      ...(op.body!.example === undefined ? {} : { example: op.body!.example }),
+                    },
               ]),
             ),
           },

@@ -134,6 +134,7 @@ const serving = <D>(
   const answers: Answers = op.responses;
   return async (ctx) => {
     const state = ctx.state;
+    if (op.errorBody) state.errorBody = op.errorBody;
     const query = op.ignoresQuery ? {} : (readQuery(ctx.query, queryCodec) as Record<string, unknown>);
     const queryFaults = op.queryCheck?.(query) ?? [];
     if (queryFaults.length > 0) throw validationError('query', queryFaults);
@@ -200,7 +201,8 @@ const answer = (ctx: Context, op: AnyOperation, answers: Answers, reply: Reply, 
     const faults =
       declared === undefined
         ? [{ path: 'status', message: `${reply.status} is not an answer the operation declares` }]
-        : declared.json === undefined
+        : // Bytes answer an answer's binary media type (OTLP's protobuf), not its JSON.
+          declared.json === undefined || Buffer.isBuffer(reply.body)
           ? []
           : answerProblems(declared.json, reply.body);
     if (faults.length > 0) {

@@ -6,7 +6,7 @@ import type { Role } from '../../domain/codecs.ts';
 import type { ErrorDetail } from '../../domain/errors.ts';
 import type { ActiveKey } from '../../views/access/port.ts';
 import type { Principal } from '../middleware/auth.ts';
-import type { AppState } from '../state.ts';
+import type { AppState, ErrorEncoder } from '../state.ts';
 import type { ResourceKind, Resources } from './resources.ts';
 
 /** One operation of the API, declared once: its method and path, how it is authenticated, who
@@ -122,6 +122,9 @@ export interface Operation<
   readonly responses: R;
   /** Error statuses beyond those its authentication, roles, parameters and body imply. */
   readonly errors?: readonly number[];
+  /** Its errors in the encoding the request chose, where a protocol says so (OTLP/HTTP's
+   *  protobuf `Status`); the JSON shape otherwise. Applies from the first check on (the key's 401). */
+  readonly errorBody?: ErrorEncoder;
   /** Served only when configured: the metrics endpoint (`WATCHLOG_METRICS_TOKEN`). */
   readonly servedBy?: 'metrics';
 }
@@ -176,7 +179,9 @@ type Widen<T> = T extends string
           ? { [K in keyof T]: Widen<T[K]> }
           : T;
 type ReplyFor<S extends number, A> = A extends { readonly json: infer C extends t.Mixed }
-  ? Reply<S, Widen<t.TypeOf<C>>> & { readonly body: Widen<t.TypeOf<C>> }
+  ? A extends { readonly text: object }
+    ? Reply<S, Widen<t.TypeOf<C>> | Buffer> & { readonly body: Widen<t.TypeOf<C>> | Buffer }
+    : Reply<S, Widen<t.TypeOf<C>>> & { readonly body: Widen<t.TypeOf<C>> }
   : A extends { readonly text: object }
     ? Reply<S, TextBody>
     : Reply<S, undefined>;

@@ -10,6 +10,7 @@ import { type IngestDescription, ingestOperations } from './ingest.ts';
 import { maskingOperations } from './masking.ts';
 import { metricsOperations } from './metrics.ts';
 import { monitorOperations } from './monitors.ts';
+import { otlpOperations } from './otlp.ts';
 import { referenceOperations } from './reference.ts';
 import { retentionOperations } from './retention.ts';
 import { statsOperations } from './stats.ts';
@@ -29,6 +30,7 @@ export const apiOperations = (description: IngestDescription) => ({
   metrics: metricsOperations,
   reference: referenceOperations,
   ingest: ingestOperations(description),
+  otlp: otlpOperations,
   stats: statsOperations,
   export: exportOperations,
   audit: auditOperations,

@@ -13,6 +13,7 @@ import { ingestHandlers } from './ingest.ts';
 import { maskingHandlers } from './masking.ts';
 import { metricsHandlers } from './metrics.ts';
 import { monitorHandlers } from './monitors.ts';
+import { otlpHandlers } from './otlp.ts';
 import { referenceHandlers } from './reference.ts';
 import { retentionHandlers } from './retention.ts';
 import { statsHandlers } from './stats.ts';
@@ -28,6 +29,7 @@ export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
   metrics: metricsHandlers,
   reference: referenceHandlers,
   ingest: ingestHandlers,
+  otlp: otlpHandlers,
   stats: statsHandlers,
   export: exportHandlers,
   audit: auditHandlers,

@@ -222,4 +222,51 @@ test.serial('events: list, detail, statistics, export, sessions, orphans, anomal
   );
 });
 
+test.serial('OTLP traces: an export, one with a span refused, and what OTLP ingest refuses', async (t) => {
+  const span = (spanId: string, attributes: Array<{ key: string; value: unknown }>) => ({
+    traceId: '5b8efff798038103d269b633813fc60c',
+    spanId,
+    kind: 'SPAN_KIND_SERVER',
+    startTimeUnixNano: '1788256800000000000',
+    endTimeUnixNano: '1788256800042000000',
+    attributes: [
+      { key: 'http.request.method', value: { stringValue: 'GET' } },
+      { key: 'http.route', value: { stringValue: '/otlp/:id' } },
+      ...attributes,
+    ],
+  });
+  const exportOf = (...spans: unknown[]) => ({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'otlp-api' } }] },
+        scopeSpans: [{ spans }],
+      },
+    ],
+  });
+  const traces = '/v1/otlp/v1/traces';
+  const op = 'POST /v1/otlp/v1/traces';
+  const all = await drive().call(
+    t,
+    op,
+    traces,
+    { apiKey: ids.apiKey, body: exportOf(span('00f067aa0ba902b7', [])) },
+    200,
+  );
+  t.deepEqual(all.body, {});
+  const status = { key: 'http.response.status_code', value: { intValue: 900 } };
+  const partial = await drive().call(
+    t,
+    op,
+    traces,
+    { apiKey: ids.apiKey, body: exportOf(span('00f067aa0ba902b8', []), span('00f067aa0ba902b9', [status])) },
+    200,
+  );
+  t.is(partial.body.partialSuccess.rejectedSpans, '1');
+  t.regex(partial.body.partialSuccess.errorMessage, /spans\.1 \(event status_code\)/);
+  const bad = await drive().call(t, op, traces, { apiKey: ids.apiKey, body: { resourceSpans: {} } }, 400);
+  t.deepEqual(bad.body.error.details, [{ path: 'resourceSpans', message: 'must be an array' }]);
+  await drive().call(t, op, traces, { body: exportOf() }, 401);
+  await drive().call(t, op, traces, { apiKey: ids.apiKey, raw: 'x', contentType: 'text/plain' }, 415);
+});
+
 everyOperationDriven('answers-events.test.ts', drive);

@@ -317,6 +317,22 @@ test.serial('accounts, projects and API keys', async (t) => {
   );
   await drive().call(t, 'GET /v1/projects/:id/masking', masking, { token: drive().admin }, 200);
   await drive().call(t, 'GET /v1/projects/:id/masking', `${masking}?verbose=1`, { token: drive().admin }, 400);
+  const otlp = `/v1/projects/${ids.project}/otlp`;
+  const before = await drive().call(t, 'GET /v1/projects/:id/otlp', otlp, { token: drive().admin }, 200);
+  t.like(before.body, { identifier_attribute: null, unsupported_methods: 'skip', updated_at: null });
+  const otlpSettings = {
+    identifier_attribute: 'app.user',
+    default_environment: 'staging',
+    unsupported_methods: 'nearest',
+  };
+  await drive().call(t, 'PUT /v1/projects/:id/otlp', otlp, { token: drive().admin, body: otlpSettings }, 200);
+  await drive().call(
+    t,
+    'PUT /v1/projects/:id/otlp',
+    otlp,
+    { token: drive().admin, body: { ...otlpSettings, unsupported_methods: 'map' } },
+    400,
+  );
   const retention = `/v1/projects/${ids.project}/retention`;
   await drive().call(t, 'GET /v1/projects/:id/retention', retention, { token: drive().admin }, 200);
   await drive().call(

@@ -979,6 +979,60 @@ export interface Operations {
       };
     };
   };
+  /** OTLP/HTTP traces */
+  'POST /v1/otlp/v1/traces': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      resourceSpans?: Array<Record<string, unknown>>;
+    };
+    answers: {
+      200: {
+        partialSuccess?: {
+          rejectedSpans: string;
+          errorMessage: string;
+        };
+      };
+    };
+  };
+  /** OTLP settings */
+  'GET /v1/projects/:id/otlp': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        project_id: string;
+        updated_at: string | null;
+        identifier_attribute: string | null;
+        default_environment: 'production' | 'staging' | 'development';
+        unsupported_methods: 'skip' | 'nearest';
+      };
+    };
+  };
+  /** Replace OTLP settings */
+  'PUT /v1/projects/:id/otlp': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      identifier_attribute: string | null;
+      default_environment: 'production' | 'staging' | 'development';
+      unsupported_methods: 'skip' | 'nearest';
+    };
+    answers: {
+      200: {
+        project_id: string;
+        updated_at: string | null;
+        identifier_attribute: string | null;
+        default_environment: 'production' | 'staging' | 'development';
+        unsupported_methods: 'skip' | 'nearest';
+      };
+    };
+  };
   /** Statistics (SPEC 4.4) */
   'GET /v1/audit/stats': {
     params: Record<string, never>;
