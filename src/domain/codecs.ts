@@ -71,19 +71,20 @@ export const IsoTimestamp = withSchema(
   { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}', examples: ['2026-09-01', '2026-09-01T10:00:00Z'] },
 );
 
-/** A plain JSON object (not an array, not null). */
-export const JsonObject = withSchema(
+const isJsonObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === 'object' && u !== null && !Array.isArray(u);
+
+/** A codec of plain JSON objects (not arrays, not null), named for what the object stands for. */
+export const jsonObjectCodec = (name: string) =>
   new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
-    'a JSON object',
-    (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
-    (u, c) =>
-      typeof u === 'object' && u !== null && !Array.isArray(u)
-        ? t.success(u as Record<string, unknown>)
-        : t.failure(u, c),
+    name,
+    isJsonObject,
+    (u, c) => (isJsonObject(u) ? t.success(u) : t.failure(u, c)),
     t.identity,
-  ),
-  { type: 'object' },
-);
+  );
+
+/** A plain JSON object (not an array, not null). */
+export const JsonObject = withSchema(jsonObjectCodec('a JSON object'), { type: 'object' });
 
 export const Email = withSchema(
   new t.Type<string, string, unknown>(

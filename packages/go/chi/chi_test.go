@@ -7,60 +7,16 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
 	watchlog "github.com/watchlog/watchlog/packages/go"
+	"github.com/watchlog/watchlog/packages/go/watchlogtest"
 )
 
-// receiver plays watchlog's batch endpoint and keeps the events it was sent, by request id.
-type receiver struct {
-	mu     sync.Mutex
-	events map[string]map[string]any
-}
-
-func startReceiver(t *testing.T) (*receiver, string) {
-	rc := &receiver{events: map[string]map[string]any{}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var batch []map[string]any
-		if r.URL.Path != "/v1/audit/batch" || json.NewDecoder(r.Body).Decode(&batch) != nil {
-			w.WriteHeader(400)
-			return
-		}
-		rc.mu.Lock()
-		for _, e := range batch {
-			rc.events[e["request_id"].(string)] = e
-		}
-		rc.mu.Unlock()
-		w.WriteHeader(202)
-		_, _ = io.WriteString(w, `{"accepted":[],"rejected":[]}`)
-	}))
-	t.Cleanup(srv.Close)
-	return rc, srv.URL
-}
-
-func call(t *testing.T, method, url, id, body string) *http.Response {
-	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	if id != "" {
-		req.Header.Set("X-Request-ID", id)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, res.Body)
-	res.Body.Close()
-	return res
-}
-
 func TestChiRouter(t *testing.T) {
-	rc, endpoint := startReceiver(t)
+	rc := watchlogtest.NewReceiver(t)
+	endpoint := rc.URL
 	c, err := watchlog.New(watchlog.Config{Endpoint: endpoint, APIKey: "k", ServiceName: "chi-app",
 		Environment: "development", CaptureRequestBody: true, CaptureResponseBody: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -87,14 +43,14 @@ func TestChiRouter(t *testing.T) {
 	app := httptest.NewServer(r)
 	defer app.Close()
 
-	call(t, "GET", app.URL+"/orders/42?card=4111111111111111", "r-orders", "")
-	call(t, "POST", app.URL+"/api/users/7/posts/9", "r-posts", `{"title":"x","password":"p"}`)
-	call(t, "GET", app.URL+"/admin/items/lamp", "r-admin", "")
-	if res := call(t, "GET", app.URL+"/nowhere/1", "r-404", ""); res.StatusCode != 404 {
+	watchlogtest.Call(t, "GET", app.URL+"/orders/42?card=4111111111111111", "r-orders", "")
+	watchlogtest.Call(t, "POST", app.URL+"/api/users/7/posts/9", "r-posts", `{"title":"x","password":"p"}`)
+	watchlogtest.Call(t, "GET", app.URL+"/admin/items/lamp", "r-admin", "")
+	if res := watchlogtest.Call(t, "GET", app.URL+"/nowhere/1", "r-404", ""); res.StatusCode != 404 {
 		t.Fatalf("404 became %d", res.StatusCode)
 	}
-	call(t, "PATCH", app.URL+"/orders/1", "r-patch", "")
-	res := call(t, "GET", app.URL+"/orders/1", "", "")
+	watchlogtest.Call(t, "PATCH", app.URL+"/orders/1", "r-patch", "")
+	res := watchlogtest.Call(t, "GET", app.URL+"/orders/1", "", "")
 	generated := res.Header.Get("X-Request-ID")
 
 	stats, err := c.Close(context.Background())
@@ -104,19 +60,19 @@ func TestChiRouter(t *testing.T) {
 	want := map[string]string{"r-orders": "/orders/{id}", "r-posts": "/api/users/{uid}/posts/{pid}",
 		"r-admin": "/admin/items/{item}", "r-404": "/nowhere/1", generated: "/orders/{id}"}
 	for id, path := range want {
-		e := rc.events[id]
+		e := rc.Event(id)
 		if e == nil || e["path"] != path {
 			t.Fatalf("%s: path %v, want %s (%v)", id, e["path"], path, e)
 		}
 	}
 	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
-	if got := js(rc.events["r-orders"]["path_params"]); got != `{"id":"42"}` {
+	if got := js(rc.Event("r-orders")["path_params"]); got != `{"id":"42"}` {
 		t.Errorf("path_params %s", got)
 	}
-	if got := js(rc.events["r-orders"]["query_params"]); got != `{"card":"************1111"}` {
+	if got := js(rc.Event("r-orders")["query_params"]); got != `{"card":"************1111"}` {
 		t.Errorf("query_params %s", got)
 	}
-	posts := rc.events["r-posts"]
+	posts := rc.Event("r-posts")
 	if got := js(posts["path_params"]); got != `{"pid":"9","uid":"7"}` {
 		t.Errorf("path_params %s", got)
 	}
@@ -126,7 +82,7 @@ func TestChiRouter(t *testing.T) {
 	if got := js(posts["response_body"]); got != `{"ok":true,"token":"********"}` {
 		t.Errorf("response_body %s", got)
 	}
-	if e := rc.events["r-404"]; e["status_code"] != 404.0 || e["path_params"] != nil {
+	if e := rc.Event("r-404"); e["status_code"] != 404.0 || e["path_params"] != nil {
 		t.Errorf("404 event %v", e)
 	}
 }

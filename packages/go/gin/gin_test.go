@@ -7,60 +7,17 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gin-gonic/gin"
 	watchlog "github.com/watchlog/watchlog/packages/go"
+	"github.com/watchlog/watchlog/packages/go/watchlogtest"
 )
-
-// receiver plays watchlog's batch endpoint and keeps the events it was sent, by request id.
-type receiver struct {
-	mu     sync.Mutex
-	events map[string]map[string]any
-}
-
-func startReceiver(t *testing.T) (*receiver, string) {
-	rc := &receiver{events: map[string]map[string]any{}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var batch []map[string]any
-		if r.URL.Path != "/v1/audit/batch" || json.NewDecoder(r.Body).Decode(&batch) != nil {
-			w.WriteHeader(400)
-			return
-		}
-		rc.mu.Lock()
-		for _, e := range batch {
-			rc.events[e["request_id"].(string)] = e
-		}
-		rc.mu.Unlock()
-		w.WriteHeader(202)
-		_, _ = io.WriteString(w, `{"accepted":[],"rejected":[]}`)
-	}))
-	t.Cleanup(srv.Close)
-	return rc, srv.URL
-}
-
-func call(t *testing.T, method, url, id, body string) *http.Response {
-	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("X-Request-ID", id)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	res.Header.Set("X-Body", string(text))
-	return res
-}
 
 func TestGinEngine(t *testing.T) {
 	gin.SetMode(gin.ReleaseMode)
-	rc, endpoint := startReceiver(t)
+	rc := watchlogtest.NewReceiver(t)
+	endpoint := rc.URL
 	c, err := watchlog.New(watchlog.Config{Endpoint: endpoint, APIKey: "k", ServiceName: "gin-app",
 		Environment: "development", CaptureRequestBody: true, CaptureResponseBody: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
@@ -101,14 +58,14 @@ func TestGinEngine(t *testing.T) {
 	if string(body) != `{"id":"42","secret":"s"}` || res.StatusCode != 200 {
 		t.Fatalf("the host's answer changed: %d %s", res.StatusCode, body)
 	}
-	if res := call(t, "POST", app.URL+"/api/users/9", "g-post", `{"name":"a","api_key":"k"}`); res.StatusCode != 204 {
+	if res := watchlogtest.Call(t, "POST", app.URL+"/api/users/9", "g-post", `{"name":"a","api_key":"k"}`); res.StatusCode != 204 {
 		t.Fatalf("post: %d", res.StatusCode)
 	}
-	call(t, "GET", app.URL+"/files/a/b.txt", "g-files", "")
-	if res := call(t, "GET", app.URL+"/missing", "g-404", ""); res.StatusCode != 404 {
+	watchlogtest.Call(t, "GET", app.URL+"/files/a/b.txt", "g-files", "")
+	if res := watchlogtest.Call(t, "GET", app.URL+"/missing", "g-404", ""); res.StatusCode != 404 {
 		t.Fatalf("404 became %d", res.StatusCode)
 	}
-	if res := call(t, "GET", app.URL+"/boom", "g-boom", ""); res.StatusCode != 500 {
+	if res := watchlogtest.Call(t, "GET", app.URL+"/boom", "g-boom", ""); res.StatusCode != 500 {
 		t.Fatalf("panic answered %d", res.StatusCode)
 	}
 
@@ -119,7 +76,7 @@ func TestGinEngine(t *testing.T) {
 	js := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	expect := func(id, field, want string) {
 		t.Helper()
-		if got := js(rc.events[id][field]); got != want {
+		if got := js(rc.Event(id)[field]); got != want {
 			t.Errorf("%s %s: %s, want %s", id, field, got, want)
 		}
 	}

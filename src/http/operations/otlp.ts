@@ -1,5 +1,6 @@
 import * as t from 'io-ts';
 import { OtlpSettings, OtlpSettingsBody } from '../../domain/otlp-mapping.ts';
+import { jsonObjectCodec } from '../../domain/codecs.ts';
 import { withSchema } from '../../domain/json-schema.ts';
 import { encodeStatusProto } from '../../domain/otlp-proto.ts';
 import type { ErrorEncoder } from '../state.ts';
@@ -13,22 +14,11 @@ export const OTLP_PROTOBUF = 'application/x-protobuf';
 
 /** The JSON encoding of an ExportTraceServiceRequest, as far as the description goes: the
  *  decoder (src/domain/otlp-json.ts) checks the fields it reads and names each one at fault. */
-const ExportTraceServiceRequest = withSchema(
-  new t.Type<Record<string, unknown>, Record<string, unknown>, unknown>(
-    'an OTLP ExportTraceServiceRequest',
-    (u): u is Record<string, unknown> => typeof u === 'object' && u !== null && !Array.isArray(u),
-    (u, c) =>
-      typeof u === 'object' && u !== null && !Array.isArray(u)
-        ? t.success(u as Record<string, unknown>)
-        : t.failure(u, c),
-    t.identity,
-  ),
-  {
-    type: 'object',
-    description: 'OTLP/HTTP JSON (opentelemetry-proto collector/trace/v1): `resourceSpans` of `scopeSpans` of `spans`',
-    properties: { resourceSpans: { type: 'array', items: { type: 'object' } } },
-  },
-);
+const ExportTraceServiceRequest = withSchema(jsonObjectCodec('an OTLP ExportTraceServiceRequest'), {
+  type: 'object',
+  description: 'OTLP/HTTP JSON (opentelemetry-proto collector/trace/v1): `resourceSpans` of `scopeSpans` of `spans`',
+  properties: { resourceSpans: { type: 'array', items: { type: 'object' } } },
+});
 
 /** `partialSuccess` when spans were refused (its counts as the JSON mapping writes int64: a
  *  string); none: every span was taken (recorded or skipped). */
