@@ -219,8 +219,9 @@ test(
 );
 
 test("one slow channel never delays another: each channel's deliveries go out in order, on their own", async (t) => {
-  // A server of its own: the order of the two lanes is timed.
-  const server = await startTestServer({ notifications: true });
+  // A server of its own: the order of the two lanes is timed. Its try timeout is far above the
+  // slow receiver's 1.5 s, so that a loaded machine cannot turn a slow answer into a retry.
+  const server = await startTestServer({ notifications: true, notifier: { timeoutMs: 15_000 } });
   const slow = await providerReceiver(() => ({ status: 200, delayMs: 1500 }));
   const fast = await providerReceiver();
   t.teardown(async () => {
