@@ -67,6 +67,11 @@ def fastapi_app(client: Watchlog, identify: Optional[Callable[[Any], Any]] = Non
     # A Starlette app mounted under a prefix: the template is the prefix and the inner route.
     app.mount("/v2", Starlette(routes=[Route("/items/{item_id}", item)]))
     app.add_middleware(WatchlogMiddleware, watchlog=client, identify=identify)
+    return serve_asgi(app, handled)
+
+
+def serve_asgi(app: Any, handled: Optional[List[str]] = None) -> HostApp:
+    """``app`` under uvicorn on 127.0.0.1, in a thread, once it listens."""
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical",
                                            access_log=False, lifespan="off"))
@@ -82,7 +87,7 @@ def fastapi_app(client: Watchlog, identify: Optional[Callable[[Any], Any]] = Non
         server.should_exit = True
         thread.join(10)
 
-    return HostApp(f"http://127.0.0.1:{port}", stop, handled)
+    return HostApp(f"http://127.0.0.1:{port}", stop, handled if handled is not None else [])
 
 
 def _serve_wsgi(app: Any, handled: List[str]) -> HostApp:
