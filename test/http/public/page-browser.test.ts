@@ -149,8 +149,9 @@ test('live: a hidden tab asks nothing; shown again, it asks at once', async (t) 
 test('live: failures back off, and success brings the pace back', async (t) => {
   const server = await serve(t);
   const { page } = await openTab(t, server.url, { clock: true });
-  // The page's time stands still but for runFor: each wait is measured, not raced.
-  await page.clock.pauseAt(new Date(Date.now() + 1000));
+  // The page's time stands still but for runFor: each wait is measured, not raced. Paused a
+  // minute ahead: the clock has run since the tab opened, and pausing in its past is an error.
+  await page.clock.pauseAt(new Date(Date.now() + 60_000));
   await page.goto('/status/acme');
   server.fail = true;
   const STEP = 250;
