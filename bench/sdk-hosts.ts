@@ -172,8 +172,8 @@ export const prepareHosts = async (): Promise<Hosts> => {
       await run('bash', [path.join(python, 'scripts/venv.sh')]);
       hosts.push(...pythons);
     } catch (err) {
-      const reason = /python3?: (command )?not found|No such file/.test(firstLine(err))
-        ? 'python3 is not installed (not on PATH; PYTHON= names another)'
+      const reason = /: command not found/.test(firstLine(err))
+        ? `${process.env.PYTHON ?? 'python3'} is not installed (not on PATH; PYTHON= names another)`
         : `packages/python/scripts/venv.sh failed: ${firstLine(err)}`;
       skipped.push(...pythons.map((h) => ({ key: h.key, reason })));
     }
