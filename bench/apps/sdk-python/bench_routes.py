@@ -6,7 +6,6 @@ reading them records nothing: ``/__cpu`` (the process's CPU time, µs) and ``/__
 from __future__ import annotations
 
 import json
-import logging
 import os
 import resource
 import threading
@@ -14,17 +13,13 @@ from typing import Any, Dict, Optional
 
 from watchlog import Watchlog
 
-# The silent logger: a benchmark's stderr is for its own lines.
-_quiet = logging.getLogger("watchlog.bench")
-_quiet.disabled = True
-
 watchlog: Optional[Watchlog] = (
     Watchlog(
         endpoint=os.environ["RECEIVER"],
         api_key="bench-key",
         service_name="bench",
         environment="production",
-        logger=_quiet,
+        logger=None,  # the bench's stderr is for its own lines
     )
     if os.environ.get("SDK") == "on"
     else None
