@@ -22,8 +22,8 @@ export interface Host {
   throughputTarget: number;
   /** Added paced p99 (ms), at most; none where the brief set none. */
   p99Target: number | null;
-  /** Paced requests per second to each app: well below the bare app's saturation (roughly a
-   *  sixth of it here), so that the latency is the request's, not a queue's. */
+  /** Paced requests per second to each app: well below the bare app's saturation (a sixth of
+   *  it or less here), so that the latency is the request's, not a queue's. */
   rate: number;
   command(
     sdk: boolean,

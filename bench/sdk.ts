@@ -43,8 +43,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  *  - Latency: at saturation a p99 is queueing time (connections over throughput), and
  *    autocannon's histogram counts whole milliseconds, so neither says what a request pays for
  *    the middleware. It is measured apart, paced well below saturation (the host's rate a
- *    second to each app: 500 for Express, whose bare app saturates near 3,000 here, and Go;
- *    200 for the Python apps, which saturate near 1,500 and 2,300; `BENCH_SDK_RATE` sets all;
+ *    second to each app: 500 for Express, whose bare app saturates near 4,500 here, and Go;
+ *    200 for the Python apps, as Flask's saturates near 1,200; `BENCH_SDK_RATE` sets all;
  *    over 16 keep-alive connections each), with microsecond timing, in as many rounds per pair,
  *    each as long as a slice. Within a round both apps of the pair are driven at once, their
  *    requests interleaved (the round's first request alternating between them): a pause of the
