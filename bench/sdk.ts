@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { prepareHosts, type Host, type Skipped } from './sdk-hosts.ts';
 import {
   CONNECTIONS,
   DURATION,
@@ -12,17 +13,19 @@ import {
   json,
   median,
   startProcess,
-  verdict,
   type Child,
 } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** The cost of @watchlog/node to the application that uses it: a hello-world Express 5 app, bare
- *  and with the middleware on, each in a process of its own, driven by the same load generator.
- *  The middleware sends to a local receiver that answers 202 as cheaply as it can
- *  (bench/sdk-receiver.ts), so watchlog's own CPU is not in the host's figures; but every event
- *  is really delivered, and the section checks it.
+/** The cost of watchlog's SDKs to the applications that use them: for each host of
+ *  bench/sdk-hosts.ts (a hello-world Express 5 app with @watchlog/node, a net/http ServeMux app
+ *  with the Go SDK, Flask under gunicorn and FastAPI under uvicorn with the Python SDK), the app
+ *  bare and with the SDK's middleware on, each in a process of its own, driven by the same load
+ *  generator. The middleware sends to a local receiver that answers 202 as cheaply as it can
+ *  (bench/sdk-receiver.ts; a fresh one per host), so watchlog's own CPU is not in the host's
+ *  figures; but every event is really delivered, and the section checks it. Each host is
+ *  measured whole, one after the other, with the method below.
  *
  *  This machine is shared: its speed drifts by tens of percent within a minute, and two
  *  processes of the very same app differ by up to ~10 % in throughput for as long as they live
@@ -39,20 +42,21 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  *    each pair's own ratio.
  *  - Latency: at saturation a p99 is queueing time (connections over throughput), and
  *    autocannon's histogram counts whole milliseconds, so neither says what a request pays for
- *    the middleware. It is measured apart, paced well below saturation (`BENCH_SDK_RATE`
- *    requests per second to each app, default 500, over 16 keep-alive connections each), with
- *    microsecond timing, in as many rounds per pair, each as long as a slice. Within a round
- *    both apps of the pair are driven at once, their requests interleaved (the round's first
- *    request alternating between them): a pause of the machine, which here lasts tens of
- *    milliseconds and decides a p99, then delays both alike instead of whichever app was
- *    being measured. The figure is the p99 of all of an app's requests, with minus without.
+ *    the middleware. It is measured apart, paced well below saturation (the host's rate a
+ *    second to each app: 500 for Express, whose bare app saturates near 4,500 here, and Go;
+ *    200 for the Python apps, as Flask's saturates near 1,200; `BENCH_SDK_RATE` sets all;
+ *    over 16 keep-alive connections each), with microsecond timing, in as many rounds per pair,
+ *    each as long as a slice. Within a round both apps of the pair are driven at once, their
+ *    requests interleaved (the round's first request alternating between them): a pause of the
+ *    machine, which here lasts tens of milliseconds and decides a p99, then delays both alike
+ *    instead of whichever app was being measured. The figure is the p99 of all of an app's
+ *    requests, with minus without.
  *  - Delivery: at the end of each pair the app with the middleware flushes; the receiver's
  *    count of events (and of distinct idempotency keys) must equal the requests those apps
  *    answered, with nothing dropped, refused or failed. */
 
 const PAIRS = Number(process.env.BENCH_SDK_PAIRS ?? 4);
 const SLICES = Number(process.env.BENCH_SDK_SLICES ?? 4);
-const RATE = Number(process.env.BENCH_SDK_RATE ?? 500);
 
 export interface Side {
   /** Over all its slices. */
@@ -102,6 +106,17 @@ export interface SdkReport {
   addedP50: number;
   delivery: Delivery;
   /** `uptime`'s load averages (1, 5, 15 min) at the start and at the end. */
+  load: { start: number[]; end: number[] };
+}
+
+export interface HostReport extends SdkReport {
+  host: Omit<Host, 'command'>;
+}
+
+export interface SdkSection {
+  hosts: HostReport[];
+  /** Hosts asked for but left out (a toolchain missing), with why. */
+  skipped: Skipped[];
   load: { start: number[]; end: number[] };
 }
 
@@ -173,15 +188,12 @@ const cpuOf = async (app: App): Promise<number> => {
   return user + system;
 };
 
-const startApp = async (sdk: boolean, receiver: string): Promise<App> => {
+const startApp = async (host: Host, sdk: boolean, receiver: string): Promise<App> => {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const url = `${base}/hello/world`;
-  const child = await startProcess(
-    ['--import', 'tsx', path.join(root, 'bench/sdk-app.ts')],
-    { PORT: String(port), SDK: sdk ? 'on' : 'off', RECEIVER: receiver },
-    async () => (await fetch(`${base}/__cpu`)).ok,
-  );
+  const url = `${base}${host.route}`;
+  const { command, args, env } = host.command(sdk, port, receiver);
+  const child = await startProcess(args, env, async () => (await fetch(`${base}/__cpu`)).ok, command);
   return {
     child,
     base,
@@ -220,8 +232,8 @@ interface Flushed {
 }
 
 /** One pair of fresh processes, bare and with the middleware, measured against each other. */
-const measurePair = async (receiver: string, slices: number, apps: App[]): Promise<Flushed> => {
-  const pair = [await startApp(false, receiver), await startApp(true, receiver)];
+const measurePair = async (host: Host, receiver: string, slices: number, apps: App[]): Promise<Flushed> => {
+  const pair = [await startApp(host, false, receiver), await startApp(host, true, receiver)];
   try {
     for (const app of pair) {
       if (WARMUP > 0) await autocannon({ url: app.url, connections: CONNECTIONS, duration: WARMUP });
@@ -230,17 +242,19 @@ const measurePair = async (receiver: string, slices: number, apps: App[]): Promi
     await alternatingSlices(pair.length, slices, async (target) => {
       const app = pair[target]!;
       const cpuBefore = await cpuOf(app);
-      const r = await autocannon({ url: app.url, connections: CONNECTIONS, duration: slice });
+      // autocannon stops at its first sampling tick after the duration (1 s apart by default, so
+      // a 0.625 s slice would last 1 s): ticks 100 ms apart, and its own measure of the time.
+      const r = await autocannon({ url: app.url, connections: CONNECTIONS, duration: slice, sampleInt: 100 });
       app.cpuMicros += (await cpuOf(app)) - cpuBefore;
       app.requests += r.requests.total;
-      app.seconds += slice;
+      app.seconds += r.duration;
       app.p99s.push(r.latency.p99);
       app.errors += r.non2xx + r.errors + r.timeouts;
-      app.slices.push(r.requests.total / slice);
+      app.slices.push(r.requests.total / r.duration);
     });
     for (let round = 0; round < slices; round += 1) {
       const into = pair.map(() => [] as number[]);
-      await pacedRound(pair, round % pair.length, RATE, slice, into);
+      await pacedRound(pair, round % pair.length, host.rate, slice, into);
       pair.forEach((app, i) => {
         app.latencies.push(...into[i]!);
         app.pacedP99s.push(percentile(into[i]!.sort(byValue), 0.99));
@@ -274,7 +288,7 @@ const merge = (apps: App[]): App => {
   };
 };
 
-export const sdkBenchmark = async (): Promise<SdkReport> => {
+const measureHost = async (host: Host): Promise<SdkReport> => {
   const loadStart = await loadAverage();
   const receiverPort = await freePort();
   const receiver = `http://127.0.0.1:${receiverPort}`;
@@ -287,7 +301,7 @@ export const sdkBenchmark = async (): Promise<SdkReport> => {
   const flushes: Flushed[] = [];
   let count: { events: number; batches: number; keys: number };
   try {
-    for (let pair = 0; pair < PAIRS; pair += 1) flushes.push(await measurePair(receiver, SLICES, apps));
+    for (let pair = 0; pair < PAIRS; pair += 1) flushes.push(await measurePair(host, receiver, SLICES, apps));
     count = await json<{ events: number; batches: number; keys: number }>(`${receiver}/count?keys`);
   } finally {
     await sink.stop();
@@ -334,35 +348,18 @@ export const sdkBenchmark = async (): Promise<SdkReport> => {
   };
 };
 
-export const printSdk = (r: SdkReport): string[] => {
-  const row = (name: string, x: Side) => [
-    `${name.padEnd(22)} ${x.requestsPerSec.toFixed(0).padStart(7)} req/s   p99 ${x.p99.toFixed(0)} ` +
-      `ms   errors ${x.errors}   | paced p50 ${x.pacedP50.toFixed(3)} ms   p99 ` +
-      `${x.pacedP99.toFixed(3)} ms   p99.9 ${x.pacedP999.toFixed(3)} ms`,
-    `${''.padEnd(22)} slices: ${x.slices.map((v) => v.toFixed(0)).join(' ')} req/s | paced p99 by ` +
-      `round ${x.pacedP99s.map((v) => v.toFixed(2)).join(' ')} ms | app CPU ` +
-      `${x.cpuPerRequest.toFixed(1)} µs/request`,
-  ];
-  const d = r.delivery;
-  const rate = Number(process.env.BENCH_SDK_RATE ?? 500);
-  return [
-    `sdk: hello-world Express 5 with and without @watchlog/node; ${r.pairRatios.length} pairs of ` +
-      `processes, autocannon ${DURATION} s per app at ${CONNECTIONS} connections in ${r.ratios.length} ` +
-      `alternating slices | paced ${rate} req/s to each app, interleaved, in ${r.ratios.length} rounds ` +
-      `| load average ${r.load.start.join(' ')} → ${r.load.end.join(' ')}`,
-    ...row('bare Express', r.bare),
-    ...row('with @watchlog/node', r.sdk),
-    `throughput with / without (median of the rounds): ${(r.ratio * 100).toFixed(1)}%   ` +
-      `${verdict(r.ratio >= 0.95)} (target >= 95%; by pair ` +
-      `${r.pairRatios.map((v) => `${(v * 100).toFixed(1)}%`).join(' ')}; rounds ` +
-      `${r.ratios.map((v) => (v * 100).toFixed(0)).join(' ')})`,
-    `added p99, paced: ${r.addedP99.toFixed(3)} ms (${r.sdk.pacedP99.toFixed(3)} - ` +
-      `${r.bare.pacedP99.toFixed(3)})   ${verdict(r.addedP99 < 0.2)} (target < 0.2 ms; median of the ` +
-      `rounds' differences ${r.addedP99Rounds.toFixed(3)} ms; added p50 ${r.addedP50.toFixed(3)} ms)`,
-    `app CPU per request: +${(r.sdk.cpuPerRequest - r.bare.cpuPerRequest).toFixed(1)} µs ` +
-      `(${((r.sdk.cpuPerRequest / r.bare.cpuPerRequest - 1) * 100).toFixed(1)}%)`,
-    `delivery: ${d.received} events in ${d.batches} batches, ${d.distinctKeys} distinct idempotency ` +
-      `keys, for ${d.handled} requests answered; sdk stats ${JSON.stringify(d.stats)}   ` +
-      `${verdict(d.ok)} (every request delivered exactly once)`,
-  ];
+export const sdkBenchmark = async (): Promise<SdkSection> => {
+  const start = await loadAverage();
+  const { hosts, skipped, cleanup } = await prepareHosts();
+  const reports: HostReport[] = [];
+  try {
+    for (const host of hosts) {
+      process.stderr.write(`  ${host.key}: ${host.app} with and without ${host.sdk}…\n`);
+      const { command: _, ...described } = host;
+      reports.push({ host: described, ...(await measureHost(host)) });
+    }
+  } finally {
+    cleanup();
+  }
+  return { hosts: reports, skipped, load: { start, end: await loadAverage() } };
 };

@@ -26,13 +26,14 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts a Node process and resolves once `ready` answers true (polled). */
+/** Starts a Node process (or `command`) and resolves once `ready` answers true (polled). */
 export const startProcess = async (
   args: string[],
   env: Record<string, string>,
   ready: () => Promise<boolean>,
+  command = process.execPath,
 ): Promise<Child> => {
-  const child = spawn(process.execPath, args, {
+  const child = spawn(command, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
