@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes packages/python/.venv with the pinned test requirements and the benchmark's servers, when
 # it is missing or the requirements changed since it was made; .ci/run calls it on a clean
-# machine before npm test, bench/sdk-python.ts when the venv is missing.
+# machine before npm test, and bench/sdk-hosts.ts before it measures the Python apps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python="${PYTHON:-python3}"
