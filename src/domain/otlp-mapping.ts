@@ -159,8 +159,12 @@ const mapSpan = (
   if (faults.length > 0) return { reject: faults };
   const query = text(a, 'url.query') ?? (queryStart >= 0 ? target!.slice(queryStart + 1) : undefined);
   const identifierFrom = settings.identifier_attribute;
+  // An ERROR span may carry neither a message nor an exception event (FastAPI's own tracing,
+  // among others): its `error.type` (the exception's class, or the status) still says what failed.
+  const failed = span.statusCode === STATUS_CODE_ERROR;
   const error =
-    span.statusCode === STATUS_CODE_ERROR && span.statusMessage !== '' ? span.statusMessage : span.exceptionMessage;
+    (failed && span.statusMessage !== '' ? span.statusMessage : span.exceptionMessage) ||
+    (failed ? (text(a, 'error.type') ?? '') : '');
   const elapsedNs = span.endNs > span.startNs ? span.endNs - span.startNs : 0n;
   const candidate = {
     path,

@@ -71,6 +71,26 @@ test('both encodings of the same export decode alike, as the OpenTelemetry seria
   t.is(mapped.events[0]!.idempotencyKey, `otlp-${server.traceId}-${server.spanId}`);
 });
 
+test('an ERROR span with neither a message nor an exception event says its error.type', (t) => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const tracer = provider.getTracer('unit');
+  const span = (status: SpanStatusCode) => {
+    const server = tracer.startSpan('POST /b', { kind: SpanKind.SERVER });
+    server.setAttributes({ 'http.request.method': 'POST', 'http.route': '/b', 'error.type': 'RuntimeError' });
+    server.setStatus({ code: status });
+    server.end();
+  };
+  span(SpanStatusCode.ERROR);
+  span(SpanStatusCode.UNSET);
+  const decoded = decodeTracesProto(
+    Buffer.from(ProtobufTraceSerializer.serializeRequest(exporter.getFinishedSpans())!),
+  );
+  const [failed, unset] = mapTraces(decoded, DEFAULT_OTLP_SETTINGS).events;
+  t.is(failed!.input.error_message, 'RuntimeError');
+  t.is(unset!.input.error_message, undefined, 'error.type alone, without an ERROR status, is no error message');
+});
+
 test('any bytes decode, or fail with a path: never another exception', (t) => {
   const valid = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans())!);
   fc.assert(
