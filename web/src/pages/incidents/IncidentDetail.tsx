@@ -4,8 +4,8 @@ import { call, type Incident } from '../../api.ts';
 import { useCanWrite } from '../../auth.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { FormErrors } from '../../components/FormErrors.tsx';
-import { describedBy, fieldErrors } from '../../components/form-errors.ts';
-import { ErrorNote, Field, Loading } from '../../components/ui.tsx';
+import { fieldErrors } from '../../components/form-errors.ts';
+import { ErrorNote, Loading } from '../../components/ui.tsx';
 import { formatTime } from '../../format.ts';
 import { LIVE_MS, useProjectMonitors } from '../../hooks.ts';
 import { Link, navigate } from '../../router.tsx';
@@ -15,6 +15,7 @@ import {
   type IncidentStatus,
   monitorNames,
   StatusBadge,
+  MessageField,
   StatusImpactFields,
 } from './words.tsx';
 import './incidents.css';
@@ -61,16 +62,7 @@ const UpdateForm = ({ incident }: { incident: Incident }) => {
         onImpact={setImpact}
         keepImpact={incident.impact}
       />
-      <Field id={id('message')} label="Message" error={errors.at('message')}>
-        <textarea
-          id={id('message')}
-          value={message}
-          maxLength={10_000}
-          onChange={(e) => setMessage(e.target.value)}
-          aria-invalid={errors.at('message') !== undefined}
-          aria-describedby={describedBy(id('message'), false, errors.at('message'))}
-        />
-      </Field>
+      <MessageField id={id} errors={errors} message={message} onMessage={setMessage} />
       <FormErrors error={post.error} errors={errors} shown={SHOWN} failed="The update was not posted" />
       {post.isSuccess && (
         <p className="notice" role="status">

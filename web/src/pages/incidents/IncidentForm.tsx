@@ -6,7 +6,7 @@ import { MonitorChoice } from '../../components/MonitorChoice.tsx';
 import { describedBy, fieldErrors } from '../../components/form-errors.ts';
 import { Field } from '../../components/ui.tsx';
 import { useProjectMonitors } from '../../hooks.ts';
-import { type Impact, type IncidentStatus, StatusImpactFields } from './words.tsx';
+import { type Impact, type IncidentStatus, MessageField, StatusImpactFields } from './words.tsx';
 
 const SHOWN = ['title', 'status', 'impact', 'monitor_ids', 'message'];
 
@@ -77,21 +77,13 @@ export const IncidentForm = ({
         onChange={setMonitorIds}
         error={errors.under('monitor_ids')}
       />
-      <Field
-        id={id('message')}
-        label="Message"
+      <MessageField
+        id={id}
+        errors={errors}
+        message={message}
+        onMessage={setMessage}
         hint="The first update readers see: what is wrong, who is affected."
-        error={errors.at('message')}
-      >
-        <textarea
-          id={id('message')}
-          value={message}
-          maxLength={10_000}
-          onChange={(e) => setMessage(e.target.value)}
-          aria-invalid={errors.at('message') !== undefined}
-          aria-describedby={describedBy(id('message'), true, errors.at('message'))}
-        />
-      </Field>
+      />
       <FormErrors error={create.error} errors={errors} shown={SHOWN} failed="The incident was not opened" />
       <div className="row">
         <button type="submit" disabled={create.isPending}>

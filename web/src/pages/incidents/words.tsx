@@ -1,5 +1,5 @@
 import type { Incident, Monitor } from '../../api.ts';
-import type { FieldErrors } from '../../components/form-errors.ts';
+import { describedBy, type FieldErrors } from '../../components/form-errors.ts';
 import { Field } from '../../components/ui.tsx';
 
 /** How incidents' states and impacts read, in every incident screen. */
@@ -73,3 +73,27 @@ export const StatusImpactFields = <I extends Impact | ''>(props: {
     </Field>
   </div>
 );
+
+/** An incident update's message (the opening one says what `hint` asks for). */
+export const MessageField = (props: {
+  id: (field: string) => string;
+  errors: FieldErrors;
+  message: string;
+  onMessage: (message: string) => void;
+  hint?: string;
+}) => {
+  const id = props.id('message');
+  const error = props.errors.at('message');
+  return (
+    <Field id={id} label="Message" hint={props.hint} error={error}>
+      <textarea
+        id={id}
+        value={props.message}
+        maxLength={10_000}
+        onChange={(e) => props.onMessage(e.target.value)}
+        aria-invalid={error !== undefined}
+        aria-describedby={describedBy(id, props.hint !== undefined, error)}
+      />
+    </Field>
+  );
+};
