@@ -31,6 +31,13 @@ const monitor = async (id: string) => (await api(server.url, 'GET', `/v1/monitor
 const history = async (id: string) =>
   (await api(server.url, 'GET', `/v1/monitors/${id}/history`, { token })).body as Array<{ checked_at: string }>;
 const dueAt = (id: string) => server.jobs!.dueAt(id);
+/** When the worker checks `id` next after the check recorded at `checkedAt`: the read model shows
+ *  a check a moment before the worker has set the next time, so wait for that. */
+const dueAfter = (id: string, checkedAt: string) =>
+  eventually(async () => {
+    const due = dueAt(id);
+    return due !== null && due > Date.parse(checkedAt) + 1000 ? due : undefined;
+  }, 5000);
 
 test('a new monitor is checked at once by the worker holding its shard, then again after its interval', async (t) => {
   const { id } = await create({ name: 'repeat', url: target.url, interval_seconds: 10, timeout_seconds: 2 });
@@ -115,8 +122,12 @@ test('a slow target and a closed port go DOWN with the error recorded', async (t
 
 test('pausing stops the checks, enabling checks at once then on the new interval, deleting stops them', async (t) => {
   const { id } = await create({ name: 'toggle', url: target.url, timeout_seconds: 2 });
-  await eventually(async () => ((await history(id)).length === 1 ? true : undefined), 5000);
-  t.true((dueAt(id) ?? 0) > Date.now() + 45_000, 'next due one interval (60 s) on, give or take a tenth');
+  const [first] = await eventually(async () => {
+    const h = await history(id);
+    return h.length === 1 ? h : undefined;
+  }, 5000);
+  const firstNext = await dueAfter(id, first!.checked_at);
+  t.true(firstNext > Date.now() + 45_000, 'next due one interval (60 s) on, give or take a tenth');
   await api(server.url, 'PUT', `/v1/monitors/${id}`, { token, body: { enabled: false } });
   await eventually(async () => (dueAt(id) === null ? true : undefined), 5000);
   await api(server.url, 'PUT', `/v1/monitors/${id}`, { token, body: { enabled: true, interval_seconds: 20 } });
@@ -124,7 +135,7 @@ test('pausing stops the checks, enabling checks at once then on the new interval
     const h = await history(id);
     return h.length === 2 ? h : undefined;
   }, 5000);
-  const next = await eventually(async () => dueAt(id) ?? undefined, 5000);
+  const next = await dueAfter(id, checks[0]!.checked_at);
   t.is(checks.length, 2);
   const left = next - Date.now();
   t.true(left > 13_000 && left <= 22_000, `then every 20 s, give or take a tenth (due in ${left} ms)`);
