@@ -3,7 +3,6 @@ package watchlog
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"net"
@@ -130,7 +129,12 @@ func (c *Client) skippedMethod() {
 // enqueue serialises the event once (every attempt resends these bytes, idempotency key
 // included) and queues it, dropping the oldest when the queue is full.
 func (c *Client) enqueue(e *wireEvent) {
-	js, err := compactJSON(e)
+	scratch := scratchPool.Get().(*[]byte)
+	written, err := appendEvent((*scratch)[:0], e)
+	*scratch = written
+	// Its own bytes, exactly as long as the event: they wait in the queue.
+	js := bytes.Clone(written)
+	scratchPool.Put(scratch)
 	if err != nil {
 		c.report.internal(err)
 		return
@@ -251,7 +255,8 @@ func (c *Client) deliver(events [][]byte) {
 			c.report.internal(v)
 		}
 	}()
-	body := append(append([]byte{'['}, bytes.Join(events, []byte{','})...), ']')
+	body := newBatchBody(events)
+	defer body.release()
 	for attempt := 0; ; attempt++ {
 		if c.isAbandoned() {
 			c.settle(&c.stats.Dropped, len(events))
@@ -299,21 +304,9 @@ func (c *Client) settled(s settlement, events [][]byte, a answer) {
 	n := len(events)
 	switch s {
 	case settleSent:
-		var ans struct {
-			Accepted []struct {
-				Replayed bool `json:"replayed"`
-			} `json:"accepted"`
-			Rejected []json.RawMessage `json:"rejected"`
-		}
-		_ = json.Unmarshal(a.Body, &ans)
-		refused := min(len(ans.Rejected), n)
-		replays := 0
-		for _, acc := range ans.Accepted {
-			if acc.Replayed {
-				replays++
-			}
-		}
-		replays = min(replays, n-refused)
+		counts := countAnswer(a.Body)
+		refused := min(counts.rejected, n)
+		replays := min(counts.replayed, n-refused)
 		c.mu.Lock()
 		c.stats.Replayed += replays
 		// The server answered 2xx for the batch: whatever it did not list as refused it stored.

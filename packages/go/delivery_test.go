@@ -11,8 +11,9 @@ import (
 
 func record(c *Client, n int, path string) {
 	for i := 0; i < n; i++ {
-		c.enqueue(buildEvent(&c.mapping, &requestInfo{URL: path}, &responseInfo{Status: 200, Completed: true},
-			nil, "GET", newUUID(), 1))
+		ev := buildEvent(&c.mapping, &requestInfo{URL: path}, &responseInfo{Status: 200, Completed: true},
+			nil, "GET", newUUID(), 1)
+		c.enqueue(&ev)
 	}
 }
 

@@ -35,7 +35,7 @@ type eventCase struct {
 		Method     string
 		Route      *string
 		URL        string
-		PathParams map[string]any `json:"path_params"`
+		PathParams map[string]string `json:"path_params"`
 		Headers    map[string]string
 		Body       any
 		IP         string
@@ -96,7 +96,7 @@ func mapCase(o vectorOptions, c *eventCase) (*wireEvent, bool) {
 	}
 	m := &mapping{serviceName: *o.ServiceName, environment: *o.Environment, anonymous: *o.AnonymousIdentifier,
 		captureRequest: *o.CaptureRequestBody, captureResponse: *o.CaptureResponseBody, maxBodyBytes: *o.MaxBodyBytes}
-	req := &requestInfo{Method: c.Request.Method, URL: c.Request.URL, PathParams: c.Request.PathParams,
+	req := &requestInfo{Method: c.Request.Method, URL: c.Request.URL, PathParams: paramsOf(c.Request.PathParams),
 		Body: c.Request.Body, IP: c.Request.IP, UserAgent: c.Request.Headers["user-agent"]}
 	if c.Request.Route != nil {
 		req.Route = *c.Request.Route
@@ -108,7 +108,8 @@ func mapCase(o vectorOptions, c *eventCase) (*wireEvent, bool) {
 	if c.Response.Error != nil {
 		res.Err, res.HasErr = *c.Response.Error, true
 	}
-	return buildEvent(m, req, res, identityOf(c.Identity), method, id, 0), generated && *o.SetRequestIDHeader
+	ev := buildEvent(m, req, res, identityOf(c.Identity), method, id, 0)
+	return &ev, generated && *o.SetRequestIDHeader
 }
 
 func TestConformanceEvents(t *testing.T) {

@@ -1,6 +1,10 @@
 package watchlog
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // Mask replaces the value under a secret key.
 const Mask = "********"
@@ -32,7 +36,15 @@ func normaliseKey(key string) string {
 }
 
 // IsSecretKey reports whether values under key are replaced by Mask.
-func IsSecretKey(key string) bool { return secretKeys[normaliseKey(key)] }
+func IsSecretKey(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c >= 0x80 || c >= 'A' && c <= 'Z' || c == '-' || c == '_' {
+			return secretKeys[normaliseKey(key)]
+		}
+	}
+	// Already normal: most keys are, and they are looked up on every request.
+	return secretKeys[key]
+}
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
@@ -130,5 +142,51 @@ func MaskValue(v any) any {
 		return out
 	default:
 		return v
+	}
+}
+
+// maskShared is MaskValue for a value the SDK only writes out: it returns v itself when nothing
+// in it is masked, and copies only the containers that change, so the common request (an id in
+// the path, no secret) costs no copy.
+func maskShared(v any) (any, bool) {
+	switch t := v.(type) {
+	case string:
+		m := MaskCardNumbers(t)
+		return m, m != t
+	case []any:
+		var out []any
+		for i, e := range t {
+			m, changed := maskShared(e)
+			if changed && out == nil {
+				out = slices.Clone(t)
+			}
+			if out != nil {
+				out[i] = m
+			}
+		}
+		if out == nil {
+			return t, false
+		}
+		return out, true
+	case map[string]any:
+		var out map[string]any
+		for k, e := range t {
+			m, changed := any(Mask), true
+			if !IsSecretKey(k) {
+				m, changed = maskShared(e)
+			}
+			if changed && out == nil {
+				out = maps.Clone(t)
+			}
+			if out != nil {
+				out[k] = m
+			}
+		}
+		if out == nil {
+			return t, false
+		}
+		return out, true
+	default:
+		return v, false
 	}
 }

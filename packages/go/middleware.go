@@ -29,17 +29,31 @@ type RouteFunc func(r *http.Request) RouteInfo
 
 type ctxKey struct{}
 
-// exchange is one request being recorded.
+// exchange is one request being recorded. It is also the context the handler's request carries
+// (the request's own, plus itself under ctxKey) and holds the response writer the handler
+// writes through: one allocation a request for all three.
 type exchange struct {
+	context.Context
+	rw        responseWriter
 	start     time.Time
 	method    string
 	requestID string
 	// Set by CapturePattern or SetRoute from inside the handler chain.
-	route     string
-	params    map[string]string
+	route  string
+	params []pathParam
+	// Room for a route's parameters without an allocation of their own.
+	paramBuf  [2]pathParam
 	routeSet  bool
 	panicked  bool
 	panicText string
+}
+
+// Value answers the exchange itself under ctxKey, and the request's context for every other key.
+func (x *exchange) Value(key any) any {
+	if _, ok := key.(ctxKey); ok {
+		return x
+	}
+	return x.Context.Value(key)
 }
 
 func exchangeOf(r *http.Request) *exchange {
@@ -60,7 +74,7 @@ func RequestID(r *http.Request) string {
 // adapter for; call it from a handler (or a middleware inside the router).
 func SetRoute(r *http.Request, route string, params map[string]string) {
 	if x := exchangeOf(r); x != nil {
-		x.route, x.params, x.routeSet = route, params, true
+		x.route, x.params, x.routeSet = route, paramsOf(params), true
 	}
 }
 
@@ -72,15 +86,16 @@ func CapturePattern(mux http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mux.ServeHTTP(w, r)
 		if x := exchangeOf(r); x != nil && r.Pattern != "" {
-			x.route, x.params = patternRoute(r)
+			x.route, x.params = patternRoute(r, x.paramBuf[:0])
 			x.routeSet = true
 		}
 	})
 }
 
 // patternRoute reads the route template and the wildcards' values of a request ServeMux routed:
-// "GET example.com/orders/{id}/{rest...}" gives "/orders/{id}/{rest...}" and {id, rest}.
-func patternRoute(r *http.Request) (string, map[string]string) {
+// "GET example.com/orders/{id}/{rest...}" gives "/orders/{id}/{rest...}" and {id, rest}, the
+// latter appended to params.
+func patternRoute(r *http.Request, params []pathParam) (string, []pathParam) {
 	p := r.Pattern
 	if i := strings.IndexAny(p, " \t"); i >= 0 {
 		p = strings.TrimLeft(p[i:], " \t")
@@ -90,7 +105,6 @@ func patternRoute(r *http.Request) (string, map[string]string) {
 	}
 	// {$} only anchors the end of the path: the template is the path it matches.
 	p = strings.TrimSuffix(p, "{$}")
-	var params map[string]string
 	for rest := p; ; {
 		i := strings.IndexByte(rest, '{')
 		if i < 0 {
@@ -101,10 +115,7 @@ func patternRoute(r *http.Request) (string, map[string]string) {
 			break
 		}
 		name := strings.TrimSuffix(rest[i+1:i+j], "...")
-		if params == nil {
-			params = map[string]string{}
-		}
-		params[name] = r.PathValue(name)
+		params = append(params, pathParam{name, r.PathValue(name)})
 		rest = rest[i+j+1:]
 	}
 	return p, params
@@ -129,8 +140,10 @@ func (c *Client) Wrap(next http.Handler, route RouteFunc) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		r2 := r.WithContext(context.WithValue(r.Context(), ctxKey{}, x))
-		rw := &responseWriter{w: w}
+		x.Context = r.Context()
+		r2 := r.WithContext(x)
+		rw := &x.rw
+		rw.w = w
 		var reqTap *bodyTap
 		if c.cfg.CaptureRequestBody && r.Body != nil && r.Body != http.NoBody && isJSON(r.Header) {
 			reqTap = &bodyTap{body: r.Body, limit: 2 * c.cfg.MaxBodyBytes}
@@ -181,14 +194,23 @@ func (c *Client) begin(w http.ResponseWriter, r *http.Request) (x *exchange) {
 		c.skippedMethod()
 		return nil
 	}
-	id := incomingRequestID(r.Header.Get("X-Request-Id"), r.Header.Get("Traceparent"))
+	// The canonical keys, read without canonicalising them on each request.
+	id := incomingRequestID(firstValue(r.Header["X-Request-Id"]), firstValue(r.Header["Traceparent"]))
 	if id == "" {
 		id = newUUID()
 		if !c.cfg.DisableRequestIDHeader {
-			w.Header().Set("X-Request-ID", id)
+			// The canonical key as Header.Set would make it, without making it each time.
+			w.Header()["X-Request-Id"] = []string{id}
 		}
 	}
 	return &exchange{start: start, method: method, requestID: id}
+}
+
+func firstValue(values []string) string {
+	if len(values) == 0 {
+		return ""
+	}
+	return values[0]
 }
 
 func isJSON(h http.Header) bool {
@@ -212,16 +234,18 @@ func (c *Client) finish(x *exchange, r *http.Request, rw *responseWriter, reqTap
 	}()
 	elapsed := time.Since(x.start).Milliseconds()
 	var info RouteInfo
+	var params []pathParam
 	switch {
 	case route != nil:
 		info = route(r)
+		params = paramsOf(info.Params)
 	case x.routeSet:
-		info.Route, info.Params = x.route, x.params
+		info.Route, params = x.route, x.params
 	case r.Pattern != "":
-		info.Route, info.Params = patternRoute(r)
+		info.Route, params = patternRoute(r, x.paramBuf[:0])
 	}
 	if x.routeSet && info.Route == "" {
-		info.Route, info.Params = x.route, x.params
+		info.Route, params = x.route, x.params
 	}
 	// The client is gone when a write failed or the server cancelled the request's context
 	// before the handler returned (it cancels it when the connection closes).
@@ -243,13 +267,8 @@ func (c *Client) finish(x *exchange, r *http.Request, rw *responseWriter, reqTap
 		// net/http answers 200 for a handler that wrote nothing.
 		status = http.StatusOK
 	}
-	req := &requestInfo{Method: r.Method, Route: info.Route, URL: requestTarget(r), UserAgent: r.UserAgent()}
-	if len(info.Params) > 0 {
-		req.PathParams = make(map[string]any, len(info.Params))
-		for k, v := range info.Params {
-			req.PathParams[k] = v
-		}
-	}
+	req := &requestInfo{Method: r.Method, Route: info.Route, URL: requestTarget(r), UserAgent: r.UserAgent(),
+		PathParams: params}
 	switch {
 	case c.cfg.ClientIP != nil:
 		req.IP = c.cfg.ClientIP(r)
@@ -269,7 +288,8 @@ func (c *Client) finish(x *exchange, r *http.Request, rw *responseWriter, reqTap
 	if id == nil && c.cfg.Identify != nil {
 		id = c.identify(r)
 	}
-	c.enqueue(buildEvent(&c.mapping, req, res, id, x.method, x.requestID, elapsed))
+	ev := buildEvent(&c.mapping, req, res, id, x.method, x.requestID, elapsed)
+	c.enqueue(&ev)
 }
 
 func (c *Client) identify(r *http.Request) (id *Identity) {

@@ -13,7 +13,13 @@ import (
 // the list of its strings in order. nil when there is no parameter.
 func parseQuery(query string) map[string]any {
 	var out map[string]any
-	for _, part := range strings.Split(query, "&") {
+	for rest := query; rest != ""; {
+		part := rest
+		if i := strings.IndexByte(rest, '&'); i >= 0 {
+			part, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		if part == "" {
 			continue
 		}

@@ -47,6 +47,11 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(401)
 		return
 	}
+	if r.ContentLength != int64(len(body)) {
+		// A batch is sent with its length, never chunked.
+		w.WriteHeader(http.StatusLengthRequired)
+		return
+	}
 	var batch []map[string]any
 	if r.URL.Path != "/v1/audit/batch" || json.Unmarshal(body, &batch) != nil {
 		w.WriteHeader(400)

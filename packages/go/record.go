@@ -88,7 +88,7 @@ func (c *Client) Record(e Event) {
 	if path == "" {
 		path = "/"
 	}
-	req := &requestInfo{Route: path, PathParams: stringMap(e.PathParams), Body: asJSONValue(e.RequestBody),
+	req := &requestInfo{Route: path, PathParams: paramsOf(e.PathParams), Body: asJSONValue(e.RequestBody),
 		IP: e.IP, UserAgent: e.UserAgent}
 	res := &responseInfo{Status: e.StatusCode, Completed: true, Body: asJSONValue(e.ResponseBody),
 		Err: e.ErrorMessage, HasErr: e.ErrorMessage != ""}
@@ -97,12 +97,10 @@ func (c *Client) Record(e Event) {
 	}
 	ev := buildEvent(&m, req, res, &e.Identity, method, truncate(e.RequestID, maxRequestID),
 		e.ResponseTime.Milliseconds())
-	if e.ResponseTime == 0 {
-		ev.ResponseTime = nil
-	}
+	ev.HasResponseTime = e.ResponseTime != 0
 	ev.QueryParams = captureParams(stringMap(e.QueryParams), m.maxBodyBytes)
 	if e.Source == "browser" {
 		ev.Source = "browser"
 	}
-	c.enqueue(ev)
+	c.enqueue(&ev)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -73,17 +74,27 @@ func jsTrim(s string) string { return strings.TrimFunc(s, jsSpace) }
 // compactJSON's, less what Go writes differently. Go escapes U+2028 and U+2029 (six bytes for
 // three) and writes negative zero as -0 (JavaScript: 0).
 func jsonSize(v any) (int, error) {
-	js, err := compactJSON(v)
+	scratch := scratchPool.Get().(*[]byte)
+	defer scratchPool.Put(scratch)
+	js, err := appendValue((*scratch)[:0], v)
+	*scratch = js
 	if err != nil {
 		return 0, err
 	}
 	return len(js) - jsonSizeSurplus(v), nil
 }
 
+// scratchPool holds buffers for writing JSON only to measure it.
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+func stringSurplus(s string) int {
+	return 3 * (strings.Count(s, "\u2028") + strings.Count(s, "\u2029"))
+}
+
 func jsonSizeSurplus(v any) int {
 	switch t := v.(type) {
 	case string:
-		return 3 * (strings.Count(t, "\u2028") + strings.Count(t, "\u2029"))
+		return stringSurplus(t)
 	case float64:
 		if t == 0 && math.Signbit(t) {
 			return 1
@@ -97,7 +108,13 @@ func jsonSizeSurplus(v any) int {
 	case map[string]any:
 		n := 0
 		for k, e := range t {
-			n += jsonSizeSurplus(k) + jsonSizeSurplus(e)
+			n += stringSurplus(k) + jsonSizeSurplus(e)
+		}
+		return n
+	case pathParams:
+		n := 0
+		for _, p := range t {
+			n += stringSurplus(p.name) + stringSurplus(p.value)
 		}
 		return n
 	}
