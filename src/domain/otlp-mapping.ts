@@ -120,6 +120,18 @@ const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
 const ZERO = /^0+$/;
 
+/** SPEC 2.1's limits, in UTF-16 units. A span is shaped to fit them as the SDKs shape their
+ *  events (packages/conformance): an exporter cannot mend a refused span, so refusing it for a
+ *  long route or user id would only lose the request. */
+const LIMITS = { path: 255, identifier: 100, serviceName: 255, ip: 64, sessionId: 255 } as const;
+
+/** `s` cut to at most `max` UTF-16 units without splitting a surrogate pair. */
+const cut = (s: string, max: number): string => {
+  if (s.length <= max) return s;
+  const code = s.charCodeAt(max - 1);
+  return s.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+};
+
 export interface MappedSpan {
   readonly input: AuditEventInput;
   /** Trace and span id: a span id is unique within its trace only. */
@@ -166,22 +178,27 @@ const mapSpan = (
     (failed && span.statusMessage !== '' ? span.statusMessage : span.exceptionMessage) ||
     (failed ? (text(a, 'error.type') ?? '') : '');
   const elapsedNs = span.endNs > span.startNs ? span.endNs - span.startNs : 0n;
+  const ip = text(a, 'client.address', 'http.client_ip', 'net.sock.peer.addr', 'network.peer.address', 'net.peer.ip');
+  const sessionId = text(a, 'session.id');
   const candidate = {
-    path,
+    path: cut(path, LIMITS.path),
     method,
     status_code: integer(a, 'http.response.status_code', 'http.status_code'),
     response_time: Math.round(Number(elapsedNs) / 1e6),
-    identifier:
+    identifier: cut(
       (identifierFrom === null ? undefined : (text(a, identifierFrom) ?? text(resource.attributes, identifierFrom))) ??
-      text(a, 'enduser.id') ??
-      ANONYMOUS,
-    service_name: resource.service,
+        text(a, 'enduser.id') ??
+        ANONYMOUS,
+      LIMITS.identifier,
+    ),
+    service_name: cut(resource.service, LIMITS.serviceName),
     environment: resource.environment,
     request_id: span.traceId,
-    ip: text(a, 'client.address', 'http.client_ip', 'net.sock.peer.addr', 'network.peer.address', 'net.peer.ip'),
+    // A cut address is a wrong one: left out, as the SDKs leave it.
+    ip: ip !== undefined && ip.length <= LIMITS.ip ? ip : undefined,
     user_agent: text(a, 'user_agent.original', 'http.user_agent'),
     query_params: query === undefined ? undefined : queryParamsOf(query),
-    session_id: text(a, 'session.id'),
+    session_id: sessionId === undefined ? undefined : cut(sessionId, LIMITS.sessionId),
     error_message: error === '' ? undefined : error,
   };
   const decoded = AuditEventInput.decode(candidate);

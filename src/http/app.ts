@@ -34,7 +34,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   app.use(requestMetrics(deps.metrics ?? NO_HTTP_METRICS));
   // Outside the error handler, so that error answers (400, 401, 429) carry the CORS headers a
   // browser needs to read them.
-  app.use(ingestCors(Object.values(operations.ingest).map((op) => op.path)));
+  app.use(ingestCors([...Object.values(operations.ingest).map((op) => op.path), operations.otlp.traces.path]));
   app.use(errorHandler(deps.logger));
   const publicAnswers = new PublicAnswers({
     readModels: deps.readModels,

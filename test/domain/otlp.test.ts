@@ -91,6 +91,35 @@ test('an ERROR span with neither a message nor an exception event says its error
   t.is(unset!.input.error_message, undefined, 'error.type alone, without an ERROR status, is no error message');
 });
 
+test('long values are cut as the SDKs cut them, never inside a surrogate pair; a long ip is left out', (t) => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': `s${'v'.repeat(300)}` }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+  const server = provider.getTracer('unit').startSpan('GET', { kind: SpanKind.SERVER });
+  const route = `/${'r'.repeat(253)}😀tail`;
+  server.setAttributes({
+    'http.request.method': 'GET',
+    'http.route': route,
+    'enduser.id': `u${'x'.repeat(200)}`,
+    'session.id': 's'.repeat(300),
+    'client.address': '1'.repeat(65),
+  });
+  server.end();
+  const decoded = decodeTracesProto(
+    Buffer.from(ProtobufTraceSerializer.serializeRequest(exporter.getFinishedSpans())!),
+  );
+  const mapped = mapTraces(decoded, DEFAULT_OTLP_SETTINGS);
+  t.deepEqual(mapped.rejected, []);
+  const input = mapped.events[0]!.input;
+  t.is(input.path, route.slice(0, 254), 'the emoji would straddle 255: left out whole');
+  t.is(input.identifier, `u${'x'.repeat(99)}`);
+  t.is(input.service_name.length, 255);
+  t.is(input.session_id, 's'.repeat(255));
+  t.is(input.ip, undefined);
+});
+
 test('any bytes decode, or fail with a path: never another exception', (t) => {
   const valid = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans())!);
   fc.assert(

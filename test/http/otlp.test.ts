@@ -319,3 +319,40 @@ test.serial('project settings: the identifier attribute, the default environment
     'unsupported_methods',
   ]);
 });
+
+test("a web page's exporter: the preflight answered, the export readable, a key's allowed origins held", async (t) => {
+  const origin = 'https://app.example.com';
+  const preflight = await fetch(`${server.url}/v1/otlp/v1/traces`, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,content-encoding,x-api-key',
+    },
+  });
+  t.is(preflight.status, 204);
+  t.is(preflight.headers.get('access-control-allow-origin'), origin);
+  t.regex(preflight.headers.get('access-control-allow-headers') ?? '', /X-API-Key/);
+  t.regex(preflight.headers.get('access-control-allow-headers') ?? '', /Content-Encoding/);
+  const body = JsonTraceSerializer.serializeRequest(spansOf('web-cors', [{ attributes: http('GET', '/cart') }]))!;
+  const taken = await post(body, { 'content-type': 'application/json', origin });
+  t.is(taken.status, 200);
+  t.is(taken.headers.get('access-control-allow-origin'), origin);
+  t.is((await eventsOf('web-cors', 1)).length, 1);
+
+  const created = await api(server.url, 'POST', `/v1/projects/${projectId}/api-keys`, {
+    token,
+    body: { name: 'web-otel', allowed_origins: [origin] },
+  });
+  t.is(created.status, 201);
+  const restricted = created.body.key as string;
+  const elsewhere = await post(
+    body,
+    { 'content-type': 'application/json', origin: 'https://evil.example' },
+    restricted,
+  );
+  t.is(elsewhere.status, 403);
+  t.is(elsewhere.headers.get('access-control-allow-origin'), 'https://evil.example', 'the refusal is readable');
+  const own = await post(body, { 'content-type': 'application/json', origin }, restricted);
+  t.is(own.status, 200);
+});

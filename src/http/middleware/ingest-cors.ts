@@ -2,13 +2,14 @@ import cors from '@koa/cors';
 import type { Middleware } from 'koa';
 import type { AppState } from '../state.ts';
 
-/** Browsers may send events from any page: a key's own `allowed_origins` decide who may use it
- *  (403 otherwise). Preflights are answered here for any origin; they carry no key. */
+/** Browsers may send events from any page (the browser SDK's batches, OpenTelemetry's web
+ *  exporters' traces): a key's own `allowed_origins` decide who may use it (403 otherwise).
+ *  Preflights are answered here for any origin; they carry no key. */
 export const ingestCors = (paths: readonly string[]): Middleware<AppState> => {
   const allow: Middleware<AppState> = cors({
     origin: (ctx) => ctx.get('Origin') || '*',
     allowMethods: ['POST'],
-    allowHeaders: ['Content-Type', 'X-API-Key', 'Idempotency-Key', 'X-Request-ID'],
+    allowHeaders: ['Content-Type', 'Content-Encoding', 'X-API-Key', 'Idempotency-Key', 'X-Request-ID'],
     exposeHeaders: ['Retry-After', 'Idempotent-Replayed', 'X-Request-Id'],
     maxAge: 600,
   });
