@@ -31,8 +31,9 @@ function fnv1a(text: string): number {
  *  checks would stay bunched from then on. */
 export const CATCH_UP_MS = 10_000;
 
-/** Where in the catch-up window a monitor falls: the same place on every worker. */
-const catchUpOffset = (monitorId: string, windowMs: number): number =>
+/** Where a monitor falls within a window (its phase within its interval, its place in the
+ *  catch-up window): by its id, so the same on every worker. */
+const offsetOf = (monitorId: string, windowMs: number): number =>
   Math.floor(((fnv1a(monitorId) % 1009) / 1009) * windowMs);
 
 /** How far a check may move from one interval after the previous one, toward its phase. */
@@ -47,7 +48,7 @@ export const PHASE_DRIFT = 0.1;
  *  against their targets and the process's event loop. */
 export const nextInPhase = (monitorId: string, startedAt: number, intervalMs: number): number => {
   const due = startedAt + intervalMs;
-  const phase = catchUpOffset(monitorId, intervalMs);
+  const phase = offsetOf(monitorId, intervalMs);
   let ahead = (((phase - due) % intervalMs) + intervalMs) % intervalMs;
   if (ahead > intervalMs / 2) ahead -= intervalMs;
   const most = Math.floor(intervalMs * PHASE_DRIFT);
@@ -156,7 +157,7 @@ export class CheckSchedule {
       if (viewCheckedAt !== null && (entry.startedAt === null || viewCheckedAt > entry.startedAt))
         entry.due = dueFromView(m, now);
       if (entry.due.at < now)
-        entry.due = { at: now + catchUpOffset(entry.id, Math.min(entry.intervalMs, CATCH_UP_MS)), scheduled: false };
+        entry.due = { at: now + offsetOf(entry.id, Math.min(entry.intervalMs, CATCH_UP_MS)), scheduled: false };
     }
   }
 
