@@ -1,7 +1,6 @@
 package watchlog
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math/rand"
@@ -29,8 +28,9 @@ type Stats struct {
 }
 
 type queued struct {
-	seq  uint64
-	json []byte
+	seq   uint64
+	json  []byte
+	chunk *eventChunk
 }
 
 type batch struct{ minSeq uint64 }
@@ -48,6 +48,7 @@ type Client struct {
 	queue          []queued // queue[head:] waits, oldest first
 	head           int
 	queueBytes     int
+	arena          eventArena
 	nextSeq        uint64
 	dueSeq         uint64 // events up to this are due: the flush timer fired after they were queued
 	flushSeq       uint64 // events up to this are due: Flush was called after they were queued
@@ -130,11 +131,9 @@ func (c *Client) skippedMethod() {
 // included) and queues it, dropping the oldest when the queue is full.
 func (c *Client) enqueue(e *wireEvent) {
 	scratch := scratchPool.Get().(*[]byte)
+	defer scratchPool.Put(scratch)
 	written, err := appendEvent((*scratch)[:0], e)
 	*scratch = written
-	// Its own bytes, exactly as long as the event: they wait in the queue.
-	js := bytes.Clone(written)
-	scratchPool.Put(scratch)
 	if err != nil {
 		c.report.internal(err)
 		return
@@ -149,11 +148,12 @@ func (c *Client) enqueue(e *wireEvent) {
 	}
 	dropped := 0
 	if len(c.queue)-c.head >= c.cfg.MaxQueueEvents {
-		c.shiftLocked()
+		c.arena.release(c.shiftLocked().chunk)
 		c.stats.Dropped++
 		dropped = c.stats.Dropped
 	}
-	c.queue = append(c.queue, queued{seq: c.nextSeq, json: js})
+	js, chunk := c.arena.store(written)
+	c.queue = append(c.queue, queued{seq: c.nextSeq, json: js, chunk: chunk})
 	c.queueBytes += len(js)
 	c.nextSeq++
 	if c.timer == nil && !c.closing {
@@ -207,6 +207,7 @@ func (c *Client) pumpLocked() {
 			return
 		}
 		var events [][]byte
+		var chunks []*eventChunk
 		size := 0
 		b := &batch{minSeq: head}
 		for len(events) < c.cfg.BatchMaxEvents && len(c.queue) > c.head {
@@ -217,12 +218,20 @@ func (c *Client) pumpLocked() {
 			}
 			c.shiftLocked()
 			events = append(events, next.json)
+			chunks = append(chunks, next.chunk)
 			size += len(next.json)
 		}
 		c.inFlight[b] = true
 		c.inFlightEvents += len(events)
 		go func() {
-			c.deliver(events)
+			// The body holds the events from now on: their chunks are free for others.
+			body := newBatchBody(events)
+			c.mu.Lock()
+			for _, ch := range chunks {
+				c.arena.release(ch)
+			}
+			c.mu.Unlock()
+			c.deliver(events, body)
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			delete(c.inFlight, b)
@@ -245,8 +254,10 @@ func (c *Client) settle(counter *int, n int) {
 	c.mu.Unlock()
 }
 
-// deliver sends one batch until it is settled: stored, refused, split, or abandoned at Close.
-func (c *Client) deliver(events [][]byte) {
+// deliver sends one batch until it is settled: stored, refused, split, or abandoned at Close;
+// body (newBatchBody's, whose bytes events now are) is released at the end.
+func (c *Client) deliver(events [][]byte, body *batchBody) {
+	defer body.release()
 	defer func() {
 		if v := recover(); v != nil {
 			// Written not to panic; if it ever does, the batch is given up and said, and the
@@ -255,8 +266,6 @@ func (c *Client) deliver(events [][]byte) {
 			c.report.internal(v)
 		}
 	}()
-	body := newBatchBody(events)
-	defer body.release()
 	for attempt := 0; ; attempt++ {
 		if c.isAbandoned() {
 			c.settle(&c.stats.Dropped, len(events))
@@ -267,8 +276,8 @@ func (c *Client) deliver(events [][]byte) {
 		switch {
 		case st.Split:
 			half := (len(events) + 1) / 2
-			c.deliver(events[:half])
-			c.deliver(events[half:])
+			c.deliver(events[:half], newBatchBody(events[:half]))
+			c.deliver(events[half:], newBatchBody(events[half:]))
 			return
 		case st.Settle != unsettled:
 			c.settled(st.Settle, events, a)
@@ -407,7 +416,7 @@ func (c *Client) Close(ctx context.Context) (Stats, error) {
 		if err != nil {
 			c.abandoned = true
 			c.stats.Dropped += len(c.queue) - c.head
-			c.queue, c.head, c.queueBytes = nil, 0, 0
+			c.queue, c.head, c.queueBytes, c.arena = nil, 0, 0, eventArena{}
 			c.notifyLocked()
 		}
 		c.mu.Unlock()

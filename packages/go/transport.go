@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -24,17 +25,25 @@ type batchBody struct {
 	open atomic.Int32
 }
 
+// newBatchBody copies events into a body, and points each of them at its copy there.
 func newBatchBody(events [][]byte) *batchBody {
 	p, _ := batchBodies.Get().(*[]byte)
 	if p == nil {
 		p = new([]byte)
 	}
-	b := append((*p)[:0], '[')
+	size := 1
+	for _, e := range events {
+		size += len(e) + 1
+	}
+	b := slices.Grow((*p)[:0], size)
+	b = append(b, '[')
 	for i, e := range events {
 		if i > 0 {
 			b = append(b, ',')
 		}
+		start := len(b)
 		b = append(b, e...)
+		events[i] = b[start:len(b):len(b)]
 	}
 	*p = append(b, ']')
 	return &batchBody{bytes: p}
