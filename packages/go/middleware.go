@@ -38,6 +38,7 @@ type exchange struct {
 	start     time.Time
 	method    string
 	requestID string
+	idHeader  [1]string
 	// Set by CapturePattern or SetRoute from inside the handler chain.
 	route  string
 	params []pathParam
@@ -195,15 +196,18 @@ func (c *Client) begin(w http.ResponseWriter, r *http.Request) (x *exchange) {
 		return nil
 	}
 	// The canonical keys, read without canonicalising them on each request.
-	id := incomingRequestID(firstValue(r.Header["X-Request-Id"]), firstValue(r.Header["Traceparent"]))
-	if id == "" {
-		id = newUUID()
+	x = &exchange{start: start, method: method}
+	x.requestID = incomingRequestID(firstValue(r.Header["X-Request-Id"]), firstValue(r.Header["Traceparent"]))
+	if x.requestID == "" {
+		x.requestID = newUUID()
 		if !c.cfg.DisableRequestIDHeader {
-			// The canonical key as Header.Set would make it, without making it each time.
-			w.Header()["X-Request-Id"] = []string{id}
+			// The canonical key as Header.Set would make it, without making it each time; its
+			// value held by the exchange, without an allocation of its own.
+			x.idHeader[0] = x.requestID
+			w.Header()["X-Request-Id"] = x.idHeader[:]
 		}
 	}
-	return &exchange{start: start, method: method, requestID: id}
+	return x
 }
 
 func firstValue(values []string) string {
