@@ -8,7 +8,6 @@ import inspect
 import math
 import os
 import time
-import uuid
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional
@@ -32,6 +31,7 @@ from .event import (
     request_id_for,
 )
 from .capture import capture_object, capture_params
+from .ids import uuid4
 from .options import resolve_options
 from .report import Reporter
 
@@ -196,7 +196,7 @@ class Watchlog:
             if captured is not None:
                 event[name] = captured
         event["source"] = "browser" if given.get("source") == "browser" else "backend"
-        event["idempotency_key"] = str(uuid.uuid4())
+        event["idempotency_key"] = uuid4()
         self._delivery.enqueue(event)
 
     # ---- what the middlewares share ---------------------------------------------------------
