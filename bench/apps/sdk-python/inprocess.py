@@ -1,11 +1,15 @@
 """The Python SDK's cost per request without a server: the bench's Flask app called as WSGI and
 its FastAPI app as ASGI (on uvloop), in this process, bare and with the SDK, whose delivery
-threads really send to a receiver in another process (a stdlib HTTP server answering 202 with an
-answer of the real shape). Prints the process's CPU time (all threads) per request of each.
+threads really send to the bench's receiver (bench/sdk-receiver.ts) in another process. Prints
+the bare app's CPU per request and what the SDK adds: on the request path (the main thread's
+CPU, in alternating slices of 200 requests) and in its delivery threads (their own CPU clocks,
+per event).
 
     packages/python/.venv/bin/python bench/apps/sdk-python/inprocess.py [flask|fastapi] [N] [--profile]
 
-``--profile`` runs the instrumented app under cProfile and prints the top functions."""
+``--profile`` runs the instrumented app under cProfile and prints the top functions (``SORT``,
+``FILTER`` and ``TOP`` choose which); ``--no-delivery`` builds and encodes each event but does
+not queue it, for the request path's own share."""
 
 from __future__ import annotations
 
@@ -15,36 +19,44 @@ import json
 import os
 import pstats
 import resource
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from typing import Any, Callable, Dict, List, MutableMapping, Tuple
 
-RECEIVER = r"""
-import json, sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-KEY = b'"idempotency_key":"'
-answers = {}
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def log_message(self, *args):
-        pass
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers["content-length"]))
-        n = body.count(KEY)
-        if n not in answers:
-            answers[n] = json.dumps({"accepted": [{"index": i, "id": "%036d" % i} for i in range(n)],
-                                     "rejected": []}).encode()
-        out = answers[n]
-        self.send_response(202)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-print(server.server_address[1], flush=True)
-server.serve_forever()
-"""
+
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for(port: int) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/count", timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def delivery_cpu(client: Any) -> float:
+    """CPU seconds of the client's delivery threads so far."""
+    total = 0.0
+    for thread in client._delivery._threads:
+        if thread.ident is not None and thread.is_alive():
+            total += time.clock_gettime(time.pthread_getcpuclockid(thread.ident))
+    return total
 
 
 def cpu() -> float:
@@ -95,6 +107,15 @@ def fastapi_apps(client: Any) -> Tuple[Callable[[], None], Callable[[], None]]:
 
     from watchlog.asgi import WatchlogMiddleware
 
+    class Noop:
+        """A middleware that only passes the call on: the floor of any middleware's cost."""
+
+        def __init__(self, app: Any) -> None:
+            self.app = app
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            await self.app(scope, receive, send)
+
     loop = uvloop.new_event_loop()
     asyncio.set_event_loop(loop)
 
@@ -105,7 +126,9 @@ def fastapi_apps(client: Any) -> Tuple[Callable[[], None], Callable[[], None]]:
         async def order(order_id: str) -> Dict[str, str]:
             return {"order": order_id}
 
-        if sdk:
+        if sdk and os.environ.get("MIDDLEWARE") == "noop":
+            app.add_middleware(Noop)
+        elif sdk:
             app.add_middleware(WatchlogMiddleware, watchlog=client)
         return app
 
@@ -143,14 +166,23 @@ def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     kind = args[0] if args else "flask"
     n = int(args[1]) if len(args) > 1 else 20000
-    receiver = subprocess.Popen([sys.executable, "-c", RECEIVER], stdout=subprocess.PIPE, text=True)
-    assert receiver.stdout is not None
-    port = int(receiver.stdout.readline())
+    port = free_port()
+    receiver = subprocess.Popen(["node", "--import", "tsx", os.path.join(ROOT, "bench/sdk-receiver.ts")],
+                                cwd=ROOT, env={**os.environ, "PORT": str(port)})
     try:
+        wait_for(port)
         from watchlog import Watchlog
 
         client = Watchlog(endpoint=f"http://127.0.0.1:{port}", api_key="bench-key", service_name="bench",
                           environment="production", logger=None)
+        if "--no-delivery" in sys.argv:
+            # The event built and encoded, not queued: what the request path costs alone.
+            client._delivery.enqueue_data = lambda data: None
+        if os.environ.get("EXPERIMENT") == "no-gc":
+            import gc
+            gc.disable()
+        if os.environ.get("EXPERIMENT") == "no-finish":
+            client._finish_of = lambda *args: None
         bare, with_sdk = (flask_apps if kind == "flask" else fastapi_apps)(client)
         per_call = BATCH if kind == "fastapi" else 1
         calls = n // per_call
@@ -162,26 +194,42 @@ def main() -> None:
             profile = cProfile.Profile()
             profile.enable()
             for _ in range(calls):
-                with_sdk()
+                (bare if "--bare" in sys.argv else with_sdk)()
             client.flush(30)
             profile.disable()
-            pstats.Stats(profile).sort_stats(os.environ.get("SORT", "tottime")).print_stats(os.environ.get("FILTER", ""), int(os.environ.get("TOP", "35")))
+            stats = pstats.Stats(profile).sort_stats(os.environ.get("SORT", "tottime"))
+            stats.print_stats(os.environ.get("FILTER", ""), int(os.environ.get("TOP", "35")))
             return
-        totals: Dict[str, List[float]] = {"bare": [], "sdk": []}
-        for _ in range(4):
-            for name, fn in (("bare", bare), ("sdk", with_sdk)):
-                start, wall = cpu(), time.perf_counter()
-                for _ in range(calls // 4):
+        # Short slices, alternating, the order flipped every round: the machine's drift falls on
+        # both alike. The main thread's CPU is the request path's; the delivery threads' CPU,
+        # read from their own clocks, is added to the instrumented app's.
+        main: Dict[str, float] = {"bare": 0.0, "sdk": 0.0}
+        rounds = max(1, calls * per_call // 200)
+        per_slice = max(1, calls // rounds)
+        delivery_before = delivery_cpu(client)
+        queued_before = client.stats()["queued"]
+        process_before = cpu()
+        for n in range(rounds):
+            order = (("bare", bare), ("sdk", with_sdk)) if n % 2 == 0 else (("sdk", with_sdk), ("bare", bare))
+            for name, fn in order:
+                start = time.thread_time()
+                for _ in range(per_slice):
                     fn()
-                if name == "sdk":
-                    client.flush(30)
-                totals[name].append((cpu() - start) / (calls // 4 * per_call) * 1e6)
+                main[name] += time.thread_time() - start
+        client.flush(30)
+        process = cpu() - process_before
+        delivery = delivery_cpu(client) - delivery_before
+        events = client.stats()["queued"] - queued_before
+        requests = rounds * per_slice * per_call
         stats = client.stats()
-        bare_us, sdk_us = min(totals["bare"]), min(totals["sdk"])
-        print(json.dumps({"kind": kind, "bare_us": round(bare_us, 1), "sdk_us": round(sdk_us, 1),
-                          "added_us": round(sdk_us - bare_us, 1), "runs": {k: [round(x, 1) for x in v]
-                                                                           for k, v in totals.items()},
-                          "sent": stats["sent"], "queued": stats["queued"], "pid": os.getpid()}))
+        bare_us = main["bare"] / requests * 1e6
+        path_us = (main["sdk"] - main["bare"]) / requests * 1e6
+        delivery_us = delivery / max(1, events) * 1e6
+        print(json.dumps({"kind": kind, "requests": requests, "bare_us": round(bare_us, 1),
+                          "added_us": round(path_us + delivery_us, 1), "request_path_us": round(path_us, 1),
+                          "delivery_us_per_event": round(delivery_us, 1),
+                          "process_us_per_request_both": round(process / requests / 2 * 1e6, 1),
+                          "sent": stats["sent"], "queued": stats["queued"], "objects": len(__import__("gc").get_objects())}))
     finally:
         receiver.terminate()
         receiver.wait()

@@ -24,6 +24,7 @@ __all__ = [
     "build_event",
     "identity_fields",
     "incoming_request_id",
+    "incoming_request_id_of",
     "nearest_method",
     "parse_query",
     "path_of",
@@ -132,10 +133,15 @@ _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}
 
 def incoming_request_id(headers: Mapping[str, str]) -> Optional[str]:
     """``X-Request-ID`` when it is a sane token, else a valid ``traceparent``'s trace id."""
-    given = (headers.get("x-request-id") or "").strip()
-    if given and len(given) <= LIMIT_REQUEST_ID and _PRINTABLE.match(given):
-        return given
-    traceparent = headers.get("traceparent")
+    return incoming_request_id_of(headers.get("x-request-id"), headers.get("traceparent"))
+
+
+def incoming_request_id_of(given: Optional[str], traceparent: Optional[str]) -> Optional[str]:
+    """incoming_request_id() of those two headers' values (None: absent)."""
+    if given:
+        given = given.strip()
+        if given and len(given) <= LIMIT_REQUEST_ID and _PRINTABLE.match(given):
+            return given
     if traceparent:
         found = _TRACEPARENT.match(traceparent.strip().lower())
         if found and found.group(1) != "0" * 32:
