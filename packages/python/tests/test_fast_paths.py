@@ -3,6 +3,7 @@ parameters captured without a JSON round trip, and the delivery thread woken onc
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -11,7 +12,8 @@ from typing import Any, Dict, List
 
 import pytest
 
-from watchlog.capture import capture_object, capture_params
+from watchlog.capture import capture_object, capture_params, params_json
+from watchlog.delivery import encode_event
 from watchlog.ids import uuid4
 
 _UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -95,6 +97,14 @@ def test_parameters_are_captured_as_the_general_path_does(params: Dict[str, Any]
     general = capture_object({str(k): v if isinstance(v, (str, bool, dict, list)) or v is None else str(v)
                               for k, v in params.items()}, limit)
     assert capture_params(params, limit) == general
+    written = params_json(params, limit)
+    assert written is not None and general is not None
+    assert written.encode("utf-8", "surrogatepass") == encode_event(general) or \
+        encode_event(general).isascii() and json.loads(written) == general
+
+
+def test_no_parameters_are_none() -> None:
+    assert params_json({}, 256) is None and params_json(None, 256) is None and capture_params({}, 256) is None
 
 
 def test_a_parameter_over_the_limit_is_marked_too_large() -> None:

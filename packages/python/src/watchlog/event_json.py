@@ -11,7 +11,7 @@ from json.encoder import encode_basestring
 from typing import Any, Mapping, Optional
 
 from ._json import truncate, utf16_len
-from .capture import capture_object, capture_params
+from .capture import capture_object, params_json
 from .event import (
     AUDIT_METHODS,
     CLIENT_CLOSED,
@@ -76,22 +76,24 @@ class EventWriter:
             status = CLIENT_CLOSED
         if isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599:
             parts.append(',"status_code":%d' % status)
-        parts.append(',"response_time":%d,' % js_round(response_time_ms))
+        # js_round, inline: int() is floor() from 0 up, and NaN is not >= 0 (js_round raises on it).
+        parts.append(',"response_time":%d,' % (int(response_time_ms + 0.5) if response_time_ms >= 0 else
+                                                 js_round(response_time_ms)))
         parts.append(self._anonymous if identity is None else
                      _ENCODE(identity_fields(identity, o.anonymous_identifier))[1:-1])
         parts.append(self._service)
-        if ip and utf16_len(ip) <= LIMIT_IP:
+        if ip and (len(ip) <= LIMIT_IP if ip.isascii() else utf16_len(ip) <= LIMIT_IP):
             parts += [',"ip":', _string(ip)]
         if agent:
             parts += [',"user_agent":', _string(truncate(agent, LIMIT_USER_AGENT))]
         parts += [',"request_id":', _string(request_id)]
         limit = o.max_body_bytes
-        captured = capture_params(parse_query(url), limit) if "?" in url else None
-        if captured is not None:
-            parts += [',"query_params":', _ENCODE(captured)]
-        captured = capture_params(dict(path_params), limit) if path_params else None
-        if captured is not None:
-            parts += [',"path_params":', _ENCODE(captured)]
+        written = params_json(parse_query(url), limit) if "?" in url else None
+        if written is not None:
+            parts += [',"query_params":', written]
+        written = params_json(dict(path_params), limit) if path_params else None
+        if written is not None:
+            parts += [',"path_params":', written]
         captured = capture_object(request_body, limit) if o.capture_request_body else None
         if captured is not None:
             parts += [',"request_body":', _ENCODE(captured)]
