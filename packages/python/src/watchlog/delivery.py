@@ -70,7 +70,8 @@ class Delivery:
         self._transport = transport or Transport(
             options.batch_url, options.api_key, options.request_timeout_ms / 1000, "watchlog-python"
         )
-        self._cond = threading.Condition()
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
         self._counters: Dict[str, int] = {name: 0 for name in COUNTERS}
         self._queue: Deque[_Queued] = deque()
         self._queue_bytes = 0
@@ -105,7 +106,8 @@ class Delivery:
         hand the GIL to a thread that has nothing to do, once per request."""
         queue = self._queue
         o = self._o
-        with self._cond:
+        # The condition's lock itself: Condition's own __enter__ and __exit__ are Python calls.
+        with self._lock:
             self._counters["queued"] += 1
             if self._closed:
                 self._counters["dropped"] += 1
@@ -168,7 +170,8 @@ class Delivery:
     def after_fork(self) -> None:
         """In a forked child (gunicorn --preload): the parent's threads and locks are not its
         own, and the parent sends what it had queued; the child starts empty."""
-        self._cond = threading.Condition()
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
         self._threads = []
         self._queue.clear()
         self._queue_bytes = 0
