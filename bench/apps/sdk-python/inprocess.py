@@ -8,8 +8,10 @@ per event).
     packages/python/.venv/bin/python bench/apps/sdk-python/inprocess.py [flask|fastapi] [N] [--profile]
 
 ``--profile`` runs the instrumented app under cProfile and prints the top functions (``SORT``,
-``FILTER`` and ``TOP`` choose which); ``--no-delivery`` builds and encodes each event but does
-not queue it, for the request path's own share."""
+``FILTER`` and ``TOP`` choose which; ``--bare`` profiles the bare app instead); ``--no-delivery``
+writes each event but does not queue it (the request path's own share), ``--no-event`` does not
+write it either (the middleware around it); ``MIDDLEWARE=noop`` puts a middleware that only
+passes the call on in FastAPI's stead of the SDK's (the floor of any middleware)."""
 
 from __future__ import annotations
 
@@ -178,10 +180,8 @@ def main() -> None:
         if "--no-delivery" in sys.argv:
             # The event built and encoded, not queued: what the request path costs alone.
             client._delivery.enqueue_data = lambda data: None
-        if os.environ.get("EXPERIMENT") == "no-gc":
-            import gc
-            gc.disable()
-        if os.environ.get("EXPERIMENT") == "no-finish":
+        if "--no-event" in sys.argv:
+            # Nor is the event written: what the middleware costs around it.
             client._finish_of = lambda *args: None
         bare, with_sdk = (flask_apps if kind == "flask" else fastapi_apps)(client)
         per_call = BATCH if kind == "fastapi" else 1
@@ -229,7 +229,7 @@ def main() -> None:
                           "added_us": round(path_us + delivery_us, 1), "request_path_us": round(path_us, 1),
                           "delivery_us_per_event": round(delivery_us, 1),
                           "process_us_per_request_both": round(process / requests / 2 * 1e6, 1),
-                          "sent": stats["sent"], "queued": stats["queued"], "objects": len(__import__("gc").get_objects())}))
+                          "sent": stats["sent"], "queued": stats["queued"]}))
     finally:
         receiver.terminate()
         receiver.wait()
