@@ -74,7 +74,10 @@ def _route_of(scope: Scope, root_path: str) -> Optional[str]:
     # A Mount matched but none of its routes did: that is no route.
     if not isinstance(path, str) or hasattr(route, "routes"):
         return None
-    prefix = str(scope.get("root_path", ""))
+    prefix = scope.get("root_path", "")
+    if prefix == root_path:
+        return path
+    prefix = str(prefix)
     mounted = prefix[len(root_path):] if prefix.startswith(root_path) else ""
     return mounted + path
 
@@ -92,7 +95,7 @@ class _Exchange:
         self.exchange = exchange
         self.root_path = root_path
         self.agent = agent
-        self.set_header = exchange.generated and client.set_request_id_header
+        self.set_header = exchange.generated and client._set_header
         self.request_body = request_body
         self.response_body: Optional[_Body] = None
         self.status: Optional[int] = None
@@ -139,7 +142,7 @@ class _Exchange:
             else:
                 message = {**message, "headers": [*headers, (b"x-request-id",
                                                              self.exchange.request_id.encode("ascii"))]}
-        if client.capture_response_body and _is_json(_headers(message.get("headers")).get("content-type", "")):
+        if client._capture_response and _is_json(_headers(message.get("headers")).get("content-type", "")):
             self.response_body = _Body(client.max_body_bytes)
         return message
 
@@ -196,7 +199,7 @@ class WatchlogMiddleware:
             return None
         scope["watchlog.request_id"] = exchange.request_id
         request_body = _Body(client.max_body_bytes) \
-            if client.capture_request_body and content_type is not None and _is_json(content_type) else None
+            if client._capture_request and content_type is not None and _is_json(content_type) else None
         return _Exchange(client, exchange, str(scope.get("root_path", "")), agent, request_body, receive, send)
 
     async def _record_identified(self, scope: Scope, state: _Exchange, error: Optional[BaseException]) -> None:

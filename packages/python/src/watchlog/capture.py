@@ -99,13 +99,23 @@ def capture_params(value: Any, max_bytes: int) -> Optional[Dict[str, Any]]:
     return capture_object({str(k): _plain(v) for k, v in value.items()}, max_bytes)
 
 
+_MASKED = _string(MASK)
+
+
 def params_json(value: Any, max_bytes: int) -> Optional[str]:
     """``capture_params(value)`` as compact JSON (as the event's encoder writes it), None when
-    it gives None; a dict of strings is written without its intermediate dict."""
+    it gives None; a dict of strings, the usual parameters, is written in one pass (as in
+    _flat_strings)."""
     if not isinstance(value, dict) or not value:
         return None
-    flat = _flat_strings(value, max_bytes)
-    if flat is not None:
-        return "{" + ",".join([_string(key) + ":" + _string(item) for key, item in flat.items()]) + "}"
+    chars = 0
+    for key, item in value.items():
+        if type(item) is not str or type(key) is not str:
+            break
+        chars += len(key) + len(item)
+    else:
+        if 2 + 6 * len(value) + 6 * chars <= max_bytes:
+            return "{" + ",".join([_string(key) + ":" + (_MASKED if _is_secret(key) else _string(
+                item if len(item) < 13 else mask_card_numbers(item))) for key, item in value.items()]) + "}"
     captured = capture_object({str(k): _plain(v) for k, v in value.items()}, max_bytes)
     return None if captured is None else _ENCODE(captured)

@@ -77,6 +77,10 @@ class Watchlog:
         self._writer = EventWriter(o.event)
         self._enabled = o.enabled
         self._policy = o.event.unsupported_methods
+        # What the middlewares read on every request, as plain attributes (a property is a call).
+        self._set_header = o.event.set_request_id_header
+        self._capture_request = o.event.capture_request_body
+        self._capture_response = o.event.capture_response_body
         self._closed_stats: Optional[Dict[str, int]] = None
         ref = weakref.ref(self)
         atexit.register(_close_at_exit, ref)

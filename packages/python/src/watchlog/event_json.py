@@ -91,7 +91,8 @@ class EventWriter:
         written = params_json(parse_query(url), limit) if "?" in url else None
         if written is not None:
             parts += [',"query_params":', written]
-        written = params_json(dict(path_params), limit) if path_params else None
+        written = params_json(path_params if type(path_params) is dict else dict(path_params), limit) \
+            if path_params else None
         if written is not None:
             parts += [',"path_params":', written]
         captured = capture_object(request_body, limit) if o.capture_request_body else None

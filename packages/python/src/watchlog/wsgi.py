@@ -83,13 +83,13 @@ class _Recorded:
         client = self._client
         try:
             self._status = int(status.split(" ", 1)[0])
-            if self._exchange.generated and client.set_request_id_header:
+            if self._exchange.generated and client._set_header:
                 for name, _ in response_headers:
                     if str(name).lower() == "x-request-id":
                         break
                 else:
                     response_headers = [*response_headers, ("X-Request-ID", self._exchange.request_id)]
-            if client.capture_response_body:
+            if client._capture_response:
                 kind = next((str(v) for n, v in response_headers if str(n).lower() == "content-type"), "")
                 self._json = _is_json(kind)
         except Exception as error:
@@ -175,7 +175,7 @@ class WatchlogWSGI:
             return self.app(environ, start_response)  # type: ignore[no-any-return]
         environ["watchlog.request_id"] = exchange.request_id
         request_body: Any = MISSING
-        if client.capture_request_body:
+        if client._capture_request:
             content_type = environ.get("CONTENT_TYPE") or environ.get("HTTP_CONTENT_TYPE") or ""
             if _is_json(str(content_type)):
                 request_body = self._read_body(environ, client.max_body_bytes)
