@@ -14,7 +14,7 @@ from typing import Any, Awaitable, Callable, Dict, List, MutableMapping, Optiona
 
 from .client import Exchange, Identify, Watchlog, error_message
 from .capture import OMITTED_KEY
-from .event import MISSING, RequestInfo, ResponseInfo
+from .event import MISSING
 
 __all__ = ["WatchlogMiddleware"]
 
@@ -74,9 +74,77 @@ def _route_of(scope: Scope, root_path: str) -> Optional[str]:
     # A Mount matched but none of its routes did: that is no route.
     if not isinstance(path, str) or hasattr(route, "routes"):
         return None
-    prefix = str(scope.get("root_path", ""))
+    prefix = scope.get("root_path", "")
+    if prefix == root_path:
+        return path
+    prefix = str(prefix)
     mounted = prefix[len(root_path):] if prefix.startswith(root_path) else ""
     return mounted + path
+
+
+class _Exchange:
+    """One request's state: what the response did, as the wrapped ``receive`` and ``send`` see
+    it (bound methods of one object: cheaper than closures over a dict)."""
+
+    __slots__ = ("client", "exchange", "root_path", "agent", "set_header", "request_body", "response_body",
+                 "status", "completed", "gone", "_receive", "_send")
+
+    def __init__(self, client: Watchlog, exchange: Exchange, root_path: str, agent: Optional[str],
+                 request_body: Optional[_Body], receive: Receive, send: Send) -> None:
+        self.client = client
+        self.exchange = exchange
+        self.root_path = root_path
+        self.agent = agent
+        self.set_header = exchange.generated and client._set_header
+        self.request_body = request_body
+        self.response_body: Optional[_Body] = None
+        self.status: Optional[int] = None
+        self.completed = False
+        self.gone = False
+        self._receive = receive
+        self._send = send
+
+    async def receive(self) -> Message:
+        message = await self._receive()
+        kind = message.get("type")
+        if kind == "http.request":
+            if self.request_body is not None:
+                self.request_body.add(message.get("body", b""))
+        elif kind == "http.disconnect" and not self.completed:
+            # Servers ignore what is sent after this (uvicorn does): the response never left.
+            self.gone = True
+        return message
+
+    async def send(self, message: Message) -> None:
+        final = False
+        try:
+            kind = message.get("type")
+            if kind == "http.response.body":
+                if self.response_body is not None:
+                    self.response_body.add(message.get("body", b""))
+                final = not message.get("more_body", False)
+            elif kind == "http.response.start" and not self.gone:
+                message = self._started(message)
+        except Exception as error:
+            self.client._internal_error(error)
+        await self._send(message)
+        if final:
+            self.completed = True
+
+    def _started(self, message: Message) -> Message:
+        client = self.client
+        self.status = message.get("status")
+        if self.set_header:
+            headers = message.get("headers") or []
+            for name, _ in headers:
+                if name.lower() == b"x-request-id":
+                    break
+            else:
+                message = {**message, "headers": [*headers, (b"x-request-id",
+                                                             self.exchange.request_id.encode("ascii"))]}
+        if client._capture_response and _is_json(_headers(message.get("headers")).get("content-type", "")):
+            self.response_body = _Body(client.max_body_bytes)
+        return message
 
 
 class WatchlogMiddleware:
@@ -91,76 +159,68 @@ class WatchlogMiddleware:
         if scope.get("type") != "http":
             await self.app(scope, receive, send)
             return
-        client = self.watchlog
-        exchange: Optional[Exchange] = None
+        state: Optional[_Exchange] = None
         try:
-            headers = _headers(scope.get("headers"))
-            exchange = client._begin(str(scope.get("method", "")), headers)
-        except Exception as error:
-            client._internal_error(error)
-        if exchange is None:
+            state = self._begin(scope, receive, send)
+        except Exception as failure:
+            self.watchlog._internal_error(failure)
+        if state is None:
             await self.app(scope, receive, send)
             return
-        await self._handle(scope, receive, send, exchange, headers)
-
-    async def _handle(self, scope: Scope, receive: Receive, send: Send, exchange: Exchange,
-                      headers: Dict[str, str]) -> None:
-        client = self.watchlog
-        scope["watchlog.request_id"] = exchange.request_id
-        limit = client.max_body_bytes
-        request_body = _Body(limit) if client.capture_request_body and _is_json(headers.get("content-type", "")) \
-            else None
-        state: Dict[str, Any] = {"status": None, "completed": False, "response_body": None, "gone": False}
-        root_path = str(scope.get("root_path", ""))
-        set_header = exchange.generated and client.set_request_id_header
-
-        async def receive_wrapper() -> Message:
-            message = await receive()
-            kind = message.get("type")
-            if request_body is not None and kind == "http.request":
-                request_body.add(message.get("body", b""))
-            elif kind == "http.disconnect" and not state["completed"]:
-                # Servers ignore what is sent after this (uvicorn does): the response never left.
-                state["gone"] = True
-            return message
-
-        async def send_wrapper(message: Message) -> None:
-            final = False
-            try:
-                kind = message.get("type")
-                if kind == "http.response.start" and not state["gone"]:
-                    state["status"] = message.get("status")
-                    response_headers = list(message.get("headers", []))
-                    if set_header and not any(n.lower() == b"x-request-id" for n, _ in response_headers):
-                        message = {**message, "headers": [*response_headers,
-                                                          (b"x-request-id", exchange.request_id.encode("ascii"))]}
-                    if client.capture_response_body and _is_json(_headers(response_headers).get("content-type", "")):
-                        state["response_body"] = _Body(limit)
-                elif kind == "http.response.body":
-                    if state["response_body"] is not None:
-                        state["response_body"].add(message.get("body", b""))
-                    final = not message.get("more_body", False)
-            except Exception as error:
-                client._internal_error(error)
-            await send(message)
-            if final:
-                state["completed"] = True
-
         error: Optional[BaseException] = None
         try:
-            await self.app(scope, receive_wrapper, send_wrapper)
+            await self.app(scope, state.receive, state.send)
         except BaseException as raised:
             error = raised
             raise
         finally:
-            await self._record(scope, exchange, headers, state, request_body, root_path, error)
+            if self.identify is None:
+                self._record(scope, state, error, None)
+            else:
+                await self._record_identified(scope, state, error)
 
-    async def _record(self, scope: Scope, exchange: Exchange, headers: Dict[str, str], state: Dict[str, Any],
-                      request_body: Optional[_Body], root_path: str, error: Optional[BaseException]) -> None:
+    def _begin(self, scope: Scope, receive: Receive, send: Send) -> Optional[_Exchange]:
+        """Reads only the headers the event needs (the first of each name, as a dict would)."""
+        given = traceparent = agent = content_type = None
+        for name, value in scope.get("headers") or ():
+            key = name.lower()
+            if key in _WANTED:
+                if key == b"x-request-id":
+                    given = value.decode("latin-1") if given is None else given
+                elif key == b"traceparent":
+                    traceparent = value.decode("latin-1") if traceparent is None else traceparent
+                elif key == b"user-agent":
+                    agent = value.decode("latin-1") if agent is None else agent
+                elif content_type is None:
+                    content_type = value.decode("latin-1")
+        client = self.watchlog
+        exchange = client._begin_of(str(scope.get("method", "")), given, traceparent)
+        if exchange is None:
+            return None
+        scope["watchlog.request_id"] = exchange.request_id
+        request_body = _Body(client.max_body_bytes) \
+            if client._capture_request and content_type is not None and _is_json(content_type) else None
+        return _Exchange(client, exchange, str(scope.get("root_path", "")), agent, request_body, receive, send)
+
+    async def _record_identified(self, scope: Scope, state: _Exchange, error: Optional[BaseException]) -> None:
         client = self.watchlog
         try:
-            status = state["status"]
-            completed = state["completed"] and not state["gone"]
+            if isinstance(error, asyncio.CancelledError):
+                identity = client._identify_sync(self.identify, _request_for(scope))
+            else:
+                identity = await client._identify_async(self.identify, _request_for(scope))
+        except asyncio.CancelledError:
+            raise
+        except Exception as failure:
+            client._internal_error(failure)
+            return
+        self._record(scope, state, error, identity)
+
+    def _record(self, scope: Scope, state: _Exchange, error: Optional[BaseException], identity: Any) -> None:
+        client = self.watchlog
+        try:
+            status = state.status
+            completed = state.completed and not state.gone
             message = None
             if error is not None and not isinstance(error, asyncio.CancelledError):
                 message = error_message(error)
@@ -171,34 +231,18 @@ class WatchlogMiddleware:
             raw_path = scope.get("raw_path") or str(scope.get("path", "/")).encode("utf-8")
             url = raw_path.decode("utf-8", "replace") + ("?" + query.decode("latin-1") if query else "")
             peer = scope.get("client")
-            request = RequestInfo(
-                method=str(scope.get("method", "")),
-                url=url,
-                route=_route_of(scope, root_path),
-                path_params=scope.get("path_params") if isinstance(scope.get("path_params"), dict) else None,
-                headers=headers,
-                body=request_body.value() if request_body is not None else MISSING,
-                ip=str(peer[0]) if peer else None,
-            )
-            response_body = state["response_body"]
-            response = ResponseInfo(
-                status=status,
-                completed=completed,
-                body=response_body.value() if response_body is not None else MISSING,
-                error=message,
-            )
-            identity = None
-            if self.identify is None:
-                pass
-            elif isinstance(error, asyncio.CancelledError):
-                identity = client._identify_sync(self.identify, _request_for(scope))
-            else:
-                identity = await client._identify_async(self.identify, _request_for(scope))
-            client._finish(exchange, request, response, identity)
-        except asyncio.CancelledError:
-            raise
+            params = scope.get("path_params")
+            request_body, response_body = state.request_body, state.response_body
+            client._finish_of(
+                state.exchange, str(scope.get("method", "")), url, _route_of(scope, state.root_path),
+                params if isinstance(params, dict) else None, state.agent, str(peer[0]) if peer else None,
+                request_body.value() if request_body is not None else MISSING, status, completed,
+                response_body.value() if response_body is not None else MISSING, message, identity)
         except Exception as failure:
             client._internal_error(failure)
+
+
+_WANTED = frozenset((b"x-request-id", b"traceparent", b"user-agent", b"content-type"))
 
 
 def _request_for(scope: Scope) -> Any:

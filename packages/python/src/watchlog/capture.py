@@ -4,12 +4,16 @@ depth, replaced by a marker saying why when they cannot be sent as they are."""
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional
+from json.encoder import encode_basestring as _string
+from typing import Any, Dict, Mapping, Optional
 
 from ._json import NotSerializable, stringify, utf8_len
-from .masking import mask_value
+from .masking import MASK, SECRET_KEYS, mask_card_numbers, mask_value, normalise_key
 
-__all__ = ["MAX_OBJECT_DEPTH", "OMITTED_KEY", "capture_object", "capture_params"]
+__all__ = ["MAX_OBJECT_DEPTH", "OMITTED_KEY", "capture_object", "capture_params", "params_json"]
+
+# As the event's encoder (delivery.encode_event) writes a dict.
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 OMITTED_KEY = "_watchlog_omitted"
 
@@ -57,8 +61,61 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+_SECRET: Dict[str, bool] = {}
+
+
+def _is_secret(key: str) -> bool:
+    """is_secret_key(), remembered for the first few thousand names (parameter names repeat)."""
+    secret = _SECRET.get(key)
+    if secret is None:
+        secret = normalise_key(key) in SECRET_KEYS
+        if len(_SECRET) < 4096:
+            _SECRET[key] = secret
+    return secret
+
+
+def _flat_strings(value: Mapping[Any, Any], max_bytes: int) -> Optional[Dict[str, str]]:
+    """What capture_params gives for a dict of strings (by string keys) whose JSON is surely
+    within ``max_bytes``, without writing and reading that JSON (the usual parameters); None for
+    any other. No character takes more than 6 bytes in the JSON (an escape such as ``\\u001f``
+    or ``\\ud800``; UTF-8 takes at most 4), and a pair adds 6 (quotes, colon, comma)."""
+    chars = 0
+    for key, item in value.items():
+        if type(item) is not str or type(key) is not str:
+            return None
+        chars += len(key) + len(item)
+    if 2 + 6 * len(value) + 6 * chars > max_bytes:
+        return None
+    return {key: MASK if _is_secret(key) else mask_card_numbers(item) for key, item in value.items()}
+
+
 def capture_params(value: Any, max_bytes: int) -> Optional[Dict[str, Any]]:
     """Query or path parameters: sent (masked) only when there is at least one."""
     if not isinstance(value, dict) or not value:
         return None
+    flat = _flat_strings(value, max_bytes)
+    if flat is not None:
+        return flat
     return capture_object({str(k): _plain(v) for k, v in value.items()}, max_bytes)
+
+
+_MASKED = _string(MASK)
+
+
+def params_json(value: Any, max_bytes: int) -> Optional[str]:
+    """``capture_params(value)`` as compact JSON (as the event's encoder writes it), None when
+    it gives None; a dict of strings, the usual parameters, is written in one pass (as in
+    _flat_strings)."""
+    if not isinstance(value, dict) or not value:
+        return None
+    chars = 0
+    for key, item in value.items():
+        if type(item) is not str or type(key) is not str:
+            break
+        chars += len(key) + len(item)
+    else:
+        if 2 + 6 * len(value) + 6 * chars <= max_bytes:
+            return "{" + ",".join([_string(key) + ":" + (_MASKED if _is_secret(key) else _string(
+                item if len(item) < 13 else mask_card_numbers(item))) for key, item in value.items()]) + "}"
+    captured = capture_object({str(k): _plain(v) for k, v in value.items()}, max_bytes)
+    return None if captured is None else _ENCODE(captured)

@@ -8,14 +8,13 @@ import inspect
 import math
 import os
 import time
-import uuid
 import weakref
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional
 
 from ._json import truncate
 from .delivery import Delivery
 from .event import (
+    AUDIT_METHODS,
     ENVIRONMENTS,
     LIMIT_ERROR_MESSAGE,
     LIMIT_IP,
@@ -25,13 +24,14 @@ from .event import (
     LIMIT_USER_AGENT,
     RequestInfo,
     ResponseInfo,
-    build_event,
     identity_fields,
+    incoming_request_id_of,
     js_round,
     record_method,
-    request_id_for,
 )
+from .event_json import EventWriter
 from .capture import capture_object, capture_params
+from .ids import uuid4
 from .options import resolve_options
 from .report import Reporter
 
@@ -40,13 +40,15 @@ __all__ = ["Exchange", "Watchlog"]
 Identify = Callable[[Any], Any]
 
 
-@dataclass
 class Exchange:
     """A request being timed: its id, and whether the SDK generated it."""
 
-    start: float
-    request_id: str
-    generated: bool
+    __slots__ = ("start", "request_id", "generated")
+
+    def __init__(self, start: float, request_id: str, generated: bool) -> None:
+        self.start = start
+        self.request_id = request_id
+        self.generated = generated
 
 
 def _message(error: BaseException) -> str:
@@ -72,6 +74,13 @@ class Watchlog:
         o = self._options
         self._reporter = Reporter(o.logger, o.on_error, o.batch_url.rsplit("/v1/audit/batch", 1)[0])
         self._delivery = Delivery(o, self._reporter)
+        self._writer = EventWriter(o.event)
+        self._enabled = o.enabled
+        self._policy = o.event.unsupported_methods
+        # What the middlewares read on every request, as plain attributes (a property is a call).
+        self._set_header = o.event.set_request_id_header
+        self._capture_request = o.event.capture_request_body
+        self._capture_response = o.event.capture_response_body
         self._closed_stats: Optional[Dict[str, int]] = None
         ref = weakref.ref(self)
         atexit.register(_close_at_exit, ref)
@@ -196,7 +205,7 @@ class Watchlog:
             if captured is not None:
                 event[name] = captured
         event["source"] = "browser" if given.get("source") == "browser" else "backend"
-        event["idempotency_key"] = str(uuid.uuid4())
+        event["idempotency_key"] = uuid4()
         self._delivery.enqueue(event)
 
     # ---- what the middlewares share ---------------------------------------------------------
@@ -204,14 +213,20 @@ class Watchlog:
     def _begin(self, method: str, headers: Mapping[str, str]) -> Optional[Exchange]:
         """Starts timing a request; None when it is not recorded (disabled, or its method
         skipped)."""
-        if not self._options.enabled:
+        return self._begin_of(method, headers.get("x-request-id"), headers.get("traceparent"))
+
+    def _begin_of(self, method: str, given_id: Optional[str], traceparent: Optional[str]) -> Optional[Exchange]:
+        """_begin() given the request's two headers that name its id (None: absent)."""
+        if not self._enabled:
             return None
         start = time.perf_counter()
-        if record_method(method, self._options.event.unsupported_methods) is None:
+        if method not in AUDIT_METHODS and record_method(method, self._policy) is None:
             self._delivery.skipped_method()
             return None
-        request_id, generated = request_id_for(headers)
-        return Exchange(start, request_id, generated)
+        request_id = incoming_request_id_of(given_id, traceparent) if given_id or traceparent else None
+        if request_id is None:
+            return Exchange(start, uuid4(), True)
+        return Exchange(start, request_id, False)
 
     def _identify_sync(self, identify: Optional[Identify], request: Any) -> Any:
         if identify is None:
@@ -243,12 +258,26 @@ class Watchlog:
             return None
 
     def _finish(self, exchange: Exchange, request: RequestInfo, response: ResponseInfo, identity: Any) -> None:
-        """Builds the event and queues it; a bug here costs one event, never the application."""
+        """Writes the event and queues it; a bug here costs one event, never the application."""
         try:
             elapsed = (time.perf_counter() - exchange.start) * 1000
-            event = build_event(self._options.event, request, response, identity, exchange.request_id, elapsed)
-            if event is not None:
-                self._delivery.enqueue(event)
+            data = self._writer.write_info(request, response, identity, exchange.request_id, elapsed)
+            if data is not None:
+                self._delivery.enqueue_data(data)
+        except Exception as error:
+            self._reporter.failed("failed", 1, f"could not record an event ({_message(error)})")
+
+    def _finish_of(self, exchange: Exchange, method: str, url: str, route: Optional[str],
+                   path_params: Optional[Mapping[str, Any]], agent: Optional[str], ip: Optional[str],
+                   request_body: Any, status: Optional[int], completed: bool, response_body: Any,
+                   error: Optional[str], identity: Any) -> None:
+        """_finish() without the RequestInfo and ResponseInfo (the WSGI and ASGI middlewares)."""
+        try:
+            elapsed = (time.perf_counter() - exchange.start) * 1000
+            data = self._writer.write(method, url, route, path_params, agent, ip, request_body, status, completed,
+                                      response_body, error, identity, exchange.request_id, elapsed)
+            if data is not None:
+                self._delivery.enqueue_data(data)
         except Exception as error:
             self._reporter.failed("failed", 1, f"could not record an event ({_message(error)})")
 

@@ -9,8 +9,7 @@ import random
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
-from typing import Any, Deque, Dict, List, Optional, Set
+from typing import Any, Deque, Dict, List, Optional, Set, Tuple
 
 from .options import Options
 from .report import Reporter
@@ -22,25 +21,28 @@ __all__ = ["Delivery", "encode_event"]
 COUNTERS = ("queued", "sent", "replayed", "rejected", "dropped", "failures", "skipped_methods", "retries")
 
 
+# Made once: json.dumps() makes an encoder per call.
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_ENCODE_ASCII = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
 def encode_event(event: Dict[str, Any]) -> bytes:
     """An event's JSON, compact, non-ASCII as UTF-8 (a lone surrogate escaped instead)."""
-    text = json.dumps(event, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = _ENCODE(event)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(event, separators=(",", ":"), allow_nan=False).encode("ascii")
+        return _ENCODE_ASCII(event).encode("ascii")
 
 
-@dataclass
-class _Queued:
-    seq: int
-    data: bytes
-    at: float
+#: A queued event: its sequence number, its JSON, and when it was queued (time.monotonic()). A
+#: tuple: one is made per request, and a tuple costs a fraction of an object.
+_Queued = Tuple[int, bytes, float]
 
 
 class _Batch:
     def __init__(self, items: List[_Queued]) -> None:
-        self.min_seq = items[0].seq
+        self.min_seq = items[0][0]
         self.size = len(items)
         self.settled = 0
 
@@ -68,7 +70,8 @@ class Delivery:
         self._transport = transport or Transport(
             options.batch_url, options.api_key, options.request_timeout_ms / 1000, "watchlog-python"
         )
-        self._cond = threading.Condition()
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
         self._counters: Dict[str, int] = {name: 0 for name in COUNTERS}
         self._queue: Deque[_Queued] = deque()
         self._queue_bytes = 0
@@ -94,23 +97,38 @@ class Delivery:
             self._counters["skipped_methods"] += 1
 
     def enqueue(self, event: Dict[str, Any]) -> None:
-        data = encode_event(event)
-        with self._cond:
+        self.enqueue_data(encode_event(event))
+
+    def enqueue_data(self, data: bytes) -> None:
+        """Queues an event's JSON. The delivery threads are woken only when what they wait for
+        changed: the queue was empty (they wait with no deadline), or it now fills a batch;
+        otherwise they are already waiting until its head is due. Waking them per event would
+        hand the GIL to a thread that has nothing to do, once per request."""
+        queue = self._queue
+        o = self._o
+        # The condition's lock itself: Condition's own __enter__ and __exit__ are Python calls.
+        with self._lock:
             self._counters["queued"] += 1
             if self._closed:
                 self._counters["dropped"] += 1
                 self._reporter.after_close()
                 return
-            if len(self._queue) >= self._o.max_queue_events:
-                oldest = self._queue.popleft()
-                self._queue_bytes -= len(oldest.data)
+            if len(queue) >= o.max_queue_events:
+                oldest = queue.popleft()
+                self._queue_bytes -= len(oldest[1])
                 self._counters["dropped"] += 1
-                self._reporter.dropping(self._counters["dropped"], self._o.max_queue_events)
-            self._queue.append(_Queued(self._next_seq, data, time.monotonic()))
+                self._reporter.dropping(self._counters["dropped"], o.max_queue_events)
+            was_empty = not queue
+            queue.append((self._next_seq, data, time.monotonic()))
             self._queue_bytes += len(data)
             self._next_seq += 1
-            self._start_threads()
-            self._cond.notify()
+            if not self._threads:
+                self._start_threads()
+            if was_empty or len(queue) == o.batch_max_events or \
+                    self._queue_bytes + len(queue) + 1 >= o.batch_max_bytes:
+                # notify_all: a thread waiting out a retry's backoff waits on the same condition
+                # and would take a single notify() for itself.
+                self._cond.notify_all()
 
     def _start_threads(self) -> None:
         if self._threads:
@@ -152,7 +170,8 @@ class Delivery:
     def after_fork(self) -> None:
         """In a forked child (gunicorn --preload): the parent's threads and locks are not its
         own, and the parent sends what it had queued; the child starts empty."""
-        self._cond = threading.Condition()
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
         self._threads = []
         self._queue.clear()
         self._queue_bytes = 0
@@ -167,7 +186,7 @@ class Delivery:
         return not self._queue and not self._in_flight
 
     def _lowest_unsettled(self) -> int:
-        lowest = self._queue[0].seq if self._queue else self._next_seq
+        lowest = self._queue[0][0] if self._queue else self._next_seq
         for batch in self._in_flight:
             lowest = min(lowest, batch.min_seq)
         return lowest
@@ -180,23 +199,23 @@ class Delivery:
         o = self._o
         if (
             self._closing
-            or head.seq <= self._flush_seq
+            or head[0] <= self._flush_seq
             or len(self._queue) >= o.batch_max_events
             or self._queue_bytes + len(self._queue) + 1 >= o.batch_max_bytes
         ):
             return 0.0
-        return max(0.0, head.at + o.flush_interval_ms / 1000 - time.monotonic())
+        return max(0.0, head[2] + o.flush_interval_ms / 1000 - time.monotonic())
 
     def _take(self) -> List[_Queued]:
         out: List[_Queued] = []
         size = 2
         while self._queue and len(out) < self._o.batch_max_events:
             nxt = self._queue[0]
-            if out and size + len(nxt.data) + 1 > self._o.batch_max_bytes:
+            if out and size + len(nxt[1]) + 1 > self._o.batch_max_bytes:
                 break
             out.append(self._queue.popleft())
-            self._queue_bytes -= len(nxt.data)
-            size += len(nxt.data) + 1
+            self._queue_bytes -= len(nxt[1])
+            size += len(nxt[1]) + 1
         return out
 
     def _work(self) -> None:
@@ -231,7 +250,7 @@ class Delivery:
         batch.settled += n
 
     def _deliver(self, batch: _Batch, items: List[_Queued]) -> None:
-        body = b"[" + b",".join(item.data for item in items) + b"]"
+        body = b"[" + b",".join(item[1] for item in items) + b"]"
         o = self._o
         attempt = 0
         while True:

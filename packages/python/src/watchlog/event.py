@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import math
 import re
-import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 from urllib.parse import unquote
 
 from ._json import truncate, utf16_len
 from .capture import capture_object, capture_params
+from .ids import uuid4
 
 __all__ = [
     "CLIENT_CLOSED",
@@ -24,6 +24,7 @@ __all__ = [
     "build_event",
     "identity_fields",
     "incoming_request_id",
+    "incoming_request_id_of",
     "nearest_method",
     "parse_query",
     "path_of",
@@ -132,10 +133,15 @@ _TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}
 
 def incoming_request_id(headers: Mapping[str, str]) -> Optional[str]:
     """``X-Request-ID`` when it is a sane token, else a valid ``traceparent``'s trace id."""
-    given = (headers.get("x-request-id") or "").strip()
-    if given and len(given) <= LIMIT_REQUEST_ID and _PRINTABLE.match(given):
-        return given
-    traceparent = headers.get("traceparent")
+    return incoming_request_id_of(headers.get("x-request-id"), headers.get("traceparent"))
+
+
+def incoming_request_id_of(given: Optional[str], traceparent: Optional[str]) -> Optional[str]:
+    """incoming_request_id() of those two headers' values (None: absent)."""
+    if given:
+        given = given.strip()
+        if given and len(given) <= LIMIT_REQUEST_ID and _PRINTABLE.match(given):
+            return given
     if traceparent:
         found = _TRACEPARENT.match(traceparent.strip().lower())
         if found and found.group(1) != "0" * 32:
@@ -146,7 +152,7 @@ def incoming_request_id(headers: Mapping[str, str]) -> Optional[str]:
 def request_id_for(headers: Mapping[str, str]) -> Tuple[str, bool]:
     """The request's id, and whether the SDK generated it."""
     given = incoming_request_id(headers)
-    return (given, False) if given is not None else (str(uuid.uuid4()), True)
+    return (given, False) if given is not None else (uuid4(), True)
 
 
 def path_of(url: str) -> str:
@@ -195,6 +201,8 @@ def _text(value: Any) -> Optional[str]:
 def identity_fields(result: Any, anonymous: str) -> Dict[str, Any]:
     """The identity fields of an event from what ``identify`` gave: a string (the identifier),
     a mapping of identity fields, or None. A field of the wrong type is left out."""
+    if result is None:
+        return {"identifier": anonymous}
     if isinstance(result, str):
         return {"identifier": truncate(result, LIMIT_IDENTIFIER) if result else anonymous}
     if not isinstance(result, Mapping):
@@ -251,13 +259,18 @@ def build_event(
     if agent:
         event["user_agent"] = truncate(agent, LIMIT_USER_AGENT)
     event["request_id"] = request_id
-    optional = {
-        "query_params": capture_params(parse_query(request.url), limit),
-        "path_params": capture_params(dict(request.path_params or {}), limit),
-        "request_body": capture_object(request.body, limit) if options.capture_request_body else None,
-        "response_body": capture_object(response.body, limit) if options.capture_response_body else None,
-    }
-    event.update((name, value) for name, value in optional.items() if value is not None)
+    captured = capture_params(parse_query(request.url), limit) if "?" in request.url else None
+    if captured is not None:
+        event["query_params"] = captured
+    captured = capture_params(dict(request.path_params), limit) if request.path_params else None
+    if captured is not None:
+        event["path_params"] = captured
+    captured = capture_object(request.body, limit) if options.capture_request_body else None
+    if captured is not None:
+        event["request_body"] = captured
+    captured = capture_object(response.body, limit) if options.capture_response_body else None
+    if captured is not None:
+        event["response_body"] = captured
     error = response.error
     if error is None and not response.completed:
         error = CLIENT_CLOSED_MESSAGE
@@ -265,5 +278,5 @@ def build_event(
         event["error_message"] = truncate(error, LIMIT_ERROR_MESSAGE)
     event["source"] = "backend"
     # Assigned once, as the event is queued: every retry sends it again, so none is stored twice.
-    event["idempotency_key"] = str(uuid.uuid4())
+    event["idempotency_key"] = uuid4()
     return event

@@ -53,7 +53,8 @@ def _mask_run(match: re.Match[str]) -> str:
 
 
 def mask_card_numbers(text: str) -> str:
-    if not _THIRTEEN.search(text):
+    # A run of 13 digits is at least 13 characters long.
+    if len(text) < 13 or not _THIRTEEN.search(text):
         return text
     return _CARD_RUN.sub(_mask_run, text)
 

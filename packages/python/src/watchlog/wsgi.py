@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional
 
 from .capture import OMITTED_KEY
 from .client import Exchange, Identify, Watchlog, error_message
-from .event import MISSING, RequestInfo, ResponseInfo
+from .event import MISSING
 
 __all__ = ["WatchlogWSGI"]
 
@@ -27,16 +27,6 @@ _BUFFER_FACTOR = 4
 def _is_json(content_type: str) -> bool:
     kind = content_type.split(";", 1)[0].strip().lower()
     return kind == "application/json" or kind.endswith("+json")
-
-
-def _headers(environ: Dict[str, Any]) -> Dict[str, str]:
-    out: Dict[str, str] = {}
-    for key, value in environ.items():
-        if key.startswith("HTTP_"):
-            out[key[5:].replace("_", "-").lower()] = str(value)
-    if environ.get("CONTENT_TYPE"):
-        out["content-type"] = str(environ["CONTENT_TYPE"])
-    return out
 
 
 def _url(environ: Dict[str, Any]) -> str:
@@ -58,17 +48,55 @@ def _parse(data: bytes, limit: int) -> Any:
         return MISSING
 
 
-class _Recorded:
-    """The response iterable, passed through unchanged; its close() records the event."""
+def _header(environ: Dict[str, Any], key: str) -> Optional[str]:
+    value = environ.get(key)
+    return None if value is None else str(value)
 
-    def __init__(self, result: Iterable[bytes], on_chunk: Callable[[bytes], None],
-                 on_close: Callable[[bool, Optional[BaseException]], None]) -> None:
-        self._result = result
+
+class _Recorded:
+    """One request: the ``start_response`` the app is given, then the response iterable, passed
+    through unchanged, whose close() records the event (one object with bound methods: cheaper
+    than closures over a dict)."""
+
+    __slots__ = ("_middleware", "_client", "_environ", "_exchange", "_agent", "_request_body", "_start_response",
+                 "_status", "_json", "_chunks", "_size", "_result", "_iterator", "_completed", "_error")
+
+    def __init__(self, middleware: "WatchlogWSGI", environ: Dict[str, Any], exchange: Exchange, agent: Optional[str],
+                 request_body: Any, start_response: Callable[..., Any]) -> None:
+        self._middleware = middleware
+        self._client = middleware.watchlog
+        self._environ = environ
+        self._exchange = exchange
+        self._agent = agent
+        self._request_body = request_body
+        self._start_response = start_response
+        self._status: Optional[int] = None
+        self._json = False
+        self._chunks: List[bytes] = []
+        self._size = 0
+        self._result: Iterable[bytes] = ()
         self._iterator: Optional[Iterator[bytes]] = None
-        self._on_chunk = on_chunk
-        self._on_close = on_close
         self._completed = False
         self._error: Optional[BaseException] = None
+
+    def start(self, status: str, response_headers: List[Any], exc_info: Any = None) -> Any:
+        client = self._client
+        try:
+            self._status = int(status.split(" ", 1)[0])
+            if self._exchange.generated and client._set_header:
+                for name, _ in response_headers:
+                    if str(name).lower() == "x-request-id":
+                        break
+                else:
+                    response_headers = [*response_headers, ("X-Request-ID", self._exchange.request_id)]
+            if client._capture_response:
+                kind = next((str(v) for n, v in response_headers if str(n).lower() == "content-type"), "")
+                self._json = _is_json(kind)
+        except Exception as error:
+            client._internal_error(error)
+        if exc_info is not None:
+            return self._start_response(status, response_headers, exc_info)
+        return self._start_response(status, response_headers)
 
     def __iter__(self) -> Iterator[bytes]:
         return self
@@ -84,7 +112,10 @@ class _Recorded:
         except BaseException as error:
             self._error = error
             raise
-        self._on_chunk(chunk)
+        if self._json:
+            self._size += len(chunk)
+            if self._size <= self._client.max_body_bytes * _BUFFER_FACTOR:
+                self._chunks.append(chunk)
         return chunk
 
     def close(self) -> None:
@@ -93,7 +124,34 @@ class _Recorded:
             if close is not None:
                 close()
         finally:
-            self._on_close(self._completed, self._error)
+            self.record(self._completed, self._error)
+
+    def record(self, completed: bool, error: Optional[BaseException]) -> None:
+        client = self._client
+        environ = self._environ
+        try:
+            given_error = environ.get(ERROR)
+            message = given_error if isinstance(given_error, str) else (error_message(error) if error else None)
+            response_body: Any = MISSING
+            if self._json:
+                limit = client.max_body_bytes
+                if self._size > limit * _BUFFER_FACTOR:
+                    response_body = {OMITTED_KEY: "too_large", "bytes": self._size, "limit": limit}
+                else:
+                    response_body = _parse(b"".join(self._chunks), limit)
+            route = environ.get(ROUTE)
+            params = environ.get(PATH_PARAMS)
+            if IDENTITY in environ:
+                identity = environ[IDENTITY]
+            else:
+                identity = client._identify_sync(self._middleware.identify, environ)
+            client._finish_of(
+                self._exchange, str(environ.get("REQUEST_METHOD", "")), _url(environ),
+                route if isinstance(route, str) else None, params if isinstance(params, dict) else None, self._agent,
+                str(environ["REMOTE_ADDR"]) if environ.get("REMOTE_ADDR") else None, self._request_body,
+                self._status, completed, response_body, message, identity)
+        except Exception as failure:
+            client._internal_error(failure)
 
 
 class WatchlogWSGI:
@@ -108,51 +166,29 @@ class WatchlogWSGI:
         client = self.watchlog
         exchange: Optional[Exchange] = None
         try:
-            headers = _headers(environ)
-            exchange = client._begin(str(environ.get("REQUEST_METHOD", "")), headers)
+            # Only the headers the event needs, rather than a dict of them all.
+            exchange = client._begin_of(str(environ.get("REQUEST_METHOD", "")), _header(environ, "HTTP_X_REQUEST_ID"),
+                                        _header(environ, "HTTP_TRACEPARENT"))
         except Exception as error:
             client._internal_error(error)
         if exchange is None:
             return self.app(environ, start_response)  # type: ignore[no-any-return]
         environ["watchlog.request_id"] = exchange.request_id
-        limit = client.max_body_bytes
         request_body: Any = MISSING
-        if client.capture_request_body and _is_json(headers.get("content-type", "")):
-            request_body = self._read_body(environ, limit)
-        state: Dict[str, Any] = {"status": None, "json": False, "chunks": [], "size": 0}
-        set_header = exchange.generated and client.set_request_id_header
-
-        def start(status: str, response_headers: List[Any], exc_info: Any = None) -> Any:
-            try:
-                state["status"] = int(status.split(" ", 1)[0])
-                if set_header and not any(str(n).lower() == "x-request-id" for n, _ in response_headers):
-                    response_headers = [*response_headers, ("X-Request-ID", exchange.request_id)]
-                kind = next((str(v) for n, v in response_headers if str(n).lower() == "content-type"), "")
-                state["json"] = client.capture_response_body and _is_json(kind)
-            except Exception as error:
-                client._internal_error(error)
-            if exc_info is not None:
-                return start_response(status, response_headers, exc_info)
-            return start_response(status, response_headers)
-
-        def on_chunk(chunk: bytes) -> None:
-            if state["json"]:
-                state["size"] += len(chunk)
-                if state["size"] <= limit * _BUFFER_FACTOR:
-                    state["chunks"].append(chunk)
-
-        def on_close(completed: bool, error: Optional[BaseException]) -> None:
-            self._record(environ, exchange, headers, request_body, state, completed, error)
-
+        if client._capture_request:
+            content_type = environ.get("CONTENT_TYPE") or environ.get("HTTP_CONTENT_TYPE") or ""
+            if _is_json(str(content_type)):
+                request_body = self._read_body(environ, client.max_body_bytes)
+        recorded = _Recorded(self, environ, exchange, _header(environ, "HTTP_USER_AGENT"), request_body, start_response)
         try:
-            result = self.app(environ, start)
+            recorded._result = self.app(environ, recorded.start)
         except BaseException as error:
             # The server answers an unhandled error with a 500.
-            if state["status"] is None:
-                state["status"] = 500
-            self._record(environ, exchange, headers, request_body, state, True, error)
+            if recorded._status is None:
+                recorded._status = 500
+            recorded.record(True, error)
             raise
-        return _Recorded(result, on_chunk, on_close)
+        return recorded
 
     def _read_body(self, environ: Dict[str, Any], limit: int) -> Any:
         """Reads a JSON request body that is small enough, and puts it back for the app."""
@@ -170,35 +206,3 @@ class WatchlogWSGI:
         data = stream.read(length)
         environ["wsgi.input"] = io.BytesIO(data)
         return _parse(data, limit)
-
-    def _record(self, environ: Dict[str, Any], exchange: Exchange, headers: Dict[str, str], request_body: Any,
-                state: Dict[str, Any], completed: bool, error: Optional[BaseException]) -> None:
-        client = self.watchlog
-        try:
-            given_error = environ.get(ERROR)
-            message = given_error if isinstance(given_error, str) else (error_message(error) if error else None)
-            response_body: Any = MISSING
-            if state["json"]:
-                if state["size"] > client.max_body_bytes * _BUFFER_FACTOR:
-                    response_body = {OMITTED_KEY: "too_large", "bytes": state["size"], "limit": client.max_body_bytes}
-                else:
-                    response_body = _parse(b"".join(state["chunks"]), client.max_body_bytes)
-            route = environ.get(ROUTE)
-            params = environ.get(PATH_PARAMS)
-            request = RequestInfo(
-                method=str(environ.get("REQUEST_METHOD", "")),
-                url=_url(environ),
-                route=route if isinstance(route, str) else None,
-                path_params=params if isinstance(params, dict) else None,
-                headers=headers,
-                body=request_body,
-                ip=str(environ["REMOTE_ADDR"]) if environ.get("REMOTE_ADDR") else None,
-            )
-            response = ResponseInfo(status=state["status"], completed=completed, body=response_body, error=message)
-            if IDENTITY in environ:
-                identity = environ[IDENTITY]
-            else:
-                identity = client._identify_sync(self.identify, environ)
-            client._finish(exchange, request, response, identity)
-        except Exception as failure:
-            client._internal_error(failure)
