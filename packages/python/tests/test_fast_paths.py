@@ -63,6 +63,24 @@ def test_seeding_random_does_not_repeat_ids() -> None:
     assert uuid4() != first
 
 
+def test_ids_come_from_the_operating_system_not_a_seeded_generator(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A seeded generator's ids can be predicted from earlier ones; os.urandom's cannot.
+    import watchlog.ids as ids
+
+    reads: List[int] = []
+    real = os.urandom
+
+    def counted(n: int) -> bytes:
+        reads.append(n)
+        return real(n)
+
+    monkeypatch.setattr(ids.os, "urandom", counted)
+    monkeypatch.setattr(ids, "_pool", ids._Pool())
+    made = [uuid4() for _ in range(1000)]
+    assert len(set(made)) == 1000
+    assert sum(reads) >= 1000 * 16 and len(reads) <= 1000 // 256 + 1
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
 def test_a_forked_child_draws_other_ids_than_its_parent() -> None:
     read, write = os.pipe()
