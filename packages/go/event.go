@@ -320,8 +320,11 @@ func newUUID() string {
 }
 
 // appendUUID writes a random (version 4) UUID. Its bits come from math/rand/v2's global source,
-// the runtime's ChaCha8 generator seeded from the system's entropy: as unique as crypto/rand's,
-// at a fifth of the cost (a request makes two); neither id is a secret.
+// the runtime's ChaCha8Rand, a cryptographic generator seeded from the system per thread, at a
+// fifth of crypto/rand's cost (a request makes two). A generator whose state its outputs give
+// away would not do: from the request ids clients see, the idempotency keys to come could be
+// worked out and claimed first with an ingest key of the project, and the service's own events
+// would be answered replayed and never stored.
 func appendUUID(dst []byte) []byte {
 	var b [16]byte
 	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
