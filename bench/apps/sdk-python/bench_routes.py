@@ -9,6 +9,7 @@ import json
 import os
 import resource
 import threading
+import time
 from typing import Any, Dict, Optional
 
 from watchlog import Watchlog
@@ -43,6 +44,13 @@ def answer(path: str) -> Optional[bytes]:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         body = {"user": round(usage.ru_utime * 1e6), "system": round(usage.ru_stime * 1e6), "handled": _handled}
     elif path == "/__flush":
+        if watchlog is not None:
+            # A gunicorn thread records its request's event after the answer has left, so the
+            # load generator can be done before the last events are queued: a flush then would
+            # not wait for them. Wait (5 s at most) until every request answered is queued.
+            deadline = time.monotonic() + 5
+            while watchlog.stats()["queued"] < _handled and time.monotonic() < deadline:
+                time.sleep(0.005)
         flushed = watchlog.flush(timeout=30.0) if watchlog is not None else True
         body = {"flushed": flushed, "handled": _handled, "stats": watchlog.stats() if watchlog else None}
     else:
