@@ -1,7 +1,8 @@
 import test from 'ava';
 import { maskValue } from '@watchlog/masking';
 import { captureObject } from '../src/capture.ts';
-import { retryStep, type RetryAnswer } from '../src/retry.ts';
+import { retryCases, stepsOf } from '../../conformance/retry.ts';
+import { retryStep } from '../src/retry.ts';
 import { readVectors, recordCase, type EventsFile } from './helpers/vectors.ts';
 
 interface MaskingFile {
@@ -9,24 +10,8 @@ interface MaskingFile {
   cases: { name: string; input: unknown; output: unknown }[];
 }
 
-type VectorAnswer = { status: number; headers?: Record<string, string>; body?: unknown } | { network: string };
-type VectorStep = { retry_in_ms: number } | { split: true } | { settle: 'sent' | 'rejected' | 'failed' };
-
-interface RetryFile {
-  cases: {
-    name: string;
-    options: { retry_initial_delay_ms: number; retry_max_delay_ms: number };
-    random: number;
-    now: string;
-    batch_events: number;
-    answers: VectorAnswer[];
-    steps: VectorStep[];
-  }[];
-}
-
 const masking = readVectors<MaskingFile>('masking.json');
 const events = readVectors<EventsFile>('events.json');
-const retry = readVectors<RetryFile>('retry.json');
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -65,21 +50,15 @@ for (const c of events.cases) {
   });
 }
 
-for (const c of retry.cases) {
+for (const c of retryCases()) {
   test(`retry: ${c.name}`, (t) => {
     const options = {
       retryInitialDelayMs: c.options.retry_initial_delay_ms,
       retryMaxDelayMs: c.options.retry_max_delay_ms,
     };
-    const now = Date.parse(c.now);
-    const steps = c.answers.map((a, attempt): VectorStep => {
-      const answer: RetryAnswer =
-        'network' in a
-          ? { network: a.network }
-          : { status: a.status, retryAfter: a.headers?.['retry-after'], body: a.body };
-      const step = retryStep(answer, attempt, c.batch_events, options, () => c.random, now);
-      return 'retryInMs' in step ? { retry_in_ms: step.retryInMs } : step;
-    });
+    const steps = stepsOf(c, (answer, attempt, now) =>
+      retryStep(answer, attempt, c.batch_events, options, () => c.random, now),
+    );
     t.deepEqual(steps, c.steps);
   });
 }

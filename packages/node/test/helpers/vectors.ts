@@ -11,7 +11,7 @@ import { Reporter } from '../../src/report.ts';
 import { incomingRequestId } from '../../src/request-id.ts';
 
 /** The shared vectors (packages/conformance/README.md), read where the workspace keeps them. */
-export const readVectors = <T>(file: 'masking.json' | 'events.json' | 'retry.json'): T =>
+export const readVectors = <T>(file: 'masking.json' | 'events.json'): T =>
   JSON.parse(readFileSync(fileURLToPath(new URL(`../../../conformance/${file}`, import.meta.url)), 'utf8')) as T;
 
 export interface VectorOptions {
