@@ -76,17 +76,23 @@ const pythonEnv = (sdk: boolean, receiver: string) => ({
   PYTHONPATH: [path.join(python, 'src'), path.join(root, 'bench/apps/sdk-python')].join(path.delimiter),
 });
 
-/** One gunicorn worker (one process, as the Node app is one) of gthread, which keeps
- *  connections alive (the sync worker closes each after its response); 4 threads answer. */
-const flask: Host = {
-  key: 'flask',
+/** What the two Python hosts share: the SDK, the route, the target and the paced rate (Flask's
+ *  bare app saturates near 1,200 requests a second). */
+const pythonHost = {
   lang: 'python',
-  app: 'Flask 3 (gunicorn gthread, 1 worker, 4 threads)',
   sdk: 'watchlog Python',
   route: '/orders/42',
   throughputTarget: 0.9,
   p99Target: null,
   rate: rateOf(200),
+} as const;
+
+/** One gunicorn worker (one process, as the Node app is one) of gthread, which keeps
+ *  connections alive (the sync worker closes each after its response); 4 threads answer. */
+const flask: Host = {
+  ...pythonHost,
+  key: 'flask',
+  app: 'Flask 3 (gunicorn gthread, 1 worker, 4 threads)',
   command: (sdk, port, receiver) => ({
     command: path.join(venvBin, 'gunicorn'),
     args: [
@@ -99,14 +105,9 @@ const flask: Host = {
 };
 
 const fastapi: Host = {
+  ...pythonHost,
   key: 'fastapi',
-  lang: 'python',
   app: 'FastAPI (uvicorn, uvloop, httptools)',
-  sdk: 'watchlog Python',
-  route: '/orders/42',
-  throughputTarget: 0.9,
-  p99Target: null,
-  rate: rateOf(200),
   command: (sdk, port, receiver) => ({
     command: path.join(venvBin, 'uvicorn'),
     args: [
