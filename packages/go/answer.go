@@ -155,11 +155,12 @@ func scanAnswer(body []byte) (batchCounts, bool) {
 	s := &answerScanner{b: body}
 	acceptedOne := func() bool {
 		return s.object(func(key []byte) bool {
+			s.space()
 			start := s.i
 			if !s.skip() {
 				return false
 			}
-			if string(key) == "replayed" && string(trimSpace(s.b[start:s.i])) == "true" {
+			if string(key) == "replayed" && string(s.b[start:s.i]) == "true" {
 				counts.replayed++
 			}
 			return true
@@ -180,11 +181,4 @@ func scanAnswer(body []byte) (batchCounts, bool) {
 	})
 	s.space()
 	return counts, ok && s.i == len(body)
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t') {
-		b = b[1:]
-	}
-	return b
 }
