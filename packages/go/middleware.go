@@ -297,13 +297,19 @@ func (c *Client) finish(x *exchange, r *http.Request, rw *responseWriter, reqTap
 }
 
 func (c *Client) identify(r *http.Request) (id *Identity) {
+	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.IdentifyTimeout)
+	defer cancel()
 	defer func() {
 		if v := recover(); v != nil {
-			c.report.identifyFailed(v)
+			c.report.identifyFailed(fmt.Sprintf("Identify panicked (%v)", v))
 			id = nil
 		}
 	}()
-	got := c.cfg.Identify(r)
+	got := c.cfg.Identify(r.WithContext(ctx))
+	if ctx.Err() == context.DeadlineExceeded {
+		c.report.identifyFailed(fmt.Sprintf("Identify took longer than IdentifyTimeout (%v)", c.cfg.IdentifyTimeout))
+		return nil
+	}
 	return &got
 }
 
