@@ -42,7 +42,7 @@ test('right after each ingest is acknowledged, the replay has it (12 in a row, t
   }
 });
 
-test('with no projector to reach the log, the replay and its live tail are 503 not_yet_visible, not short', async (t) => {
+test('with no projector to reach the log, the replay and its live tail are 503 not_yet_visible', async (t) => {
   const server = await startTestServer();
   t.teardown(() => server.stop());
   const token = await login(server.url);
