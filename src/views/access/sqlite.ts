@@ -99,7 +99,7 @@ class SqliteAccessWriter implements AccessWriter {
       ),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       used: db.prepare(
-        'UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND (last_used_at IS NULL OR last_used_at < ?1)',
+        'UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)',
       ),
       user: db.prepare(
         'INSERT OR IGNORE INTO users ' +
@@ -140,7 +140,7 @@ class SqliteAccessWriter implements AccessWriter {
     this.stmts.revoke.run(revokedAt, keyId);
   }
   apiKeyUsed(keyId: string, usedAt: string): void {
-    this.stmts.used.run(usedAt, keyId);
+    this.stmts.used.run({ at: usedAt, id: keyId });
   }
   userRegistered(u: UserCredentials): void {
     this.stmts.user.run(
