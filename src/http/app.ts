@@ -51,8 +51,8 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   const users = new UserStateCache(deps.readModels.access);
   const apiKeys = new ApiKeyCache(deps.readModels.access);
   const keyUses = new KeyUses(
-    (key, at, correlationId) =>
-      recordKeyUse(deps.commands, key, at, { actor: `key:${key.id}`, correlationId, now: deps.now }),
+    (key, at, correlationId, capped) =>
+      recordKeyUse(deps.commands, key, at, { actor: `key:${key.id}`, correlationId, now: deps.now }, capped),
     deps.now,
     deps.logger,
   );

@@ -12,9 +12,11 @@ const MAX_REMEMBERED = 10_000;
  *  `last_used_at` (from another process) is not recorded either. */
 export class KeyUses {
   private readonly last = new Map<string, number>();
+  /** Keys whose stream this process has already given its maxCount. */
+  private readonly capped = new Set<string>();
 
   constructor(
-    private readonly record: (key: ActiveKey, at: Date, correlationId: string) => Promise<unknown>,
+    private readonly record: (key: ActiveKey, at: Date, correlationId: string, capped: boolean) => Promise<unknown>,
     private readonly now: () => Date,
     private readonly logger: Logger,
   ) {}
@@ -29,10 +31,13 @@ export class KeyUses {
     if (ms - recorded < KEY_USE_INTERVAL_MS) return;
     if (this.last.size >= MAX_REMEMBERED) this.forgetOlderThan(ms - KEY_USE_INTERVAL_MS);
     this.last.set(key.id, ms);
-    this.record(key, at, correlationId).catch((err: unknown) => {
-      if (this.last.get(key.id) === ms) this.last.delete(key.id);
-      this.logger.warn({ err, key_id: key.id }, "an API key's use could not be recorded; its next use tries again");
-    });
+    this.record(key, at, correlationId, this.capped.has(key.id)).then(
+      () => this.capped.add(key.id),
+      (err: unknown) => {
+        if (this.last.get(key.id) === ms) this.last.delete(key.id);
+        this.logger.warn({ err, key_id: key.id }, "an API key's use could not be recorded; its next use tries again");
+      },
+    );
   }
 
   private forgetOlderThan(ms: number): void {
