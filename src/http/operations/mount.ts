@@ -44,7 +44,8 @@ export interface MountDeps extends BodyReading {
   /** The active key an API key names, for `api-key` operations, and `jwt` ones a key may be
    *  sent to (without it, those take a JWT only). */
   readonly activeKey?: (key: string) => Promise<ActiveKey | null>;
-  /** Told of each request a key authenticated (to record its use, throttled), with its id. */
+  /** Told of each request a key authenticated that was answered without an error (to record the
+   *  key's use, throttled), with the request's id. */
   readonly keyUsed?: (key: ActiveKey, correlationId: string) => void;
   /** For `metrics-token` operations; absent, they take no token. */
   readonly metricsToken?: string;
@@ -146,8 +147,10 @@ const signedIn = (op: AnyOperation, m: MountDeps): Middleware<AppState>[] => {
     if (ctx.get('x-api-key') !== '' && ctx.get('authorization').trim() === '') {
       const key = await apiKeyOf(ctx, activeKey, undefined, m.now());
       requireKeyScope(key, op.keyScope ?? null, name);
-      m.keyUsed?.(key, ctx.state.correlationId);
       ctx.state.principal = keyPrincipal(key);
+      await next();
+      m.keyUsed?.(key, ctx.state.correlationId);
+      return;
     }
     await next();
   };
@@ -175,7 +178,6 @@ const serving = <D>(
       const fromQuery = op.auth === 'api-key-or-query' ? (query.api_key as string | undefined) : undefined;
       key = await apiKeyOf(ctx, m.activeKey!, fromQuery, m.now());
       requireKeyScope(key, op.keyScope ?? null, `${op.method.toUpperCase()} ${op.path}`);
-      m.keyUsed?.(key, ctx.state.correlationId);
     } else if (op.auth === 'metrics-token' && m.metricsToken !== undefined) metricsTokenOf(ctx, m.metricsToken);
 
     const principal = op.auth === 'jwt' ? principalOf(state) : undefined;
@@ -225,6 +227,7 @@ const serving = <D>(
     const command = principal && commandContext(principal, state.correlationId, m.now);
     const call = { params, query, body, resource, principal, command, key, ctx };
     answer(ctx, op, answers, await handler(call as never, deps), m);
+    if (key) m.keyUsed?.(key, state.correlationId);
   };
 };
 
