@@ -101,7 +101,7 @@ export const mount = <T extends Table, D>(
       checkDeclaration(op, mountDeps);
       mounted.push(op);
       const serve = serving(op, handler, deps, mountDeps);
-      router[op.method](op.path, ...(op.auth === 'jwt' ? signedIn(op, mountDeps) : []), serve);
+      router[op.method](op.path, ...(op.auth === 'jwt' ? [signedIn(op, mountDeps)] : []), serve);
     }
   }
   return {
@@ -133,28 +133,22 @@ const checkDeclaration = (op: AnyOperation, deps: MountDeps): void => {
 
 /** A `jwt` operation's authentication. A request with `X-API-Key` and no `Authorization` is
  *  the key's: active and unexpired (401), with the scope the operation takes (403), it stands in
- *  for a sign-in to its own project; the JWT's middleware then lets the request through. */
-const signedIn = (op: AnyOperation, m: MountDeps): Middleware<AppState>[] => {
-  const jwt = m.jwt!.map(
-    (middleware): Middleware<AppState> =>
-      (ctx, next) =>
-        ctx.state.principal !== undefined ? next() : middleware(ctx, next),
-  );
+ *  for a sign-in to its own project. Any other request goes through the JWT's middleware. */
+const signedIn = (op: AnyOperation, m: MountDeps): Middleware<AppState> => {
+  const jwt = m.jwt!;
+  const byJwt: Middleware<AppState> = (ctx, next) =>
+    jwt.reduceRight<() => Promise<unknown>>((rest, middleware) => () => middleware(ctx, rest), next)();
   const activeKey = m.activeKey;
-  if (activeKey === undefined) return jwt;
+  if (activeKey === undefined) return byJwt;
   const name = `${op.method.toUpperCase()} ${op.path}`;
-  const byKey: Middleware<AppState> = async (ctx, next) => {
-    if (ctx.get('x-api-key') !== '' && ctx.get('authorization').trim() === '') {
-      const key = await apiKeyOf(ctx, activeKey, undefined, m.now());
-      requireKeyScope(key, op.keyScope ?? null, name);
-      ctx.state.principal = keyPrincipal(key);
-      await next();
-      m.keyUsed?.(key, ctx.state.correlationId);
-      return;
-    }
+  return async (ctx, next) => {
+    if (ctx.get('x-api-key') === '' || ctx.get('authorization').trim() !== '') return byJwt(ctx, next);
+    const key = await apiKeyOf(ctx, activeKey, undefined, m.now());
+    requireKeyScope(key, op.keyScope ?? null, name);
+    ctx.state.principal = keyPrincipal(key);
     await next();
+    m.keyUsed?.(key, ctx.state.correlationId);
   };
-  return [byKey, ...jwt];
 };
 
 /** The koa middleware that applies `op`'s declaration, runs its handler and answers. */
