@@ -1,3 +1,4 @@
+import { scopesOf } from '../src/domain/api-keys.ts';
 import type { AccessWriter } from '../src/views/access/port.ts';
 import type { Projection } from './projection.ts';
 
@@ -8,6 +9,7 @@ export const accessProjection: Projection<AccessWriter> = {
     'ApiKeyIssued',
     'ApiKeyRestricted',
     'ApiKeyRevoked',
+    'ApiKeyUsed',
     'UserRegistered',
     'UserAccessChanged',
     'UserDisabled',
@@ -30,19 +32,27 @@ export const accessProjection: Projection<AccessWriter> = {
           key_hash: k.key_hash,
           created_at: k.issued_at,
           revoked_at: null,
+          scopes: scopesOf(k.scopes),
+          expires_at: k.expires_at ?? null,
           allowed_origins: k.allowed_origins ?? [],
           rate_limit: k.rate_limit ?? null,
+          last_used_at: null,
         });
         break;
       }
       case 'ApiKeyRestricted':
         writer.apiKeyRestricted(event.data.key_id, {
+          scopes: scopesOf(event.data.scopes),
+          expires_at: event.data.expires_at ?? null,
           allowed_origins: event.data.allowed_origins,
           rate_limit: event.data.rate_limit,
         });
         break;
       case 'ApiKeyRevoked':
         writer.apiKeyRevoked(event.data.key_id, event.data.revoked_at);
+        break;
+      case 'ApiKeyUsed':
+        writer.apiKeyUsed(event.data.key_id, event.data.used_at);
         break;
       case 'UserRegistered': {
         const u = event.data;

@@ -5,8 +5,8 @@ import type { Projection } from './projection.ts';
 
 /** Event types that are not a project's records: users belong to no project, a checkpoint signs
  *  the tree rather than being a leaf of it, and a monitor's check results are kept 200 at a time
- *  (the log drops older ones, so a rebuild could not give their leaves back); the transitions
- *  they cause are records. */
+ *  and a key's uses one at a time (the log drops older ones, so a rebuild could not give their
+ *  leaves back); the transitions checks cause are records. */
 const NOT_RECORDS = [
   'UserRegistered',
   'UserAccessChanged',
@@ -16,6 +16,7 @@ const NOT_RECORDS = [
   'UserPasswordRehashed',
   'CheckpointSigned',
   'CheckRecorded',
+  'ApiKeyUsed',
 ] as const satisfies readonly EventType[];
 
 type RecordType = Exclude<EventType, (typeof NOT_RECORDS)[number]>;

@@ -56,13 +56,16 @@ export const issueApiKey = async (
       prefix: issued.prefix,
       key,
       created_at: issued.at,
+      scopes: [...restrictions.scopes],
+      expires_at: restrictions.expires_at,
       allowed_origins: [...restrictions.allowed_origins],
       rate_limit: restrictions.rate_limit,
     },
   };
 };
 
-/** Changes the origins a key may be used from and its rate (the fields given). */
+/** Changes what a key may do, until when, the origins it may be used from and its rate (the
+ *  fields given). */
 export const restrictApiKey = (
   deps: CommandDeps,
   projectId: string,

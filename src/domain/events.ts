@@ -13,6 +13,7 @@ import { statusPageEvents } from './status-page.ts';
 import { incidentEvents } from './incident.ts';
 import { maintenanceEvents } from './maintenance.ts';
 import { subscriberEvents } from './subscriber.ts';
+import { KeyScope } from './api-keys.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -45,16 +46,29 @@ export const catalogue = {
       key_hash: t.string,
       issued_at: t.string,
     }),
-    // Absent on keys issued before keys could be restricted: any origin, the default rate.
-    t.partial({ allowed_origins: t.array(t.string), rate_limit: t.union([t.null, t.number]) }),
+    // Absent on keys issued before keys could be restricted: any origin, the default rate; and
+    // before keys had scopes and expiry: ingest only, for ever.
+    t.partial({
+      allowed_origins: t.array(t.string),
+      rate_limit: t.union([t.null, t.number]),
+      scopes: t.array(KeyScope),
+      expires_at: t.union([t.null, t.string]),
+    }),
   ]),
-  ApiKeyRestricted: t.type({
-    project_id: t.string,
-    key_id: t.string,
-    allowed_origins: t.array(t.string),
-    rate_limit: t.union([t.null, t.number]),
-    changed_at: t.string,
-  }),
+  ApiKeyRestricted: t.intersection([
+    t.type({
+      project_id: t.string,
+      key_id: t.string,
+      allowed_origins: t.array(t.string),
+      rate_limit: t.union([t.null, t.number]),
+      changed_at: t.string,
+    }),
+    // Absent on changes made before keys had scopes and expiry: ingest only, for ever.
+    t.partial({ scopes: t.array(KeyScope), expires_at: t.union([t.null, t.string]) }),
+  ]),
+  /** A key was used, at most once a minute per key and API process (docs/security.md): its
+   *  stream keeps the last one only, which is all `last_used_at` needs. */
+  ApiKeyUsed: t.type({ project_id: t.string, key_id: t.string, used_at: t.string }),
   ApiKeyRevoked: t.type({ project_id: t.string, key_id: t.string, revoked_at: t.string }),
   ...userEvents,
   ...maskingEvents,

@@ -1,6 +1,6 @@
 import type { Decider } from './decider.ts';
 import type { DomainEvent } from './events.ts';
-import { DomainError, notFound } from './errors.ts';
+import { DomainError, invalid, notFound } from './errors.ts';
 import {
   NO_MASKING_RULES,
   maskingRulesProblems,
@@ -8,7 +8,7 @@ import {
   withoutRepeats,
   type MaskingRules,
 } from './masking-rules.ts';
-import { NO_RESTRICTIONS, sameRestrictions, type KeyRestrictions } from './api-keys.ts';
+import { NO_RESTRICTIONS, sameRestrictions, scopesOf, type KeyRestrictions } from './api-keys.ts';
 import { DEFAULT_OTLP_SETTINGS, sameOtlpSettings, type OtlpSettings } from './otlp-mapping.ts';
 
 /** The project aggregate: its existence, its API keys, its masking rules and OTLP settings. Pure decide/evolve. */
@@ -40,6 +40,8 @@ export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectS
       return { ...state, id: event.data.project_id, name: event.data.name };
     case 'ApiKeyIssued': {
       const restrictions = {
+        scopes: scopesOf(event.data.scopes),
+        expires_at: event.data.expires_at ?? null,
         allowed_origins: event.data.allowed_origins ?? [],
         rate_limit: event.data.rate_limit ?? null,
       };
@@ -47,7 +49,12 @@ export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectS
     }
     case 'ApiKeyRestricted': {
       const key = state.keys.get(event.data.key_id);
-      const restrictions = { allowed_origins: event.data.allowed_origins, rate_limit: event.data.rate_limit };
+      const restrictions = {
+        scopes: scopesOf(event.data.scopes),
+        expires_at: event.data.expires_at ?? null,
+        allowed_origins: event.data.allowed_origins,
+        rate_limit: event.data.rate_limit,
+      };
       return {
         ...state,
         keys: new Map(state.keys).set(event.data.key_id, { revoked: key?.revoked ?? false, restrictions }),
@@ -87,6 +94,12 @@ export const evolveProject = (state: ProjectState, event: DomainEvent): ProjectS
 
 export const assertProjectExists = (state: ProjectState): void => {
   if (state.id === null) throw notFound('project');
+};
+
+/** An expiry must lie ahead: a key that would never work is a mistake (revoke ends one now). */
+const assertExpiryAhead = (expiresAt: string | null | undefined, at: string): void => {
+  if (expiresAt !== null && expiresAt !== undefined && Date.parse(expiresAt) <= Date.parse(at))
+    throw invalid('API key', [{ path: 'expires_at', message: 'must be in the future' }]);
 };
 
 export const assertKeyRevocable = (state: ProjectState, keyId: string): void => {
@@ -156,6 +169,7 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
       case 'IssueApiKey': {
         assertProjectExists(state);
         const { project_id, key_id, name, prefix, key_hash, restrictions, at } = command;
+        assertExpiryAhead(restrictions.expires_at, at);
         return [
           {
             type: 'ApiKeyIssued',
@@ -167,6 +181,7 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
               key_hash,
               issued_at: at,
               ...restrictions,
+              scopes: [...restrictions.scopes],
               allowed_origins: [...restrictions.allowed_origins],
             },
           },
@@ -178,12 +193,15 @@ export const projectDecider: Decider<ProjectState, ProjectCommand> = {
         const current = state.keys.get(command.key_id)!.restrictions;
         const next = { ...current, ...command.restrictions };
         if (sameRestrictions(current, next)) return [];
+        if (next.expires_at !== current.expires_at) assertExpiryAhead(next.expires_at, command.at);
         return [
           {
             type: 'ApiKeyRestricted',
             data: {
               project_id: command.project_id,
               key_id: command.key_id,
+              scopes: [...next.scopes],
+              expires_at: next.expires_at,
               allowed_origins: [...next.allowed_origins],
               rate_limit: next.rate_limit,
               changed_at: command.at,

@@ -67,7 +67,8 @@ export const isFailedLogin = (e: Pick<StoredAuditEvent, 'event_type' | 'path' | 
   e.event_type === AUDIT_EVENT_TYPE.access && e.path === LOGIN_PATH && (e.status_code === 401 || e.status_code === 429);
 
 export interface ExportRecord {
-  readonly userId: string;
+  /** Who exported: `user:<id>`, or `key:<id>` for a key with the read scope. */
+  readonly actor: string;
   readonly format: 'csv' | 'json';
   readonly filters: Readonly<Record<string, string | number>>;
   /** How many events the export holds: those matching when it started, at most the limit. */
@@ -84,7 +85,7 @@ export const exportAccessEvent = (id: string, e: ExportRecord): StoredAuditEvent
   method: 'GET',
   path: '/v1/audit/export',
   status_code: 200,
-  identifier: identifierOf(`user:${e.userId}`),
+  identifier: identifierOf(e.actor),
   ip: e.address,
   request_id: e.requestId,
   request_body: { action: 'export', format: e.format, filters: { ...e.filters }, rows: e.rows },
@@ -104,22 +105,23 @@ const changeOf = (event: DomainEvent): Change | null => {
       };
     case 'ApiKeyIssued': {
       const { project_id, key_id, name, prefix, allowed_origins = [], rate_limit = null } = event.data;
+      const { scopes = ['ingest'], expires_at = null } = event.data;
       return {
         action: 'api_key.issued',
         method: 'POST',
         path: `/v1/projects/${project_id}/api-keys`,
         status: 201,
-        details: { project_id, key_id, name, prefix, allowed_origins, rate_limit },
+        details: { project_id, key_id, name, prefix, scopes, expires_at, allowed_origins, rate_limit },
       };
     }
     case 'ApiKeyRestricted': {
-      const { project_id, key_id, allowed_origins, rate_limit } = event.data;
+      const { project_id, key_id, allowed_origins, rate_limit, scopes = ['ingest'], expires_at = null } = event.data;
       return {
         action: 'api_key.restricted',
         method: 'PUT',
         path: `/v1/projects/${project_id}/api-keys/${key_id}`,
         status: 200,
-        details: { project_id, key_id, allowed_origins, rate_limit },
+        details: { project_id, key_id, scopes, expires_at, allowed_origins, rate_limit },
       };
     }
     case 'ApiKeyRevoked': {

@@ -32,3 +32,5 @@ export const incidentStream = (incidentId: string) => `incident-${incidentId}`;
 export const maintenanceStream = (maintenanceId: string) => `maintenance-${maintenanceId}`;
 /** One address's subscription to one status page (src/domain/subscriber.ts). */
 export const subscriberStream = (subscriberId: string) => `subscriber-${subscriberId}`;
+/** When a key was last used: the log keeps the last ApiKeyUsed only (maxCount 1). */
+export const keyUseStream = (keyId: string) => `apikey-${keyId}-uses`;

@@ -6,6 +6,8 @@ import { loginRecorder } from './login-record.ts';
 import { NO_HTTP_METRICS, requestMetrics } from './metrics.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { ApiKeyCache } from './middleware/api-key-cache.ts';
+import { KeyUses } from './middleware/key-uses.ts';
+import { recordKeyUse } from '../commands/api-key-uses.ts';
 import { requireJwt } from './middleware/auth.ts';
 import { HttpError, errorHandler } from './middleware/errors.ts';
 import { IngestRateLimiter } from './middleware/ingest-rate.ts';
@@ -48,6 +50,12 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
 
   const users = new UserStateCache(deps.readModels.access);
   const apiKeys = new ApiKeyCache(deps.readModels.access);
+  const keyUses = new KeyUses(
+    (key, at, correlationId, capped) =>
+      recordKeyUse(deps.commands, key, at, { actor: `key:${key.id}`, correlationId, now: deps.now }, capped),
+    deps.now,
+    deps.logger,
+  );
   // Built at the first request and kept, not at start-up: a codec the walker cannot read fails
   // this endpoint (and its tests), not every process that serves the API.
   let document: OpenApiDocument | undefined;
@@ -90,6 +98,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
       jwt: requireJwt(deps.jwtSecret, users),
       resources: resourceLoaders(deps.readModels),
       activeKey: (key) => apiKeys.activeKey(key),
+      keyUsed: (key, correlationId) => keyUses.used(key, correlationId),
       ...(deps.metricsEndpoint ? { metricsToken: deps.metricsEndpoint.token } : {}),
       literalRefusal: (url) => deps.egress.literalRefusal(url),
       bodyLimitBytes: deps.bodyLimitBytes,

@@ -7,6 +7,8 @@ export interface ErrorBody {
   readonly code: string;
   readonly message: string;
   readonly details: readonly ErrorDetail[];
+  /** On a 403 for an API key: the scope the operation takes, which the key lacks. */
+  readonly required_scope?: string;
 }
 
 /** An error in another encoding the request chose (OTLP's protobuf `Status`); null: JSON. */

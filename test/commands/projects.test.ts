@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { DomainEvent } from '../../src/domain/events.ts';
 import { projectDecider, type ProjectCommand } from '../../src/domain/project.ts';
-import { NO_RESTRICTIONS } from '../../src/domain/api-keys.ts';
+import { NO_RESTRICTIONS, type KeyRestrictions } from '../../src/domain/api-keys.ts';
 import { deciderSpec } from '../helpers/decider-spec.ts';
 
 const spec = deciderSpec(projectDecider);
@@ -18,14 +18,14 @@ const [P, K1, K2, T0, T1, T2] = [
 const create: ProjectCommand = { type: 'CreateProject', project_id: P, name: 'shop', at: T0 };
 const created: DomainEvent = { type: 'ProjectCreated', data: { project_id: P, name: 'shop', created_at: T0 } };
 
-const issue = (key_id: string): ProjectCommand => ({
+const issue = (key_id: string, restrictions: KeyRestrictions = NO_RESTRICTIONS): ProjectCommand => ({
   type: 'IssueApiKey',
   project_id: P,
   key_id,
   name: `ci ${key_id.slice(-1)}`,
   prefix: 'wl_abcdefgh',
   key_hash: `sha-${key_id}`,
-  restrictions: NO_RESTRICTIONS,
+  restrictions,
   at: T1,
 });
 const issued = (key_id: string): DomainEvent => ({
@@ -37,6 +37,8 @@ const issued = (key_id: string): DomainEvent => ({
     prefix: 'wl_abcdefgh',
     key_hash: `sha-${key_id}`,
     issued_at: T1,
+    scopes: ['ingest'],
+    expires_at: null,
     allowed_origins: [],
     rate_limit: null,
   },
@@ -90,6 +92,54 @@ test('RevokeApiKey refusals: missing project, unknown key, key already revoked',
   for (const [, given, key, code, message] of cases) {
     spec(t).given(given).when(revoke(key)).thenThrows({ code, message });
   }
+});
+
+// ---- scopes and expiry ----
+
+const legacyIssued = (key_id: string): DomainEvent => {
+  const { scopes: _scopes, expires_at: _expires, ...data } = (issued(key_id) as { data: Record<string, unknown> }).data;
+  return { type: 'ApiKeyIssued', data } as DomainEvent;
+};
+const restrict = (key_id: string, restrictions: Extract<ProjectCommand, { type: 'RestrictApiKey' }>['restrictions']) =>
+  ({ type: 'RestrictApiKey', project_id: P, key_id, restrictions, at: T2 }) satisfies ProjectCommand;
+
+test('IssueApiKey records its scopes and expiry; an expiry that is not ahead is a validation error', (t) => {
+  spec(t)
+    .given([created])
+    .when(issue(K1, { ...NO_RESTRICTIONS, scopes: ['read', 'stream'], expires_at: T2 }))
+    .then([{ ...issued(K1), data: { ...issued(K1).data, scopes: ['read', 'stream'], expires_at: T2 } } as DomainEvent]);
+  spec(t)
+    .given([created])
+    .when(issue(K1, { ...NO_RESTRICTIONS, expires_at: T1 }))
+    .thenThrows({ code: 'validation_error', message: 'invalid API key: expires_at must be in the future' });
+});
+
+test('RestrictApiKey of a key from before scopes starts from ingest only, and records the whole key', (t) => {
+  spec(t)
+    .given([created, legacyIssued(K1)])
+    .when(restrict(K1, { scopes: ['ingest', 'read'] }))
+    .then([
+      {
+        type: 'ApiKeyRestricted',
+        data: {
+          project_id: P,
+          key_id: K1,
+          scopes: ['ingest', 'read'],
+          expires_at: null,
+          allowed_origins: [],
+          rate_limit: null,
+          changed_at: T2,
+        },
+      },
+    ]);
+  spec(t)
+    .given([created, legacyIssued(K1)])
+    .when(restrict(K1, { scopes: ['ingest'] }))
+    .thenNothing();
+  spec(t)
+    .given([created, legacyIssued(K1)])
+    .when(restrict(K1, { expires_at: T0 }))
+    .thenThrows({ code: 'validation_error', message: 'invalid API key: expires_at must be in the future' });
 });
 
 // ---- SetMaskingRules ----

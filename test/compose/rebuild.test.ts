@@ -32,6 +32,7 @@ const snapshot = async (url: string, token: string, projectId: string) => {
   for (const q of [...QUERIES, `/v1/projects/${projectId}/anomaly-settings`, `/v1/projects/${projectId}/masking`])
     out[q] = (await api(url, 'GET', q, { token })).body;
   out.projects = (await api(url, 'GET', '/v1/projects', { token })).body;
+  out.keys = (await api(url, 'GET', `/v1/projects/${projectId}/api-keys`, { token })).body;
   const monitors = (await api(url, 'GET', '/v1/monitors', { token })).body as Array<{ id: string }>;
   out.monitors = monitors;
   for (const m of monitors)
@@ -104,6 +105,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
   const STATS = '/v1/audit/stats?start_date=2026-01-01T00:00:00Z&end_date=2027-06-01T00:00:00Z&interval=day';
   const before = await snapshot(first.url, token, projectId);
   t.is((before[STATS] as { total: number }).total, 120);
+  t.truthy((before.keys as Array<{ last_used_at: string | null }>)[0]?.last_used_at, 'a key in use');
   t.like((before.monitors as Array<Record<string, unknown>>)[0], { status: 'DOWN', headers: { 'X-Key': '********' } });
   t.like((before.monitors as Array<Record<string, unknown>>)[1], { status: 'DOWN', type: 'heartbeat' });
   await first.stop({ remove: false });

@@ -51,6 +51,7 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
       changed_at: at,
     },
     ApiKeyRevoked: { project_id: projectId, key_id: randomUUID(), revoked_at: at },
+    ApiKeyUsed: { project_id: projectId, key_id: randomUUID(), used_at: at },
     OtlpSettingsSet: {
       project_id: projectId,
       identifier_attribute: 'app.user',

@@ -18,6 +18,8 @@ const streamOf = (e: DomainEvent): string => {
       return streams.projectStream(e.data.project_id);
     case 'RecordRedacted':
       return streams.auditStream(e.data.project_id);
+    case 'ApiKeyUsed':
+      return streams.keyUseStream(e.data.key_id);
     case 'UserRegistered':
     case 'UserAccessChanged':
     case 'UserDisabled':

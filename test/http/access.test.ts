@@ -81,11 +81,13 @@ test('projects and API keys: key shown once, only its hash in the log', async (t
   t.deepEqual(Object.keys(key.body).sort(), [
     'allowed_origins',
     'created_at',
+    'expires_at',
     'id',
     'key',
     'name',
     'prefix',
     'rate_limit',
+    'scopes',
   ]);
   t.true(key.body.key.startsWith(key.body.prefix));
   const listed = await api(server.url, 'GET', `/v1/projects/${created.body.id}/api-keys`, { token: admin });

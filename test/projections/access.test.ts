@@ -1,4 +1,5 @@
 import { accessProjection } from '../../projections/access.ts';
+import type { KeyScope } from '../../src/domain/api-keys.ts';
 import type { Role } from '../../src/domain/codecs.ts';
 import type { DomainEvent } from '../../src/domain/events.ts';
 import type { ReadModels } from '../../src/views/read-models.ts';
@@ -42,6 +43,15 @@ const restricted = (
 ): DomainEvent => ({
   type: 'ApiKeyRestricted',
   data: { project_id, key_id, allowed_origins, rate_limit, changed_at: at(minute) },
+});
+const scoped = (key_id: string, project_id: string, scopes: KeyScope[], expires_at: string | null, minute: number) =>
+  ({
+    type: 'ApiKeyRestricted',
+    data: { project_id, key_id, allowed_origins: [], rate_limit: null, scopes, expires_at, changed_at: at(minute) },
+  }) satisfies DomainEvent;
+const used = (key_id: string, project_id: string, minute: number): DomainEvent => ({
+  type: 'ApiKeyUsed',
+  data: { project_id, key_id, used_at: at(minute) },
 });
 const user = (user_id: string, email: string, role: Role, project_ids: string[], minute: number): DomainEvent => ({
   type: 'UserRegistered',
@@ -97,6 +107,9 @@ scenarioTests(it, {
     passwordChanged(ROOT, 'scrypt$root-2', 12),
     rehashed(ANN, 'scrypt$ann-2', 13),
     restricted(CI, SHOP, ['https://shop.example.com'], 100, 14),
+    scoped(DEPLOY, BILLING, ['read', 'stream'], at(90), 15),
+    used(DEPLOY, BILLING, 16),
+    used(CI, SHOP, 17),
   ],
   read,
   expected: () => ({
@@ -113,8 +126,11 @@ scenarioTests(it, {
           prefix: 'wl_aaaaaa',
           created_at: at(2),
           revoked_at: null,
+          scopes: ['ingest'],
+          expires_at: null,
           allowed_origins: ['https://shop.example.com'],
           rate_limit: 100,
+          last_used_at: at(17),
         },
         {
           id: LAPTOP,
@@ -123,8 +139,11 @@ scenarioTests(it, {
           prefix: 'wl_bbbbbb',
           created_at: at(3),
           revoked_at: at(6),
+          scopes: ['ingest'],
+          expires_at: null,
           allowed_origins: [],
           rate_limit: null,
+          last_used_at: null,
         },
       ],
       billing: [
@@ -135,8 +154,11 @@ scenarioTests(it, {
           prefix: 'wl_cccccc',
           created_at: at(5),
           revoked_at: null,
+          scopes: ['read', 'stream'],
+          expires_at: at(90),
           allowed_origins: [],
           rate_limit: null,
+          last_used_at: at(16),
         },
       ],
     },
@@ -187,8 +209,16 @@ it('a key is found by its hash alone, with its restrictions, until it is revoked
   await f.fold([project(SHOP, 'shop', 0), key(CI, SHOP, 'ci', 'a', 1)]);
   t.deepEqual(
     await f.models.access.activeKey(hash('a')),
-    { id: CI, project_id: SHOP, allowed_origins: [], rate_limit: null },
-    'a key issued before restrictions: none',
+    {
+      id: CI,
+      project_id: SHOP,
+      scopes: ['ingest'],
+      expires_at: null,
+      allowed_origins: [],
+      rate_limit: null,
+      last_used_at: null,
+    },
+    'a key issued before restrictions and scopes: none, ingest only',
   );
   t.is(await f.models.access.activeKey(CI), null, 'not by its id');
   t.is(await f.models.access.activeKey('wl_aaaaaa'), null, 'not by its prefix');
@@ -196,8 +226,11 @@ it('a key is found by its hash alone, with its restrictions, until it is revoked
   t.deepEqual(await f.models.access.activeKey(hash('a')), {
     id: CI,
     project_id: SHOP,
+    scopes: ['ingest'],
+    expires_at: null,
     allowed_origins: ['http://localhost:5173'],
     rate_limit: null,
+    last_used_at: null,
   });
   await f.fold([revoked(CI, SHOP, 3)]);
   t.is(await f.models.access.activeKey(hash('a')), null);

@@ -94,6 +94,57 @@ test(
   },
 );
 
+const SCOPES_TEST =
+  'API keys: scopes and expiry set through the UI; the list shows them and when the key was last used';
+test(SCOPES_TEST, async (t) => {
+  const server = await startTestServer();
+  t.teardown(() => server.stop());
+  const token = await login(server.url);
+  const { projectId } = await projectWithKey(server.url, token, 'shop');
+  const { page, errors } = await openTab(t, server.url);
+  await signIn(page, ADMIN, `/p/${projectId}/settings`);
+  const form = page.getByRole('form', { name: 'New API key' });
+  await form.getByLabel('Name').fill('reporting');
+  await form.getByRole('checkbox', { name: /^ingest:/ }).uncheck();
+  await form.getByRole('button', { name: 'Create key' }).click();
+  await form.getByRole('alert').filter({ hasText: 'non-empty list of scopes' }).waitFor();
+  await form.getByRole('checkbox', { name: /^read:/ }).check();
+  await form.getByLabel('Expires').fill(`${new Date().getFullYear() + 1}-06-01T12:00`);
+  await form.getByRole('button', { name: 'Create key' }).click();
+  const shown = page.getByLabel('The new API key');
+  await shown.waitFor();
+  const key = (await shown.innerText()).trim();
+  await page.getByRole('button', { name: 'Done, I have copied it' }).click();
+  const row = page.getByRole('table', { name: 'API keys' }).getByRole('row').filter({ hasText: 'reporting' });
+  const cells = async () => (await row.getByRole('cell').allInnerTexts()).map((c) => c.trim());
+  t.like(await cells(), { 2: 'read', 4: 'never' });
+  t.regex((await cells())[3]!, new RegExp(String(new Date().getFullYear() + 1)), 'its expiry');
+  const keys = await api(server.url, 'GET', `/v1/projects/${projectId}/api-keys`, { token });
+  const listed = keys.body.find((k: { name: string }) => k.name === 'reporting');
+  t.is(new Date(listed.expires_at).getFullYear(), new Date().getFullYear() + 1);
+
+  t.is((await api(server.url, 'GET', `/v1/audit?project_id=${projectId}`, { apiKey: key })).status, 200);
+  const ingest = await api(server.url, 'POST', '/v1/audit', { apiKey: key, body: sampleEvent() });
+  t.is(ingest.status, 403);
+  t.is(ingest.body.error.required_scope, 'ingest');
+  await eventually(async () => {
+    await page.reload();
+    return (await cells())[4] !== 'never' ? true : undefined;
+  }, 10_000);
+  await screenshot(page, 'settings-key-scopes');
+
+  await row.getByRole('button', { name: 'Restrict reporting' }).click();
+  const edit = page.getByRole('form', { name: 'Restrictions of reporting' });
+  t.true(await edit.getByRole('checkbox', { name: /^read:/ }).isChecked());
+  await edit.getByRole('checkbox', { name: /^ingest:/ }).check();
+  await edit.getByLabel('Expires').fill('');
+  await edit.getByRole('button', { name: 'Save restrictions' }).click();
+  await edit.waitFor({ state: 'detached' });
+  await eventually(async () => ((await cells())[2] === 'ingest, read' ? true : undefined), 10_000);
+  t.is((await cells())[3], 'never');
+  t.deepEqual(errors, []);
+});
+
 test(
   'channels and masking: a webhook added through the form (its error at the field first), deactivated; ' +
     'a masking key saved applies to ingest',

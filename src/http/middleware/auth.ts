@@ -4,14 +4,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import koaJwt from 'koa-jwt';
 import type { Context, Middleware } from 'koa';
-import { originAllowed } from '../../domain/api-keys.ts';
+import { type KeyScope, hasScope, keyExpired, originAllowed } from '../../domain/api-keys.ts';
 import { Role, isUuid } from '../../domain/codecs.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { CommandContext } from '../../commands/handle.ts';
 import type { Scope } from '../../domain/scope.ts';
 import { WATCHLOG_PROJECT_ID } from '../../domain/self-audit.ts';
 import type { ActiveKey, UserView } from '../../views/access/port.ts';
-import { HttpError } from './errors.ts';
+import { HttpError, MissingScopeError } from './errors.ts';
 import type { AppState } from '../state.ts';
 
 /** JWT claims: `sub`, `role`, `projects` (ids, or "*" for admins), `iat` (seconds, with
@@ -25,11 +25,22 @@ export const Claims = t.type({
 });
 export type Claims = t.TypeOf<typeof Claims>;
 
+/** Who makes a request: a signed-in user, or an API key with a scope the operation takes (its
+ *  `userId` is then the key's id, its role `auditor`, the role that only reads, and its scope its
+ *  own project). `actor` names either in what they record: `user:<id>` or `key:<id>`. */
 export interface Principal {
   readonly userId: string;
   readonly role: Role;
   readonly scope: Scope;
+  readonly actor: string;
 }
+
+export const keyPrincipal = (key: Pick<ActiveKey, 'id' | 'project_id'>): Principal => ({
+  userId: key.id,
+  role: 'auditor',
+  scope: { all: false, projectIds: [key.project_id] },
+  actor: `key:${key.id}`,
+});
 
 /** `iat` keeps milliseconds: a token issued just after a password or access change (in the same
  *  second) is still after the user's `tokens_valid_after`. */
@@ -102,6 +113,7 @@ export const requireJwt = (
     ctx.state.principal = {
       userId: sub,
       role,
+      actor: `user:${sub}`,
       // Auditors also see the built-in project, where watchlog audits itself.
       scope:
         projects === '*'
@@ -123,7 +135,7 @@ export const requireRole = (principal: Principal, ...roles: Role[]): void => {
 
 /** The command context of a request made by `principal`. */
 export const commandContext = (principal: Principal, correlationId: string, now: () => Date): CommandContext => ({
-  actor: `user:${principal.userId}`,
+  actor: principal.actor,
   correlationId,
   now,
 });
@@ -141,15 +153,22 @@ export const visibleOr404 = async <T>(
 };
 
 /** The request's API key (the `X-API-Key` header, or `fromQuery` where a parameter may carry
- *  it), active, and allowed from the page that sent it (403 otherwise). */
+ *  it), active, not expired (401 otherwise), and allowed from the page that sent it (403). */
 export const apiKeyOf = async (
   ctx: Context,
   activeKey: (key: string) => Promise<ActiveKey | null>,
   fromQuery: string | undefined,
+  now: Date,
 ): Promise<ActiveKey> => {
   const given = ctx.get('x-api-key') || fromQuery;
   const key = given ? await activeKey(given) : null;
   if (!key) throw new HttpError(401, 'unauthorized', given ? 'invalid or revoked API key' : 'missing X-API-Key header');
+  if (keyExpired(key, now))
+    throw new HttpError(
+      401,
+      'unauthorized',
+      `API key expired at ${key.expires_at}: extend its expires_at or issue a new one`,
+    );
   const origin = ctx.get('Origin') || null;
   if (!originAllowed(key, origin)) {
     throw new HttpError(
@@ -159,6 +178,22 @@ export const apiKeyOf = async (
     );
   }
   return key;
+};
+
+/** A key used where its scopes do not reach: 403 naming the scope the operation takes, or,
+ *  where no scope reaches (`null`), saying that a sign-in is needed. */
+export const requireKeyScope = (key: ActiveKey, scope: KeyScope | null, operation: string): void => {
+  if (scope === null)
+    throw new HttpError(
+      403,
+      'forbidden',
+      `${operation} does not take API keys: sign in and send "Authorization: Bearer <token>"`,
+    );
+  if (!hasScope(key, scope))
+    throw new MissingScopeError(
+      scope,
+      `this API key may not be used for ${operation}: it needs the scope "${scope}" (it has ${key.scopes.join(', ')})`,
+    );
 };
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

@@ -6,7 +6,8 @@ import { DomainError, sentenceOf, type ErrorDetail } from '../../domain/errors.t
 import { describeErrors } from '../../domain/decode-errors.ts';
 import { AppendOutcomeUnknownError, LogUnavailableError } from '../../log/event-log.ts';
 import { loggedUrl } from './access-log.ts';
-import type { AppState } from '../state.ts';
+import type { AppState, ErrorBody } from '../state.ts';
+import type { KeyScope } from '../../domain/api-keys.ts';
 
 /** One error shape everywhere: `{ error: { code, message, details: [{ path, message }] } }`. */
 
@@ -20,6 +21,17 @@ export class HttpError extends Error {
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
+  }
+}
+
+/** A 403 for an API key without the scope an operation takes: the answer names it in
+ *  `required_scope`, beside the usual fields. */
+export class MissingScopeError extends HttpError {
+  constructor(
+    readonly requiredScope: KeyScope,
+    message: string,
+  ) {
+    super(403, 'forbidden', message);
   }
 }
 
@@ -64,11 +76,12 @@ export const errorHandler =
       if (ctx.status === 404 && ctx.body === undefined) throw new HttpError(404, 'not_found', 'no such route');
     } catch (err) {
       let status: number;
-      let body: { code: string; message: string; details: readonly ErrorDetail[] };
+      let body: ErrorBody;
       if (err instanceof HttpError) {
         ctx.set(err.headers);
         status = err.status;
         body = { code: err.code, message: err.message, details: err.details };
+        if (err instanceof MissingScopeError) body = { ...body, required_scope: err.requiredScope };
       } else if (err instanceof LogUnavailableError || err instanceof AppendOutcomeUnknownError) {
         // Nothing a client did: the log's writer is restarting. Unknown outcomes say so, so that a
         // client retries with the same idempotency key rather than assume either way.

@@ -157,7 +157,8 @@ const INFO_DESCRIPTION = [
   'Self-hosted audit logging and uptime monitoring.',
   '',
   "- **Authentication**: ingest takes a project's API key (`X-API-Key`); every other `/v1` endpoint but login " +
-    'a token from `POST /v1/auth/login` (`Authorization: Bearer <token>`).',
+    'a token from `POST /v1/auth/login` (`Authorization: Bearer <token>`), or where its security names an ' +
+    '`apiKey` scope, a key with that scope (its own project only). A key elsewhere is 403 (`required_scope`).',
   '- **Errors** have one shape, `{ "error": { "code", "message", "details": [{ "path", "message" }] } }`; ' +
     'each status lists its codes.',
   '- **Unknown names are refused**: an unknown query parameter is 400 on every endpoint (but `/healthz`), ' +
@@ -175,6 +176,13 @@ const SECURITY: Record<AnyOperation['auth'], Array<Record<string, string[]>> | u
   'api-key': [{ apiKey: [] }],
   'api-key-or-query': [{ apiKey: [] }, { apiKeyQuery: [] }],
   'metrics-token': [{ metricsToken: [] }],
+};
+
+/** OpenAPI 3.1 lets an API key scheme name the roles it needs: here, the key's scope. */
+const securityOf = ({ auth, keyScope }: Described): Array<Record<string, string[]>> | undefined => {
+  if (keyScope === undefined) return SECURITY[auth];
+  if (auth === 'jwt') return [{ bearerAuth: [] }, { apiKey: [keyScope] }];
+  return SECURITY[auth]?.map((scheme) => Object.fromEntries(Object.keys(scheme).map((name) => [name, [keyScope]])));
 };
 
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
@@ -202,7 +210,9 @@ export const errorStatusesOf = (op: Described): ErrorStatus[] => {
   if (op.body !== undefined) for (const s of [408, 413, 415]) statuses.add(s);
   if (pathParamsOf(op.path).length > 0) statuses.add(404);
   if (op.auth !== 'none') statuses.add(401);
-  if (op.auth === 'api-key' || op.auth === 'api-key-or-query' || op.roles !== undefined) statuses.add(403);
+  // A signed-in operation refuses an API key without the scope it takes.
+  if (op.auth === 'api-key' || op.auth === 'api-key-or-query' || op.auth === 'jwt' || op.roles !== undefined)
+    statuses.add(403);
   return [...statuses].sort((a, b) => a - b).filter((s): s is ErrorStatus => s in ERRORS);
 };
 
@@ -272,7 +282,7 @@ const operationObject = (op: Described): OperationObject => {
   ];
   const roles = op.roles === undefined || op.orSelf ? '' : `Roles: ${op.roles.join(', ')}.`;
   const description = [op.description, roles].filter(Boolean).join('\n\n');
-  const security = SECURITY[op.auth];
+  const security = securityOf(op);
   const responses: OperationObject['responses'] = Object.fromEntries(
     Object.entries(op.responses).map(([status, answer]) => [status, responseObject(answer)]),
   );

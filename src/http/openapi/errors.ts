@@ -19,7 +19,9 @@ export const ERRORS: Record<ErrorStatus, { name: string; description: string; he
   },
   403: {
     name: 'Forbidden',
-    description: "The caller's role may not do this, or the API key may not be used from this origin.",
+    description:
+      "The caller's role may not do this; or the API key may not be used from this origin, or lacks the scope " +
+      'the operation takes (named in `required_scope`; absent where no key is taken).',
   },
   404: { name: 'NotFound', description: 'No such resource, or one the caller may not see (the two answer alike).' },
   405: {

@@ -9,6 +9,7 @@ export type Described = Pick<
   | 'summary'
   | 'description'
   | 'auth'
+  | 'keyScope'
   | 'roles'
   | 'orSelf'
   | 'params'

@@ -2,7 +2,7 @@ import * as t from 'io-ts';
 import { Email, Role, Uuid, intRange } from '../../domain/codecs.ts';
 import { withSchema, type JsonSchema } from '../../domain/json-schema.ts';
 import { AuditEventType, Environment, HttpMethod, StoredAuditEvent } from '../../domain/audit-event.ts';
-import { RateLimit } from '../../domain/api-keys.ts';
+import { KeyScope, RateLimit } from '../../domain/api-keys.ts';
 import { AnomalySettings } from '../../domain/anomaly-settings.ts';
 import { ChannelCreateInput, ChannelEvents, ProjectScope } from '../../domain/channel.ts';
 import { STATUS_CLASSES, type StatusClass, type Statistics as StatisticsType } from '../../domain/stats.ts';
@@ -71,15 +71,18 @@ export const ERROR_CODES = {
 } as const;
 export type ErrorStatus = keyof typeof ERROR_CODES;
 
-/** The one error shape, with the codes of `status`. */
-export const errorBody = (status: ErrorStatus) =>
-  t.type({
-    error: t.type({
-      code: t.keyof(Object.fromEntries(ERROR_CODES[status].map((code) => [code, null])) as Record<string, null>),
-      message: t.string,
-      details: t.array(ErrorDetail),
-    }),
+/** The one error shape, with the codes of `status`; a 403 to an API key also names the scope
+ *  the key lacks. */
+export const errorBody = (status: ErrorStatus) => {
+  const fields = t.type({
+    code: t.keyof(Object.fromEntries(ERROR_CODES[status].map((code) => [code, null])) as Record<string, null>),
+    message: t.string,
+    details: t.array(ErrorDetail),
   });
+  return t.type({
+    error: status === 403 ? t.intersection([fields, t.partial({ required_scope: KeyScope })]) : fields,
+  });
+};
 
 export const Liveness = t.type({ status: t.literal('ok') });
 
@@ -199,10 +202,18 @@ const keyFields = {
   name: t.string,
   prefix: t.string,
   created_at: Timestamp,
+  scopes: t.array(KeyScope),
+  expires_at: nullable(Timestamp),
   allowed_origins: t.array(t.string),
   rate_limit: RateLimit,
 };
-export const ApiKey = t.type({ ...keyFields, project_id: Uuid, revoked_at: nullable(Timestamp) });
+/** `last_used_at` is to the minute: uses are recorded at most once a minute per key. */
+export const ApiKey = t.type({
+  ...keyFields,
+  project_id: Uuid,
+  revoked_at: nullable(Timestamp),
+  last_used_at: nullable(Timestamp),
+});
 /** The key itself is shown here only, once. */
 export const IssuedApiKey = t.type({ ...keyFields, key: text('the API key: shown once, never again') });
 

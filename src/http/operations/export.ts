@@ -15,6 +15,7 @@ export const exportOperations = {
     path: '/v1/audit/export',
     tag: 'Events',
     auth: 'jwt',
+    keyScope: 'read',
     queryCheck: dateRange,
     query: ExportQuery,
     summary: 'Export events (SPEC 4.8)',

@@ -53,6 +53,7 @@ export const ingestOperations = ({ batchMaxEvents }: IngestDescription) => ({
     path: '/v1/audit',
     tag: 'Ingest',
     auth: 'api-key',
+    keyScope: 'ingest',
     ignoresQuery: true,
     summary: 'Ingest an event (SPEC 4.1)',
     description:
@@ -93,6 +94,7 @@ export const ingestOperations = ({ batchMaxEvents }: IngestDescription) => ({
     path: '/v1/audit/batch',
     tag: 'Ingest',
     auth: 'api-key-or-query',
+    keyScope: 'ingest',
     query: BatchQuery,
     summary: 'Ingest a batch of events',
     description:

@@ -8,7 +8,9 @@ import {
   apiKeyOf,
   principalOf,
   commandContext,
+  keyPrincipal,
   metricsTokenOf,
+  requireKeyScope,
   requireRole,
   visibleOr404,
 } from '../middleware/auth.ts';
@@ -22,7 +24,7 @@ import { RESOURCE_NAMES, type ResourceLoaders } from './resources.ts';
 
 /** The one way a route comes to exist: each operation of the table is mounted with its handler,
  *  and everything its declaration says is applied before the handler runs, in this order:
- *  1. the JWT (401);
+ *  1. the JWT (401), or an API key in its stead, with the scope the operation takes (401, 403);
  *  2. the query: each parameter given once and valid, none unknown, then the rules between them (400);
  *  3. an API key or the metrics token (401; 403 for a key used from an origin it may not be);
  *  4. a `project_id` parameter names a project the caller sees (404);
@@ -39,8 +41,12 @@ export interface MountDeps extends BodyReading {
   /** koa-jwt and the principal's decoding, for `jwt` operations. */
   readonly jwt?: readonly Middleware<AppState>[];
   readonly resources?: ResourceLoaders;
-  /** The active key an API key names, for `api-key` operations. */
+  /** The active key an API key names, for `api-key` operations, and `jwt` ones a key may be
+   *  sent to (without it, those take a JWT only). */
   readonly activeKey?: (key: string) => Promise<ActiveKey | null>;
+  /** Told of each request a key authenticated that was answered without an error (to record the
+   *  key's use, throttled), with the request's id. */
+  readonly keyUsed?: (key: ActiveKey, correlationId: string) => void;
   /** For `metrics-token` operations; absent, they take no token. */
   readonly metricsToken?: string;
   /** For body checks: why the egress policy refuses a URL whose host is a literal address. */
@@ -95,7 +101,7 @@ export const mount = <T extends Table, D>(
       checkDeclaration(op, mountDeps);
       mounted.push(op);
       const serve = serving(op, handler, deps, mountDeps);
-      router[op.method](op.path, ...(op.auth === 'jwt' ? mountDeps.jwt! : []), serve);
+      router[op.method](op.path, ...(op.auth === 'jwt' ? [signedIn(op, mountDeps)] : []), serve);
     }
   }
   return {
@@ -113,6 +119,8 @@ const checkDeclaration = (op: AnyOperation, deps: MountDeps): void => {
   }
   if (op.resource !== undefined && op.auth !== 'jwt')
     throw new Error(`${name}: a resource is looked up for a signed-in caller`);
+  if ((op.auth === 'api-key' || op.auth === 'api-key-or-query') && op.keyScope === undefined)
+    throw new Error(`${name}: an API key operation names the scope it takes`);
   const needs: Array<[boolean, unknown, string]> = [
     [op.auth === 'jwt', deps.jwt, 'jwt'],
     [op.auth === 'api-key' || op.auth === 'api-key-or-query', deps.activeKey, 'activeKey'],
@@ -121,6 +129,26 @@ const checkDeclaration = (op: AnyOperation, deps: MountDeps): void => {
   ];
   for (const [needed, given, what] of needs)
     if (needed && given === undefined) throw new Error(`${name} needs ${what}`);
+};
+
+/** A `jwt` operation's authentication. A request with `X-API-Key` and no `Authorization` is
+ *  the key's: active and unexpired (401), with the scope the operation takes (403), it stands in
+ *  for a sign-in to its own project. Any other request goes through the JWT's middleware. */
+const signedIn = (op: AnyOperation, m: MountDeps): Middleware<AppState> => {
+  const jwt = m.jwt!;
+  const byJwt: Middleware<AppState> = (ctx, next) =>
+    jwt.reduceRight<() => Promise<unknown>>((rest, middleware) => () => middleware(ctx, rest), next)();
+  const activeKey = m.activeKey;
+  if (activeKey === undefined) return byJwt;
+  const name = `${op.method.toUpperCase()} ${op.path}`;
+  return async (ctx, next) => {
+    if (ctx.get('x-api-key') === '' || ctx.get('authorization').trim() !== '') return byJwt(ctx, next);
+    const key = await apiKeyOf(ctx, activeKey, undefined, m.now());
+    requireKeyScope(key, op.keyScope ?? null, name);
+    ctx.state.principal = keyPrincipal(key);
+    await next();
+    m.keyUsed?.(key, ctx.state.correlationId);
+  };
 };
 
 /** The koa middleware that applies `op`'s declaration, runs its handler and answers. */
@@ -142,7 +170,8 @@ const serving = <D>(
     let key: ActiveKey | undefined;
     if (op.auth === 'api-key' || op.auth === 'api-key-or-query') {
       const fromQuery = op.auth === 'api-key-or-query' ? (query.api_key as string | undefined) : undefined;
-      key = await apiKeyOf(ctx, m.activeKey!, fromQuery);
+      key = await apiKeyOf(ctx, m.activeKey!, fromQuery, m.now());
+      requireKeyScope(key, op.keyScope ?? null, `${op.method.toUpperCase()} ${op.path}`);
     } else if (op.auth === 'metrics-token' && m.metricsToken !== undefined) metricsTokenOf(ctx, m.metricsToken);
 
     const principal = op.auth === 'jwt' ? principalOf(state) : undefined;
@@ -192,6 +221,7 @@ const serving = <D>(
     const command = principal && commandContext(principal, state.correlationId, m.now);
     const call = { params, query, body, resource, principal, command, key, ctx };
     answer(ctx, op, answers, await handler(call as never, deps), m);
+    if (key) m.keyUsed?.(key, state.correlationId);
   };
 };
 

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type * as t from 'io-ts';
 import type { Context } from 'koa';
 import type { CommandContext } from '../../commands/handle.ts';
+import type { KeyScope } from '../../domain/api-keys.ts';
 import type { Role } from '../../domain/codecs.ts';
 import type { ErrorDetail } from '../../domain/errors.ts';
 import type { ActiveKey } from '../../views/access/port.ts';
@@ -101,6 +102,10 @@ export interface Operation<
   readonly summary: string;
   readonly description?: string;
   readonly auth: A;
+  /** The API key scope it takes: for `api-key` operations the scope a key needs (403 without
+   *  it); for `jwt` ones, that a key with this scope in `X-API-Key` may stand in for a sign-in
+   *  (reading its own project only). A key sent to a `jwt` operation without one is 403. */
+  readonly keyScope?: KeyScope;
   /** The roles that may call it (others: 403); absent: every role that sees the resource. */
   readonly roles?: readonly Role[];
   /** The roles are asked of the caller only when the user `:id` names is someone else. */

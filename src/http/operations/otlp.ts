@@ -96,6 +96,7 @@ export const otlpOperations = {
     path: '/v1/otlp/v1/traces',
     tag: 'Ingest',
     auth: 'api-key',
+    keyScope: 'ingest',
     ignoresQuery: true,
     summary: 'OTLP/HTTP traces',
     description:

@@ -21,6 +21,7 @@ export const statsOperations = {
     path: '/v1/audit/stats',
     tag: 'Events',
     auth: 'jwt',
+    keyScope: 'read',
     queryCheck: dateRange,
     query: StatsQuery,
     summary: 'Statistics (SPEC 4.4)',

@@ -40,7 +40,7 @@ export const exportHandlers: Handlers<typeof exportOperations, RouteDeps> = {
     await recordExport(
       deps.commands,
       {
-        userId: principal.userId,
+        actor: principal.actor,
         format,
         filters: filter,
         rows: Math.min(total, MAX_EXPORT_EVENTS),

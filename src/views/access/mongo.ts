@@ -1,4 +1,5 @@
 import type { Db } from 'mongodb';
+import { type KeyScope, scopesOf } from '../../domain/api-keys.ts';
 import type { Role } from '../../domain/codecs.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import type {
@@ -29,6 +30,11 @@ interface KeyDoc {
   /** Absent on keys projected before keys could be restricted. */
   allowed_origins?: string[];
   rate_limit?: number | null;
+  /** Absent on keys projected before keys had scopes, expiry and uses (the schema's version
+   *  rebuilds those; read as ingest only, for ever, never used). */
+  scopes?: KeyScope[];
+  expires_at?: string | null;
+  last_used_at?: string | null;
 }
 interface UserDoc {
   _id: string;
@@ -42,7 +48,7 @@ interface UserDoc {
 }
 
 const accessMongoSchema: MongoSchema = {
-  version: 2,
+  version: 3,
   collections: ['projects', 'api_keys', 'users'],
   async ensureIndexes(db) {
     await db
@@ -67,20 +73,33 @@ const mongoAccessWriter = (ops: BulkOps): AccessWriter => ({
       key_hash: k.key_hash,
       created_at: k.created_at,
       revoked_at: k.revoked_at,
+      scopes: k.scopes,
+      expires_at: k.expires_at,
       allowed_origins: k.allowed_origins,
       rate_limit: k.rate_limit,
+      last_used_at: k.last_used_at,
     }),
   apiKeyRestricted: (keyId, r) =>
     ops.add('api_keys', {
       updateOne: {
         filter: { _id: keyId },
-        update: { $set: { allowed_origins: r.allowed_origins, rate_limit: r.rate_limit } },
+        update: {
+          $set: {
+            scopes: r.scopes,
+            expires_at: r.expires_at,
+            allowed_origins: r.allowed_origins,
+            rate_limit: r.rate_limit,
+          },
+        },
       },
     }),
   apiKeyRevoked: (keyId, revokedAt) =>
     ops.add('api_keys', {
       updateOne: { filter: { _id: keyId, revoked_at: null }, update: { $set: { revoked_at: revokedAt } } },
     }),
+  // $max: a replayed or late use never moves it back (null sorts before every string in BSON).
+  apiKeyUsed: (keyId, usedAt) =>
+    ops.add('api_keys', { updateOne: { filter: { _id: keyId }, update: { $max: { last_used_at: usedAt } } } }),
   userRegistered: (u) =>
     insertOnce<UserDoc>(ops, 'users', {
       _id: u.id,
@@ -106,8 +125,11 @@ const toKey = (k: KeyDoc): ApiKeyView => ({
   prefix: k.prefix,
   created_at: k.created_at,
   revoked_at: k.revoked_at,
+  scopes: scopesOf(k.scopes),
+  expires_at: k.expires_at ?? null,
   allowed_origins: k.allowed_origins ?? [],
   rate_limit: k.rate_limit ?? null,
+  last_used_at: k.last_used_at ?? null,
 });
 const toUser = (u: UserDoc): UserView => ({
   id: u._id,
@@ -125,14 +147,9 @@ class MongoAccessQueries implements AccessQueries {
 
   async activeKey(keyHash: string): Promise<ActiveKey | null> {
     const key = await this.db.collection<KeyDoc>('api_keys').findOne({ key_hash: keyHash, revoked_at: null });
-    return (
-      key && {
-        id: key._id,
-        project_id: key.project_id,
-        allowed_origins: key.allowed_origins ?? [],
-        rate_limit: key.rate_limit ?? null,
-      }
-    );
+    if (!key) return null;
+    const { id, project_id, scopes, expires_at, allowed_origins, rate_limit, last_used_at } = toKey(key);
+    return { id, project_id, scopes, expires_at, allowed_origins, rate_limit, last_used_at };
   }
   async listProjects(scope: Scope): Promise<ProjectView[]> {
     return (

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { KeyScope } from '../../domain/api-keys.ts';
 import type { Role } from '../../domain/codecs.ts';
 import { inScope, type Scope } from '../../domain/scope.ts';
 import type {
@@ -6,6 +7,7 @@ import type {
   AccessWriter,
   ActiveKey,
   ApiKeyView,
+  KeyRestrictionsView,
   ProjectView,
   UserChanges,
   UserCredentials,
@@ -15,7 +17,7 @@ import { statementCache, type SqliteReadModel, type SqliteSchema } from '../stor
 
 /** The access read model: projects, API keys by hash, users by e-mail. */
 const accessSchema: SqliteSchema = {
-  version: 3,
+  version: 4,
   tables: ['projects', 'api_keys', 'users'],
   create: `
 CREATE TABLE IF NOT EXISTS projects (
@@ -24,7 +26,8 @@ CREATE TABLE IF NOT EXISTS projects (
 CREATE TABLE IF NOT EXISTS api_keys (
   id TEXT PRIMARY KEY, project_id TEXT NOT NULL, name TEXT NOT NULL, prefix TEXT NOT NULL,
   key_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT,
-  allowed_origins TEXT NOT NULL DEFAULT '[]', rate_limit INTEGER
+  allowed_origins TEXT NOT NULL DEFAULT '[]', rate_limit INTEGER,
+  scopes TEXT NOT NULL DEFAULT '["ingest"]', expires_at TEXT, last_used_at TEXT
 );
 CREATE INDEX IF NOT EXISTS api_keys_project ON api_keys (project_id, created_at);
 CREATE TABLE IF NOT EXISTS users (
@@ -34,15 +37,20 @@ CREATE TABLE IF NOT EXISTS users (
 `,
 };
 
-interface KeyRow extends Omit<ApiKeyView, 'allowed_origins'> {
+/** Lists are JSON text in their columns. */
+interface KeyRow extends Omit<ApiKeyView, 'allowed_origins' | 'scopes'> {
   allowed_origins: string;
+  scopes: string;
 }
-const toKey = <K extends Pick<KeyRow, 'allowed_origins'>>(
+const toKey = <K extends Pick<KeyRow, 'allowed_origins' | 'scopes'>>(
   r: K,
-): Omit<K, 'allowed_origins'> & { allowed_origins: string[] } => ({
+): Omit<K, 'allowed_origins' | 'scopes'> & { allowed_origins: string[]; scopes: KeyScope[] } => ({
   ...r,
   allowed_origins: JSON.parse(r.allowed_origins) as string[],
+  scopes: JSON.parse(r.scopes) as KeyScope[],
 });
+const KEY_COLUMNS =
+  'id, project_id, name, prefix, created_at, revoked_at, scopes, expires_at, allowed_origins, rate_limit, last_used_at';
 
 interface UserRow {
   id: string;
@@ -84,12 +92,15 @@ class SqliteAccessWriter implements AccessWriter {
     this.stmts = {
       project: db.prepare('INSERT OR IGNORE INTO projects (id, name, created_at) VALUES (?, ?, ?)'),
       key: db.prepare(
-        'INSERT OR IGNORE INTO api_keys ' +
-          `(id, project_id, name, prefix, key_hash, created_at, revoked_at, allowed_origins, rate_limit)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO api_keys (${KEY_COLUMNS}, key_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      restrict: db.prepare('UPDATE api_keys SET allowed_origins = ?, rate_limit = ? WHERE id = ?'),
+      restrict: db.prepare(
+        'UPDATE api_keys SET scopes = ?, expires_at = ?, allowed_origins = ?, rate_limit = ? WHERE id = ?',
+      ),
       revoke: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      used: db.prepare(
+        'UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)',
+      ),
       user: db.prepare(
         'INSERT OR IGNORE INTO users ' +
           `(id, email, password_hash, role, project_ids, disabled, tokens_valid_after, created_at)
@@ -106,18 +117,30 @@ class SqliteAccessWriter implements AccessWriter {
       k.project_id,
       k.name,
       k.prefix,
-      k.key_hash,
       k.created_at,
       k.revoked_at,
+      JSON.stringify(k.scopes),
+      k.expires_at,
       JSON.stringify(k.allowed_origins),
       k.rate_limit,
+      k.last_used_at,
+      k.key_hash,
     );
   }
-  apiKeyRestricted(keyId: string, r: Pick<ApiKeyView, 'allowed_origins' | 'rate_limit'>): void {
-    this.stmts.restrict.run(JSON.stringify(r.allowed_origins), r.rate_limit, keyId);
+  apiKeyRestricted(keyId: string, r: KeyRestrictionsView): void {
+    this.stmts.restrict.run(
+      JSON.stringify(r.scopes),
+      r.expires_at,
+      JSON.stringify(r.allowed_origins),
+      r.rate_limit,
+      keyId,
+    );
   }
   apiKeyRevoked(keyId: string, revokedAt: string): void {
     this.stmts.revoke.run(revokedAt, keyId);
+  }
+  apiKeyUsed(keyId: string, usedAt: string): void {
+    this.stmts.used.run({ at: usedAt, id: keyId });
   }
   userRegistered(u: UserCredentials): void {
     this.stmts.user.run(
@@ -145,14 +168,17 @@ class SqliteAccessQueries implements AccessQueries {
   private readonly stmts;
   constructor(db: Database.Database) {
     this.stmts = {
-      activeKey: db.prepare<[string], Omit<ActiveKey, 'allowed_origins'> & { allowed_origins: string }>(
-        'SELECT id, project_id, allowed_origins, rate_limit FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+      activeKey: db.prepare<
+        [string],
+        Omit<ActiveKey, 'allowed_origins' | 'scopes'> & Pick<KeyRow, 'allowed_origins' | 'scopes'>
+      >(
+        'SELECT id, project_id, scopes, expires_at, allowed_origins, rate_limit, last_used_at ' +
+          'FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
       ),
       allProjects: db.prepare<[], ProjectView>('SELECT id, name, created_at FROM projects ORDER BY created_at, id'),
       project: db.prepare<[string], ProjectView>('SELECT id, name, created_at FROM projects WHERE id = ?'),
       keys: db.prepare<[string], KeyRow>(
-        'SELECT id, project_id, name, prefix, created_at, revoked_at, allowed_origins, rate_limit ' +
-          'FROM api_keys WHERE project_id = ? ORDER BY created_at, id',
+        `SELECT ${KEY_COLUMNS} FROM api_keys WHERE project_id = ? ORDER BY created_at, id`,
       ),
       userByEmail: db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?'),
       userById: db.prepare<[string], UserRow>('SELECT * FROM users WHERE id = ?'),

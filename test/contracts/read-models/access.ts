@@ -20,8 +20,11 @@ export const accessContract = (withModels: WithModels): void => {
           key_hash: 'h1',
           created_at: '2026-01-01T00:00:00.000Z',
           revoked_at: null,
+          scopes: ['ingest', 'read'],
+          expires_at: '2027-01-01T00:00:00.000Z',
           allowed_origins: ['https://shop.example.com'],
           rate_limit: 50,
+          last_used_at: null,
         });
       }
       if (i === 3) {
@@ -33,8 +36,11 @@ export const accessContract = (withModels: WithModels): void => {
           key_hash: 'h2',
           created_at: '2026-01-01T00:00:01.000Z',
           revoked_at: null,
+          scopes: ['ingest'],
+          expires_at: null,
           allowed_origins: [],
           rate_limit: null,
+          last_used_at: null,
         });
       }
       if (i === 4)
@@ -54,14 +60,27 @@ export const accessContract = (withModels: WithModels): void => {
     t.deepEqual(await m.access.activeKey('h1'), {
       id: k1,
       project_id: p1,
+      scopes: ['ingest', 'read'],
+      expires_at: '2027-01-01T00:00:00.000Z',
       allowed_origins: ['https://shop.example.com'],
       rate_limit: 50,
+      last_used_at: null,
     });
     t.is(await m.access.activeKey('h2'), null);
     t.is(await m.access.activeKey('nope'), null);
     const restriction = recorded();
-    await store.commit([restriction], (_r, w) => w.apiKeyRestricted(k1, { allowed_origins: [], rate_limit: 7 }));
-    t.deepEqual(await m.access.activeKey('h1'), { id: k1, project_id: p1, allowed_origins: [], rate_limit: 7 });
+    await store.commit([restriction], (_r, w) =>
+      w.apiKeyRestricted(k1, { scopes: ['stream'], expires_at: null, allowed_origins: [], rate_limit: 7 }),
+    );
+    t.deepEqual(await m.access.activeKey('h1'), {
+      id: k1,
+      project_id: p1,
+      scopes: ['stream'],
+      expires_at: null,
+      allowed_origins: [],
+      rate_limit: 7,
+      last_used_at: null,
+    });
     t.deepEqual(
       (await m.access.listProjects({ all: true })).map((p) => p.name),
       ['one', 'two'],
@@ -97,6 +116,41 @@ export const accessContract = (withModels: WithModels): void => {
     t.is(await store.checkpoint(), null);
     t.is(await m.access.countUsers(), 0);
     t.deepEqual(await m.access.listProjects({ all: true }), []);
+  });
+
+  withModels('access: a key use moves last_used_at forward only; replayed, it changes nothing', async (t, m) => {
+    const store = m.stores.access;
+    const [p, k] = [randomUUID(), randomUUID()];
+    await store.commit([recorded()], (_r, w) =>
+      w.apiKeyIssued({
+        id: k,
+        project_id: p,
+        name: 'reader',
+        prefix: 'wl_r',
+        key_hash: `h-${k}`,
+        created_at: '2026-01-01T00:00:00.000Z',
+        revoked_at: null,
+        scopes: ['read'],
+        expires_at: null,
+        allowed_origins: [],
+        rate_limit: null,
+        last_used_at: null,
+      }),
+    );
+    const uses = [recorded(), recorded()];
+    const apply = () =>
+      store.commit(uses, (r, w) =>
+        w.apiKeyUsed(k, uses.indexOf(r) === 0 ? '2026-01-02T00:01:00.000Z' : '2026-01-02T00:00:00.000Z'),
+      );
+    await apply();
+    await apply();
+    t.is((await m.access.activeKey(`h-${k}`))?.last_used_at, '2026-01-02T00:01:00.000Z');
+    t.deepEqual(
+      (await m.access.listApiKeys(p)).map((key) => [key.scopes, key.last_used_at]),
+      [[['read'], '2026-01-02T00:01:00.000Z']],
+    );
+    await store.commit([recorded()], (_r, w) => w.apiKeyUsed(k, '2026-01-03T00:00:00.000Z'));
+    t.is((await m.access.listApiKeys(p))[0]?.last_used_at, '2026-01-03T00:00:00.000Z');
   });
 
   withModels('access: a user change sets only the fields it names; replayed, it changes nothing', async (t, m) => {

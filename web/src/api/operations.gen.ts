@@ -73,10 +73,13 @@ export type ApiKey = {
   name: string;
   prefix: string;
   created_at: string;
+  scopes: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+  expires_at: string | null;
   allowed_origins: Array<string>;
   rate_limit: number | null;
   project_id: string;
   revoked_at: string | null;
+  last_used_at: string | null;
 };
 
 export type AuditEvent = {
@@ -1326,6 +1329,8 @@ export interface Operations {
     query: Record<string, never>;
     body: {
       name: string;
+      scopes?: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+      expires_at?: string | null;
       allowed_origins?: Array<string>;
       rate_limit?: number | null;
     };
@@ -1335,6 +1340,8 @@ export interface Operations {
         name: string;
         prefix: string;
         created_at: string;
+        scopes: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+        expires_at: string | null;
         allowed_origins: Array<string>;
         rate_limit: number | null;
         key: string;
@@ -1360,6 +1367,8 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: {
+      scopes?: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+      expires_at?: string | null;
       allowed_origins?: Array<string>;
       rate_limit?: number | null;
     };

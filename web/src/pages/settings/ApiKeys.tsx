@@ -6,16 +6,10 @@ import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
 import { CopyButton } from '../../components/CopyButton.tsx';
 import { Empty, ErrorNote, Field, Loading } from '../../components/ui.tsx';
 import { formatNumber, formatTime } from '../../format.ts';
-import {
-  RestrictionsFields,
-  restrictionsBody,
-  restrictionsInputOf,
-  type RestrictionsInput,
-} from './KeyRestrictions.tsx';
+import { NO_INPUT, RestrictionsFields, restrictionsBody, restrictionsInputOf } from './KeyRestrictions.tsx';
 
-const NO_INPUT: RestrictionsInput = { origins: '', rate: '' };
-
-/** A key's origins and rate changed in place: where it is deployed, it keeps working. */
+/** A key's scopes, expiry, origins and rate changed in place: where it is deployed, it keeps
+ *  working. */
 const EditKey = ({ projectId, apiKey, onDone }: { projectId: string; apiKey: ApiKey; onDone: () => void }) => {
   const client = useQueryClient();
   const [input, setInput] = useState(() => restrictionsInputOf(apiKey));
@@ -59,6 +53,7 @@ const EditKey = ({ projectId, apiKey, onDone }: { projectId: string; apiKey: Api
 
 const originsText = (k: ApiKey) => (k.allowed_origins.length === 0 ? 'any' : k.allowed_origins.join(', '));
 const rateText = (k: ApiKey) => (k.rate_limit === null ? 'default' : `${formatNumber(k.rate_limit)}/s`);
+const expired = (k: ApiKey) => k.expires_at !== null && Date.parse(k.expires_at) <= Date.now();
 
 const firstEvent = (key: string) =>
   `curl -s ${window.location.origin}/v1/audit -H 'x-api-key: ${key}' -H 'content-type: application/json' ` +
@@ -129,9 +124,11 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
     <section aria-labelledby="keys-heading">
       <h2 id="keys-heading">API keys</h2>
       <p className="muted">
-        SDKs send events with a key in the <code>X-API-Key</code> header. A key only ingests into this project; revoke
-        it and ingest with it is refused at once. A key used in web pages is public: restrict it to your site's origins
-        and give it a rate limit.
+        SDKs send events with a key in the <code>X-API-Key</code> header. A key works on this project only, for what its
+        scopes name: <code>ingest</code> (the default) sends events, <code>read</code> reads them and{' '}
+        <code>stream</code> serves auditors. Revoke it, or let it expire, and it is refused at once. A key used in web
+        pages is public: give it <code>ingest</code> only, restrict it to your site's origins and give it a rate limit.
+        &ldquo;Last used&rdquo; is to the minute.
       </p>
       {created !== null && <CreatedKey created={created} onDone={() => setCreated(null)} />}
       {canWrite && (
@@ -170,6 +167,9 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
               <tr>
                 <th>Name</th>
                 <th>Prefix</th>
+                <th>Scopes</th>
+                <th>Expires</th>
+                <th>Last used</th>
                 <th>Origins</th>
                 <th>Rate</th>
                 <th>Created</th>
@@ -184,14 +184,19 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
                   <td>
                     <code>{k.prefix}…</code>
                   </td>
+                  <td>{k.scopes.join(', ')}</td>
+                  <td>{k.expires_at === null ? 'never' : formatTime(k.expires_at)}</td>
+                  <td>{k.last_used_at === null ? 'never' : formatTime(k.last_used_at)}</td>
                   <td className="st-url">{originsText(k)}</td>
                   <td>{rateText(k)}</td>
                   <td>{formatTime(k.created_at)}</td>
                   <td>
-                    {k.revoked_at === null ? (
-                      'Active'
-                    ) : (
+                    {k.revoked_at !== null ? (
                       <span className="muted">Revoked {formatTime(k.revoked_at)}</span>
+                    ) : expired(k) ? (
+                      <span className="muted">Expired</span>
+                    ) : (
+                      'Active'
                     )}
                   </td>
                   {canWrite && (
@@ -236,8 +241,8 @@ export const ApiKeys = ({ projectId }: { projectId: string }) => {
           onCancel={() => setRevoking(null)}
         >
           <p>
-            Every event sent with <code>{revoking.prefix}…</code> is refused (401) from now on. This cannot be undone: a
-            new key is needed.
+            Every request sent with <code>{revoking.prefix}…</code> is refused (401) from now on. This cannot be undone:
+            a new key is needed.
           </p>
         </ConfirmDialog>
       )}
