@@ -37,9 +37,13 @@ type Config struct {
 	// "anonymous".
 	AnonymousIdentifier string
 	// Identify tells who made a request; called once per recorded request, after the handler
-	// returned, in the request's goroutine (keep it quick). A panic in it records the request as
-	// anonymous and is logged once.
+	// returned, in the request's goroutine (keep it quick). Its request's context ends after
+	// IdentifyTimeout, so that a lookup made with it stops then. A panic in it, or an answer after
+	// that deadline, records the request as anonymous and is logged once.
 	Identify func(r *http.Request) Identity
+	// IdentifyTimeout bounds Identify (default 5 s, from 1 ms to 1 min), as identifyTimeoutMs
+	// bounds the Node SDK's.
+	IdentifyTimeout time.Duration
 	// ClientIP gives the client's address (behind a proxy you trust, from its header); default:
 	// the host of Request.RemoteAddr.
 	ClientIP func(r *http.Request) string
@@ -166,6 +170,7 @@ func resolve(cfg *Config) (string, error) {
 		{"RetryInitialDelay", &cfg.RetryInitialDelay, 500 * time.Millisecond, time.Millisecond, time.Minute},
 		{"RetryMaxDelay", &cfg.RetryMaxDelay, 30 * time.Second, time.Millisecond, 10 * time.Minute},
 		{"RequestTimeout", &cfg.RequestTimeout, 10 * time.Second, 100 * time.Millisecond, 5 * time.Minute},
+		{"IdentifyTimeout", &cfg.IdentifyTimeout, 5 * time.Second, time.Millisecond, time.Minute},
 	} {
 		if *r.field == 0 {
 			*r.field = r.def

@@ -12,14 +12,17 @@ import (
 
 // RouteInfo is what a router knows once the handler returned: its route template ("" when none
 // matched), the template's parameters, and optionally the status the framework sends (0: the
-// status the SDK saw written, 200 when none was), the identity (nil: Config.Identify) and the
-// client's address as the framework reads it, with its trusted proxies ("": Config.ClientIP, or
-// RemoteAddr's host).
+// status the SDK saw written, 200 when none was), the identity (nil: Identify, else
+// Config.Identify) and the client's address as the framework reads it, with its trusted proxies
+// ("": Config.ClientIP, or RemoteAddr's host).
 type RouteInfo struct {
 	Route    string
 	Params   map[string]string
 	Status   int
 	Identity *Identity
+	// Identify stands for Config.Identify for this request (a framework's own hook), held to
+	// IdentifyTimeout and its panics caught alike.
+	Identify func(r *http.Request) Identity
 	IP       string
 }
 
@@ -289,21 +292,29 @@ func (c *Client) finish(x *exchange, r *http.Request, rw *responseWriter, reqTap
 		res.Body = rw.tap.value()
 	}
 	id := info.Identity
-	if id == nil && c.cfg.Identify != nil {
-		id = c.identify(r)
+	if id == nil && info.Identify != nil {
+		id = c.identify(r, info.Identify)
+	} else if id == nil && c.cfg.Identify != nil {
+		id = c.identify(r, c.cfg.Identify)
 	}
 	ev := buildEvent(&c.mapping, req, res, id, x.method, x.requestID, elapsed)
 	c.enqueue(&ev)
 }
 
-func (c *Client) identify(r *http.Request) (id *Identity) {
+func (c *Client) identify(r *http.Request, identify func(*http.Request) Identity) (id *Identity) {
+	ctx, cancel := context.WithTimeout(r.Context(), c.cfg.IdentifyTimeout)
+	defer cancel()
 	defer func() {
 		if v := recover(); v != nil {
-			c.report.identifyFailed(v)
+			c.report.identifyFailed(fmt.Sprintf("Identify panicked (%v)", v))
 			id = nil
 		}
 	}()
-	got := c.cfg.Identify(r)
+	got := identify(r.WithContext(ctx))
+	if ctx.Err() == context.DeadlineExceeded {
+		c.report.identifyFailed(fmt.Sprintf("Identify took longer than IdentifyTimeout (%v)", c.cfg.IdentifyTimeout))
+		return nil
+	}
 	return &got
 }
 

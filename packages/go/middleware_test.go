@@ -257,3 +257,39 @@ func TestReadFromAndHijack(t *testing.T) {
 		t.Errorf("upgrade: %v", e)
 	}
 }
+
+// Identify's request carries IdentifyTimeout's deadline: a lookup that honours it ends then, and
+// the request is recorded as anonymous and said once.
+func TestIdentifyTimeout(t *testing.T) {
+	rc := startReceiver(t)
+	c, logs := testClient(t, rc, func(cfg *Config) {
+		cfg.IdentifyTimeout = 20 * time.Millisecond
+		cfg.Identify = func(r *http.Request) Identity {
+			if r.URL.Path == "/slow" {
+				<-r.Context().Done()
+			}
+			return Identity{Identifier: "u-1"}
+		}
+	})
+	app := httptest.NewServer(c.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})))
+	defer app.Close()
+	start := time.Now()
+	get(t, app.URL+"/slow", "X-Request-ID", "s-1")
+	get(t, app.URL+"/slow", "X-Request-ID", "s-2")
+	get(t, app.URL+"/quick", "X-Request-ID", "q-1")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("three requests took %v", took)
+	}
+	closeClient(t, c)
+	for _, id := range []string{"s-1", "s-2"} {
+		if e := rc.byRequestID(id); e["identifier"] != "anonymous" {
+			t.Errorf("%s: %v", id, e)
+		}
+	}
+	if e := rc.byRequestID("q-1"); e["identifier"] != "u-1" {
+		t.Errorf("quick: %v", e)
+	}
+	if n := len(logs.matching("Identify took longer than IdentifyTimeout (20ms)")); n != 1 {
+		t.Errorf("said %d times: %q", n, logs.lines)
+	}
+}

@@ -19,7 +19,7 @@ const (
 	ProblemFailed         Problem = "failed"          // any other answer retrying cannot fix (404, …)
 	ProblemUnreachable    Problem = "unreachable"     // no answer, 408, 429 or 5xx: retried
 	ProblemDropping       Problem = "dropping"        // the queue is full: the oldest events go
-	ProblemIdentifyFailed Problem = "identify_failed" // Identify panicked: recorded as anonymous
+	ProblemIdentifyFailed Problem = "identify_failed" // Identify panicked or overran: recorded as anonymous
 )
 
 // DeliveryError is what OnError hears: the problem, the events concerned and the HTTP status
@@ -160,7 +160,7 @@ func (r *reporter) delivered(droppedTotal int) {
 		r.target, time.Since(since).Seconds(), dropped))
 }
 
-func (r *reporter) identifyFailed(v any) {
+func (r *reporter) identifyFailed(why string) {
 	r.mu.Lock()
 	if r.reportedIdent {
 		r.mu.Unlock()
@@ -168,7 +168,7 @@ func (r *reporter) identifyFailed(v any) {
 	}
 	r.reportedIdent = true
 	r.mu.Unlock()
-	msg := fmt.Sprintf("Identify panicked (%v); such requests are recorded as anonymous (said once)", v)
+	msg := why + "; such requests are recorded as anonymous (said once)"
 	r.emit(slog.LevelWarn, &DeliveryError{ProblemIdentifyFailed, msg, 0, 0}, msg)
 }
 

@@ -19,7 +19,8 @@ type options struct {
 
 // Identify tells who made a request from gin's context (where authentication middleware keeps
 // the user, with c.Set); it replaces Config.Identify for this middleware. Called after the
-// handlers ran, in the request's goroutine.
+// handlers ran, in the request's goroutine, held to Config.IdentifyTimeout (c.Request.Context()
+// ends then) as Config.Identify is.
 func Identify(f func(c *gin.Context) watchlog.Identity) Option {
 	return func(o *options) { o.identify = f }
 }
@@ -49,24 +50,16 @@ func Middleware(c *watchlog.Client, opts ...Option) gin.HandlerFunc {
 				}
 			}
 			if o.identify != nil {
-				id := safeIdentify(o.identify, g)
-				info.Identity = id
+				info.Identify = func(r *http.Request) watchlog.Identity {
+					// The request carries IdentifyTimeout's deadline: g.Request.Context() has it.
+					g.Request = r
+					return o.identify(g)
+				}
 			}
 			return info
 		})
 		handler.ServeHTTP(original, g.Request)
 	}
-}
-
-// safeIdentify: a panicking hook records the request as anonymous.
-func safeIdentify(f func(*gin.Context) watchlog.Identity, g *gin.Context) (id *watchlog.Identity) {
-	defer func() {
-		if recover() != nil {
-			id = nil
-		}
-	}()
-	got := f(g)
-	return &got
 }
 
 // writer is gin's ResponseWriter with its writes routed through the SDK's.

@@ -1,5 +1,6 @@
 """Host applications for the end-to-end tests, each on 127.0.0.1 in a thread of this process:
-FastAPI under uvicorn, Flask and Django under werkzeug's threaded server. Each notes the request
+FastAPI under uvicorn, Flask and Django under werkzeug's threaded server, and Django's ASGI handler
+under uvicorn. Each notes the request
 id the SDK gave every request it handled."""
 
 from __future__ import annotations
@@ -138,3 +139,15 @@ def django_app(client: Watchlog, identify: Optional[Callable[[Any], Any]] = None
     from django.core.handlers.wsgi import WSGIHandler
 
     return _serve_wsgi(WSGIHandler(), handled)
+
+
+def django_asgi_app(client: Watchlog, identify: Optional[Callable[[Any], Any]] = None) -> HostApp:
+    """The same Django site under ASGI: the middleware chain is async, so the SDK's middleware
+    is called as a coroutine and a sync ``identify`` runs through ``sync_to_async``."""
+    import django_site
+
+    handled: List[str] = []
+    django_site.setup(client, identify, handled)
+    from django.core.handlers.asgi import ASGIHandler
+
+    return serve_asgi(ASGIHandler(), handled)

@@ -12,10 +12,18 @@ _current: dict = {}
 
 
 class WatchlogMiddleware:
-    """Delegates to the middleware class of the client the running test set."""
+    """Delegates to the middleware class of the client the running test set, in the mode Django
+    calls it in (async under ASGIHandler, as the SDK's class is then)."""
+
+    sync_capable = True
+    async_capable = True
 
     def __init__(self, get_response: Callable[[Any], Any]) -> None:
+        from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+
         self.get_response = get_response
+        if iscoroutinefunction(get_response):
+            markcoroutinefunction(self)
 
     def __call__(self, request: Any) -> Any:
         request.watchlog_inner = _current["middleware"](self.get_response)

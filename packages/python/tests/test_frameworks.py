@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, Iterator, List
 
 import pytest
 
-from apps import HostApp, django_app, fastapi_app, flask_app
+from apps import HostApp, django_app, django_asgi_app, fastapi_app, flask_app
 from http_client import request
 from watchlog import Watchlog
 from watchlog_server import WatchlogServer, eventually
@@ -18,6 +18,7 @@ FRAMEWORKS: Dict[str, Dict[str, Any]] = {
     "fastapi": {"make": fastapi_app, "prefix": "", "template": "/orders/{order_id}"},
     "flask": {"make": flask_app, "prefix": "", "template": "/orders/<int:order_id>"},
     "django": {"make": django_app, "prefix": "/api", "template": "/api/orders/<int:order_id>"},
+    "django-asgi": {"make": django_asgi_app, "prefix": "/api", "template": "/api/orders/<int:order_id>"},
 }
 
 
@@ -164,3 +165,38 @@ def test_an_async_identify_is_awaited_within_its_timeout(server: WatchlogServer)
     finally:
         app.stop()
         client.close(timeout=1)
+
+
+def test_django_under_asgi_runs_a_sync_identify_off_the_event_loop_and_awaits_an_async_one(
+        server: WatchlogServer) -> None:
+    project_id, api_key = server.project_with_key("py-django-identify")
+    seen: List[str] = []
+
+    def sync_identify(request: Any) -> Any:
+        # Django refuses ORM access on the event loop's thread: a sync identify must not run there.
+        try:
+            asyncio.get_running_loop()
+            seen.append("on the loop")
+        except RuntimeError:
+            seen.append("off the loop")
+        return {"identifier": "sync-user"}
+
+    async def async_identify(request: Any) -> Any:
+        await asyncio.sleep(0)
+        return {"identifier": "async-user"}
+
+    for name, identify_fn in (("sync", sync_identify), ("async", async_identify)):
+        client = Watchlog(endpoint=server.url, api_key=api_key, service_name=f"py-django-{name}",
+                          environment="staging", flush_interval_ms=50, logger=None)
+        app = django_asgi_app(client, identify_fn)
+        try:
+            status, headers, _ = request(f"{app.url}/api/orders/5")
+            assert status == 200 and headers.get("x-request-id")
+            eventually(lambda: True if client.stats()["queued"] == 1 else None, 10, "the event queued")
+            assert client.flush(10)
+        finally:
+            app.stop()
+            client.close(timeout=1)
+    assert seen == ["off the loop"]
+    events = server.wait_for_events(project_id, 2)
+    assert sorted(e["identifier"] for e in events) == ["async-user", "sync-user"]

@@ -61,7 +61,9 @@ export const auditorOperations = {
       `NDJSON: the project's raw records in log order, each with its leaf index and hash, from ` +
       `\`from\` (a log position), at most \`limit\` (default 10,000, at most ${MAX_STREAM_LIMIT}); ` +
       `\`Watchlog-Next-From\` is the next page's \`from\`. With \`Accept: text/event-stream\` or ` +
-      `\`follow=true\`, server-sent events that go on with new records (\`Last-Event-ID\` resumes).`,
+      `\`follow=true\`, server-sent events that go on with new records (\`Last-Event-ID\` resumes). ` +
+      `Every record acknowledged before the request began is in the answer: it waits for the tree's ` +
+      `projection to reach the log (\`503 not_yet_visible\` after 5 s).`,
     headers: {
       'Last-Event-ID': {
         description: 'with a live tail: the last position received, to resume after it',

@@ -65,6 +65,9 @@ const tooLarge = (field: string, size: number, treeSizeNow: number) =>
 export const auditorHandlers: Handlers<typeof auditorOperations, RouteDeps> = {
   stream: async ({ query: q, ctx }, deps) => {
     const projectId = q.project_id;
+    // The tree's projection lags the log by a batch: without this wait, a replay right after an
+    // acknowledged ingest could end before that record (503 not_yet_visible when it stays behind).
+    await deps.caughtUp(['tree'], null);
     const head = await deps.readModels.tree.head(projectId);
     ctx.set('Watchlog-Tree-Size', String(head?.frontier.size ?? 0));
     if (q.follow === 'true' || ctx.accepts('application/x-ndjson', 'text/event-stream') === 'text/event-stream') {
