@@ -21,6 +21,7 @@ import type { AppState } from '../state.ts';
 import { answerProblems } from './answer-check.ts';
 import type { Answers, AnyOperation, Handler, Reply, Table, TableHandlers } from './operation.ts';
 import { RESOURCE_NAMES, type ResourceLoaders } from './resources.ts';
+import { looksLikeViewerToken, verifyViewerToken, viewerPrincipal } from '../middleware/viewer-auth.ts';
 
 /** The one way a route comes to exist: each operation of the table is mounted with its handler,
  *  and everything its declaration says is applied before the handler runs, in this order:
@@ -46,6 +47,8 @@ export interface MountDeps extends BodyReading {
   readonly activeKey?: (key: string) => Promise<ActiveKey | null>;
   /** Told of each request a key authenticated (to record its use, throttled), with its id. */
   readonly keyUsed?: (key: ActiveKey, correlationId: string) => void;
+  /** The key viewer tokens are signed with; absent, a viewer token is refused like any bad JWT. */
+  readonly viewerKey?: Buffer;
   /** For `metrics-token` operations; absent, they take no token. */
   readonly metricsToken?: string;
   /** For body checks: why the egress policy refuses a URL whose host is a literal address. */
@@ -132,18 +135,20 @@ const checkDeclaration = (op: AnyOperation, deps: MountDeps): void => {
 
 /** A `jwt` operation's authentication. A request with `X-API-Key` and no `Authorization` is
  *  the key's: active and unexpired (401), with the scope the operation takes (403), it stands in
- *  for a sign-in to its own project; the JWT's middleware then lets the request through. */
+ *  for a sign-in to its own project; the JWT's middleware then lets the request through. A
+ *  viewer token is checked before either. */
 const signedIn = (op: AnyOperation, m: MountDeps): Middleware<AppState>[] => {
   const jwt = m.jwt!.map(
     (middleware): Middleware<AppState> =>
       (ctx, next) =>
         ctx.state.principal !== undefined ? next() : middleware(ctx, next),
   );
-  const activeKey = m.activeKey;
-  if (activeKey === undefined) return jwt;
   const name = `${op.method.toUpperCase()} ${op.path}`;
+  const viewer = m.viewerKey === undefined ? [] : [byViewer(op, name, m.viewerKey, m.now)];
+  const activeKey = m.activeKey;
+  if (activeKey === undefined) return [...viewer, ...jwt];
   const byKey: Middleware<AppState> = async (ctx, next) => {
-    if (ctx.get('x-api-key') !== '' && ctx.get('authorization').trim() === '') {
+    if (ctx.state.principal === undefined && ctx.get('x-api-key') !== '' && ctx.get('authorization').trim() === '') {
       const key = await apiKeyOf(ctx, activeKey, undefined, m.now());
       requireKeyScope(key, op.keyScope ?? null, name);
       m.keyUsed?.(key, ctx.state.correlationId);
@@ -151,8 +156,37 @@ const signedIn = (op: AnyOperation, m: MountDeps): Middleware<AppState>[] => {
     }
     await next();
   };
-  return [byKey, ...jwt];
+  return [...viewer, byKey, ...jwt];
 };
+
+/** A `jwt` operation's check of a viewer token (`typ: viewer`), ahead of the user's JWT check,
+ *  which would refuse its signature: expired or forged 401, an operation that does not take
+ *  viewer tokens 403. Other requests pass on untouched. */
+const byViewer =
+  (op: AnyOperation, name: string, key: Buffer, now: () => Date): Middleware<AppState> =>
+  async (ctx, next) => {
+    const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization').trim())?.[1];
+    if (token === undefined || !looksLikeViewerToken(token)) return next();
+    const verified = verifyViewerToken(token, key, now());
+    if ('refused' in verified) {
+      ctx.set('WWW-Authenticate', 'Bearer realm="watchlog", error="invalid_token"');
+      throw new HttpError(
+        401,
+        'unauthorized',
+        verified.refused === 'expired'
+          ? 'viewer token expired: ask the application that showed this view for a new one'
+          : 'invalid viewer token: malformed, or not signed by this service',
+      );
+    }
+    if (op.viewer !== true)
+      throw new HttpError(
+        403,
+        'forbidden',
+        `a viewer token reads its tenant's events only (list, search, detail, export, statistics), not ${name}`,
+      );
+    ctx.state.principal = viewerPrincipal(verified.grant);
+    await next();
+  };
 
 /** The koa middleware that applies `op`'s declaration, runs its handler and answers. */
 const serving = <D>(
