@@ -19,16 +19,19 @@ export const IssuedViewerToken = t.type({
 
 export const EmbedQuery = t.exact(t.partial({ token: t.string, page_size: t.string }));
 
+const headers = {
+  'Content-Security-Policy': {
+    description: "same origin only; `frame-ancestors` the token's origins (`'none'` without a valid token)",
+    required: true,
+  },
+  'Cache-Control': { description: 'the page: `no-store` (its address holds a token); files: `public, no-cache`' },
+  'Referrer-Policy': { description: '`no-referrer`', required: true },
+  'X-Content-Type-Options': { description: '`nosniff`', required: true },
+  ETag: { description: "the files: a digest of the file's content" },
+};
 const page = (description: string, mediaTypes: string[]): TextAnswer => ({
   description,
-  headers: {
-    'Content-Security-Policy': {
-      description: "same origin only; `frame-ancestors` the token's origins (`'none'` without a valid token)",
-      required: true,
-    },
-    'Cache-Control': { description: 'the page: `no-store` (its address holds a token); files: `public, no-cache`' },
-    'Referrer-Policy': { description: '`no-referrer`', required: true },
-  },
+  headers,
   text: { mediaTypes, description },
 });
 
@@ -79,7 +82,7 @@ export const viewerOperations = {
     errors: [404],
     responses: {
       200: page('the file', ['text/javascript; charset=utf-8', 'text/css; charset=utf-8']),
-      304: { description: 'not modified: the ETag sent in If-None-Match is current' },
+      304: { description: 'not modified: the ETag sent in If-None-Match is current', headers },
     },
   }),
 };

@@ -73,10 +73,13 @@ export type ApiKey = {
   name: string;
   prefix: string;
   created_at: string;
+  scopes: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+  expires_at: string | null;
   allowed_origins: Array<string>;
   rate_limit: number | null;
   project_id: string;
   revoked_at: string | null;
+  last_used_at: string | null;
 };
 
 export type AuditEvent = {
@@ -1326,6 +1329,8 @@ export interface Operations {
     query: Record<string, never>;
     body: {
       name: string;
+      scopes?: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+      expires_at?: string | null;
       allowed_origins?: Array<string>;
       rate_limit?: number | null;
     };
@@ -1335,6 +1340,8 @@ export interface Operations {
         name: string;
         prefix: string;
         created_at: string;
+        scopes: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+        expires_at: string | null;
         allowed_origins: Array<string>;
         rate_limit: number | null;
         key: string;
@@ -1360,6 +1367,8 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: {
+      scopes?: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+      expires_at?: string | null;
       allowed_origins?: Array<string>;
       rate_limit?: number | null;
     };
@@ -1377,6 +1386,67 @@ export interface Operations {
     body: undefined;
     answers: {
       204: undefined;
+    };
+  };
+  /** Issue a viewer token */
+  'POST /v1/projects/:id/viewer-tokens': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      tenant_id: string;
+      identifier?: string;
+      expires_in?: number;
+      fields?: Array<
+        | 'user_email'
+        | 'user_name'
+        | 'user_roles'
+        | 'user_type'
+        | 'ip'
+        | 'user_agent'
+        | 'query_params'
+        | 'path_params'
+        | 'request_body'
+        | 'response_body'
+        | 'error_message'
+        | 'request_id'
+        | 'session_id'
+        | 'response_time'>;
+    };
+    answers: {
+      201: {
+        token: string;
+        expires_at: string;
+        tenant_id: string;
+        identifier: string | null;
+        hidden_fields: Array<string>;
+        allowed_origins: Array<string>;
+      };
+    };
+  };
+  /** The audit-log viewer, alone on a page */
+  'GET /embed': {
+    params: Record<string, never>;
+    query: {
+      token?: string;
+      page_size?: string;
+    };
+    body: undefined;
+    answers: {
+      200: string;
+    };
+  };
+  /** The embed page's script, stylesheet and the viewer */
+  'GET /embed/:file': {
+    params: {
+      file: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
     };
   };
   /** Anomaly settings */
