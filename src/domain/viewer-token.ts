@@ -138,3 +138,37 @@ export const withoutHidden = <R extends object>(grant: ViewerGrant, record: R, k
   }
   return copy as R;
 };
+
+/** Fields whose words a search finds (docs/search.md): a token that hides one must not let its
+ *  holder search them, or a search would tell which events hold a word it cannot see. */
+const SEARCHED_FIELDS: ReadonlySet<string> = new Set([
+  'user_email',
+  'user_name',
+  'error_message',
+  'user_agent',
+  'request_body',
+  'response_body',
+]);
+
+/** Why a viewer may not run this search or order (null: it may): words when the token hides a
+ *  field words are found in, a field term or an order on a hidden field. */
+export const viewerQueryProblem = (
+  grant: ViewerGrant,
+  terms: readonly { kind: string; field?: string }[],
+  sortBy?: string,
+): { path: 'q' | 'sort_by'; message: string } | null => {
+  const hidden = new Set<string>(grant.hide);
+  if (sortBy !== undefined && hidden.has(sortBy))
+    return { path: 'sort_by', message: `cannot be ${sortBy}: this view hides it` };
+  const hiddenSearched = [...hidden].filter((field) => SEARCHED_FIELDS.has(field));
+  for (const term of terms) {
+    if (term.kind === 'text' && hiddenSearched.length > 0)
+      return {
+        path: 'q',
+        message: `may hold field terms only (path:, method:, status:, …): this view hides ${hiddenSearched.join(', ')}`,
+      };
+    if (term.field !== undefined && hidden.has(term.field))
+      return { path: 'q', message: `cannot search ${term.field}: this view hides it` };
+  }
+  return null;
+};
