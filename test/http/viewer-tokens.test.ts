@@ -181,7 +181,7 @@ test('expired, forged or tampered tokens are 401; a user token is not a viewer t
   t.is((await asViewer(tampered, '/v1/audit')).status, 401);
 });
 
-test('cross-origin: preflights from anywhere; answers shared with the token\'s origins, errors always', async (t) => {
+test("cross-origin: preflights from anywhere; answers shared with the token's origins, errors always", async (t) => {
   const viewer = (await issue({ tenant_id: 'acme' })).body.token;
   const preflight = await fetch(`${server.url}/v1/audit`, {
     method: 'OPTIONS',

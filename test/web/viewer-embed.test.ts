@@ -54,8 +54,8 @@ test("another origin's page shows tenant A's trail with a viewer token, framed o
 
   // Framed: /embed, allowed to this origin by the token's frame-ancestors.
   const frameToken = /token="([^"]+)"/.exec(html)![1]!;
-  html = `<!doctype html><html><head><title>framed</title></head><body>
-<iframe title="Audit log" src="${server.url}/embed?token=${frameToken}" width="1000" height="500"></iframe></body></html>`;
+  const frame = `<iframe title="Audit log" src="${server.url}/embed?token=${frameToken}" width="1000" height="500">`;
+  html = `<!doctype html><html><head><title>framed</title></head><body>${frame}</iframe></body></html>`;
   await page.goto('/framed');
   const framed = page.frameLocator('iframe').locator('watchlog-audit-log');
   await framed.getByRole('status').filter({ hasText: '2 events' }).waitFor();
