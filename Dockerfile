@@ -31,6 +31,8 @@ COPY --from=build /app/packages/agenda-sqlite/package.json ./packages/agenda-sql
 COPY --from=build /app/packages/agenda-sqlite/dist ./packages/agenda-sqlite/dist
 COPY --from=build /app/packages/masking/package.json ./packages/masking/
 COPY --from=build /app/packages/masking/dist ./packages/masking/dist
+# /embed serves the audit-log viewer's bundle from packages/viewer/dist.
+COPY --from=build /app/packages/viewer/dist ./packages/viewer/dist
 COPY --from=build /app/web/dist ./web/dist
 COPY package.json ./
 RUN mkdir -p /data && chown node:node /data

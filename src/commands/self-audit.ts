@@ -5,8 +5,10 @@ import {
   WATCHLOG_PROJECT_NAME,
   exportAccessEvent,
   loginAccessEvent,
+  viewerTokenAccessEvent,
   type ExportRecord,
   type LoginAttemptRecord,
+  type ViewerTokenRecord,
 } from '../domain/self-audit.ts';
 import type { StoredAuditEvent } from '../domain/audit-event.ts';
 import { auditStream, projectStream } from '../domain/streams.ts';
@@ -50,3 +52,7 @@ export const recordLoginAttempt = (deps: CommandDeps, attempt: LoginAttemptRecor
 /** An export, before its first row is sent: who, which filters, how many rows. */
 export const recordExport = (deps: CommandDeps, exported: ExportRecord, ctx: CommandContext) =>
   record(deps, exportAccessEvent(newEventId(), exported), ctx);
+
+/** A viewer token given out, before the answer carries it: none goes unrecorded (503 otherwise). */
+export const recordViewerToken = (deps: CommandDeps, issued: ViewerTokenRecord, ctx: CommandContext) =>
+  record(deps, viewerTokenAccessEvent(newEventId(), issued), ctx);

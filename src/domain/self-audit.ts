@@ -91,6 +91,42 @@ export const exportAccessEvent = (id: string, e: ExportRecord): StoredAuditEvent
   request_body: { action: 'export', format: e.format, filters: { ...e.filters }, rows: e.rows },
 });
 
+export interface ViewerTokenRecord {
+  /** Who asked: `user:<id>`, or `key:<id>` for a key with the viewer:issue scope. */
+  readonly actor: string;
+  readonly projectId: string;
+  readonly tokenId: string;
+  readonly tenantId: string;
+  readonly identifier: string | null;
+  readonly hidden: readonly string[];
+  readonly expiresAt: string;
+  readonly address: string;
+  readonly requestId: string;
+  readonly at: Date;
+}
+
+/** A viewer token given out: who may now read which tenant's trail, until when (never the token). */
+export const viewerTokenAccessEvent = (id: string, v: ViewerTokenRecord): StoredAuditEvent => ({
+  ...common,
+  id,
+  timestamp: v.at.toISOString(),
+  method: 'POST',
+  path: `/v1/projects/${v.projectId}/viewer-tokens`,
+  status_code: 201,
+  identifier: identifierOf(v.actor),
+  ip: v.address,
+  request_id: v.requestId,
+  request_body: {
+    action: 'viewer_token.issued',
+    project_id: v.projectId,
+    token_id: v.tokenId,
+    tenant_id: v.tenantId,
+    identifier: v.identifier,
+    hidden_fields: [...v.hidden],
+    expires_at: v.expiresAt,
+  },
+});
+
 /** What a change is, as the row shows it: never a password hash, a key hash, a webhook secret or
  *  push keys. */
 const changeOf = (event: DomainEvent): Change | null => {

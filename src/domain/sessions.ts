@@ -100,3 +100,46 @@ export const sessionTimes = (span: SessionSpan): Omit<SessionSummary, 'identifie
   duration_seconds: Math.floor((span.end - span.start) / 1000),
   event_count: span.count,
 });
+
+/** An http event as derived sessions see it. */
+export interface SessionActivity {
+  project_id: string;
+  identifier: string;
+  service_name: string;
+  /** Epoch ms. */
+  ts: number;
+}
+
+/** SPEC 3.3's sessions of a set of events (those a filter chose), newest first: per project ×
+ *  identifier × service, the runs of timestamps split where more than SESSION_GAP_MS pass. */
+export const sessionsOfEvents = (
+  events: readonly SessionActivity[],
+): Array<SessionSummary & { project_id: string }> => {
+  const byKey = new Map<string, { first: SessionActivity; times: number[] }>();
+  for (const e of events) {
+    const key = JSON.stringify([e.project_id, e.identifier, e.service_name]);
+    const group = byKey.get(key) ?? byKey.set(key, { first: e, times: [] }).get(key)!;
+    group.times.push(e.ts);
+  }
+  const sessions: Array<SessionSummary & { project_id: string }> = [];
+  for (const { first, times } of byKey.values()) {
+    times.sort((a, b) => a - b);
+    let span = null as SessionSpan | null;
+    const close = (s: SessionSpan) =>
+      sessions.push({
+        project_id: first.project_id,
+        identifier: first.identifier,
+        service_name: first.service_name,
+        ...sessionTimes(s),
+      });
+    for (const ts of times) {
+      if (span && ts - span.end <= SESSION_GAP_MS) span = { ...span, end: ts, count: span.count + 1 };
+      else {
+        if (span) close(span);
+        span = { start: ts, end: ts, count: 1 };
+      }
+    }
+    if (span) close(span);
+  }
+  return sessions.sort((a, b) => b.session_start.localeCompare(a.session_start));
+};

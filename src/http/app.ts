@@ -8,17 +8,20 @@ import { accessLog } from './middleware/access-log.ts';
 import { ApiKeyCache } from './middleware/api-key-cache.ts';
 import { KeyUses } from './middleware/key-uses.ts';
 import { recordKeyUse } from '../commands/api-key-uses.ts';
+import { viewerKeyOf } from './middleware/viewer-auth.ts';
+import { loadEmbedAssets } from './public/embed.ts';
 import { requireJwt } from './middleware/auth.ts';
 import { HttpError, errorHandler } from './middleware/errors.ts';
 import { IngestRateLimiter } from './middleware/ingest-rate.ts';
 import { ingestCors } from './middleware/ingest-cors.ts';
+import { viewerCors } from './middleware/viewer-cors.ts';
 import { MaskingCache } from './middleware/masking-cache.ts';
 import { OtlpSettingsCache } from './middleware/otlp-settings-cache.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
 import { type OpenApiDocument, openApiDocument } from './openapi/document.ts';
 import { mount } from './operations/mount.ts';
 import { resourceLoaders } from './operations/resources.ts';
-import { apiOperations } from './operations/table.ts';
+import { apiOperations, viewerPaths } from './operations/table.ts';
 import { apiHandlers } from './routes/index.ts';
 import { PublicAnswers } from './public/cache.ts';
 import { customDomains } from './public/custom-domains.ts';
@@ -37,6 +40,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   // Outside the error handler, so that error answers (400, 401, 429) carry the CORS headers a
   // browser needs to read them.
   app.use(ingestCors([...Object.values(operations.ingest).map((op) => op.path), operations.otlp.traces.path]));
+  app.use(viewerCors(viewerPaths(operations)));
   app.use(errorHandler(deps.logger));
   const publicAnswers = new PublicAnswers({
     readModels: deps.readModels,
@@ -70,6 +74,8 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     otlpSettings: new OtlpSettingsCache(deps.readModels.otlp),
     publicAnswers,
     subscriptionKey: subscriptionKey(deps.jwtSecret),
+    viewerKey: viewerKeyOf(deps.jwtSecret),
+    embedAssets: loadEmbedAssets(),
     subscribeRate: new SubscribeRateLimiter(),
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());
@@ -98,6 +104,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
       jwt: requireJwt(deps.jwtSecret, users),
       resources: resourceLoaders(deps.readModels),
       activeKey: (key) => apiKeys.activeKey(key),
+      viewerKey: routeDeps.viewerKey,
       keyUsed: (key, correlationId) => keyUses.used(key, correlationId),
       ...(deps.metricsEndpoint ? { metricsToken: deps.metricsEndpoint.token } : {}),
       literalRefusal: (url) => deps.egress.literalRefusal(url),

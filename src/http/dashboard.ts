@@ -99,7 +99,9 @@ const isApiPath = (p: string) =>
   p === '/metrics' ||
   p.startsWith('/status/') ||
   p.startsWith('/status-assets/') ||
-  p.startsWith('/badge/');
+  p.startsWith('/badge/') ||
+  p === '/embed' ||
+  p.startsWith('/embed/');
 
 /** Serves the dashboard at `/`: its files by path, a page of its own at its directory's path
  *  (`/docs`, the API reference: docs/index.html), and index.html for any other GET that asks for

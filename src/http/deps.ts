@@ -1,3 +1,4 @@
+import type { CachedAnswer } from './public/reply.ts';
 import type { Logger } from 'pino';
 import type { MonitorCreationDeps } from '../commands/monitors.ts';
 import type { UserCommandDeps } from '../commands/users.ts';
@@ -94,6 +95,10 @@ export interface RouteDeps extends Omit<AppDeps, 'caughtUp'> {
   readonly publicAnswers: PublicAnswers;
   /** The key of subscriber links' tokens, derived from the JWT secret. */
   readonly subscriptionKey: Buffer;
+  /** The key viewer tokens are signed with, derived from the JWT secret. */
+  readonly viewerKey: Buffer;
+  /** The `/embed` page's files (the viewer's bundle among them when it is built). */
+  readonly embedAssets: ReadonlyMap<string, CachedAnswer>;
   /** Subscription requests per client address and per page, in this process. */
   readonly subscribeRate: SubscribeRateLimiter;
 }

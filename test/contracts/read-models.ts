@@ -2,6 +2,7 @@ import { accessContract } from './read-models/access.ts';
 import { anomaliesContract } from './read-models/anomalies.ts';
 import { anomalyWindowsContract } from './read-models/anomaly-windows.ts';
 import { auditEventsContract } from './read-models/audit-events.ts';
+import { auditSearchContract } from './read-models/audit-search.ts';
 import { channelsContract } from './read-models/channels.ts';
 import { deliveriesContract } from './read-models/deliveries.ts';
 import { derivedSessionsContract } from './read-models/derived-sessions.ts';
@@ -27,6 +28,7 @@ export const readModelsContract = (
 ): void => {
   const withModels = modelsTest(adapter, open);
   auditEventsContract(withModels, adapter, options);
+  auditSearchContract(withModels);
   derivedSessionsContract(withModels);
   statsContract(withModels);
   orphansContract(withModels);

@@ -1,57 +1,14 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
 import { openTab, screenshot } from '../helpers/browser.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
+import { hostPage, startHost } from '../helpers/viewer-host.ts';
 
 /** `<watchlog-audit-log>` (packages/viewer) in Chromium, on a host page under a strict CSP (no
  *  inline script or style) that loads the built bundle and passes `/v1` on to a real watchlog, as
  *  a SaaS's own backend may. */
-
-const BUNDLE = path.resolve('packages/viewer/dist/watchlog-viewer.js');
-
-const hostPage = (token: string, attributes = '') => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Acme: audit log</title>
-<link rel="stylesheet" href="/host.css"><script type="module" src="/viewer.js"></script></head>
-<body><h1>Your organisation's audit log</h1>
-<watchlog-audit-log token="${token}" page-size="4" ${attributes}></watchlog-audit-log></body></html>`;
-
-/** The host: its page, the bundle, and `/v1/*` passed to watchlog. */
-const startHost = async (watchlog: string, page: () => string) => {
-  const target = new URL(watchlog);
-  const server = http.createServer((req, res) => {
-    if (req.url?.startsWith('/v1/')) {
-      const upstream = http.request(
-        { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      req.pipe(upstream);
-      return;
-    }
-    const csp = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'";
-    if (req.url === '/host.css') {
-      res.writeHead(200, { 'content-type': 'text/css' });
-      res.end('watchlog-audit-log { --watchlog-accent: rgb(1, 2, 3); }');
-      return;
-    }
-    if (req.url === '/viewer.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript', 'content-security-policy': csp });
-      res.end(readFileSync(BUNDLE));
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': csp });
-    res.end(page());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
-};
 
 /** What the page's functions use of the DOM (the tests compile without its types). */
 interface Styles {

@@ -18,10 +18,11 @@ const routine = (req: IncomingMessage, res: ServerResponse) =>
     (req.url === '/v1/audit' || req.url?.startsWith('/v1/audit/batch')) &&
     res.statusCode === 202);
 
-/** A batch sent by `navigator.sendBeacon` carries its API key in the URL: never logged. */
-const API_KEY_PARAMETER = /([?&]api_key=)[^&]*/gi;
+/** A batch sent by `navigator.sendBeacon` carries its API key in the URL, and `/embed` its viewer
+ *  token: never logged. */
+const SECRET_PARAMETER = /([?&](?:api_key|token)=)[^&]*/gi;
 export const loggedUrl = (url: string): string =>
-  url.includes('api_key=') ? url.replace(API_KEY_PARAMETER, '$1[hidden]') : url;
+  url.includes('api_key=') || url.includes('token=') ? url.replace(SECRET_PARAMETER, '$1[hidden]') : url;
 
 /** The access log, by pino-http's conventions: one line per response with the request id (the
  *  client's `X-Request-Id` when it is sane, else a new uuid, echoed on the response), method,

@@ -9,6 +9,7 @@ import { Role, isUuid } from '../../domain/codecs.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { CommandContext } from '../../commands/handle.ts';
 import type { Scope } from '../../domain/scope.ts';
+import type { ViewerGrant } from '../../domain/viewer-token.ts';
 import { WATCHLOG_PROJECT_ID } from '../../domain/self-audit.ts';
 import type { ActiveKey, UserView } from '../../views/access/port.ts';
 import { HttpError, MissingScopeError } from './errors.ts';
@@ -33,6 +34,9 @@ export interface Principal {
   readonly role: Role;
   readonly scope: Scope;
   readonly actor: string;
+  /** A viewer token's grant (one tenant of one project, fields hidden): the handlers of the
+   *  operations that take viewer tokens narrow their reads to it. */
+  readonly viewer?: ViewerGrant;
 }
 
 export const keyPrincipal = (key: Pick<ActiveKey, 'id' | 'project_id'>): Principal => ({

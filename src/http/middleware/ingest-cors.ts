@@ -14,6 +14,9 @@ export const ingestCors = (paths: readonly string[]): Middleware<AppState> => {
     maxAge: 600,
   });
   const served = new Set(paths);
+  // `/v1/audit` is also read (GET) with a viewer token: that preflight is viewer-cors.ts's.
+  const ingesting = (method: string, asked: string) =>
+    method === 'POST' || (method === 'OPTIONS' && (asked === '' || asked.toUpperCase() === 'POST'));
   return (ctx, next) =>
-    served.has(ctx.path) && (ctx.method === 'POST' || ctx.method === 'OPTIONS') ? allow(ctx, next) : next();
+    served.has(ctx.path) && ingesting(ctx.method, ctx.get('Access-Control-Request-Method')) ? allow(ctx, next) : next();
 };

@@ -16,6 +16,7 @@ export const exportOperations = {
     tag: 'Events',
     auth: 'jwt',
     keyScope: 'read',
+    viewer: true,
     queryCheck: dateRange,
     query: ExportQuery,
     summary: 'Export events (SPEC 4.8)',

@@ -21,6 +21,7 @@ import type { AppState } from '../state.ts';
 import { answerProblems } from './answer-check.ts';
 import type { Answers, AnyOperation, Handler, Reply, Table, TableHandlers } from './operation.ts';
 import { RESOURCE_NAMES, type ResourceLoaders } from './resources.ts';
+import { looksLikeViewerToken, verifyViewerToken, viewerPrincipal } from '../middleware/viewer-auth.ts';
 
 /** The one way a route comes to exist: each operation of the table is mounted with its handler,
  *  and everything its declaration says is applied before the handler runs, in this order:
@@ -47,6 +48,8 @@ export interface MountDeps extends BodyReading {
   /** Told of each request a key authenticated that was answered without an error (to record the
    *  key's use, throttled), with the request's id. */
   readonly keyUsed?: (key: ActiveKey, correlationId: string) => void;
+  /** The key viewer tokens are signed with; absent, a viewer token is refused like any bad JWT. */
+  readonly viewerKey?: Buffer;
   /** For `metrics-token` operations; absent, they take no token. */
   readonly metricsToken?: string;
   /** For body checks: why the egress policy refuses a URL whose host is a literal address. */
@@ -131,24 +134,54 @@ const checkDeclaration = (op: AnyOperation, deps: MountDeps): void => {
     if (needed && given === undefined) throw new Error(`${name} needs ${what}`);
 };
 
-/** A `jwt` operation's authentication. A request with `X-API-Key` and no `Authorization` is
- *  the key's: active and unexpired (401), with the scope the operation takes (403), it stands in
- *  for a sign-in to its own project. Any other request goes through the JWT's middleware. */
+/** A `jwt` operation's authentication. A viewer token (`typ: viewer`) is checked first, with a
+ *  key of its own. A request with `X-API-Key` and no `Authorization` is the key's: active and
+ *  unexpired (401), with the scope the operation takes (403), it stands in for a sign-in to its
+ *  own project. Any other request goes through the JWT's middleware. */
 const signedIn = (op: AnyOperation, m: MountDeps): Middleware<AppState> => {
   const jwt = m.jwt!;
   const byJwt: Middleware<AppState> = (ctx, next) =>
     jwt.reduceRight<() => Promise<unknown>>((rest, middleware) => () => middleware(ctx, rest), next)();
-  const activeKey = m.activeKey;
-  if (activeKey === undefined) return byJwt;
   const name = `${op.method.toUpperCase()} ${op.path}`;
+  const viewerKey = m.viewerKey;
+  const activeKey = m.activeKey;
   return async (ctx, next) => {
-    if (ctx.get('x-api-key') === '' || ctx.get('authorization').trim() !== '') return byJwt(ctx, next);
+    if (viewerKey !== undefined && asViewer(ctx, op, name, viewerKey, m.now())) return next();
+    if (activeKey === undefined || ctx.get('x-api-key') === '' || ctx.get('authorization').trim() !== '')
+      return byJwt(ctx, next);
     const key = await apiKeyOf(ctx, activeKey, undefined, m.now());
     requireKeyScope(key, op.keyScope ?? null, name);
     ctx.state.principal = keyPrincipal(key);
     await next();
     m.keyUsed?.(key, ctx.state.correlationId);
   };
+};
+
+/** Whether the request carries a viewer token, which then is its principal: expired or forged
+ *  401, an operation that does not take viewer tokens 403. A user's JWT would fail the JWT's
+ *  check on its signature, so it is told apart by its claims before either is verified. */
+const asViewer = (ctx: Context, op: AnyOperation, name: string, key: Buffer, now: Date): boolean => {
+  const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization').trim())?.[1];
+  if (token === undefined || !looksLikeViewerToken(token)) return false;
+  const verified = verifyViewerToken(token, key, now);
+  if ('refused' in verified) {
+    ctx.set('WWW-Authenticate', 'Bearer realm="watchlog", error="invalid_token"');
+    throw new HttpError(
+      401,
+      'unauthorized',
+      verified.refused === 'expired'
+        ? 'viewer token expired: ask the application that showed this view for a new one'
+        : 'invalid viewer token: malformed, or not signed by this service',
+    );
+  }
+  if (op.viewer !== true)
+    throw new HttpError(
+      403,
+      'forbidden',
+      `a viewer token reads its tenant's events only (list, search, detail, export, statistics), not ${name}`,
+    );
+  ctx.state.principal = viewerPrincipal(verified.grant);
+  return true;
 };
 
 /** The koa middleware that applies `op`'s declaration, runs its handler and answers. */

@@ -106,6 +106,9 @@ export interface Operation<
    *  it); for `jwt` ones, that a key with this scope in `X-API-Key` may stand in for a sign-in
    *  (reading its own project only). A key sent to a `jwt` operation without one is 403. */
   readonly keyScope?: KeyScope;
+  /** A viewer token may call it (`jwt` operations): its handler narrows the read to the token's
+   *  tenant and hides its fields. Elsewhere a viewer token is 403. */
+  readonly viewer?: true;
   /** The roles that may call it (others: 403); absent: every role that sees the resource. */
   readonly roles?: readonly Role[];
   /** The roles are asked of the caller only when the user `:id` names is someone else. */

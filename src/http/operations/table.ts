@@ -19,6 +19,7 @@ import { incidentOperations } from './incidents.ts';
 import { maintenanceOperations } from './maintenances.ts';
 import { statusPageOperations } from './status-pages.ts';
 import { subscriberOperations, subscriptionOperations } from './subscriptions.ts';
+import { viewerOperations } from './viewer.ts';
 
 /** Every operation of the API, by resource, in the order they are mounted (a static path before
  *  a parametrised one that would take it: `mount` refuses the reverse). The routes
@@ -35,6 +36,7 @@ export const apiOperations = (description: IngestDescription) => ({
   export: exportOperations,
   audit: auditOperations,
   access: accessOperations,
+  viewer: viewerOperations,
   anomalySettings: anomalySettingsOperations,
   masking: maskingOperations,
   retention: retentionOperations,
@@ -51,3 +53,11 @@ export const apiOperations = (description: IngestDescription) => ({
 });
 
 export type ApiOperations = ReturnType<typeof apiOperations>;
+
+/** The paths of the operations a viewer token may call (their cross-origin reads). */
+export const viewerPaths = (table: ApiOperations): string[] =>
+  Object.values(table).flatMap((group) =>
+    Object.values(group as Record<string, { path: string; viewer?: true }>)
+      .filter((op) => op.viewer === true)
+      .map((op) => op.path),
+  );

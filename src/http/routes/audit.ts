@@ -6,17 +6,19 @@ import { HttpError } from '../middleware/errors.ts';
 import { pageInHeaders } from '../middleware/paging.ts';
 import { MAX_SESSION_EVENTS, type auditOperations } from '../operations/audit.ts';
 import { type Handlers, ok } from '../operations/operation.ts';
+import { narrowed, readable, shown } from './viewer-reads.ts';
 
 export const auditHandlers: Handlers<typeof auditOperations, RouteDeps> = {
   list: async ({ query: q, principal }, deps) => {
     const query: AuditListQuery = {
-      ...q,
+      ...narrowed(principal, q),
       page: q.page ?? 1,
       limit: q.limit ?? 20,
       sort_by: q.sort_by ?? 'timestamp',
       sort_order: q.sort_order ?? 'desc',
     };
-    return ok(await deps.readModels.auditEvents.list(query, principal.scope));
+    const page = await deps.readModels.auditEvents.list(query, principal.scope);
+    return ok(principal.viewer ? { ...page, data: page.data.map((item) => shown(principal, item, true)) } : page);
   },
 
   // SPEC 4.9: alerts, newest first, paginated like the list; `rule` filters on the alert's path;
@@ -64,7 +66,7 @@ export const auditHandlers: Handlers<typeof auditOperations, RouteDeps> = {
 
   event: async ({ params: { id }, principal }, deps) => {
     const event = await deps.readModels.auditEvents.get(id, principal.scope);
-    if (!event) throw new HttpError(404, 'not_found', 'audit event not found');
-    return ok(event);
+    if (!event || !readable(principal, event)) throw new HttpError(404, 'not_found', 'audit event not found');
+    return ok(shown(principal, event));
   },
 };

@@ -6,18 +6,25 @@ import { recordExport } from '../../commands/self-audit.ts';
 import type { RouteDeps } from '../deps.ts';
 import { MAX_EXPORT_EVENTS, type exportOperations } from '../operations/export.ts';
 import { type Handlers, ok } from '../operations/operation.ts';
+import { narrowed, shown } from './viewer-reads.ts';
 
-async function* csvRecords(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIterable<string[]> {
-  for await (const batch of batches) for (const event of batch) yield toCsvRow(event);
+async function* csvRecords(
+  batches: AsyncIterable<StoredAuditEvent[]>,
+  show: (event: StoredAuditEvent) => StoredAuditEvent,
+): AsyncIterable<string[]> {
+  for await (const batch of batches) for (const event of batch) yield toCsvRow(show(event));
 }
 
 /** A JSON array, one string per batch, so the response streams without holding the array. */
-async function* jsonArray(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIterable<string> {
+async function* jsonArray(
+  batches: AsyncIterable<StoredAuditEvent[]>,
+  show: (event: StoredAuditEvent) => StoredAuditEvent,
+): AsyncIterable<string> {
   let first = true;
   yield '[';
   for await (const batch of batches) {
     if (batch.length === 0) continue;
-    yield (first ? '' : ',') + batch.map((e) => JSON.stringify(e)).join(',');
+    yield (first ? '' : ',') + batch.map((e) => JSON.stringify(show(e))).join(',');
     first = false;
   }
   yield ']';
@@ -27,8 +34,10 @@ async function* jsonArray(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIter
  *  how many matched and `X-Export-Truncated: true` when that is more than were sent. HEAD answers
  *  the same headers without reading a single event. */
 export const exportHandlers: Handlers<typeof exportOperations, RouteDeps> = {
-  download: async ({ query: { format = 'csv', ...filter }, principal, command, ctx }, deps) => {
+  download: async ({ query: { format = 'csv', ...asked }, principal, command, ctx }, deps) => {
     const scope = principal.scope;
+    const filter = narrowed(principal, asked);
+    const show = (event: StoredAuditEvent) => shown(principal, event);
     const total = await deps.readModels.auditEvents.count(filter, scope);
     ctx.set('X-Export-Total', String(total));
     if (total > MAX_EXPORT_EVENTS) ctx.set('X-Export-Truncated', 'true');
@@ -60,11 +69,11 @@ export const exportHandlers: Handlers<typeof exportOperations, RouteDeps> = {
     };
     return ok(
       format === 'json'
-        ? pipeline(Readable.from(jsonArray(batches)), new PassThrough(), onError)
+        ? pipeline(Readable.from(jsonArray(batches, show)), new PassThrough(), onError)
         : // Text cells are quoted even when RFC 4180 does not need it (empty ones are not): a
           // spreadsheet that splits on ";" then keeps "a;=1+1" in one cell (OWASP, CSV injection).
           pipeline(
-            Readable.from(csvRecords(batches)),
+            Readable.from(csvRecords(batches, show)),
             stringify({ header: true, columns: [...CSV_COLUMNS], quoted_string: true, quoted_empty: false }),
             onError,
           ),

@@ -22,6 +22,7 @@ import { incidentHandlers } from './incidents.ts';
 import { maintenanceHandlers } from './maintenances.ts';
 import { statusPageHandlers } from './status-pages.ts';
 import { subscriberHandlers, subscriptionHandlers } from './subscriptions.ts';
+import { viewerHandlers } from './viewer.ts';
 
 /** One handler for each operation of the table: a missing one fails `tsc`. */
 export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
@@ -34,6 +35,7 @@ export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
   export: exportHandlers,
   audit: auditHandlers,
   access: accessHandlers,
+  viewer: viewerHandlers,
   anomalySettings: anomalySettingsHandlers,
   masking: maskingHandlers,
   retention: retentionHandlers,

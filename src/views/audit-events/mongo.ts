@@ -1,6 +1,6 @@
 import type { Db, Filter, FindCursor, Sort } from 'mongodb';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
-import type { SessionEvents } from '../../domain/sessions.ts';
+import type { SessionActivity, SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, seesNothing, type Scope } from '../../domain/scope.ts';
 import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
 import { eraseAuditEvent, type RedactableQuery, type RowRef } from '../../domain/retention.ts';
@@ -15,6 +15,8 @@ import type {
   StatsEventsFilter,
 } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
+import { searchTextOf } from '../../domain/search.ts';
+import { SEARCH_INDEX, searchFilterOf } from './mongo-search.ts';
 import { inProjects, type BulkOps, type Keyed, type MongoReadModel, type MongoSchema } from '../store/mongo.ts';
 
 /** The audit-events read model in MongoDB: the list fields as top-level fields (filters, sorts,
@@ -25,6 +27,9 @@ type AuditDoc = Omit<AuditListItem, 'id' | 'timestamp'> & {
   position: number;
   ts: number;
   session_id: string | null;
+  tenant_id: string | null;
+  /** What search finds the event by (mongo-search.ts). */
+  search_text: string;
   doc: string;
 };
 
@@ -39,6 +44,7 @@ const TIME_ORDERED_FILTERS = [
   'environment',
   'identifier',
   'event_type',
+  'tenant_id',
 ] as const;
 
 const SORT_FIELD: Record<AuditListQuery['sort_by'], keyof AuditDoc> = {
@@ -68,9 +74,11 @@ const SORTED_FIELDS = Object.values(SORT_FIELD).filter((field) => field !== 'ts'
  *  - a project sorted by another field: {project_id, F, position} for each sortable field.
  *  Not served, to keep one index per filter and one per sort: sorting by a field other than the
  *  time across all projects, or together with a filter on another field (the filter's index finds
- *  the events and they are sorted). */
+ *  the events and they are sorted). A path prefix is a range of {project_id, path, position}.
+ *  Version 4 added the tenant and the search text (and its index): a database of an earlier
+ *  version is rebuilt from the log when it opens. */
 const auditEventsMongoSchema: MongoSchema = {
-  version: 3,
+  version: 4,
   collections: [COLLECTION],
   async ensureIndexes(db) {
     await db
@@ -81,6 +89,7 @@ const auditEventsMongoSchema: MongoSchema = {
         ...TIME_ORDERED_FILTERS.map((field) => ({ key: { project_id: 1, [field]: 1, ts: -1, position: -1 } })),
         ...SORTED_FIELDS.map((field) => ({ key: { project_id: 1, [field]: 1, position: 1 } })),
         { key: { session_id: 1, ts: 1, position: 1 }, partialFilterExpression: { session_id: { $type: 'string' } } },
+        SEARCH_INDEX,
       ]);
   },
 };
@@ -99,6 +108,8 @@ const auditDocOf = (e: StoredAuditEvent, position: number): AuditDoc => ({
   service_name: e.service_name,
   environment: e.environment,
   session_id: e.session_id ?? null,
+  tenant_id: e.tenant_id ?? null,
+  search_text: searchTextOf(e),
   ts: Date.parse(e.timestamp),
   doc: JSON.stringify(e),
 });
@@ -139,7 +150,7 @@ const mongoAuditEventsWriter = (ops: BulkOps): AuditEventsWriter => ({
 const toFilter = (f: AuditFilter, scope: Scope): Filter<AuditDoc> | null => {
   const projects = projectsInScope(scope, f.project_id);
   if (seesNothing(projects)) return null;
-  const q: Filter<AuditDoc> = inProjects(projects);
+  const q: Filter<AuditDoc> = { ...inProjects(projects), ...searchFilterOf(f) };
   for (const key of ['service_name', 'path', 'method', 'environment', 'identifier', 'event_type'] as const) {
     if (f[key] !== undefined) q[key] = f[key];
   }
@@ -168,7 +179,7 @@ export const auditListCursor = (
   const sort: Sort = { [SORT_FIELD[q.sort_by]]: dir, position: dir };
   const cursor = db
     .collection<AuditDoc>(COLLECTION)
-    .find(filter, options.withRequestBody ? {} : { projection: { doc: 0 } })
+    .find(filter, { projection: options.withRequestBody ? { search_text: 0 } : { doc: 0, search_text: 0 } })
     .sort(sort)
     .skip(offsetOf(q))
     .limit(q.limit);
@@ -237,12 +248,29 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
     };
   }
 
+  async sessionActivity(filter: AuditFilter, scope: Scope, limit: number): Promise<SessionActivity[]> {
+    const query = toFilter({ ...filter, event_type: 'http' }, scope);
+    if (!query) return [];
+    return this.db
+      .collection<AuditDoc>(COLLECTION)
+      .find(query, { projection: { _id: 0, project_id: 1, identifier: 1, service_name: 1, ts: 1 } })
+      .sort({ ts: -1, position: -1 })
+      .limit(limit)
+      .toArray();
+  }
+
   /** Served by the (project_id, event_type, ts) index, or (ts) for every project. */
   async statsContributions(f: StatsEventsFilter, scope: Scope): Promise<StatsBucket[]> {
     const projects = projectsInScope(scope, f.project_id);
     if (seesNothing(projects)) return [];
-    const query: Filter<AuditDoc> = { ...inProjects(projects), event_type: 'http', ts: { $gte: f.from, $lte: f.to } };
+    const query: Filter<AuditDoc> = {
+      ...inProjects(projects),
+      ...searchFilterOf(f),
+      event_type: 'http',
+      ts: { $gte: f.from, $lte: f.to },
+    };
     if (f.service_name !== undefined) query.service_name = f.service_name;
+    if (f.path !== undefined) query.path = f.path;
     if (f.environment !== undefined) query.environment = f.environment;
     const rows = await this.db
       .collection<AuditDoc>(COLLECTION)

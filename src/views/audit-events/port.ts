@@ -1,7 +1,8 @@
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import type { Page } from '../../domain/page.ts';
 import type { Scope } from '../../domain/scope.ts';
-import type { SessionEvents } from '../../domain/sessions.ts';
+import type { SearchQuery } from '../../domain/search.ts';
+import type { SessionActivity, SessionEvents } from '../../domain/sessions.ts';
 import type { StatsBucket } from '../../domain/stats.ts';
 import type { ExpiredRange, RedactableQuery, RowRef } from '../../domain/retention.ts';
 
@@ -22,6 +23,11 @@ export interface AuditFilter {
   service_name?: string;
   /** Exact path; for system.alert events the rule. */
   path?: string;
+  /** Paths that start with this. */
+  path_prefix?: string;
+  tenant_id?: string;
+  /** A parsed `q`: every term holds for each event (src/domain/search.ts). */
+  search?: SearchQuery;
   method?: string;
   status_code?: number;
   environment?: string;
@@ -77,6 +83,9 @@ export interface StatsEventsFilter {
   project_id?: string;
   service_name?: string;
   environment?: string;
+  tenant_id?: string;
+  path?: string;
+  path_prefix?: string;
   /** Epoch ms, both inclusive. */
   from: number;
   to: number;
@@ -95,6 +104,9 @@ export interface AuditEventsQueries {
   /** Events carrying `sessionId`, oldest first (at most `limit`), how many there are and when
    *  the last one happened (the list may stop before it). */
   sessionEvents(sessionId: string, scope: Scope, limit: number): Promise<SessionEvents>;
+  /** The matching http events, newest first, at most `limit`: derived sessions of a filter the
+   *  derived-sessions read model does not keep (a tenant, a path). */
+  sessionActivity(filter: AuditFilter, scope: Scope, limit: number): Promise<SessionActivity[]>;
   list(query: AuditListQuery, scope: Scope, options?: AuditListOptions): Promise<Page<AuditListItemWithBody>>;
   get(id: string, scope: Scope): Promise<StoredAuditEvent | null>;
   /** Up to `limit` rows retention or an erasure takes, after `after` in (ts, position) order. */

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import { epochMsOf } from '../../domain/codecs.ts';
-import type { SessionEvent, SessionEvents } from '../../domain/sessions.ts';
+import type { SessionActivity, SessionEvent, SessionEvents } from '../../domain/sessions.ts';
 import { inScope, projectsInScope, type Scope } from '../../domain/scope.ts';
 import { bucketOf, type StatsBucket } from '../../domain/stats.ts';
 import { eraseAuditEvent, type ExpiredRange, type RedactableQuery, type RowRef } from '../../domain/retention.ts';
@@ -16,6 +16,8 @@ import type {
   StatsEventsFilter,
 } from './port.ts';
 import { emptyPage, offsetOf, pageOf, type Page } from '../../domain/page.ts';
+import { searchTextOf } from '../../domain/search.ts';
+import { INSERT_SEARCH_TEXT, SEARCH_DDL, addSearchFilters } from './sqlite-search.ts';
 import { Where, statementCache, type BatchedWriter, type SqliteSchema, type SqliteReadModel } from '../store/sqlite.ts';
 
 /** The audit-events read model. `position` (the log position of the event that produced the row)
@@ -26,10 +28,12 @@ import { Where, statementCache, type BatchedWriter, type SqliteSchema, type Sqli
  *  columns, so a combined filter and its totalItems count are answered inside the index.
  *  A row names its project by a small integer key (`audit_projects`): the row and each of its
  *  ten project-led index entries would otherwise carry the 36-character id. Statements turn ids
- *  into keys and back inside SQL (PROJECT_ID, projectsWhere), so no key outlives its file. */
+ *  into keys and back inside SQL (PROJECT_ID, projectsWhere), so no key outlives its file.
+ *  Version 6 added the tenant column and the search table (sqlite-search.ts): a data dir of an
+ *  earlier version is rebuilt from the log when it opens. */
 const auditEventsSchema: SqliteSchema = {
-  version: 5,
-  tables: ['audit_events', 'audit_projects'],
+  version: 6,
+  tables: ['audit_events', 'audit_projects', 'audit_search'],
   create: `
 CREATE TABLE IF NOT EXISTS audit_projects (
   key        INTEGER PRIMARY KEY,
@@ -49,10 +53,11 @@ CREATE TABLE IF NOT EXISTS audit_events (
   service_name  TEXT NOT NULL,
   environment   TEXT NOT NULL,
   session_id    TEXT,
+  tenant_id     TEXT,
   ts            INTEGER NOT NULL,
   rest          TEXT NOT NULL
 );
-`,
+${SEARCH_DDL}`,
   queryIndexes: `
 CREATE INDEX IF NOT EXISTS audit_ts ON audit_events (ts, position);
 CREATE INDEX IF NOT EXISTS audit_project_ts ON audit_events (project, ts, position);
@@ -66,6 +71,7 @@ CREATE INDEX IF NOT EXISTS audit_project_identifier ON audit_events
 CREATE INDEX IF NOT EXISTS audit_project_type ON audit_events (project, event_type, ts);
 CREATE INDEX IF NOT EXISTS audit_project_response_time ON audit_events (project, response_time);
 CREATE INDEX IF NOT EXISTS audit_project_path ON audit_events (project, path);
+CREATE INDEX IF NOT EXISTS audit_project_tenant ON audit_events (project, tenant_id, ts) WHERE tenant_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS audit_session ON audit_events (session_id, ts, position) WHERE session_id IS NOT NULL;
 `,
 };
@@ -120,11 +126,12 @@ interface ListRow {
  *  fields, source…), and `eventOf` puts the two back together. */
 interface EventRow extends ListRow {
   session_id: string | null;
+  tenant_id: string | null;
   rest: string;
 }
 const EVENT_COLUMNS =
   `id, ${PROJECT_ID}, event_type, method, path, status_code, response_time, identifier, ` +
-  `user_email, service_name, environment, session_id, ts, rest`;
+  `user_email, service_name, environment, session_id, tenant_id, ts, rest`;
 
 const eventOf = (r: EventRow): StoredAuditEvent => {
   const event: Record<string, unknown> = {
@@ -142,11 +149,13 @@ const eventOf = (r: EventRow): StoredAuditEvent => {
   event.service_name = r.service_name;
   event.environment = r.environment;
   if (r.session_id !== null) event.session_id = r.session_id;
+  if (r.tenant_id !== null) event.tenant_id = r.tenant_id;
   return Object.assign(event, JSON.parse(r.rest) as Record<string, unknown>) as StoredAuditEvent;
 };
 
 class SqliteAuditEventsWriter implements AuditEventsWriter, BatchedWriter {
   private readonly insert;
+  private readonly index;
   private readonly expireAll;
   private readonly expireUntil;
   private readonly ofIdentifier;
@@ -165,8 +174,9 @@ class SqliteAuditEventsWriter implements AuditEventsWriter, BatchedWriter {
     this.remove = db.prepare('DELETE FROM audit_events WHERE position = ?');
     this.insert = db.prepare(`INSERT OR IGNORE INTO audit_events
       (position, id, project, event_type, method, path, status_code, response_time, identifier, user_email,
-       service_name, environment, session_id, ts, rest)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+       service_name, environment, session_id, tenant_id, ts, rest)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.index = db.prepare(INSERT_SEARCH_TEXT);
     this.findKey = db.prepare<[string], { key: number }>('SELECT key FROM audit_projects WHERE project_id = ?');
     this.addKey = db.prepare<[string]>('INSERT INTO audit_projects (project_id) VALUES (?)');
   }
@@ -206,10 +216,11 @@ class SqliteAuditEventsWriter implements AuditEventsWriter, BatchedWriter {
       service_name: _service,
       environment: _environment,
       session_id: _session,
+      tenant_id: _tenant,
       timestamp: _at,
       ...rest
     } = e;
-    this.insert.run(
+    const inserted = this.insert.run(
       Number(position),
       e.id,
       this.keyOf(e.project_id),
@@ -223,9 +234,12 @@ class SqliteAuditEventsWriter implements AuditEventsWriter, BatchedWriter {
       e.service_name,
       e.environment,
       e.session_id ?? null,
+      e.tenant_id ?? null,
       Date.parse(e.timestamp),
       JSON.stringify(rest),
     );
+    // A replayed event keeps its row, and its words are indexed already.
+    if (inserted.changes === 1) this.index.run(Number(position), searchTextOf(e));
   }
 
   expire({ project_id, cutoff, through, until }: ExpiredRange): void {
@@ -249,7 +263,7 @@ class SqliteAuditEventsWriter implements AuditEventsWriter, BatchedWriter {
 const whereClause = (f: AuditFilter, scope: Scope): Where => {
   const where = projectsWhere(projectsInScope(scope, f.project_id));
   for (const key of EQUALITY_FILTERS) where.addIf(f[key], `${key} = ?`);
-  return where.addIf(epochMsOf(f.start_date), 'ts >= ?').addIf(epochMsOf(f.end_date), 'ts <= ?');
+  return addSearchFilters(where, f).addIf(epochMsOf(f.start_date), 'ts >= ?').addIf(epochMsOf(f.end_date), 'ts <= ?');
 };
 
 const toListItem = (r: ListRow): AuditListItem => ({
@@ -328,14 +342,23 @@ class SqliteAuditEventsQueries implements AuditEventsQueries {
     };
   }
 
+  async sessionActivity(filter: AuditFilter, scope: Scope, limit: number): Promise<SessionActivity[]> {
+    const where = whereClause({ ...filter, event_type: 'http' }, scope);
+    if (where.matchesNothing) return [];
+    return this.stmt(
+      `SELECT ${PROJECT_ID}, identifier, service_name, ts FROM audit_events ${where} ` +
+        'ORDER BY ts DESC, position DESC LIMIT ?',
+    ).all(...where.params, limit) as SessionActivity[];
+  }
+
   /** Served by audit_project_type (project, event_type, ts), or audit_ts for every project. */
   async statsContributions(f: StatsEventsFilter, scope: Scope): Promise<StatsBucket[]> {
     const where = projectsWhere(projectsInScope(scope, f.project_id))
       .add('event_type = ?', 'http')
       .addIf(f.service_name, 'service_name = ?')
       .addIf(f.environment, 'environment = ?')
-      .add('ts >= ?', f.from)
-      .add('ts <= ?', f.to);
+      .addIf(f.path, 'path = ?');
+    addSearchFilters(where, f).add('ts >= ?', f.from).add('ts <= ?', f.to);
     if (where.matchesNothing) return [];
     const rows = this.stmt(
       `SELECT ${PROJECT_ID}, service_name, environment, method, status_code, response_time, ts ` +

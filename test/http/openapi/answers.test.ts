@@ -212,6 +212,32 @@ test.serial('accounts, projects and API keys', async (t) => {
     201,
   );
   await drive().call(t, 'GET /v1/projects/:id/api-keys', base, { token: drive().admin }, 200);
+  const viewerTokens = `/v1/projects/${ids.project}/viewer-tokens`;
+  const viewer = await drive().call(
+    t,
+    'POST /v1/projects/:id/viewer-tokens',
+    viewerTokens,
+    { token: drive().admin, body: { tenant_id: 'acme', expires_in: 900, fields: ['ip'] } },
+    201,
+  );
+  await drive().call(
+    t,
+    'POST /v1/projects/:id/viewer-tokens',
+    viewerTokens,
+    { token: drive().admin, body: { tenant_id: '' } },
+    400,
+  );
+  await drive().call(t, 'GET /embed', `/embed?token=${(viewer.body as { token: string }).token}`, {}, 200);
+  const script = await drive().call(t, 'GET /embed/:file', '/embed/embed.js', {}, 200);
+  await drive().call(
+    t,
+    'GET /embed/:file',
+    '/embed/embed.js',
+    { headers: { 'if-none-match': script.headers.get('etag')! } },
+    304,
+  );
+  await drive().call(t, 'GET /embed/:file', '/embed/other.js', {}, 404);
+
   await drive().call(
     t,
     'PUT /v1/projects/:id/api-keys/:keyId',

@@ -1388,6 +1388,67 @@ export interface Operations {
       204: undefined;
     };
   };
+  /** Issue a viewer token */
+  'POST /v1/projects/:id/viewer-tokens': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: {
+      tenant_id: string;
+      identifier?: string;
+      expires_in?: number;
+      fields?: Array<
+        | 'user_email'
+        | 'user_name'
+        | 'user_roles'
+        | 'user_type'
+        | 'ip'
+        | 'user_agent'
+        | 'query_params'
+        | 'path_params'
+        | 'request_body'
+        | 'response_body'
+        | 'error_message'
+        | 'request_id'
+        | 'session_id'
+        | 'response_time'>;
+    };
+    answers: {
+      201: {
+        token: string;
+        expires_at: string;
+        tenant_id: string;
+        identifier: string | null;
+        hidden_fields: Array<string>;
+        allowed_origins: Array<string>;
+      };
+    };
+  };
+  /** The audit-log viewer, alone on a page */
+  'GET /embed': {
+    params: Record<string, never>;
+    query: {
+      token?: string;
+      page_size?: string;
+    };
+    body: undefined;
+    answers: {
+      200: string;
+    };
+  };
+  /** The embed page's script, stylesheet and the viewer */
+  'GET /embed/:file': {
+    params: {
+      file: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: string;
+      304: undefined;
+    };
+  };
   /** Anomaly settings */
   'GET /v1/projects/:id/anomaly-settings': {
     params: {
