@@ -1,11 +1,13 @@
 import { stringify } from 'csv-stringify';
 import { PassThrough, Readable, pipeline } from 'node:stream';
 import { CSV_COLUMNS, toCsvRow } from '../../domain/export-csv.ts';
+import { PathMatchFromString } from '../../domain/search.ts';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import { recordExport } from '../../commands/self-audit.ts';
 import type { RouteDeps } from '../deps.ts';
 import { MAX_EXPORT_EVENTS, type exportOperations } from '../operations/export.ts';
 import { type Handlers, ok } from '../operations/operation.ts';
+import { auditFilterOf } from './audit.ts';
 
 async function* csvRecords(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIterable<string[]> {
   for await (const batch of batches) for (const event of batch) yield toCsvRow(event);
@@ -27,8 +29,10 @@ async function* jsonArray(batches: AsyncIterable<StoredAuditEvent[]>): AsyncIter
  *  how many matched and `X-Export-Truncated: true` when that is more than were sent. HEAD answers
  *  the same headers without reading a single event. */
 export const exportHandlers: Handlers<typeof exportOperations, RouteDeps> = {
-  download: async ({ query: { format = 'csv', ...filter }, principal, command, ctx }, deps) => {
+  download: async ({ query: { format = 'csv', ...asked }, principal, command, ctx }, deps) => {
     const scope = principal.scope;
+    const filter = auditFilterOf(asked);
+    const { path, q, ...exact } = asked;
     const total = await deps.readModels.auditEvents.count(filter, scope);
     ctx.set('X-Export-Total', String(total));
     if (total > MAX_EXPORT_EVENTS) ctx.set('X-Export-Truncated', 'true');
@@ -42,7 +46,12 @@ export const exportHandlers: Handlers<typeof exportOperations, RouteDeps> = {
       {
         userId: principal.userId,
         format,
-        filters: filter,
+        // As asked: the search's text, the path with its `*`.
+        filters: {
+          ...exact,
+          ...(path === undefined ? {} : { path: PathMatchFromString.encode(path) }),
+          ...(q === undefined ? {} : { q: q.text }),
+        },
         rows: Math.min(total, MAX_EXPORT_EVENTS),
         address: ctx.request.ip || 'unknown',
         requestId: ctx.state.correlationId,

@@ -1,4 +1,5 @@
 import { INTERVAL_MS, exactRange, intervalFor, statisticsOf } from '../../domain/stats.ts';
+import { pathFilterOf } from '../../domain/search.ts';
 import type { RouteDeps } from '../deps.ts';
 import { validationError } from '../middleware/errors.ts';
 import { type Handlers, ok } from '../operations/operation.ts';
@@ -7,7 +8,9 @@ import { MAX_TIMELINE_POINTS, type statsOperations } from '../operations/stats.t
 /** SPEC 4.4: statistics of the caller's projects (or one). `start_date` and `end_date` are exact,
  *  inclusive bounds, as in the list and the export, so the three count the same events: the whole
  *  minutes inside the range come from the stats-buckets read model (O(buckets), never a scan of
- *  events), the partial minutes at its two edges from the events in them. */
+ *  events), the partial minutes at its two edges from the events in them. A tenant or a path
+ *  (issue 34) is not a dimension of the buckets: with one, every minute comes from the matching
+ *  events, read by the index led by the project and that filter. */
 export const statsHandlers: Handlers<typeof statsOperations, RouteDeps> = {
   statistics: async ({ query: q, principal: { scope } }, deps) => {
     const to = q.end_date !== undefined ? Date.parse(q.end_date) : deps.now().getTime();
@@ -22,8 +25,11 @@ export const statsHandlers: Handlers<typeof statsOperations, RouteDeps> = {
       ...(q.project_id === undefined ? {} : { project_id: q.project_id }),
       ...(q.service_name === undefined ? {} : { service_name: q.service_name }),
       ...(q.environment === undefined ? {} : { environment: q.environment }),
+      ...(q.tenant_id === undefined ? {} : { tenant_id: q.tenant_id }),
+      ...pathFilterOf(q.path),
     };
-    const { minutes, edges } = exactRange(from, to);
+    const bucketed = q.tenant_id === undefined && q.path === undefined;
+    const { minutes, edges } = bucketed ? exactRange(from, to) : { minutes: null, edges: [[from, to] as const] };
     const [whole, partial] = await Promise.all([
       minutes
         ? deps.readModels.stats.buckets(

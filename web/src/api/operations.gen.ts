@@ -915,6 +915,9 @@ export interface Operations {
         | 'system.access'
         | 'system.maintenance.started'
         | 'system.maintenance.ended';
+      tenant_id?: string;
+      path?: string;
+      q?: string;
       page?: number;
       limit?: number;
       sort_by?:
@@ -1041,6 +1044,8 @@ export interface Operations {
       service_name?: string;
       start_date?: string;
       end_date?: string;
+      tenant_id?: string;
+      path?: string;
       environment?: 'production' | 'staging' | 'development';
       interval?: 'minute' | 'hour' | 'day';
     };
@@ -1070,6 +1075,9 @@ export interface Operations {
         | 'system.access'
         | 'system.maintenance.started'
         | 'system.maintenance.ended';
+      tenant_id?: string;
+      path?: string;
+      q?: string;
       format?: 'csv' | 'json';
     };
     body: undefined;
@@ -1171,6 +1179,8 @@ export interface Operations {
       service_name?: string;
       start_date?: string;
       end_date?: string;
+      tenant_id?: string;
+      path?: string;
       identifier?: string;
     };
     body: undefined;
