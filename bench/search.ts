@@ -2,8 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pino from 'pino';
+import { Projector } from '../projections/projector.ts';
+import { openSqliteReadModels, projectionRunners } from '../src/compose/read-models.ts';
 import type { StoredAuditEvent } from '../src/domain/audit-event.ts';
 import type { RecordedEvent } from '../src/log/event-log.ts';
+import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
 import { sqliteAuditEventsModel } from '../src/views/audit-events/sqlite.ts';
 import { SqliteProjectionStore, openViewsDatabase } from '../src/views/store/sqlite.ts';
 
@@ -49,7 +53,7 @@ const eventOf = (projectId: string, i: number): StoredAuditEvent => {
   };
 };
 
-interface Cost {
+export interface Cost {
   /** µs per event, elapsed. */
   wallUs: number;
   /** µs of the process's CPU per event: less disturbed by whatever else the machine runs. */
@@ -88,22 +92,96 @@ const projectOnce = async (search: boolean): Promise<Cost> => {
   }
 };
 
+/** A log of EVENTS seeded events of one project, as `npm run bench queries` seeds its own. */
+const seedLog = async (file: string): Promise<void> => {
+  const log = new SqliteEventLog(file);
+  try {
+    const projectId = randomUUID();
+    for (let n = 0; n < EVENTS; n += BATCH) {
+      const events = Array.from({ length: Math.min(BATCH, EVENTS - n) }, (_, k) => eventOf(projectId, n + k));
+      await log.append(
+        `audit-${projectId}`,
+        events.map((data) => ({
+          id: randomUUID(),
+          type: 'AuditEventRecorded',
+          data,
+          metadata: { recorded_at: data.timestamp, actor: 'bench', correlation_id: 'bench', schema_version: 1 },
+        })),
+        'any',
+      );
+    }
+  } finally {
+    await log.close();
+  }
+};
+
+/** Every projection through the projector's own catch-up (as `npm run bench projector`), the
+ *  audit-events one with or without the search index: the projector's whole cost per event. */
+const projectAll = async (logFile: string, search: boolean): Promise<Cost> => {
+  const viewsFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'watchlog-bench-search-')), 'views.db');
+  const readModels = await openSqliteReadModels(viewsFile);
+  const log = new SqliteEventLog(logFile);
+  // The variant store writes the same tables through a connection of its own.
+  const db = openViewsDatabase(viewsFile);
+  try {
+    const models = search
+      ? readModels
+      : {
+          ...readModels,
+          stores: {
+            ...readModels.stores,
+            auditEvents: new SqliteProjectionStore(db, 'audit-events', sqliteAuditEventsModel({ search: false })),
+          },
+        };
+    const projector = new Projector(log, projectionRunners(models), readModels.leases, pino({ level: 'silent' }));
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await projector.catchUp(undefined, { batchSize: BATCH });
+    const used = process.cpuUsage(cpu);
+    return { wallUs: ((performance.now() - started) * 1000) / EVENTS, cpuUs: (used.user + used.system) / EVENTS };
+  } finally {
+    db.close();
+    await readModels.close();
+    await log.close();
+    rmSync(path.dirname(viewsFile), { recursive: true, force: true });
+  }
+};
+
 export interface SearchProjectorReport {
   events: number;
+  /** The audit-events projection alone. */
   withIndex: Cost;
   withoutIndex: Cost;
+  /** Every projection. */
+  projector: { withIndex: Cost; withoutIndex: Cost };
 }
 
 /** With and without the search index, alternated ROUNDS times; the median of each. */
 export const searchProjectorCost = async (): Promise<SearchProjectorReport> => {
   const withIndex: Cost[] = [];
   const withoutIndex: Cost[] = [];
-  for (let round = 0; round < ROUNDS; round += 1) {
-    withoutIndex.push(await projectOnce(false));
-    withIndex.push(await projectOnce(true));
+  const allWith: Cost[] = [];
+  const allWithout: Cost[] = [];
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'watchlog-bench-search-log-'));
+  try {
+    const logFile = path.join(dir, 'log.db');
+    await seedLog(logFile);
+    for (let round = 0; round < ROUNDS; round += 1) {
+      withoutIndex.push(await projectOnce(false));
+      withIndex.push(await projectOnce(true));
+      allWithout.push(await projectAll(logFile, false));
+      allWith.push(await projectAll(logFile, true));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
   const median = (xs: Cost[], key: keyof Cost) =>
     xs.map((x) => x[key]).sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const of = (xs: Cost[]) => ({ wallUs: median(xs, 'wallUs'), cpuUs: median(xs, 'cpuUs') });
-  return { events: EVENTS, withIndex: of(withIndex), withoutIndex: of(withoutIndex) };
+  return {
+    events: EVENTS,
+    withIndex: of(withIndex),
+    withoutIndex: of(withoutIndex),
+    projector: { withIndex: of(allWith), withoutIndex: of(allWithout) },
+  };
 };
