@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StoredAuditEvent } from '../src/domain/audit-event.ts';
 import { SqliteEventLog } from '../src/log/sqlite/event-log.ts';
+import { type Cost, SEARCH_WORDS, type SearchProjectorReport, searchFields, searchProjectorCost } from './search.ts';
 import { KEEP_LOG_AS_WRITTEN, freePort, json, loginWhenReady, startProcess, verdict, type Child } from './support.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -45,6 +46,7 @@ const seedLog = async (dataDir: string, projectId: string, count: number) => {
   for (let start = 0; start < count; start += batch) {
     const events = Array.from({ length: Math.min(batch, count - start) }, (_, k) => {
       const i = start + k;
+      const status = [200, 201, 404, 500, 302][i % 5]!;
       const data: StoredAuditEvent = {
         id: randomUUID(),
         project_id: projectId,
@@ -52,12 +54,13 @@ const seedLog = async (dataDir: string, projectId: string, count: number) => {
         timestamp: new Date(now - DAY_MS + (i / count) * DAY_MS).toISOString(),
         path: `/api/items/${i % 500}`,
         method: ['GET', 'POST', 'PUT', 'DELETE'][i % 4]!,
-        status_code: [200, 201, 404, 500, 302][i % 5]!,
+        status_code: status,
         response_time: 5 + ((i * 7919) % 400),
         identifier: `user-${i % 5000}`,
         service_name: `svc-${i % SERVICES}`,
         environment: 'production',
         source: 'backend',
+        ...searchFields(i, i % 5000, status),
       };
       return {
         id: randomUUID(),
@@ -118,6 +121,8 @@ export interface QueryReport {
   projectionMs: number;
   stats: { p50: number; p95: number };
   list: { p50: number; p95: number };
+  /** `q` of one word, on a project's list: a word of one event in ten, and one of one in 5,000. */
+  search: { common: { p50: number; p95: number }; rare: { p50: number; p95: number } };
   export?: { ms: number; bytes: number; rssGrowthMb: number; truncated: boolean };
 }
 
@@ -165,6 +170,10 @@ const measure = async (events: number, withExport: boolean): Promise<QueryReport
       projectionMs,
       stats: await latency(server, statsUrl),
       list: await latency(server, `/v1/audit?project_id=${project.id}&service_name=svc-3&method=DELETE&limit=20`),
+      search: {
+        common: await latency(server, `/v1/audit?project_id=${project.id}&q=${SEARCH_WORDS.common}&limit=20`),
+        rare: await latency(server, `/v1/audit?project_id=${project.id}&q=${SEARCH_WORDS.rare}&limit=20`),
+      },
     };
     if (withExport) report.export = await exportRun(server, project.id);
     await server.child.stop();
@@ -177,13 +186,15 @@ const measure = async (events: number, withExport: boolean): Promise<QueryReport
 export interface QueriesReport {
   small: QueryReport;
   large: QueryReport;
+  searchProjector: SearchProjectorReport;
 }
 
 export const queriesBenchmark = async (): Promise<QueriesReport> => {
   const largeCount = Number(process.env.BENCH_LARGE_EVENTS ?? 1_000_000);
   const small = await measure(10_000, false);
   const large = await measure(largeCount, true);
-  return { small, large };
+  process.stderr.write('  the audit-events projection with and without the search index…\n');
+  return { small, large, searchProjector: await searchProjectorCost() };
 };
 
 export const printQueries = (r: QueriesReport): string[] => {
@@ -204,5 +215,29 @@ export const printQueries = (r: QueriesReport): string[] => {
       `(< 3 s), ${(e.bytes / 1e6).toFixed(1)} MB, ` +
       `server RSS growth ${e.rssGrowthMb} MB ${verdict(e.rssGrowthMb < 100)} (< 100 MB)` +
       `${e.truncated ? ', truncated as documented' : ''}`,
+    ...printSearch(r),
+  ];
+};
+
+const printSearch = ({ large, searchProjector: p }: QueriesReport): string[] => {
+  const ms = ({ p50, p95 }: { p50: number; p95: number }) => `p50 ${p50} ms, p95 ${p95} ms`;
+  const cost = (x: { wallUs: number; cpuUs: number }) =>
+    `${x.wallUs.toFixed(1)} µs elapsed, ${x.cpuUs.toFixed(1)} µs CPU`;
+  const above = (x: { withIndex: Cost; withoutIndex: Cost }, key: keyof Cost) =>
+    (x.withIndex[key] / x.withoutIndex[key] - 1) * 100;
+  const line = (what: string, x: { withIndex: Cost; withoutIndex: Cost }, judged: boolean) =>
+    `${what}: with the search index ${cost(x.withIndex)}; without ${cost(x.withoutIndex)}; ` +
+    `+${above(x, 'wallUs').toFixed(0)} % elapsed, +${above(x, 'cpuUs').toFixed(0)} % CPU` +
+    (judged ? ` ${verdict(above(x, 'wallUs') <= 20)} (at most 20 % above)` : '');
+  return [
+    `search, one word, a page of 20 and its total, at ${large.events}: "${SEARCH_WORDS.common}" (1 event in 10) ` +
+      `${ms(large.search.common)} ${verdict(large.search.common.p95 < 100)} (p95 < 100 ms); ` +
+      `"${SEARCH_WORDS.rare}" (1 in 5,000) ${ms(large.search.rare)} ${verdict(large.search.rare.p95 < 100)}`,
+    line(
+      `projector, every projection, per event (${p.events} events, batches of 1,000, median of 3)`,
+      p.projector,
+      true,
+    ),
+    line('  of which the audit-events projection alone', p, false),
   ];
 };

@@ -49,18 +49,27 @@ export interface SearchQuery {
 export const MAX_QUERY_LENGTH = 500;
 export const MAX_TERMS = 20;
 
-/** What an event's text and a query's words are cut into: lower-case runs of letters and digits,
- *  without diacritics. Everything else separates words, so `jane@example.com` is the three words
+/** Anything but printable ASCII and white space: text without it takes the fast path. */
+const NOT_ASCII = /[^ -~\t\n\r]/;
+const ASCII_SEPARATORS = /[^a-z0-9]+/g;
+const SEPARATORS = /[^\p{L}\p{N}]+/gu;
+
+/** `text` as its words separated by single spaces: lower-case runs of letters and digits, without
+ *  diacritics. Everything else separates words, so `jane@example.com` is the three words
  *  `jane example com` and `/orders/42` is `orders 42`. Both adapters receive text made of these
- *  tokens only, so their own tokenisers (FTS5 unicode61, MongoDB's text index) find the same
- *  words. */
-export const tokensOf = (text: string): string[] =>
-  text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((token) => token.length > 0);
+ *  words only, so their own tokenisers (FTS5 unicode61, MongoDB's text index) find the same ones.
+ *  ASCII text, the common case, skips the Unicode work (a third of the projector's cost of an
+ *  event's text when measured). */
+const spacedWords = (text: string): string => {
+  const ascii = !NOT_ASCII.test(text);
+  const folded = (ascii ? text : text.normalize('NFKD').replace(/\p{M}+/gu, '')).toLowerCase();
+  return folded.replace(ascii ? ASCII_SEPARATORS : SEPARATORS, ' ').trim();
+};
+
+export const tokensOf = (text: string): string[] => {
+  const words = spacedWords(text);
+  return words === '' ? [] : words.split(' ');
+};
 
 const TEXT_FIELDS = ['path', 'identifier', 'user_email', 'user_name', 'error_message', 'user_agent'] as const;
 
@@ -88,7 +97,7 @@ export const searchTextOf = (event: StoredAuditEvent): string => {
   }
   bodyWords(event.request_body, parts);
   bodyWords(event.response_body, parts);
-  return tokensOf(parts.join(' ')).join(' ');
+  return spacedWords(parts.join(' '));
 };
 
 export class SearchSyntaxError extends Error {}

@@ -119,6 +119,20 @@ test("a token reads its tenant's events of its project, and nothing across a ten
   t.is(json.status, 200);
   t.deepEqual(json.body.map((e: { id: string }) => e.id).sort(), [ids.a1, ids.a2].sort());
   t.true(json.body.every((e: Record<string, unknown>) => !('ip' in e) && !('response_body' in e)));
+  // Statistics: the tenant's events alone.
+  const stats = await asViewer(viewer, '/v1/audit/stats');
+  t.is(stats.status, 200);
+  t.is(stats.body.total, 2);
+  t.is((await asViewer(viewer, '/v1/audit/stats?tenant_id=globex')).status, 404);
+  // Searches stay within the tenant, and reach no hidden field.
+  t.deepEqual(
+    (await asViewer(viewer, '/v1/audit?q=path:/orders*')).body.data.map((e: { id: string }) => e.id).sort(),
+    [ids.a1, ids.a2].sort(),
+  );
+  t.is((await asViewer(viewer, '/v1/audit?q=tenant:globex')).body.data.length, 0);
+  const hiddenWords = await asViewer(viewer, '/v1/audit?q=gold');
+  t.is(hiddenWords.status, 400, 'words could find what the hidden response body holds');
+  t.is(hiddenWords.body.error.details[0].path, 'q');
   const csv = await asViewer(viewer, '/v1/audit/export');
   t.is(csv.status, 200);
   t.false(String(csv.body).includes('/orders/3'));
@@ -134,6 +148,7 @@ test('a token narrowed to an identifier reads only its events', async (t) => {
   );
   t.is((await asViewer(viewer, '/v1/audit?identifier=ann')).status, 404);
   t.is((await asViewer(viewer, `/v1/audit/${ids.a1}`)).status, 404);
+  t.is((await asViewer(viewer, '/v1/audit/stats')).body.total, 1);
 });
 
 test('a viewer token does nothing else: every other operation is 403', async (t) => {

@@ -84,6 +84,16 @@ test('the viewer: pages, filters, detail with the response body behind Reveal, e
   const csv = parse(readFileSync((await download.path())!), { columns: true }) as Record<string, string>[];
   t.deepEqual(csv.map((r) => r.path).sort(), ['/orders/2', '/orders/3']);
 
+  // A search in watchlog's syntax, with the status class as a term of it.
+  await viewer(page).getByLabel('Method').selectOption('');
+  await viewer(page).getByRole('searchbox', { name: 'Search' }).fill('path:/orders*');
+  await viewer(page).getByLabel('Status').selectOption('5xx');
+  await viewer(page).getByRole('button', { name: 'Search', exact: true }).click();
+  await statusLine(page).filter({ hasText: '1 event' }).waitFor();
+  t.deepEqual(await rows(page).locator('td.path').allTextContents(), ['/orders/2']);
+  await viewer(page).getByRole('searchbox', { name: 'Search' }).fill('');
+  await viewer(page).getByLabel('Status').selectOption('');
+
   // By keyboard: the row's button opens the detail, which takes the focus; Escape gives it back.
   await viewer(page).getByLabel('Method').selectOption('POST');
   await viewer(page).getByRole('button', { name: 'Search', exact: true }).click();

@@ -2,6 +2,7 @@ import * as t from 'io-ts';
 import { AuditEventType, Environment, HttpMethod } from '../../domain/audit-event.ts';
 import { AnomalyRule } from '../../domain/anomaly.ts';
 import { IsoTimestamp, Uuid } from '../../domain/codecs.ts';
+import { PathMatchFromString, SearchQueryFromString } from '../../domain/search.ts';
 import { type AuditListQuery, SORT_FIELDS } from '../../views/audit-events/port.ts';
 import { IntFromString } from '../middleware/query.ts';
 import {
@@ -21,7 +22,11 @@ import { json, operation } from './operation.ts';
 
 export const MAX_SESSION_EVENTS = 10_000;
 
-/** SPEC 4.2 filters, shared by the list and the export. */
+/** Issue 34's filters: a tenant, and a path (exact, or a prefix ending in `*`). */
+export const TenantPathQuery = t.partial({ tenant_id: t.string, path: PathMatchFromString });
+
+/** SPEC 4.2 filters, and issue 34's (`tenant_id`, `path`, and the search `q`), shared by the list
+ *  and the export. */
 export const AuditFilterQuery = t.partial({
   project_id: Uuid,
   service_name: t.string,
@@ -32,6 +37,9 @@ export const AuditFilterQuery = t.partial({
   start_date: IsoTimestamp,
   end_date: IsoTimestamp,
   event_type: AuditEventType,
+  tenant_id: t.string,
+  path: PathMatchFromString,
+  q: SearchQueryFromString,
 });
 
 export const AuditListQueryCodec = t.exact(
@@ -56,7 +64,7 @@ export const ProjectServiceRange = t.partial({
 });
 
 export const DerivedSessionsQueryCodec = t.exact(
-  t.intersection([Paging, ProjectServiceRange, t.partial({ identifier: t.string })]),
+  t.intersection([Paging, ProjectServiceRange, TenantPathQuery, t.partial({ identifier: t.string })]),
 );
 export const OrphansQueryCodec = t.exact(t.intersection([Paging, ProjectServiceRange]));
 export const AnomaliesQueryCodec = t.exact(
@@ -90,8 +98,9 @@ export const auditOperations = {
     query: AuditListQueryCodec,
     summary: 'List events (SPEC 4.2)',
     description:
-      `Filters are exact; \`start_date\` and \`end_date\` are inclusive. ${paging} A page past the end ` +
-      `is empty with the true totals.`,
+      `Filters are exact, but \`path\` ending in \`*\` is a prefix; \`start_date\` and \`end_date\` are ` +
+      `inclusive; \`q\` searches (syntax in docs/search.md). ${paging} A page past the end is empty with ` +
+      `the true totals.`,
     responses: {
       200: json('a page of events', pageOf(AuditListItem), {
         data: [listItemExample],
@@ -139,7 +148,8 @@ export const auditOperations = {
     summary: 'Derived sessions (SPEC 4.6)',
     description:
       `An identifier's events in one service, split where 30 minutes pass without one; newest first; ` +
-      `the dates bound \`session_start\`. A bare array (SPEC), paged in headers. ${paging}`,
+      `the dates bound \`session_start\`. A bare array (SPEC), paged in headers. ${paging} With ` +
+      `\`tenant_id\` or \`path\`, the sessions are those of the matching events (docs/search.md).`,
     responses: {
       200: {
         ...json('a page of sessions', t.array(DerivedSession)),

@@ -1,7 +1,7 @@
 import * as t from 'io-ts';
 import { Environment } from '../../domain/audit-event.ts';
 import { Statistics } from './answers.ts';
-import { ProjectServiceRange } from './audit.ts';
+import { ProjectServiceRange, TenantPathQuery } from './audit.ts';
 import { NOT_VISIBLE, dateRange } from './common.ts';
 import { json, operation } from './operation.ts';
 
@@ -11,6 +11,7 @@ export const MAX_TIMELINE_POINTS = 1500;
 export const StatsQuery = t.exact(
   t.intersection([
     ProjectServiceRange,
+    TenantPathQuery,
     t.partial({ environment: Environment, interval: t.keyof({ minute: null, hour: null, day: null }) }),
   ]),
 );
@@ -22,6 +23,7 @@ export const statsOperations = {
     tag: 'Events',
     auth: 'jwt',
     keyScope: 'read',
+    viewer: true,
     queryCheck: dateRange,
     query: StatsQuery,
     summary: 'Statistics (SPEC 4.4)',

@@ -1,5 +1,7 @@
 import { ORPHAN_WINDOW_MS } from '../../domain/orphans.ts';
-import { summarizeExplicitSession } from '../../domain/sessions.ts';
+import { pageOf } from '../../domain/page.ts';
+import { type PathMatch, type SearchQuery, pathFilterOf } from '../../domain/search.ts';
+import { sessionsOfEvents, summarizeExplicitSession } from '../../domain/sessions.ts';
 import type { AuditListQuery } from '../../views/audit-events/port.ts';
 import type { RouteDeps } from '../deps.ts';
 import { HttpError } from '../middleware/errors.ts';
@@ -8,10 +10,22 @@ import { MAX_SESSION_EVENTS, type auditOperations } from '../operations/audit.ts
 import { type Handlers, ok } from '../operations/operation.ts';
 import { narrowed, readable, shown } from './viewer-reads.ts';
 
+/** How many of the newest matching events derived sessions are made of when a filter the
+ *  derived-sessions read model does not keep (a tenant, a path) asks for them. */
+export const MAX_SESSION_ACTIVITY = 100_000;
+
+/** A list's or an export's query as the audit-events read model's filter: `path` exact or a
+ *  prefix, `q` parsed. */
+export const auditFilterOf = <Q extends { path?: PathMatch; q?: SearchQuery }>({ path, q, ...rest }: Q) => ({
+  ...rest,
+  ...pathFilterOf(path),
+  ...(q === undefined ? {} : { search: q }),
+});
+
 export const auditHandlers: Handlers<typeof auditOperations, RouteDeps> = {
   list: async ({ query: q, principal }, deps) => {
     const query: AuditListQuery = {
-      ...narrowed(principal, q),
+      ...auditFilterOf(narrowed(principal, q)),
       page: q.page ?? 1,
       limit: q.limit ?? 20,
       sort_by: q.sort_by ?? 'timestamp',
@@ -52,8 +66,29 @@ export const auditHandlers: Handlers<typeof auditOperations, RouteDeps> = {
 
   // SPEC 4.6: a bare array of derived sessions, newest first; dates bound session_start. Paged
   // like the list, with the paging in headers (X-Total-Count, Link).
-  sessions: async ({ query: { page = 1, limit = 20, ...filter }, principal, ctx }, deps) =>
-    pageInHeaders(ctx, await deps.readModels.derivedSessions.list({ ...filter, page, limit }, principal.scope)),
+  // A tenant or a path is not kept by the derived-sessions read model: the sessions are then
+  // those of the matching events (the newest MAX_SESSION_ACTIVITY), derived on the fly.
+  sessions: async ({ query: { page = 1, limit = 20, tenant_id, path, ...filter }, principal, ctx }, deps) => {
+    if (tenant_id === undefined && path === undefined) {
+      return pageInHeaders(
+        ctx,
+        await deps.readModels.derivedSessions.list({ ...filter, page, limit }, principal.scope),
+      );
+    }
+    const { start_date, end_date, ...byEvent } = filter;
+    const events = await deps.readModels.auditEvents.sessionActivity(
+      { ...byEvent, ...(tenant_id === undefined ? {} : { tenant_id }), ...pathFilterOf(path) },
+      principal.scope,
+      MAX_SESSION_ACTIVITY,
+    );
+    const sessions = sessionsOfEvents(events).filter(
+      (s) =>
+        (start_date === undefined || Date.parse(s.session_start) >= Date.parse(start_date)) &&
+        (end_date === undefined || Date.parse(s.session_start) <= Date.parse(end_date)),
+    );
+    const first = (page - 1) * limit;
+    return pageInHeaders(ctx, pageOf(sessions.slice(first, first + limit), { page, limit }, sessions.length));
+  },
 
   // SPEC 4.7: every event carrying the session_id, oldest first (the first MAX_SESSION_EVENTS of
   // them; event_count and session_end cover all).

@@ -1,11 +1,13 @@
 import { stringify } from 'csv-stringify';
 import { PassThrough, Readable, pipeline } from 'node:stream';
 import { CSV_COLUMNS, toCsvRow } from '../../domain/export-csv.ts';
+import { PathMatchFromString } from '../../domain/search.ts';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import { recordExport } from '../../commands/self-audit.ts';
 import type { RouteDeps } from '../deps.ts';
 import { MAX_EXPORT_EVENTS, type exportOperations } from '../operations/export.ts';
 import { type Handlers, ok } from '../operations/operation.ts';
+import { auditFilterOf } from './audit.ts';
 import { narrowed, shown } from './viewer-reads.ts';
 
 async function* csvRecords(
@@ -36,7 +38,9 @@ async function* jsonArray(
 export const exportHandlers: Handlers<typeof exportOperations, RouteDeps> = {
   download: async ({ query: { format = 'csv', ...asked }, principal, command, ctx }, deps) => {
     const scope = principal.scope;
-    const filter = narrowed(principal, asked);
+    const mine = narrowed(principal, asked);
+    const filter = auditFilterOf(mine);
+    const { path, q, ...exact } = mine;
     const show = (event: StoredAuditEvent) => shown(principal, event);
     const total = await deps.readModels.auditEvents.count(filter, scope);
     ctx.set('X-Export-Total', String(total));
@@ -51,7 +55,12 @@ export const exportHandlers: Handlers<typeof exportOperations, RouteDeps> = {
       {
         actor: principal.actor,
         format,
-        filters: filter,
+        // As asked: the search's text, the path with its `*`.
+        filters: {
+          ...exact,
+          ...(path === undefined ? {} : { path: PathMatchFromString.encode(path) }),
+          ...(q === undefined ? {} : { q: q.text }),
+        },
         rows: Math.min(total, MAX_EXPORT_EVENTS),
         address: ctx.request.ip || 'unknown',
         requestId: ctx.state.correlationId,

@@ -272,6 +272,7 @@ class MongoAuditEventsQueries implements AuditEventsQueries {
     if (f.service_name !== undefined) query.service_name = f.service_name;
     if (f.path !== undefined) query.path = f.path;
     if (f.environment !== undefined) query.environment = f.environment;
+    if (f.identifier !== undefined) query.identifier = f.identifier;
     const rows = await this.db
       .collection<AuditDoc>(COLLECTION)
       .find(query, {

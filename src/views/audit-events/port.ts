@@ -84,6 +84,8 @@ export interface StatsEventsFilter {
   service_name?: string;
   environment?: string;
   tenant_id?: string;
+  /** One identifier's events: a viewer token narrowed to it. */
+  identifier?: string;
   path?: string;
   path_prefix?: string;
   /** Epoch ms, both inclusive. */

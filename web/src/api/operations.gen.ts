@@ -918,6 +918,9 @@ export interface Operations {
         | 'system.access'
         | 'system.maintenance.started'
         | 'system.maintenance.ended';
+      tenant_id?: string;
+      path?: string;
+      q?: string;
       page?: number;
       limit?: number;
       sort_by?:
@@ -1044,6 +1047,8 @@ export interface Operations {
       service_name?: string;
       start_date?: string;
       end_date?: string;
+      tenant_id?: string;
+      path?: string;
       environment?: 'production' | 'staging' | 'development';
       interval?: 'minute' | 'hour' | 'day';
     };
@@ -1073,6 +1078,9 @@ export interface Operations {
         | 'system.access'
         | 'system.maintenance.started'
         | 'system.maintenance.ended';
+      tenant_id?: string;
+      path?: string;
+      q?: string;
       format?: 'csv' | 'json';
     };
     body: undefined;
@@ -1174,6 +1182,8 @@ export interface Operations {
       service_name?: string;
       start_date?: string;
       end_date?: string;
+      tenant_id?: string;
+      path?: string;
       identifier?: string;
     };
     body: undefined;
