@@ -147,7 +147,8 @@ export const auditSearchContract = (withModels: WithModels): void => {
     t.is((await m.auditEvents.statsContributions({ ...range, path_prefix: '/orders' }, { all: true })).length, 4);
     t.is((await m.auditEvents.statsContributions({ ...range, path: '/orders/42' }, { all: true })).length, 1);
     const { identifier } = named.declined;
-    t.is((await m.auditEvents.statsContributions({ ...range, tenant_id: 'acme', identifier }, { all: true })).length, 1);
+    const narrow = { ...range, tenant_id: 'acme', identifier };
+    t.is((await m.auditEvents.statsContributions(narrow, { all: true })).length, 1);
     const activity = await m.auditEvents.sessionActivity({ project_id: a, tenant_id: 'acme' }, { all: true }, 100);
     t.deepEqual(
       sessionsOfEvents(activity).map((s) => [s.identifier, s.event_count]),
