@@ -8,9 +8,9 @@ import type { AuditFilter } from './port.ts';
  *  text is not stored a second time) with contentless_delete, and a trigger removes a row's entry
  *  whenever the row goes (retention, erasure, which then records the erased form again). The text
  *  holds only the domain's tokens separated by spaces, so unicode61 finds exactly those words.
- *  automerge 16 (4 by default) merges the segments each batch writes less often: it took a
- *  quarter off what the index adds to the projector's cost per event, for a few more segments
- *  read by a query. */
+ *  automerge 16 (4 by default) merges the segments each batch writes less often: it took about a
+ *  quarter off the insert's cost in a probe (docs/benchmarks.md, Queries), for a few more
+ *  segments read by a query. */
 export const SEARCH_DDL = `
 CREATE VIRTUAL TABLE IF NOT EXISTS audit_search USING fts5 (
   text, project, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
