@@ -8,9 +8,9 @@ import type { AuditFilter } from './port.ts';
  *  text is not stored a second time) with contentless_delete, and a trigger removes a row's entry
  *  whenever the row goes (retention, erasure, which then records the erased form again). The text
  *  holds only the domain's tokens separated by spaces, so unicode61 finds exactly those words.
- *  automerge 16 (4 by default) merges the segments each batch writes less often: it took a
- *  quarter off what the index adds to the projector's cost per event, for a few more segments
- *  read by a query. */
+ *  automerge 16 (4 by default) merges the segments each batch writes less often: it took about a
+ *  quarter off the insert's cost in a probe (docs/benchmarks.md, Queries), for a few more
+ *  segments read by a query. */
 export const SEARCH_DDL = `
 CREATE VIRTUAL TABLE IF NOT EXISTS audit_search USING fts5 (
   text, project, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
@@ -116,6 +116,7 @@ export const searchPlanner = (db: Database.Database) => {
   const count = db.prepare<[string], { n: number }>(
     'SELECT COUNT(*) AS n FROM audit_search WHERE audit_search MATCH ?',
   );
+  const projectCount = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM audit_projects');
   const keysOf = (projects: readonly string[]): number[] =>
     db
       .prepare<string[], { key: number }>(
@@ -127,7 +128,11 @@ export const searchPlanner = (db: Database.Database) => {
     const keys = projects === null ? null : keysOf(projects);
     // Projects without a key have no row: nothing matches.
     if (keys?.length === 0) return { text: { match: null, exclude: null }, scan: false, total: 0 };
-    const text = textMatchOf(f.search, keys);
+    // Every project with rows asked for (one project's install, an admin's view): the project
+    // term would only intersect the words with every row (twice to three times the cost in a
+    // probe), so it is left out.
+    const everyProject = keys !== null && keys.length === projectCount.get()!.n;
+    const text = textMatchOf(f.search, everyProject ? null : keys);
     if (!text.match) return null;
     const hits = count.get(text.match)!.n;
     const alone = OTHER_FILTERS.every((key) => f[key] === undefined) && f.search!.terms.every((t) => t.kind === 'text');

@@ -75,7 +75,7 @@ export const auditSearchContract = (withModels: WithModels): void => {
   };
 
   withModels('search: words, in any of the searched fields, all of them, any case', async (t, m) => {
-    const { search } = await seed(m);
+    const { a, b, search } = await seed(m);
     t.deepEqual(await search('declined'), ['declined', 'deleted']);
     t.deepEqual(await search('DECLINED bank'), ['declined']);
     t.deepEqual(await search('jane'), ['declined']);
@@ -86,6 +86,18 @@ export const auditSearchContract = (withModels: WithModels): void => {
     t.deepEqual(await search('declin'), [], 'a word is whole: no stemming, no prefix');
     t.deepEqual(await search('nothing-like-this'), []);
     t.deepEqual(await search('declined', null), ['declined', 'deleted', 'elsewhere']);
+    for (const projectIds of [[a, b], [a], [b], [randomUUID()]]) {
+      const q: AuditListQuery = {
+        search: parseSearch('declined'),
+        page: 1,
+        limit: 1,
+        sort_by: 'timestamp',
+        sort_order: 'desc',
+      };
+      const page = await m.auditEvents.list(q, { all: false, projectIds });
+      t.is(page.pagination.totalItems, await m.auditEvents.count(q, { all: false, projectIds }), String(projectIds));
+      t.is(page.data.length, page.pagination.totalItems === 0 ? 0 : 1);
+    }
   });
 
   withModels('search: phrases are adjacent words in order; exclusions remove', async (t, m) => {
