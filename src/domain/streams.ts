@@ -32,3 +32,5 @@ export const incidentStream = (incidentId: string) => `incident-${incidentId}`;
 export const maintenanceStream = (maintenanceId: string) => `maintenance-${maintenanceId}`;
 /** One address's subscription to one status page (src/domain/subscriber.ts). */
 export const subscriberStream = (subscriberId: string) => `subscriber-${subscriberId}`;
+/** A log sink's configuration and health (src/domain/sink.ts). */
+export const sinkStream = (sinkId: string) => `sink-${sinkId}`;

@@ -1,0 +1,221 @@
+import test, { type ExecutionContext } from 'ava';
+import { verifySignature } from '../../src/domain/notification.ts';
+import { certificateFor } from '../helpers/probe-servers.ts';
+import { type HttpReceiver, httpReceiver, syslogListener } from '../helpers/sink-receivers.ts';
+import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
+
+/** Log sinks against real destinations on 127.0.0.1: each record arrives, in log order, at least
+ *  once, through failures. */
+
+const TUNING = {
+  WATCHLOG_SINK_BACKOFF_MIN_MS: '20',
+  WATCHLOG_SINK_BACKOFF_MAX_MS: '200',
+  WATCHLOG_SINK_DEGRADED_AFTER: '3',
+  WATCHLOG_SINK_BATCH_SIZE: '7',
+};
+
+const setup = async (t: ExecutionContext) => {
+  const server = await startTestServer({ notifications: true, env: TUNING });
+  t.teardown(() => server.stop());
+  const token = await login(server.url);
+  const { projectId, apiKey } = await projectWithKey(server.url, token);
+  const sinks = `/v1/projects/${projectId}/sinks`;
+  const create = async (body: Record<string, unknown>) => {
+    const res = await api(server.url, 'POST', sinks, { token, body });
+    t.is(res.status, 201, JSON.stringify(res.body));
+    return res.body as { id: string; settings: Record<string, unknown> };
+  };
+  const sinkOf = async (id: string) => (await api(server.url, 'GET', `${sinks}/${id}`, { token })).body;
+  const ingest = async (events: Array<Record<string, unknown>>): Promise<string[]> => {
+    const res = await api(server.url, 'POST', '/v1/audit/batch', { apiKey, body: events });
+    t.is(res.status, 202, JSON.stringify(res.body));
+    return (res.body as { accepted: Array<{ id: string }> }).accepted.map((a) => a.id);
+  };
+  return { server, token, projectId, sinks, create, sinkOf, ingest };
+};
+
+const many = (n: number, overrides: (i: number) => Record<string, unknown> = () => ({})) =>
+  Array.from({ length: n }, (_, i) => sampleEvent({ path: `/orders/${i}`, ...overrides(i) }));
+
+/** The ids in the order each first arrived; every one of `expected`, in its order, none else. */
+const inOrder = (t: ExecutionContext, arrived: ReadonlyArray<{ id: string }>, expected: readonly string[]) => {
+  const first: string[] = [];
+  const seen = new Set<string>();
+  for (const { id } of arrived) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    first.push(id);
+  }
+  t.deepEqual(first, [...expected]);
+};
+
+const ndjson = (receiver: HttpReceiver) =>
+  receiver.requests.flatMap((r) =>
+    r.body
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { id: string; service_name: string; log_position: string }),
+  );
+
+test('http: signed NDJSON, filtered by service, in log order; the secret is never answered', async (t) => {
+  const { create, sinkOf, ingest } = await setup(t);
+  const receiver = await httpReceiver();
+  t.teardown(() => receiver.close());
+  const secret = 'a shared secret';
+  const sink = await create({ type: 'http', url: `${receiver.url}/in`, secret, filter: { service_name: ['orders'] } });
+  t.is(sink.settings.secret, '********');
+  const other = await create({ type: 'http', url: `${receiver.url}/alerts`, filter: { event_type: ['system.alert'] } });
+  const ids = await ingest(many(30, (i) => ({ service_name: i % 3 === 0 ? 'billing' : 'orders' })));
+  const expected = ids.filter((_, i) => i % 3 !== 0);
+  await eventually(async () => (ndjson(receiver).length >= expected.length ? true : undefined), 10_000);
+  for (const r of receiver.requests) {
+    t.true(verifySignature(secret, r.body, r.headers['x-watchlog-signature'] as string | undefined));
+    t.is(r.headers['content-type'], 'application/x-ndjson');
+    t.is(r.url, '/in');
+  }
+  inOrder(t, ndjson(receiver), expected);
+  t.true(ndjson(receiver).every((d) => d.service_name === 'orders'));
+  const shown = await eventually(async () => {
+    const s = await sinkOf(sink.id);
+    return s.forwarded_total === expected.length ? s : undefined;
+  });
+  t.like(shown, { state: 'active', lag_records: 0, lag_seconds: 0, failures: 0, last_error: null });
+  t.false(JSON.stringify(shown).includes(secret));
+  t.like(await sinkOf(other.id), { lag_records: 0, forwarded_total: 0 });
+});
+
+test('bad sink bodies are 400 naming each field', async (t) => {
+  const { server, token, sinks } = await setup(t);
+  const paths = async (body: unknown) => {
+    const res = await api(server.url, 'POST', sinks, { token, body });
+    t.is(res.status, 400);
+    return (res.body.error.details as Array<{ path: string }>).map((d) => d.path).sort();
+  };
+  t.deepEqual(await paths({ type: 'splunk_hec', url: 'not a url' }), ['token', 'url']);
+  t.deepEqual(await paths({ type: 'nope' }), ['type']);
+  t.deepEqual(await paths({ type: 'syslog', host: 'siem', port: 0, colour: 1 }), ['colour', 'port']);
+  const filter = await paths({ type: 'http', url: 'https://siem.example.com/', filter: { event_type: ['bogus'] } });
+  t.true(filter.length === 1 && filter[0]!.startsWith('filter.event_type'), filter.join());
+});
+
+test('splunk_hec: the token, one event per record; a 503 is tried again', async (t) => {
+  const { create, ingest } = await setup(t);
+  const receiver = await httpReceiver();
+  t.teardown(() => receiver.close());
+  let busy = 2;
+  receiver.answer = () =>
+    busy-- > 0
+      ? { status: 503, body: '{"text":"Server is busy","code":9}' }
+      : { status: 200, body: '{"text":"Success","code":0}' };
+  await create({
+    type: 'splunk_hec',
+    url: `${receiver.url}/services/collector/event`,
+    token: 'hec-token',
+    index: 'audit',
+  });
+  const ids = await ingest(many(15));
+  const events = () =>
+    receiver.requests
+      .slice(2)
+      .flatMap((r) => r.body.split('\n').map((l) => JSON.parse(l) as { index: string; event: { id: string } }));
+  await eventually(async () => (events().length >= ids.length ? true : undefined), 10_000);
+  t.true(receiver.requests.every((r) => r.headers.authorization === 'Splunk hec-token'));
+  t.true(events().every((e) => e.index === 'audit'));
+  inOrder(
+    t,
+    events().map((e) => e.event),
+    ids,
+  );
+});
+
+test('elastic: _bulk creates by event id; refused items are sent again, none lost', async (t) => {
+  const { create, ingest } = await setup(t);
+  const receiver = await httpReceiver();
+  t.teardown(() => receiver.close());
+  const stored = new Map<string, { log_position: string }>();
+  let refusals = 3;
+  receiver.answer = (r) => {
+    const lines = r.body.split('\n').filter((l) => l !== '');
+    const items = [];
+    for (let i = 0; i < lines.length; i += 2) {
+      const action = JSON.parse(lines[i]!) as { create: { _index: string; _id: string } };
+      const id = action.create._id;
+      if (stored.has(id)) items.push({ create: { _id: id, status: 409 } });
+      else if (i === 4 && refusals-- > 0)
+        items.push({
+          create: { _id: id, status: 429, error: { type: 'es_rejected_execution_exception', reason: 'busy' } },
+        });
+      else {
+        stored.set(id, JSON.parse(lines[i + 1]!) as { log_position: string });
+        items.push({ create: { _id: id, status: 201 } });
+      }
+    }
+    return { status: 200, body: JSON.stringify({ took: 1, errors: items.some((i) => i.create.status >= 300), items }) };
+  };
+  await create({ type: 'elastic', url: receiver.url, index: 'watchlog-audit', api_key: 'ZWxhc3RpYw==' });
+  const ids = await ingest(many(20));
+  await eventually(async () => (stored.size >= ids.length ? true : undefined), 10_000);
+  t.true(receiver.requests.every((r) => r.url === '/_bulk' && r.headers.authorization === 'ApiKey ZWxhc3RpYw=='));
+  t.deepEqual([...stored.keys()].sort(), [...ids].sort());
+  const byPosition = [...stored]
+    .sort((a, b) => Number(a[1].log_position) - Number(b[1].log_position))
+    .map(([id]) => id);
+  t.deepEqual(byPosition, ids);
+});
+
+test('syslog: RFC 5424 octet-counted frames over TCP and over TLS', async (t) => {
+  const { create, ingest } = await setup(t);
+  const pem = await certificateFor(30);
+  const plain = await syslogListener();
+  const secure = await syslogListener(pem);
+  t.teardown(async () => {
+    await plain.close();
+    await secure.close();
+  });
+  await create({ type: 'syslog', host: '127.0.0.1', port: plain.port });
+  await create({ type: 'syslog', host: '127.0.0.1', port: secure.port, tls: true, ca: pem.cert, app_name: 'shop' });
+  const ids = await ingest(many(10, (i) => ({ status_code: i === 0 ? 503 : 200 })));
+  await eventually(
+    async () => (plain.messages.length >= 10 && secure.messages.length >= 10 ? true : undefined),
+    10_000,
+  );
+  for (const listener of [plain, secure]) {
+    inOrder(
+      t,
+      listener.messages.map((m) => m.message as { id: string }),
+      ids,
+    );
+    const [first, second] = listener.messages;
+    t.like(first, { version: 1, pri: 13 * 8 + 3, msgId: 'http' });
+    t.is(second!.pri, 13 * 8 + 6);
+    t.true(first!.structuredData.includes(`event_id="${ids[0]}"`));
+  }
+  t.is(plain.messages[0]!.appName, 'watchlog');
+  t.is(secure.messages[0]!.appName, 'shop');
+});
+
+test('a destination down for a while (connection refused): degraded, then every record, in order', async (t) => {
+  const { create, sinkOf, ingest } = await setup(t);
+  const receiver = await httpReceiver();
+  t.teardown(() => receiver.close());
+  const sink = await create({ type: 'http', url: `${receiver.url}/in` });
+  await receiver.down();
+  const ids = await ingest(many(12));
+  const degraded = await eventually(async () => {
+    const s = await sinkOf(sink.id);
+    return s.state === 'degraded' ? s : undefined;
+  }, 10_000);
+  t.true(degraded.failures >= 3);
+  t.regex(degraded.last_error, /ECONNREFUSED/);
+  t.is(degraded.lag_records, 12);
+  t.true(degraded.lag_seconds > 0);
+  await new Promise((r) => setTimeout(r, 1500));
+  const more = await ingest(many(9));
+  await receiver.up();
+  await eventually(async () => (ndjson(receiver).length >= 21 ? true : undefined), 10_000);
+  inOrder(t, ndjson(receiver), [...ids, ...more]);
+  await eventually(async () => {
+    const s = await sinkOf(sink.id);
+    return s.state === 'active' && s.lag_records === 0 ? s : undefined;
+  });
+});
