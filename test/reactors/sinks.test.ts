@@ -219,3 +219,36 @@ test('a destination down for a while (connection refused): degraded, then every 
     return s.state === 'active' && s.lag_records === 0 ? s : undefined;
   });
 });
+
+test("/metrics has each sink's state and lag", async (t) => {
+  const server = await startTestServer({
+    notifications: true,
+    env: { ...TUNING, WATCHLOG_METRICS_TOKEN: 'scrape-me-scrape-me' },
+  });
+  t.teardown(() => server.stop());
+  const token = await login(server.url);
+  const { projectId, apiKey } = await projectWithKey(server.url, token);
+  const receiver = await httpReceiver();
+  t.teardown(() => receiver.close());
+  await receiver.down();
+  const sink = await api(server.url, 'POST', `/v1/projects/${projectId}/sinks`, {
+    token,
+    body: { type: 'http', url: `${receiver.url}/in` },
+  });
+  await api(server.url, 'POST', '/v1/audit/batch', { apiKey, body: many(4) });
+  const labels = `{sink_id="${sink.body.id}",project_id="${projectId}",type="http"}`;
+  const scrape = async () =>
+    (await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer scrape-me-scrape-me' } })).text();
+  const text = await eventually(async () => {
+    const body = await scrape();
+    return body.includes(`watchlog_sink_degraded${labels} 1`) ? body : undefined;
+  }, 10_000);
+  t.true(text.includes(`watchlog_sink_lag_records${labels} 4`));
+  t.regex(text, new RegExp(`watchlog_sink_failures\\{sink_id="${sink.body.id}"[^}]*\\} [3-9]`));
+  await receiver.up();
+  await eventually(
+    async () => ((await scrape()).includes(`watchlog_sink_forwarded_records${labels} 4`) ? true : undefined),
+    10_000,
+  );
+  t.true((await scrape()).includes(`watchlog_sink_lag_records${labels} 0`));
+});
