@@ -86,17 +86,18 @@ const severityOf = (r: StoredAuditEvent): { number: number; text: string } =>
 
 const str = (key: string, value: string) => ({ key, value: { stringValue: value } });
 
-/** OTLP/HTTP JSON: one resource per service; `log.record.uid` is the event id (semantic
- *  conventions), the body the record as JSON. */
+/** OTLP/HTTP JSON: a resource per run of records of one service (so that reading the request in
+ *  order is reading the log in order); `log.record.uid` is the event id (semantic conventions),
+ *  the body the record as JSON. */
 export const otlpLogsBody = (records: readonly SinkRecord[]): string => {
-  const byService = new Map<string, SinkRecord[]>();
+  const runs: Array<[string, SinkRecord[]]> = [];
   for (const r of records) {
-    const list = byService.get(r.record.service_name);
-    if (list) list.push(r);
-    else byService.set(r.record.service_name, [r]);
+    const last = runs[runs.length - 1];
+    if (last !== undefined && last[0] === r.record.service_name) last[1].push(r);
+    else runs.push([r.record.service_name, [r]]);
   }
   return JSON.stringify({
-    resourceLogs: [...byService].map(([service, list]) => ({
+    resourceLogs: runs.map(([service, list]) => ({
       resource: {
         attributes: [str('service.name', service), str('deployment.environment', list[0]!.record.environment)],
       },

@@ -252,3 +252,53 @@ test("/metrics has each sink's state and lag", async (t) => {
   );
   t.true((await scrape()).includes(`watchlog_sink_lag_records${labels} 0`));
 });
+
+test('datadog and otlp_logs: the intake array with DD-API-KEY, OTLP/HTTP JSON logs with log.record.uid', async (t) => {
+  const { create, ingest } = await setup(t);
+  const receiver = await httpReceiver();
+  t.teardown(() => receiver.close());
+  receiver.answer = (r) => (r.url === '/api/v2/logs' ? { status: 202, body: '{}' } : { status: 200, body: '{}' });
+  await create({ type: 'datadog', url: `${receiver.url}/api/v2/logs`, api_key: 'dd-key', tags: ['env:test'] });
+  await create({ type: 'otlp_logs', url: `${receiver.url}/v1/logs`, headers: { authorization: 'Bearer otel' } });
+  const ids = await ingest(many(9, (i) => ({ service_name: i % 2 === 0 ? 'orders' : 'billing', status_code: 500 })));
+  const of = (path: string) => receiver.requests.filter((r) => r.url === path);
+  type Dd = { ddtags: string; service: string; message: string; event_id: string };
+  const datadog = () => of('/api/v2/logs').flatMap((r) => JSON.parse(r.body) as Dd[]);
+  type Attr = { key: string; value: { stringValue: string } };
+  type Otlp = {
+    resourceLogs: Array<{
+      resource: { attributes: Attr[] };
+      scopeLogs: Array<{
+        logRecords: Array<{ severityText: string; attributes: Attr[]; body: { stringValue: string } }>;
+      }>;
+    }>;
+  };
+  const otlp = () =>
+    of('/v1/logs').flatMap((r) =>
+      (JSON.parse(r.body) as Otlp).resourceLogs.flatMap((rl) =>
+        rl.scopeLogs.flatMap((sl) =>
+          sl.logRecords.map((lr) => ({
+            service: rl.resource.attributes.find((a) => a.key === 'service.name')!.value.stringValue,
+            severity: lr.severityText,
+            uid: lr.attributes.find((a) => a.key === 'log.record.uid')!.value.stringValue,
+            record: JSON.parse(lr.body.stringValue) as { id: string; log_position: string },
+          })),
+        ),
+      ),
+    );
+  await eventually(async () => (datadog().length >= 9 && otlp().length >= 9 ? true : undefined), 10_000);
+  t.true(of('/api/v2/logs').every((r) => r.headers['dd-api-key'] === 'dd-key'));
+  t.true(of('/v1/logs').every((r) => r.headers.authorization === 'Bearer otel'));
+  inOrder(
+    t,
+    datadog().map((d) => ({ id: d.event_id })),
+    ids,
+  );
+  t.true(datadog().every((d) => d.ddtags.includes('env:test') && JSON.parse(d.message).id === d.event_id));
+  inOrder(
+    t,
+    otlp().map((o) => ({ id: o.uid })),
+    ids,
+  );
+  t.true(otlp().every((o) => o.uid === o.record.id && o.severity === 'ERROR'));
+});
