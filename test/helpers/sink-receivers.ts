@@ -23,8 +23,9 @@ export interface HttpReceiver {
   url: string;
   port: number;
   requests: Received[];
-  /** How the next requests are answered (default 200 `{}`). */
+  /** How the next requests are answered (default 200 `{}`), and after how long. */
   answer: (request: Received) => Answer;
+  delayMs: number;
   down(): Promise<void>;
   up(): Promise<void>;
   close(): Promise<void>;
@@ -39,6 +40,7 @@ export const httpReceiver = async (): Promise<HttpReceiver> => {
     port: 0,
     requests,
     answer: () => ({ status: 200, body: '{}' }),
+    delayMs: 0,
     async up() {
       server = http.createServer((req, res) => {
         const chunks: Buffer[] = [];
@@ -47,7 +49,9 @@ export const httpReceiver = async (): Promise<HttpReceiver> => {
           const received = { headers: req.headers, url: req.url ?? '/', body: Buffer.concat(chunks).toString('utf8') };
           requests.push(received);
           const a = receiver.answer(received);
-          res.writeHead(a.status, { 'content-type': 'application/json' }).end(a.body ?? '{}');
+          const send = () => res.writeHead(a.status, { 'content-type': 'application/json' }).end(a.body ?? '{}');
+          if (receiver.delayMs > 0) setTimeout(send, receiver.delayMs);
+          else send();
         });
       });
       server.listen(port, '127.0.0.1');
