@@ -32,8 +32,10 @@ export interface SinksReport {
   lagMs: number;
   requests: number;
   sinkBatch: number;
-  /** The paused sink, resumed after the load: every event forwarded from its backlog. */
-  backlog: { forwarded: number; ms: number; perSec: number };
+  /** The paused sink, resumed after the load: every event forwarded from its backlog, timed from
+   *  its first request (`startMs`: from the PUT until then, the supervisor's next look at the
+   *  sinks read model, once a second, and the first batch). */
+  backlog: { forwarded: number; startMs: number; ms: number; perSec: number };
 }
 
 const SINK_BATCH = 2000;
@@ -110,7 +112,7 @@ export const sinksBenchmark = async (): Promise<SinksReport> => {
     await json(`${sinks}/${backlog.id}`, { method: 'PUT', headers, body: JSON.stringify({ active: true }) });
     await untilReceived(paused, s.lines, resumed);
     const drained = paused.stats();
-    const ms = Math.max(1, drained.last - resumed);
+    const ms = Math.max(1, drained.last - drained.first);
     return {
       ingest,
       ingestEventsPerSec: ingest.requestsPerSec * BATCH_SIZE,
@@ -119,7 +121,7 @@ export const sinksBenchmark = async (): Promise<SinksReport> => {
       lagMs: Math.max(0, s.last - ended),
       requests: s.requests,
       sinkBatch: SINK_BATCH,
-      backlog: { forwarded: drained.lines, ms, perSec: (drained.lines / ms) * 1000 },
+      backlog: { forwarded: drained.lines, startMs: drained.first - resumed, ms, perSec: (drained.lines / ms) * 1000 },
     };
   } finally {
     await server.child.stop();
@@ -135,6 +137,7 @@ export const printSinks = (r: SinksReport): string[] => [
   `ingest (same run): ${r.ingestEventsPerSec.toFixed(0)} events/s, p99 ${r.ingest.p99} ms`,
   `live sink: ${r.forwarded} of ${r.events} events in ${r.requests} requests; lag after the load: ${r.lagMs} ms   ` +
     `${verdict(r.forwarded >= r.events && r.lagMs < 2000)} (target < 2 s)`,
-  `backlog sink (paused during the load, then resumed): ${r.backlog.forwarded} events in ${r.backlog.ms} ms, ` +
+  `backlog sink (paused during the load, resumed; first request ${r.backlog.startMs} ms after): ` +
+    `${r.backlog.forwarded} events in ${r.backlog.ms} ms, ` +
     `${r.backlog.perSec.toFixed(0)} events/s   ${verdict(r.backlog.perSec >= 20_000)} (target >= 20,000 events/s)`,
 ];
