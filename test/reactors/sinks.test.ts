@@ -1,5 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { verifySignature } from '../../src/domain/notification.ts';
+import { WATCHLOG_PROJECT_ID } from '../../src/domain/self-audit.ts';
 import { certificateFor } from '../helpers/probe-servers.ts';
 import { type HttpReceiver, httpReceiver, syslogListener } from '../helpers/sink-receivers.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
@@ -58,7 +59,7 @@ const ndjson = (receiver: HttpReceiver) =>
   );
 
 test('http: signed NDJSON, filtered by service, in log order; the secret is never answered', async (t) => {
-  const { create, sinkOf, ingest } = await setup(t);
+  const { server, token, projectId, create, sinkOf, ingest } = await setup(t);
   const receiver = await httpReceiver();
   t.teardown(() => receiver.close());
   const secret = 'a shared secret';
@@ -82,6 +83,21 @@ test('http: signed NDJSON, filtered by service, in log order; the secret is neve
   t.like(shown, { state: 'active', lag_records: 0, lag_seconds: 0, failures: 0, last_error: null });
   t.false(JSON.stringify(shown).includes(secret));
   t.like(await sinkOf(other.id), { lag_records: 0, forwarded_total: 0 });
+  // The change is audited in the built-in project, where it sends but never its secret.
+  const access = await api(
+    server.url,
+    'GET',
+    `/v1/audit?project_id=${WATCHLOG_PROJECT_ID}&event_type=system.access&limit=100`,
+    { token },
+  );
+  t.is(access.status, 200);
+  const rows = (access.body.data as Array<{ id: string; path: string }>).filter(
+    (r) => r.path === `/v1/projects/${projectId}/sinks`,
+  );
+  t.is(rows.length, 2);
+  const detail = await api(server.url, 'GET', `/v1/audit/${rows[0]!.id}`, { token });
+  t.like(detail.body.request_body, { action: 'sink.created', type: 'http' });
+  t.false(JSON.stringify(detail.body).includes(secret));
 });
 
 test('bad sink bodies are 400 naming each field', async (t) => {
