@@ -112,6 +112,9 @@ test('bad sink bodies are 400 naming each field', async (t) => {
   t.deepEqual(await paths({ type: 'syslog', host: 'siem', port: 0, colour: 1 }), ['colour', 'port']);
   const filter = await paths({ type: 'http', url: 'https://siem.example.com/', filter: { event_type: ['bogus'] } });
   t.true(filter.length === 1 && filter[0]!.startsWith('filter.event_type'), filter.join());
+  // A destination the egress policy denies (the cloud metadata address) could never be reached.
+  t.deepEqual(await paths({ type: 'http', url: 'http://169.254.169.254/latest' }), ['url']);
+  t.deepEqual(await paths({ type: 'syslog', host: '169.254.169.254' }), ['host']);
 });
 
 test('splunk_hec: the token, one event per record; a 503 is tried again', async (t) => {
@@ -317,4 +320,29 @@ test('datadog and otlp_logs: the intake array with DD-API-KEY, OTLP/HTTP JSON lo
     ids,
   );
   t.true(otlp().every((o) => o.uid === o.record.id && o.severity === 'ERROR'));
+});
+
+test('the egress policy judges each connection: a name resolving to a denied address is refused', async (t) => {
+  const server = await startTestServer({
+    notifications: true,
+    env: { ...TUNING, WATCHLOG_EGRESS_DENY: '127.0.0.0/8' },
+  });
+  t.teardown(() => server.stop());
+  const token = await login(server.url);
+  const { projectId, apiKey } = await projectWithKey(server.url, token);
+  const receiver = await httpReceiver();
+  t.teardown(() => receiver.close());
+  const sink = await api(server.url, 'POST', `/v1/projects/${projectId}/sinks`, {
+    token,
+    body: { type: 'http', url: `http://localhost:${receiver.port}/in` },
+  });
+  t.is(sink.status, 201);
+  await api(server.url, 'POST', '/v1/audit/batch', { apiKey, body: many(2) });
+  const refused = await eventually(async () => {
+    const s = await api(server.url, 'GET', `/v1/projects/${projectId}/sinks/${sink.body.id}`, { token });
+    return s.body.failures >= 1 ? s.body : undefined;
+  }, 10_000);
+  t.regex(refused.last_error, /egress policy/);
+  t.is(refused.lag_records, 2);
+  t.is(receiver.requests.length, 0);
 });
