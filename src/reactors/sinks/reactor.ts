@@ -1,16 +1,14 @@
 import type { Logger } from 'pino';
-import { batchDecoder } from '../../../projections/projector.ts';
+import { batchDecoder, type Decoder } from '../../../projections/projector.ts';
 import type { EgressPolicy } from '../../checks/egress.ts';
 import type { CommandContext, CommandDeps } from '../../commands/handle.ts';
 import { degradeSink, recoverSink } from '../../commands/sinks.ts';
-import { sinkTakes, type SinkTuning } from '../../domain/sink.ts';
+import type { SinkTuning } from '../../domain/sink.ts';
 import type { SinkRecord } from '../../domain/sink-format.ts';
-import { RECORD_TYPES, auditRecordOf } from '../../domain/sink-record.ts';
-import { auditStream } from '../../domain/streams.ts';
 import { comparePositions, type EventLog, type RecordedEvent } from '../../log/event-log.ts';
 import type { SinkRow } from '../../views/sinks/port.ts';
-import type { Decoder } from '../../../projections/projector.ts';
 import type { Reactor } from '../port.ts';
+import { sinkRecordOf } from './records.ts';
 import { sendBatch } from './send.ts';
 import { sinkReactorName, type SinkStates } from './state/port.ts';
 
@@ -46,16 +44,11 @@ const recordsOf = (
   done: string | null,
   decode: Decoder,
 ): Array<{ at: number; record: SinkRecord }> => {
-  const projectId = row.view.project_id;
-  const ownStream = auditStream(projectId);
   const picked: Array<{ at: number; record: SinkRecord }> = [];
   batch.forEach((recorded, at) => {
-    if (!RECORD_TYPES.has(recorded.type) || comparePositions(recorded.position, done) <= 0) return;
-    // Another project's ingested event is told by its stream, without decoding it.
-    if (recorded.type === 'AuditEventRecorded' && !recorded.stream.startsWith(ownStream)) return;
-    const record = auditRecordOf(recorded.id, decode(recorded), recorded.metadata);
-    if (record !== null && record.project_id === projectId && sinkTakes(row.view.filter, record))
-      picked.push({ at, record: { position: recorded.position, record } });
+    if (comparePositions(recorded.position, done) <= 0) return;
+    const record = sinkRecordOf(row.view, recorded, decode);
+    if (record !== null) picked.push({ at, record: { position: recorded.position, record } });
   });
   return picked;
 };

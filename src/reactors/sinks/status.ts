@@ -1,9 +1,8 @@
 import { batchDecoder } from '../../../projections/projector.ts';
-import { sinkTakes } from '../../domain/sink.ts';
-import { RECORD_TYPES, auditRecordOf } from '../../domain/sink-record.ts';
-import { auditStream, sinkStream } from '../../domain/streams.ts';
+import { sinkStream } from '../../domain/streams.ts';
 import type { EventLog } from '../../log/event-log.ts';
 import type { SinkView } from '../../views/sinks/port.ts';
+import { sinkRecordOf } from './records.ts';
 import type { SinkStates } from './state/port.ts';
 
 /** How far behind a sink is, read when asked: its checkpoint and progress from its store, and
@@ -35,8 +34,6 @@ export const sinkStatusOf = async (
   const stored = await deps.states.store(view.id).checkpoint();
   // Before its reactor first ran, a sink stands where it was created.
   const from = stored ?? (await deps.log.readStream(sinkStream(view.id), { maxCount: 1 }))[0]?.position ?? null;
-  const ownStream = auditStream(view.project_id);
-  const decode = batchDecoder();
   let position = from;
   let lag = 0;
   let scanned = 0;
@@ -44,11 +41,9 @@ export const sinkStatusOf = async (
   let exact = true;
   for (;;) {
     const page = await deps.log.readAll(position, PAGE);
+    const decode = batchDecoder();
     for (const recorded of page) {
-      if (!RECORD_TYPES.has(recorded.type)) continue;
-      if (recorded.type === 'AuditEventRecorded' && !recorded.stream.startsWith(ownStream)) continue;
-      const record = auditRecordOf(recorded.id, decode(recorded), recorded.metadata);
-      if (record === null || record.project_id !== view.project_id || !sinkTakes(view.filter, record)) continue;
+      if (sinkRecordOf(view, recorded, decode) === null) continue;
       lag += 1;
       oldest ??= recorded.metadata.recorded_at;
     }
