@@ -14,6 +14,7 @@ import { printRetention, retentionBenchmark } from './retention.ts';
 import { printProjector, projectorBenchmark } from './projector.ts';
 import { statusPageBenchmark } from './status-page.ts';
 import { printStatusPage } from './status-page-print.ts';
+import { printSinks, sinksBenchmark } from './sinks.ts';
 
 /** `npm run bench [section…]`: each section measures watchlog beside a baseline from the same
  *  run and prints ratios; targets are reported, not enforced. Results also go to
@@ -113,6 +114,13 @@ const sections: Section[] = [
     run: async () => {
       const r = await retentionBenchmark();
       return { result: r, lines: printRetention(r) };
+    },
+  },
+  {
+    name: 'sinks',
+    run: async () => {
+      const r = await sinksBenchmark();
+      return { result: r, lines: printSinks(r) };
     },
   },
   {

@@ -1,4 +1,5 @@
 import { MONITORS_PER_PROJECT } from './domain/monitor.ts';
+import { DEFAULT_SINK_TUNING, type SinkTuning } from './domain/sink.ts';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
 import { existsSync } from 'node:fs';
@@ -91,6 +92,10 @@ const Env = t.type({
   WATCHLOG_VAPID_SUBJECT: optional(matching('mailto: or https: URL', /^(mailto:|https:\/\/)\S+$/)),
   WATCHLOG_PUBLIC_URL: optional(matching('http:// or https:// URL', /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/)),
   WATCHLOG_NOTIFY_DEGRADED_AFTER: optional(intFromEnv('integer 1-100', 1, 100)),
+  WATCHLOG_SINK_BATCH_SIZE: optional(intFromEnv('integer 1-10000', 1, 10_000)),
+  WATCHLOG_SINK_BACKOFF_MIN_MS: optional(intFromEnv('integer 10-600000', 10, 600_000)),
+  WATCHLOG_SINK_BACKOFF_MAX_MS: optional(intFromEnv('integer 10-3600000', 10, 3_600_000)),
+  WATCHLOG_SINK_DEGRADED_AFTER: optional(intFromEnv('integer 1-1000', 1, 1000)),
   WATCHLOG_MONITORS_PER_PROJECT: optional(intFromEnv('integer 1-100000', 1, 100_000)),
   WATCHLOG_ANOMALY_SCAN_SECONDS: optional(intFromEnv('integer 5-3600', 5, 3600)),
   WATCHLOG_RETENTION_INTERVAL_SECONDS: optional(intFromEnv('integer 10-86400', 10, 86_400)),
@@ -153,7 +158,7 @@ export interface Config {
   vapidSubject: string;
   /** Notification channels: the dashboard's address their messages link to (null: no link), and
    *  how many failed deliveries in a row mark a channel degraded. */
-  notifications: { publicUrl: string | null; degradedAfter: number };
+  notifications: { publicUrl: string | null; degradedAfter: number; sinks: SinkTuning };
   /** How many monitors a project may have (SPEC 8: 10). */
   monitorsPerProject: number;
   /** How often the anomaly scan runs. */
@@ -370,6 +375,13 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     notifications: {
       publicUrl: e.WATCHLOG_PUBLIC_URL?.replace(/\/+$/, '') ?? null,
       degradedAfter: e.WATCHLOG_NOTIFY_DEGRADED_AFTER ?? 3,
+      sinks: {
+        ...DEFAULT_SINK_TUNING,
+        batchSize: e.WATCHLOG_SINK_BATCH_SIZE ?? DEFAULT_SINK_TUNING.batchSize,
+        backoffMinMs: e.WATCHLOG_SINK_BACKOFF_MIN_MS ?? DEFAULT_SINK_TUNING.backoffMinMs,
+        backoffMaxMs: e.WATCHLOG_SINK_BACKOFF_MAX_MS ?? DEFAULT_SINK_TUNING.backoffMaxMs,
+        degradedAfter: e.WATCHLOG_SINK_DEGRADED_AFTER ?? DEFAULT_SINK_TUNING.degradedAfter,
+      },
     },
     monitorsPerProject: e.WATCHLOG_MONITORS_PER_PROJECT ?? MONITORS_PER_PROJECT,
     anomalyScanMs: (e.WATCHLOG_ANOMALY_SCAN_SECONDS ?? 30) * 1000,

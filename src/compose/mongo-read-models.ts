@@ -1,6 +1,7 @@
 import { MongoClient, type Db } from 'mongodb';
 import { ConnectionString } from 'mongodb-connection-string-url';
-import type { ReactorKey, ReactorStates } from '../reactors/port.ts';
+import type { ReactorKey, ReactorStates, RegisteredStates } from '../reactors/port.ts';
+import { mongoSinkStates } from '../reactors/sinks/state/mongo.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import type { Leases, StoreFaults } from '../views/store/port.ts';
 import { MongoLeases, MongoProjectionStore, type MongoReadModel } from '../views/store/mongo.ts';
@@ -72,7 +73,8 @@ const reactorStatesOn = async (
 ): Promise<Omit<ReactorStates, 'close'>> => {
   const { stores, leases } = await openStoresOn(db, REACTORS, adapters, faults);
   return {
-    ...perReactor<Omit<ReactorStates, 'leases' | 'stores' | 'close'>>((_entry, key) => adapters.get(key)!.queries(db)),
+    ...perReactor<RegisteredStates>((_entry, key) => adapters.get(key)!.queries(db)),
+    sinks: mongoSinkStates(db, faults),
     leases,
     stores: perReactor<ReactorStates['stores']>((_entry, key) => stores.get(key)),
   };

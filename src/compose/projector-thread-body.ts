@@ -7,6 +7,7 @@ import type { ChannelType } from '../domain/channel.ts';
 import type { CommitStats } from '../log/event-log.ts';
 import type { DeliveryOutcome, NotificationMetrics } from '../reactors/notifications/metrics.ts';
 import type { SubscriberMailSettings } from '../reactors/status-pages/reactor.ts';
+import type { SinkTuning } from '../domain/sink.ts';
 import { startProjectors } from './projectors.ts';
 import { openStores, type StoreConfig } from './stores.ts';
 
@@ -23,6 +24,7 @@ export interface ProjectorThreadData extends StoreConfig {
   holder: string;
   publicUrl: string | null;
   degradedAfter: number;
+  sinks: SinkTuning;
   /** The configuration's rules: the thread builds its own policy (agents do not cross threads). */
   egress: EgressRules;
   jwtSecret: string;

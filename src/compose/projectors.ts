@@ -6,6 +6,8 @@ import { CheckpointSealer, type Witnesses } from '../reactors/checkpoints/sealer
 import type { Reactor } from '../reactors/port.ts';
 import { pageEffectsReactor, type SubscriberMailSettings } from '../reactors/status-pages/reactor.ts';
 import { checkpointSigner } from '../domain/checkpoint.ts';
+import { DEFAULT_SINK_TUNING, type SinkTuning } from '../domain/sink.ts';
+import { SinkSupervisor } from '../reactors/sinks/supervisor.ts';
 import type { Stores } from './stores.ts';
 
 export interface ProjectorsConfig {
@@ -18,6 +20,10 @@ export interface ProjectorsConfig {
   publicUrl: string | null;
   /** WATCHLOG_NOTIFY_DEGRADED_AFTER. */
   degradedAfter: number;
+  /** How log sinks forward (WATCHLOG_SINK_*). */
+  sinks?: SinkTuning;
+  /** How often the sinks read model is read for changes (default 1 s). */
+  sinkPollMs?: number;
   /** Also run the notification reactor and the status pages' (default true). */
   notifications?: boolean;
   /** The deployment's JWT secret, which the links of subscribers' mail are signed with. */
@@ -42,6 +48,8 @@ export interface Projectors {
   /** The status pages' reactor (automatic incidents, subscriber mail), beside the notifier. */
   readonly pageEffects: Projector<Reactor> | null;
   readonly sealer: CheckpointSealer | null;
+  /** Each active log sink's reactor, in a projector of its own. */
+  readonly sinks: SinkSupervisor | null;
   stop(): Promise<void>;
 }
 
@@ -109,7 +117,21 @@ export const startProjectors = (
           },
           { intervalMs: checkpoints.intervalMs, leaseTtlMs: config.leaseTtlMs },
         );
+  const sinks =
+    config.notifications === false
+      ? null
+      : new SinkSupervisor({
+          log,
+          readModels,
+          reactorStates,
+          logger,
+          egress: config.egress,
+          tuning: config.sinks ?? DEFAULT_SINK_TUNING,
+          projector: options,
+          ...(config.sinkPollMs === undefined ? {} : { pollMs: config.sinkPollMs }),
+        });
   projector.start();
+  sinks?.start();
   notifier?.start();
   pageEffects?.start();
   sealer?.start();
@@ -118,8 +140,10 @@ export const startProjectors = (
     notifier,
     pageEffects,
     sealer,
+    sinks,
     async stop() {
       await sealer?.stop();
+      await sinks?.stop();
       // Tries in flight are recorded while the lease is still held; then the reactor's batch.
       await reactor?.stop();
       await pageReactor?.stop();

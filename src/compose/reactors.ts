@@ -2,7 +2,8 @@ import { NOTIFICATIONS } from '../reactors/notifications/reactor.ts';
 import { sqliteNotificationsState } from '../reactors/notifications/state/sqlite.ts';
 import { PAGE_EFFECTS } from '../reactors/status-pages/reactor.ts';
 import { sqlitePageEffectsState } from '../reactors/status-pages/state/sqlite.ts';
-import type { ReactorKey, ReactorStates, ReactorStore } from '../reactors/port.ts';
+import type { ReactorKey, ReactorStates, ReactorStore, RegisteredStates } from '../reactors/port.ts';
+import { sqliteSinkStates } from '../reactors/sinks/state/sqlite.ts';
 import type { StoreFaults } from '../views/store/port.ts';
 import type { MongoReadModel } from '../views/store/mongo.ts';
 import { SqliteProjectionStore, type SqliteReadModel } from '../views/store/sqlite.ts';
@@ -22,7 +23,7 @@ interface ReactorEntry<W, Q> {
 /** The reactor registry: each reactor that keeps state, once, apart from the read models (it is
  *  not rebuilt, not replayed, and its lease lives beside its state). The checkpoint sealer keeps
  *  none: it only takes a lease (`checkpoint-sealer`) among the reactors'. */
-export const REACTORS: { readonly [K in ReactorKey]: ReactorEntry<WriterOf<K>, ReactorStates[K]> } = {
+export const REACTORS: { readonly [K in ReactorKey]: ReactorEntry<WriterOf<K>, RegisteredStates[K]> } = {
   notifications: {
     name: NOTIFICATIONS,
     sqlite: sqliteNotificationsState,
@@ -56,5 +57,8 @@ export const openSqliteReactorStates = (
     stores: perReactor<ReactorStates['stores']>(
       (entry) => new SqliteProjectionStore(db, entry.name, entry.sqlite, { faults }),
     ),
-    queries: perReactor<Omit<ReactorStates, 'leases' | 'stores' | 'close'>>((entry) => entry.sqlite.queries(db)),
+    queries: {
+      ...perReactor<RegisteredStates>((entry) => entry.sqlite.queries(db)),
+      sinks: sqliteSinkStates(db, { faults }),
+    },
   }));

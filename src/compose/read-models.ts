@@ -19,6 +19,7 @@ import { statusPagesProjection } from '../../projections/status-pages.ts';
 import { subscribersProjection } from '../../projections/subscribers.ts';
 import { treeProjection } from '../../projections/tree.ts';
 import { retentionProjection } from '../../projections/retention.ts';
+import { sinksProjection } from '../../projections/sinks.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
 import {
@@ -48,6 +49,7 @@ import { sqliteStatusPages } from '../views/status-pages/sqlite.ts';
 import { sqliteSubscribers } from '../views/subscribers/sqlite.ts';
 import { sqliteTree } from '../views/tree/sqlite.ts';
 import { sqliteRetention } from '../views/retention/sqlite.ts';
+import { sqliteSinks } from '../views/sinks/sqlite.ts';
 
 type WriterOf<K extends ReadModelKey> = ReadModels['stores'][K] extends ProjectionStore<infer W> ? W : never;
 
@@ -119,6 +121,7 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   subscribers: projected(subscribersProjection, sqliteSubscribers, () =>
     import('../views/subscribers/mongo.ts').then((m) => m.mongoSubscribers),
   ),
+  sinks: projected(sinksProjection, sqliteSinks, () => import('../views/sinks/mongo.ts').then((m) => m.mongoSinks)),
 };
 
 const KEYS = Object.keys(READ_MODELS) as ReadModelKey[];

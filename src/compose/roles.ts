@@ -12,6 +12,7 @@ import { HttpServer, type DrainOptions } from '../server/http-server.ts';
 import { ensureAdmin } from './bootstrap.ts';
 import { ProjectorThread } from './projector-thread.ts';
 import { startProjectors } from './projectors.ts';
+import { sinkStatusOf } from '../reactors/sinks/status.ts';
 import { readinessProbe, watchForProjectors } from './readiness.ts';
 import { followViews } from './views-generation.ts';
 import { openRuntime, watchRuntime, type Runtime } from './runtime.ts';
@@ -101,6 +102,7 @@ export const appFor = (
     publicUrl: config.notifications.publicUrl,
     egress: runtime.egress,
     testChannel: channelTester(runtime, config),
+    sinkStatus: (view) => sinkStatusOf({ log: runtime.log, states: runtime.reactorStates.sinks, now }, view),
     anomalyDefaults: config.anomalyDefaults,
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     ...(draining ? { draining } : {}),

@@ -12,6 +12,7 @@ import type { ReadModelKey } from '../views/read-models.ts';
 import { loadOrCreateCheckpointSeed, loadOrCreateSecret, loadOrCreateVapidKeys } from './secrets.ts';
 import { checkpointSigner, type CheckpointSigner } from '../domain/checkpoint.ts';
 import { openLoginThrottle, openStores, type Stores } from './stores.ts';
+import { sinkStatusOf } from '../reactors/sinks/status.ts';
 import type { Telemetry } from '../metrics/registry.ts';
 
 /** The stores of one deployment, with what the commands and the processes around them need. */
@@ -96,5 +97,19 @@ export const watchRuntime = (
   const { notifications: notifier, pageEffects } = stores.reactorStates.stores;
   const followers = notifications ? [...stores.runners, notifier, pageEffects] : stores.runners;
   // Per-monitor series where the projectors run (start, worker), not on every API replica.
-  telemetry.watch(stores.log, projections ? followers : [], projections ? stores.readModels.monitors : undefined);
+  const sinks = {
+    list: async () =>
+      Promise.all(
+        (await stores.readModels.sinks.all()).map(async ({ view }) => ({
+          ...view,
+          ...(await sinkStatusOf({ log: stores.log, states: stores.reactorStates.sinks, now: () => new Date() }, view)),
+        })),
+      ),
+  };
+  telemetry.watch(
+    stores.log,
+    projections ? followers : [],
+    projections ? stores.readModels.monitors : undefined,
+    projections ? sinks : undefined,
+  );
 };

@@ -5,9 +5,10 @@ import { publicSettingsOf } from './channel-target.ts';
 import { identifierDigest } from './retention.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 import { type Change, STATUS_CHANGES, statusChangeOf } from './self-audit-status.ts';
+import { SINK_CHANGES, sinkChangeOf } from './self-audit-sinks.ts';
 
 /** watchlog audits itself: logins, exports and every change made through it (users and their
- *  grants, projects, API keys, channels, monitors, status pages, settings) are audit events of `event_type`
+ *  grants, projects, API keys, channels, sinks, monitors, status pages, settings) are audit events of `event_type`
  *  `system.access` in a built-in project, `watchlog`, that admins and auditors see. Logins and
  *  exports are recorded as they happen (they change nothing else); changes are the rows the
  *  audit-events projection derives from their own events, so nothing is written twice. */
@@ -370,7 +371,7 @@ const changeOf = (event: DomainEvent): Change | null => {
       };
     }
     default:
-      return statusChangeOf(event);
+      return statusChangeOf(event) ?? sinkChangeOf(event);
   }
 };
 
@@ -399,6 +400,7 @@ export const AUDITED_CHANGES: readonly EventType[] = [
   'ErasureRequested',
   'IdentifierErased',
   ...STATUS_CHANGES,
+  ...SINK_CHANGES,
 ];
 
 /** A change as its `system.access` row, keyed by the event's id: who (the actor of its metadata),

@@ -34,3 +34,5 @@ export const maintenanceStream = (maintenanceId: string) => `maintenance-${maint
 export const subscriberStream = (subscriberId: string) => `subscriber-${subscriberId}`;
 /** When a key was last used: the log keeps the last ApiKeyUsed only (maxCount 1). */
 export const keyUseStream = (keyId: string) => `apikey-${keyId}-uses`;
+/** A log sink's configuration and health (src/domain/sink.ts). */
+export const sinkStream = (sinkId: string) => `sink-${sinkId}`;

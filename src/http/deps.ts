@@ -21,6 +21,8 @@ import type { IngestLimits } from '../domain/ingest-limits.ts';
 import type { CheckpointSigner } from '../domain/checkpoint.ts';
 import type { IngestRateLimiter } from './middleware/ingest-rate.ts';
 import type { ChannelTarget } from '../domain/channel.ts';
+import type { SinkView } from '../views/sinks/port.ts';
+import type { SinkAnswer } from './operations/sinks.ts';
 import type { Notification } from '../domain/notification.ts';
 import type { PublicAnswers } from './public/cache.ts';
 import type { SubscribeRateLimiter } from './middleware/subscribe-rate.ts';
@@ -28,6 +30,10 @@ import type { SubscribeRateLimiter } from './middleware/subscribe-rate.ts';
 /** Sends one notification to one channel now, once, through the egress policy (the reactor's
  *  senders, given by src/compose/). */
 export type ChannelTester = (target: ChannelTarget, notification: Notification) => Promise<TestAnswer>;
+
+/** A log sink's forwarding state, read when asked (the sink reactor's store and the log, given
+ *  by src/compose/). */
+export type SinkStatusSource = (view: SinkView) => Promise<Omit<SinkAnswer, keyof Omit<SinkView, 'degraded'>>>;
 
 /** What the HTTP app is given. `draining` is aborted when the server starts its shutdown drain. */
 export interface AppDeps extends BodyReading {
@@ -58,6 +64,7 @@ export interface AppDeps extends BodyReading {
   readonly egress: EgressPolicy;
   /** `POST /v1/channels/:id/test`. */
   readonly testChannel: ChannelTester;
+  readonly sinkStatus: SinkStatusSource;
   readonly now: () => Date;
   /** Whether a request would succeed now, and why not. */
   readonly readiness: () => Promise<Readiness>;

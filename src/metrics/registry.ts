@@ -1,4 +1,5 @@
 import { MonitorSeries, type MonitorStates } from './monitor-series.ts';
+import { SinkSeries, type SinkSeriesSource } from './sink-series.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { SKIP_REASONS } from '../domain/otlp-mapping.ts';
 import type { Logger } from 'pino';
@@ -43,8 +44,8 @@ export interface Telemetry extends HttpMetrics, JobMetrics, NotificationMetrics,
   /** Events the log's reads skipped that maxCount hides but the store keeps (bound). */
   readonly unscavenged: (events: number) => void;
   /** On each scrape, read the log's head and writer state, each projection's checkpoint, and
-   *  (given `monitors`) every monitor's state for the per-monitor series. */
-  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: MonitorStates): void;
+   *  (given `monitors`, `sinks`) every monitor's and log sink's state for their series. */
+  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: MonitorStates, sinks?: SinkSeriesSource): void;
 }
 
 export interface TelemetryOptions {
@@ -103,8 +104,10 @@ class PrometheusTelemetry implements Telemetry {
     log: EventLog;
     projections: readonly Checkpointed[];
     monitors?: MonitorStates | undefined;
+    sinks?: SinkSeriesSource | undefined;
   } | null = null;
   private readonly monitorSeries = new MonitorSeries(this.registry);
+  private readonly sinkSeries = new SinkSeries(this.registry);
 
   private readonly ingestAccepted;
   private readonly ingestRejected;
@@ -384,8 +387,8 @@ class PrometheusTelemetry implements Telemetry {
       this.deliveryDuration.observe({ channel_type: channelType }, seconds);
   }
 
-  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: MonitorStates): void {
-    this.watched = { log, projections, monitors };
+  watch(log: EventLog, projections: readonly Checkpointed[], monitors?: MonitorStates, sinks?: SinkSeriesSource): void {
+    this.watched = { log, projections, monitors, sinks };
   }
 
   async scrape(): Promise<{ contentType: string; body: string }> {
@@ -430,12 +433,12 @@ class PrometheusTelemetry implements Telemetry {
       this.refreshFailures.inc();
       this.logger.warn({ err }, 'metrics: could not read the log head or the projection checkpoints');
     }
-    if (watched.monitors === undefined) return;
     try {
-      this.monitorSeries.set(await watched.monitors.list({ all: true }));
+      if (watched.monitors) this.monitorSeries.set(await watched.monitors.list({ all: true }));
+      if (watched.sinks) this.sinkSeries.set(await watched.sinks.list());
     } catch (err) {
       this.refreshFailures.inc();
-      this.logger.warn({ err }, 'metrics: could not read the monitors');
+      this.logger.warn({ err }, 'metrics: could not read the monitors or the log sinks');
     }
   }
 }

@@ -2,6 +2,7 @@ import type { LogFollower } from '../../projections/projector.ts';
 import type { Leases, ProjectionStore } from '../views/store/port.ts';
 import type { NotificationsStateQueries, NotificationsStateWriter } from './notifications/state/port.ts';
 import type { PageEffectsStateQueries, PageEffectsStateWriter } from './status-pages/state/port.ts';
+import type { SinkStates } from './sinks/state/port.ts';
 
 /** A reactor turns log entries into side effects (a delivery sent, a checkpoint signed). What it
  *  did is its state, which the log cannot give back, so unlike a read model it is never dropped
@@ -25,6 +26,8 @@ export interface ReactorStates {
   readonly notifications: NotificationsStateQueries;
   /** The status pages' reactor: automatic incidents and subscriber mail. */
   readonly pageEffects: PageEffectsStateQueries;
+  /** Each log sink's own store (checkpoint and progress), made when first asked for. */
+  readonly sinks: SinkStates;
   readonly stores: {
     readonly notifications: ReactorStore<NotificationsStateWriter>;
     readonly pageEffects: ReactorStore<PageEffectsStateWriter>;
@@ -34,3 +37,5 @@ export interface ReactorStates {
 
 /** A reactor's name in `ReactorStates` (its queries) and `ReactorStates['stores']` (its store). */
 export type ReactorKey = keyof ReactorStates['stores'];
+/** What the registry builds per reactor: the sinks' stores are made per sink, apart. */
+export type RegisteredStates = Omit<ReactorStates, 'leases' | 'stores' | 'close' | 'sinks'>;

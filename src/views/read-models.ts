@@ -16,6 +16,7 @@ import type { StatusPagesQueries, StatusPagesWriter } from './status-pages/port.
 import type { SubscribersQueries, SubscribersWriter } from './subscribers/port.ts';
 import type { TreeQueries, TreeWriter } from './tree/port.ts';
 import type { RetentionQueries, RetentionWriter } from './retention/port.ts';
+import type { SinksQueries, SinksWriter } from './sinks/port.ts';
 import type { Leases, ProjectionStore } from './store/port.ts';
 
 /** Every read model of one deployment: its queries, and the store each projection writes to.
@@ -41,6 +42,7 @@ export interface ReadModels {
   readonly incidents: IncidentsQueries;
   readonly maintenances: MaintenancesQueries;
   readonly subscribers: SubscribersQueries;
+  readonly sinks: SinksQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -60,6 +62,7 @@ export interface ReadModels {
     readonly incidents: ProjectionStore<IncidentsWriter>;
     readonly maintenances: ProjectionStore<MaintenancesWriter>;
     readonly subscribers: ProjectionStore<SubscribersWriter>;
+    readonly sinks: ProjectionStore<SinksWriter>;
   };
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { orphansContract } from './read-models/orphans.ts';
 import { otlpContract } from './read-models/otlp.ts';
 import { statsContract } from './read-models/stats.ts';
 import { statusPagesContract } from './read-models/status-pages.ts';
+import { sinksContract } from './read-models/sinks.ts';
 import { subscribersContract } from './read-models/subscribers.ts';
 import { treeContract } from './read-models/tree.ts';
 
@@ -46,4 +47,5 @@ export const readModelsContract = (
   incidentsContract(withModels);
   maintenancesContract(withModels);
   subscribersContract(withModels);
+  sinksContract(withModels);
 };

@@ -6,7 +6,7 @@ import type { DomainEvent, EventData, EventType } from '../../src/domain/events.
 export const oneOfEveryType = (projectId: string): DomainEvent[] => {
   const at = '2026-01-01T00:00:00.000Z';
   const [monitor, channel, alert] = [randomUUID(), randomUUID(), randomUUID()];
-  const [page, incident, maintenance] = [randomUUID(), randomUUID(), randomUUID()];
+  const [page, incident, maintenance, sink] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
   const delivery = {
     delivery_id: randomUUID(),
     channel_id: channel,
@@ -169,6 +169,19 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
     ChannelDeactivated: { channel_id: channel, project_id: projectId, reason: 'sample', deactivated_at: at },
     ChannelDegraded: { channel_id: channel, project_id: projectId, failures: 3, reason: 'sample', degraded_at: at },
     ChannelRecovered: { channel_id: channel, project_id: projectId, recovered_at: at },
+    SinkCreated: {
+      sink_id: sink,
+      project_id: projectId,
+      target: { type: 'http', url: 'https://siem.example.com/ingest', secret: 'sample-secret' },
+      name: null,
+      active: true,
+      filter: {},
+      created_at: at,
+    },
+    SinkUpdated: { sink_id: sink, project_id: projectId, changes: { active: false }, updated_at: at },
+    SinkDeleted: { sink_id: sink, project_id: projectId, deleted_at: at },
+    SinkDegraded: { sink_id: sink, project_id: projectId, failures: 5, reason: 'sample', degraded_at: at },
+    SinkRecovered: { sink_id: sink, project_id: projectId, recovered_at: at },
     DeliveryScheduled: { ...delivery, scheduled_at: at },
     DeliverySkipped: { ...delivery, reason: 'quiet_period', detail: 'sample', skipped_at: at },
     DeliveryAttempted: {

@@ -18,6 +18,7 @@ export const DRIVEN_TAGS = {
   'answers-events.test.ts': ['Ingest', 'Events'],
   'answers-monitors.test.ts': ['Monitors', 'Notifications', 'Auditors'],
   'answers-status-pages.test.ts': ['Status pages', 'Public status pages'],
+  'answers-sinks.test.ts': ['Sinks'],
 } as const;
 
 export class Clock {

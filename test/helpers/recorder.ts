@@ -47,6 +47,12 @@ const streamOf = (e: DomainEvent): string => {
     case 'ChannelDegraded':
     case 'ChannelRecovered':
       return streams.channelStream(e.data.channel_id);
+    case 'SinkCreated':
+    case 'SinkUpdated':
+    case 'SinkDeleted':
+    case 'SinkDegraded':
+    case 'SinkRecovered':
+      return streams.sinkStream(e.data.sink_id);
     case 'DeliveryScheduled':
     case 'DeliverySkipped':
     case 'DeliveryAttempted':

@@ -136,6 +136,7 @@ const TAGS = [
   { name: 'Projects', description: 'Projects, their API keys, anomaly settings and masking rules.' },
   { name: 'Monitors', description: 'Uptime checks of URLs.' },
   { name: 'Notifications', description: 'Where monitor transitions and anomaly alerts are sent.' },
+  { name: 'Sinks', description: "Where a project's audit records are forwarded (SIEM)." },
   {
     name: 'Auditors',
     description: 'The tamper-evident log: records, signed checkpoints, Merkle proofs (docs/auditors.md).',

@@ -13,6 +13,7 @@ import { monitorOperations } from './monitors.ts';
 import { otlpOperations } from './otlp.ts';
 import { referenceOperations } from './reference.ts';
 import { retentionOperations } from './retention.ts';
+import { sinkOperations } from './sinks.ts';
 import { statsOperations } from './stats.ts';
 import { publicOperations } from './public.ts';
 import { incidentOperations } from './incidents.ts';
@@ -40,6 +41,7 @@ export const apiOperations = (description: IngestDescription) => ({
   anomalySettings: anomalySettingsOperations,
   masking: maskingOperations,
   retention: retentionOperations,
+  sinks: sinkOperations,
   monitors: monitorOperations,
   channels: channelOperations,
   deliveries: deliveryOperations,

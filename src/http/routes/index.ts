@@ -16,6 +16,7 @@ import { monitorHandlers } from './monitors.ts';
 import { otlpHandlers } from './otlp.ts';
 import { referenceHandlers } from './reference.ts';
 import { retentionHandlers } from './retention.ts';
+import { sinkHandlers } from './sinks.ts';
 import { statsHandlers } from './stats.ts';
 import { publicHandlers } from './public.ts';
 import { incidentHandlers } from './incidents.ts';
@@ -39,6 +40,7 @@ export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
   anomalySettings: anomalySettingsHandlers,
   masking: maskingHandlers,
   retention: retentionHandlers,
+  sinks: sinkHandlers,
   monitors: monitorHandlers,
   channels: channelHandlers,
   deliveries: deliveryHandlers,

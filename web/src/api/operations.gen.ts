@@ -1618,6 +1618,337 @@ export interface Operations {
       };
     };
   };
+  /** Log sinks */
+  'GET /v1/projects/:id/sinks': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        project_id: string;
+        type: 'http' | 'splunk_hec' | 'elastic' | 'datadog' | 'syslog' | 'otlp_logs';
+        name: string | null;
+        active: boolean;
+        filter: {
+          event_type?: Array<
+            | 'http'
+            | 'system.alert'
+            | 'system.healthcheck.down'
+            | 'system.healthcheck.up'
+            | 'system.healthcheck.certificate_expiring'
+            | 'system.access'
+            | 'system.maintenance.started'
+            | 'system.maintenance.ended'>;
+          service_name?: Array<string>;
+        };
+        settings: Record<string, unknown>;
+        state: 'active' | 'degraded' | 'paused';
+        degraded_reason: string | null;
+        degraded_since: string | null;
+        position: string | null;
+        lag_records: number;
+        lag_exact: boolean;
+        lag_seconds: number;
+        forwarded_total: number;
+        last_forwarded_at: string | null;
+        failures: number;
+        last_error: string | null;
+        last_error_at: string | null;
+        created_at: string;
+        updated_at: string;
+      }>;
+    };
+  };
+  /** Create a log sink */
+  'POST /v1/projects/:id/sinks': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body:
+      | {
+          type: 'http';
+          url: string;
+          secret?: string;
+          name?: string;
+          active?: boolean;
+          filter?: {
+            event_type?: Array<
+              | 'http'
+              | 'system.alert'
+              | 'system.healthcheck.down'
+              | 'system.healthcheck.up'
+              | 'system.healthcheck.certificate_expiring'
+              | 'system.access'
+              | 'system.maintenance.started'
+              | 'system.maintenance.ended'>;
+            service_name?: Array<string>;
+          };
+        }
+      | {
+          type: 'splunk_hec';
+          url: string;
+          token: string;
+          index?: string;
+          source?: string;
+          sourcetype?: string;
+          name?: string;
+          active?: boolean;
+          filter?: {
+            event_type?: Array<
+              | 'http'
+              | 'system.alert'
+              | 'system.healthcheck.down'
+              | 'system.healthcheck.up'
+              | 'system.healthcheck.certificate_expiring'
+              | 'system.access'
+              | 'system.maintenance.started'
+              | 'system.maintenance.ended'>;
+            service_name?: Array<string>;
+          };
+        }
+      | {
+          type: 'elastic';
+          url: string;
+          index: string;
+          api_key?: string;
+          username?: string;
+          password?: string;
+          name?: string;
+          active?: boolean;
+          filter?: {
+            event_type?: Array<
+              | 'http'
+              | 'system.alert'
+              | 'system.healthcheck.down'
+              | 'system.healthcheck.up'
+              | 'system.healthcheck.certificate_expiring'
+              | 'system.access'
+              | 'system.maintenance.started'
+              | 'system.maintenance.ended'>;
+            service_name?: Array<string>;
+          };
+        }
+      | {
+          type: 'datadog';
+          api_key: string;
+          url?: string;
+          service?: string;
+          tags?: Array<string>;
+          name?: string;
+          active?: boolean;
+          filter?: {
+            event_type?: Array<
+              | 'http'
+              | 'system.alert'
+              | 'system.healthcheck.down'
+              | 'system.healthcheck.up'
+              | 'system.healthcheck.certificate_expiring'
+              | 'system.access'
+              | 'system.maintenance.started'
+              | 'system.maintenance.ended'>;
+            service_name?: Array<string>;
+          };
+        }
+      | {
+          type: 'syslog';
+          host: string;
+          port?: number;
+          tls?: boolean;
+          ca?: string;
+          reject_unauthorized?: boolean;
+          app_name?: string;
+          name?: string;
+          active?: boolean;
+          filter?: {
+            event_type?: Array<
+              | 'http'
+              | 'system.alert'
+              | 'system.healthcheck.down'
+              | 'system.healthcheck.up'
+              | 'system.healthcheck.certificate_expiring'
+              | 'system.access'
+              | 'system.maintenance.started'
+              | 'system.maintenance.ended'>;
+            service_name?: Array<string>;
+          };
+        }
+      | {
+          type: 'otlp_logs';
+          url: string;
+          headers?: Record<string, string>;
+          name?: string;
+          active?: boolean;
+          filter?: {
+            event_type?: Array<
+              | 'http'
+              | 'system.alert'
+              | 'system.healthcheck.down'
+              | 'system.healthcheck.up'
+              | 'system.healthcheck.certificate_expiring'
+              | 'system.access'
+              | 'system.maintenance.started'
+              | 'system.maintenance.ended'>;
+            service_name?: Array<string>;
+          };
+        };
+    answers: {
+      201: {
+        id: string;
+        project_id: string;
+        type: 'http' | 'splunk_hec' | 'elastic' | 'datadog' | 'syslog' | 'otlp_logs';
+        name: string | null;
+        active: boolean;
+        filter: {
+          event_type?: Array<
+            | 'http'
+            | 'system.alert'
+            | 'system.healthcheck.down'
+            | 'system.healthcheck.up'
+            | 'system.healthcheck.certificate_expiring'
+            | 'system.access'
+            | 'system.maintenance.started'
+            | 'system.maintenance.ended'>;
+          service_name?: Array<string>;
+        };
+        settings: Record<string, unknown>;
+        state: 'active' | 'degraded' | 'paused';
+        degraded_reason: string | null;
+        degraded_since: string | null;
+        position: string | null;
+        lag_records: number;
+        lag_exact: boolean;
+        lag_seconds: number;
+        forwarded_total: number;
+        last_forwarded_at: string | null;
+        failures: number;
+        last_error: string | null;
+        last_error_at: string | null;
+        created_at: string;
+        updated_at: string;
+      };
+    };
+  };
+  /** A log sink */
+  'GET /v1/projects/:id/sinks/:sinkId': {
+    params: {
+      id: string;
+      sinkId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        id: string;
+        project_id: string;
+        type: 'http' | 'splunk_hec' | 'elastic' | 'datadog' | 'syslog' | 'otlp_logs';
+        name: string | null;
+        active: boolean;
+        filter: {
+          event_type?: Array<
+            | 'http'
+            | 'system.alert'
+            | 'system.healthcheck.down'
+            | 'system.healthcheck.up'
+            | 'system.healthcheck.certificate_expiring'
+            | 'system.access'
+            | 'system.maintenance.started'
+            | 'system.maintenance.ended'>;
+          service_name?: Array<string>;
+        };
+        settings: Record<string, unknown>;
+        state: 'active' | 'degraded' | 'paused';
+        degraded_reason: string | null;
+        degraded_since: string | null;
+        position: string | null;
+        lag_records: number;
+        lag_exact: boolean;
+        lag_seconds: number;
+        forwarded_total: number;
+        last_forwarded_at: string | null;
+        failures: number;
+        last_error: string | null;
+        last_error_at: string | null;
+        created_at: string;
+        updated_at: string;
+      };
+    };
+  };
+  /** Change a log sink */
+  'PUT /v1/projects/:id/sinks/:sinkId': {
+    params: {
+      id: string;
+      sinkId: string;
+    };
+    query: Record<string, never>;
+    body: {
+      name?: string | null;
+      active?: boolean;
+      filter?: {
+        event_type?: Array<
+          | 'http'
+          | 'system.alert'
+          | 'system.healthcheck.down'
+          | 'system.healthcheck.up'
+          | 'system.healthcheck.certificate_expiring'
+          | 'system.access'
+          | 'system.maintenance.started'
+          | 'system.maintenance.ended'>;
+        service_name?: Array<string>;
+      };
+    };
+    answers: {
+      200: {
+        id: string;
+        project_id: string;
+        type: 'http' | 'splunk_hec' | 'elastic' | 'datadog' | 'syslog' | 'otlp_logs';
+        name: string | null;
+        active: boolean;
+        filter: {
+          event_type?: Array<
+            | 'http'
+            | 'system.alert'
+            | 'system.healthcheck.down'
+            | 'system.healthcheck.up'
+            | 'system.healthcheck.certificate_expiring'
+            | 'system.access'
+            | 'system.maintenance.started'
+            | 'system.maintenance.ended'>;
+          service_name?: Array<string>;
+        };
+        settings: Record<string, unknown>;
+        state: 'active' | 'degraded' | 'paused';
+        degraded_reason: string | null;
+        degraded_since: string | null;
+        position: string | null;
+        lag_records: number;
+        lag_exact: boolean;
+        lag_seconds: number;
+        forwarded_total: number;
+        last_forwarded_at: string | null;
+        failures: number;
+        last_error: string | null;
+        last_error_at: string | null;
+        created_at: string;
+        updated_at: string;
+      };
+    };
+  };
+  /** Delete a log sink */
+  'DELETE /v1/projects/:id/sinks/:sinkId': {
+    params: {
+      id: string;
+      sinkId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
   /** List monitors */
   'GET /v1/monitors': {
     params: Record<string, never>;
