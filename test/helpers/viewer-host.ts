@@ -8,9 +8,9 @@ import path from 'node:path';
 
 const BUNDLE = path.resolve('packages/viewer/dist/watchlog-viewer.js');
 
-export const hostPage = (token: string, attributes = '') => `<!doctype html>
+export const hostPage = (token: string, attributes = '', script = '/viewer.js') => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Acme: audit log</title>
-<link rel="stylesheet" href="/host.css"><script type="module" src="/viewer.js"></script></head>
+<link rel="stylesheet" href="/host.css"><script type="module" src="${script}"></script></head>
 <body><h1>Your organisation's audit log</h1>
 <watchlog-audit-log token="${token}" page-size="4" ${attributes}></watchlog-audit-log></body></html>`;
 
@@ -18,7 +18,7 @@ export const hostPage = (token: string, attributes = '') => `<!doctype html>
  *  `csp` adds to its policy (a watchlog on another origin to read from, or to frame). */
 export const startHost = async (watchlog: string, page: () => string, csp = "connect-src 'self'") => {
   const target = new URL(watchlog);
-  const policy = `default-src 'none'; script-src 'self'; style-src 'self'; ${csp}`;
+  const policy = `default-src 'none'; style-src 'self'; ${csp.includes('script-src') ? '' : "script-src 'self'; "}${csp}`;
   const server = http.createServer((req, res) => {
     if (req.url?.startsWith('/v1/')) {
       const upstream = http.request(

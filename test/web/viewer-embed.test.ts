@@ -24,7 +24,11 @@ test("another origin's page shows tenant A's trail with a viewer token, framed o
   });
 
   let html = '';
-  const host = await startHost(server.url, () => html, `connect-src ${server.url}; frame-src ${server.url}`);
+  const host = await startHost(
+    server.url,
+    () => html,
+    `script-src 'self' ${server.url}; connect-src ${server.url}; frame-src ${server.url}`,
+  );
   t.teardown(() => host.close());
   // The product's browser key names its origin; its backend's key issues viewer tokens.
   for (const body of [
@@ -40,7 +44,8 @@ test("another origin's page shows tenant A's trail with a viewer token, framed o
       });
       t.is(issued.status, 201);
       t.deepEqual(issued.body.allowed_origins, [host.url]);
-      html = hostPage(issued.body.token, `api-base="${server.url}"`);
+      // The viewer itself from watchlog, as the README's snippet loads it.
+      html = hostPage(issued.body.token, `api-base="${server.url}"`, `${server.url}/embed/viewer.js`);
     }
   }
 
@@ -65,7 +70,7 @@ test("another origin's page shows tenant A's trail with a viewer token, framed o
 
   // A minute on, the token is refused: the viewer says so and tells the page.
   offsetMs = 61_000;
-  html = hostPage(frameToken, `api-base="${server.url}"`);
+  html = hostPage(frameToken, `api-base="${server.url}"`, `${server.url}/embed/viewer.js`);
   await page.goto('/');
   await viewer.getByRole('status').filter({ hasText: 'This access has expired' }).waitFor();
   t.is(await viewer.locator('tbody tr').count(), 0);

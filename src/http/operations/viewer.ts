@@ -28,6 +28,7 @@ const headers = {
   'Referrer-Policy': { description: '`no-referrer`', required: true },
   'X-Content-Type-Options': { description: '`nosniff`', required: true },
   ETag: { description: "the files: a digest of the file's content" },
+  'Access-Control-Allow-Origin': { description: 'the files: `*`, so that pages elsewhere load the viewer' },
 };
 const page = (description: string, mediaTypes: string[]): TextAnswer => ({
   description,

@@ -70,6 +70,8 @@ export const viewerHandlers: Handlers<typeof viewerOperations, RouteDeps> = {
   embedAsset: ({ ctx, params }, deps) => {
     const asset = deps.embedAssets.get(params.file);
     if (asset === undefined) throw new HttpError(404, 'not_found', 'not built: run npm run build');
-    return replyWith(ctx, asset);
+    // A page elsewhere loads the viewer as a module script, which the browser fetches with CORS.
+    const reply = replyWith(ctx, asset);
+    return { ...reply, headers: { ...reply.headers, 'Access-Control-Allow-Origin': '*' } };
   },
 };
