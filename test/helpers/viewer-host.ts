@@ -18,7 +18,8 @@ export const hostPage = (token: string, attributes = '', script = '/viewer.js') 
  *  `csp` adds to its policy (a watchlog on another origin to read from, or to frame). */
 export const startHost = async (watchlog: string, page: () => string, csp = "connect-src 'self'") => {
   const target = new URL(watchlog);
-  const policy = `default-src 'none'; style-src 'self'; ${csp.includes('script-src') ? '' : "script-src 'self'; "}${csp}`;
+  const scripts = csp.includes('script-src') ? '' : "script-src 'self'; ";
+  const policy = `default-src 'none'; style-src 'self'; ${scripts}${csp}`;
   const server = http.createServer((req, res) => {
     if (req.url?.startsWith('/v1/')) {
       const upstream = http.request(
