@@ -49,6 +49,19 @@ export interface PostOptions {
   timeoutMs: number;
 }
 
+/** One POST through the egress policy, never retried or redirected here: the whole answer,
+ *  whatever its status (a failure to connect or a timeout throws). Log sinks post through it too. */
+export const egressPost = (url: string, body: string | Buffer, headers: Record<string, string>, options: PostOptions) =>
+  got.post(url, {
+    body,
+    headers: { 'user-agent': 'watchlog/0.1', ...headers },
+    agent: options.egress.agent,
+    throwHttpErrors: false,
+    followRedirect: false,
+    retry: { limit: 0 },
+    timeout: { request: options.timeoutMs },
+  });
+
 /** One POST (never retried here, never redirected), through the egress policy: 2xx is delivered;
  *  429 and 5xx may pass later; other answers will not. */
 export const post = async (
@@ -58,15 +71,7 @@ export const post = async (
   options: PostOptions,
 ): Promise<ProviderAnswer> => {
   try {
-    const res = await got.post(url, {
-      body,
-      headers: { 'user-agent': 'watchlog/0.1', ...headers },
-      agent: options.egress.agent,
-      throwHttpErrors: false,
-      followRedirect: false,
-      retry: { limit: 0 },
-      timeout: { request: options.timeoutMs },
-    });
+    const res = await egressPost(url, body, headers, options);
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     return {
       ok,

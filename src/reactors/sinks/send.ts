@@ -1,7 +1,6 @@
 import net from 'node:net';
 import { hostname } from 'node:os';
 import tls from 'node:tls';
-import got from 'got';
 import type { EgressPolicy } from '../../checks/egress.ts';
 import { signBody } from '../../domain/notification.ts';
 import type { SinkTarget } from '../../domain/sink.ts';
@@ -15,7 +14,7 @@ import {
   syslogFrame,
   type SinkRecord,
 } from '../../domain/sink-format.ts';
-import { clipped, errorAnswer } from '../notifications/answer.ts';
+import { clipped, egressPost, errorAnswer } from '../notifications/answer.ts';
 
 /** One try at a batch: how many of its records, from the first, the destination took (all of
  *  them, or none, but for Elastic's per-item answers), and why not all. */
@@ -39,15 +38,7 @@ const postBody = async (
   options: SendOptions,
 ): Promise<{ status: number; body: string } | { error: string }> => {
   try {
-    const res = await got.post(url, {
-      body,
-      headers: { 'user-agent': 'watchlog/0.1', ...headers },
-      agent: options.egress.agent,
-      throwHttpErrors: false,
-      followRedirect: false,
-      retry: { limit: 0 },
-      timeout: { request: options.timeoutMs },
-    });
+    const res = await egressPost(url, body, headers, options);
     return { status: res.statusCode, body: res.body };
   } catch (error) {
     return { error: errorAnswer(error).error ?? String(error) };

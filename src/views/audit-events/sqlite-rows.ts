@@ -6,19 +6,9 @@ import type { AuditListItem } from './port.ts';
 /** A row's project id, in a SELECT list. */
 export const PROJECT_ID = '(SELECT project_id FROM audit_projects WHERE key = project) AS project_id';
 
-export interface ListRow {
+/** A list item's columns, with its time as the epoch ms the table keeps. */
+export interface ListRow extends Omit<AuditListItem, 'timestamp'> {
   rest?: string;
-  id: string;
-  project_id: string;
-  event_type: string;
-  method: string;
-  path: string;
-  status_code: number | null;
-  response_time: number | null;
-  identifier: string;
-  user_email: string | null;
-  service_name: string;
-  environment: string;
   ts: number;
 }
 
