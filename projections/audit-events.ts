@@ -1,7 +1,4 @@
-import { certificateAuditEvent, transitionAuditEvent } from '../src/domain/monitor-audit.ts';
-import { alertAuditEvent } from '../src/domain/anomaly.ts';
-import { maintenanceAuditEvent } from '../src/domain/maintenance-audit.ts';
-import { AUDITED_CHANGES, changeAccessEvent } from '../src/domain/self-audit.ts';
+import { RECORD_EVENT_TYPES, auditRecordOf } from '../src/domain/audit-record.ts';
 import { expiredRangeOf } from '../src/domain/retention.ts';
 import type { AuditEventsWriter } from '../src/views/audit-events/port.ts';
 import type { Projection } from './projection.ts';
@@ -16,36 +13,20 @@ import type { Projection } from './projection.ts';
  *  comes back in its erased form. */
 export const auditEventsProjection: Projection<AuditEventsWriter> = {
   name: 'audit-events',
-  handles: [
-    'AuditEventRecorded',
-    'MonitorWentDown',
-    'MonitorCameUp',
-    'CertificateExpiring',
-    'AnomalyDetected',
-    'MaintenanceStarted',
-    'MaintenanceEnded',
-    'RecordRedacted',
-    'RetentionApplied',
-    ...AUDITED_CHANGES,
-  ],
+  handles: [...RECORD_EVENT_TYPES, 'RecordRedacted', 'RetentionApplied'],
   apply(event, recorded, writer) {
-    if (event.type === 'AuditEventRecorded') writer.record(event.data, recorded.position);
-    else if (event.type === 'RecordRedacted') {
+    if (event.type === 'RecordRedacted') {
       if (event.data.event) writer.record(event.data.event, recorded.position);
-    } else if (event.type === 'RetentionApplied') writer.expire(expiredRangeOf(event.data));
-    else if (event.type === 'MonitorWentDown' || event.type === 'MonitorCameUp') {
-      writer.record(transitionAuditEvent(recorded.id, event), recorded.position);
-    } else if (event.type === 'CertificateExpiring') {
-      writer.record(certificateAuditEvent(recorded.id, event.data), recorded.position);
-    } else if (event.type === 'AnomalyDetected') writer.record(alertAuditEvent(event.data), recorded.position);
-    else if (event.type === 'MaintenanceStarted' || event.type === 'MaintenanceEnded')
-      writer.record(maintenanceAuditEvent(recorded.id, event), recorded.position);
-    else {
-      // IdentifierErased is also a change, audited in the built-in project.
-      if (event.type === 'IdentifierErased')
-        writer.erase(event.data.project_id, event.data.identifier, event.data.through_position);
-      const change = changeAccessEvent(recorded.id, event, recorded.metadata);
-      if (change) writer.record(change, recorded.position);
+      return;
     }
+    if (event.type === 'RetentionApplied') {
+      writer.expire(expiredRangeOf(event.data));
+      return;
+    }
+    // IdentifierErased is also a change, audited in the built-in project.
+    if (event.type === 'IdentifierErased')
+      writer.erase(event.data.project_id, event.data.identifier, event.data.through_position);
+    const record = auditRecordOf(recorded.id, event, recorded.metadata);
+    if (record) writer.record(record, recorded.position);
   },
 };

@@ -1,7 +1,7 @@
 import type { Decoder } from '../../../projections/projector.ts';
 import type { StoredAuditEvent } from '../../domain/audit-event.ts';
 import { sinkTakes } from '../../domain/sink.ts';
-import { RECORD_TYPES, auditRecordOf } from '../../domain/sink-record.ts';
+import { RECORD_TYPES, auditRecordOf } from '../../domain/audit-record.ts';
 import { auditStream } from '../../domain/streams.ts';
 import type { RecordedEvent } from '../../log/event-log.ts';
 import type { SinkView } from '../../views/sinks/port.ts';

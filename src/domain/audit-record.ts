@@ -5,12 +5,12 @@ import { maintenanceAuditEvent } from './maintenance-audit.ts';
 import { certificateAuditEvent, transitionAuditEvent } from './monitor-audit.ts';
 import { AUDITED_CHANGES, changeAccessEvent } from './self-audit.ts';
 
-/** The audit records a sink forwards: the log's records as the audit list shows them (the
- *  audit-events projection's mapping), each once, when it enters the log. An erasure or retention
- *  later changes what watchlog shows, not what a destination was already sent. */
+/** The audit record each log record is: the rows the audit-events projection keeps (the list,
+ *  search, export) and the records a log sink forwards, once, when it enters the log. An erasure
+ *  or retention later changes what watchlog shows, not what a destination was already sent. */
 
 /** The event types that are audit records of some project. */
-export const RECORD_TYPES: ReadonlySet<string> = new Set<EventType>([
+export const RECORD_EVENT_TYPES: readonly EventType[] = [
   'AuditEventRecorded',
   'MonitorWentDown',
   'MonitorCameUp',
@@ -19,7 +19,8 @@ export const RECORD_TYPES: ReadonlySet<string> = new Set<EventType>([
   'MaintenanceStarted',
   'MaintenanceEnded',
   ...AUDITED_CHANGES,
-]);
+];
+export const RECORD_TYPES: ReadonlySet<string> = new Set(RECORD_EVENT_TYPES);
 
 /** The audit record a log record is, or null. `id` is the record's own id where the audit list
  *  keys it by the log record (transitions, warnings, windows, changes). */
