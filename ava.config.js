@@ -6,6 +6,7 @@ import path from 'node:path';
  *  end. The others follow in name order. A file that grows slow belongs here. */
 const SLOWEST = [
   'test/compose/faults.test.ts',
+  'test/reactors/sinks.test.ts',
   'test/e2e/server.test.ts',
   'test/compose/tamper.test.ts',
   'test/compose/admin-cli.test.ts',
