@@ -2,9 +2,8 @@ import { MONITORS_PER_PROJECT } from './domain/monitor.ts';
 import { DEFAULT_SINK_TUNING, type SinkTuning } from './domain/sink.ts';
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BUILT_DASHBOARD_DIR, BUILT_VIEWER_BUNDLE } from './config-paths.ts';
 import {
   AnomalySettingsPatch,
   DEFAULT_ANOMALY_SETTINGS,
@@ -132,6 +131,8 @@ export interface Config {
   dataDir: string;
   /** The built dashboard served at `/` (web/dist unless set). */
   dashboardDir: string;
+  /** The built audit-log viewer `/embed` serves (packages/viewer/dist). */
+  viewerBundle: string;
   jwtSecret: string | undefined;
   jwtTtlSeconds: number;
   admin: { email: string; password: string } | undefined;
@@ -238,19 +239,6 @@ const anomalyDefaultsOf = (json: string | undefined): AnomalySettings => {
   return settings;
 };
 
-/** web/dist beside the package's package.json, found from this file whether it runs from src/
- *  (tsx) or dist/src/ (compiled), whatever the working directory. */
-const BUILT_DASHBOARD_DIR = ((): string => {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'web')))
-      return path.join(dir, 'web', 'dist');
-    const parent = path.dirname(dir);
-    if (parent === dir) return path.resolve('web', 'dist');
-    dir = parent;
-  }
-})();
-
 export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
   const raw = Object.fromEntries(Object.keys(Env.props).map((k) => [k, env[k] === '' ? undefined : env[k]]));
   const decoded = Env.decode(raw);
@@ -340,6 +328,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     host,
     dataDir: path.resolve(e.WATCHLOG_DATA_DIR ?? './data'),
     dashboardDir: e.WATCHLOG_DASHBOARD_DIR !== undefined ? path.resolve(e.WATCHLOG_DASHBOARD_DIR) : BUILT_DASHBOARD_DIR,
+    viewerBundle: BUILT_VIEWER_BUNDLE,
     jwtSecret: e.WATCHLOG_JWT_SECRET,
     jwtTtlSeconds: e.WATCHLOG_JWT_TTL_SECONDS ?? 43_200,
     admin:

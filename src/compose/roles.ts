@@ -7,6 +7,7 @@ import { createApp } from '../http/app.ts';
 import type { ChannelTester } from '../http/deps.ts';
 import { sendOnce } from '../reactors/notifications/send.ts';
 import { loadDashboard } from '../http/dashboard.ts';
+import { loadEmbedAssets } from '../http/public/embed.ts';
 import { DRAINING_BODY_TIMEOUT_MS } from '../http/middleware/body.ts';
 import { HttpServer, type DrainOptions } from '../server/http-server.ts';
 import { ensureAdmin } from './bootstrap.ts';
@@ -37,6 +38,7 @@ type AppConfig = Pick<
   | 'metrics'
   | 'http'
   | 'dashboardDir'
+  | 'viewerBundle'
   | 'notifications'
   | 'vapidSubject'
   | 'subscriberMail'
@@ -107,6 +109,7 @@ export const appFor = (
     bodyTimeoutMs: config.http.bodyTimeoutMs,
     ...(draining ? { draining } : {}),
     dashboard: loadDashboard(config.dashboardDir),
+    embedAssets: loadEmbedAssets(config.viewerBundle),
     subscriptions: config.subscriberMail !== null,
     now,
   });

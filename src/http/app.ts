@@ -75,7 +75,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     publicAnswers,
     subscriptionKey: subscriptionKey(deps.jwtSecret),
     viewerKey: viewerKeyOf(deps.jwtSecret),
-    embedAssets: loadEmbedAssets(),
+    embedAssets: deps.embedAssets ?? loadEmbedAssets(null),
     subscribeRate: new SubscribeRateLimiter(),
     async caughtUp(readModels, position) {
       const upTo = position ?? (await deps.commands.log.headPosition());

@@ -74,6 +74,8 @@ export interface AppDeps extends BodyReading {
   readonly metricsEndpoint?: { readonly source: MetricsSource; readonly token: string };
   /** The built dashboard served at `/`; null: not built (`/` says how to build it). */
   readonly dashboard?: Dashboard | null;
+  /** The `/embed` page's files (loadEmbedAssets); absent, the page says the viewer is not built. */
+  readonly embedAssets?: ReadonlyMap<string, CachedAnswer>;
   /** Check every JSON answer against its declared codec before it leaves (tests, development). */
   readonly checkAnswers?: boolean;
   /** Status pages take e-mail subscriptions: the deployment mails them (WATCHLOG_SMTP_HOST). */
@@ -104,7 +106,7 @@ export interface RouteDeps extends Omit<AppDeps, 'caughtUp'> {
   readonly subscriptionKey: Buffer;
   /** The key viewer tokens are signed with, derived from the JWT secret. */
   readonly viewerKey: Buffer;
-  /** The `/embed` page's files (the viewer's bundle among them when it is built). */
+  /** The `/embed` page's files, the viewer's bundle among them when it is built. */
   readonly embedAssets: ReadonlyMap<string, CachedAnswer>;
   /** Subscription requests per client address and per page, in this process. */
   readonly subscribeRate: SubscribeRateLimiter;

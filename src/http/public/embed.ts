@@ -1,6 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type CachedAnswer, textAnswer } from './reply.ts';
 
 /** `/embed`: the audit-log viewer (packages/viewer) alone on a page, for a SaaS to frame in its
@@ -58,21 +56,9 @@ export const embedCsp = (frameAncestors: readonly string[]): string =>
     `frame-ancestors ${frameAncestors.length === 0 ? "'none'" : frameAncestors.join(' ')}`,
   ].join('; ');
 
-/** packages/viewer/dist/watchlog-viewer.js beside the package's package.json, found from this file
- *  whether it runs from src/ (tsx) or dist/src/ (compiled). */
-const viewerBundlePath = (): string | null => {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const bundle = path.join(dir, 'packages', 'viewer', 'dist', 'watchlog-viewer.js');
-    if (existsSync(path.join(dir, 'package.json')) && existsSync(bundle)) return bundle;
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
-};
-
-/** The page's files, read once; without a built viewer only its stylesheet. */
-export const loadEmbedAssets = (bundle = viewerBundlePath()): ReadonlyMap<string, CachedAnswer> => {
+/** The page's files, read once; without a built viewer (no file at `bundle`, or null) only its
+ *  stylesheet. */
+export const loadEmbedAssets = (bundle: string | null): ReadonlyMap<string, CachedAnswer> => {
   const assets = new Map<string, CachedAnswer>([
     ['embed.css', textAnswer(EMBED_CSS, 'text/css; charset=utf-8')],
     ['embed.js', textAnswer(EMBED_SCRIPT, 'text/javascript; charset=utf-8')],
