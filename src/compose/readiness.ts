@@ -23,6 +23,7 @@ export const API_READ_MODELS: readonly ReadModelKey[] = [
   'statusPages',
   'incidents',
   'subscribers',
+  'factors',
 ];
 
 /** Readiness: the API can serve. The bootstrap is done (the admin can log in), the log takes

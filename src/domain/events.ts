@@ -15,6 +15,7 @@ import { maintenanceEvents } from './maintenance.ts';
 import { subscriberEvents } from './subscriber.ts';
 import { KeyScope } from './api-keys.ts';
 import { sinkEvents } from './sink.ts';
+import { factorEvents } from './factors.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -72,6 +73,7 @@ export const catalogue = {
   ApiKeyUsed: t.type({ project_id: t.string, key_id: t.string, used_at: t.string }),
   ApiKeyRevoked: t.type({ project_id: t.string, key_id: t.string, revoked_at: t.string }),
   ...userEvents,
+  ...factorEvents,
   ...maskingEvents,
   ...otlpEvents,
   AuditEventRecorded: StoredAuditEvent,

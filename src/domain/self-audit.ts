@@ -6,6 +6,7 @@ import { identifierDigest } from './retention.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 import { type Change, STATUS_CHANGES, statusChangeOf } from './self-audit-status.ts';
 import { SINK_CHANGES, sinkChangeOf } from './self-audit-sinks.ts';
+import { FACTOR_CHANGES, factorChangeOf } from './self-audit-factors.ts';
 
 /** watchlog audits itself: logins, exports and every change made through it (users and their
  *  grants, projects, API keys, channels, sinks, monitors, status pages, settings) are audit events of `event_type`
@@ -36,14 +37,18 @@ export interface LoginAttemptRecord {
   readonly ok: boolean;
   readonly address: string;
   readonly userAgent?: string;
-  readonly reason?: 'wrong_credentials' | 'throttled';
+  readonly reason?: 'wrong_credentials' | 'throttled' | 'wrong_factor';
   readonly userId?: string;
+  /** What was checked: the password (absent: the password), a second factor, or a passkey alone. */
+  readonly factor?: 'totp' | 'recovery_code' | 'passkey';
+  /** The password was right, and the sign-in waits for a second factor (or its enrolment). */
+  readonly pending?: 'second_factor' | 'enrolment';
   readonly requestId: string;
   readonly at: Date;
 }
 
-/** A login attempt: 200, 401 (wrong e-mail or password, or a disabled account) or 429
- *  (refused by the throttle); the identifier is the e-mail tried. */
+/** A login attempt: 200, 401 (wrong e-mail or password, or a disabled account; a wrong second
+ *  factor) or 429 (refused by the throttle); the identifier is the e-mail tried. */
 export const loginAccessEvent = (id: string, a: LoginAttemptRecord): StoredAuditEvent => ({
   ...common,
   id,
@@ -60,6 +65,8 @@ export const loginAccessEvent = (id: string, a: LoginAttemptRecord): StoredAudit
     ok: a.ok,
     ...(a.reason ? { reason: a.reason } : {}),
     ...(a.userId ? { user_id: a.userId } : {}),
+    ...(a.factor ? { factor: a.factor } : {}),
+    ...(a.pending ? { pending: a.pending } : {}),
   },
 });
 
@@ -371,7 +378,7 @@ const changeOf = (event: DomainEvent): Change | null => {
       };
     }
     default:
-      return statusChangeOf(event) ?? sinkChangeOf(event);
+      return statusChangeOf(event) ?? sinkChangeOf(event) ?? factorChangeOf(event);
   }
 };
 
@@ -401,6 +408,7 @@ export const AUDITED_CHANGES: readonly EventType[] = [
   'IdentifierErased',
   ...STATUS_CHANGES,
   ...SINK_CHANGES,
+  ...FACTOR_CHANGES,
 ];
 
 /** A change as its `system.access` row, keyed by the event's id: who (the actor of its metadata),

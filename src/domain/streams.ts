@@ -36,3 +36,7 @@ export const subscriberStream = (subscriberId: string) => `subscriber-${subscrib
 export const keyUseStream = (keyId: string) => `apikey-${keyId}-uses`;
 /** A log sink's configuration and health (src/domain/sink.ts). */
 export const sinkStream = (sinkId: string) => `sink-${sinkId}`;
+/** A user's second factors and their uses (src/domain/factors.ts). */
+export const factorsStream = (userId: string) => `factors-${userId}`;
+/** The deployment's second-factor policy. */
+export const SECOND_FACTOR_POLICY_STREAM = 'settings-second-factor';

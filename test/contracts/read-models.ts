@@ -19,6 +19,7 @@ import { statusPagesContract } from './read-models/status-pages.ts';
 import { sinksContract } from './read-models/sinks.ts';
 import { subscribersContract } from './read-models/subscribers.ts';
 import { treeContract } from './read-models/tree.ts';
+import { factorsContract } from './read-models/factors.ts';
 
 /** The read-model contract, for every read-store adapter: each read model's suite
  *  (read-models/<model>.ts), every test on empty read models of its own from `open`. */
@@ -48,4 +49,5 @@ export const readModelsContract = (
   maintenancesContract(withModels);
   subscribersContract(withModels);
   sinksContract(withModels);
+  factorsContract(withModels);
 };

@@ -27,6 +27,18 @@ const streamOf = (e: DomainEvent): string => {
     case 'UserPasswordChanged':
     case 'UserPasswordRehashed':
       return streams.userStream(e.data.user_id);
+    case 'TotpEnrolled':
+    case 'TotpUsed':
+    case 'TotpRemoved':
+    case 'RecoveryCodesGenerated':
+    case 'RecoveryCodeUsed':
+    case 'PasskeyRegistered':
+    case 'PasskeyRenamed':
+    case 'PasskeyUsed':
+    case 'PasskeyRemoved':
+      return streams.factorsStream(e.data.user_id);
+    case 'SecondFactorPolicySet':
+      return streams.SECOND_FACTOR_POLICY_STREAM;
     case 'AuditEventRecorded':
       return streams.auditStream(e.data.project_id);
     case 'CheckRecorded':
