@@ -18,6 +18,7 @@ import { formatCidr, parseAddressList, type AddressList, type EgressRules } from
 import type { IngestLimits } from './domain/ingest-limits.ts';
 import { ConfigError, intFromEnv, matching, optional, stringMin } from './config-codecs.ts';
 import { SMTP_ENV, subscriberMailOf, type SubscriberMailConfig } from './config-smtp.ts';
+import { WEBAUTHN_ENV, relyingPartyOf, type RelyingPartyConfig } from './config-webauthn.ts';
 
 /** Environment → typed configuration. Every variable, its default and its rule are here; the
  *  README's configuration table mirrors this file. */
@@ -120,6 +121,7 @@ const Env = t.type({
   WATCHLOG_WITNESS_URL: optional(matching('http:// or https:// URL', /^https?:\/\/\S+$/)),
   WATCHLOG_WITNESS_FILE: optional(stringMin('file path', 1)),
   ...SMTP_ENV,
+  ...WEBAUTHN_ENV,
 });
 
 export { ConfigError } from './config-codecs.ts';
@@ -182,6 +184,8 @@ export interface Config {
   checkpoints: CheckpointConfig;
   /** The SMTP server that mails status pages' subscribers; null: no subscribing. */
   subscriberMail: SubscriberMailConfig | null;
+  /** Passkeys' relying party (WATCHLOG_WEBAUTHN_*). */
+  relyingParty: RelyingPartyConfig;
 }
 
 export interface CheckpointConfig {
@@ -393,5 +397,6 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       witnessFile: e.WATCHLOG_WITNESS_FILE === undefined ? undefined : path.resolve(e.WATCHLOG_WITNESS_FILE),
     },
     subscriberMail,
+    relyingParty: relyingPartyOf(e, e.WATCHLOG_PUBLIC_URL, port),
   };
 };

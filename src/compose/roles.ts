@@ -42,6 +42,7 @@ type AppConfig = Pick<
   | 'notifications'
   | 'vapidSubject'
   | 'subscriberMail'
+  | 'relyingParty'
 >;
 
 /** `POST /v1/channels/:id/test`: one try with the reactor's senders, from this process. */
@@ -111,6 +112,7 @@ export const appFor = (
     dashboard: loadDashboard(config.dashboardDir),
     embedAssets: loadEmbedAssets(config.viewerBundle),
     subscriptions: config.subscriberMail !== null,
+    relyingParty: config.relyingParty,
     now,
   });
 

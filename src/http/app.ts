@@ -9,6 +9,7 @@ import { ApiKeyCache } from './middleware/api-key-cache.ts';
 import { KeyUses } from './middleware/key-uses.ts';
 import { recordKeyUse } from '../commands/api-key-uses.ts';
 import { viewerKeyOf } from './middleware/viewer-auth.ts';
+import { factorKeyOf, totpSealKeyOf } from './middleware/factor-tokens.ts';
 import { loadEmbedAssets } from './public/embed.ts';
 import { requireJwt } from './middleware/auth.ts';
 import { HttpError, errorHandler } from './middleware/errors.ts';
@@ -28,6 +29,9 @@ import { customDomains } from './public/custom-domains.ts';
 import { subscriptionKey } from '../domain/subscriber.ts';
 import { SubscribeRateLimiter } from './middleware/subscribe-rate.ts';
 import type { AppState } from './state.ts';
+
+/** Passkeys of a deployment that names no relying party: the dashboard on localhost. */
+const DEVELOPMENT_RP = { id: 'localhost', name: 'watchlog', origins: ['http://localhost:3000'] };
 
 export const createApp = (deps: AppDeps): Koa<AppState> => {
   const app = new Koa<AppState>();
@@ -75,6 +79,9 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     publicAnswers,
     subscriptionKey: subscriptionKey(deps.jwtSecret),
     viewerKey: viewerKeyOf(deps.jwtSecret),
+    factorKey: factorKeyOf(deps.jwtSecret),
+    factorCommands: { log: deps.commands.log, factorKey: totpSealKeyOf(deps.jwtSecret) },
+    relyingParty: deps.relyingParty ?? DEVELOPMENT_RP,
     embedAssets: deps.embedAssets ?? loadEmbedAssets(null),
     subscribeRate: new SubscribeRateLimiter(),
     async caughtUp(readModels, position) {
@@ -105,6 +112,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
       resources: resourceLoaders(deps.readModels),
       activeKey: (key) => apiKeys.activeKey(key),
       viewerKey: routeDeps.viewerKey,
+      factorKey: routeDeps.factorKey,
       keyUsed: (key, correlationId) => keyUses.used(key, correlationId),
       ...(deps.metricsEndpoint ? { metricsToken: deps.metricsEndpoint.token } : {}),
       literalRefusal: (url) => deps.egress.literalRefusal(url),

@@ -26,6 +26,8 @@ import type { SinkAnswer } from './operations/sinks.ts';
 import type { Notification } from '../domain/notification.ts';
 import type { PublicAnswers } from './public/cache.ts';
 import type { SubscribeRateLimiter } from './middleware/subscribe-rate.ts';
+import type { FactorCommandDeps } from '../commands/factors.ts';
+import type { RelyingParty } from '../commands/passkeys.ts';
 
 /** Sends one notification to one channel now, once, through the egress policy (the reactor's
  *  senders, given by src/compose/). */
@@ -80,6 +82,8 @@ export interface AppDeps extends BodyReading {
   readonly checkAnswers?: boolean;
   /** Status pages take e-mail subscriptions: the deployment mails them (WATCHLOG_SMTP_HOST). */
   readonly subscriptions?: boolean;
+  /** Who passkeys are registered for (WATCHLOG_WEBAUTHN_*); absent: `localhost`, for development. */
+  readonly relyingParty?: RelyingParty;
 }
 
 /** What the handlers get: the app's dependencies plus what the app builds once for all of them. */
@@ -106,6 +110,11 @@ export interface RouteDeps extends Omit<AppDeps, 'caughtUp'> {
   readonly subscriptionKey: Buffer;
   /** The key viewer tokens are signed with, derived from the JWT secret. */
   readonly viewerKey: Buffer;
+  /** The key of second-factor sign-in tokens (factor-tokens.ts), derived from the JWT secret. */
+  readonly factorKey: Buffer;
+  /** The factor commands' log, with the key TOTP secrets are sealed with. */
+  readonly factorCommands: FactorCommandDeps;
+  readonly relyingParty: RelyingParty;
   /** The `/embed` page's files, the viewer's bundle among them when it is built. */
   readonly embedAssets: ReadonlyMap<string, CachedAnswer>;
   /** Subscription requests per client address and per page, in this process. */

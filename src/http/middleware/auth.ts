@@ -37,6 +37,9 @@ export interface Principal {
   /** A viewer token's grant (one tenant of one project, fields hidden): the handlers of the
    *  operations that take viewer tokens narrow their reads to it. */
   readonly viewer?: ViewerGrant;
+  /** Signed in by an enrolment token (factor-tokens.ts): the password was right, and the policy
+   *  wants a second factor first. Only the enrolment operations take it. */
+  readonly enrolling?: true;
 }
 
 export const keyPrincipal = (key: Pick<ActiveKey, 'id' | 'project_id'>): Principal => ({

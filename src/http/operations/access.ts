@@ -1,7 +1,8 @@
 import * as t from 'io-ts';
 import { ApiKeyRestrictions } from '../../domain/api-keys.ts';
 import { Email, Role, Uuid, boundedString, closed } from '../../domain/codecs.ts';
-import { ApiKey, IssuedApiKey, LoginAnswer, Project, User } from './answers.ts';
+import { ApiKey, IssuedApiKey, Project, User } from './answers.ts';
+import { LoginStep } from './factors.ts';
 import { ADMINS, AT, PROJECT, WRITERS, uuidParam } from './common.ts';
 import { json, noContent, operation } from './operation.ts';
 
@@ -58,13 +59,20 @@ export const accessOperations = {
     description:
       'The e-mail is case-insensitive. A wrong e-mail or password and a disabled account all answer ' +
       '401. Failed logins are throttled per account and per client address: a refused attempt is 429 ' +
-      'with `Retry-After`, whatever the password.',
+      'with `Retry-After`, whatever the password. A user with no second factor, where none is required, gets ' +
+      'the token at once.',
     body: {
       what: 'login',
       codec: LoginBody,
       example: { email: 'admin@example.com', password: 'change-me-please' },
     },
-    responses: { 200: json('a token', LoginAnswer) },
+    responses: {
+      200: json(
+        'a token; or, for a user with a second factor, `second_factor_required` and a challenge token for ' +
+          '`POST /v1/auth/second-factor` or a passkey; or, for one the policy wants to enrol, an enrolment token',
+        LoginStep,
+      ),
+    },
     errors: [401, 429],
   }),
   me: operation({

@@ -22,6 +22,7 @@ import { answerProblems } from './answer-check.ts';
 import type { Answers, AnyOperation, Handler, Reply, Table, TableHandlers } from './operation.ts';
 import { RESOURCE_NAMES, type ResourceLoaders } from './resources.ts';
 import { looksLikeViewerToken, verifyViewerToken, viewerPrincipal } from '../middleware/viewer-auth.ts';
+import { enrolmentPrincipal, looksLikeEnrolmentToken, verifyFactorToken } from '../middleware/factor-tokens.ts';
 
 /** The one way a route comes to exist: each operation of the table is mounted with its handler,
  *  and everything its declaration says is applied before the handler runs, in this order:
@@ -50,6 +51,8 @@ export interface MountDeps extends BodyReading {
   readonly keyUsed?: (key: ActiveKey, correlationId: string) => void;
   /** The key viewer tokens are signed with; absent, a viewer token is refused like any bad JWT. */
   readonly viewerKey?: Buffer;
+  /** The key enrolment tokens are signed with; absent, one is refused like any bad JWT. */
+  readonly factorKey?: Buffer;
   /** For `metrics-token` operations; absent, they take no token. */
   readonly metricsToken?: string;
   /** For body checks: why the egress policy refuses a URL whose host is a literal address. */
@@ -147,6 +150,7 @@ const signedIn = (op: AnyOperation, m: MountDeps): Middleware<AppState> => {
   const activeKey = m.activeKey;
   return async (ctx, next) => {
     if (viewerKey !== undefined && asViewer(ctx, op, name, viewerKey, m.now())) return next();
+    if (m.factorKey !== undefined && asEnrolling(ctx, op, name, m.factorKey, m.now())) return next();
     if (activeKey === undefined || ctx.get('x-api-key') === '' || ctx.get('authorization').trim() !== '')
       return byJwt(ctx, next);
     const key = await apiKeyOf(ctx, activeKey, undefined, m.now());
@@ -181,6 +185,26 @@ const asViewer = (ctx: Context, op: AnyOperation, name: string, key: Buffer, now
       `a viewer token reads its tenant's events only (list, search, detail, export, statistics), not ${name}`,
     );
   ctx.state.principal = viewerPrincipal(verified.grant);
+  return true;
+};
+
+/** Whether the request carries an enrolment token, which then is its principal: expired or
+ *  forged 401, an operation that is not an enrolment's 403. */
+const asEnrolling = (ctx: Context, op: AnyOperation, name: string, key: Buffer, now: Date): boolean => {
+  const token = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization').trim())?.[1];
+  if (token === undefined || !looksLikeEnrolmentToken(token)) return false;
+  const claims = verifyFactorToken('enrolment', token, key, now);
+  if (claims === null) {
+    ctx.set('WWW-Authenticate', 'Bearer realm="watchlog", error="invalid_token"');
+    throw new HttpError(401, 'unauthorized', 'enrolment token expired or invalid: sign in again');
+  }
+  if (op.enrolment !== true)
+    throw new HttpError(
+      403,
+      'forbidden',
+      `this token only enrols a second factor (the sign-in finishes when one is enrolled), not ${name}`,
+    );
+  ctx.state.principal = enrolmentPrincipal(claims);
   return true;
 };
 

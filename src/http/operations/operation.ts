@@ -109,6 +109,9 @@ export interface Operation<
   /** A viewer token may call it (`jwt` operations): its handler narrows the read to the token's
    *  tenant and hides its fields. Elsewhere a viewer token is 403. */
   readonly viewer?: true;
+  /** An enrolment token may call it (`jwt` operations): a user the second-factor policy sends to
+   *  enrol before they are signed in. Elsewhere an enrolment token is 403. */
+  readonly enrolment?: true;
   /** The roles that may call it (others: 403); absent: every role that sees the resource. */
   readonly roles?: readonly Role[];
   /** The roles are asked of the caller only when the user `:id` names is someone else. */

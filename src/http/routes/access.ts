@@ -5,13 +5,14 @@ import { NO_RESTRICTIONS } from '../../domain/api-keys.ts';
 import { DomainError, notFound } from '../../domain/errors.ts';
 import type { LoginAttempt } from '../../views/login-throttle/port.ts';
 import type { RouteDeps } from '../deps.ts';
-import { signToken } from '../middleware/auth.ts';
 import { HttpError } from '../middleware/errors.ts';
 import type { accessOperations } from '../operations/access.ts';
 import { type Handlers, created, noBody, ok } from '../operations/operation.ts';
+import { afterPassword } from './factors.ts';
+import { finishSignIn } from './sign-in.ts';
 
 /** 429 with the seconds to wait, rounded up. */
-const tooManyAttempts = (retryAfterMs: number) => {
+export const tooManyAttempts = (retryAfterMs: number) => {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   return new HttpError(429, 'too_many_requests', `too many failed logins: retry in ${seconds} s`, [], {
     'Retry-After': String(seconds),
@@ -19,7 +20,7 @@ const tooManyAttempts = (retryAfterMs: number) => {
 };
 
 /** The socket's peer: the app does not trust X-Forwarded-For (`app.proxy` is false). */
-const clientAddress = (ctx: { request: { ip: string } }) => ctx.request.ip || 'unknown';
+export const clientAddress = (ctx: { request: { ip: string } }) => ctx.request.ip || 'unknown';
 
 /** Applies a change to a user, waits for the access read model to show it, and forgets the
  *  user's cached state so this process checks their tokens against it at once. */
@@ -62,7 +63,16 @@ export const accessHandlers: Handlers<typeof accessOperations, RouteDeps> = {
       throw new HttpError(401, 'unauthorized', 'wrong e-mail or password');
     }
     await deps.loginThrottle.succeeded(attempt);
-    await deps.recordLogin({ ...attempt, ...seen, ok: true, at, userId: user.id });
+    // A user with a second factor, or one the policy wants to enrol, is not signed in yet.
+    const next = await afterPassword(deps, user);
+    await deps.recordLogin({
+      ...attempt,
+      ...seen,
+      ok: true,
+      at,
+      userId: user.id,
+      ...(next ? { pending: next.pending } : {}),
+    });
     if (passwords.needsRehash(user.password_hash)) {
       await rehashPassword(deps.commands, user.id, user.password_hash, body.password, {
         actor: `user:${user.id}`,
@@ -72,8 +82,8 @@ export const accessHandlers: Handlers<typeof accessOperations, RouteDeps> = {
         deps.logger.warn({ err, user_id: user.id }, 'could not rehash the password at the current cost'),
       );
     }
-    // Token expiry follows the wall clock, as koa-jwt's verification does.
-    return ok(signToken(user, deps.jwtSecret, deps.jwtTtlSeconds, new Date()));
+    const { password_hash: _, ...view } = user;
+    return ok(next ? next.answer : await finishSignIn(deps, ctx, view, 'password'));
   },
 
   /** The caller: what a dashboard shows in its user menu and uses to hide what the role cannot do. */

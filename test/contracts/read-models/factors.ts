@@ -3,7 +3,7 @@ import { recorded, type WithModels } from './harness.ts';
 
 export const factorsContract = (withModels: WithModels): void => {
   withModels(
-    "factors: a user's TOTP, recovery codes used one by one, passkeys by credential, the policy; replays change nothing",
+    "factors: a user's TOTP, recovery codes used one at a time, passkeys by credential, the policy; replays are no-ops",
     async (t, m) => {
       const [user, other, pk1, pk2] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
       const at = '2026-01-01T00:00:00.000Z';

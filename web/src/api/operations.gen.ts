@@ -1222,10 +1222,22 @@ export interface Operations {
       password: string;
     };
     answers: {
-      200: {
-        token: string;
-        expires_at: string;
-      };
+      200:
+        | {
+            token: string;
+            expires_at: string;
+          }
+        | {
+            second_factor_required: true;
+            challenge_token: string;
+            expires_at: string;
+            methods: Array<'totp' | 'recovery_code' | 'passkey'>;
+          }
+        | {
+            enrolment_required: true;
+            enrolment_token: string;
+            expires_at: string;
+          };
     };
   };
   /** The caller */
@@ -1396,6 +1408,236 @@ export interface Operations {
     body: undefined;
     answers: {
       204: undefined;
+    };
+  };
+  /** Finish a sign-in with a second factor */
+  'POST /v1/auth/second-factor': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      challenge_token: string;
+      totp_code?: string;
+      recovery_code?: string;
+    };
+    answers: {
+      200: {
+        token: string;
+        expires_at: string;
+      };
+    };
+  };
+  /** Start a passkey sign-in */
+  'POST /v1/auth/passkey/options': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      challenge_token?: string;
+    };
+    answers: {
+      200: {
+        options: Record<string, unknown>;
+        passkey_token: string;
+        expires_at: string;
+      };
+    };
+  };
+  /** Sign in with a passkey */
+  'POST /v1/auth/passkey': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      passkey_token: string;
+      response: {
+        id: string;
+        rawId: string;
+        type: 'public-key';
+        response: Record<string, unknown>;
+        clientExtensionResults?: Record<string, unknown>;
+        authenticatorAttachment?: string;
+      };
+    };
+    answers: {
+      200: {
+        token: string;
+        expires_at: string;
+      };
+    };
+  };
+  /** The caller's second factors */
+  'GET /v1/auth/factors': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        totp_enrolled_at: string | null;
+        recovery_codes_left: number;
+        recovery_codes_generated_at: string | null;
+        passkeys: Array<{
+          id: string;
+          name: string;
+          created_at: string;
+          last_used_at: string | null;
+        }>;
+        required: boolean;
+      };
+    };
+  };
+  /** Offer an authenticator app a secret */
+  'POST /v1/auth/factors/totp': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        secret: string;
+        otpauth_uri: string;
+        qr_code: string;
+        setup_token: string;
+        expires_at: string;
+      };
+    };
+  };
+  /** Remove the authenticator app */
+  'DELETE /v1/auth/factors/totp': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** Enrol the authenticator app */
+  'POST /v1/auth/factors/totp/confirm': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      setup_token: string;
+      code: string;
+    };
+    answers: {
+      200: {
+        recovery_codes: Array<string> | null;
+        sign_in:
+          | {
+              token: string;
+              expires_at: string;
+            }
+          | null;
+      };
+    };
+  };
+  /** New recovery codes */
+  'POST /v1/auth/factors/recovery-codes': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        recovery_codes: Array<string>;
+      };
+    };
+  };
+  /** Start registering a passkey */
+  'POST /v1/auth/factors/passkeys/options': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        options: Record<string, unknown>;
+        registration_token: string;
+        expires_at: string;
+      };
+    };
+  };
+  /** Register a passkey */
+  'POST /v1/auth/factors/passkeys': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      registration_token: string;
+      name: string;
+      response: {
+        id: string;
+        rawId: string;
+        type: 'public-key';
+        response: Record<string, unknown>;
+        clientExtensionResults?: Record<string, unknown>;
+        authenticatorAttachment?: string;
+      };
+    };
+    answers: {
+      201: {
+        recovery_codes: Array<string> | null;
+        sign_in:
+          | {
+              token: string;
+              expires_at: string;
+            }
+          | null;
+        passkey: {
+          id: string;
+          name: string;
+          created_at: string;
+          last_used_at: string | null;
+        };
+      };
+    };
+  };
+  /** Rename a passkey */
+  'PUT /v1/auth/factors/passkeys/:passkeyId': {
+    params: {
+      passkeyId: string;
+    };
+    query: Record<string, never>;
+    body: {
+      name: string;
+    };
+    answers: {
+      200: {
+        id: string;
+        name: string;
+        created_at: string;
+        last_used_at: string | null;
+      };
+    };
+  };
+  /** Remove a passkey */
+  'DELETE /v1/auth/factors/passkeys/:passkeyId': {
+    params: {
+      passkeyId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** The second-factor policy */
+  'GET /v1/settings/second-factor': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        require: 'none' | 'admins' | 'everyone';
+        updated_at: string | null;
+      };
+    };
+  };
+  /** Require a second factor */
+  'PUT /v1/settings/second-factor': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      require: 'none' | 'admins' | 'everyone';
+    };
+    answers: {
+      200: {
+        require: 'none' | 'admins' | 'everyone';
+        updated_at: string | null;
+      };
     };
   };
   /** Issue a viewer token */
