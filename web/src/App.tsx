@@ -3,6 +3,7 @@ import { useSession } from './auth.tsx';
 import { Layout } from './components/Layout.tsx';
 import { match, navigate, useLocation } from './router.tsx';
 import { Account } from './pages/Account.tsx';
+import { Security } from './pages/Security.tsx';
 import { Anomalies } from './pages/Anomalies.tsx';
 import { EventDetail } from './pages/EventDetail.tsx';
 import { Events } from './pages/Events.tsx';
@@ -27,6 +28,7 @@ type Params = Record<string, string>;
 const ROUTES: Array<{ pattern: string; title: string; render: (p: Params) => ReactNode }> = [
   { pattern: '/projects', title: 'All projects', render: () => <Projects /> },
   { pattern: '/account', title: 'Your account', render: () => <Account /> },
+  { pattern: '/security', title: 'Sign-in security', render: () => <Security /> },
   { pattern: '/users', title: 'Users and roles', render: () => <Users /> },
   { pattern: '/p/:projectId', title: 'Overview', render: (p) => <Overview projectId={p.projectId!} /> },
   { pattern: '/p/:projectId/events', title: 'Events', render: (p) => <Events projectId={p.projectId!} /> },

@@ -6,8 +6,10 @@ import { type Answer, call, configureApi, type User } from './api.ts';
  *  localStorage: other tabs and later visits do not inherit it. */
 const KEY = 'watchlog.session';
 
-/** What login answers, kept as it came. */
-type Stored = Answer<'POST /v1/auth/login'>;
+/** What a finished sign-in answers, kept as it came. */
+export type Stored = Answer<'POST /v1/auth/second-factor'>;
+/** What the password step answers: that, or the step that must come next. */
+export type LoginStep = Answer<'POST /v1/auth/login'>;
 
 const load = (): Stored | null => {
   try {
@@ -21,7 +23,12 @@ const load = (): Stored | null => {
 interface Session {
   token: string | null;
   user: User | undefined;
-  login(email: string, password: string): Promise<void>;
+  /** The password step: signed in, or the second factor or enrolment that must come next. */
+  login(email: string, password: string): Promise<LoginStep>;
+  /** A sign-in finished by a second factor, a passkey or an enrolment. */
+  signedIn(answer: Stored): void;
+  /** The enrolment token the enrolment operations are called with until one is enrolled. */
+  enrolWith(token: string | null): void;
   logout(reason?: string): void;
   /** Why the last session ended, when the server ended it (expired, password changed). */
   endedBecause: string | null;
@@ -32,12 +39,15 @@ const SessionContext = createContext<Session | null>(null);
 export const SessionProvider = ({ children }: { children: ReactNode }) => {
   const [stored, setStored] = useState<Stored | null>(load);
   const [endedBecause, setEndedBecause] = useState<string | null>(null);
+  // Kept in memory only: it lives ten minutes and enrols a factor, nothing else.
+  const [enrolment, enrolWith] = useState<string | null>(null);
   const client = useQueryClient();
 
   const logout = useCallback(
     (reason?: string) => {
       sessionStorage.removeItem(KEY);
       setStored(null);
+      enrolWith(null);
       setEndedBecause(reason ?? null);
       client.clear();
     },
@@ -46,7 +56,7 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
 
   // Set synchronously so the first queries of a restored session carry the token.
   configureApi(
-    () => stored?.token ?? null,
+    () => stored?.token ?? enrolment,
     () => logout('Your session ended (expired, or your password or role changed). Sign in again.'),
   );
 
@@ -67,16 +77,25 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
     staleTime: 60_000,
   });
 
-  const login = useCallback(async (email: string, password: string) => {
-    const answer = await call('POST /v1/auth/login', { body: { email, password } });
+  const signedIn = useCallback((answer: Stored) => {
     sessionStorage.setItem(KEY, JSON.stringify(answer));
     setEndedBecause(null);
+    enrolWith(null);
     setStored(answer);
   }, []);
 
+  const login = useCallback(
+    async (email: string, password: string) => {
+      const answer = await call('POST /v1/auth/login', { body: { email, password } });
+      if ('token' in answer) signedIn(answer);
+      return answer;
+    },
+    [signedIn],
+  );
+
   const value = useMemo<Session>(
-    () => ({ token: stored?.token ?? null, user: me.data, login, logout, endedBecause }),
-    [stored, me.data, login, logout, endedBecause],
+    () => ({ token: stored?.token ?? null, user: me.data, login, signedIn, enrolWith, logout, endedBecause }),
+    [stored, me.data, login, signedIn, logout, endedBecause],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 };

@@ -43,6 +43,9 @@ const UserMenu = () => {
           <Link role="menuitem" to="/account" onClick={() => setOpen(false)}>
             Change password
           </Link>
+          <Link role="menuitem" to="/security" onClick={() => setOpen(false)}>
+            Sign-in security
+          </Link>
           {user?.role === 'admin' && (
             <Link role="menuitem" to="/users" onClick={() => setOpen(false)}>
               Users and roles
