@@ -108,7 +108,7 @@ export const Login = () => {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         <button type="button" className="secondary" disabled={busy} onClick={() => withPasskey()}>
-          Sign in with a passkey
+          Use a passkey
         </button>
       </form>
     </main>
