@@ -38,6 +38,7 @@ const snapshot = async (url: string, token: string, projectId: string) => {
   for (const m of monitors)
     out[`history ${m.id}`] = (await api(url, 'GET', `/v1/monitors/${m.id}/history`, { token })).body;
   out.users = (await api(url, 'GET', '/v1/users', { token })).body;
+  out.secondFactorPolicy = (await api(url, 'GET', '/v1/settings/second-factor', { token })).body;
   // A sink's lag in seconds grows with the clock; the rest of its answer must not change.
   out.sinks = ((await api(url, 'GET', `/v1/projects/${projectId}/sinks`, { token })).body as object[]).map(
     ({ lag_seconds: _, ...sink }: { lag_seconds?: number }) => sink,
@@ -70,6 +71,8 @@ test('a rebuild from the log gives identical query results, even from a deleted 
     body: { active: false, filter: { service_name: ['orders'] } },
   });
   t.is(paused.status, 200);
+  const policy = await api(first.url, 'PUT', '/v1/settings/second-factor', { token, body: { require: 'admins' } });
+  t.is(policy.status, 200);
   const b = await projectWithKey(first.url, token, 'b');
   for (let i = 0; i < 120; i += 1) {
     const body = sampleEvent({
@@ -177,6 +180,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
         'channels',
         'deliveries',
         'derived-sessions',
+        'factors',
         'incidents',
         'maintenances',
         'masking',

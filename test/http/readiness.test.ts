@@ -24,6 +24,7 @@ test('/readyz is 200 when everything is up, naming each part; /healthz stays a p
     'channels',
     'deliveries',
     'derived-sessions',
+    'factors',
     'incidents',
     'maintenances',
     'masking',

@@ -133,6 +133,11 @@ const TAGS = [
   { name: 'Ingest', description: "Events sent by applications (SDKs), with a project's API key." },
   { name: 'Events', description: 'Stored events: lists, statistics, sessions, anomalies, orphans, export.' },
   { name: 'Accounts', description: 'Login, the caller, users and their roles.' },
+  { name: 'Sign-in', description: 'Finishing a sign-in with a second factor, or with a passkey alone.' },
+  {
+    name: 'Second factors',
+    description: "The caller's authenticator app, recovery codes and passkeys; the deployment's policy.",
+  },
   { name: 'Projects', description: 'Projects, their API keys, anomaly settings and masking rules.' },
   { name: 'Monitors', description: 'Uptime checks of URLs.' },
   { name: 'Notifications', description: 'Where monitor transitions and anomaly alerts are sent.' },
