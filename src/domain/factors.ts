@@ -77,11 +77,6 @@ export const initialFactors: FactorsState = { totp: null, recoveryCodes: [], pas
 /** Challenges live minutes; the last few hundred answered cover them many times over. */
 const CHALLENGES_KEPT = 200;
 
-/** Whether a user has a factor that completes a sign-in after the password (recovery codes back
- *  one up; they are no factor of their own). */
-export const hasSecondFactor = (s: Pick<FactorsState, 'totp' | 'passkeys'>): boolean =>
-  s.totp !== null || s.passkeys.length > 0;
-
 export const evolveFactors = (state: FactorsState, event: DomainEvent): FactorsState => {
   switch (event.type) {
     case 'TotpEnrolled':
