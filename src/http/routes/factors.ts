@@ -151,11 +151,13 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
       ]);
     const user = await activeUser(deps, claims.sub);
     const how = body.totp_code !== undefined ? 'totp' : 'recovery_code';
-    await checkFactor(deps, ctx, user, how, (command) =>
+    const used = await checkFactor(deps, ctx, user, how, (command) =>
       body.totp_code !== undefined
         ? useTotp(deps.factorCommands, user.id, body.totp_code, command)
         : useRecoveryCode(deps.factorCommands, user.id, body.recovery_code!, command),
     );
+    // A recovery code spent shows at once in the codes left (a TOTP step is in no read model).
+    if (how === 'recovery_code') await deps.caughtUp(['factors'], used.position);
     return ok(await finishSignIn(deps, ctx, user, how));
   },
 
