@@ -44,7 +44,10 @@ const listedItem = <C extends t.Mixed>(codec: C, name: string, reserved: readonl
           );
         // The API's codec stands where this one stood, so its faults read as if it were asked.
         const last = c[c.length - 1]!;
-        const decoded = codec.validate({ ...u, project_id: LISTED_UNDER }, [...c.slice(0, -1), { ...last, type: codec }]);
+        const decoded = codec.validate({ ...u, project_id: LISTED_UNDER }, [
+          ...c.slice(0, -1),
+          { ...last, type: codec },
+        ]);
         if (decoded._tag === 'Left') return decoded;
         const { project_id: _project, ...rest } = decoded.right as Record<string, unknown>;
         return t.success(rest as Omit<t.TypeOf<C>, 'project_id'>);
@@ -185,7 +188,11 @@ export interface FileFault {
  *  the file must name), status pages (by slug) and maintenance windows (by title). */
 export const fileFaults = (file: ConfigFile): FileFault[] => {
   const faults: FileFault[] = [];
-  const unique = <I>(items: readonly I[] | undefined, key: (i: I) => string | undefined, base: Array<string | number>) => {
+  const unique = <I>(
+    items: readonly I[] | undefined,
+    key: (i: I) => string | undefined,
+    base: Array<string | number>,
+  ) => {
     const seen = new Set<string>();
     (items ?? []).forEach((item, i) => {
       const k = key(item);
@@ -202,7 +209,10 @@ export const fileFaults = (file: ConfigFile): FileFault[] => {
     unique(p.maintenance, (m) => m.title, [...at, 'maintenance']);
     (p.channels ?? []).forEach((c, j) => {
       if (c.name === undefined)
-        faults.push({ path: [...at, 'channels', j, 'name'], message: 'is required (the file matches channels by name)' });
+        faults.push({
+          path: [...at, 'channels', j, 'name'],
+          message: 'is required (the file matches channels by name)',
+        });
     });
     unique(p.channels, (c) => c.name, [...at, 'channels']);
   });

@@ -105,7 +105,8 @@ export const parseConfig = (text: string, fileName: string, env: NodeJS.ProcessE
   if (found.missing.length > 0)
     throw new ConfigFileError(
       found.missing.map(
-        (m) => `${place(offsetOf(doc, m.path, false))} ${pathText(m.path)}: \${${m.name}} is not set in the environment`,
+        (m) =>
+          `${place(offsetOf(doc, m.path, false))} ${pathText(m.path)}: \${${m.name}} is not set in the environment`,
       ),
     );
   const decoded = ConfigFile.validate(value, [{ key: '', type: ConfigFile, actual: value }]);

@@ -1,0 +1,21 @@
+import { startTestServer, login, api } from '/work/wt/config-file/test/helpers/server.ts';
+const s = await startTestServer();
+const token = await login(s.url);
+
+const p = await api(s.url, 'POST', '/v1/projects', { token, body: { name: 'shop' } });
+console.log('project', JSON.stringify(p.body));
+const pid = p.body.id;
+const m = await api(s.url, 'POST', '/v1/monitors', { token, body: { project_id: pid, name: 'api', url: 'https://example.com/h', headers: { Authorization: 'x' }, auth: {type:'bearer', token:'abc'}, assertions: [{source:'status', op:'equals', value: 200}], managed_by: 'config-file' } });
+console.log('monitor', JSON.stringify(m.body));
+const hb = await api(s.url, 'POST', '/v1/monitors', { token, body: { project_id: pid, name: 'hb', type: 'heartbeat' } });
+console.log('hb', JSON.stringify(hb.body));
+const c = await api(s.url, 'POST', '/v1/channels', { token, body: { project_id: pid, type: 'slack', name: 'ops', url: 'https://hooks.slack.com/services/x' } });
+console.log('channel', JSON.stringify(c.body));
+const c2 = await api(s.url, 'POST', '/v1/channels', { token, body: { project_id: pid, type: 'email', name: 'mail', smtp: {host: 'smtp.example.com', password: 'pw'}, from: 'a@example.com', to: ['b@example.com'] } });
+console.log('channel2', JSON.stringify(c2.body));
+const sp = await api(s.url, 'POST', '/v1/status-pages', { token, body: { project_id: pid, slug: 'shop', title: 'Shop', groups: [{name: 'g', monitor_ids: [m.body.id]}] } });
+console.log('page', JSON.stringify(sp.body));
+const mw = await api(s.url, 'POST', '/v1/maintenances', { token, body: { project_id: pid, title: 'weekly', monitor_ids: 'all', rrule: 'FREQ=WEEKLY;BYDAY=SU', starts_at: '2026-01-04T02:00:00Z', duration_minutes: 60, timezone: 'Europe/Berlin' } });
+console.log('maint', JSON.stringify(mw.body));
+for (const path of [`/v1/projects`, `/v1/projects/${pid}/masking`, `/v1/projects/${pid}/retention`, `/v1/projects/${pid}/anomaly-settings`, `/v1/maintenances?project_id=${pid}`]) console.log(path, JSON.stringify((await api(s.url, 'GET', path, { token, body: undefined })).body));
+await s.stop({ remove: true });
