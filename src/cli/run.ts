@@ -64,6 +64,8 @@ export const runCommand = async (argv: string[]): Promise<number> => {
     return 2;
   }
   if (command === 'verify') return verify(argv.slice(1));
+  if (command === 'plan' || command === 'apply' || command === 'export')
+    return (await import('./config/commands.ts')).configCommand(command, argv.slice(1));
   if (command === 'demo') {
     const { DEFAULT_DEMO_DIR, runDemo } = await import('./demo.ts');
     // Its own directory unless told otherwise, and a quiet log: the demo's lines are what matter.

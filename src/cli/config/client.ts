@@ -5,6 +5,8 @@
 export interface Credentials {
   readonly token?: string;
   readonly apiKey?: string;
+  /** Sent as `X-Request-ID`: every `system.access` row of one apply carries it. */
+  readonly requestId?: string;
 }
 
 export class ApiError extends Error {
@@ -35,6 +37,7 @@ export const apiClient = (baseUrl: string, credentials: Credentials, fetchImpl: 
   const headers: Record<string, string> = { accept: 'application/json' };
   if (credentials.token) headers.authorization = `Bearer ${credentials.token}`;
   else if (credentials.apiKey) headers['x-api-key'] = credentials.apiKey;
+  if (credentials.requestId) headers['x-request-id'] = credentials.requestId;
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetchImpl(base + path, {
       method,

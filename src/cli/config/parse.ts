@@ -98,8 +98,9 @@ export const parseConfig = (text: string, fileName: string, env: NodeJS.ProcessE
     const { line, col } = lines.linePos(offset);
     return `${fileName}:${line}:${col}`;
   };
-  if (doc.errors.length > 0)
-    throw new ConfigFileError(doc.errors.map((e) => `${place(e.pos[0])} ${e.message.split('\n')[0]}`));
+  // After the first syntax error the rest of a YAML stream is noise.
+  const [syntax] = doc.errors;
+  if (syntax !== undefined) throw new ConfigFileError([`${place(syntax.pos[0])} ${syntax.message.split('\n')[0]}`]);
   const found = { fromEnv: new Set<string>(), missing: [] as Array<{ path: Path; name: string }> };
   const value = substitute(doc.toJS(), [], env, found);
   if (found.missing.length > 0)

@@ -284,10 +284,12 @@ const planPages = (p: ProjectPlan) => {
   });
 };
 
-export const pageAsFile = (p: Pick<ProjectPlan, 'current'>, page: PageAnswer): Record<string, unknown> => {
-  const { id: _id, project_id: _p, created_at: _c, updated_at: _u, groups, ...rest } = page;
-  return { ...rest, groups: groups.map((g) => ({ name: g.name, monitors: namesOf(p as ProjectPlan, g.monitor_ids) })) };
-};
+const PAGE_FIELDS = ['slug', 'title', 'description', 'published', 'show_uptime_days', 'custom_domain', 'auto_incidents'];
+
+export const pageAsFile = (p: Pick<ProjectPlan, 'current'>, page: PageAnswer): Record<string, unknown> => ({
+  ...Object.fromEntries(PAGE_FIELDS.map((k) => [k, page[k]])),
+  groups: page.groups.map((g) => ({ name: g.name, monitors: namesOf(p as ProjectPlan, g.monitor_ids) })),
+});
 
 export const maintenanceAsFile = (p: Pick<ProjectPlan, 'current'>, m: MaintenanceAnswer): Record<string, unknown> => {
   const { kind: _kind, ...schedule } = m.schedule;
