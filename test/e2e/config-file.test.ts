@@ -2,6 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configCommand } from '../../src/cli/config/commands.ts';
+import { repoPath } from '../helpers/root.ts';
 import { api, login, startTestServer, tempDir } from '../helpers/server.ts';
 
 /** `watchlog plan`, `apply` and `export` against the real app on 127.0.0.1, through its REST API. */
@@ -209,4 +210,15 @@ test('every fault names file:line:column and the field; a faulty file changes no
   const page = await run('plan', ['-f', write('page.yaml', FILE.replace('monitors: [checkout-api] }', 'monitors: [nope] }'))]);
   t.regex(page.err, /projects\[0\]\.status_pages\[0\]\.groups\[0\]\.monitors\[0\]: no monitor "nope" in shop/);
   t.is(readFileSync(file, 'utf8').length > 0, true);
+});
+
+test("the README's example applies as it is", async (t) => {
+  const { run, write } = await setup(t);
+  const readme = readFileSync(repoPath('README.md'), 'utf8');
+  const example = /```yaml\n(# yaml-language-server[\s\S]*?)```/.exec(readme)![1]!;
+  const file = write('readme.yaml', example);
+  const env = { SLACK_WEBHOOK_URL: SLACK };
+  const applied = await run('apply', ['-f', file], env);
+  t.is(applied.code, 0, applied.err);
+  t.is((await run('plan', ['-f', file], env)).code, 0);
 });

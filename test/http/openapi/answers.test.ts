@@ -95,6 +95,7 @@ test.serial('operations: health, readiness, metrics, the description, the dashbo
   t.regex(metrics.text, /^# HELP /m);
   await drive().call(t, 'GET /metrics', '/metrics', {}, 401);
   await drive().call(t, 'GET /v1/openapi.json', '/v1/openapi.json?format=yaml', {}, 400);
+  await drive().call(t, 'GET /v1/config.schema.json', '/v1/config.schema.json', {}, 200);
   const page = await drive().call(t, 'GET /', '/', { headers: { accept: 'text/html' } }, 200);
   t.regex(page.text, /<div id="root">/);
   await drive().call(
