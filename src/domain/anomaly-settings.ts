@@ -65,7 +65,9 @@ export type RuleName = keyof Fields;
 export const RULES = Object.keys(ANOMALY_FIELDS) as RuleName[];
 
 export const AnomalySettings = t.type(
-  Object.fromEntries(RULES.map((rule) => [rule, t.type(ANOMALY_FIELDS[rule])])) as { [R in RuleName]: t.TypeC<Fields[R]> },
+  Object.fromEntries(RULES.map((rule) => [rule, t.type(ANOMALY_FIELDS[rule])])) as {
+    [R in RuleName]: t.TypeC<Fields[R]>;
+  },
   'AnomalySettings',
 );
 export type AnomalySettings = t.TypeOf<typeof AnomalySettings>;
@@ -82,7 +84,9 @@ const nullable = <P extends t.Props>(props: P): NullableProps<P> =>
 /** A partial update: any rules, any of their fields; `null` puts a field back to the
  *  deployment's default. */
 export const AnomalySettingsPatch = closedPartial(
-  Object.fromEntries(RULES.map((rule) => [rule, closedPartial(nullable(ANOMALY_FIELDS[rule]), `${rule} settings`)])) as {
+  Object.fromEntries(
+    RULES.map((rule) => [rule, closedPartial(nullable(ANOMALY_FIELDS[rule]), `${rule} settings`)]),
+  ) as {
     [R in RuleName]: ReturnType<typeof closedPartial<NullableProps<Fields[R]>>>;
   },
   'anomaly settings',

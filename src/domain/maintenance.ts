@@ -37,7 +37,12 @@ export const maintenanceShape = {
 export const MaintenanceCreateInput = closed(
   t.exact(
     t.intersection([
-      t.type({ project_id: Uuid, title: maintenanceShape.title, monitor_ids: maintenanceShape.monitor_ids, starts_at: maintenanceShape.starts_at }),
+      t.type({
+        project_id: Uuid,
+        title: maintenanceShape.title,
+        monitor_ids: maintenanceShape.monitor_ids,
+        starts_at: maintenanceShape.starts_at,
+      }),
       t.partial({
         description: maintenanceShape.description,
         ends_at: maintenanceShape.ends_at,
@@ -53,7 +58,11 @@ export const MaintenanceCreateInput = closed(
 export type MaintenanceCreateInput = t.TypeOf<typeof MaintenanceCreateInput>;
 
 /** A PUT names the fields it changes; a schedule is given whole (every field of its kind). */
-export const MaintenanceUpdateInput = closed(t.exact(t.partial(maintenanceShape)), 'field', 'changes to a maintenance window');
+export const MaintenanceUpdateInput = closed(
+  t.exact(t.partial(maintenanceShape)),
+  'field',
+  'changes to a maintenance window',
+);
 export type MaintenanceUpdateInput = t.TypeOf<typeof MaintenanceUpdateInput>;
 
 type ScheduleFields = Partial<

@@ -47,9 +47,9 @@ test('the file is applied at start-up; a broken one changes nothing; SIGHUP appl
   t.like(applied, { reason: 'start-up', create: 3 });
 
   const token = await login(setup.url);
-  const shop = ((await api(setup.url, 'GET', '/v1/projects', { token })).body as Array<{ id: string; name: string }>).find(
-    (p) => p.name === 'shop',
-  )!;
+  const shop = (
+    (await api(setup.url, 'GET', '/v1/projects', { token })).body as Array<{ id: string; name: string }>
+  ).find((p) => p.name === 'shop')!;
   const monitor = async () => (await api(setup.url, 'GET', `/v1/monitors?project_id=${shop.id}`, { token })).body[0];
   t.is((await monitor()).interval_seconds, 30);
 

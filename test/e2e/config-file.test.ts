@@ -66,10 +66,15 @@ const setup = async (t: ExecutionContext) => {
   const run = async (command: 'plan' | 'apply' | 'export', args: string[], extra: object = {}): Promise<Run> => {
     let out = '';
     let err = '';
-    const code = await configCommand(command, args, { ...env, ...extra }, {
-      out: (s) => (out += s),
-      err: (s) => (err += s),
-    });
+    const code = await configCommand(
+      command,
+      args,
+      { ...env, ...extra },
+      {
+        out: (s) => (out += s),
+        err: (s) => (err += s),
+      },
+    );
     return { code, out, err };
   };
   const write = (name: string, text: string) => {
@@ -100,7 +105,10 @@ test('apply makes what plan shows; a second apply and a plan change nothing; no 
     t.false(text.includes(TOKEN));
   }
 
-  const projects = (await api(server.url, 'GET', '/v1/projects', { token })).body as Array<{ id: string; name: string }>;
+  const projects = (await api(server.url, 'GET', '/v1/projects', { token })).body as Array<{
+    id: string;
+    name: string;
+  }>;
   const shop = projects.find((p) => p.name === 'shop')!;
   const monitors = (await api(server.url, 'GET', `/v1/monitors?project_id=${shop.id}`, { token })).body;
   t.deepEqual(
@@ -126,8 +134,13 @@ test('apply makes what plan shows; a second apply and a plan change nothing; no 
   const rows = (access.body.data as Array<{ id: string }>).length;
   t.true(rows > 0);
   const audit = await api(server.url, 'GET', `/v1/audit/export?format=json`, { token });
-  const ofApply = (audit.body as Array<{ request_id?: string; path: string }>).filter((e) => e.request_id === requestId);
-  t.true(ofApply.some((e) => e.path.startsWith('/v1/monitors')), JSON.stringify(ofApply.slice(0, 3)));
+  const ofApply = (audit.body as Array<{ request_id?: string; path: string }>).filter(
+    (e) => e.request_id === requestId,
+  );
+  t.true(
+    ofApply.some((e) => e.path.startsWith('/v1/monitors')),
+    JSON.stringify(ofApply.slice(0, 3)),
+  );
   t.false(JSON.stringify(audit.body).includes('very-secret-value'));
 });
 
@@ -163,9 +176,9 @@ test('export gives a file plan shows no change for; editing one field shows that
 test('--prune deletes a monitor the file dropped and leaves one made by hand', async (t) => {
   const { server, token, run, write } = await setup(t);
   t.is((await run('apply', ['-f', write('watchlog.yaml', FILE)])).code, 0);
-  const shop = ((await api(server.url, 'GET', '/v1/projects', { token })).body as Array<{ id: string; name: string }>).find(
-    (p) => p.name === 'shop',
-  )!;
+  const shop = (
+    (await api(server.url, 'GET', '/v1/projects', { token })).body as Array<{ id: string; name: string }>
+  ).find((p) => p.name === 'shop')!;
   const hand = await api(server.url, 'POST', '/v1/monitors', {
     token,
     body: { project_id: shop.id, name: 'by-hand', url: 'https://shop.example.com/by-hand' },
@@ -192,7 +205,10 @@ test('every fault names file:line:column and the field; a faulty file changes no
   const { run, write, server, token } = await setup(t);
   const file = write(
     'watchlog.yaml',
-    FILE.replace('interval_seconds: 30', 'interval_seconds: 5').replace('published: true', 'published: true\n        colour: red'),
+    FILE.replace('interval_seconds: 30', 'interval_seconds: 5').replace(
+      'published: true',
+      'published: true\n        colour: red',
+    ),
   );
   const plan = await run('plan', ['-f', file]);
   t.is(plan.code, 1);
@@ -207,7 +223,10 @@ test('every fault names file:line:column and the field; a faulty file changes no
   const syntax = await run('plan', ['-f', write('broken.yaml', 'projects:\n  - name: [shop\n')]);
   t.is(syntax.code, 1);
   t.regex(syntax.err, /^broken\.yaml:\d+:\d+ /m);
-  const page = await run('plan', ['-f', write('page.yaml', FILE.replace('monitors: [checkout-api] }', 'monitors: [nope] }'))]);
+  const page = await run('plan', [
+    '-f',
+    write('page.yaml', FILE.replace('monitors: [checkout-api] }', 'monitors: [nope] }')),
+  ]);
   t.regex(page.err, /projects\[0\]\.status_pages\[0\]\.groups\[0\]\.monitors\[0\]: no monitor "nope" in shop/);
   t.is(readFileSync(file, 'utf8').length > 0, true);
 });

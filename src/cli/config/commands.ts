@@ -145,9 +145,12 @@ export const configCommand = async (
   } catch (error) {
     if (error instanceof ConfigFileError || error instanceof PlanError) io.err(`${error.message}\n`);
     else if (error instanceof ApiError) io.err(`watchlog ${command}: ${error.message}\n`);
-    else if ((error as NodeJS.ErrnoException).code === 'ENOENT') io.err(`watchlog ${command}: ${(error as Error).message}\n`);
+    else if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      io.err(`watchlog ${command}: ${(error as Error).message}\n`);
     else if (error instanceof TypeError && (error as { cause?: unknown }).cause !== undefined)
-      io.err(`watchlog ${command}: cannot reach ${target.url}: ${String((error.cause as Error).message ?? error.cause)}\n`);
+      io.err(
+        `watchlog ${command}: cannot reach ${target.url}: ${String((error.cause as Error).message ?? error.cause)}\n`,
+      );
     else throw error;
     return 1;
   }

@@ -8,7 +8,12 @@ import type { ChannelAnswer, MonitorAnswer, ProjectState } from './state.ts';
 /** The file `plan` shows no change for: what the API holds of some projects, defaults left out,
  *  and each secret (which answers mask or never give) as a `${NAME}` to set in the environment. */
 
-const SPEC_DEFAULTS: Record<string, unknown> = { interval_seconds: 60, timeout_seconds: 10, expected_status: 200, enabled: true };
+const SPEC_DEFAULTS: Record<string, unknown> = {
+  interval_seconds: 60,
+  timeout_seconds: 10,
+  expected_status: 200,
+  enabled: true,
+};
 const OPTION_DEFAULT: Record<string, unknown> = { ...OPTION_DEFAULTS, cert_expiry_warn_days: [14, 7, 1] };
 
 /** `${SHOP_CHECKOUT_API_AUTH}`: the variable a secret is read from. */
@@ -87,8 +92,10 @@ const anomalyAsFile = (anomaly: ProjectState['anomaly']) => {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [rule, values] of Object.entries(anomaly))
     for (const [field, value] of Object.entries(values ?? {}))
-      if (!same(value, (DEFAULT_ANOMALY_SETTINGS as Record<string, Record<string, unknown>>)[rule]?.[field]))
-        (out[rule] ??= {})[field] = value;
+      if (!same(value, (DEFAULT_ANOMALY_SETTINGS as Record<string, Record<string, unknown>>)[rule]?.[field])) {
+        out[rule] ??= {};
+        out[rule][field] = value;
+      }
   return out;
 };
 

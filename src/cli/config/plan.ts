@@ -1,80 +1,27 @@
-import type { ConfigFile, FileProject } from '../../domain/config-file.ts';
+import type { ConfigFile } from '../../domain/config-file.ts';
 import type { ApiClient } from './client.ts';
-import { isManaged, managedMark, MANAGED, MONITOR_SECRETS, same, sameInstant } from './compare.ts';
-import { pathText } from './parse.ts';
-import type { MaintenanceAnswer, PageAnswer, ProjectState } from './state.ts';
+import { isManaged, managedMark, MANAGED, MONITOR_SECRETS, same } from './compare.ts';
+import { planMaintenance, planPages } from './plan-pages.ts';
+import type { ProjectState } from './state.ts';
+import {
+  CHANNEL_SECRETS,
+  createdFields,
+  type FieldChange,
+  monitorKey,
+  PlanError,
+  type ProjectPlan,
+  projectId,
+  type RunContext,
+  sensitiveAt,
+  type Step,
+} from './steps.ts';
 
+export { maintenanceAsFile, pageAsFile } from './plan-pages.ts';
+export { PlanError, type Step } from './steps.ts';
 /** What `apply` would do to make the API hold what the file says, as steps `plan` prints and
  *  `apply` runs in order: each step is one API call (two for a replacement). Fields the file
  *  leaves out keep what the API has; `prune` deletes the monitors apply made that the file no
  *  longer names. */
-
-export type Action = 'create' | 'change' | 'replace' | 'delete';
-
-export interface FieldChange {
-  readonly field: string;
-  readonly before?: unknown;
-  readonly after?: unknown;
-  readonly sensitive: boolean;
-}
-
-export interface RunContext {
-  readonly client: ApiClient;
-  readonly projectIds: Map<string, string>;
-  /** Monitor ids by `project\nname`, as they are now and as steps create them. */
-  readonly monitorIds: Map<string, string>;
-}
-
-export interface Step {
-  readonly action: Action;
-  readonly kind: string;
-  readonly project: string;
-  readonly name: string;
-  readonly fields: readonly FieldChange[];
-  readonly note?: string;
-  run(ctx: RunContext): Promise<void>;
-}
-
-export class PlanError extends Error {
-  constructor(readonly faults: readonly string[]) {
-    super(faults.join('\n'));
-  }
-}
-
-const CHANNEL_SECRETS = new Set(['url', 'secret', 'smtp', 'routing_key', 'token', 'subscription']);
-const monitorKey = (project: string, name: string) => `${project}\n${name}`;
-
-interface ProjectPlan {
-  readonly project: FileProject;
-  readonly at: Array<string | number>;
-  readonly current: ProjectState | null;
-  readonly fromEnv: ReadonlySet<string>;
-  readonly prune: boolean;
-  readonly steps: Step[];
-  readonly faults: string[];
-}
-
-const sensitiveAt = (p: ProjectPlan, path: Array<string | number>) => {
-  const prefix = pathText([...p.at, ...path]);
-  return [...p.fromEnv].some((f) => f === prefix || f.startsWith(`${prefix}.`) || f.startsWith(`${prefix}[`));
-};
-
-const projectId = (ctx: RunContext, project: string): string => {
-  const id = ctx.projectIds.get(project);
-  if (id === undefined) throw new Error(`project "${project}" has no id yet`);
-  return id;
-};
-
-const monitorIdsOf = (ctx: RunContext, project: string, names: readonly string[]) =>
-  names.map((name) => {
-    const id = ctx.monitorIds.get(monitorKey(project, name));
-    if (id === undefined) throw new Error(`monitor "${name}" of project "${project}" has no id`);
-    return id;
-  });
-
-/** Every field of a new item, secrets shown as such. */
-const createdFields = (item: Record<string, unknown>, secret: (key: string) => boolean): FieldChange[] =>
-  Object.entries(item).map(([field, after]) => ({ field, after, sensitive: secret(field) }));
 
 const planMonitors = (p: ProjectPlan) => {
   const name = p.project.name;
@@ -217,162 +164,6 @@ const planChannels = (p: ProjectPlan) => {
   });
 };
 
-/** Monitor names a page or window refers to must be the project's, in the file or already. */
-const knownMonitors = (p: ProjectPlan) =>
-  new Set([...(p.project.monitors ?? []).map((m) => m.name), ...(p.current?.monitors ?? []).map((m) => m.name)]);
-const namesOf = (p: ProjectPlan, ids: readonly string[]) => {
-  const byId = new Map((p.current?.monitors ?? []).map((m) => [m.id, m.name]));
-  return ids.map((id) => byId.get(id) ?? id);
-};
-
-const planPages = (p: ProjectPlan) => {
-  const name = p.project.name;
-  const known = knownMonitors(p);
-  const current = new Map((p.current?.pages ?? []).map((s) => [s.slug, s]));
-  (p.project.status_pages ?? []).forEach((page, i) => {
-    page.groups?.forEach((g, j) =>
-      g.monitors.forEach((m, k) => {
-        if (!known.has(m))
-          p.faults.push(
-            `${pathText([...p.at, 'status_pages', i, 'groups', j, 'monitors', k])}: no monitor "${m}" in ${name}`,
-          );
-      }),
-    );
-    const body = (ctx: RunContext) => {
-      const { groups, ...rest } = page;
-      return groups === undefined
-        ? rest
-        : { ...rest, groups: groups.map((g) => ({ name: g.name, monitor_ids: monitorIdsOf(ctx, name, g.monitors) })) };
-    };
-    const now = current.get(page.slug);
-    if (now === undefined) {
-      p.steps.push({
-        action: 'create',
-        kind: 'status page',
-        project: name,
-        name: page.slug,
-        fields: createdFields(page, (k) => sensitiveAt(p, ['status_pages', i, k])),
-        run: (ctx) =>
-          ctx.client
-            .send('POST', '/v1/status-pages', { project_id: projectId(ctx, name), ...body(ctx) })
-            .then(() => undefined),
-      });
-      return;
-    }
-    const before = pageAsFile(p, now);
-    const fields = Object.entries(page)
-      .filter(([field, after]) => field !== 'slug' && !same(before[field], after))
-      .map(([field, after]) => ({
-        field,
-        before: before[field],
-        after,
-        sensitive: sensitiveAt(p, ['status_pages', i, field]),
-      }));
-    if (fields.length === 0) return;
-    p.steps.push({
-      action: 'change',
-      kind: 'status page',
-      project: name,
-      name: page.slug,
-      fields,
-      run: (ctx) => {
-        const all = body(ctx) as Record<string, unknown>;
-        const changed = Object.fromEntries(fields.map((f) => [f.field, all[f.field]]));
-        return ctx.client.send('PUT', `/v1/status-pages/${now.id}`, changed).then(() => undefined);
-      },
-    });
-  });
-};
-
-const PAGE_FIELDS = ['slug', 'title', 'description', 'published', 'show_uptime_days', 'custom_domain', 'auto_incidents'];
-
-export const pageAsFile = (p: Pick<ProjectPlan, 'current'>, page: PageAnswer): Record<string, unknown> => ({
-  ...Object.fromEntries(PAGE_FIELDS.map((k) => [k, page[k]])),
-  groups: page.groups.map((g) => ({ name: g.name, monitors: namesOf(p as ProjectPlan, g.monitor_ids) })),
-});
-
-export const maintenanceAsFile = (p: Pick<ProjectPlan, 'current'>, m: MaintenanceAnswer): Record<string, unknown> => {
-  const { kind: _kind, ...schedule } = m.schedule;
-  return {
-    title: m.title,
-    ...(m.description === null ? {} : { description: m.description }),
-    monitors: m.monitor_ids === 'all' ? 'all' : namesOf(p as ProjectPlan, m.monitor_ids),
-    ...schedule,
-  };
-};
-
-const SCHEDULE = ['starts_at', 'ends_at', 'rrule', 'duration_minutes', 'timezone'];
-
-const planMaintenance = (p: ProjectPlan) => {
-  const name = p.project.name;
-  const known = knownMonitors(p);
-  const current = new Map((p.current?.maintenances ?? []).map((m) => [m.title, m]));
-  (p.project.maintenance ?? []).forEach((window, i) => {
-    if (window.monitors !== 'all')
-      window.monitors.forEach((m, k) => {
-        if (!known.has(m))
-          p.faults.push(`${pathText([...p.at, 'maintenance', i, 'monitors', k])}: no monitor "${m}" in ${name}`);
-      });
-    const body = (ctx: RunContext, fields: readonly string[]) => {
-      const { monitors, ...rest } = window as typeof window & Record<string, unknown>;
-      const all: Record<string, unknown> = {
-        ...rest,
-        monitor_ids: monitors === 'all' ? 'all' : monitorIdsOf(ctx, name, monitors),
-      };
-      const wanted = fields.flatMap((f) =>
-        f === 'monitors' ? ['monitor_ids'] : SCHEDULE.includes(f) ? SCHEDULE : [f],
-      );
-      return Object.fromEntries(Object.entries(all).filter(([k]) => wanted.includes(k)));
-    };
-    const now = current.get(window.title);
-    if (now === undefined) {
-      p.steps.push({
-        action: 'create',
-        kind: 'maintenance',
-        project: name,
-        name: window.title,
-        fields: createdFields(window, () => false),
-        run: (ctx) =>
-          ctx.client
-            .send('POST', '/v1/maintenances', {
-              project_id: projectId(ctx, name),
-              ...body(ctx, Object.keys(all(window))),
-            })
-            .then(() => undefined),
-      });
-      return;
-    }
-    const before = maintenanceAsFile(p, now);
-    const after = all(window);
-    const differs = (f: string) =>
-      f === 'starts_at' || f === 'ends_at' ? !sameInstant(before[f], after[f]) : !same(before[f], after[f]);
-    // A schedule is one: a one-off window made recurring loses its `ends_at`.
-    const fields = [...new Set([...Object.keys(after), ...SCHEDULE.filter((f) => f in before)])]
-      .filter((f) => f !== 'title' && differs(f))
-      .map((field) => ({ field, before: before[field], after: after[field], sensitive: false }));
-    if (fields.length === 0) return;
-    p.steps.push({
-      action: 'change',
-      kind: 'maintenance',
-      project: name,
-      name: window.title,
-      fields,
-      run: (ctx) =>
-        ctx.client
-          .send(
-            'PUT',
-            `/v1/maintenances/${now.id}`,
-            body(
-              ctx,
-              fields.map((f) => f.field),
-            ),
-          )
-          .then(() => undefined),
-    });
-  });
-};
-const all = (o: object) => o as Record<string, unknown>;
-
 /** Masking, retention and anomaly settings: one step each when the file gives them and they differ. */
 const planSettings = (p: ProjectPlan) => {
   const { project } = p;
@@ -410,7 +201,8 @@ const planSettings = (p: ProjectPlan) => {
         const before = p.current?.anomaly[rule]?.[field];
         if (p.current !== null && same(before, after)) continue;
         fields.push({ field: `${rule}.${field}`, before, after, sensitive: false });
-        (patch[rule] ??= {})[field] = after;
+        patch[rule] ??= {};
+        patch[rule][field] = after;
       }
     setting('anomaly settings', fields, '/anomaly-settings', patch);
   }

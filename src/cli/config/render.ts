@@ -1,4 +1,4 @@
-import type { FieldChange, Step } from './plan.ts';
+import type { FieldChange, Step } from './steps.ts';
 
 /** A plan as `plan` prints it: one line per step (`+` create, `~` change, `-/+` replace, `-`
  *  delete) and one per field, secrets as `(sensitive)`. */

@@ -59,7 +59,13 @@ export const watchConfigFile = (options: {
         return apply();
       });
       logger.info(
-        { file, reason, request_id: requestId, ...counts(steps), changes: steps.map((s) => `${s.action} ${stepTitle(s)}`) },
+        {
+          file,
+          reason,
+          request_id: requestId,
+          ...counts(steps),
+          changes: steps.map((s) => `${s.action} ${stepTitle(s)}`),
+        },
         steps.length === 0 ? 'configuration file applied: no changes' : 'configuration file applied',
       );
     } catch (error) {
@@ -72,7 +78,7 @@ export const watchConfigFile = (options: {
   let running: Promise<void> | null = null;
   let again: string | null = null;
   const applyNow = (reason: string): Promise<void> => {
-    if (running) {
+    if (running !== null) {
       again = reason;
       return running;
     }

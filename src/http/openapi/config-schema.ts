@@ -52,7 +52,7 @@ export const configFileSchema = (): ConfigSchema => {
     description:
       'Projects by name with their monitors, notification channels, status pages, maintenance windows, ' +
       'masking, retention and anomaly settings, for `watchlog plan` and `watchlog apply` (docs/config-file.md). ' +
-      'A string may read `${NAME}` from the environment.',
+      `A string may read \`\${NAME}\` from the environment.`,
     ...file,
     type: 'object',
     properties: file.properties ?? {},

@@ -18,7 +18,7 @@ export const referenceOperations = {
     path: '/v1/config.schema.json',
     tag: 'Reference',
     auth: 'none',
-    summary: 'The configuration file\'s schema',
+    summary: "The configuration file's schema",
     description:
       'The JSON Schema (2020-12) of the file `watchlog plan` and `watchlog apply` read, generated from the ' +
       'codecs the API decodes with; editors check a file against it (`# yaml-language-server: $schema=…`). ' +
