@@ -38,8 +38,11 @@ export type ConfigSchema = JsonSchema & {
   $schema: string;
   $id: string;
   title: string;
+  description: string;
   type: 'object';
   properties: Record<string, JsonSchema>;
+  required: string[];
+  additionalProperties: boolean;
 };
 let generated: ConfigSchema | undefined;
 
@@ -56,6 +59,8 @@ export const configFileSchema = (): ConfigSchema => {
     ...file,
     type: 'object',
     properties: file.properties ?? {},
+    required: file.required ?? [],
+    additionalProperties: file.additionalProperties !== false,
   };
   return generated;
 };

@@ -353,8 +353,11 @@ export const ConfigSchemaAnswer = t.type({
   $schema: t.string,
   $id: t.string,
   title: t.string,
+  description: t.string,
   type: t.literal('object'),
   properties: t.UnknownRecord,
+  required: t.array(t.string),
+  additionalProperties: t.boolean,
 });
 
 export const OpenApiDocumentAnswer = t.type({

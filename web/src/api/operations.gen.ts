@@ -899,8 +899,11 @@ export interface Operations {
         $schema: string;
         $id: string;
         title: string;
+        description: string;
         type: 'object';
         properties: Record<string, unknown>;
+        required: Array<string>;
+        additionalProperties: boolean;
       };
     };
   };
