@@ -141,6 +141,13 @@ test('apply makes what plan shows; a second apply and a plan change nothing; no 
     ofApply.some((e) => e.path.startsWith('/v1/monitors')),
     JSON.stringify(ofApply.slice(0, 3)),
   );
+  // …and the apply itself is one row naming every change.
+  const summary = ofApply.find((e) => e.path === '/v1/config/applies') as unknown as {
+    request_body: { action: string; file: string; changes: Array<{ action: string; kind: string; name: string }> };
+  };
+  t.like(summary.request_body, { action: 'config.applied', file: 'watchlog.yaml' });
+  t.is(summary.request_body.changes.length, 10);
+  t.like(summary.request_body.changes[1], { action: 'create', kind: 'monitor', name: 'checkout-api' });
   t.false(JSON.stringify(audit.body).includes('very-secret-value'));
 });
 

@@ -58,6 +58,17 @@ export const applyText = async (
     await step.run(ctx);
     options.onStep?.(step);
   }
+  // The apply as one system.access row naming its changes, under the request id its calls shared.
+  await client.send('POST', '/v1/config/applies', {
+    file: fileName,
+    changes: steps.map((s) => ({
+      action: s.action,
+      kind: s.kind,
+      project: s.project,
+      name: s.name,
+      fields: s.fields.map((f) => f.field),
+    })),
+  });
   return { steps, requestId };
 };
 

@@ -907,6 +907,27 @@ export interface Operations {
       };
     };
   };
+  /** Record an applied configuration file */
+  'POST /v1/config/applies': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      file: string;
+      changes: Array<{
+        action: 'create' | 'change' | 'replace' | 'delete';
+        kind: string;
+        project: string;
+        name: string;
+        fields: Array<string>;
+      }>;
+    };
+    answers: {
+      201: {
+        id: string;
+        request_id: string;
+      };
+    };
+  };
   /** Ingest an event (SPEC 4.1) */
   'POST /v1/audit': {
     params: Record<string, never>;
