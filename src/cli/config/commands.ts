@@ -77,19 +77,15 @@ interface Target {
   credentials: Credentials;
 }
 
-const targetOf = (values: { url?: string; token?: string; 'api-key'?: string }, env: NodeJS.ProcessEnv): Target => ({
+const targetOf = (values: { url?: string; token?: string }, env: NodeJS.ProcessEnv): Target => ({
   url: values.url ?? env.WATCHLOG_URL ?? `http://127.0.0.1:${env.PORT || 3000}`,
-  credentials: {
-    token: values.token ?? env.WATCHLOG_TOKEN,
-    apiKey: values['api-key'] ?? env.WATCHLOG_API_KEY,
-  },
+  credentials: { token: values.token ?? env.WATCHLOG_TOKEN },
 });
 
 const OPTIONS = {
   file: { type: 'string', short: 'f' },
   url: { type: 'string' },
   token: { type: 'string' },
-  'api-key': { type: 'string' },
   prune: { type: 'boolean' },
   project: { type: 'string', short: 'p', multiple: true },
   output: { type: 'string', short: 'o' },
@@ -116,9 +112,9 @@ export const configCommand = async (
   let values: ReturnType<typeof parsedArgs>;
   try {
     const wanted = {
-      plan: ['file', 'url', 'token', 'api-key', 'prune'],
-      apply: ['file', 'url', 'token', 'api-key', 'prune'],
-      export: ['url', 'token', 'api-key', 'project', 'output'],
+      plan: ['file', 'url', 'token', 'prune'],
+      apply: ['file', 'url', 'token', 'prune'],
+      export: ['url', 'token', 'project', 'output'],
     } as const;
     values = parsedArgs(command, argv, wanted[command]);
   } catch (error) {

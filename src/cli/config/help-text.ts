@@ -1,13 +1,13 @@
 /** `watchlog plan|apply|export --help`: the configuration file's commands (docs/config-file.md). */
 
 const TARGET = `  --url URL        the watchlog to talk to (default WATCHLOG_URL, else http://127.0.0.1:$PORT)
-  --token JWT      a login token (default WATCHLOG_TOKEN)
-  --api-key KEY    or an API key (default WATCHLOG_API_KEY) with the scopes the calls need`;
+  --token JWT      a login token (default WATCHLOG_TOKEN) of an admin, or a member of the
+                   projects (API keys have no scope for configuration)`;
 
 export const CONFIG_COMMANDS = {
   plan: {
     summary: 'show what `apply -f FILE` would create, change and delete, field by field',
-    text: `Usage: watchlog plan -f watchlog.yaml [--prune] [--url URL] [--token JWT | --api-key KEY]
+    text: `Usage: watchlog plan -f watchlog.yaml [--prune] [--url URL] [--token JWT]
 
 Reads the file (YAML or JSON; \${NAME} from the environment), checks it against the schema
 (GET /v1/config.schema.json), and compares it with what the API holds of the projects it names:
@@ -21,7 +21,7 @@ ${TARGET}
   },
   apply: {
     summary: 'make the API hold what FILE says (the steps `plan` shows); idempotent',
-    text: `Usage: watchlog apply -f watchlog.yaml [--prune] [--url URL] [--token JWT | --api-key KEY]
+    text: `Usage: watchlog apply -f watchlog.yaml [--prune] [--url URL] [--token JWT]
 
 Runs the steps \`watchlog plan\` shows, in order, through the REST API; a second apply changes
 nothing. Monitors it creates are marked \`managed_by: config-file\`; --prune deletes those the
@@ -34,7 +34,7 @@ ${TARGET}
   },
   export: {
     summary: 'write the configuration of projects as a file `plan` shows no change for',
-    text: `Usage: watchlog export [-p PROJECT…] [-o FILE] [--url URL] [--token JWT | --api-key KEY]
+    text: `Usage: watchlog export [-p PROJECT…] [-o FILE] [--url URL] [--token JWT]
 
 Writes the projects' monitors, channels, status pages, maintenance windows, masking, retention
 and anomaly settings as YAML (defaults left out). Secrets, which the API never answers, are
