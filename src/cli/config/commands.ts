@@ -46,7 +46,7 @@ export const applyText = async (
   text: string,
   fileName: string,
   target: { url: string; credentials: Credentials },
-  options: { prune: boolean; env?: NodeJS.ProcessEnv; onStep?: (step: Step) => void },
+  options: { prune: boolean; env?: NodeJS.ProcessEnv; onStep?: (step: Step, once: string | undefined) => void },
 ): Promise<Applied> => {
   const parsed = parseConfig(text, fileName, options.env);
   const requestId = `config-apply-${randomUUID()}`;
@@ -55,8 +55,8 @@ export const applyText = async (
   const steps = buildPlan(parsed.file, current, { fromEnv: parsed.fromEnv, prune: options.prune });
   const ctx = runContext(client, current);
   for (const step of steps) {
-    await step.run(ctx);
-    options.onStep?.(step);
+    const once = await step.run(ctx);
+    options.onStep?.(step, typeof once === 'string' ? once : undefined);
   }
   // The apply as one system.access row naming its changes, under the request id its calls shared.
   await client.send('POST', '/v1/config/applies', {
@@ -132,7 +132,11 @@ export const configCommand = async (
       const { steps, requestId } = await applyText(text, fileName, target, {
         prune: values.prune === true,
         env,
-        onStep: (step) => io.out(`  ${step.action === 'change' ? 'changed' : `${step.action}d`} ${stepTitle(step)}\n`),
+        onStep: (step, once) =>
+          io.out(
+            `  ${step.action === 'change' ? 'changed' : `${step.action}d`} ${stepTitle(step)}\n` +
+              (once === undefined ? '' : `      ${once}\n`),
+          ),
       });
       io.out(
         steps.length === 0

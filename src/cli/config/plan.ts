@@ -32,12 +32,14 @@ const planMonitors = (p: ProjectPlan) => {
     const secret = (k: string) =>
       (MONITOR_SECRETS as readonly string[]).includes(k) || sensitiveAt(p, ['monitors', i, k]);
     const create = async (ctx: RunContext) => {
-      const made = await ctx.client.send<{ id: string }>('POST', '/v1/monitors', {
+      const made = await ctx.client.send<{ id: string; heartbeat_url?: string }>('POST', '/v1/monitors', {
         project_id: projectId(ctx, name),
         ...item,
         managed_by: mark,
       });
       ctx.monitorIds.set(monitorKey(name, item.name), made.id);
+      // Answered once, as an API key is: the job's credential, which nothing shows again.
+      return made.heartbeat_url === undefined ? undefined : `heartbeat URL (shown once): ${made.heartbeat_url}`;
     };
     const now = current.get(item.name);
     if (now === undefined) {

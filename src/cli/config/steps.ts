@@ -28,7 +28,8 @@ export interface Step {
   readonly name: string;
   readonly fields: readonly FieldChange[];
   readonly note?: string;
-  run(ctx: RunContext): Promise<void>;
+  /** Resolves to what the API shows once and the user must see (a heartbeat's URL), if any. */
+  run(ctx: RunContext): Promise<unknown>;
 }
 
 export class PlanError extends Error {

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { ApiError, loginToken } from './client.ts';
 import { applyText } from './commands.ts';
 import { ConfigFileError } from './parse.ts';
-import { PlanError } from './plan.ts';
+import { PlanError, type Step } from './plan.ts';
 import { counts, stepTitle } from './render.ts';
 
 /** WATCHLOG_CONFIG_FILE: `start` and `api` apply the file once they listen, again on SIGHUP and
@@ -52,7 +52,17 @@ export const watchConfigFile = (options: {
     }
     try {
       token ??= await signIn();
-      const apply = () => applyText(text, fileName, { url, credentials: { token: token! } }, { prune: false });
+      // A heartbeat's URL is its credential, answered once: a log is no place for it.
+      const onStep = (step: Step, once: string | undefined) => {
+        if (once !== undefined)
+          logger.warn(
+            { file, monitor: step.name, project: step.project },
+            'heartbeat monitor created: its URL is not logged; create heartbeat monitors with watchlog apply, ' +
+              'which prints it once',
+          );
+      };
+      const target = { url, credentials: { token: token! } };
+      const apply = () => applyText(text, fileName, target, { prune: false, onStep });
       const { steps, requestId } = await apply().catch(async (error: unknown) => {
         if (!(error instanceof ApiError) || error.status !== 401) throw error;
         token = await signIn(); // the token expired, or the admin's password changed
