@@ -101,11 +101,8 @@ test('apply makes what plan shows; a second apply and a plan change nothing; no 
   t.is(applied.code, 0, applied.err);
   t.regex(applied.out, /created monitor "checkout-api" in shop/);
   // A heartbeat's URL is answered once by the API, so apply shows it once.
-  t.regex(
-    applied.out,
   const heartbeat = /created monitor "nightly-backup" in shop\n {6}heartbeat URL \(shown once\): (\S+)\n/;
   t.regex(heartbeat.exec(applied.out)?.[1] ?? '', /^http:\/\/127\.0\.0\.1:\d+\/v1\/heartbeat\/[\w-]{43}$/);
-  );
   for (const text of [plan.out, plan.err, applied.out, applied.err]) {
     t.false(text.includes('very-secret-value'));
     t.false(text.includes(TOKEN));
