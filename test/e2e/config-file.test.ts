@@ -254,3 +254,28 @@ test("the README's example applies as it is", async (t) => {
   t.is(applied.code, 0, applied.err);
   t.is((await run('plan', ['-f', file], env)).code, 0);
 });
+
+test('a monitor of the same name made by hand is adopted: plan shows the mark and the fields that differ', async (t) => {
+  const { server, token, run, write } = await setup(t);
+  const made = await api(server.url, 'POST', '/v1/projects', { token, body: { name: 'shop' } });
+  const hand = await api(server.url, 'POST', '/v1/monitors', {
+    token,
+    body: { project_id: made.body.id, name: 'checkout-api', url: 'https://shop.example.com/healthz' },
+  });
+  t.is(hand.status, 201);
+  const file = write(
+    'adopt.yaml',
+    'projects:\n  - name: shop\n    monitors:\n' +
+      '      - { name: checkout-api, url: "https://shop.example.com/healthz", interval_seconds: 30 }\n',
+  );
+  const plan = await run('plan', ['-f', file]);
+  t.is(
+    plan.out,
+    '  ~ monitor "checkout-api" in shop\n      interval_seconds: 60 → 30\n' +
+      '      managed_by: (unset) → "config-file"\n\nPlan: 0 to create, 1 to change, 0 to replace, 0 to delete.\n',
+  );
+  t.is((await run('apply', ['-f', file])).code, 0);
+  const after = await api(server.url, 'GET', `/v1/monitors/${hand.body.id}`, { token });
+  t.like(after.body, { interval_seconds: 30, managed_by: 'config-file' });
+  t.is((await run('plan', ['-f', file])).code, 0);
+});
