@@ -255,7 +255,7 @@ test("the README's example applies as it is", async (t) => {
   t.is((await run('plan', ['-f', file], env)).code, 0);
 });
 
-test('a monitor of the same name made by hand is adopted: plan shows the mark and the fields that differ', async (t) => {
+test('a hand-made monitor of the same name is adopted: plan shows the mark and the fields that differ', async (t) => {
   const { server, token, run, write } = await setup(t);
   const made = await api(server.url, 'POST', '/v1/projects', { token, body: { name: 'shop' } });
   const hand = await api(server.url, 'POST', '/v1/monitors', {
