@@ -230,6 +230,9 @@ test('every fault names file:line:column and the field; a faulty file changes no
   t.false(projects.some((p) => p.name === 'shop'));
   const unset = await run('plan', ['-f', write('unset.yaml', FILE)], { SLACK_URL: '' });
   t.regex(unset.err, /^unset\.yaml:22:14 projects\[0\]\.channels\[0\]\.url: \$\{SLACK_URL\} is not set/m);
+  const usage = await run('plan', ['--colour', 'red']);
+  t.is(usage.code, 1);
+  t.regex(usage.err, /^watchlog plan: /);
   const away = await run('plan', ['-f', file.replace('watchlog.yaml', 'unset.yaml'), '--url', 'http://127.0.0.1:9']);
   t.is(away.code, 1);
   t.regex(away.err, /^watchlog plan: cannot reach http:\/\/127\.0\.0\.1:9/);

@@ -12,8 +12,8 @@ import { renderPlan, stepTitle, summary } from './render.ts';
 import { listProjects, readProject, type ProjectState } from './state.ts';
 
 /** `watchlog plan`, `watchlog apply` and `watchlog export` (docs/config-file.md). Exit codes:
- *  plan 0 no changes, 2 changes; apply and export 0 done; all 1 for an error (a faulty file, an
- *  API that refused), 2 for bad usage of plan's siblings too. */
+ *  plan 0 no changes, 2 changes; apply and export 0 done; all 1 for an error (bad usage, a faulty
+ *  file, an API that refused), never 2, which a pipeline reads as "plan has changes". */
 
 export interface Io {
   out(text: string): void;
@@ -119,7 +119,7 @@ export const configCommand = async (
     values = parsedArgs(command, argv, wanted[command]);
   } catch (error) {
     io.err(`watchlog ${command}: ${(error as Error).message}\n\n${commandHelp(command)}`);
-    return 2;
+    return 1;
   }
   const target = targetOf(values, env);
   try {
