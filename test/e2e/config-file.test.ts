@@ -282,3 +282,21 @@ test('a hand-made monitor of the same name is adopted: plan shows the mark and t
   t.like(after.body, { interval_seconds: 30, managed_by: 'config-file' });
   t.is((await run('plan', ['-f', file])).code, 0);
 });
+
+test('a JSON file is read as well, its faults placed the same way', async (t) => {
+  const { run, write } = await setup(t);
+  const json = {
+    $schema: './schemas/watchlog-config.schema.json',
+    projects: [{ name: 'shop', monitors: [{ name: 'api', url: 'https://shop.example.com/h', interval_seconds: 30 }] }],
+  };
+  const good = write('watchlog.json', JSON.stringify(json, null, 2));
+  t.is((await run('apply', ['-f', good])).code, 0);
+  t.is((await run('plan', ['-f', good])).code, 0);
+  const bad = write(
+    'bad.json',
+    JSON.stringify(json, null, 2).replace('"interval_seconds": 30', '"interval_seconds": 3'),
+  );
+  const plan = await run('plan', ['-f', bad]);
+  t.is(plan.code, 1);
+  t.regex(plan.err, /^bad\.json:10:31 projects\[0\]\.monitors\[0\]\.interval_seconds: must be an integer from 10/m);
+});
