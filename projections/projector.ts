@@ -83,6 +83,12 @@ export type ProgressListener = (projections: readonly string[], position: string
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
+/** A synchronous store (SQLite) settles every await at once: a loop of batches that are always
+ *  ready never reaches the event loop's poll phase, so no timer (lease renewals, timeouts) and no
+ *  socket (a sink's or a notification's answer, in a reactor on the same thread) is handled until
+ *  it is caught up. A turn of the event loop between batches lets them in. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export const newLeaseHolder = () => leaseHolderId(hostname(), process.pid, threadId, randomUUID().slice(0, 8));
 
 export interface ProjectorOptions {
@@ -188,6 +194,7 @@ export class Projector<R extends LogFollower = LogFollower> {
         const front = highestOf(active);
         if (active.some((m) => comparePositions(m.position, front) < 0)) {
           await this.advanceLowest(active, this.fullBatch, 'retry');
+          await turn();
           continue;
         }
         const batch = await this.nextLiveBatch(front);
@@ -198,6 +205,7 @@ export class Projector<R extends LogFollower = LogFollower> {
           'retry',
         );
         if (batch.length < this.fullBatch && !this.stopping) await sleep(this.liveBatchDelayMs);
+        else await turn();
       }
     } finally {
       await this.closeLive();
@@ -404,10 +412,7 @@ export class Projector<R extends LogFollower = LogFollower> {
             moved[0]!.position!,
             head,
           );
-          // A synchronous store settles every await at once: without a turn of the event loop
-          // between batches, no timer (lease renewals) and no message (another thread's
-          // progress) would be handled until the whole replay is done.
-          await new Promise((resolve) => setImmediate(resolve));
+          await turn();
         }
       });
     } finally {

@@ -115,6 +115,7 @@ const Env = t.type({
   WATCHLOG_METRICS_PORT: optional(intFromEnv('integer 0-65535', 0, 65535)),
   WATCHLOG_METRICS_HOST: optional(stringMin('host name or address', 1)),
   WATCHLOG_DASHBOARD_DIR: optional(stringMin('directory path', 1)),
+  WATCHLOG_CONFIG_FILE: optional(stringMin('file path', 1)),
   WATCHLOG_LOG_ORIGIN: optional(matching('a name without spaces or +, e.g. audit.example.com', /^[^\s+]{1,200}$/u)),
   WATCHLOG_CHECKPOINT_KEY: optional(matching('base64 of a 32-byte Ed25519 seed', /^[A-Za-z0-9+/]{43}=$/)),
   WATCHLOG_CHECKPOINT_INTERVAL_MS: optional(intFromEnv('integer 0 or 200-3600000', 0, 3_600_000)),
@@ -186,6 +187,8 @@ export interface Config {
   subscriberMail: SubscriberMailConfig | null;
   /** Passkeys' relying party (WATCHLOG_WEBAUTHN_*). */
   relyingParty: RelyingPartyConfig;
+  /** The configuration file `start` and `api` apply (docs/config-file.md); null: none. */
+  configFile: string | null;
 }
 
 export interface CheckpointConfig {
@@ -321,6 +324,13 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     keepAliveTimeoutMs: e.WATCHLOG_KEEP_ALIVE_TIMEOUT_MS ?? 5_000,
     maxConnections: e.WATCHLOG_MAX_CONNECTIONS ?? 1_000,
   };
+  if (
+    e.WATCHLOG_CONFIG_FILE !== undefined &&
+    (e.WATCHLOG_ADMIN_EMAIL === undefined || e.WATCHLOG_ADMIN_PASSWORD === undefined)
+  )
+    throw new ConfigError([
+      'WATCHLOG_CONFIG_FILE needs WATCHLOG_ADMIN_EMAIL and WATCHLOG_ADMIN_PASSWORD: the file is applied as that admin',
+    ]);
   if (http.headersTimeoutMs > http.requestTimeoutMs) {
     throw new ConfigError([
       `WATCHLOG_HEADERS_TIMEOUT_MS (${http.headersTimeoutMs}) must not exceed ` +
@@ -332,6 +342,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     host,
     dataDir: path.resolve(e.WATCHLOG_DATA_DIR ?? './data'),
     dashboardDir: e.WATCHLOG_DASHBOARD_DIR !== undefined ? path.resolve(e.WATCHLOG_DASHBOARD_DIR) : BUILT_DASHBOARD_DIR,
+    configFile: e.WATCHLOG_CONFIG_FILE !== undefined ? path.resolve(e.WATCHLOG_CONFIG_FILE) : null,
     viewerBundle: BUILT_VIEWER_BUNDLE,
     jwtSecret: e.WATCHLOG_JWT_SECRET,
     jwtTtlSeconds: e.WATCHLOG_JWT_TTL_SECONDS ?? 43_200,

@@ -1,4 +1,5 @@
 import { CONFIG_VARIABLES } from '../config.ts';
+import { CONFIG_COMMANDS } from './config/help-text.ts';
 
 /** `watchlog --help` and `watchlog <command> --help`. The variables are those the configuration
  *  decodes, so the list cannot drift from the code; the README's table says what each means. */
@@ -130,6 +131,7 @@ first thing that failed, 2 when it cannot run (bad usage, unreadable files, an u
 Example:
   watchlog verify --key key.json --checkpoint latest.json --stream records.ndjson`,
   },
+  ...CONFIG_COMMANDS,
 };
 
 export const COMMAND_NAMES = Object.keys(COMMANDS);

@@ -64,6 +64,8 @@ export const runCommand = async (argv: string[]): Promise<number> => {
     return 2;
   }
   if (command === 'verify') return verify(argv.slice(1));
+  if (command === 'plan' || command === 'apply' || command === 'export')
+    return (await import('./config/commands.ts')).configCommand(command, argv.slice(1));
   if (command === 'demo') {
     const { DEFAULT_DEMO_DIR, runDemo } = await import('./demo.ts');
     // Its own directory unless told otherwise, and a quiet log: the demo's lines are what matter.
@@ -84,12 +86,17 @@ export const runCommand = async (argv: string[]): Promise<number> => {
     return 0;
   }
   const { serve } = await import('../compose/roles.ts');
-  await serve(
-    command as Role,
-    config,
-    pino({ level: config.logLevel, base: { service: 'watchlog', mode: command } }),
-    version(),
-  );
+  const logger = pino({ level: config.logLevel, base: { service: 'watchlog', mode: command } });
+  const { port, bootstrapped } = await serve(command as Role, config, logger, version());
+  if (config.configFile !== null && config.admin !== undefined && port !== null) {
+    const { watchConfigFile } = await import('./config/watch.ts');
+    // The process's own API: a wildcard listener is reached on the loopback address.
+    const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const watching = watchConfigFile({ file: config.configFile, url, admin: config.admin, logger });
+    process.once('exit', () => watching.stop());
+    bootstrapped.then(() => watching.applyNow('start-up'));
+  }
   return -1;
 };
 

@@ -11,6 +11,7 @@ import {
   type ViewerTokenRecord,
 } from '../domain/self-audit.ts';
 import type { StoredAuditEvent } from '../domain/audit-event.ts';
+import { type ConfigApplyRecord, configApplyAccessEvent } from '../domain/self-audit-config.ts';
 import { auditStream, projectStream } from '../domain/streams.ts';
 import { handle, newEvent, type CommandContext, type CommandDeps } from './handle.ts';
 import { newEventId } from './event-ids.ts';
@@ -56,3 +57,7 @@ export const recordExport = (deps: CommandDeps, exported: ExportRecord, ctx: Com
 /** A viewer token given out, before the answer carries it: none goes unrecorded (503 otherwise). */
 export const recordViewerToken = (deps: CommandDeps, issued: ViewerTokenRecord, ctx: CommandContext) =>
   record(deps, viewerTokenAccessEvent(newEventId(), issued), ctx);
+
+/** An apply of a configuration file, naming what it changed. */
+export const recordConfigApply = (deps: CommandDeps, applied: ConfigApplyRecord, ctx: CommandContext) =>
+  record(deps, configApplyAccessEvent(newEventId(), applied), ctx);

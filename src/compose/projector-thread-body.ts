@@ -8,11 +8,12 @@ import type { CommitStats } from '../log/event-log.ts';
 import type { DeliveryOutcome, NotificationMetrics } from '../reactors/notifications/metrics.ts';
 import type { SubscriberMailSettings } from '../reactors/status-pages/reactor.ts';
 import type { SinkTuning } from '../domain/sink.ts';
-import { startProjectors } from './projectors.ts';
+import { type ProjectorsPart, startProjectors } from './projectors.ts';
 import { openStores, type StoreConfig } from './stores.ts';
 
-/** The projectors on their own thread: their synchronous SQLite work (replaying, index updates,
- *  commits) never holds up the HTTP event loop of `watchlog start`. The thread opens its own
+/** A part of the projectors on its own thread (`part`: all but the log sinks, or only them): their
+ *  synchronous SQLite work (replaying, index updates, commits) never holds up the HTTP event loop
+ *  of `watchlog start`, nor the read models' batches the sinks' sockets. The thread opens its own
  *  handles on the same files; the main thread forwards "appended" so live batches start without
  *  polling. */
 
@@ -22,6 +23,7 @@ export interface ProjectorThreadData extends StoreConfig {
   vapid: VapidKeys;
   vapidSubject: string;
   holder: string;
+  part: ProjectorsPart;
   publicUrl: string | null;
   degradedAfter: number;
   sinks: SinkTuning;

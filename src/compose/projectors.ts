@@ -26,6 +26,8 @@ export interface ProjectorsConfig {
   sinkPollMs?: number;
   /** Also run the notification reactor and the status pages' (default true). */
   notifications?: boolean;
+  /** Everything but the log sinks, or only them (see `ProjectorThread`); absent: everything. */
+  part?: ProjectorsPart;
   /** The deployment's JWT secret, which the links of subscribers' mail are signed with. */
   jwtSecret: string;
   /** How subscribers are mailed; null: not at all (automatic incidents still open). */
@@ -42,8 +44,12 @@ export interface ProjectorsConfig {
   checkpoints?: { seed: Uint8Array; logOrigin: string; intervalMs: number; witnesses: Witnesses };
 }
 
+/** What a projectors' thread runs. */
+export type ProjectorsPart = 'all-but-sinks' | 'sinks';
+
 export interface Projectors {
-  readonly projector: Projector;
+  /** Null where only the sinks run. */
+  readonly projector: Projector | null;
   readonly notifier: Projector<Reactor> | null;
   /** The status pages' reactor (automatic incidents, subscriber mail), beside the notifier. */
   readonly pageEffects: Projector<Reactor> | null;
@@ -67,9 +73,10 @@ export const startProjectors = (
     ...(config.liveBatchDelayMs === undefined ? {} : { liveBatchDelayMs: config.liveBatchDelayMs }),
     ...(config.holder === undefined ? {} : { holder: config.holder }),
   };
-  const projector = new Projector(log, runners, readModels.leases, logger, options);
+  const onlySinks = config.part === 'sinks';
+  const projector = onlySinks ? null : new Projector(log, runners, readModels.leases, logger, options);
   const reactor =
-    config.notifications === false
+    config.notifications === false || onlySinks
       ? null
       : notificationsReactor({
           log,
@@ -86,7 +93,7 @@ export const startProjectors = (
         });
   const notifier = reactor === null ? null : new Projector(log, [reactor], reactorStates.leases, logger, options);
   const pageReactor =
-    config.notifications === false
+    config.notifications === false || onlySinks
       ? null
       : pageEffectsReactor({
           log,
@@ -102,7 +109,7 @@ export const startProjectors = (
     pageReactor === null ? null : new Projector(log, [pageReactor], reactorStates.leases, logger, options);
   const checkpoints = config.checkpoints;
   const sealer =
-    checkpoints === undefined || checkpoints.intervalMs === 0
+    checkpoints === undefined || checkpoints.intervalMs === 0 || onlySinks
       ? null
       : new CheckpointSealer(
           {
@@ -118,7 +125,7 @@ export const startProjectors = (
           { intervalMs: checkpoints.intervalMs, leaseTtlMs: config.leaseTtlMs },
         );
   const sinks =
-    config.notifications === false
+    config.notifications === false || config.part === 'all-but-sinks'
       ? null
       : new SinkSupervisor({
           log,
@@ -130,7 +137,7 @@ export const startProjectors = (
           projector: options,
           ...(config.sinkPollMs === undefined ? {} : { pollMs: config.sinkPollMs }),
         });
-  projector.start();
+  projector?.start();
   sinks?.start();
   notifier?.start();
   pageEffects?.start();
@@ -149,7 +156,7 @@ export const startProjectors = (
       await pageReactor?.stop();
       await notifier?.stop();
       await pageEffects?.stop();
-      await projector.stop();
+      await projector?.stop();
     },
   };
 };

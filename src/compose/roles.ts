@@ -259,7 +259,7 @@ export const serve = async (
   config: Config,
   logger: Logger,
   version: string,
-): Promise<{ port: number | null }> => {
+): Promise<{ port: number | null; bootstrapped: Promise<void> }> => {
   applyServerHeapSettings();
   const telemetry = createTelemetry({ role, version, logger });
   const runtime = await openRuntime(config, { logger, observer: telemetry });
@@ -377,7 +377,7 @@ export const serve = async (
       },
       'worker started',
     );
-    return { port: null };
+    return { port: null, bootstrapped: Promise.resolve() };
   }
   let bootstrapped = false;
   server = httpServerFor(runtime, config, logger, () => new Date(), { bootstrapped: () => bootstrapped, telemetry });
@@ -385,7 +385,7 @@ export const serve = async (
   if (role === 'start') jobs = await startWorkerJobs(runtime, config, logger, { metrics: telemetry });
   logger.info({ ...startupFields(role, config, version, port, onThread), ...metricsFields }, 'listening');
   // After listening: on a fresh read store the admin check waits for the projectors' replay.
-  ensureAdmin(runtime, config.admin, logger).then(
+  const admin = ensureAdmin(runtime, config.admin, logger).then(
     () => {
       bootstrapped = true;
     },
@@ -395,5 +395,5 @@ export const serve = async (
     const watch = watchForProjectors(runtime, logger, config.projectionLeaseMs);
     process.once('exit', () => watch.stop());
   }
-  return { port };
+  return { port, bootstrapped: admin };
 };

@@ -37,7 +37,7 @@ const WindowSecs = withSchema(
 const Count = intRange(1, 1_000_000);
 export const MAX_BASELINE_MINUTES = 240;
 
-const fields = {
+export const ANOMALY_FIELDS = {
   volume_spike: {
     enabled: t.boolean,
     z_threshold: numberAbove('a number above 0 and at most 100', 0, 100),
@@ -60,12 +60,14 @@ const fields = {
   },
 } as const;
 
-type Fields = typeof fields;
+type Fields = typeof ANOMALY_FIELDS;
 export type RuleName = keyof Fields;
-export const RULES = Object.keys(fields) as RuleName[];
+export const RULES = Object.keys(ANOMALY_FIELDS) as RuleName[];
 
 export const AnomalySettings = t.type(
-  Object.fromEntries(RULES.map((rule) => [rule, t.type(fields[rule])])) as { [R in RuleName]: t.TypeC<Fields[R]> },
+  Object.fromEntries(RULES.map((rule) => [rule, t.type(ANOMALY_FIELDS[rule])])) as {
+    [R in RuleName]: t.TypeC<Fields[R]>;
+  },
   'AnomalySettings',
 );
 export type AnomalySettings = t.TypeOf<typeof AnomalySettings>;
@@ -82,7 +84,9 @@ const nullable = <P extends t.Props>(props: P): NullableProps<P> =>
 /** A partial update: any rules, any of their fields; `null` puts a field back to the
  *  deployment's default. */
 export const AnomalySettingsPatch = closedPartial(
-  Object.fromEntries(RULES.map((rule) => [rule, closedPartial(nullable(fields[rule]), `${rule} settings`)])) as {
+  Object.fromEntries(
+    RULES.map((rule) => [rule, closedPartial(nullable(ANOMALY_FIELDS[rule]), `${rule} settings`)]),
+  ) as {
     [R in RuleName]: ReturnType<typeof closedPartial<NullableProps<Fields[R]>>>;
   },
   'anomaly settings',

@@ -21,7 +21,7 @@ export const MaintenanceMonitors = t.union(
 );
 export type MaintenanceMonitors = t.TypeOf<typeof MaintenanceMonitors>;
 
-const shape = {
+export const maintenanceShape = {
   title: boundedString(1, 200),
   description: t.union([t.null, boundedString(0, 2000)]),
   monitor_ids: MaintenanceMonitors,
@@ -37,13 +37,18 @@ const shape = {
 export const MaintenanceCreateInput = closed(
   t.exact(
     t.intersection([
-      t.type({ project_id: Uuid, title: shape.title, monitor_ids: shape.monitor_ids, starts_at: shape.starts_at }),
+      t.type({
+        project_id: Uuid,
+        title: maintenanceShape.title,
+        monitor_ids: maintenanceShape.monitor_ids,
+        starts_at: maintenanceShape.starts_at,
+      }),
       t.partial({
-        description: shape.description,
-        ends_at: shape.ends_at,
-        rrule: shape.rrule,
-        duration_minutes: shape.duration_minutes,
-        timezone: shape.timezone,
+        description: maintenanceShape.description,
+        ends_at: maintenanceShape.ends_at,
+        rrule: maintenanceShape.rrule,
+        duration_minutes: maintenanceShape.duration_minutes,
+        timezone: maintenanceShape.timezone,
       }),
     ]),
   ),
@@ -53,7 +58,11 @@ export const MaintenanceCreateInput = closed(
 export type MaintenanceCreateInput = t.TypeOf<typeof MaintenanceCreateInput>;
 
 /** A PUT names the fields it changes; a schedule is given whole (every field of its kind). */
-export const MaintenanceUpdateInput = closed(t.exact(t.partial(shape)), 'field', 'changes to a maintenance window');
+export const MaintenanceUpdateInput = closed(
+  t.exact(t.partial(maintenanceShape)),
+  'field',
+  'changes to a maintenance window',
+);
 export type MaintenanceUpdateInput = t.TypeOf<typeof MaintenanceUpdateInput>;
 
 type ScheduleFields = Partial<

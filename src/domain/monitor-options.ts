@@ -240,6 +240,9 @@ export const optionCodecs = {
   /** Its badges (/badge/:id/…) are public, whether or not a published status page shows it. */
   public_badges: t.boolean,
   retry_interval_seconds: intRange(MIN_RETRY_INTERVAL_SECONDS, 3600),
+  /** Who keeps the monitor: `watchlog apply` writes `config-file` (and a fingerprint of the
+   *  secrets it set, which answers mask), so `--prune` never deletes one made by hand. */
+  managed_by: boundedString(1, 200),
   cert_expiry_warn_days: withSchema(
     new t.Type<number[], number[], unknown>(
       'a list of at most 5 whole numbers of days from 1 to 365',
@@ -288,6 +291,7 @@ export const StoredOptions = t.partial({
   up_after: t.number,
   public_badges: t.boolean,
   retry_interval_seconds: t.number,
+  managed_by: t.string,
   cert_expiry_warn_days: t.array(t.number),
 });
 export type StoredOptions = t.TypeOf<typeof StoredOptions>;

@@ -34,7 +34,7 @@ export const StatusPageGroup = closed(
 );
 export type StatusPageGroup = t.TypeOf<typeof StatusPageGroup>;
 
-const fields = {
+export const statusPageFields = {
   title: boundedString(1, 200),
   description: t.union([t.null, boundedString(0, 2000)]),
   groups: boundedArray(StatusPageGroup, 0, MAX_GROUPS, `a list of at most ${MAX_GROUPS} groups`),
@@ -48,14 +48,14 @@ const fields = {
 export const StatusPageCreateInput = closed(
   t.exact(
     t.intersection([
-      t.type({ project_id: Uuid, slug: Slug, title: fields.title }),
+      t.type({ project_id: Uuid, slug: Slug, title: statusPageFields.title }),
       t.partial({
-        description: fields.description,
-        groups: fields.groups,
-        published: fields.published,
-        show_uptime_days: fields.show_uptime_days,
-        custom_domain: fields.custom_domain,
-        auto_incidents: fields.auto_incidents,
+        description: statusPageFields.description,
+        groups: statusPageFields.groups,
+        published: statusPageFields.published,
+        show_uptime_days: statusPageFields.show_uptime_days,
+        custom_domain: statusPageFields.custom_domain,
+        auto_incidents: statusPageFields.auto_incidents,
       }),
     ]),
   ),
@@ -65,7 +65,7 @@ export const StatusPageCreateInput = closed(
 export type StatusPageCreateInput = t.TypeOf<typeof StatusPageCreateInput>;
 
 export const StatusPageUpdateInput = closed(
-  t.exact(t.partial({ slug: Slug, ...fields })),
+  t.exact(t.partial({ slug: Slug, ...statusPageFields })),
   'field',
   'changes to a status page',
 );

@@ -3,9 +3,10 @@ import path from 'node:path';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
 import { converged, load } from '../helpers/load.ts';
+import { httpReceiver } from '../helpers/sink-receivers.ts';
 import { runCli, serviceSetup, startService, waitForLog } from '../helpers/process.ts';
 
-/** Fault injection under load: the log's writer thread, the projectors' thread and the whole
+/** Fault injection under load: the log's writer thread, the projectors' threads and the whole
  *  process are killed while events arrive. Nothing acknowledged is lost, nothing is counted
  *  twice, readiness says so while it lasts, and the process keeps serving. */
 
@@ -71,6 +72,69 @@ test.serial(
       running.acked,
       async () => (await server.runtime.log.readStream(`audit-${projectId}`)).length,
     );
+  },
+);
+
+test.serial(
+  "the sinks' thread killed while a sink forwards: restarted, readiness untouched, every record arrives " +
+    'in order; with no sink active, no thread',
+  async (t) => {
+    const server = await startTestServer({
+      projectorThread: true,
+      env: { WATCHLOG_SINK_BATCH_SIZE: '25', WATCHLOG_SINK_BACKOFF_MIN_MS: '20', WATCHLOG_SINK_BACKOFF_MAX_MS: '200' },
+    });
+    t.teardown(() => server.stop());
+    const receiver = await httpReceiver();
+    t.teardown(() => receiver.close());
+    receiver.delayMs = 20;
+    const token = await login(server.url);
+    const { projectId, apiKey } = await projectWithKey(server.url, token);
+    const sink = await api(server.url, 'POST', `/v1/projects/${projectId}/sinks`, {
+      token,
+      body: { type: 'http', url: `${receiver.url}/in` },
+    });
+    t.is(sink.status, 201);
+    const ingest = async (round: number) => {
+      const res = await api(server.url, 'POST', '/v1/audit/batch', {
+        apiKey,
+        body: Array.from({ length: 200 }, (_, i) => sampleEvent({ path: `/orders/${round}/${i}` })),
+      });
+      t.is(res.status, 202);
+      return (res.body as { accepted: Array<{ id: string }> }).accepted.map((a) => a.id);
+    };
+    const arrived = () =>
+      receiver.requests.flatMap((r) =>
+        r.body
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => (JSON.parse(l) as { id: string }).id),
+      );
+    const ids = await ingest(0);
+    await eventually(async () => (arrived().length >= 50 ? true : undefined), 30_000);
+    const killed = server.projectorThread!.sinksThread!;
+    await killed.terminate();
+    t.is((await api(server.url, 'GET', '/readyz')).status, 200, "the read models' thread goes on");
+    await eventually(async () => {
+      const next = server.projectorThread!.sinksThread;
+      return next !== null && next !== killed ? true : undefined;
+    }, 10_000);
+    ids.push(...(await ingest(1)));
+    await eventually(async () => (new Set(arrived()).size >= ids.length ? true : undefined), 30_000);
+    const first: string[] = [];
+    const seen = new Set<string>();
+    for (const id of arrived()) {
+      if (!seen.has(id)) first.push(id);
+      seen.add(id);
+    }
+    t.deepEqual(first, ids, 'every record, in log order, none missing');
+    const id = (sink.body as { id: string }).id;
+    const paused = await api(server.url, 'PUT', `/v1/projects/${projectId}/sinks/${id}`, {
+      token,
+      body: { active: false },
+    });
+    t.is(paused.status, 200);
+    await eventually(async () => (server.projectorThread!.sinksThread === null ? true : undefined), 10_000);
+    t.is(server.projectorThread!.sinksThread, null, 'with no sink active, the sinks run no thread');
   },
 );
 

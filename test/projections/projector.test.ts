@@ -166,3 +166,21 @@ test('a replay of a synchronous store lets timers and messages run between its b
   t.not(ranAt, null);
   t.true(ranAt! < 100, `the timer ran after ${ranAt} of 100 events, before the replay ended`);
 });
+
+test('a live projector behind a synchronous store lets timers and sockets run between its batches', async (t) => {
+  const { log, leases, append } = await setup(t);
+  await append(200);
+  const runner = new RecordingRunner('a');
+  const projector = new Projector(log, [runner], leases, pino({ level: 'silent' }), { fullBatch: 25 });
+  t.teardown(() => projector.stop());
+  let ranAt: number | null = null;
+  projector.start();
+  // Due at once, yet only run when the event loop gets a turn: on a thread it shares with the
+  // projector, a reactor's timeout or its destination's answer waits the same way.
+  setTimeout(() => {
+    ranAt = runner.applied.length;
+  }, 0);
+  await eventually(async () => (runner.applied.length === 200 ? true : undefined));
+  t.not(ranAt, null);
+  t.true(ranAt! < 200, `the timer ran after ${ranAt} of 200 events, before the projector caught up`);
+});

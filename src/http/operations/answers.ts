@@ -348,6 +348,18 @@ export const InclusionProof = t.type({ index: Count, size: Count, leaf_hash: Bas
 export const ConsistencyProof = t.type({ from: Count, to: Count, proof: t.array(Base64) });
 
 /** The description itself: its top-level keys, the rest as OpenAPI 3.1 has it. */
+/** The configuration file's JSON Schema (src/http/openapi/config-schema.ts). */
+export const ConfigSchemaAnswer = t.type({
+  $schema: t.string,
+  $id: t.string,
+  title: t.string,
+  description: t.string,
+  type: t.literal('object'),
+  properties: t.UnknownRecord,
+  required: t.array(t.string),
+  additionalProperties: t.boolean,
+});
+
 export const OpenApiDocumentAnswer = t.type({
   openapi: t.literal('3.1.0'),
   info: t.UnknownRecord,

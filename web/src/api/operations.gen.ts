@@ -568,6 +568,7 @@ export type Monitor = {
   up_after?: number;
   public_badges?: boolean;
   retry_interval_seconds?: number;
+  managed_by?: string;
   cert_expiry_warn_days?: Array<number>;
 };
 
@@ -630,6 +631,7 @@ export type MonitorCreate = {
   up_after?: number;
   public_badges?: boolean;
   retry_interval_seconds?: number;
+  managed_by?: string;
   cert_expiry_warn_days?: Array<number>;
 };
 
@@ -694,6 +696,7 @@ export type MonitorUpdate = {
   up_after?: number | null;
   public_badges?: boolean | null;
   retry_interval_seconds?: number | null;
+  managed_by?: string | null;
   cert_expiry_warn_days?: Array<number> | null;
 };
 
@@ -883,6 +886,45 @@ export interface Operations {
         tags: Array<unknown>;
         paths: Record<string, unknown>;
         components: Record<string, unknown>;
+      };
+    };
+  };
+  /** The configuration file's schema */
+  'GET /v1/config.schema.json': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        $schema: string;
+        $id: string;
+        title: string;
+        description: string;
+        type: 'object';
+        properties: Record<string, unknown>;
+        required: Array<string>;
+        additionalProperties: boolean;
+      };
+    };
+  };
+  /** Record an applied configuration file */
+  'POST /v1/config/applies': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      file: string;
+      changes: Array<{
+        action: 'create' | 'change' | 'replace' | 'delete';
+        kind: string;
+        project: string;
+        name: string;
+        fields: Array<string>;
+      }>;
+    };
+    answers: {
+      201: {
+        id: string;
+        request_id: string;
       };
     };
   };
@@ -2294,6 +2336,7 @@ export interface Operations {
         up_after?: number;
         public_badges?: boolean;
         retry_interval_seconds?: number;
+        managed_by?: string;
         cert_expiry_warn_days?: Array<number>;
         heartbeat_token?: string;
         heartbeat_url?: string;

@@ -16,8 +16,9 @@ import {
 
 type ListQuery = Operations['GET /v1/audit']['query'];
 
-/** SPEC 4.2's filters, in the order the form shows them. */
+/** SPEC 4.2's filters and the search's, in the order the form shows them. */
 const FILTERS = [
+  'q',
   'service_name',
   'method',
   'status_code',
@@ -26,6 +27,8 @@ const FILTERS = [
   'start_date',
   'end_date',
   'event_type',
+  'tenant_id',
+  'path',
 ] as const satisfies ReadonlyArray<keyof ListQuery>;
 const VIEW = ['sort_by', 'sort_order', 'page', 'limit'] as const satisfies ReadonlyArray<keyof ListQuery>;
 const ALL = [...FILTERS, ...VIEW] as const;
@@ -140,6 +143,22 @@ const FilterForm = ({
       <summary>Filters{active > 0 ? ` (${active} active)` : ''}</summary>
       <form onSubmit={submit} aria-label="Filters">
         <div className="ev-grid">
+          <Field
+            id="f-q"
+            label="Search"
+            error={fieldError('q')}
+            hint='Words, "phrases", field:value, a trailing * for prefixes, - to exclude.'
+          >
+            <input
+              id="f-q"
+              name="q"
+              type="search"
+              className="ev-search"
+              placeholder='jane@ "card declined" path:/orders* status:5xx -method:GET'
+              aria-describedby="f-q-hint"
+              defaultValue={params.q ?? ''}
+            />
+          </Field>
           <Field id="f-service_name" label="Service" error={fieldError('service_name')}>
             <input id="f-service_name" name="service_name" defaultValue={params.service_name ?? ''} />
           </Field>
@@ -161,6 +180,12 @@ const FilterForm = ({
           </Field>
           <DateRangeFields prefix="f" params={params} fieldError={fieldError} />
           {select('event_type', 'Event type', EVENT_TYPES, 'Any type')}
+          <Field id="f-tenant_id" label="Tenant" error={fieldError('tenant_id')}>
+            <input id="f-tenant_id" name="tenant_id" defaultValue={params.tenant_id ?? ''} />
+          </Field>
+          <Field id="f-path" label="Path" error={fieldError('path')}>
+            <input id="f-path" name="path" placeholder="/orders or /orders*" defaultValue={params.path ?? ''} />
+          </Field>
         </div>
         <div className="row ev-actions">
           <button type="submit">Apply filters</button>
