@@ -120,6 +120,11 @@ export const removeTotp = (deps: CommandDeps, userId: string, keepOne: boolean, 
     ctx,
   );
 
+/** Every factor and recovery code of a user, by an admin (the user then signs in with the password
+ *  alone, or enrols again where the policy asks). Nothing to remove records nothing. */
+export const resetFactors = (deps: CommandDeps, userId: string, ctx: CommandContext) =>
+  handle(deps, factorsStream(userId), factorsDecider, { type: 'ResetFactors', user_id: userId, at: at(ctx) }, ctx);
+
 export interface NewPasskey {
   readonly credentialId: string;
   readonly publicKey: string;

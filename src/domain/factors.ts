@@ -130,7 +130,10 @@ export type FactorsCommand =
     }
   | { type: 'RenamePasskey'; user_id: string; passkey_id: string; name: string; at: string }
   | { type: 'UsePasskey'; user_id: string; passkey_id: string; counter: number; challenge: string; at: string }
-  | { type: 'RemovePasskey'; user_id: string; passkey_id: string; keepOne: boolean; at: string };
+  | { type: 'RemovePasskey'; user_id: string; passkey_id: string; keepOne: boolean; at: string }
+  /** An admin's, for a user who lost their factors: every factor and code goes, as the user's own
+   *  removals would record it, so that every reader of the stream already knows the facts. */
+  | { type: 'ResetFactors'; user_id: string; at: string };
 
 const refused = (message: string) => new DomainError('unauthorized', message);
 
@@ -206,6 +209,24 @@ export const factorsDecider: Decider<FactorsState, FactorsCommand> = {
         passkeyOf(state, command.passkey_id);
         if (command.keepOne && state.totp === null && state.passkeys.length === 1) throw lastFactor();
         return [{ type: 'PasskeyRemoved', data: { user_id, passkey_id: command.passkey_id, removed_at: command.at } }];
+      case 'ResetFactors': {
+        const removed_at = command.at;
+        return [
+          ...(state.totp ? [{ type: 'TotpRemoved' as const, data: { user_id, removed_at } }] : []),
+          ...state.passkeys.map((p) => ({
+            type: 'PasskeyRemoved' as const,
+            data: { user_id, passkey_id: p.id, removed_at },
+          })),
+          ...(state.recoveryCodes.length > 0
+            ? [
+                {
+                  type: 'RecoveryCodesGenerated' as const,
+                  data: { user_id, code_hashes: [], generated_at: removed_at },
+                },
+              ]
+            : []),
+        ];
+      }
     }
   },
 };

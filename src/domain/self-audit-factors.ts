@@ -38,6 +38,15 @@ export const factorChangeOf = (event: DomainEvent): Change | null => {
         details: { user_id: event.data.user_id },
       };
     case 'RecoveryCodesGenerated':
+      // None: an admin's reset of the user's factors (DELETE /v1/users/:id/factors).
+      if (event.data.code_hashes.length === 0)
+        return {
+          action: 'factor.recovery_codes_removed',
+          method: 'DELETE',
+          path: `/v1/users/${event.data.user_id}/factors`,
+          status: 204,
+          details: { user_id: event.data.user_id },
+        };
       return {
         action: 'factor.recovery_codes_generated',
         method: 'POST',

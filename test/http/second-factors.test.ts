@@ -276,3 +276,32 @@ test(
     t.like((await loginStep(server, ADMIN.email, ADMIN.password)).body, { enrolment_required: true });
   },
 );
+
+test("an admin resets a user's lost factors: the password alone signs in again; each removal is a row", async (t) => {
+  const clock = steppingClock();
+  const server = await startTestServer({ now: clock.now });
+  t.teardown(() => server.stop());
+  const admin = await login(server.url);
+  const cyd = await newUser(server, admin, 'cyd@example.com');
+  const token = await login(server.url, cyd.email, cyd.password);
+  await enrolTotp(server, token, clock);
+  t.true((await loginStep(server, cyd.email, cyd.password)).body.second_factor_required);
+
+  const path = `/v1/users/${cyd.id}/factors`;
+  t.is((await api(server.url, 'DELETE', path, { token })).status, 403, 'not by the user, not by a member');
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  t.is((await api(server.url, 'DELETE', `/v1/users/${unknown}/factors`, { token: admin })).status, 404);
+  t.is((await api(server.url, 'DELETE', path, { token: admin })).status, 204);
+  const factors = (await api(server.url, 'GET', '/v1/auth/factors', { token })).body;
+  t.is(factors.totp_enrolled_at, null);
+  t.is(factors.recovery_codes_left, 0);
+  const again = await loginStep(server, cyd.email, cyd.password);
+  t.deepEqual(Object.keys(again.body).sort(), ['expires_at', 'token'], 'the password alone, as before enrolling');
+  t.is((await api(server.url, 'DELETE', path, { token: admin })).status, 204, 'nothing left: still 204');
+
+  const rows = (await accessRows(server, admin)).filter((r) => r.request_body.user_id === cyd.id);
+  const actions = rows.map((r) => r.request_body.action);
+  t.is(actions.filter((a) => a === 'factor.totp_removed').length, 1);
+  t.is(actions.filter((a) => a === 'factor.recovery_codes_generated').length, 1, 'at enrolment');
+  t.is(actions.filter((a) => a === 'factor.recovery_codes_removed').length, 1, 'at the reset');
+});

@@ -238,6 +238,21 @@ export const factorOperations = {
     summary: 'The second-factor policy',
     responses: { 200: json('who must have a second factor', PolicyAnswer) },
   }),
+  resetFactors: operation({
+    method: 'delete',
+    path: '/v1/users/:id/factors',
+    tag: FACTORS,
+    auth: 'jwt',
+    roles: ADMINS,
+    params: { id: uuidParam('user') },
+    summary: "Reset a user's second factors",
+    description:
+      'For a user who lost their authenticator app, passkeys and recovery codes: every one of them is removed ' +
+      '(each a `system.access` row naming the admin); the user signs in with the password and enrols again ' +
+      'where the policy asks. 404 for an unknown user.',
+    responses: { 204: noContent('reset') },
+    errors: [404],
+  }),
   setPolicy: operation({
     method: 'put',
     path: '/v1/settings/second-factor',

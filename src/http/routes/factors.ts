@@ -8,6 +8,7 @@ import {
   removePasskey,
   removeTotp,
   renamePasskey,
+  resetFactors,
   sealTotpSecret,
   setSecondFactorPolicy,
   unsealTotpSecret,
@@ -302,6 +303,13 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
   },
 
   getPolicy: async (_, deps) => ok(await deps.readModels.factors.policy()),
+
+  resetFactors: async ({ params: { id }, command }, deps) => {
+    if ((await deps.users.get(id)) === null) throw notFound('user');
+    const { position } = await resetFactors(deps.commands, id, command!);
+    await deps.caughtUp(['factors'], position);
+    return noBody(204);
+  },
 
   setPolicy: async ({ body, command }, deps) => {
     const { position } = await setSecondFactorPolicy(deps.commands, body.require, command!);

@@ -136,4 +136,13 @@ test.serial('the second-factor policy: read and set by admins', async (t) => {
   );
 });
 
+test.serial("an admin resets a user's second factors", async (t) => {
+  const d = drive();
+  const token = d.admin;
+  const me = await d.call(t, 'GET /v1/auth/me', '/v1/auth/me', { token }, 200);
+  await d.call(t, 'DELETE /v1/users/:id/factors', `/v1/users/${me.body.id}/factors`, { token }, 204);
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  await d.call(t, 'DELETE /v1/users/:id/factors', `/v1/users/${unknown}/factors`, { token }, 404);
+});
+
 everyOperationDriven('answers-factors.test.ts', drive);

@@ -1682,6 +1682,17 @@ export interface Operations {
       };
     };
   };
+  /** Reset a user's second factors */
+  'DELETE /v1/users/:id/factors': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
   /** Issue a viewer token */
   'POST /v1/projects/:id/viewer-tokens': {
     params: {
