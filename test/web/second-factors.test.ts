@@ -87,6 +87,18 @@ test(
     await enrolApp(member.page);
     await member.page.getByRole('button', { name: 'Continue' }).click();
     await member.page.getByRole('button', { name: /mia@example\.com/ }).waitFor();
+
+    // Mia lost her phone: the admin resets her factors on the users page, and the policy sends her
+    // to enrol again after the password.
+    await page.goto('/users');
+    await page.getByRole('button', { name: 'Reset the second factors of mia@example.com' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reset the second factors of mia@example.com?' });
+    await dialog.getByRole('button', { name: 'Reset second factors' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await member.page.getByRole('button', { name: /mia@example\.com/ }).click();
+    await member.page.getByRole('menuitem', { name: 'Log out' }).click();
+    await typePassword(member.page, 'mia@example.com', 'mia password 1');
+    await member.page.getByRole('region', { name: 'Enrol a second factor' }).waitFor();
     t.deepEqual(errors, []);
     t.deepEqual(member.errors, []);
 

@@ -145,12 +145,37 @@ const ConfirmDisable = ({ user, onClose }: { user: User; onClose: () => void }) 
   );
 };
 
+/** For a user who lost their authenticator app, passkeys and recovery codes. */
+const ConfirmResetFactors = ({ user, onClose }: { user: User; onClose: () => void }) => {
+  const reset = useMutation({
+    mutationFn: () => call('DELETE /v1/users/:id/factors', { params: { id: user.id } }),
+    onSuccess: onClose,
+  });
+  return (
+    <ConfirmDialog
+      title={`Reset the second factors of ${user.email}?`}
+      confirm="Reset second factors"
+      busy={reset.isPending}
+      error={reset.error}
+      failed="The second factors were not reset"
+      onConfirm={() => reset.mutate()}
+      onCancel={onClose}
+    >
+      <p>
+        Their authenticator app, passkeys and recovery codes are removed: the password alone signs them in, and they
+        enrol again where a second factor is required. Do this only for someone whose identity you checked another way.
+      </p>
+    </ConfirmDialog>
+  );
+};
+
 const UserRow = ({ user, projects, me }: { user: User; projects: Project[]; me: boolean }) => {
   const client = useQueryClient();
   const [editing, setEditing] = useState(false);
   const [role, setRole] = useState<Role>(user.role);
   const [projectIds, setProjectIds] = useState<string[]>(user.project_ids);
   const [confirming, setConfirming] = useState(false);
+  const [resetting, setResetting] = useState(false);
   const update = useMutation({
     mutationFn: (body: Call<'PUT /v1/users/:id'>['body']) =>
       call('PUT /v1/users/:id', { params: { id: user.id }, body }),
@@ -203,7 +228,17 @@ const UserRow = ({ user, projects, me }: { user: User; projects: Project[]; me: 
               </button>
             )
           )}
+          {!me && (
+            <button
+              type="button"
+              onClick={() => setResetting(true)}
+              aria-label={`Reset the second factors of ${user.email}`}
+            >
+              Reset 2FA
+            </button>
+          )}
           {confirming && <ConfirmDisable user={user} onClose={() => setConfirming(false)} />}
+          {resetting && <ConfirmResetFactors user={user} onClose={() => setResetting(false)} />}
         </td>
       </tr>
       {(editing || update.error !== null) && (
