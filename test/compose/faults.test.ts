@@ -3,7 +3,7 @@ import path from 'node:path';
 import { SqliteEventLog } from '../../src/log/sqlite/event-log.ts';
 import { api, eventually, login, projectWithKey, sampleEvent, startTestServer } from '../helpers/server.ts';
 import { converged, load } from '../helpers/load.ts';
-import { httpReceiver } from '../helpers/sink-receivers.ts';
+import { arrivedIds, firstArrivals, httpReceiver } from '../helpers/sink-receivers.ts';
 import { runCli, serviceSetup, startService, waitForLog } from '../helpers/process.ts';
 
 /** Fault injection under load: the log's writer thread, the projectors' threads and the whole
@@ -102,13 +102,7 @@ test.serial(
       t.is(res.status, 202);
       return (res.body as { accepted: Array<{ id: string }> }).accepted.map((a) => a.id);
     };
-    const arrived = () =>
-      receiver.requests.flatMap((r) =>
-        r.body
-          .split('\n')
-          .filter((l) => l !== '')
-          .map((l) => (JSON.parse(l) as { id: string }).id),
-      );
+    const arrived = () => arrivedIds(receiver);
     const ids = await ingest(0);
     await eventually(async () => (arrived().length >= 50 ? true : undefined), 30_000);
     const killed = server.projectorThread!.sinksThread!;
@@ -120,13 +114,7 @@ test.serial(
     }, 10_000);
     ids.push(...(await ingest(1)));
     await eventually(async () => (new Set(arrived()).size >= ids.length ? true : undefined), 30_000);
-    const first: string[] = [];
-    const seen = new Set<string>();
-    for (const id of arrived()) {
-      if (!seen.has(id)) first.push(id);
-      seen.add(id);
-    }
-    t.deepEqual(first, ids, 'every record, in log order, none missing');
+    t.deepEqual(firstArrivals(arrived()), ids, 'every record, in log order, none missing');
     const id = (sink.body as { id: string }).id;
     const paused = await api(server.url, 'PUT', `/v1/projects/${projectId}/sinks/${id}`, {
       token,

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { httpReceiver } from '../helpers/sink-receivers.ts';
+import { arrivedIds, firstArrivals, httpReceiver } from '../helpers/sink-receivers.ts';
 import { runCli, serviceSetup, waitForLog } from '../helpers/process.ts';
 import { api, eventually, login, projectWithKey, sampleEvent } from '../helpers/server.ts';
 
@@ -35,13 +35,7 @@ test('kill -9 mid-forwarding: after a restart every record arrives, in order, no
     t.is(res.status, 202);
     ids.push(...(res.body as { accepted: Array<{ id: string }> }).accepted.map((a) => a.id));
   }
-  const arrived = () =>
-    receiver.requests.flatMap((r) =>
-      r.body
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => (JSON.parse(l) as { id: string }).id),
-    );
+  const arrived = () => arrivedIds(receiver);
   await eventually(async () => (arrived().length >= 300 ? true : undefined), 30_000);
   first.child.kill('SIGKILL');
   await first.exited;
@@ -53,13 +47,7 @@ test('kill -9 mid-forwarding: after a restart every record arrives, in order, no
   t.teardown(() => second.child.kill('SIGKILL'));
   await waitForLog(second, 'listening', 45_000);
   await eventually(async () => (new Set(arrived()).size >= ids.length ? true : undefined), 60_000);
-  const firstArrivals: string[] = [];
-  const seen = new Set<string>();
-  for (const id of arrived()) {
-    if (!seen.has(id)) firstArrivals.push(id);
-    seen.add(id);
-  }
-  t.deepEqual(firstArrivals, ids);
+  t.deepEqual(firstArrivals(arrived()), ids);
   const state = await eventually(async () => {
     const s = await api(url, 'GET', `/v1/projects/${projectId}/sinks/${sink.body.id}`, { token: await login(url) });
     return s.body.lag_records === 0 ? s.body : undefined;

@@ -31,6 +31,18 @@ export interface HttpReceiver {
   close(): Promise<void>;
 }
 
+/** The ids of the NDJSON records an HTTP receiver was sent, in the order they arrived. */
+export const arrivedIds = (receiver: Pick<HttpReceiver, 'requests'>): string[] =>
+  receiver.requests.flatMap((r) =>
+    r.body
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => (JSON.parse(l) as { id: string }).id),
+  );
+
+/** Each id once, where it first arrived (a batch sent again brings some twice). */
+export const firstArrivals = (ids: readonly string[]): string[] => [...new Set(ids)];
+
 export const httpReceiver = async (): Promise<HttpReceiver> => {
   const requests: Received[] = [];
   let server: http.Server | null = null;
