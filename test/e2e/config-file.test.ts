@@ -375,7 +375,7 @@ test("a channel's changed URL shows as (sensitive) and replaces the channel", as
   t.is((await run('plan', ['-f', file])).code, 2);
 });
 
-test('a hand-made channel and page of the file's names are adopted with the mark', async (t) => {
+test('a hand-made channel and page of the names in the file are adopted with the mark', async (t) => {
   const { server, token, run, write } = await setup(t);
   const shop = await api(server.url, 'POST', '/v1/projects', { token, body: { name: 'shop' } });
   const body = { project_id: shop.body.id };
