@@ -1,9 +1,11 @@
 /** The REST API as `watchlog plan`, `apply` and `export` use it: the same calls against an
- *  embedded or a KurrentDB + MongoDB deployment, with a login token (`--token`, `WATCHLOG_TOKEN`):
- *  API keys have no scope for configuration. */
+ *  embedded or a KurrentDB + MongoDB deployment, with a login token (`--token`, `WATCHLOG_TOKEN`)
+ *  or an API key with the `config` scope, of its own project only (`--api-key`, `WATCHLOG_API_KEY`). */
 
 export interface Credentials {
   readonly token?: string;
+  /** Sent as `X-API-Key` when there is no token. */
+  readonly apiKey?: string;
   /** Sent as `X-Request-ID`: every `system.access` row of one apply carries it. */
   readonly requestId?: string;
 }
@@ -35,6 +37,7 @@ export const apiClient = (baseUrl: string, credentials: Credentials, fetchImpl: 
   const base = baseUrl.replace(/\/+$/, '');
   const headers: Record<string, string> = { accept: 'application/json' };
   if (credentials.token) headers.authorization = `Bearer ${credentials.token}`;
+  else if (credentials.apiKey) headers['x-api-key'] = credentials.apiKey;
   if (credentials.requestId) headers['x-request-id'] = credentials.requestId;
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetchImpl(base + path, {
