@@ -10,6 +10,12 @@ export interface Credentials {
   readonly requestId?: string;
 }
 
+interface ApiErrorFields {
+  message?: string;
+  details?: Array<{ path: string; message: string }>;
+  required_scope?: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -21,10 +27,17 @@ export class ApiError extends Error {
 
   /** The API's error body in one line: its message and each faulty field. */
   static describe(body: unknown): string {
-    if (typeof body !== 'object' || body === null) return String(body ?? '');
-    const { message, details } = body as { message?: string; details?: Array<{ path: string; message: string }> };
+    const error = ApiError.errorOf(body);
+    if (error === null) return typeof body === 'string' ? body : JSON.stringify(body ?? '');
+    const { message, details } = error;
     const fields = (details ?? []).map((d) => `${d.path} ${d.message}`).join('; ');
     return [message, fields].filter(Boolean).join(': ');
+  }
+
+  /** The API's error shape, `{ "error": { code, message, details, required_scope? } }`. */
+  static errorOf(body: unknown): ApiErrorFields | null {
+    const error = (body as { error?: unknown } | null)?.error;
+    return typeof error === 'object' && error !== null ? (error as ApiErrorFields) : null;
   }
 }
 

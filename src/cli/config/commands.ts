@@ -177,7 +177,7 @@ export const configCommand = async (
 
 /** What to do about a refusal of the credentials themselves. */
 const hintOf = (error: ApiError, target: Target): string => {
-  const scope = (error.body as { required_scope?: string } | null)?.required_scope;
+  const scope = ApiError.errorOf(error.body)?.required_scope;
   if (error.status === 403 && scope === 'config' && target.credentials.token === undefined)
     return '\n  (plan, apply and export need a login token, or an API key of the project with the "config" scope)';
   if (error.status === 401) return '\n  (give --token or WATCHLOG_TOKEN, or --api-key or WATCHLOG_API_KEY)';
