@@ -140,7 +140,11 @@ const window = { occurrence_start: t.string, occurrence_end: t.string };
 
 export const maintenanceEvents = {
   MaintenanceScheduled: t.intersection([t.type({ ...ids, created_at: t.string }), MaintenanceSettings]),
-  MaintenanceUpdated: t.type({ ...ids, changes: t.partial({ ...storedSettings, managed_by: t.string }), updated_at: t.string }),
+  MaintenanceUpdated: t.type({
+    ...ids,
+    changes: t.partial({ ...storedSettings, managed_by: t.string }),
+    updated_at: t.string,
+  }),
   MaintenanceDeleted: t.type({ ...ids, deleted_at: t.string }),
   /** An occurrence opened (`at`: when the clock saw it; `occurrence_start` when it was due). */
   MaintenanceStarted: t.type({

@@ -383,7 +383,7 @@ test('a hand-made channel and page of the names in the file are adopted with the
   await api(server.url, 'POST', '/v1/status-pages', { token, body: { ...body, slug: 'status', title: 'Shop' } });
   const file = write(
     'adopt.yaml',
-    'projects:\n  - name: shop\n    channels:\n      - { name: ops, type: slack, url: "${SLACK_URL}" }\n' +
+    `projects:\n  - name: shop\n    channels:\n      - { name: ops, type: slack, url: "\${SLACK_URL}" }\n` +
       '    status_pages:\n      - { slug: status, title: Shop }\n',
   );
   const plan = await run('plan', ['-f', file]);
