@@ -375,24 +375,33 @@ test("a channel's changed URL shows as (sensitive) and replaces the channel", as
   t.is((await run('plan', ['-f', file])).code, 2);
 });
 
-test('a hand-made channel and page of the names in the file are adopted with the mark', async (t) => {
+test('a hand-made channel, page and window of the names in the file are adopted with the mark', async (t) => {
   const { server, token, run, write } = await setup(t);
   const shop = await api(server.url, 'POST', '/v1/projects', { token, body: { name: 'shop' } });
   const body = { project_id: shop.body.id };
   await api(server.url, 'POST', '/v1/channels', { token, body: { ...body, name: 'ops', type: 'slack', url: SLACK } });
   await api(server.url, 'POST', '/v1/status-pages', { token, body: { ...body, slug: 'status', title: 'Shop' } });
+  const window = { starts_at: '2026-01-04T02:00:00.000Z', ends_at: '2026-01-04T03:00:00.000Z' };
+  await api(server.url, 'POST', '/v1/maintenances', {
+    token,
+    body: { ...body, title: 'Upkeep', monitor_ids: 'all', ...window },
+  });
   const file = write(
     'adopt.yaml',
     `projects:\n  - name: shop\n    channels:\n      - { name: ops, type: slack, url: "\${SLACK_URL}" }\n` +
-      '    status_pages:\n      - { slug: status, title: Shop }\n',
+      '    status_pages:\n      - { slug: status, title: Shop }\n' +
+      `    maintenance:\n      - { title: Upkeep, monitors: all, starts_at: "${window.starts_at}", ends_at: "${window.ends_at}" }\n`,
   );
   const plan = await run('plan', ['-f', file]);
   t.is(
     plan.out,
     '  ~ channel "ops" in shop\n      managed_by: (unset) → "config-file"\n' +
-      '  ~ status page "status" in shop\n      managed_by: (unset) → "config-file"\n\n' +
-      'Plan: 0 to create, 2 to change, 0 to replace, 0 to delete.\n',
+      '  ~ status page "status" in shop\n      managed_by: (unset) → "config-file"\n' +
+      '  ~ maintenance "Upkeep" in shop\n      managed_by: (unset) → "config-file"\n\n' +
+      'Plan: 0 to create, 3 to change, 0 to replace, 0 to delete.\n',
   );
   t.is((await run('apply', ['-f', file])).code, 0);
   t.is((await run('plan', ['-f', file])).code, 0);
+  const windows = await api(server.url, 'GET', `/v1/maintenances?project_id=${shop.body.id}`, { token });
+  t.like(windows.body[0], { title: 'Upkeep', managed_by: 'config-file', schedule: { kind: 'once' } });
 });
