@@ -390,7 +390,8 @@ test('a hand-made channel, page and window of the names in the file are adopted 
     'adopt.yaml',
     `projects:\n  - name: shop\n    channels:\n      - { name: ops, type: slack, url: "\${SLACK_URL}" }\n` +
       '    status_pages:\n      - { slug: status, title: Shop }\n' +
-      `    maintenance:\n      - { title: Upkeep, monitors: all, starts_at: "${window.starts_at}", ends_at: "${window.ends_at}" }\n`,
+      `    maintenance:\n      - { title: Upkeep, monitors: all,\n` +
+      `          starts_at: "${window.starts_at}", ends_at: "${window.ends_at}" }\n`,
   );
   const plan = await run('plan', ['-f', file]);
   t.is(
