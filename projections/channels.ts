@@ -33,6 +33,7 @@ export const channelsProjection: Projection<ChannelsWriter> = {
             degraded_since: null,
             created_at: c.created_at,
             updated_at: c.created_at,
+            ...(c.managed_by === undefined ? {} : { managed_by: c.managed_by }),
           },
           c.target,
         );

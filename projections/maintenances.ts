@@ -23,6 +23,7 @@ export const maintenancesProjection: Projection<MaintenancesWriter> = {
           description: d.description,
           monitor_ids: d.monitor_ids,
           schedule: d.schedule,
+          ...(d.managed_by === undefined ? {} : { managed_by: d.managed_by }),
           open: null,
           created_at: d.created_at,
           updated_at: d.created_at,

@@ -41,6 +41,7 @@ export const statusPagesProjection: Projection<StatusPagesWriter> = {
             show_uptime_days: d.show_uptime_days,
             custom_domain: d.custom_domain,
             auto_incidents: d.auto_incidents,
+            ...(d.managed_by === undefined ? {} : { managed_by: d.managed_by }),
             created_at: d.created_at,
             updated_at: d.created_at,
           },

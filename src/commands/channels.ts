@@ -23,6 +23,7 @@ export const createChannel = async (deps: CommandDeps, input: ChannelCreateInput
       name: input.name ?? null,
       project_scope: input.project_scope ?? 'project',
       quiet_minutes: input.quiet_minutes ?? 0,
+      ...(input.managed_by === undefined ? {} : { managed_by: input.managed_by }),
       at: ctx.now().toISOString(),
     },
     ctx,

@@ -29,6 +29,7 @@ export const scheduleMaintenance = async (deps: CommandDeps, input: MaintenanceC
         description: input.description ?? null,
         monitor_ids: input.monitor_ids,
         schedule,
+        ...(input.managed_by === undefined ? {} : { managed_by: input.managed_by }),
       },
       at: ctx.now().toISOString(),
     },
@@ -53,6 +54,7 @@ export const updateMaintenance = async (
   if (input.title !== undefined) changes.title = input.title;
   if (input.description !== undefined) changes.description = input.description;
   if (input.monitor_ids !== undefined) changes.monitor_ids = input.monitor_ids;
+  if (input.managed_by !== undefined) changes.managed_by = input.managed_by;
   if (current !== null && SCHEDULE_KEYS.some((key) => input[key] !== undefined)) {
     const switching = (input.rrule !== undefined) !== (current.schedule.kind === 'recurring');
     const base = switching ? { starts_at: current.schedule.starts_at } : scheduleFields(current.schedule);

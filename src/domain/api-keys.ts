@@ -51,8 +51,11 @@ const AllowedOrigins = withSchema(
 );
 
 /** What a key may do: `ingest` (send events), `read` (its project's events: list, detail,
- *  export, stats, sessions), `stream` (the auditors' endpoints), `viewer:issue` (viewer tokens). */
-export const KEY_SCOPES = ['ingest', 'read', 'stream', 'viewer:issue'] as const;
+ *  export, stats, sessions), `stream` (the auditors' endpoints), `viewer:issue` (viewer tokens),
+ *  `config` (read and change its project's configuration, as a member would: monitors,
+ *  channels, status pages, maintenance, masking, anomaly settings; what `watchlog plan` and
+ *  `apply` call, docs/config-file.md). */
+export const KEY_SCOPES = ['ingest', 'read', 'stream', 'viewer:issue', 'config'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 export const KeyScope = t.keyof(
   Object.fromEntries(KEY_SCOPES.map((s) => [s, null])) as Record<KeyScope, null>,

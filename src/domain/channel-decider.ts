@@ -13,6 +13,7 @@ export interface ChannelState {
   events: ChannelEvents;
   name: string | null;
   quietMinutes: number;
+  managedBy: string | null;
 }
 export const initialChannel: ChannelState = {
   id: null,
@@ -24,6 +25,7 @@ export const initialChannel: ChannelState = {
   events: [],
   name: null,
   quietMinutes: 0,
+  managedBy: null,
 };
 
 export const evolveChannel = (state: ChannelState, e: DomainEvent): ChannelState => {
@@ -38,10 +40,12 @@ export const evolveChannel = (state: ChannelState, e: DomainEvent): ChannelState
         scope: e.data.project_scope ?? 'project',
         name: e.data.name ?? null,
         quietMinutes: e.data.quiet_minutes ?? 0,
+        managedBy: e.data.managed_by ?? null,
       };
     case 'ChannelUpdated': {
-      const { active, events, name, quiet_minutes } = e.data.changes;
+      const { active, events, name, quiet_minutes, managed_by } = e.data.changes;
       return {
+        ...(managed_by === undefined ? {} : { managedBy: managed_by }),
         ...state,
         ...(active === undefined ? {} : { active }),
         ...(events === undefined ? {} : { events }),
@@ -79,6 +83,7 @@ export type ChannelCommand =
       name: string | null;
       project_scope: ProjectScope;
       quiet_minutes: number;
+      managed_by?: string;
       at: string;
     }
   | { type: 'UpdateChannel'; changes: ChannelUpdateInput; at: string }
@@ -96,7 +101,8 @@ export const channelDecider: Decider<ChannelState, ChannelCommand> = {
     switch (command.type) {
       case 'CreateChannel': {
         if (state.id !== null) throw new DomainError('conflict', 'channel already exists');
-        const { channel_id, project_id, target, events, active, name, project_scope, quiet_minutes, at } = command;
+        const { channel_id, project_id, target, events, active, name, project_scope, quiet_minutes, managed_by, at } =
+          command;
         return [
           {
             type: 'ChannelCreated',
@@ -109,6 +115,7 @@ export const channelDecider: Decider<ChannelState, ChannelCommand> = {
               name,
               project_scope,
               quiet_minutes,
+              ...(managed_by === undefined ? {} : { managed_by }),
               created_at: at,
             },
           },
@@ -116,12 +123,13 @@ export const channelDecider: Decider<ChannelState, ChannelCommand> = {
       }
       case 'UpdateChannel': {
         assertChannelExists(state);
-        const { active, events, name, quiet_minutes } = command.changes;
+        const { active, events, name, quiet_minutes, managed_by } = command.changes;
         const changes = {
           ...(active === undefined || active === state.active ? {} : { active }),
           ...(events === undefined || sameEvents(events, state.events) ? {} : { events }),
           ...(name === undefined || name === state.name ? {} : { name }),
           ...(quiet_minutes === undefined || quiet_minutes === state.quietMinutes ? {} : { quiet_minutes }),
+          ...(managed_by === undefined || managed_by === state.managedBy ? {} : { managed_by }),
         };
         if (Object.keys(changes).length === 0) return [];
         return [

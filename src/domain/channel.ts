@@ -1,6 +1,6 @@
 import * as t from 'io-ts';
 import { isLeft } from 'fp-ts/lib/Either.js';
-import { boundedString, closed, discriminated, Email, intRange, Uuid } from './codecs.ts';
+import { boundedString, closed, discriminated, Email, intRange, ManagedBy, Uuid } from './codecs.ts';
 import { MonitorUrl } from './monitor.ts';
 import { withSchema } from './json-schema.ts';
 
@@ -91,6 +91,7 @@ const optional = t.partial({
   active: t.boolean,
   project_scope: ProjectScope,
   quiet_minutes: intRange(0, MAX_QUIET_MINUTES),
+  managed_by: ManagedBy,
 });
 const variant = <L extends string, P extends t.Props, O extends t.Props>(type: L, required: P, extra: O) =>
   closed(
@@ -123,6 +124,7 @@ const Changes = t.partial({
   events: ChannelEvents,
   name: t.union([t.null, boundedString(1, 100)]),
   quiet_minutes: intRange(0, MAX_QUIET_MINUTES),
+  managed_by: ManagedBy,
 });
 export const ChannelUpdateInput = closed(t.exact(Changes), 'field', 'a channel update');
 export type ChannelUpdateInput = t.TypeOf<typeof ChannelUpdateInput>;
@@ -186,7 +188,12 @@ export const channelEvents = {
       created_at: t.string,
     }),
     // Absent on channels created before they had names, scopes and quiet periods.
-    t.partial({ name: t.union([t.null, t.string]), project_scope: ProjectScope, quiet_minutes: t.number }),
+    t.partial({
+      name: t.union([t.null, t.string]),
+      project_scope: ProjectScope,
+      quiet_minutes: t.number,
+      managed_by: t.string,
+    }),
   ]),
   ChannelUpdated: t.type({
     channel_id: t.string,

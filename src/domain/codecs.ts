@@ -19,6 +19,11 @@ export const boundedString = (min: number, max: number): t.Type<string, string, 
     { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max },
   );
 
+/** Who keeps a monitor, channel, status page or maintenance window: `watchlog apply` writes
+ *  `config-file` (with a fingerprint of the secrets it set, which answers never show), so
+ *  `apply --prune` deletes only what the file made, never what was made by hand. */
+export const ManagedBy = boundedString(1, 200);
+
 /** "an integer from 1 to 100", or "an integer of at least 0" when there is no real maximum. */
 export const integerRule = (min: number, max: number): string =>
   max >= Number.MAX_SAFE_INTEGER ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;

@@ -63,7 +63,7 @@ const MonitorNames = boundedArray(boundedString(1, 255), 0, MAX_MONITORS_PER_GRO
 export const FileMonitor = listedItem(MonitorCreateInput, 'a monitor', ['managed_by']);
 export type FileMonitor = t.TypeOf<typeof FileMonitor>;
 
-export const FileChannel = listedItem(ChannelCreateInput, 'a notification channel');
+export const FileChannel = listedItem(ChannelCreateInput, 'a notification channel', ['managed_by']);
 export type FileChannel = t.TypeOf<typeof FileChannel>;
 
 export const FileStatusPage = closed(

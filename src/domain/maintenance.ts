@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { boundedArray, boundedString, closed, IsoTimestamp, intRange, Uuid } from './codecs.ts';
+import { boundedArray, boundedString, closed, IsoTimestamp, intRange, ManagedBy, Uuid } from './codecs.ts';
 import type { Decider } from './decider.ts';
 import { DomainError, type ErrorDetail, invalid, notFound } from './errors.ts';
 import type { DomainEvent } from './events.ts';
@@ -30,6 +30,7 @@ export const maintenanceShape = {
   rrule: boundedString(1, 500),
   duration_minutes: intRange(1, MAX_DURATION_MINUTES),
   timezone: boundedString(1, 64),
+  managed_by: ManagedBy,
 };
 
 /** One-off: `starts_at` and `ends_at`. Recurring: `rrule`, `starts_at` (its DTSTART),
@@ -49,6 +50,7 @@ export const MaintenanceCreateInput = closed(
         rrule: maintenanceShape.rrule,
         duration_minutes: maintenanceShape.duration_minutes,
         timezone: maintenanceShape.timezone,
+        managed_by: maintenanceShape.managed_by,
       }),
     ]),
   ),
@@ -123,12 +125,14 @@ export const MaintenanceScheduleCodec = t.union([
   }),
 ]);
 
-export const MaintenanceSettings = t.type({
+const storedSettings = {
   title: t.string,
   description: t.union([t.null, t.string]),
   monitor_ids: t.union([t.literal('all'), t.array(t.string)]),
   schedule: MaintenanceScheduleCodec,
-});
+};
+/** A window as the log keeps it (`managed_by` absent on one made by hand). */
+export const MaintenanceSettings = t.intersection([t.type(storedSettings), t.partial({ managed_by: t.string })]);
 export type MaintenanceSettings = t.TypeOf<typeof MaintenanceSettings>;
 
 const ids = { maintenance_id: t.string, project_id: t.string };
@@ -136,7 +140,11 @@ const window = { occurrence_start: t.string, occurrence_end: t.string };
 
 export const maintenanceEvents = {
   MaintenanceScheduled: t.intersection([t.type({ ...ids, created_at: t.string }), MaintenanceSettings]),
-  MaintenanceUpdated: t.type({ ...ids, changes: t.partial(MaintenanceSettings.props), updated_at: t.string }),
+  MaintenanceUpdated: t.type({
+    ...ids,
+    changes: t.partial({ ...storedSettings, managed_by: t.string }),
+    updated_at: t.string,
+  }),
   MaintenanceDeleted: t.type({ ...ids, deleted_at: t.string }),
   /** An occurrence opened (`at`: when the clock saw it; `occurrence_start` when it was due). */
   MaintenanceStarted: t.type({

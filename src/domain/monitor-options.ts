@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { boundedString, discriminated, intRange } from './codecs.ts';
+import { boundedString, discriminated, intRange, ManagedBy } from './codecs.ts';
 import { withSchema } from './json-schema.ts';
 
 /** What a monitor may check beyond SPEC 2.8's GET and status: its kind, the HTTP request,
@@ -240,9 +240,7 @@ export const optionCodecs = {
   /** Its badges (/badge/:id/…) are public, whether or not a published status page shows it. */
   public_badges: t.boolean,
   retry_interval_seconds: intRange(MIN_RETRY_INTERVAL_SECONDS, 3600),
-  /** Who keeps the monitor: `watchlog apply` writes `config-file` (and a fingerprint of the
-   *  secrets it set, which answers mask), so `--prune` never deletes one made by hand. */
-  managed_by: boundedString(1, 200),
+  managed_by: ManagedBy,
   cert_expiry_warn_days: withSchema(
     new t.Type<number[], number[], unknown>(
       'a list of at most 5 whole numbers of days from 1 to 365',

@@ -1,5 +1,5 @@
 import * as t from 'io-ts';
-import { boundedArray, boundedString, closed, intRange, matching, Uuid } from './codecs.ts';
+import { boundedArray, boundedString, closed, intRange, ManagedBy, matching, Uuid } from './codecs.ts';
 import type { Decider } from './decider.ts';
 import { DomainError, notFound } from './errors.ts';
 import type { DomainEvent } from './events.ts';
@@ -56,6 +56,7 @@ export const StatusPageCreateInput = closed(
         show_uptime_days: statusPageFields.show_uptime_days,
         custom_domain: statusPageFields.custom_domain,
         auto_incidents: statusPageFields.auto_incidents,
+        managed_by: ManagedBy,
       }),
     ]),
   ),
@@ -65,14 +66,13 @@ export const StatusPageCreateInput = closed(
 export type StatusPageCreateInput = t.TypeOf<typeof StatusPageCreateInput>;
 
 export const StatusPageUpdateInput = closed(
-  t.exact(t.partial({ slug: Slug, ...statusPageFields })),
+  t.exact(t.partial({ slug: Slug, ...statusPageFields, managed_by: ManagedBy })),
   'field',
   'changes to a status page',
 );
 export type StatusPageUpdateInput = t.TypeOf<typeof StatusPageUpdateInput>;
 
-/** A page's settings as the log keeps them. */
-export const StatusPageSettings = t.type({
+const storedSettings = {
   slug: t.string,
   title: t.string,
   description: t.union([t.null, t.string]),
@@ -81,10 +81,12 @@ export const StatusPageSettings = t.type({
   show_uptime_days: t.number,
   custom_domain: t.union([t.null, t.string]),
   auto_incidents: t.boolean,
-});
+};
+/** A page's settings as the log keeps them (`managed_by` absent on a page made by hand). */
+export const StatusPageSettings = t.intersection([t.type(storedSettings), t.partial({ managed_by: t.string })]);
 export type StatusPageSettings = t.TypeOf<typeof StatusPageSettings>;
 
-export const StatusPageChanges = t.partial(StatusPageSettings.props);
+export const StatusPageChanges = t.partial({ ...storedSettings, managed_by: t.string });
 export type StatusPageChanges = t.TypeOf<typeof StatusPageChanges>;
 
 const ids = { page_id: t.string, project_id: t.string };
@@ -107,6 +109,7 @@ export const defaultsOf = (input: StatusPageCreateInput): StatusPageSettings => 
   show_uptime_days: input.show_uptime_days ?? DEFAULT_UPTIME_DAYS,
   custom_domain: input.custom_domain ?? null,
   auto_incidents: input.auto_incidents ?? false,
+  ...(input.managed_by === undefined ? {} : { managed_by: input.managed_by }),
 });
 
 /** Every monitor id the page shows, once each. */

@@ -300,3 +300,109 @@ test('a JSON file is read as well, its faults placed the same way', async (t) =>
   t.is(plan.code, 1);
   t.regex(plan.err, /^bad\.json:10:31 projects\[0\]\.monitors\[0\]\.interval_seconds: must be an integer from 10/m);
 });
+
+test('--prune deletes the channel, status page and window the file dropped, never ones made by hand', async (t) => {
+  const { server, token, run, write } = await setup(t);
+  t.is((await run('apply', ['-f', write('watchlog.yaml', FILE)])).code, 0);
+  const shop = (
+    (await api(server.url, 'GET', '/v1/projects', { token })).body as Array<{ id: string; name: string }>
+  ).find((p) => p.name === 'shop')!;
+  const q = `?project_id=${shop.id}`;
+  const made = await Promise.all([
+    api(server.url, 'POST', '/v1/channels', {
+      token,
+      body: { project_id: shop.id, name: 'by-hand', type: 'slack', url: 'https://hooks.slack.com/services/T1/B1/x' },
+    }),
+    api(server.url, 'POST', '/v1/status-pages', { token, body: { project_id: shop.id, slug: 'by-hand', title: 'H' } }),
+    api(server.url, 'POST', '/v1/maintenances', {
+      token,
+      body: {
+        project_id: shop.id,
+        title: 'By hand',
+        monitor_ids: 'all',
+        starts_at: '2026-01-04T02:00:00Z',
+        ends_at: '2026-01-04T03:00:00Z',
+      },
+    }),
+  ]);
+  t.deepEqual(
+    made.map((r) => [r.status, 'managed_by' in r.body]),
+    [
+      [201, false],
+      [201, false],
+      [201, false],
+    ],
+  );
+  // What apply made is answered with its mark.
+  const channels = (await api(server.url, 'GET', `/v1/channels${q}`, { token })).body as Array<Record<string, string>>;
+  t.regex(channels.find((c) => c.name === 'ops')!.managed_by!, /^config-file secrets:/);
+  const pages = (await api(server.url, 'GET', `/v1/status-pages${q}`, { token })).body as Array<Record<string, string>>;
+  t.is(pages.find((p) => p.slug === 'shop-status')!.managed_by, 'config-file');
+
+  const dropped = write('dropped.yaml', FILE.replace(/ {4}channels:[\s\S]*?(?= {4}masking:)/, ''));
+  t.is((await run('plan', ['-f', dropped])).code, 0);
+  const plan = await run('plan', ['-f', dropped, '--prune']);
+  t.is(plan.code, 2, plan.err);
+  t.regex(plan.out, /- channel "ops" in shop \(made by the file, no longer in it\)/);
+  t.regex(plan.out, /- status page "shop-status" in shop \(made by the file/);
+  t.regex(plan.out, /- maintenance "Weekly database upkeep" in shop \(made by the file/);
+  t.regex(plan.out, /Plan: 0 to create, 0 to change, 0 to replace, 3 to delete\./);
+  t.false(plan.out.includes('by-hand') || plan.out.includes('By hand'));
+  t.is((await run('apply', ['-f', dropped, '--prune'])).code, 0);
+  const names = async (path: string, key: string) =>
+    ((await api(server.url, 'GET', `${path}${q}`, { token })).body as Array<Record<string, string>>).map((i) => i[key]);
+  t.deepEqual(await names('/v1/channels', 'name'), ['by-hand']);
+  t.deepEqual(await names('/v1/status-pages', 'slug'), ['by-hand']);
+  t.deepEqual(await names('/v1/maintenances', 'title'), ['By hand']);
+});
+
+test("a channel's changed URL shows as (sensitive) and replaces the channel", async (t) => {
+  const { run, write } = await setup(t);
+  const file = write('watchlog.yaml', FILE);
+  t.is((await run('apply', ['-f', file])).code, 0);
+  const moved = { SLACK_URL: 'https://hooks.slack.com/services/T000/B000/rotated-value' };
+  const plan = await run('plan', ['-f', file], moved);
+  t.is(plan.code, 2, plan.err);
+  t.is(
+    plan.out,
+    '  -/+ channel "ops" in shop (its destination and secrets cannot change in place)\n' +
+      '      url: (sensitive) → (sensitive)\n\nPlan: 0 to create, 0 to change, 1 to replace, 0 to delete.\n',
+  );
+  const applied = await run('apply', ['-f', file], moved);
+  t.is(applied.code, 0, applied.err);
+  for (const text of [plan.out, applied.out, applied.err]) t.false(text.includes('rotated-value'));
+  t.is((await run('plan', ['-f', file], moved)).code, 0);
+  t.is((await run('plan', ['-f', file])).code, 2);
+});
+
+test('a hand-made channel, page and window of the names in the file are adopted with the mark', async (t) => {
+  const { server, token, run, write } = await setup(t);
+  const shop = await api(server.url, 'POST', '/v1/projects', { token, body: { name: 'shop' } });
+  const body = { project_id: shop.body.id };
+  await api(server.url, 'POST', '/v1/channels', { token, body: { ...body, name: 'ops', type: 'slack', url: SLACK } });
+  await api(server.url, 'POST', '/v1/status-pages', { token, body: { ...body, slug: 'status', title: 'Shop' } });
+  const window = { starts_at: '2026-01-04T02:00:00.000Z', ends_at: '2026-01-04T03:00:00.000Z' };
+  await api(server.url, 'POST', '/v1/maintenances', {
+    token,
+    body: { ...body, title: 'Upkeep', monitor_ids: 'all', ...window },
+  });
+  const file = write(
+    'adopt.yaml',
+    `projects:\n  - name: shop\n    channels:\n      - { name: ops, type: slack, url: "\${SLACK_URL}" }\n` +
+      '    status_pages:\n      - { slug: status, title: Shop }\n' +
+      `    maintenance:\n      - { title: Upkeep, monitors: all,\n` +
+      `          starts_at: "${window.starts_at}", ends_at: "${window.ends_at}" }\n`,
+  );
+  const plan = await run('plan', ['-f', file]);
+  t.is(
+    plan.out,
+    '  ~ channel "ops" in shop\n      managed_by: (unset) → "config-file"\n' +
+      '  ~ status page "status" in shop\n      managed_by: (unset) → "config-file"\n' +
+      '  ~ maintenance "Upkeep" in shop\n      managed_by: (unset) → "config-file"\n\n' +
+      'Plan: 0 to create, 3 to change, 0 to replace, 0 to delete.\n',
+  );
+  t.is((await run('apply', ['-f', file])).code, 0);
+  t.is((await run('plan', ['-f', file])).code, 0);
+  const windows = await api(server.url, 'GET', `/v1/maintenances?project_id=${shop.body.id}`, { token });
+  t.like(windows.body[0], { title: 'Upkeep', managed_by: 'config-file', schedule: { kind: 'once' } });
+});

@@ -132,10 +132,13 @@ test.serial('each scope opens its endpoints only; elsewhere 403 names the scope 
     const batch = await api(server.url, 'POST', '/v1/audit/batch', { apiKey: keys[name]!.key, body: [sampleEvent()] });
     await refused(batch, 'ingest', `${name} key, POST /v1/audit/batch`);
   }
-  for (const url of ['/v1/projects', '/v1/monitors', `/v1/projects/${shop}/api-keys`, '/v1/audit/anomalies']) {
+  for (const url of [`/v1/projects/${shop}/api-keys`, '/v1/audit/anomalies', '/v1/users']) {
     await refused(await get(url, keys.read!.key), undefined, `read key, ${url}`);
     t.regex((await get(url, keys.read!.key)).body.error.message, /does not take API keys/);
   }
+  // Configuration is the config scope's (test/e2e/config-file-key.test.ts).
+  for (const url of ['/v1/projects', '/v1/monitors', '/v1/channels', `/v1/projects/${shop}/masking`])
+    await refused(await get(url, keys.read!.key), 'config', `read key, ${url}`);
   const created = await api(server.url, 'POST', `/v1/projects/${shop}/api-keys`, {
     apiKey: keys.read!.key,
     body: { name: 'escalated', scopes: ['read'] },

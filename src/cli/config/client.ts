@@ -1,11 +1,19 @@
 /** The REST API as `watchlog plan`, `apply` and `export` use it: the same calls against an
- *  embedded or a KurrentDB + MongoDB deployment, with a login token (`--token`, `WATCHLOG_TOKEN`):
- *  API keys have no scope for configuration. */
+ *  embedded or a KurrentDB + MongoDB deployment, with a login token (`--token`, `WATCHLOG_TOKEN`)
+ *  or an API key with the `config` scope, of its own project only (`--api-key`, `WATCHLOG_API_KEY`). */
 
 export interface Credentials {
   readonly token?: string;
+  /** Sent as `X-API-Key` when there is no token. */
+  readonly apiKey?: string;
   /** Sent as `X-Request-ID`: every `system.access` row of one apply carries it. */
   readonly requestId?: string;
+}
+
+interface ApiErrorFields {
+  message?: string;
+  details?: Array<{ path: string; message: string }>;
+  required_scope?: string;
 }
 
 export class ApiError extends Error {
@@ -19,10 +27,17 @@ export class ApiError extends Error {
 
   /** The API's error body in one line: its message and each faulty field. */
   static describe(body: unknown): string {
-    if (typeof body !== 'object' || body === null) return String(body ?? '');
-    const { message, details } = body as { message?: string; details?: Array<{ path: string; message: string }> };
+    const error = ApiError.errorOf(body);
+    if (error === null) return typeof body === 'string' ? body : JSON.stringify(body ?? '');
+    const { message, details } = error;
     const fields = (details ?? []).map((d) => `${d.path} ${d.message}`).join('; ');
     return [message, fields].filter(Boolean).join(': ');
+  }
+
+  /** The API's error shape, `{ "error": { code, message, details, required_scope? } }`. */
+  static errorOf(body: unknown): ApiErrorFields | null {
+    const error = (body as { error?: unknown } | null)?.error;
+    return typeof error === 'object' && error !== null ? (error as ApiErrorFields) : null;
   }
 }
 
@@ -35,6 +50,7 @@ export const apiClient = (baseUrl: string, credentials: Credentials, fetchImpl: 
   const base = baseUrl.replace(/\/+$/, '');
   const headers: Record<string, string> = { accept: 'application/json' };
   if (credentials.token) headers.authorization = `Bearer ${credentials.token}`;
+  else if (credentials.apiKey) headers['x-api-key'] = credentials.apiKey;
   if (credentials.requestId) headers['x-request-id'] = credentials.requestId;
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetchImpl(base + path, {

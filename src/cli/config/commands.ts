@@ -77,15 +77,23 @@ interface Target {
   credentials: Credentials;
 }
 
-const targetOf = (values: { url?: string; token?: string }, env: NodeJS.ProcessEnv): Target => ({
-  url: values.url ?? env.WATCHLOG_URL ?? `http://127.0.0.1:${env.PORT || 3000}`,
-  credentials: { token: values.token ?? env.WATCHLOG_TOKEN },
-});
+/** A token given on the command line wins over a key from the environment, and the other way round. */
+const targetOf = (values: { url?: string; token?: string; 'api-key'?: string }, env: NodeJS.ProcessEnv): Target => {
+  const apiKey = values['api-key'];
+  return {
+    url: values.url ?? env.WATCHLOG_URL ?? `http://127.0.0.1:${env.PORT || 3000}`,
+    credentials:
+      values.token !== undefined || apiKey !== undefined
+        ? { token: values.token, apiKey }
+        : { token: env.WATCHLOG_TOKEN || undefined, apiKey: env.WATCHLOG_API_KEY || undefined },
+  };
+};
 
 const OPTIONS = {
   file: { type: 'string', short: 'f' },
   url: { type: 'string' },
   token: { type: 'string' },
+  'api-key': { type: 'string' },
   prune: { type: 'boolean' },
   project: { type: 'string', short: 'p', multiple: true },
   output: { type: 'string', short: 'o' },
@@ -112,9 +120,9 @@ export const configCommand = async (
   let values: ReturnType<typeof parsedArgs>;
   try {
     const wanted = {
-      plan: ['file', 'url', 'token', 'prune'],
-      apply: ['file', 'url', 'token', 'prune'],
-      export: ['url', 'token', 'project', 'output'],
+      plan: ['file', 'url', 'token', 'api-key', 'prune'],
+      apply: ['file', 'url', 'token', 'api-key', 'prune'],
+      export: ['url', 'token', 'api-key', 'project', 'output'],
     } as const;
     values = parsedArgs(command, argv, wanted[command]);
   } catch (error) {
@@ -155,7 +163,7 @@ export const configCommand = async (
     return steps.length === 0 ? 0 : 2;
   } catch (error) {
     if (error instanceof ConfigFileError || error instanceof PlanError) io.err(`${error.message}\n`);
-    else if (error instanceof ApiError) io.err(`watchlog ${command}: ${error.message}\n`);
+    else if (error instanceof ApiError) io.err(`watchlog ${command}: ${error.message}${hintOf(error, target)}\n`);
     else if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       io.err(`watchlog ${command}: ${(error as Error).message}\n`);
     else if (error instanceof TypeError && (error as { cause?: unknown }).cause !== undefined)
@@ -165,6 +173,15 @@ export const configCommand = async (
     else throw error;
     return 1;
   }
+};
+
+/** What to do about a refusal of the credentials themselves. */
+const hintOf = (error: ApiError, target: Target): string => {
+  const scope = ApiError.errorOf(error.body)?.required_scope;
+  if (error.status === 403 && scope === 'config' && target.credentials.token === undefined)
+    return '\n  (plan, apply and export need a login token, or an API key of the project with the "config" scope)';
+  if (error.status === 401) return '\n  (give --token or WATCHLOG_TOKEN, or --api-key or WATCHLOG_API_KEY)';
+  return '';
 };
 
 const exportCommand = async (target: Target, chosen: string[], output: string | undefined, io: Io): Promise<number> => {

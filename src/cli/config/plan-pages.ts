@@ -1,7 +1,16 @@
-import { same, sameInstant } from './compare.ts';
+import { isManaged, MANAGED, same, sameInstant } from './compare.ts';
 import { pathText } from './parse.ts';
 import type { MaintenanceAnswer, PageAnswer } from './state.ts';
-import { createdFields, monitorIdsOf, projectId, sensitiveAt, type ProjectPlan, type RunContext } from './steps.ts';
+import {
+  createdFields,
+  type FieldChange,
+  monitorIdsOf,
+  projectId,
+  prune,
+  sensitiveAt,
+  type ProjectPlan,
+  type RunContext,
+} from './steps.ts';
 
 /** Status pages (by slug) and maintenance windows (by title), which name monitors by name. */
 
@@ -42,13 +51,13 @@ export const planPages = (p: ProjectPlan) => {
         fields: createdFields(page, (k) => sensitiveAt(p, ['status_pages', i, k])),
         run: (ctx) =>
           ctx.client
-            .send('POST', '/v1/status-pages', { project_id: projectId(ctx, name), ...body(ctx) })
+            .send('POST', '/v1/status-pages', { project_id: projectId(ctx, name), ...body(ctx), managed_by: MANAGED })
             .then(() => undefined),
       });
       return;
     }
     const before = pageAsFile(p, now);
-    const fields = Object.entries(page)
+    const fields: FieldChange[] = Object.entries(page)
       .filter(([field, after]) => field !== 'slug' && !same(before[field], after))
       .map(([field, after]) => ({
         field,
@@ -56,6 +65,9 @@ export const planPages = (p: ProjectPlan) => {
         after,
         sensitive: sensitiveAt(p, ['status_pages', i, field]),
       }));
+    // One made by hand of the file's slug is adopted.
+    const adopt = !isManaged(now.managed_by);
+    if (adopt) fields.push({ field: 'managed_by', before: now.managed_by, after: MANAGED, sensitive: false });
     if (fields.length === 0) return;
     p.steps.push({
       action: 'change',
@@ -65,11 +77,13 @@ export const planPages = (p: ProjectPlan) => {
       fields,
       run: (ctx) => {
         const all = body(ctx) as Record<string, unknown>;
-        const changed = Object.fromEntries(fields.map((f) => [f.field, all[f.field]]));
+        const changed = Object.fromEntries(fields.map((f) => [f.field, all[f.field] ?? f.after]));
         return ctx.client.send('PUT', `/v1/status-pages/${now.id}`, changed).then(() => undefined);
       },
     });
   });
+  const named = new Set((p.project.status_pages ?? []).map((s) => s.slug));
+  prune(p, 'status page', p.current?.pages ?? [], (s) => s.slug, named, '/v1/status-pages');
 };
 
 export const PAGE_FIELDS = [
@@ -133,6 +147,7 @@ export const planMaintenance = (p: ProjectPlan) => {
             .send('POST', '/v1/maintenances', {
               project_id: projectId(ctx, name),
               ...body(ctx, Object.keys(all(window))),
+              managed_by: MANAGED,
             })
             .then(() => undefined),
       });
@@ -143,9 +158,11 @@ export const planMaintenance = (p: ProjectPlan) => {
     const differs = (f: string) =>
       f === 'starts_at' || f === 'ends_at' ? !sameInstant(before[f], after[f]) : !same(before[f], after[f]);
     // A schedule is one: a one-off window made recurring loses its `ends_at`.
-    const fields = [...new Set([...Object.keys(after), ...SCHEDULE.filter((f) => f in before)])]
+    const fields: FieldChange[] = [...new Set([...Object.keys(after), ...SCHEDULE.filter((f) => f in before)])]
       .filter((f) => f !== 'title' && differs(f))
       .map((field) => ({ field, before: before[field], after: after[field], sensitive: false }));
+    const adopt = !isManaged(now.managed_by);
+    if (adopt) fields.push({ field: 'managed_by', before: now.managed_by, after: MANAGED, sensitive: false });
     if (fields.length === 0) return;
     p.steps.push({
       action: 'change',
@@ -155,16 +172,17 @@ export const planMaintenance = (p: ProjectPlan) => {
       fields,
       run: (ctx) =>
         ctx.client
-          .send(
-            'PUT',
-            `/v1/maintenances/${now.id}`,
-            body(
+          .send('PUT', `/v1/maintenances/${now.id}`, {
+            ...body(
               ctx,
               fields.map((f) => f.field),
             ),
-          )
+            ...(adopt ? { managed_by: MANAGED } : {}),
+          })
           .then(() => undefined),
     });
   });
+  const named = new Set((p.project.maintenance ?? []).map((m) => m.title));
+  prune(p, 'maintenance', p.current?.maintenances ?? [], (m) => m.title, named, '/v1/maintenances');
 };
 export const all = (o: object) => o as Record<string, unknown>;

@@ -11,6 +11,7 @@ import {
   PlanError,
   type ProjectPlan,
   projectId,
+  prune,
   type RunContext,
   sensitiveAt,
   type Step,
@@ -20,8 +21,8 @@ export { maintenanceAsFile, pageAsFile } from './plan-pages.ts';
 export { PlanError, type Step } from './steps.ts';
 /** What `apply` would do to make the API hold what the file says, as steps `plan` prints and
  *  `apply` runs in order: each step is one API call (two for a replacement). Fields the file
- *  leaves out keep what the API has; `prune` deletes the monitors apply made that the file no
- *  longer names. */
+ *  leaves out keep what the API has; `prune` deletes the monitors, channels, pages and windows
+ *  apply made that the file no longer names. */
 
 const planMonitors = (p: ProjectPlan) => {
   const name = p.project.name;
@@ -97,31 +98,28 @@ const planMonitors = (p: ProjectPlan) => {
         ctx.client.send('PUT', `/v1/monitors/${now.id}`, { ...body, managed_by: mark }).then(() => undefined),
     });
   });
-  if (!p.prune || p.current === null) return;
   const named = new Set((p.project.monitors ?? []).map((m) => m.name));
-  for (const m of p.current.monitors)
-    if (isManaged(m.managed_by) && !named.has(m.name))
-      p.steps.push({
-        action: 'delete',
-        kind: 'monitor',
-        project: name,
-        name: m.name,
-        note: 'made by the file, no longer in it',
-        fields: [],
-        run: (ctx) => ctx.client.send('DELETE', `/v1/monitors/${m.id}`).then(() => undefined),
-      });
+  prune(p, 'monitor', p.current?.monitors ?? [], (m) => m.name, named, '/v1/monitors');
 };
 
-/** A channel's destination and secrets are never answered: plan compares what is (its type,
- *  scope, events, state and quiet time); docs/config-file.md says how to change the rest. */
+/** A secret's value before, which answers never give: any defined value prints as `(sensitive)`. */
+const HIDDEN = '';
+
+/** A channel's destination and secrets are never answered: a channel apply keeps carries their
+ *  fingerprint in its mark, and since they cannot change in place, a changed one is a
+ *  replacement. The rest (type, scope, events, state and quiet time) is compared as answered. */
 const planChannels = (p: ProjectPlan) => {
   const name = p.project.name;
   const current = new Map((p.current?.channels ?? []).map((c) => [c.name, c]));
   (p.project.channels ?? []).forEach((desired, i) => {
     const item = desired as Record<string, unknown> & { name: string; type: string };
     const secret = (k: string) => CHANNEL_SECRETS.has(k) || sensitiveAt(p, ['channels', i, k]);
+    const secrets = Object.keys(item).filter((k) => CHANNEL_SECRETS.has(k));
+    const mark = managedMark(item.name, Object.fromEntries(secrets.map((k) => [k, item[k]])));
     const create = (ctx: RunContext) =>
-      ctx.client.send('POST', '/v1/channels', { project_id: projectId(ctx, name), ...item }).then(() => undefined);
+      ctx.client
+        .send('POST', '/v1/channels', { project_id: projectId(ctx, name), ...item, managed_by: mark })
+        .then(() => undefined);
     const now = current.get(item.name);
     if (now === undefined) {
       p.steps.push({
@@ -135,14 +133,18 @@ const planChannels = (p: ProjectPlan) => {
       return;
     }
     const fixed = (['type', 'project_scope'] as const).filter((k) => item[k] !== undefined && !same(now[k], item[k]));
-    if (fixed.length > 0) {
+    const managed = isManaged(now.managed_by);
+    const rotated = fixed.length === 0 && managed && now.managed_by !== mark;
+    if (fixed.length > 0 || rotated) {
       p.steps.push({
         action: 'replace',
         kind: 'channel',
         project: name,
         name: item.name,
-        note: `${fixed.join(' and ')} cannot change`,
-        fields: fixed.map((field) => ({ field, before: now[field], after: item[field], sensitive: false })),
+        note: rotated ? 'its destination and secrets cannot change in place' : `${fixed.join(' and ')} cannot change`,
+        fields: rotated
+          ? secrets.map((field) => ({ field, before: HIDDEN, after: item[field], sensitive: true }))
+          : fixed.map((field) => ({ field, before: now[field], after: item[field], sensitive: false })),
         run: async (ctx) => {
           await ctx.client.send('DELETE', `/v1/channels/${now.id}`);
           await create(ctx);
@@ -150,11 +152,13 @@ const planChannels = (p: ProjectPlan) => {
       });
       return;
     }
-    const fields = (['events', 'active', 'quiet_minutes'] as const)
+    const fields: FieldChange[] = (['events', 'active', 'quiet_minutes'] as const)
       .filter((k) => item[k] !== undefined && !same(now[k], item[k]))
       .map((field) => ({ field, before: now[field], after: item[field], sensitive: false }));
+    // One made by hand is adopted as it is: its destination is taken to be the file's.
+    if (!managed) fields.push({ field: 'managed_by', before: now.managed_by, after: MANAGED, sensitive: false });
     if (fields.length === 0) return;
-    const body = Object.fromEntries(fields.map((f) => [f.field, f.after]));
+    const body = { ...Object.fromEntries(fields.map((f) => [f.field, f.after])), managed_by: mark };
     p.steps.push({
       action: 'change',
       kind: 'channel',
@@ -164,6 +168,8 @@ const planChannels = (p: ProjectPlan) => {
       run: (ctx) => ctx.client.send('PUT', `/v1/channels/${now.id}`, body).then(() => undefined),
     });
   });
+  const named = new Set((p.project.channels ?? []).map((c) => c.name ?? ''));
+  prune(p, 'channel', p.current?.channels ?? [], (c) => c.name ?? c.id, named, '/v1/channels');
 };
 
 /** Masking, retention and anomaly settings: one step each when the file gives them and they differ. */
@@ -241,8 +247,14 @@ export const buildPlan = (
     planSettings(p);
   });
   if (faults.length > 0) throw new PlanError(faults);
-  // Deletions last: a page or window changed above may have named the monitor.
-  return [...steps.filter((s) => s.action !== 'delete'), ...steps.filter((s) => s.action === 'delete')];
+  // Deletions last: a page or window changed above may have named the monitor; and monitors
+  // after the pages and windows that may name them.
+  const deletes = steps.filter((s) => s.action === 'delete');
+  return [
+    ...steps.filter((s) => s.action !== 'delete'),
+    ...deletes.filter((s) => s.kind !== 'monitor'),
+    ...deletes.filter((s) => s.kind === 'monitor'),
+  ];
 };
 
 /** The ids a run starts from: the projects and monitors the API has now. */

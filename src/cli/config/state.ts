@@ -27,6 +27,7 @@ export type MaintenanceAnswer = {
   description: string | null;
   monitor_ids: 'all' | string[];
   schedule: Schedule;
+  managed_by?: string;
 };
 
 export interface ProjectState {

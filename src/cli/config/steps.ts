@@ -1,5 +1,6 @@
 import type { FileProject } from '../../domain/config-file.ts';
 import type { ApiClient } from './client.ts';
+import { isManaged } from './compare.ts';
 import { pathText } from './parse.ts';
 import type { ProjectState } from './state.ts';
 
@@ -72,3 +73,27 @@ export const monitorIdsOf = (ctx: RunContext, project: string, names: readonly s
 /** Every field of a new item, secrets shown as such. */
 export const createdFields = (item: Record<string, unknown>, secret: (key: string) => boolean): FieldChange[] =>
   Object.entries(item).map(([field, after]) => ({ field, after, sensitive: secret(field) }));
+
+/** `--prune`: a delete step for each item marked as the file's whose name the file no longer
+ *  lists. An item made by hand carries no mark, and is never deleted. */
+export const prune = <I extends { id: string; managed_by?: unknown }>(
+  p: ProjectPlan,
+  kind: string,
+  items: readonly I[],
+  nameOf: (item: I) => string,
+  named: ReadonlySet<string>,
+  path: string,
+): void => {
+  if (!p.prune) return;
+  for (const item of items)
+    if (isManaged(item.managed_by) && !named.has(nameOf(item)))
+      p.steps.push({
+        action: 'delete',
+        kind,
+        project: p.project.name,
+        name: nameOf(item),
+        note: 'made by the file, no longer in it',
+        fields: [],
+        run: (ctx) => ctx.client.send('DELETE', `${path}/${item.id}`).then(() => undefined),
+      });
+};

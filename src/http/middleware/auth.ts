@@ -42,9 +42,11 @@ export interface Principal {
   readonly enrolling?: true;
 }
 
-export const keyPrincipal = (key: Pick<ActiveKey, 'id' | 'project_id'>): Principal => ({
+/** A key stands in for a reader of its own project; for a `config` operation, for a member of
+ *  it (who may change its configuration, never its keys, users or other projects). */
+export const keyPrincipal = (key: Pick<ActiveKey, 'id' | 'project_id'>, scope?: KeyScope): Principal => ({
   userId: key.id,
-  role: 'auditor',
+  role: scope === 'config' ? 'member' : 'auditor',
   scope: { all: false, projectIds: [key.project_id] },
   actor: `key:${key.id}`,
 });

@@ -13,6 +13,7 @@ export const anomalySettingsOperations = {
     path: '/v1/projects/:id/anomaly-settings',
     tag: 'Projects',
     auth: 'jwt',
+    keyScope: 'config',
     resource: 'project',
     summary: 'Anomaly settings',
     description:
@@ -24,6 +25,7 @@ export const anomalySettingsOperations = {
     path: '/v1/projects/:id/anomaly-settings',
     tag: 'Projects',
     auth: 'jwt',
+    keyScope: 'config',
     resource: 'project',
     roles: WRITERS,
     summary: 'Change anomaly settings',

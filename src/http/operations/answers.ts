@@ -217,30 +217,38 @@ export const ApiKey = t.type({
 /** The key itself is shown here only, once. */
 export const IssuedApiKey = t.type({ ...keyFields, key: text('the API key: shown once, never again') });
 
-export const Channel = t.type({
-  id: Uuid,
-  project_id: Uuid,
-  type: t.keyof(
-    Object.fromEntries(Object.keys(ChannelCreateInput.variants).map((type) => [type, null])) as Record<
-      ChannelView['type'],
-      null
-    >,
-  ),
-  name: nullable(t.string),
-  url: t.string,
-  has_secret: t.boolean,
-  settings: t.UnknownRecord,
-  events: ChannelEvents,
-  project_scope: ProjectScope,
-  quiet_minutes: Count,
-  active: t.boolean,
-  deactivated_reason: nullable(t.string),
-  degraded: t.boolean,
-  degraded_reason: nullable(t.string),
-  degraded_since: nullable(Timestamp),
-  created_at: Timestamp,
-  updated_at: Timestamp,
+/** Answered when set: by `watchlog apply` (docs/config-file.md). */
+export const managedByAnswer = t.partial({
+  managed_by: text('who keeps it: "config-file" when `watchlog apply` made it; absent when made by hand'),
 });
+
+export const Channel = t.intersection([
+  t.type({
+    id: Uuid,
+    project_id: Uuid,
+    type: t.keyof(
+      Object.fromEntries(Object.keys(ChannelCreateInput.variants).map((type) => [type, null])) as Record<
+        ChannelView['type'],
+        null
+      >,
+    ),
+    name: nullable(t.string),
+    url: t.string,
+    has_secret: t.boolean,
+    settings: t.UnknownRecord,
+    events: ChannelEvents,
+    project_scope: ProjectScope,
+    quiet_minutes: Count,
+    active: t.boolean,
+    deactivated_reason: nullable(t.string),
+    degraded: t.boolean,
+    degraded_reason: nullable(t.string),
+    degraded_since: nullable(Timestamp),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  managedByAnswer,
+]);
 /** What a provider said to a test notification (`POST /v1/channels/:id/test`). */
 export const TestAnswer = t.type({
   ok: t.boolean,

@@ -155,7 +155,7 @@ const signedIn = (op: AnyOperation, m: MountDeps): Middleware<AppState> => {
       return byJwt(ctx, next);
     const key = await apiKeyOf(ctx, activeKey, undefined, m.now());
     requireKeyScope(key, op.keyScope ?? null, name);
-    ctx.state.principal = keyPrincipal(key);
+    ctx.state.principal = keyPrincipal(key, op.keyScope);
     await next();
     m.keyUsed?.(key, ctx.state.correlationId);
   };

@@ -33,6 +33,7 @@ export const referenceOperations = {
     path: '/v1/config/applies',
     tag: 'Reference',
     auth: 'jwt',
+    keyScope: 'config',
     roles: WRITERS,
     summary: 'Record an applied configuration file',
     description:

@@ -19,6 +19,7 @@ export const retentionOperations = {
     path: '/v1/projects/:id/retention',
     tag: 'Projects',
     auth: 'jwt',
+    keyScope: 'config',
     resource: 'project',
     summary: 'Retention',
     description:

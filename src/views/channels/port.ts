@@ -25,9 +25,17 @@ export interface ChannelView {
   degraded_since: string | null;
   created_at: string;
   updated_at: string;
+  /** Absent on a channel made by hand (docs/config-file.md). */
+  managed_by?: string;
 }
 
-export type ChannelChanges = { active?: boolean; events?: ChannelEvents; name?: string | null; quiet_minutes?: number };
+export type ChannelChanges = {
+  active?: boolean;
+  events?: ChannelEvents;
+  name?: string | null;
+  quiet_minutes?: number;
+  managed_by?: string;
+};
 
 export interface ChannelsWriter {
   created(view: ChannelView, target: ChannelTarget): void;

@@ -73,7 +73,7 @@ export type ApiKey = {
   name: string;
   prefix: string;
   created_at: string;
-  scopes: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+  scopes: Array<'ingest' | 'read' | 'stream' | 'viewer:issue' | 'config'>;
   expires_at: string | null;
   allowed_origins: Array<string>;
   rate_limit: number | null;
@@ -185,6 +185,7 @@ export type Channel = {
   degraded_since: string | null;
   created_at: string;
   updated_at: string;
+  managed_by?: string;
 };
 
 export type ChannelCreate =
@@ -198,6 +199,7 @@ export type ChannelCreate =
       active?: boolean;
       project_scope?: 'project' | 'all';
       quiet_minutes?: number;
+      managed_by?: string;
     }
   | {
       project_id: string;
@@ -214,6 +216,7 @@ export type ChannelCreate =
       active?: boolean;
       project_scope?: 'project' | 'all';
       quiet_minutes?: number;
+      managed_by?: string;
     }
   | {
       project_id: string;
@@ -224,6 +227,7 @@ export type ChannelCreate =
       active?: boolean;
       project_scope?: 'project' | 'all';
       quiet_minutes?: number;
+      managed_by?: string;
     }
   | {
       project_id: string;
@@ -234,6 +238,7 @@ export type ChannelCreate =
       active?: boolean;
       project_scope?: 'project' | 'all';
       quiet_minutes?: number;
+      managed_by?: string;
     }
   | {
       project_id: string;
@@ -244,6 +249,7 @@ export type ChannelCreate =
       active?: boolean;
       project_scope?: 'project' | 'all';
       quiet_minutes?: number;
+      managed_by?: string;
     }
   | {
       project_id: string;
@@ -264,6 +270,7 @@ export type ChannelCreate =
       active?: boolean;
       project_scope?: 'project' | 'all';
       quiet_minutes?: number;
+      managed_by?: string;
     }
   | {
       project_id: string;
@@ -276,6 +283,7 @@ export type ChannelCreate =
       active?: boolean;
       project_scope?: 'project' | 'all';
       quiet_minutes?: number;
+      managed_by?: string;
     }
   | {
       project_id: string;
@@ -288,6 +296,7 @@ export type ChannelCreate =
       active?: boolean;
       project_scope?: 'project' | 'all';
       quiet_minutes?: number;
+      managed_by?: string;
     };
 
 export type ChannelUpdate = {
@@ -295,6 +304,7 @@ export type ChannelUpdate = {
   events?: Array<'healthcheck' | 'alert'>;
   name?: string | null;
   quiet_minutes?: number;
+  managed_by?: string;
 };
 
 export type Check = {
@@ -444,6 +454,7 @@ export type Maintenance = {
   }>;
   created_at: string;
   updated_at: string;
+  managed_by?: string;
 };
 
 export type MaintenanceCreate = {
@@ -456,6 +467,7 @@ export type MaintenanceCreate = {
   rrule?: string;
   duration_minutes?: number;
   timezone?: string;
+  managed_by?: string;
 };
 
 export type MaintenanceUpdate = {
@@ -467,6 +479,7 @@ export type MaintenanceUpdate = {
   rrule?: string;
   duration_minutes?: number;
   timezone?: string;
+  managed_by?: string;
 };
 
 export type MaskingRules = {
@@ -763,6 +776,7 @@ export type StatusPage = {
   auto_incidents: boolean;
   created_at: string;
   updated_at: string;
+  managed_by?: string;
 };
 
 export type StatusPageCreate = {
@@ -778,6 +792,7 @@ export type StatusPageCreate = {
   show_uptime_days?: number;
   custom_domain?: string | null;
   auto_incidents?: boolean;
+  managed_by?: string;
 };
 
 export type StatusPageUpdate = {
@@ -792,6 +807,7 @@ export type StatusPageUpdate = {
   show_uptime_days?: number;
   custom_domain?: string | null;
   auto_incidents?: boolean;
+  managed_by?: string;
 };
 
 export type User = {
@@ -1393,7 +1409,7 @@ export interface Operations {
     query: Record<string, never>;
     body: {
       name: string;
-      scopes?: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+      scopes?: Array<'ingest' | 'read' | 'stream' | 'viewer:issue' | 'config'>;
       expires_at?: string | null;
       allowed_origins?: Array<string>;
       rate_limit?: number | null;
@@ -1404,7 +1420,7 @@ export interface Operations {
         name: string;
         prefix: string;
         created_at: string;
-        scopes: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+        scopes: Array<'ingest' | 'read' | 'stream' | 'viewer:issue' | 'config'>;
         expires_at: string | null;
         allowed_origins: Array<string>;
         rate_limit: number | null;
@@ -1431,7 +1447,7 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: {
-      scopes?: Array<'ingest' | 'read' | 'stream' | 'viewer:issue'>;
+      scopes?: Array<'ingest' | 'read' | 'stream' | 'viewer:issue' | 'config'>;
       expires_at?: string | null;
       allowed_origins?: Array<string>;
       rate_limit?: number | null;

@@ -9,6 +9,7 @@ export const SCOPES: ReadonlyArray<[KeyScope, string]> = [
   ['read', "list, read, export and count this project's events and sessions"],
   ['stream', "the auditors' endpoints: the record stream, checkpoints and proofs"],
   ['viewer:issue', 'issue viewer tokens (for the embeddable viewer, to come)'],
+  ['config', "read and change this project's monitors, channels, pages and settings (watchlog plan/apply)"],
 ];
 
 /** A key's scopes, expiry, origins and rate, as a form shows them: the expiry as
