@@ -18,6 +18,8 @@ import { formatCidr, parseAddressList, type AddressList, type EgressRules } from
 import type { IngestLimits } from './domain/ingest-limits.ts';
 import { ConfigError, intFromEnv, matching, optional, stringMin } from './config-codecs.ts';
 import { SMTP_ENV, subscriberMailOf, type SubscriberMailConfig } from './config-smtp.ts';
+import { SESSION_ENV, sessionSettingsOf } from './config-sessions.ts';
+import type { SessionSettings } from './domain/session.ts';
 
 /** Environment → typed configuration. Every variable, its default and its rule are here; the
  *  README's configuration table mirrors this file. */
@@ -120,6 +122,7 @@ const Env = t.type({
   WATCHLOG_WITNESS_URL: optional(matching('http:// or https:// URL', /^https?:\/\/\S+$/)),
   WATCHLOG_WITNESS_FILE: optional(stringMin('file path', 1)),
   ...SMTP_ENV,
+  ...SESSION_ENV,
 });
 
 export { ConfigError } from './config-codecs.ts';
@@ -135,6 +138,8 @@ export interface Config {
   viewerBundle: string;
   jwtSecret: string | undefined;
   jwtTtlSeconds: number;
+  /** The dashboard's sessions: access-token, idle and absolute lifetimes. */
+  sessions: SessionSettings;
   admin: { email: string; password: string } | undefined;
   bodyLimitBytes: number;
   /** The ingest edge: batches, idempotency keys and the per-key rate limit. */
@@ -331,6 +336,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     viewerBundle: BUILT_VIEWER_BUNDLE,
     jwtSecret: e.WATCHLOG_JWT_SECRET,
     jwtTtlSeconds: e.WATCHLOG_JWT_TTL_SECONDS ?? 43_200,
+    sessions: sessionSettingsOf(e),
     admin:
       e.WATCHLOG_ADMIN_EMAIL !== undefined && e.WATCHLOG_ADMIN_PASSWORD !== undefined
         ? { email: e.WATCHLOG_ADMIN_EMAIL, password: e.WATCHLOG_ADMIN_PASSWORD }

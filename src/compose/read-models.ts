@@ -20,6 +20,7 @@ import { subscribersProjection } from '../../projections/subscribers.ts';
 import { treeProjection } from '../../projections/tree.ts';
 import { retentionProjection } from '../../projections/retention.ts';
 import { sinksProjection } from '../../projections/sinks.ts';
+import { sessionsProjection } from '../../projections/sessions.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
 import {
@@ -50,6 +51,7 @@ import { sqliteSubscribers } from '../views/subscribers/sqlite.ts';
 import { sqliteTree } from '../views/tree/sqlite.ts';
 import { sqliteRetention } from '../views/retention/sqlite.ts';
 import { sqliteSinks } from '../views/sinks/sqlite.ts';
+import { sqliteSessions } from '../views/sessions/sqlite.ts';
 
 type WriterOf<K extends ReadModelKey> = ReadModels['stores'][K] extends ProjectionStore<infer W> ? W : never;
 
@@ -122,6 +124,9 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
     import('../views/subscribers/mongo.ts').then((m) => m.mongoSubscribers),
   ),
   sinks: projected(sinksProjection, sqliteSinks, () => import('../views/sinks/mongo.ts').then((m) => m.mongoSinks)),
+  sessions: projected(sessionsProjection, sqliteSessions, () =>
+    import('../views/sessions/mongo.ts').then((m) => m.mongoSessions),
+  ),
 };
 
 const KEYS = Object.keys(READ_MODELS) as ReadModelKey[];

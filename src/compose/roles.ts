@@ -30,6 +30,7 @@ export type Role = 'start' | 'api' | 'worker';
 type AppConfig = Pick<
   Config,
   | 'jwtTtlSeconds'
+  | 'sessions'
   | 'bodyLimitBytes'
   | 'ingest'
   | 'anomalyDefaults'
@@ -97,6 +98,7 @@ export const appFor = (
     logger,
     jwtSecret: runtime.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
+    sessions: config.sessions,
     bodyLimitBytes: config.bodyLimitBytes,
     ingest: config.ingest,
     checkpointKey: runtime.checkpointSigner,

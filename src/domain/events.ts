@@ -15,6 +15,7 @@ import { maintenanceEvents } from './maintenance.ts';
 import { subscriberEvents } from './subscriber.ts';
 import { KeyScope } from './api-keys.ts';
 import { sinkEvents } from './sink.ts';
+import { sessionEvents } from './session.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -85,6 +86,7 @@ export const catalogue = {
   ...maintenanceEvents,
   ...subscriberEvents,
   ...sinkEvents,
+  ...sessionEvents,
   /** A project's tree head, signed (docs/auditors.md): not a leaf of the tree it signs. */
   CheckpointSigned: t.type({
     project_id: t.string,

@@ -6,6 +6,7 @@ import { identifierDigest } from './retention.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 import { type Change, STATUS_CHANGES, statusChangeOf } from './self-audit-status.ts';
 import { SINK_CHANGES, sinkChangeOf } from './self-audit-sinks.ts';
+import { SESSION_CHANGES, sessionChangeOf } from './self-audit-sessions.ts';
 
 /** watchlog audits itself: logins, exports and every change made through it (users and their
  *  grants, projects, API keys, channels, sinks, monitors, status pages, settings) are audit events of `event_type`
@@ -36,8 +37,14 @@ export interface LoginAttemptRecord {
   readonly ok: boolean;
   readonly address: string;
   readonly userAgent?: string;
-  readonly reason?: 'wrong_credentials' | 'throttled';
+  /** `wrong_credentials` and `throttled` (passwords), or why a single sign-on was refused. */
+  readonly reason?: string;
   readonly userId?: string;
+  /** How the user signed in (`password`, `oidc:<provider>`, `passkey`) and the session started. */
+  readonly method?: string;
+  readonly sessionId?: string;
+  /** Where the sign-in came: `POST /v1/auth/login` unless said. */
+  readonly path?: string;
   readonly requestId: string;
   readonly at: Date;
 }
@@ -48,8 +55,8 @@ export const loginAccessEvent = (id: string, a: LoginAttemptRecord): StoredAudit
   ...common,
   id,
   timestamp: a.at.toISOString(),
-  method: 'POST',
-  path: LOGIN_PATH,
+  method: a.path === undefined ? 'POST' : 'GET',
+  path: a.path ?? LOGIN_PATH,
   status_code: a.ok ? 200 : a.reason === 'throttled' ? 429 : 401,
   identifier: identifierOf(a.email),
   ip: a.address,
@@ -60,6 +67,8 @@ export const loginAccessEvent = (id: string, a: LoginAttemptRecord): StoredAudit
     ok: a.ok,
     ...(a.reason ? { reason: a.reason } : {}),
     ...(a.userId ? { user_id: a.userId } : {}),
+    ...(a.method ? { method: a.method } : {}),
+    ...(a.sessionId ? { session_id: a.sessionId } : {}),
   },
 });
 
@@ -371,7 +380,7 @@ const changeOf = (event: DomainEvent): Change | null => {
       };
     }
     default:
-      return statusChangeOf(event) ?? sinkChangeOf(event);
+      return statusChangeOf(event) ?? sinkChangeOf(event) ?? sessionChangeOf(event);
   }
 };
 
@@ -401,6 +410,7 @@ export const AUDITED_CHANGES: readonly EventType[] = [
   'IdentifierErased',
   ...STATUS_CHANGES,
   ...SINK_CHANGES,
+  ...SESSION_CHANGES,
 ];
 
 /** A change as its `system.access` row, keyed by the event's id: who (the actor of its metadata),

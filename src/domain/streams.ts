@@ -36,3 +36,5 @@ export const subscriberStream = (subscriberId: string) => `subscriber-${subscrib
 export const keyUseStream = (keyId: string) => `apikey-${keyId}-uses`;
 /** A log sink's configuration and health (src/domain/sink.ts). */
 export const sinkStream = (sinkId: string) => `sink-${sinkId}`;
+/** One sign-in session and its refresh tokens (src/domain/session.ts). */
+export const sessionStream = (sessionId: string) => `session-${sessionId}`;

@@ -18,6 +18,8 @@ import { viewerCors } from './middleware/viewer-cors.ts';
 import { MaskingCache } from './middleware/masking-cache.ts';
 import { OtlpSettingsCache } from './middleware/otlp-settings-cache.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
+import { SessionStateCache } from './middleware/session-cache.ts';
+import { DEFAULT_SESSION_SETTINGS } from '../domain/session.ts';
 import { type OpenApiDocument, openApiDocument } from './openapi/document.ts';
 import { mount } from './operations/mount.ts';
 import { resourceLoaders } from './operations/resources.ts';
@@ -53,6 +55,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   if (deps.dashboard !== undefined) app.use(dashboardMiddleware(deps.dashboard));
 
   const users = new UserStateCache(deps.readModels.access);
+  const sessionStates = new SessionStateCache(deps.readModels.sessions, deps.now);
   const apiKeys = new ApiKeyCache(deps.readModels.access);
   const keyUses = new KeyUses(
     (key, at, correlationId, capped) =>
@@ -69,6 +72,8 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     ingestRate: new IngestRateLimiter(deps.ingest.ratePerKey),
     batches: new Admission(deps.ingest.batchConcurrency, (queued) => deps.metrics?.batchesWaiting(queued)),
     users,
+    sessions: deps.sessions ?? DEFAULT_SESSION_SETTINGS,
+    sessionStates,
     recordLogin: deps.recordLogin ?? loginRecorder(deps.logger, deps.commands),
     maskingRules: new MaskingCache(deps.readModels.masking),
     otlpSettings: new OtlpSettingsCache(deps.readModels.otlp),
@@ -101,7 +106,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     apiHandlers,
     routeDeps,
     {
-      jwt: requireJwt(deps.jwtSecret, users),
+      jwt: requireJwt(deps.jwtSecret, users, sessionStates),
       resources: resourceLoaders(deps.readModels),
       activeKey: (key) => apiKeys.activeKey(key),
       viewerKey: routeDeps.viewerKey,

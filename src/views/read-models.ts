@@ -17,6 +17,7 @@ import type { SubscribersQueries, SubscribersWriter } from './subscribers/port.t
 import type { TreeQueries, TreeWriter } from './tree/port.ts';
 import type { RetentionQueries, RetentionWriter } from './retention/port.ts';
 import type { SinksQueries, SinksWriter } from './sinks/port.ts';
+import type { SessionsQueries, SessionsWriter } from './sessions/port.ts';
 import type { Leases, ProjectionStore } from './store/port.ts';
 
 /** Every read model of one deployment: its queries, and the store each projection writes to.
@@ -43,6 +44,7 @@ export interface ReadModels {
   readonly maintenances: MaintenancesQueries;
   readonly subscribers: SubscribersQueries;
   readonly sinks: SinksQueries;
+  readonly sessions: SessionsQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -63,6 +65,7 @@ export interface ReadModels {
     readonly maintenances: ProjectionStore<MaintenancesWriter>;
     readonly subscribers: ProjectionStore<SubscribersWriter>;
     readonly sinks: ProjectionStore<SinksWriter>;
+    readonly sessions: ProjectionStore<SessionsWriter>;
   };
   close(): Promise<void>;
 }

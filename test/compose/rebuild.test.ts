@@ -184,6 +184,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
         'orphans',
         'otlp',
         'retention',
+        'sessions',
         'sinks',
         'stats-buckets',
         'status-pages',

@@ -9,7 +9,13 @@ import { json, noContent, operation } from './operation.ts';
  *  manage the keys of projects they see; auditors only read. Bodies refuse unknown fields: a
  *  misspelt field is a 400 naming it. */
 
-export const LoginBody = closed(t.type({ email: t.string, password: t.string }), 'field', 'a login');
+/** `cookie: true` (the dashboard): a short-lived token renewed through the refresh cookie; absent
+ *  or false, SPEC's token for scripts. */
+export const LoginBody = closed(
+  t.intersection([t.type({ email: t.string, password: t.string }), t.partial({ cookie: t.boolean })]),
+  'field',
+  'a login',
+);
 export const NewUserBody = closed(
   t.type({
     email: Email,
@@ -57,8 +63,11 @@ export const accessOperations = {
     summary: 'Log in',
     description:
       'The e-mail is case-insensitive. A wrong e-mail or password and a disabled account all answer ' +
-      '401. Failed logins are throttled per account and per client address: a refused attempt is 429 ' +
-      'with `Retry-After`, whatever the password.',
+      '401; so does an account made by single sign-on, which has no password (the answer says so). ' +
+      'Failed logins are throttled per account and per client address: a refused attempt is 429 ' +
+      'with `Retry-After`, whatever the password. Every login starts a session (`sid` in the token). ' +
+      'With `cookie: true` (the dashboard) the token lasts `WATCHLOG_ACCESS_TOKEN_TTL_SECONDS`, the ' +
+      'answer adds `session_id`, and a refresh cookie renews it (`POST /v1/auth/refresh`).',
     body: {
       what: 'login',
       codec: LoginBody,

@@ -21,6 +21,7 @@ import { maintenanceOperations } from './maintenances.ts';
 import { statusPageOperations } from './status-pages.ts';
 import { subscriberOperations, subscriptionOperations } from './subscriptions.ts';
 import { viewerOperations } from './viewer.ts';
+import { sessionOperations } from './sessions.ts';
 
 /** Every operation of the API, by resource, in the order they are mounted (a static path before
  *  a parametrised one that would take it: `mount` refuses the reverse). The routes
@@ -37,6 +38,7 @@ export const apiOperations = (description: IngestDescription) => ({
   export: exportOperations,
   audit: auditOperations,
   access: accessOperations,
+  sessions: sessionOperations,
   viewer: viewerOperations,
   anomalySettings: anomalySettingsOperations,
   masking: maskingOperations,

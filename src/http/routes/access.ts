@@ -5,7 +5,7 @@ import { NO_RESTRICTIONS } from '../../domain/api-keys.ts';
 import { DomainError, notFound } from '../../domain/errors.ts';
 import type { LoginAttempt } from '../../views/login-throttle/port.ts';
 import type { RouteDeps } from '../deps.ts';
-import { signToken } from '../middleware/auth.ts';
+import { finishSignIn } from './sign-in.ts';
 import { HttpError } from '../middleware/errors.ts';
 import type { accessOperations } from '../operations/access.ts';
 import { type Handlers, created, noBody, ok } from '../operations/operation.ts';
@@ -62,7 +62,6 @@ export const accessHandlers: Handlers<typeof accessOperations, RouteDeps> = {
       throw new HttpError(401, 'unauthorized', 'wrong e-mail or password');
     }
     await deps.loginThrottle.succeeded(attempt);
-    await deps.recordLogin({ ...attempt, ...seen, ok: true, at, userId: user.id });
     if (passwords.needsRehash(user.password_hash)) {
       await rehashPassword(deps.commands, user.id, user.password_hash, body.password, {
         actor: `user:${user.id}`,
@@ -72,8 +71,8 @@ export const accessHandlers: Handlers<typeof accessOperations, RouteDeps> = {
         deps.logger.warn({ err, user_id: user.id }, 'could not rehash the password at the current cost'),
       );
     }
-    // Token expiry follows the wall clock, as koa-jwt's verification does.
-    return ok(signToken(user, deps.jwtSecret, deps.jwtTtlSeconds, new Date()));
+    const { password_hash: _, ...view } = user;
+    return ok(await finishSignIn(deps, ctx, view, 'password', { cookie: body.cookie === true }));
   },
 
   /** The caller: what a dashboard shows in its user menu and uses to hide what the role cannot do. */

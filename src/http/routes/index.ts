@@ -24,6 +24,7 @@ import { maintenanceHandlers } from './maintenances.ts';
 import { statusPageHandlers } from './status-pages.ts';
 import { subscriberHandlers, subscriptionHandlers } from './subscriptions.ts';
 import { viewerHandlers } from './viewer.ts';
+import { sessionHandlers } from './sessions.ts';
 
 /** One handler for each operation of the table: a missing one fails `tsc`. */
 export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
@@ -36,6 +37,7 @@ export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
   export: exportHandlers,
   audit: auditHandlers,
   access: accessHandlers,
+  sessions: sessionHandlers,
   viewer: viewerHandlers,
   anomalySettings: anomalySettingsHandlers,
   masking: maskingHandlers,
