@@ -17,6 +17,7 @@ import { otlpContract } from './read-models/otlp.ts';
 import { statsContract } from './read-models/stats.ts';
 import { statusPagesContract } from './read-models/status-pages.ts';
 import { sinksContract } from './read-models/sinks.ts';
+import { sessionsContract } from './read-models/sessions.ts';
 import { subscribersContract } from './read-models/subscribers.ts';
 import { treeContract } from './read-models/tree.ts';
 
@@ -48,4 +49,5 @@ export const readModelsContract = (
   maintenancesContract(withModels);
   subscribersContract(withModels);
   sinksContract(withModels);
+  sessionsContract(withModels);
 };

@@ -19,6 +19,7 @@ export const DRIVEN_TAGS = {
   'answers-monitors.test.ts': ['Monitors', 'Notifications', 'Auditors'],
   'answers-status-pages.test.ts': ['Status pages', 'Public status pages'],
   'answers-sinks.test.ts': ['Sinks'],
+  'answers-sessions.test.ts': ['Sessions'],
 } as const;
 
 export class Clock {

@@ -70,7 +70,9 @@ test(
     const readme = readFileSync(repoPath('README.md'), 'utf8');
     const documented = [...readme.matchAll(/^\| GET \| `([^`]+)` \|/gm)].map((m) => m[1]!);
     t.true(documented.length >= 20);
+    const me = JSON.parse((await raw('GET', '/v1/auth/me', admin)).body) as { id: string };
     const resources: Record<string, string> = {
+      users: me.id,
       audit: ids.event,
       projects: a.projectId,
       monitors: ids.monitor,

@@ -138,6 +138,10 @@ const TAGS = [
   { name: 'Notifications', description: 'Where monitor transitions and anomaly alerts are sent.' },
   { name: 'Sinks', description: "Where a project's audit records are forwarded (SIEM)." },
   {
+    name: 'Sessions',
+    description: "Sign-in sessions: the dashboard's refresh, signing out, seeing and ending sessions.",
+  },
+  {
     name: 'Auditors',
     description: 'The tamper-evident log: records, signed checkpoints, Merkle proofs (docs/auditors.md).',
   },

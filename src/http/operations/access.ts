@@ -4,6 +4,7 @@ import { Email, Role, Uuid, boundedString, closed } from '../../domain/codecs.ts
 import { ApiKey, IssuedApiKey, LoginAnswer, Project, User } from './answers.ts';
 import { ADMINS, AT, PROJECT, WRITERS, uuidParam } from './common.ts';
 import { json, noContent, operation } from './operation.ts';
+import { refreshCookie } from './sessions.ts';
 
 /** Login, users, projects and API keys. Admins create projects and users; admins and members
  *  manage the keys of projects they see; auditors only read. Bodies refuse unknown fields: a
@@ -73,7 +74,7 @@ export const accessOperations = {
       codec: LoginBody,
       example: { email: 'admin@example.com', password: 'change-me-please' },
     },
-    responses: { 200: json('a token', LoginAnswer) },
+    responses: { 200: { ...json('a token', LoginAnswer), headers: refreshCookie } },
     errors: [401, 429],
   }),
   me: operation({

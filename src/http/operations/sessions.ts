@@ -20,7 +20,15 @@ export const Session = t.type({
 });
 export const Ended = t.type({ ended: t.number });
 
-const SESSIONS = 'Accounts';
+/** The refresh cookie a dashboard session's answers set (cleared: empty, expired). */
+export const refreshCookie = {
+  'Set-Cookie': {
+    description:
+      '`watchlog_refresh`: the refresh token, HttpOnly, SameSite=Strict, Path=/v1/auth/refresh, Secure over TLS',
+  },
+};
+
+const SESSIONS = 'Sessions';
 
 export const sessionOperations = {
   refresh: operation({
@@ -35,7 +43,7 @@ export const sessionOperations = {
       'shown again ends the whole session (a `system.access` event records it); an unknown, expired or ' +
       "ended session's cookie, a disabled user or one whose password changed since: 401, and the cookie is " +
       'cleared. A request from another origin (its `Origin` header) is 403.',
-    responses: { 200: json('a new token of the same session', LoginAnswer) },
+    responses: { 200: { ...json('a new token of the same session', LoginAnswer), headers: refreshCookie } },
     errors: [401, 403],
   }),
   logout: operation({
@@ -45,7 +53,7 @@ export const sessionOperations = {
     auth: 'jwt',
     summary: 'Sign out',
     description: "Ends the token's session (its tokens are refused from then on) and clears the refresh cookie.",
-    responses: { 204: noContent('signed out') },
+    responses: { 204: { ...noContent('signed out'), headers: refreshCookie } },
   }),
   listMine: operation({
     method: 'get',

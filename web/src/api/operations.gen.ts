@@ -1220,11 +1220,13 @@ export interface Operations {
     body: {
       email: string;
       password: string;
+      cookie?: boolean;
     };
     answers: {
       200: {
         token: string;
         expires_at: string;
+        session_id?: string;
       };
     };
   };
@@ -1396,6 +1398,103 @@ export interface Operations {
     body: undefined;
     answers: {
       204: undefined;
+    };
+  };
+  /** Renew a dashboard session's token */
+  'POST /v1/auth/refresh': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        token: string;
+        expires_at: string;
+        session_id?: string;
+      };
+    };
+  };
+  /** Sign out */
+  'POST /v1/auth/logout': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** My sessions */
+  'GET /v1/auth/sessions': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        kind: 'cookie' | 'token';
+        method: string;
+        device: string;
+        address: string;
+        created_at: string;
+        last_used_at: string;
+        expires_at: string;
+        current: boolean;
+      }>;
+    };
+  };
+  /** End all my other sessions */
+  'DELETE /v1/auth/sessions': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        ended: number;
+      };
+    };
+  };
+  /** End one of my sessions */
+  'DELETE /v1/auth/sessions/:sessionId': {
+    params: {
+      sessionId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** A user's sessions */
+  'GET /v1/users/:id/sessions': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        kind: 'cookie' | 'token';
+        method: string;
+        device: string;
+        address: string;
+        created_at: string;
+        last_used_at: string;
+        expires_at: string;
+        current: boolean;
+      }>;
+    };
+  };
+  /** End all of a user's sessions */
+  'DELETE /v1/users/:id/sessions': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        ended: number;
+      };
     };
   };
   /** Issue a viewer token */
