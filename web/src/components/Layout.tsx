@@ -41,7 +41,7 @@ const UserMenu = () => {
       {open && (
         <div role="menu" className="menu">
           <Link role="menuitem" to="/account" onClick={() => setOpen(false)}>
-            Change password
+            Account and sessions
           </Link>
           {user?.role === 'admin' && (
             <Link role="menuitem" to="/users" onClick={() => setOpen(false)}>
