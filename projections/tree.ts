@@ -3,7 +3,7 @@ import { recordLeafHash } from '../src/domain/merkle.ts';
 import type { TreeWriter } from '../src/views/tree/port.ts';
 import type { Projection } from './projection.ts';
 
-/** Event types that are not a project's records: users and their sessions belong to no project, a checkpoint signs
+/** Event types that are not a project's records: users, their sessions and sign-on providers belong to no project, a checkpoint signs
  *  the tree rather than being a leaf of it, and a monitor's check results are kept 200 at a time
  *  and a key's uses one at a time (the log drops older ones, so a rebuild could not give their
  *  leaves back); the transitions checks cause are records. */
@@ -20,6 +20,8 @@ const NOT_RECORDS = [
   'SessionStarted',
   'SessionRefreshed',
   'SessionEnded',
+  'SsoProviderSaved',
+  'SsoProviderDeleted',
 ] as const satisfies readonly EventType[];
 
 type RecordType = Exclude<EventType, (typeof NOT_RECORDS)[number]>;

@@ -31,6 +31,7 @@ type AppConfig = Pick<
   Config,
   | 'jwtTtlSeconds'
   | 'sessions'
+  | 'sso'
   | 'bodyLimitBytes'
   | 'ingest'
   | 'anomalyDefaults'
@@ -99,6 +100,7 @@ export const appFor = (
     jwtSecret: runtime.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
     sessions: config.sessions,
+    ssoProvider: config.sso,
     bodyLimitBytes: config.bodyLimitBytes,
     ingest: config.ingest,
     checkpointKey: runtime.checkpointSigner,

@@ -38,3 +38,5 @@ export const keyUseStream = (keyId: string) => `apikey-${keyId}-uses`;
 export const sinkStream = (sinkId: string) => `sink-${sinkId}`;
 /** One sign-in session and its refresh tokens (src/domain/session.ts). */
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
+/** One single sign-on provider's settings (src/domain/sso.ts). */
+export const ssoProviderStream = (providerId: string) => `sso-provider-${providerId}`;

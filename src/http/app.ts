@@ -19,6 +19,8 @@ import { MaskingCache } from './middleware/masking-cache.ts';
 import { OtlpSettingsCache } from './middleware/otlp-settings-cache.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
 import { SessionStateCache } from './middleware/session-cache.ts';
+import { SsoClients } from './sso/clients.ts';
+import { stateKeyOf } from './sso/state.ts';
 import { DEFAULT_SESSION_SETTINGS } from '../domain/session.ts';
 import { type OpenApiDocument, openApiDocument } from './openapi/document.ts';
 import { mount } from './operations/mount.ts';
@@ -74,6 +76,9 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     users,
     sessions: deps.sessions ?? DEFAULT_SESSION_SETTINGS,
     sessionStates,
+    ssoProvider: deps.ssoProvider ?? null,
+    ssoClients: new SsoClients(deps.egress),
+    ssoStateKey: stateKeyOf(deps.jwtSecret),
     recordLogin: deps.recordLogin ?? loginRecorder(deps.logger, deps.commands),
     maskingRules: new MaskingCache(deps.readModels.masking),
     otlpSettings: new OtlpSettingsCache(deps.readModels.otlp),

@@ -18,6 +18,7 @@ import type { TreeQueries, TreeWriter } from './tree/port.ts';
 import type { RetentionQueries, RetentionWriter } from './retention/port.ts';
 import type { SinksQueries, SinksWriter } from './sinks/port.ts';
 import type { SessionsQueries, SessionsWriter } from './sessions/port.ts';
+import type { SsoProvidersQueries, SsoProvidersWriter } from './sso-providers/port.ts';
 import type { Leases, ProjectionStore } from './store/port.ts';
 
 /** Every read model of one deployment: its queries, and the store each projection writes to.
@@ -45,6 +46,7 @@ export interface ReadModels {
   readonly subscribers: SubscribersQueries;
   readonly sinks: SinksQueries;
   readonly sessions: SessionsQueries;
+  readonly ssoProviders: SsoProvidersQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -66,6 +68,7 @@ export interface ReadModels {
     readonly subscribers: ProjectionStore<SubscribersWriter>;
     readonly sinks: ProjectionStore<SinksWriter>;
     readonly sessions: ProjectionStore<SessionsWriter>;
+    readonly ssoProviders: ProjectionStore<SsoProvidersWriter>;
   };
   close(): Promise<void>;
 }

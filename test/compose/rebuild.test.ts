@@ -186,6 +186,7 @@ test('a rebuild from the log gives identical query results, even from a deleted 
         'retention',
         'sessions',
         'sinks',
+        'sso-providers',
         'stats-buckets',
         'status-pages',
         'subscribers',

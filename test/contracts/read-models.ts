@@ -18,6 +18,7 @@ import { statsContract } from './read-models/stats.ts';
 import { statusPagesContract } from './read-models/status-pages.ts';
 import { sinksContract } from './read-models/sinks.ts';
 import { sessionsContract } from './read-models/sessions.ts';
+import { ssoProvidersContract } from './read-models/sso-providers.ts';
 import { subscribersContract } from './read-models/subscribers.ts';
 import { treeContract } from './read-models/tree.ts';
 
@@ -50,4 +51,5 @@ export const readModelsContract = (
   subscribersContract(withModels);
   sinksContract(withModels);
   sessionsContract(withModels);
+  ssoProvidersContract(withModels);
 };

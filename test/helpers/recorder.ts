@@ -24,6 +24,9 @@ const streamOf = (e: DomainEvent): string => {
     case 'SessionRefreshed':
     case 'SessionEnded':
       return streams.sessionStream(e.data.session_id);
+    case 'SsoProviderSaved':
+    case 'SsoProviderDeleted':
+      return streams.ssoProviderStream(e.data.provider_id);
     case 'UserRegistered':
     case 'UserAccessChanged':
     case 'UserDisabled':

@@ -3,6 +3,7 @@ import { type UserUpdate, changePassword, registerUser, rehashPassword, updateUs
 import type { CommandContext } from '../../commands/handle.ts';
 import { NO_RESTRICTIONS } from '../../domain/api-keys.ts';
 import { DomainError, notFound } from '../../domain/errors.ts';
+import { NO_PASSWORD } from '../../domain/user.ts';
 import type { LoginAttempt } from '../../views/login-throttle/port.ts';
 import type { RouteDeps } from '../deps.ts';
 import { finishSignIn } from './sign-in.ts';
@@ -54,6 +55,12 @@ export const accessHandlers: Handlers<typeof accessOperations, RouteDeps> = {
     }
     const passwords = deps.commands.passwords;
     const user = await deps.readModels.access.userByEmail(attempt.email);
+    // Made by a single sign-on: said plainly, so its user goes to their provider.
+    if (user && user.password_hash === NO_PASSWORD && !user.disabled) {
+      await deps.loginThrottle.failed(attempt);
+      await deps.recordLogin({ ...attempt, ...seen, ok: false, at, reason: 'no_password' });
+      throw new HttpError(401, 'unauthorized', 'this account has no password: sign in with single sign-on');
+    }
     const matches = await passwords.verify(body.password, user?.password_hash ?? (await passwords.decoy()));
     // A disabled account answers as a wrong password does: the answer tells nothing about it.
     if (!user || !matches || user.disabled) {

@@ -1497,6 +1497,117 @@ export interface Operations {
       };
     };
   };
+  /** Single sign-on providers */
+  'GET /v1/auth/oidc/providers': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        name: string;
+      }>;
+    };
+  };
+  /** Sign in through a provider */
+  'GET /v1/auth/oidc/:provider/start': {
+    params: {
+      provider: string;
+    };
+    query: {
+      next?: string;
+    };
+    body: undefined;
+    answers: {
+      302: undefined;
+    };
+  };
+  /** The provider's redirect back */
+  'GET /v1/auth/oidc/:provider/callback': {
+    params: {
+      provider: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      302: undefined;
+    };
+  };
+  /** Configured providers */
+  'GET /v1/settings/sso': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        source: 'environment' | 'settings';
+        name: string;
+        issuer: string;
+        client_id: string;
+        scopes: Array<string>;
+        allowed_domains: Array<string>;
+        jit: boolean;
+        claim: string | null;
+        mappings: Array<{
+          value: string;
+          role: 'admin' | 'member' | 'auditor';
+          project_ids: Array<string>;
+        }>;
+      }>;
+    };
+  };
+  /** Create or replace a provider */
+  'PUT /v1/settings/sso/:provider': {
+    params: {
+      provider: string;
+    };
+    query: Record<string, never>;
+    body: {
+      name: string;
+      issuer: string;
+      client_id: string;
+      scopes: Array<string>;
+      allowed_domains: Array<string>;
+      jit: boolean;
+      claim: string | null;
+      mappings: Array<{
+        value: string;
+        role: 'admin' | 'member' | 'auditor';
+        project_ids: Array<string>;
+      }>;
+      client_secret?: string;
+    };
+    answers: {
+      200: {
+        id: string;
+        source: 'environment' | 'settings';
+        name: string;
+        issuer: string;
+        client_id: string;
+        scopes: Array<string>;
+        allowed_domains: Array<string>;
+        jit: boolean;
+        claim: string | null;
+        mappings: Array<{
+          value: string;
+          role: 'admin' | 'member' | 'auditor';
+          project_ids: Array<string>;
+        }>;
+      };
+    };
+  };
+  /** Remove a provider */
+  'DELETE /v1/settings/sso/:provider': {
+    params: {
+      provider: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
   /** Issue a viewer token */
   'POST /v1/projects/:id/viewer-tokens': {
     params: {

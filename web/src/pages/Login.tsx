@@ -1,4 +1,6 @@
 import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { call } from '../api.ts';
 import { useSession } from '../auth.tsx';
 import { ErrorNote } from '../components/ui.tsx';
 import { navigate, useLocation } from '../router.tsx';
@@ -10,6 +12,9 @@ export const Login = () => {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const providers = useQuery({ queryKey: ['sso-providers'], queryFn: () => call('GET /v1/auth/oidc/providers') });
+  const ssoError = search.get('sso_error');
+  const next = search.get('next') ?? '/projects';
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -60,6 +65,25 @@ export const Login = () => {
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      {ssoError !== null && (
+        <p className="error" role="alert">
+          Single sign-on refused: {ssoError}
+        </p>
+      )}
+      {(providers.data ?? []).length > 0 && (
+        <nav aria-label="Single sign-on" className="stack">
+          {(providers.data ?? []).map((p) => (
+            // A full page load: the server redirects to the provider.
+            <a
+              key={p.id}
+              className="button"
+              href={`/v1/auth/oidc/${encodeURIComponent(p.id)}/start?next=${encodeURIComponent(next)}`}
+            >
+              Sign in with {p.name}
+            </a>
+          ))}
+        </nav>
+      )}
     </main>
   );
 };
