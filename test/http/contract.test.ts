@@ -85,6 +85,9 @@ test(
       '/v1/proofs/inclusion',
       '/v1/proofs/consistency',
       '/v1/deliveries/:id',
+      // Redirects of a single sign-on (test/web/sso.test.ts).
+      '/v1/auth/oidc/:provider/start',
+      '/v1/auth/oidc/:provider/callback',
     ]);
     const required: Record<string, string> = {
       '/v1/stream': `?project_id=${a.projectId}`,

@@ -24,9 +24,12 @@ export const ProviderBody = closed(
   'a provider',
 );
 const StartQuery = closed(t.partial({ next: boundedString(1, 2000) }), 'parameter', 'a sign-in');
-const redirect = (description: string) => ({
+const redirect = (description: string, cookies: string) => ({
   description,
-  headers: { Location: { description: 'where the browser goes', required: true } },
+  headers: {
+    Location: { description: 'where the browser goes', required: true },
+    'Set-Cookie': { description: cookies },
+  },
 });
 
 export const ssoOperations = {
@@ -51,7 +54,7 @@ export const ssoOperations = {
       "Redirects the browser to the provider's authorization endpoint (authorization code flow, PKCE S256, " +
       '`state` and `nonce`), keeping them in a signed, HttpOnly cookie for 10 minutes. `next`: the dashboard ' +
       'path to land on. An unreachable provider redirects to `/login?sso_error=…`.',
-    responses: { 302: redirect('to the provider') },
+    responses: { 302: redirect('to the provider', '`watchlog_oidc`: the sign-in in progress, signed, HttpOnly') },
     errors: [404],
   }),
   callback: operation({
@@ -67,7 +70,12 @@ export const ssoOperations = {
       'then the e-mail domain, just-in-time creation and the role mapping. Signed in: a dashboard session ' +
       '(refresh cookie) and a redirect to `next`. Refused: a redirect to `/login?sso_error=…`, the reason ' +
       'logged and recorded as a `system.access` event.',
-    responses: { 302: redirect('to the dashboard, signed in, or to the login page with the reason') },
+    responses: {
+      302: redirect(
+        'to the dashboard, signed in, or to the login page with the reason',
+        '`watchlog_oidc` cleared; signed in, `watchlog_refresh` (as `POST /v1/auth/login` with `cookie: true`)',
+      ),
+    },
     errors: [404],
   }),
   list: operation({
