@@ -34,7 +34,11 @@ export class SsoClients {
     const config = client
       .discovery(issuer, provider.client_id, provider.client_secret, undefined, {
         [client.customFetch]: this.fetch,
-        execute: insecure ? [client.allowInsecureRequests] : [],
+        // The ID token's signature is checked against the provider's keys too: openid-client
+        // otherwise trusts the TLS channel of the token endpoint alone (OIDC Core 3.1.3.7).
+        execute: insecure
+          ? [client.allowInsecureRequests, client.enableNonRepudiationChecks]
+          : [client.enableNonRepudiationChecks],
       })
       .then((c) => {
         c[client.customFetch] = this.fetch;
