@@ -4,8 +4,9 @@ import type { UserView } from '../../views/access/port.ts';
 import type { RouteDeps } from '../deps.ts';
 import { signToken } from '../middleware/auth.ts';
 
-/** How a user proved who they are. */
-export type SignInMethod = 'password' | 'passkey' | `oidc:${string}`;
+/** How a user proved who they are: a password alone, a password and a second factor, a passkey,
+ *  or a single sign-on through provider `<id>`. */
+export type SignInMethod = 'password' | 'totp' | 'recovery_code' | 'passkey' | `oidc:${string}`;
 
 export interface SignInOptions {
   /** A dashboard sign-in: a short-lived access token, renewed through the refresh cookie
@@ -48,13 +49,14 @@ export const clientOf = (ctx: Context) => ({
  *  passkey, after a second factor where one is asked): once the caller has decided that `user`
  *  may sign in (not disabled, the proof checked), this starts their session, records the
  *  sign-in as a `system.access` event, sets the refresh cookie of a cookie session, and gives
- *  the answer body. The session is visible to the token check before the token is handed out. */
+ *  the answer body. The session is visible to the token check before the token is handed out.
+ *  Without `options`, a script's sign-in (SPEC's answer); a dashboard flow passes `{ cookie: true }`. */
 export const finishSignIn = async (
   deps: RouteDeps,
   ctx: Context,
   user: UserView,
   method: SignInMethod,
-  options: SignInOptions,
+  options: SignInOptions = { cookie: false },
 ): Promise<SignedIn> => {
   const now = deps.now();
   const { address, userAgent } = clientOf(ctx);
