@@ -19,6 +19,10 @@ import type { IngestLimits } from './domain/ingest-limits.ts';
 import { ConfigError, intFromEnv, matching, optional, stringMin } from './config-codecs.ts';
 import { SMTP_ENV, subscriberMailOf, type SubscriberMailConfig } from './config-smtp.ts';
 import { WEBAUTHN_ENV, relyingPartyOf, type RelyingPartyConfig } from './config-webauthn.ts';
+import { SESSION_ENV, sessionSettingsOf } from './config-sessions.ts';
+import { SSO_ENV, ssoProviderOf } from './config-sso.ts';
+import type { Provider } from './domain/sso.ts';
+import type { SessionSettings } from './domain/session.ts';
 
 /** Environment → typed configuration. Every variable, its default and its rule are here; the
  *  README's configuration table mirrors this file. */
@@ -123,6 +127,8 @@ const Env = t.type({
   WATCHLOG_WITNESS_FILE: optional(stringMin('file path', 1)),
   ...SMTP_ENV,
   ...WEBAUTHN_ENV,
+  ...SESSION_ENV,
+  ...SSO_ENV,
 });
 
 export { ConfigError } from './config-codecs.ts';
@@ -138,6 +144,10 @@ export interface Config {
   viewerBundle: string;
   jwtSecret: string | undefined;
   jwtTtlSeconds: number;
+  /** The dashboard's sessions: access-token, idle and absolute lifetimes. */
+  sessions: SessionSettings;
+  /** The single sign-on provider of WATCHLOG_OIDC_*, or null. */
+  sso: Provider | null;
   admin: { email: string; password: string } | undefined;
   bodyLimitBytes: number;
   /** The ingest edge: batches, idempotency keys and the per-key rate limit. */
@@ -346,6 +356,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     viewerBundle: BUILT_VIEWER_BUNDLE,
     jwtSecret: e.WATCHLOG_JWT_SECRET,
     jwtTtlSeconds: e.WATCHLOG_JWT_TTL_SECONDS ?? 43_200,
+    sessions: sessionSettingsOf(e),
+    sso: ssoProviderOf(e),
     admin:
       e.WATCHLOG_ADMIN_EMAIL !== undefined && e.WATCHLOG_ADMIN_PASSWORD !== undefined
         ? { email: e.WATCHLOG_ADMIN_EMAIL, password: e.WATCHLOG_ADMIN_PASSWORD }

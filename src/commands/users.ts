@@ -1,7 +1,7 @@
 import type { Role } from '../domain/codecs.ts';
 import { DomainError, invalid, notFound } from '../domain/errors.ts';
 import { projectStream, userStream } from '../domain/streams.ts';
-import { userDecider, userIdForEmail } from '../domain/user.ts';
+import { NO_PASSWORD, userDecider, userIdForEmail } from '../domain/user.ts';
 import { handle, load, type CommandContext, type CommandDeps } from './handle.ts';
 import type { Passwords } from './passwords.ts';
 
@@ -46,6 +46,30 @@ export const registerUser = async (deps: UserCommandDeps, user: NewUser, ctx: Co
       user_id: id,
       email: user.email.toLowerCase(),
       password_hash: await deps.passwords.hash(user.password),
+      role: user.role,
+      project_ids: projectIds,
+      at: ctx.now().toISOString(),
+    },
+    ctx,
+  );
+  return { ...handled, id };
+};
+
+/** A user created by a single sign-on (just in time): no password (an empty hash, which no
+ *  password matches), the role and projects the provider's mapping grants. */
+export const provisionUser = async (deps: CommandDeps, user: Omit<NewUser, 'password'>, ctx: CommandContext) => {
+  const projectIds = user.role === 'admin' ? [] : [...new Set(user.project_ids)];
+  await assertProjectsExist(deps, projectIds);
+  const id = userIdForEmail(user.email);
+  const handled = await handle(
+    deps,
+    userStream(id),
+    userDecider,
+    {
+      type: 'RegisterUser',
+      user_id: id,
+      email: user.email.toLowerCase(),
+      password_hash: NO_PASSWORD,
       role: user.role,
       project_ids: projectIds,
       at: ctx.now().toISOString(),

@@ -21,6 +21,8 @@ import { treeProjection } from '../../projections/tree.ts';
 import { retentionProjection } from '../../projections/retention.ts';
 import { sinksProjection } from '../../projections/sinks.ts';
 import { factorsProjection } from '../../projections/factors.ts';
+import { sessionsProjection } from '../../projections/sessions.ts';
+import { ssoProvidersProjection } from '../../projections/sso-providers.ts';
 import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import { SchemaBusyError, type Leases, type ProjectionStore, type StoreFaults } from '../views/store/port.ts';
 import {
@@ -52,6 +54,8 @@ import { sqliteTree } from '../views/tree/sqlite.ts';
 import { sqliteRetention } from '../views/retention/sqlite.ts';
 import { sqliteSinks } from '../views/sinks/sqlite.ts';
 import { sqliteFactors } from '../views/factors/sqlite.ts';
+import { sqliteSessions } from '../views/sessions/sqlite.ts';
+import { sqliteSsoProviders } from '../views/sso-providers/sqlite.ts';
 
 type WriterOf<K extends ReadModelKey> = ReadModels['stores'][K] extends ProjectionStore<infer W> ? W : never;
 
@@ -126,6 +130,12 @@ export const READ_MODELS: { readonly [K in ReadModelKey]: ReadModelEntry<WriterO
   sinks: projected(sinksProjection, sqliteSinks, () => import('../views/sinks/mongo.ts').then((m) => m.mongoSinks)),
   factors: projected(factorsProjection, sqliteFactors, () =>
     import('../views/factors/mongo.ts').then((m) => m.mongoFactors),
+  ),
+  sessions: projected(sessionsProjection, sqliteSessions, () =>
+    import('../views/sessions/mongo.ts').then((m) => m.mongoSessions),
+  ),
+  ssoProviders: projected(ssoProvidersProjection, sqliteSsoProviders, () =>
+    import('../views/sso-providers/mongo.ts').then((m) => m.mongoSsoProviders),
   ),
 };
 

@@ -30,6 +30,8 @@ export type Role = 'start' | 'api' | 'worker';
 type AppConfig = Pick<
   Config,
   | 'jwtTtlSeconds'
+  | 'sessions'
+  | 'sso'
   | 'bodyLimitBytes'
   | 'ingest'
   | 'anomalyDefaults'
@@ -98,6 +100,8 @@ export const appFor = (
     logger,
     jwtSecret: runtime.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
+    sessions: config.sessions,
+    ssoProvider: config.sso,
     bodyLimitBytes: config.bodyLimitBytes,
     ingest: config.ingest,
     checkpointKey: runtime.checkpointSigner,

@@ -16,6 +16,8 @@ import { subscriberEvents } from './subscriber.ts';
 import { KeyScope } from './api-keys.ts';
 import { sinkEvents } from './sink.ts';
 import { factorEvents } from './factors.ts';
+import { sessionEvents } from './session.ts';
+import { ssoEvents } from './sso.ts';
 
 /** The event catalogue: every event type the log may hold and the codec of its `data`.
  *  A stored event that fails its codec is an error on read, never skipped. */
@@ -87,6 +89,8 @@ export const catalogue = {
   ...maintenanceEvents,
   ...subscriberEvents,
   ...sinkEvents,
+  ...sessionEvents,
+  ...ssoEvents,
   /** A project's tree head, signed (docs/auditors.md): not a leaf of the tree it signs. */
   CheckpointSigned: t.type({
     project_id: t.string,

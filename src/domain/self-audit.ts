@@ -7,6 +7,7 @@ import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 import { type Change, STATUS_CHANGES, statusChangeOf } from './self-audit-status.ts';
 import { SINK_CHANGES, sinkChangeOf } from './self-audit-sinks.ts';
 import { FACTOR_CHANGES, factorChangeOf } from './self-audit-factors.ts';
+import { SESSION_CHANGES, sessionChangeOf } from './self-audit-sessions.ts';
 
 /** watchlog audits itself: logins, exports and every change made through it (users and their
  *  grants, projects, API keys, channels, sinks, monitors, status pages, settings) are audit events of `event_type`
@@ -37,12 +38,19 @@ export interface LoginAttemptRecord {
   readonly ok: boolean;
   readonly address: string;
   readonly userAgent?: string;
-  readonly reason?: 'wrong_credentials' | 'throttled' | 'wrong_factor';
+  /** `wrong_credentials`, `throttled` and `wrong_factor`, or why a single sign-on was refused. */
+  readonly reason?: string;
   readonly userId?: string;
   /** What was checked: the password (absent: the password), a second factor, or a passkey alone. */
   readonly factor?: 'totp' | 'recovery_code' | 'passkey';
   /** The password was right, and the sign-in waits for a second factor (or its enrolment). */
   readonly pending?: 'second_factor' | 'enrolment';
+  /** How the user signed in (`password`, `totp`, `recovery_code`, `passkey`, `oidc:<provider>`)
+   *  and the session started. */
+  readonly method?: string;
+  readonly sessionId?: string;
+  /** Where the sign-in came: `POST /v1/auth/login` unless said. */
+  readonly path?: string;
   readonly requestId: string;
   readonly at: Date;
 }
@@ -53,8 +61,8 @@ export const loginAccessEvent = (id: string, a: LoginAttemptRecord): StoredAudit
   ...common,
   id,
   timestamp: a.at.toISOString(),
-  method: 'POST',
-  path: LOGIN_PATH,
+  method: a.path === undefined ? 'POST' : 'GET',
+  path: a.path ?? LOGIN_PATH,
   status_code: a.ok ? 200 : a.reason === 'throttled' ? 429 : 401,
   identifier: identifierOf(a.email),
   ip: a.address,
@@ -67,6 +75,8 @@ export const loginAccessEvent = (id: string, a: LoginAttemptRecord): StoredAudit
     ...(a.userId ? { user_id: a.userId } : {}),
     ...(a.factor ? { factor: a.factor } : {}),
     ...(a.pending ? { pending: a.pending } : {}),
+    ...(a.method ? { method: a.method } : {}),
+    ...(a.sessionId ? { session_id: a.sessionId } : {}),
   },
 });
 
@@ -378,7 +388,7 @@ const changeOf = (event: DomainEvent): Change | null => {
       };
     }
     default:
-      return statusChangeOf(event) ?? sinkChangeOf(event) ?? factorChangeOf(event);
+      return statusChangeOf(event) ?? sinkChangeOf(event) ?? factorChangeOf(event) ?? sessionChangeOf(event);
   }
 };
 
@@ -409,6 +419,7 @@ export const AUDITED_CHANGES: readonly EventType[] = [
   ...STATUS_CHANGES,
   ...SINK_CHANGES,
   ...FACTOR_CHANGES,
+  ...SESSION_CHANGES,
 ];
 
 /** A change as its `system.access` row, keyed by the event's id: who (the actor of its metadata),

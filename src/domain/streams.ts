@@ -40,3 +40,7 @@ export const sinkStream = (sinkId: string) => `sink-${sinkId}`;
 export const factorsStream = (userId: string) => `factors-${userId}`;
 /** The deployment's second-factor policy. */
 export const SECOND_FACTOR_POLICY_STREAM = 'settings-second-factor';
+/** One sign-in session and its refresh tokens (src/domain/session.ts). */
+export const sessionStream = (sessionId: string) => `session-${sessionId}`;
+/** One single sign-on provider's settings (src/domain/sso.ts). */
+export const ssoProviderStream = (providerId: string) => `sso-provider-${providerId}`;

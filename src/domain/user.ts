@@ -13,6 +13,9 @@ export const userIdForEmail = (email: string): string => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
 
+/** The password hash of a user who has none (created by a single sign-on): no password matches it. */
+export const NO_PASSWORD = '';
+
 /** The facts about a user. A password change, a change of role or projects, and disabling make
  *  every token issued before them invalid (the access read model's `tokens_valid_after`); a rehash
  *  (the same password at a higher cost) does not. */

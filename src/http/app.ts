@@ -19,6 +19,10 @@ import { viewerCors } from './middleware/viewer-cors.ts';
 import { MaskingCache } from './middleware/masking-cache.ts';
 import { OtlpSettingsCache } from './middleware/otlp-settings-cache.ts';
 import { UserStateCache } from './middleware/user-cache.ts';
+import { SessionStateCache } from './middleware/session-cache.ts';
+import { SsoClients } from './sso/clients.ts';
+import { stateKeyOf } from './sso/state.ts';
+import { DEFAULT_SESSION_SETTINGS } from '../domain/session.ts';
 import { type OpenApiDocument, openApiDocument } from './openapi/document.ts';
 import { mount } from './operations/mount.ts';
 import { resourceLoaders } from './operations/resources.ts';
@@ -57,6 +61,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   if (deps.dashboard !== undefined) app.use(dashboardMiddleware(deps.dashboard));
 
   const users = new UserStateCache(deps.readModels.access);
+  const sessionStates = new SessionStateCache(deps.readModels.sessions, deps.now);
   const apiKeys = new ApiKeyCache(deps.readModels.access);
   const keyUses = new KeyUses(
     (key, at, correlationId, capped) =>
@@ -73,6 +78,11 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     ingestRate: new IngestRateLimiter(deps.ingest.ratePerKey),
     batches: new Admission(deps.ingest.batchConcurrency, (queued) => deps.metrics?.batchesWaiting(queued)),
     users,
+    sessions: deps.sessions ?? DEFAULT_SESSION_SETTINGS,
+    sessionStates,
+    ssoProvider: deps.ssoProvider ?? null,
+    ssoClients: new SsoClients(deps.egress),
+    ssoStateKey: stateKeyOf(deps.jwtSecret),
     recordLogin: deps.recordLogin ?? loginRecorder(deps.logger, deps.commands),
     maskingRules: new MaskingCache(deps.readModels.masking),
     otlpSettings: new OtlpSettingsCache(deps.readModels.otlp),
@@ -108,7 +118,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     apiHandlers,
     routeDeps,
     {
-      jwt: requireJwt(deps.jwtSecret, users),
+      jwt: requireJwt(deps.jwtSecret, users, sessionStates),
       resources: resourceLoaders(deps.readModels),
       activeKey: (key) => apiKeys.activeKey(key),
       viewerKey: routeDeps.viewerKey,

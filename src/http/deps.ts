@@ -8,6 +8,10 @@ import type { ReadModelKey, ReadModels } from '../views/read-models.ts';
 import type { LoginThrottle } from '../views/login-throttle/port.ts';
 import type { ApiKeyCache } from './middleware/api-key-cache.ts';
 import type { UserStateCache } from './middleware/user-cache.ts';
+import type { SessionStateCache } from './middleware/session-cache.ts';
+import type { SessionSettings } from '../domain/session.ts';
+import type { Provider } from '../domain/sso.ts';
+import type { SsoClients } from './sso/clients.ts';
 import type { RecordLogin } from './login-record.ts';
 import type { MaskingCache } from './middleware/masking-cache.ts';
 import type { OtlpSettingsCache } from './middleware/otlp-settings-cache.ts';
@@ -51,6 +55,10 @@ export interface AppDeps extends BodyReading {
   readonly logger: Logger;
   readonly jwtSecret: string;
   readonly jwtTtlSeconds: number;
+  /** The dashboard's sessions (default: DEFAULT_SESSION_SETTINGS). */
+  readonly sessions?: SessionSettings;
+  /** The single sign-on provider of WATCHLOG_OIDC_* (besides those of the settings API). */
+  readonly ssoProvider?: Provider | null;
   /** WATCHLOG_PUBLIC_URL: the address users reach the deployment at (heartbeat URLs); absent or
    *  null: the request's own origin. */
   readonly publicUrl?: string | null;
@@ -87,7 +95,15 @@ export interface AppDeps extends BodyReading {
 }
 
 /** What the handlers get: the app's dependencies plus what the app builds once for all of them. */
-export interface RouteDeps extends Omit<AppDeps, 'caughtUp'> {
+export interface RouteDeps extends Omit<AppDeps, 'caughtUp' | 'sessions' | 'ssoProvider'> {
+  readonly sessions: SessionSettings;
+  readonly ssoProvider: Provider | null;
+  /** openid-client's configuration of each single sign-on provider. */
+  readonly ssoClients: SsoClients;
+  /** The key of the single sign-on state cookie, derived from the JWT secret. */
+  readonly ssoStateKey: Buffer;
+  /** Whether a token's session still stands, for the token check of every request. */
+  readonly sessionStates: SessionStateCache;
   readonly apiKeys: ApiKeyCache;
   readonly ingestRate: IngestRateLimiter;
   /** Batches in work at once (WATCHLOG_BATCH_CONCURRENCY); the others wait their turn. */

@@ -18,6 +18,8 @@ import type { TreeQueries, TreeWriter } from './tree/port.ts';
 import type { RetentionQueries, RetentionWriter } from './retention/port.ts';
 import type { SinksQueries, SinksWriter } from './sinks/port.ts';
 import type { FactorsQueries, FactorsWriter } from './factors/port.ts';
+import type { SessionsQueries, SessionsWriter } from './sessions/port.ts';
+import type { SsoProvidersQueries, SsoProvidersWriter } from './sso-providers/port.ts';
 import type { Leases, ProjectionStore } from './store/port.ts';
 
 /** Every read model of one deployment: its queries, and the store each projection writes to.
@@ -45,6 +47,8 @@ export interface ReadModels {
   readonly subscribers: SubscribersQueries;
   readonly sinks: SinksQueries;
   readonly factors: FactorsQueries;
+  readonly sessions: SessionsQueries;
+  readonly ssoProviders: SsoProvidersQueries;
   readonly stores: {
     readonly auditEvents: ProjectionStore<AuditEventsWriter>;
     readonly derivedSessions: ProjectionStore<DerivedSessionsWriter>;
@@ -66,6 +70,8 @@ export interface ReadModels {
     readonly subscribers: ProjectionStore<SubscribersWriter>;
     readonly sinks: ProjectionStore<SinksWriter>;
     readonly factors: ProjectionStore<FactorsWriter>;
+    readonly sessions: ProjectionStore<SessionsWriter>;
+    readonly ssoProviders: ProjectionStore<SsoProvidersWriter>;
   };
   close(): Promise<void>;
 }

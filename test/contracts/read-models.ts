@@ -17,6 +17,8 @@ import { otlpContract } from './read-models/otlp.ts';
 import { statsContract } from './read-models/stats.ts';
 import { statusPagesContract } from './read-models/status-pages.ts';
 import { sinksContract } from './read-models/sinks.ts';
+import { sessionsContract } from './read-models/sessions.ts';
+import { ssoProvidersContract } from './read-models/sso-providers.ts';
 import { subscribersContract } from './read-models/subscribers.ts';
 import { treeContract } from './read-models/tree.ts';
 import { factorsContract } from './read-models/factors.ts';
@@ -50,4 +52,6 @@ export const readModelsContract = (
   subscribersContract(withModels);
   sinksContract(withModels);
   factorsContract(withModels);
+  sessionsContract(withModels);
+  ssoProvidersContract(withModels);
 };

@@ -25,6 +25,7 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
       timestamp: at,
     },
   };
+  const session = randomUUID();
   const subscriber = { subscriber_id: randomUUID(), page_id: page, project_id: projectId };
   const samples: { [K in EventType]: EventData<K> } = {
     ProjectCreated: { project_id: projectId, name: 'sample', created_at: at },
@@ -201,6 +202,40 @@ export const oneOfEveryType = (projectId: string): DomainEvent[] => {
     SinkDeleted: { sink_id: sink, project_id: projectId, deleted_at: at },
     SinkDegraded: { sink_id: sink, project_id: projectId, failures: 5, reason: 'sample', degraded_at: at },
     SinkRecovered: { sink_id: sink, project_id: projectId, recovered_at: at },
+    SessionStarted: {
+      session_id: session,
+      user_id: randomUUID(),
+      kind: 'cookie',
+      method: 'password',
+      refresh_hash: 'e'.repeat(64),
+      address: '127.0.0.1',
+      user_agent: null,
+      started_at: at,
+      expires_at: at,
+    },
+    SessionRefreshed: {
+      session_id: session,
+      user_id: randomUUID(),
+      refresh_hash: 'd'.repeat(64),
+      address: '127.0.0.1',
+      user_agent: null,
+      refreshed_at: at,
+    },
+    SsoProviderSaved: {
+      provider_id: 'sample',
+      name: 'Sample',
+      issuer: 'https://idp.example.com',
+      client_id: 'watchlog',
+      client_secret: 'sample secret',
+      scopes: ['openid', 'email'],
+      allowed_domains: [],
+      jit: false,
+      claim: null,
+      mappings: [],
+      saved_at: at,
+    },
+    SsoProviderDeleted: { provider_id: 'sample', deleted_at: at },
+    SessionEnded: { session_id: session, user_id: randomUUID(), reason: 'logout', ended_at: at },
     DeliveryScheduled: { ...delivery, scheduled_at: at },
     DeliverySkipped: { ...delivery, reason: 'quiet_period', detail: 'sample', skipped_at: at },
     DeliveryAttempted: {

@@ -20,6 +20,13 @@ const streamOf = (e: DomainEvent): string => {
       return streams.auditStream(e.data.project_id);
     case 'ApiKeyUsed':
       return streams.keyUseStream(e.data.key_id);
+    case 'SessionStarted':
+    case 'SessionRefreshed':
+    case 'SessionEnded':
+      return streams.sessionStream(e.data.session_id);
+    case 'SsoProviderSaved':
+    case 'SsoProviderDeleted':
+      return streams.ssoProviderStream(e.data.provider_id);
     case 'UserRegistered':
     case 'UserAccessChanged':
     case 'UserDisabled':

@@ -70,7 +70,9 @@ test(
     const readme = readFileSync(repoPath('README.md'), 'utf8');
     const documented = [...readme.matchAll(/^\| GET \| `([^`]+)` \|/gm)].map((m) => m[1]!);
     t.true(documented.length >= 20);
+    const me = JSON.parse((await raw('GET', '/v1/auth/me', admin)).body) as { id: string };
     const resources: Record<string, string> = {
+      users: me.id,
       audit: ids.event,
       projects: a.projectId,
       monitors: ids.monitor,
@@ -83,6 +85,9 @@ test(
       '/v1/proofs/inclusion',
       '/v1/proofs/consistency',
       '/v1/deliveries/:id',
+      // Redirects of a single sign-on (test/web/sso.test.ts).
+      '/v1/auth/oidc/:provider/start',
+      '/v1/auth/oidc/:provider/callback',
     ]);
     const required: Record<string, string> = {
       '/v1/stream': `?project_id=${a.projectId}`,

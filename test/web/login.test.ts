@@ -55,7 +55,7 @@ test(
     const menu = page.getByRole('button', { name: /admin@example\.com/ });
     await menu.focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('menuitem', { name: 'Change password' }).click();
+    await page.getByRole('menuitem', { name: 'Account and sessions' }).click();
     await page.getByRole('heading', { name: 'Your account' }).waitFor();
     await screenshot(page, 'account');
     await page.getByLabel('Current password').fill('wrong current one');

@@ -81,7 +81,7 @@ const Redirect = ({ to }: { to: string }) => {
 };
 
 export const App = () => {
-  const { token } = useSession();
+  const { token, ready } = useSession();
   const { path, search } = useLocation();
   const route = ROUTES.map((r) => ({ r, params: match(r.pattern, path) })).find((x) => x.params !== null);
 
@@ -89,6 +89,8 @@ export const App = () => {
     document.title = route ? `${route.r.title} · watchlog` : 'watchlog';
   }, [route]);
 
+  // Until the refresh cookie has been asked, neither the sign-in form nor a screen.
+  if (!ready) return <p className="muted">Loading…</p>;
   if (path === '/login') return token === null ? <Login /> : <Redirect to={search.get('next') ?? '/projects'} />;
   if (token === null)
     return <Redirect to={`/login?next=${encodeURIComponent(path + (search.size > 0 ? `?${search}` : ''))}`} />;

@@ -1,32 +1,31 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type Answer, call, configureApi, type User } from './api.ts';
+import { refreshSession, type SignedIn } from './refresh.ts';
 
-/** The token lives in memory and in sessionStorage (this tab only, gone when it closes), never in
- *  localStorage: other tabs and later visits do not inherit it. */
-const KEY = 'watchlog.session';
+/** The access token lives in memory only (never in sessionStorage or localStorage, where a script
+ *  injected into the page could read it): a reload, another tab, a later visit get theirs from
+ *  the HttpOnly refresh cookie (refresh.ts), renewed a minute before each token expires. */
 
-/** What a finished sign-in answers, kept as it came. */
-export type Stored = Answer<'POST /v1/auth/second-factor'>;
-/** What the password step answers: that, or the step that must come next. */
+/** What the password step answers: signed in, or the second factor or enrolment that must come next. */
 export type LoginStep = Answer<'POST /v1/auth/login'>;
 
-const load = (): Stored | null => {
-  try {
-    const s = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Stored | null;
-    return s !== null && Date.parse(s.expires_at) > Date.now() ? s : null;
-  } catch {
-    return null;
-  }
+/** When a token is renewed: a minute before it expires, and no later than 80 % into its life (a
+ *  short one is not renewed at once, over and over). */
+const renewIn = (expiresAt: string): number => {
+  const left = Date.parse(expiresAt) - Date.now();
+  return Math.max(left * 0.8, left - 60_000);
 };
 
 interface Session {
   token: string | null;
+  /** False until the first renewal has said whether this browser has a session. */
+  ready: boolean;
   user: User | undefined;
   /** The password step: signed in, or the second factor or enrolment that must come next. */
   login(email: string, password: string): Promise<LoginStep>;
   /** A sign-in finished by a second factor, a passkey or an enrolment. */
-  signedIn(answer: Stored): void;
+  signedIn(answer: SignedIn): void;
   /** The enrolment token the enrolment operations are called with until one is enrolled. */
   enrolWith(token: string | null): void;
   logout(reason?: string): void;
@@ -36,16 +35,18 @@ interface Session {
 
 const SessionContext = createContext<Session | null>(null);
 
+const ENDED = 'Your session ended (expired, signed out elsewhere, or your password or role changed). Sign in again.';
+
 export const SessionProvider = ({ children }: { children: ReactNode }) => {
-  const [stored, setStored] = useState<Stored | null>(load);
+  const [stored, setStored] = useState<SignedIn | null>(null);
+  const [ready, setReady] = useState(false);
   const [endedBecause, setEndedBecause] = useState<string | null>(null);
   // Kept in memory only: it lives ten minutes and enrols a factor, nothing else.
   const [enrolment, enrolWith] = useState<string | null>(null);
   const client = useQueryClient();
 
-  const logout = useCallback(
+  const forget = useCallback(
     (reason?: string) => {
-      sessionStorage.removeItem(KEY);
       setStored(null);
       enrolWith(null);
       setEndedBecause(reason ?? null);
@@ -54,31 +55,56 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
     [client],
   );
 
+  const logout = useCallback(
+    (reason?: string) => {
+      // Ends the session on the server (its tokens refused, the cookie cleared); a failure leaves
+      // it to expire.
+      if (stored !== null && reason === undefined) void call('POST /v1/auth/logout').catch(() => undefined);
+      forget(reason);
+    },
+    [stored, forget],
+  );
+
   // Set synchronously so the first queries of a restored session carry the token.
   configureApi(
     () => stored?.token ?? enrolment,
-    () => logout('Your session ended (expired, or your password or role changed). Sign in again.'),
+    () => forget(ENDED),
   );
 
   useEffect(() => {
+    let live = true;
+    void refreshSession().then((signedIn) => {
+      if (!live) return;
+      setStored(signedIn);
+      setReady(true);
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  useEffect(() => {
     if (stored === null) return;
-    const ms = Date.parse(stored.expires_at) - Date.now();
+    const ms = renewIn(stored.expires_at);
     const timer = setTimeout(
-      () => logout('Your session expired. Sign in again.'),
+      () =>
+        void refreshSession().then((signedIn) => {
+          if (signedIn === null) forget(ENDED);
+          else setStored(signedIn);
+        }),
       Math.max(0, Math.min(ms, 2_147_000_000)),
     );
     return () => clearTimeout(timer);
-  }, [stored, logout]);
+  }, [stored, forget]);
 
   const me = useQuery({
-    queryKey: ['me', stored?.token],
+    queryKey: ['me', stored?.session_id],
     queryFn: () => call('GET /v1/auth/me'),
     enabled: stored !== null,
     staleTime: 60_000,
   });
 
-  const signedIn = useCallback((answer: Stored) => {
-    sessionStorage.setItem(KEY, JSON.stringify(answer));
+  const signedIn = useCallback((answer: SignedIn) => {
     setEndedBecause(null);
     enrolWith(null);
     setStored(answer);
@@ -86,7 +112,7 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
 
   const login = useCallback(
     async (email: string, password: string) => {
-      const answer = await call('POST /v1/auth/login', { body: { email, password } });
+      const answer = await call('POST /v1/auth/login', { body: { email, password, cookie: true } });
       if ('token' in answer) signedIn(answer);
       return answer;
     },
@@ -94,8 +120,8 @@ export const SessionProvider = ({ children }: { children: ReactNode }) => {
   );
 
   const value = useMemo<Session>(
-    () => ({ token: stored?.token ?? null, user: me.data, login, signedIn, enrolWith, logout, endedBecause }),
-    [stored, me.data, login, signedIn, logout, endedBecause],
+    () => ({ token: stored?.token ?? null, ready, user: me.data, login, signedIn, enrolWith, logout, endedBecause }),
+    [stored, ready, me.data, login, signedIn, logout, endedBecause],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 };

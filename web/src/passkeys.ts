@@ -12,7 +12,8 @@ import { call } from './api.ts';
 /** Without a challenge token, any passkey of this site signs in alone; with one, a second factor. */
 export const signInWithPasskey = async (challengeToken?: string) => {
   const { options, passkey_token } = await call('POST /v1/auth/passkey/options', {
-    body: challengeToken === undefined ? {} : { challenge_token: challengeToken },
+    // A dashboard sign-in: a session renewed through the refresh cookie.
+    body: challengeToken === undefined ? { cookie: true } : { challenge_token: challengeToken, cookie: true },
   });
   const answer = await startAuthentication({
     optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON,

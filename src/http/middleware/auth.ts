@@ -16,14 +16,18 @@ import { HttpError, MissingScopeError } from './errors.ts';
 import type { AppState } from '../state.ts';
 
 /** JWT claims: `sub`, `role`, `projects` (ids, or "*" for admins), `iat` (seconds, with
- *  milliseconds as a fraction, which RFC 7519 NumericDate allows) and `exp`. */
-export const Claims = t.type({
-  sub: t.string,
-  role: Role,
-  projects: t.union([t.literal('*'), t.array(t.string)]),
-  iat: t.number,
-  exp: t.number,
-});
+ *  milliseconds as a fraction, which RFC 7519 NumericDate allows), `exp` and `sid`, the session
+ *  the token belongs to (absent on tokens issued before sessions were: they last until `exp`). */
+export const Claims = t.intersection([
+  t.type({
+    sub: t.string,
+    role: Role,
+    projects: t.union([t.literal('*'), t.array(t.string)]),
+    iat: t.number,
+    exp: t.number,
+  }),
+  t.partial({ sid: t.string }),
+]);
 export type Claims = t.TypeOf<typeof Claims>;
 
 /** Who makes a request: a signed-in user, or an API key with a scope the operation takes (its
@@ -39,7 +43,9 @@ export interface Principal {
   readonly viewer?: ViewerGrant;
   /** Signed in by an enrolment token (factor-tokens.ts): the password was right, and the policy
    *  wants a second factor first. Only the enrolment operations take it. */
-  readonly enrolling?: true;
+  readonly enrolling?: { readonly cookie: boolean };
+  /** The sign-in session of a user's token (src/domain/session.ts). */
+  readonly sessionId?: string;
 }
 
 /** A key stands in for a reader of its own project; for a `config` operation, for a member of
@@ -53,7 +59,7 @@ export const keyPrincipal = (key: Pick<ActiveKey, 'id' | 'project_id'>, scope?: 
 
 /** `iat` keeps milliseconds: a token issued just after a password or access change (in the same
  *  second) is still after the user's `tokens_valid_after`. */
-export const signToken = (user: UserView, secret: string, ttlSeconds: number, now: Date) => {
+export const signToken = (user: UserView, secret: string, ttlSeconds: number, now: Date, sessionId?: string) => {
   const exp = Math.floor(now.getTime() / 1000) + ttlSeconds;
   const iat = now.getTime() / 1000;
   const claims: Claims = {
@@ -62,6 +68,7 @@ export const signToken = (user: UserView, secret: string, ttlSeconds: number, no
     projects: user.role === 'admin' ? '*' : user.project_ids,
     iat,
     exp,
+    ...(sessionId === undefined ? {} : { sid: sessionId }),
   };
   return { token: jwt.sign(claims, secret, { algorithm: 'HS256' }), expires_at: new Date(exp * 1000).toISOString() };
 };
@@ -94,6 +101,7 @@ const BEARER = /^Bearer\s+\S+$/i;
 export const requireJwt = (
   secret: string,
   users: { get(id: string): Promise<UserView | null> },
+  sessions: { open(id: string, userId: string): Promise<boolean> },
 ): Middleware<AppState>[] => [
   koaJwt({ secret, algorithms: ['HS256'], key: 'claims', passthrough: true }) as unknown as Middleware<AppState>,
   async (ctx, next) => {
@@ -111,7 +119,7 @@ export const requireJwt = (
     const claims = Claims.decode(ctx.state.claims);
     if (isLeft(claims))
       throw unauthorized(ctx, 'invalid token: its claims are not those of a watchlog token', 'invalid_token');
-    const { sub, role, projects, iat } = claims.right;
+    const { sub, role, projects, iat, sid } = claims.right;
     if (!tokenStillValid(await users.get(sub), iat)) {
       throw unauthorized(
         ctx,
@@ -119,10 +127,13 @@ export const requireJwt = (
         'invalid_token',
       );
     }
+    if (sid !== undefined && !(await sessions.open(sid, sub)))
+      throw unauthorized(ctx, 'this session has ended: log in again', 'invalid_token');
     ctx.state.principal = {
       userId: sub,
       role,
       actor: `user:${sub}`,
+      ...(sid === undefined ? {} : { sessionId: sid }),
       // Auditors also see the built-in project, where watchlog audits itself.
       scope:
         projects === '*'

@@ -24,13 +24,16 @@ export const factorKeyOf = (jwtSecret: string): Buffer =>
 export const totpSealKeyOf = (jwtSecret: string): Buffer =>
   createHmac('sha256', jwtSecret).update('watchlog totp secrets v1').digest();
 
-const SecondFactorClaims = t.type({ typ: t.literal('second_factor'), sub: t.string });
-const EnrolmentClaims = t.type({ typ: t.literal('enrolment'), sub: t.string, role: Role });
+/** `cookie`: the sign-in the token leads to is the dashboard's (a refresh cookie; `cookie` of the
+ *  login), carried through the second factor, the enrolment or the passkey to `finishSignIn`. */
+const ForCookie = t.partial({ cookie: t.boolean });
+const SecondFactorClaims = t.intersection([t.type({ typ: t.literal('second_factor'), sub: t.string }), ForCookie]);
+const EnrolmentClaims = t.intersection([t.type({ typ: t.literal('enrolment'), sub: t.string, role: Role }), ForCookie]);
 const TotpSetupClaims = t.type({ typ: t.literal('totp_setup'), sub: t.string, secret: t.string });
 const WebAuthnClaims = t.intersection([
   t.type({ typ: t.literal('webauthn'), purpose: t.keyof({ register: null, sign_in: null }), challenge: t.string }),
   // The user a registration, or a second factor, is for; absent: a passkey alone signs in.
-  t.partial({ sub: t.string }),
+  t.partial({ sub: t.string, cookie: t.boolean }),
 ]);
 
 const CODECS = {
@@ -87,5 +90,5 @@ export const enrolmentPrincipal = (claims: FactorClaims<'enrolment'>): Principal
   role: claims.role,
   scope: { all: false, projectIds: [] },
   actor: `user:${claims.sub}`,
-  enrolling: true,
+  enrolling: { cookie: claims.cookie === true },
 });

@@ -142,6 +142,11 @@ const TAGS = [
   { name: 'Monitors', description: 'Uptime checks of URLs.' },
   { name: 'Notifications', description: 'Where monitor transitions and anomaly alerts are sent.' },
   { name: 'Sinks', description: "Where a project's audit records are forwarded (SIEM)." },
+  { name: 'Single sign-on', description: 'OpenID Connect providers and their redirect flow.' },
+  {
+    name: 'Sessions',
+    description: "Sign-in sessions: the dashboard's refresh, signing out, seeing and ending sessions.",
+  },
   {
     name: 'Auditors',
     description: 'The tamper-evident log: records, signed checkpoints, Merkle proofs (docs/auditors.md).',

@@ -5,12 +5,19 @@ import { ApiKey, IssuedApiKey, Project, User } from './answers.ts';
 import { LoginStep } from './factors.ts';
 import { ADMINS, AT, PROJECT, WRITERS, uuidParam } from './common.ts';
 import { json, noContent, operation } from './operation.ts';
+import { refreshCookie } from './sessions.ts';
 
 /** Login, users, projects and API keys. Admins create projects and users; admins and members
  *  manage the keys of projects they see; auditors only read. Bodies refuse unknown fields: a
  *  misspelt field is a 400 naming it. */
 
-export const LoginBody = closed(t.type({ email: t.string, password: t.string }), 'field', 'a login');
+/** `cookie: true` (the dashboard): a short-lived token renewed through the refresh cookie; absent
+ *  or false, SPEC's token for scripts. */
+export const LoginBody = closed(
+  t.intersection([t.type({ email: t.string, password: t.string }), t.partial({ cookie: t.boolean })]),
+  'field',
+  'a login',
+);
 export const NewUserBody = closed(
   t.type({
     email: Email,
@@ -58,20 +65,26 @@ export const accessOperations = {
     summary: 'Log in',
     description:
       'The e-mail is case-insensitive. A wrong e-mail or password and a disabled account all answer ' +
-      '401. Failed logins are throttled per account and per client address: a refused attempt is 429 ' +
+      '401; so does an account made by single sign-on, which has no password (the answer says so). ' +
+      'Failed logins are throttled per account and per client address: a refused attempt is 429 ' +
       'with `Retry-After`, whatever the password. A user with no second factor, where none is required, gets ' +
-      'the token at once.',
+      'the token at once. Every sign-in starts a session (`sid` in the token). With `cookie: true` (the ' +
+      'dashboard) the token lasts `WATCHLOG_ACCESS_TOKEN_TTL_SECONDS`, the answer adds `session_id`, and a ' +
+      'refresh cookie renews it (`POST /v1/auth/refresh`); the flag is carried through a second factor.',
     body: {
       what: 'login',
       codec: LoginBody,
       example: { email: 'admin@example.com', password: 'change-me-please' },
     },
     responses: {
-      200: json(
-        'a token; or, for a user with a second factor, `second_factor_required` and a challenge token for ' +
-          '`POST /v1/auth/second-factor` or a passkey; or, for one the policy wants to enrol, an enrolment token',
-        LoginStep,
-      ),
+      200: {
+        ...json(
+          'a token; or, for a user with a second factor, `second_factor_required` and a challenge token for ' +
+            '`POST /v1/auth/second-factor` or a passkey; or, for one the policy wants to enrol, an enrolment token',
+          LoginStep,
+        ),
+        headers: refreshCookie,
+      },
     },
     errors: [401, 429],
   }),

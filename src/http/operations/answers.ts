@@ -186,7 +186,10 @@ export const Statistics = t.type({
   timeline: t.array(t.type({ bucket: Timestamp, ...counts, avg_response_time: nullable(t.number) })),
 });
 
-export const LoginAnswer = t.type({ token: text('a JWT (HS256)'), expires_at: Timestamp });
+export const LoginAnswer = t.intersection([
+  t.type({ token: text('a JWT (HS256)'), expires_at: Timestamp }),
+  t.partial({ session_id: Uuid }),
+]);
 export const User = t.type({
   id: Uuid,
   email: Email,

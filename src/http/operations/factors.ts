@@ -26,7 +26,11 @@ export const SecondFactorBody = closed(
   'field',
   'a second factor',
 );
-export const PasskeyOptionsBody = closed(t.partial({ challenge_token: t.string }), 'field', 'a passkey request');
+export const PasskeyOptionsBody = closed(
+  t.partial({ challenge_token: t.string, cookie: t.boolean }),
+  'field',
+  'a passkey request',
+);
 export const PasskeySignInBody = closed(
   t.type({ passkey_token: t.string, response: WebAuthnResponse }),
   'field',

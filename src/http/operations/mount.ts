@@ -303,4 +303,6 @@ const answer = (ctx: Context, op: AnyOperation, answers: Answers, reply: Reply, 
   ctx.status = reply.status;
   if (reply.headers) ctx.set(reply.headers);
   if (reply.body !== undefined) ctx.body = reply.body;
+  // A redirect says all in Location (Koa would write its status text as the body).
+  else if (reply.status >= 300 && reply.status < 400) ctx.body = '';
 };

@@ -22,6 +22,8 @@ import { statusPageOperations } from './status-pages.ts';
 import { subscriberOperations, subscriptionOperations } from './subscriptions.ts';
 import { viewerOperations } from './viewer.ts';
 import { factorOperations } from './factors.ts';
+import { sessionOperations } from './sessions.ts';
+import { ssoOperations } from './sso.ts';
 
 /** Every operation of the API, by resource, in the order they are mounted (a static path before
  *  a parametrised one that would take it: `mount` refuses the reverse). The routes
@@ -39,6 +41,8 @@ export const apiOperations = (description: IngestDescription) => ({
   audit: auditOperations,
   access: accessOperations,
   factors: factorOperations,
+  sessions: sessionOperations,
+  sso: ssoOperations,
   viewer: viewerOperations,
   anomalySettings: anomalySettingsOperations,
   masking: maskingOperations,

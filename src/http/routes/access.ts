@@ -3,8 +3,10 @@ import { type UserUpdate, changePassword, registerUser, rehashPassword, updateUs
 import type { CommandContext } from '../../commands/handle.ts';
 import { NO_RESTRICTIONS } from '../../domain/api-keys.ts';
 import { DomainError, notFound } from '../../domain/errors.ts';
+import { NO_PASSWORD } from '../../domain/user.ts';
 import type { LoginAttempt } from '../../views/login-throttle/port.ts';
 import type { RouteDeps } from '../deps.ts';
+
 import { HttpError } from '../middleware/errors.ts';
 import type { accessOperations } from '../operations/access.ts';
 import { type Handlers, created, noBody, ok } from '../operations/operation.ts';
@@ -55,6 +57,12 @@ export const accessHandlers: Handlers<typeof accessOperations, RouteDeps> = {
     }
     const passwords = deps.commands.passwords;
     const user = await deps.readModels.access.userByEmail(attempt.email);
+    // Made by a single sign-on: said plainly, so its user goes to their provider.
+    if (user && user.password_hash === NO_PASSWORD && !user.disabled) {
+      await deps.loginThrottle.failed(attempt);
+      await deps.recordLogin({ ...attempt, ...seen, ok: false, at, reason: 'no_password' });
+      throw new HttpError(401, 'unauthorized', 'this account has no password: sign in with single sign-on');
+    }
     const matches = await passwords.verify(body.password, user?.password_hash ?? (await passwords.decoy()));
     // A disabled account answers as a wrong password does: the answer tells nothing about it.
     if (!user || !matches || user.disabled) {
@@ -64,15 +72,9 @@ export const accessHandlers: Handlers<typeof accessOperations, RouteDeps> = {
     }
     await deps.loginThrottle.succeeded(attempt);
     // A user with a second factor, or one the policy wants to enrol, is not signed in yet.
-    const next = await afterPassword(deps, user);
-    await deps.recordLogin({
-      ...attempt,
-      ...seen,
-      ok: true,
-      at,
-      userId: user.id,
-      ...(next ? { pending: next.pending } : {}),
-    });
+    const cookie = body.cookie === true;
+    const next = await afterPassword(deps, user, cookie);
+    if (next) await deps.recordLogin({ ...attempt, ...seen, ok: true, at, userId: user.id, pending: next.pending });
     if (passwords.needsRehash(user.password_hash)) {
       await rehashPassword(deps.commands, user.id, user.password_hash, body.password, {
         actor: `user:${user.id}`,
@@ -83,7 +85,7 @@ export const accessHandlers: Handlers<typeof accessOperations, RouteDeps> = {
       );
     }
     const { password_hash: _, ...view } = user;
-    return ok(next ? next.answer : await finishSignIn(deps, ctx, view, 'password'));
+    return ok(next ? next.answer : await finishSignIn(deps, ctx, view, 'password', { cookie }));
   },
 
   /** The caller: what a dashboard shows in its user menu and uses to hide what the role cannot do. */

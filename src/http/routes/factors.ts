@@ -43,12 +43,12 @@ const activeUser = async (deps: RouteDeps, id: string): Promise<UserView> => {
 
 /** A second factor's attempt, throttled as a password's: per account (under a key of its own, so
  *  that a right password never clears a wrong code's count) and per client address. Failures and
- *  successes are login rows of the audit trail. */
+ *  the sign-in it finishes (finishSignIn) are login rows of the audit trail. */
 const checkFactor = async <T>(
   deps: RouteDeps,
   ctx: Context & { state: { correlationId: string } },
   user: UserView,
-  factor: Exclude<SignInMethod, 'password'>,
+  factor: 'totp' | 'recovery_code' | 'passkey',
   check: (command: CommandContext) => Promise<T>,
 ): Promise<T> => {
   const attempt = { email: `second-factor:${user.email}`, address: clientAddress(ctx) };
@@ -76,8 +76,8 @@ const checkFactor = async <T>(
     await deps.recordLogin({ ...seen, ok: false, at, reason: 'wrong_factor' });
     throw refused(error.code === 'not_found' ? 'unknown passkey' : error.message);
   }
+  // The sign-in it finishes is recorded by finishSignIn.
   await deps.loginThrottle.succeeded(attempt);
-  await deps.recordLogin({ ...seen, ok: true, at });
   return result;
 };
 
@@ -93,18 +93,9 @@ const userOf = async (deps: RouteDeps, principal: Principal) => {
 
 /** A factor enrolled by someone the policy sent to enrol: the sign-in it was waiting for. */
 const signInIfEnrolling = async (deps: RouteDeps, ctx: Context, principal: Principal, how: SignInMethod) => {
-  if (principal.enrolling !== true) return null;
+  if (principal.enrolling === undefined) return null;
   const user = await activeUser(deps, principal.userId);
-  await deps.recordLogin({
-    email: user.email,
-    address: clientAddress(ctx),
-    requestId: (ctx.state as { correlationId: string }).correlationId,
-    userId: user.id,
-    factor: how === 'passkey' ? 'passkey' : 'totp',
-    ok: true,
-    at: deps.now(),
-  });
-  return finishSignIn(deps, ctx, user, how);
+  return finishSignIn(deps, ctx, user, how, { cookie: principal.enrolling.cookie });
 };
 
 const passkeyAnswer = async (deps: RouteDeps, userId: string, passkeyId: string) => {
@@ -116,11 +107,12 @@ const passkeyAnswer = async (deps: RouteDeps, userId: string, passkeyId: string)
 /** The login's answer after a right password (src/http/routes/access.ts): a second-factor
  *  challenge for a user who has a factor, an enrolment token for one the policy wants to enrol,
  *  null when the password alone signs in. */
-export const afterPassword = async (deps: RouteDeps, user: UserView) => {
+export const afterPassword = async (deps: RouteDeps, user: UserView, cookie: boolean) => {
   const factors = await deps.readModels.factors.factorsOf(user.id);
   const now = deps.now();
   if (factors.totp_enrolled_at !== null || factors.passkeys.length > 0) {
-    const { token, expires_at } = signFactorToken('second_factor', { sub: user.id }, deps.factorKey, now);
+    const claims = { sub: user.id, ...(cookie ? { cookie } : {}) };
+    const { token, expires_at } = signFactorToken('second_factor', claims, deps.factorKey, now);
     const methods = [
       ...(factors.totp_enrolled_at !== null ? (['totp'] as const) : []),
       ...(factors.recovery_codes_left > 0 ? (['recovery_code'] as const) : []),
@@ -132,7 +124,8 @@ export const afterPassword = async (deps: RouteDeps, user: UserView) => {
     };
   }
   if (secondFactorRequired((await deps.readModels.factors.policy()).require, user.role)) {
-    const { token, expires_at } = signFactorToken('enrolment', { sub: user.id, role: user.role }, deps.factorKey, now);
+    const claims = { sub: user.id, role: user.role, ...(cookie ? { cookie } : {}) };
+    const { token, expires_at } = signFactorToken('enrolment', claims, deps.factorKey, now);
     return {
       pending: 'enrolment' as const,
       answer: { enrolment_required: true as const, enrolment_token: token, expires_at },
@@ -159,20 +152,27 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
     );
     // A recovery code spent shows at once in the codes left (a TOTP step is in no read model).
     if (how === 'recovery_code') await deps.caughtUp(['factors'], used.position);
-    return ok(await finishSignIn(deps, ctx, user, how));
+    return ok(await finishSignIn(deps, ctx, user, how, { cookie: claims.cookie === true }));
   },
 
   passkeyOptions: async ({ body }, deps) => {
     let sub: string | undefined;
     let allow: Awaited<ReturnType<typeof deps.readModels.factors.credentialsOf>> | undefined;
+    let cookie = body.cookie === true;
     if (body.challenge_token !== undefined) {
       const claims = verifyFactorToken('second_factor', body.challenge_token, deps.factorKey, deps.now());
       if (!claims) throw refused('challenge expired or invalid: sign in again');
       sub = claims.sub;
       allow = await deps.readModels.factors.credentialsOf(sub);
+      cookie ||= claims.cookie === true;
     }
     const options = await signInOptions(deps.relyingParty, allow);
-    const claims = { purpose: 'sign_in' as const, challenge: options.challenge, ...(sub ? { sub } : {}) };
+    const claims = {
+      purpose: 'sign_in' as const,
+      challenge: options.challenge,
+      ...(sub ? { sub } : {}),
+      ...(cookie ? { cookie } : {}),
+    };
     const { token, expires_at } = signFactorToken('webauthn', claims, deps.factorKey, deps.now());
     return ok({ options: { ...options }, passkey_token: token, expires_at });
   },
@@ -195,7 +195,7 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
         command,
       ),
     );
-    return ok(await finishSignIn(deps, ctx, user, 'passkey'));
+    return ok(await finishSignIn(deps, ctx, user, 'passkey', { cookie: claims.cookie === true }));
   },
 
   list: async ({ principal }, deps) => {

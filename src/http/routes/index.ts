@@ -25,6 +25,8 @@ import { statusPageHandlers } from './status-pages.ts';
 import { subscriberHandlers, subscriptionHandlers } from './subscriptions.ts';
 import { viewerHandlers } from './viewer.ts';
 import { factorHandlers } from './factors.ts';
+import { sessionHandlers } from './sessions.ts';
+import { ssoHandlers } from './sso.ts';
 
 /** One handler for each operation of the table: a missing one fails `tsc`. */
 export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
@@ -38,6 +40,8 @@ export const apiHandlers: TableHandlers<ApiOperations, RouteDeps> = {
   audit: auditHandlers,
   access: accessHandlers,
   factors: factorHandlers,
+  sessions: sessionHandlers,
+  sso: ssoHandlers,
   viewer: viewerHandlers,
   anomalySettings: anomalySettingsHandlers,
   masking: maskingHandlers,

@@ -1278,12 +1278,14 @@ export interface Operations {
     body: {
       email: string;
       password: string;
+      cookie?: boolean;
     };
     answers: {
       200:
         | {
             token: string;
             expires_at: string;
+            session_id?: string;
           }
         | {
             second_factor_required: true;
@@ -1481,6 +1483,7 @@ export interface Operations {
       200: {
         token: string;
         expires_at: string;
+        session_id?: string;
       };
     };
   };
@@ -1490,6 +1493,7 @@ export interface Operations {
     query: Record<string, never>;
     body: {
       challenge_token?: string;
+      cookie?: boolean;
     };
     answers: {
       200: {
@@ -1518,6 +1522,7 @@ export interface Operations {
       200: {
         token: string;
         expires_at: string;
+        session_id?: string;
       };
     };
   };
@@ -1580,6 +1585,7 @@ export interface Operations {
           | {
               token: string;
               expires_at: string;
+              session_id?: string;
             }
           | null;
       };
@@ -1632,6 +1638,7 @@ export interface Operations {
           | {
               token: string;
               expires_at: string;
+              session_id?: string;
             }
           | null;
         passkey: {
@@ -1702,6 +1709,214 @@ export interface Operations {
   'DELETE /v1/users/:id/factors': {
     params: {
       id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** Renew a dashboard session's token */
+  'POST /v1/auth/refresh': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        token: string;
+        expires_at: string;
+        session_id?: string;
+      };
+    };
+  };
+  /** Sign out */
+  'POST /v1/auth/logout': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** My sessions */
+  'GET /v1/auth/sessions': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        kind: 'cookie' | 'token';
+        method: string;
+        device: string;
+        address: string;
+        created_at: string;
+        last_used_at: string;
+        expires_at: string;
+        current: boolean;
+      }>;
+    };
+  };
+  /** End all my other sessions */
+  'DELETE /v1/auth/sessions': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        ended: number;
+      };
+    };
+  };
+  /** End one of my sessions */
+  'DELETE /v1/auth/sessions/:sessionId': {
+    params: {
+      sessionId: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      204: undefined;
+    };
+  };
+  /** A user's sessions */
+  'GET /v1/users/:id/sessions': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        kind: 'cookie' | 'token';
+        method: string;
+        device: string;
+        address: string;
+        created_at: string;
+        last_used_at: string;
+        expires_at: string;
+        current: boolean;
+      }>;
+    };
+  };
+  /** End all of a user's sessions */
+  'DELETE /v1/users/:id/sessions': {
+    params: {
+      id: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: {
+        ended: number;
+      };
+    };
+  };
+  /** Single sign-on providers */
+  'GET /v1/auth/oidc/providers': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        name: string;
+      }>;
+    };
+  };
+  /** Sign in through a provider */
+  'GET /v1/auth/oidc/:provider/start': {
+    params: {
+      provider: string;
+    };
+    query: {
+      next?: string;
+    };
+    body: undefined;
+    answers: {
+      302: undefined;
+    };
+  };
+  /** The provider's redirect back */
+  'GET /v1/auth/oidc/:provider/callback': {
+    params: {
+      provider: string;
+    };
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      302: undefined;
+    };
+  };
+  /** Configured providers */
+  'GET /v1/settings/sso': {
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: undefined;
+    answers: {
+      200: Array<{
+        id: string;
+        source: 'environment' | 'settings';
+        name: string;
+        issuer: string;
+        client_id: string;
+        scopes: Array<string>;
+        allowed_domains: Array<string>;
+        jit: boolean;
+        claim: string | null;
+        mappings: Array<{
+          value: string;
+          role: 'admin' | 'member' | 'auditor';
+          project_ids: Array<string>;
+        }>;
+      }>;
+    };
+  };
+  /** Create or replace a provider */
+  'PUT /v1/settings/sso/:provider': {
+    params: {
+      provider: string;
+    };
+    query: Record<string, never>;
+    body: {
+      name: string;
+      issuer: string;
+      client_id: string;
+      scopes: Array<string>;
+      allowed_domains: Array<string>;
+      jit: boolean;
+      claim: string | null;
+      mappings: Array<{
+        value: string;
+        role: 'admin' | 'member' | 'auditor';
+        project_ids: Array<string>;
+      }>;
+      client_secret?: string;
+    };
+    answers: {
+      200: {
+        id: string;
+        source: 'environment' | 'settings';
+        name: string;
+        issuer: string;
+        client_id: string;
+        scopes: Array<string>;
+        allowed_domains: Array<string>;
+        jit: boolean;
+        claim: string | null;
+        mappings: Array<{
+          value: string;
+          role: 'admin' | 'member' | 'auditor';
+          project_ids: Array<string>;
+        }>;
+      };
+    };
+  };
+  /** Remove a provider */
+  'DELETE /v1/settings/sso/:provider': {
+    params: {
+      provider: string;
     };
     query: Record<string, never>;
     body: undefined;

@@ -41,7 +41,7 @@ const UserMenu = () => {
       {open && (
         <div role="menu" className="menu">
           <Link role="menuitem" to="/account" onClick={() => setOpen(false)}>
-            Change password
+            Account and sessions
           </Link>
           <Link role="menuitem" to="/security" onClick={() => setOpen(false)}>
             Sign-in security

@@ -3,8 +3,10 @@ import { ApiError, call } from '../api.ts';
 import { useSession } from '../auth.tsx';
 import { ErrorNote, Field } from '../components/ui.tsx';
 import { navigate } from '../router.tsx';
+import { SignInSessions } from './account/SignInSessions.tsx';
 
-/** Change your own password; the server then refuses every older token, this one included. */
+/** Change your own password (the server then refuses every older token, this one included); see
+ *  and end your sessions. */
 export const Account = () => {
   const { user, logout } = useSession();
   const [current, setCurrent] = useState('');
@@ -61,6 +63,7 @@ export const Account = () => {
         <ErrorNote error={error} />
         <button type="submit">Change password</button>
       </form>
+      <SignInSessions />
     </section>
   );
 };

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { type LoginStep, useSession } from '../auth.tsx';
 import { call } from '../api.ts';
 import { AddPasskey, RecoveryCodes, TotpSetup } from '../components/factors.tsx';
@@ -18,6 +19,9 @@ export const Login = () => {
   const [pending, setPending] = useState<Pending | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  const providers = useQuery({ queryKey: ['sso-providers'], queryFn: () => call('GET /v1/auth/oidc/providers') });
+  const ssoError = search.get('sso_error');
+  const next = search.get('next') ?? '/projects';
 
   const onward = () => {
     const next = search.get('next');
@@ -111,6 +115,25 @@ export const Login = () => {
           Use a passkey
         </button>
       </form>
+      {ssoError !== null && (
+        <p className="error" role="alert">
+          Single sign-on refused: {ssoError}
+        </p>
+      )}
+      {(providers.data ?? []).length > 0 && (
+        <nav aria-label="Single sign-on" className="stack">
+          {(providers.data ?? []).map((p) => (
+            // A full page load: the server redirects to the provider.
+            <a
+              key={p.id}
+              className="button"
+              href={`/v1/auth/oidc/${encodeURIComponent(p.id)}/start?next=${encodeURIComponent(next)}`}
+            >
+              Sign in with {p.name}
+            </a>
+          ))}
+        </nav>
+      )}
     </main>
   );
 };

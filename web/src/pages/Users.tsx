@@ -184,6 +184,10 @@ const UserRow = ({ user, projects, me }: { user: User; projects: Project[]; me: 
       await client.invalidateQueries({ queryKey: ['users'] });
     },
   });
+  // Signs the user out everywhere (a stolen session, a lost laptop); they may sign in again.
+  const endSessions = useMutation({
+    mutationFn: () => call('DELETE /v1/users/:id/sessions', { params: { id: user.id } }),
+  });
   const names =
     user.role === 'admin'
       ? 'every project'
@@ -227,6 +231,16 @@ const UserRow = ({ user, projects, me }: { user: User; projects: Project[]; me: 
                 Disable
               </button>
             )
+          )}
+          {!me && !user.disabled && (
+            <button
+              type="button"
+              onClick={() => endSessions.mutate()}
+              disabled={endSessions.isPending}
+              aria-label={`End the sessions of ${user.email}`}
+            >
+              {endSessions.data ? `Ended ${endSessions.data.ended}` : 'End sessions'}
+            </button>
           )}
           {!me && (
             <button
