@@ -20,7 +20,8 @@ export const sessionSettingsOf = (e: SessionEnv): SessionSettings => {
   };
   if (settings.idleSeconds > settings.maxSeconds || settings.accessTtlSeconds > settings.idleSeconds) {
     throw new ConfigError([
-      'WATCHLOG_SESSION_IDLE_SECONDS: must lie between WATCHLOG_ACCESS_TOKEN_TTL_SECONDS and WATCHLOG_SESSION_MAX_SECONDS',
+      'WATCHLOG_SESSION_IDLE_SECONDS: must lie between WATCHLOG_ACCESS_TOKEN_TTL_SECONDS and ' +
+        'WATCHLOG_SESSION_MAX_SECONDS',
     ]);
   }
   return settings;

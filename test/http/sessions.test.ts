@@ -46,7 +46,7 @@ test('a script login keeps SPEC answer: { token, expires_at }, no cookie, the co
   t.true(lifetime > 7100_000 && lifetime <= 7200_000, String(lifetime));
 });
 
-test('a cookie session: short token, HttpOnly SameSite=Strict cookie on the refresh path, rotated on use', async (t) => {
+test('a cookie session: short token, HttpOnly SameSite=Strict cookie on the refresh path, rotated', async (t) => {
   const server = await startTestServer({ env: { WATCHLOG_ACCESS_TOKEN_TTL_SECONDS: '120' } });
   t.teardown(() => server.stop());
   await login(server.url);

@@ -71,7 +71,7 @@ const refusals = async (server: TestServer, token: string) => {
   }[];
 };
 
-test('sign in through the provider: a new admin from the groups claim, no password; an auditor by mapping', async (t) => {
+test('sign in through the provider: an admin from the groups claim, no password; an auditor by mapping', async (t) => {
   const { server, admin } = await withIdp(t);
   const { page, errors } = await openTab(t, server.url);
   await throughProvider(page, 'ada');
