@@ -6,8 +6,9 @@ import { FACTOR_EVENT_TYPES } from '../src/domain/factors.ts';
 
 /** Event types that are not a project's records: users, their factors and sessions, and the
  *  sign-on providers belong to no project, a checkpoint signs the tree rather than being a leaf
- *  of it, and a monitor's check results are kept 200 at a time and a key's uses one at a time (the log drops older ones, so a rebuild could not give their
- *  leaves back); the transitions checks cause are records. */
+ *  of it, and a monitor's check results are kept 200 at a time and a key's uses one at a time
+ *  (the log drops older ones, so a rebuild could not give their leaves back); the transitions
+ *  checks cause are records. */
 const NOT_RECORDS = [
   'UserRegistered',
   'UserAccessChanged',
