@@ -68,19 +68,23 @@ test('a cookie session: short token, HttpOnly SameSite=Strict cookie on the refr
   t.is((await refresh(server, second)).status, 200, 'the new one works once');
   t.is((await refresh(server, 'not-a-token')).status, 401);
   // fetch sets Origin itself: a raw request sends another site's.
-  const crossSite = await new Promise<number>((resolve, reject) => {
-    const req = request(`${server.url}/v1/auth/refresh`, {
-      method: 'POST',
-      headers: { cookie: `watchlog_refresh=${second}`, origin: 'https://evil.example' },
+  const withOrigin = (origin: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}/v1/auth/refresh`, {
+        method: 'POST',
+        headers: { cookie: `watchlog_refresh=${second}`, origin },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-  t.is(crossSite, 403, 'another origin');
+  t.is(await withOrigin('https://evil.example'), 403, 'another origin');
+  // A proxy that ends TLS forwards plain HTTP to the same host: the origin is this service's.
+  const behindTls = await withOrigin(`https://${new URL(server.url).host}`);
+  t.is(behindTls, 401, 'judged by its cookie (used already), not refused for its origin');
 });
 
 test('reuse of a rotated refresh token ends the whole session and is recorded', async (t) => {

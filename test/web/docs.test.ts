@@ -14,7 +14,9 @@ test('the API reference renders every operation under the CSP, and "Try it out" 
   };
   const operations = Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0);
 
-  const { page, errors } = await openTab(t, server.url);
+  // Tall enough for every block at once: past about 130 operations, Swagger UI (5.35) in headless
+  // Chromium lays out only the blocks near the viewport.
+  const { page, errors } = await openTab(t, server.url, { height: 20_000 });
   // Before any script of the page: what the browser refuses under the CSP is reported here too.
   await page.addInitScript(`
     window.cspViolations = [];

@@ -33,7 +33,8 @@ test(
     'remove it; a replay is refused by the server',
   async (t) => {
     const server = await startTestServer({
-      env: { WATCHLOG_WEBAUTHN_RP_ID: 'localhost', WATCHLOG_WEBAUTHN_ORIGINS: ORIGIN },
+      // The relay is a proxy to another Host: the public URL is the origin the browser is on.
+      env: { WATCHLOG_WEBAUTHN_RP_ID: 'localhost', WATCHLOG_WEBAUTHN_ORIGINS: ORIGIN, WATCHLOG_PUBLIC_URL: ORIGIN },
     });
     t.teardown(() => server.stop());
     const { page, errors } = await openTab(t, ORIGIN);

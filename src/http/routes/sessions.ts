@@ -50,14 +50,26 @@ const end = async (deps: RouteDeps, ids: readonly string[], reason: SessionEndRe
   return ids.length;
 };
 
+/** Whether a refresh's Origin is this service: none sent, the host the request was sent to (its
+ *  scheme aside: a proxy that ends TLS forwards plain HTTP), or WATCHLOG_PUBLIC_URL's origin (a
+ *  proxy that forwards to another Host). */
+const sameSite = (origin: string, host: string, publicUrl: string | null): boolean => {
+  if (origin === '') return true;
+  try {
+    const url = new URL(origin);
+    return url.host === host || (publicUrl !== null && url.origin === new URL(publicUrl).origin);
+  } catch {
+    return false;
+  }
+};
+
 const refused = (message: string) => new HttpError(401, 'unauthorized', message);
 
 export const sessionHandlers: Handlers<typeof sessionOperations, RouteDeps> = {
   refresh: async ({ ctx }, deps) => {
     // SameSite=Strict keeps the cookie off cross-site requests; an Origin of another site is
     // refused as well, for browsers that send the cookie anyway.
-    const origin = ctx.get('origin');
-    if (origin !== '' && origin !== `${ctx.protocol}://${ctx.host}`)
+    if (!sameSite(ctx.get('origin'), ctx.host, deps.publicUrl ?? null))
       throw new HttpError(403, 'forbidden', 'refresh from another origin');
     const token = ctx.cookies.get(REFRESH_COOKIE);
     if (!token) throw refused('no session cookie: log in');
