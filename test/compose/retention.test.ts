@@ -373,10 +373,12 @@ test.serial(
       checkpoints: true,
       env: { WATCHLOG_CHECKPOINT_INTERVAL_MS: '200' },
     });
-    const token = await login(server.url);
+    let token = await login(server.url);
     const { projectId, apiKey } = await projectWithKey(server.url, token);
     await send(server.url, apiKey, traffic('old', ['alice']).slice(0, 6));
     clock = Date.now();
+    // A sign-in's session ends on the service clock, which has just moved ten days on.
+    token = await login(server.url);
     await send(server.url, apiKey, traffic('new', ['alice']).slice(0, 6));
     const deps = {
       log: server.runtime.log,
