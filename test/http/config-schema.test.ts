@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
-import { configSchemaText, SHIPPED } from '../../scripts/config-schema.ts';
+import { configSchemaText } from '../../scripts/config-schema.ts';
 import { repoPath } from '../helpers/root.ts';
 import { api, startTestServer } from '../helpers/server.ts';
 
@@ -10,6 +10,8 @@ import { api, startTestServer } from '../helpers/server.ts';
  *  shipped file is what they give, the API serves the same, and it accepts the documented
  *  example and refuses what the file's codecs refuse. */
 
+// From the repository's root: compiled, this file runs from dist/test/.
+const SHIPPED = repoPath('schemas', 'watchlog-config.schema.json');
 const schema = () => JSON.parse(readFileSync(SHIPPED, 'utf8')) as Record<string, unknown>;
 
 test('schemas/watchlog-config.schema.json is what the codecs give: run npm run config-schema when this fails', (t) => {
