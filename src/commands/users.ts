@@ -33,7 +33,13 @@ const assertProjectsExist = async (deps: CommandDeps, projectIds: readonly strin
 };
 
 /** Admins see every project; other roles the projects listed, each of which must exist. */
-export const registerUser = async (deps: UserCommandDeps, user: NewUser, ctx: CommandContext) => {
+const register = async (
+  deps: CommandDeps,
+  user: Omit<NewUser, 'password'>,
+  /** Asked once the projects are known to exist: a refused registration costs no hashing. */
+  passwordHash: () => Promise<string>,
+  ctx: CommandContext,
+) => {
   const projectIds = user.role === 'admin' ? [] : [...new Set(user.project_ids)];
   await assertProjectsExist(deps, projectIds);
   const id = userIdForEmail(user.email);
@@ -45,7 +51,7 @@ export const registerUser = async (deps: UserCommandDeps, user: NewUser, ctx: Co
       type: 'RegisterUser',
       user_id: id,
       email: user.email.toLowerCase(),
-      password_hash: await deps.passwords.hash(user.password),
+      password_hash: await passwordHash(),
       role: user.role,
       project_ids: projectIds,
       at: ctx.now().toISOString(),
@@ -55,29 +61,13 @@ export const registerUser = async (deps: UserCommandDeps, user: NewUser, ctx: Co
   return { ...handled, id };
 };
 
+export const registerUser = async (deps: UserCommandDeps, user: NewUser, ctx: CommandContext) =>
+  register(deps, user, () => deps.passwords.hash(user.password), ctx);
+
 /** A user created by a single sign-on (just in time): no password (an empty hash, which no
  *  password matches), the role and projects the provider's mapping grants. */
-export const provisionUser = async (deps: CommandDeps, user: Omit<NewUser, 'password'>, ctx: CommandContext) => {
-  const projectIds = user.role === 'admin' ? [] : [...new Set(user.project_ids)];
-  await assertProjectsExist(deps, projectIds);
-  const id = userIdForEmail(user.email);
-  const handled = await handle(
-    deps,
-    userStream(id),
-    userDecider,
-    {
-      type: 'RegisterUser',
-      user_id: id,
-      email: user.email.toLowerCase(),
-      password_hash: NO_PASSWORD,
-      role: user.role,
-      project_ids: projectIds,
-      at: ctx.now().toISOString(),
-    },
-    ctx,
-  );
-  return { ...handled, id };
-};
+export const provisionUser = (deps: CommandDeps, user: Omit<NewUser, 'password'>, ctx: CommandContext) =>
+  register(deps, user, async () => NO_PASSWORD, ctx);
 
 export interface UserUpdate {
   role?: Role;
