@@ -89,6 +89,9 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref()
  *  it is caught up. A turn of the event loop between batches lets them in. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** How many log records a projector reads at once while behind, unless told otherwise. */
+export const FULL_BATCH = 1000;
+
 export const newLeaseHolder = () => leaseHolderId(hostname(), process.pid, threadId, randomUUID().slice(0, 8));
 
 export interface ProjectorOptions {
@@ -96,6 +99,7 @@ export interface ProjectorOptions {
    *  next batch so it gathers more events: each commit rewrites the index pages it touches, so
    *  fewer, larger commits cost far less under load. Adds at most this much to the lag. */
   liveBatchDelayMs?: number;
+  /** The most log records it reads at once (FULL_BATCH by default). */
   fullBatch?: number;
   /** How long a projection's lease lasts without renewal; a dead holder's projections move to
    *  another worker after this. Renewed every third of it, also while a batch is being written. */
@@ -157,7 +161,7 @@ export class Projector<R extends LogFollower = LogFollower> {
     options: ProjectorOptions = {},
   ) {
     this.liveBatchDelayMs = options.liveBatchDelayMs ?? 50;
-    this.fullBatch = options.fullBatch ?? 1000;
+    this.fullBatch = options.fullBatch ?? FULL_BATCH;
     this.leaseTtlMs = options.leaseTtlMs ?? 10_000;
     this.holder = options.holder ?? newLeaseHolder();
     this.members = runners.map((runner) => ({
@@ -287,7 +291,7 @@ export class Projector<R extends LogFollower = LogFollower> {
   private async nextLiveBatch(from: string | null): Promise<readonly RecordedEvent[] | null> {
     if (this.live && comparePositions(this.live.position, from) !== 0) await this.closeLive();
     if (!this.live) {
-      const subscription = this.log.subscribeAll(from);
+      const subscription = this.log.subscribeAll(from, this.fullBatch);
       this.live = { subscription, batches: subscription[Symbol.asyncIterator](), position: from, pending: null };
     }
     const live = this.live;

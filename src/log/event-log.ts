@@ -133,7 +133,9 @@ export interface EventLog {
   readPositions(positions: readonly string[]): Promise<RecordedEvent[]>;
   /** Position of the last event in the log, null when empty. */
   headPosition(): Promise<string | null>;
-  subscribeAll(after: string | null): Subscription;
+  /** History after `after`, then each append, in batches of at most `maxBatch` events (the
+   *  adapter's own size when not given). */
+  subscribeAll(after: string | null, maxBatch?: number): Subscription;
   /** Keep only the last `maxCount` events of the stream. */
   setStreamMaxCount(stream: string, maxCount: number): Promise<void>;
   /** Whether `redact` is available (it is not on KurrentDB). */

@@ -326,7 +326,7 @@ export class KurrentEventLog implements EventLog {
 
   /** Catch-up subscription with a server-side filter; if it drops, it resubscribes from the last
    *  delivered position with exponential backoff. Batches are what the stream has buffered. */
-  subscribeAll(after: string | null): Subscription {
+  subscribeAll(after: string | null, maxBatch = this.batchSize): Subscription {
     let position = after;
     let closed = false;
     let current: ReturnType<KurrentDBClient['subscribeToAll']> | null = null;
@@ -347,7 +347,7 @@ export class KurrentEventLog implements EventLog {
               while (next !== null) {
                 const e = self.recorded(next);
                 if (e) batch.push(e);
-                next = batch.length < self.batchSize ? (subscription.read() as AllStreamResolvedEvent | null) : null;
+                next = batch.length < maxBatch ? (subscription.read() as AllStreamResolvedEvent | null) : null;
               }
               if (batch.length > 0) {
                 position = batch[batch.length - 1]!.position;

@@ -15,8 +15,8 @@ const TUNING = {
   WATCHLOG_SINK_BATCH_SIZE: '7',
 };
 
-const setup = async (t: ExecutionContext) => {
-  const server = await startTestServer({ notifications: true, env: TUNING });
+const setup = async (t: ExecutionContext, env: Record<string, string> = {}) => {
+  const server = await startTestServer({ notifications: true, env: { ...TUNING, ...env } });
   t.teardown(() => server.stop());
   const token = await login(server.url);
   const { projectId, apiKey } = await projectWithKey(server.url, token);
@@ -98,6 +98,24 @@ test('http: signed NDJSON, filtered by service, in log order; the secret is neve
   const detail = await api(server.url, 'GET', `/v1/audit/${rows[0]!.id}`, { token });
   t.like(detail.body.request_body, { action: 'sink.created', type: 'http' });
   t.false(JSON.stringify(detail.body).includes(secret));
+});
+
+test('a resumed sink sends its backlog in requests of its batch size, above the 1,000 records a log read holds', async (t) => {
+  const { server, token, sinks, create, ingest } = await setup(t, { WATCHLOG_SINK_BATCH_SIZE: '1200' });
+  const receiver = await httpReceiver();
+  t.teardown(() => receiver.close());
+  const sink = await create({ type: 'http', url: `${receiver.url}/in`, active: false });
+  const ids: string[] = [];
+  for (let i = 0; i < 13; i += 1) ids.push(...(await ingest(many(100))));
+  t.is((await api(server.url, 'PUT', `${sinks}/${sink.id}`, { token, body: { active: true } })).status, 200);
+  await eventually(async () => (ndjson(receiver).length >= ids.length ? true : undefined), 20_000);
+  inOrder(t, ndjson(receiver), ids);
+  const sizes = receiver.requests.map((r) => r.body.split('\n').filter((l) => l !== '').length);
+  t.true(sizes[0]! > 1000, `the first request held ${sizes[0]} records`);
+  t.true(
+    sizes.every((n) => n <= 1200),
+    `requests of ${sizes.join(', ')} records`,
+  );
 });
 
 test('bad sink bodies are 400 naming each field', async (t) => {

@@ -285,7 +285,7 @@ export class SqliteEventLog implements EventLog {
     return deleted;
   }
 
-  subscribeAll(after: string | null): Subscription {
+  subscribeAll(after: string | null, maxBatch = this.batchSize): Subscription {
     let position = after;
     let closed = false;
     let wake: (() => void) | null = null;
@@ -307,7 +307,7 @@ export class SqliteEventLog implements EventLog {
     return {
       async *[Symbol.asyncIterator]() {
         while (!closed && !self.closed) {
-          const batch = self.readAllSync(position, self.batchSize);
+          const batch = self.readAllSync(position, maxBatch);
           if (batch.length > 0) {
             position = batch[batch.length - 1]!.position;
             yield batch;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { Projector, type ProjectorOptions } from '../../../projections/projector.ts';
+import { FULL_BATCH, Projector, type ProjectorOptions } from '../../../projections/projector.ts';
 import type { EgressPolicy } from '../../checks/egress.ts';
 import type { EventLog } from '../../log/event-log.ts';
 import type { ReadModels } from '../../views/read-models.ts';
@@ -84,11 +84,18 @@ export class SinkSupervisor {
         [entry.reactor],
         this.deps.reactorStates.leases,
         this.deps.logger,
-        this.deps.projector,
+        this.readsFor(),
       );
       this.running.set(id, entry);
       entry.projector.start();
     }
+  }
+
+  /** A sink sends at most the records of one log read a request: reads of at least its batch
+   *  size let a backlog go out in requests as large as configured. */
+  private readsFor(): ProjectorOptions {
+    const fullBatch = Math.max(this.deps.projector.fullBatch ?? FULL_BATCH, this.deps.tuning.batchSize);
+    return { ...this.deps.projector, fullBatch };
   }
 
   /** Tries in flight end; each sink's checkpoint stays where its destination last took a batch. */

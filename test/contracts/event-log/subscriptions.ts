@@ -18,6 +18,26 @@ export const subscriptionsContract = (withLog: WithLog): void => {
     t.true(events.every((e) => e.stream === stream));
   });
 
+  withLog('a subscription delivers batches of at most the size asked for', async (t, { log }) => {
+    const start = await log.headPosition();
+    const stream = `s-${randomUUID()}`;
+    await log.append(stream, Array.from({ length: 7 }, () => event()), 'any');
+    const subscription = log.subscribeAll(start, 3);
+    const sizes: number[] = [];
+    let seen = 0;
+    for await (const batch of subscription) {
+      sizes.push(batch.length);
+      seen += batch.filter((e) => e.stream === stream).length;
+      if (seen >= 7) break;
+    }
+    await subscription.close();
+    t.true(
+      sizes.every((n) => n >= 1 && n <= 3),
+      `batches of ${sizes.join(', ')}`,
+    );
+    t.is(seen, 7);
+  });
+
   withLog('a subscription can be closed while waiting', async (t, { log }) => {
     const subscription = log.subscribeAll(await log.headPosition());
     const iterating = (async () => {
