@@ -21,7 +21,11 @@ export const subscriptionsContract = (withLog: WithLog): void => {
   withLog('a subscription delivers batches of at most the size asked for', async (t, { log }) => {
     const start = await log.headPosition();
     const stream = `s-${randomUUID()}`;
-    await log.append(stream, Array.from({ length: 7 }, () => event()), 'any');
+    await log.append(
+      stream,
+      Array.from({ length: 7 }, () => event()),
+      'any',
+    );
     const subscription = log.subscribeAll(start, 3);
     const sizes: number[] = [];
     let seen = 0;
