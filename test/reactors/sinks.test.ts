@@ -100,7 +100,7 @@ test('http: signed NDJSON, filtered by service, in log order; the secret is neve
   t.false(JSON.stringify(detail.body).includes(secret));
 });
 
-test('a resumed sink sends its backlog in requests of its batch size, above the 1,000 records a log read holds', async (t) => {
+test('a resumed sink sends its backlog in requests of its batch size, above the 1,000 a log read held', async (t) => {
   const { server, token, sinks, create, ingest } = await setup(t, { WATCHLOG_SINK_BATCH_SIZE: '1200' });
   const receiver = await httpReceiver();
   t.teardown(() => receiver.close());
