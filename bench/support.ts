@@ -33,7 +33,10 @@ export const startProcess = async (
   ready: () => Promise<boolean>,
   command = process.execPath,
 ): Promise<Child> => {
-  const child = spawn(command, args, {
+  // BENCH_NODE_ARGS: node's own flags for the processes started here (`--cpu-prof` is refused in
+  // NODE_OPTIONS), e.g. to profile the server under a section's load.
+  const nodeArgs = command === process.execPath ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  const child = spawn(command, [...nodeArgs, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

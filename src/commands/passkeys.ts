@@ -1,9 +1,7 @@
-import {
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransportFuture,
-  type RegistrationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransportFuture,
+  RegistrationResponseJSON,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
@@ -25,17 +23,21 @@ export interface RelyingParty {
   readonly origins: readonly string[];
 }
 
+/** Loaded on first use: the library and what it imports are about 8 MB of heap (24 MB of RSS in
+ *  a bare process), which a server whose users have no passkey should not carry. */
+const webauthn = () => import('@simplewebauthn/server');
+
 const refused = (why: string) => new DomainError('unauthorized', `passkey refused: ${why}`);
 
 const transportsOf = (list: readonly string[]) => list as AuthenticatorTransportFuture[];
 
 /** A discoverable credential (so it can sign in with no e-mail typed), none of `existing` again. */
-export const registrationOptions = (
+export const registrationOptions = async (
   rp: RelyingParty,
   user: { readonly id: string; readonly email: string },
   existing: ReadonlyArray<{ credential_id: string; transports: string[] }>,
 ) =>
-  generateRegistrationOptions({
+  (await webauthn()).generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
     userName: user.email,
@@ -46,11 +48,11 @@ export const registrationOptions = (
   });
 
 /** `allow`: the credentials of the user a second factor is for; absent, any passkey of this site. */
-export const signInOptions = (
+export const signInOptions = async (
   rp: RelyingParty,
   allow?: ReadonlyArray<{ credential_id: string; transports: string[] }>,
 ) =>
-  generateAuthenticationOptions({
+  (await webauthn()).generateAuthenticationOptions({
     rpID: rp.id,
     userVerification: 'required',
     ...(allow
@@ -66,7 +68,7 @@ export const verifyRegistration = async (
 ): Promise<Omit<NewPasskey, 'name'>> => {
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await (await webauthn()).verifyRegistrationResponse({
       response: response as RegistrationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: [...rp.origins],
@@ -102,7 +104,7 @@ export const usePasskey = async (
   if (!passkey) throw notFound('passkey');
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
-    verified = await verifyAuthenticationResponse({
+    verified = await (await webauthn()).verifyAuthenticationResponse({
       response: response as AuthenticationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: [...rp.origins],

@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import type { Context } from 'koa';
 import {
   addPasskey,
@@ -209,6 +208,8 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
       throw new HttpError(409, 'conflict', 'an authenticator app is enrolled already: remove it first');
     const secret = newTotpSecret();
     const uri = otpauthUri(secret, ISSUER, user.email);
+    // Loaded on first use: only an enrolment draws a QR code.
+    const { default: QRCode } = await import('qrcode');
     const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     const sealed = sealTotpSecret(deps.factorCommands.factorKey, user.id, secret);
     const { token, expires_at } = signFactorToken(

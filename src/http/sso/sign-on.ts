@@ -1,4 +1,3 @@
-import * as client from 'openid-client';
 import type { Context } from 'koa';
 import { provisionUser, updateUser } from '../../commands/users.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -6,6 +5,7 @@ import { emailOf, grantOf, type Provider } from '../../domain/sso.ts';
 import type { UserView } from '../../views/access/port.ts';
 import type { RouteDeps } from '../deps.ts';
 import { clientOf, finishSignIn } from '../routes/sign-in.ts';
+import { openidClient } from './clients.ts';
 import { STATE_TTL_MS, setState, takeState } from './state.ts';
 
 /** The redirect flow of a single sign-on (docs/security.md#single-sign-on). */
@@ -23,6 +23,7 @@ export const loginPageWith = (message: string) => `/login?sso_error=${encodeURIC
  *  state cookie. */
 export const startSignOn = async (deps: RouteDeps, ctx: Context, provider: Provider, next: string | undefined) => {
   const config = await deps.ssoClients.config(provider);
+  const client = await openidClient();
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const nonce = client.randomNonce();
@@ -103,6 +104,7 @@ export const finishSignOn = async (deps: RouteDeps, ctx: Context, provider: Prov
       'no sign-in in progress in this browser (expired, or its answer was used already)',
     );
   const config = await deps.ssoClients.config(provider);
+  const client = await openidClient();
   const current = new URL(ctx.originalUrl, redirectUri(deps, ctx, provider));
   let claims: Record<string, unknown>;
   try {
