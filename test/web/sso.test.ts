@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import type { Page } from 'playwright-core';
 import { WATCHLOG_PROJECT_ID } from '../../src/domain/self-audit.ts';
 import { ADMIN, api, login, startTestServer, type TestServer } from '../helpers/server.ts';
-import { openTab, screenshot } from '../helpers/browser.ts';
+import { openTab, screenshot, signIn } from '../helpers/browser.ts';
 import { startIdp } from '../helpers/oidc-idp.ts';
 
 /** Issue 35, single sign-on: a real OpenID Provider (oidc-provider) on 127.0.0.1, signed in
@@ -78,11 +78,13 @@ test('sign in through the provider: an admin from the groups claim, no password;
   await page.getByRole('button', { name: /^ada@example\.com \(admin\)/ }).waitFor();
   t.regex(page.url(), /\/projects$/);
   await screenshot(page, 'sso-signed-in');
-  const users = (await api(server.url, 'GET', '/v1/users', { token: admin })).body as { email: string; role: string }[];
-  t.like(
-    users.find((u) => u.email === 'ada@example.com'),
-    { role: 'admin' },
-  );
+  const users = (await api(server.url, 'GET', '/v1/users', { token: admin })).body as {
+    id: string;
+    email: string;
+    role: string;
+  }[];
+  const ada = users.find((u) => u.email === 'ada@example.com');
+  t.like(ada, { role: 'admin' });
   const password = await api(server.url, 'POST', '/v1/auth/login', {
     body: { email: 'ada@example.com', password: '' },
   });
@@ -92,15 +94,10 @@ test('sign in through the provider: an admin from the groups claim, no password;
   const second = await openTab(t, server.url);
   await throughProvider(second.page, 'mo');
   await second.page.getByRole('button', { name: /^mo@example\.com \(auditor\)/ }).waitFor();
-  const sessions = await api(
-    server.url,
-    'GET',
-    `/v1/users/${users.find((u) => u.email === 'ada@example.com') ? '' : ''}`,
-    {
-      token: admin,
-    },
-  );
+  // The dashboard's sign-in through the provider is a cookie session, named by its method.
+  const sessions = await api(server.url, 'GET', `/v1/users/${ada!.id}/sessions`, { token: admin });
   t.is(sessions.status, 200);
+  t.like(sessions.body, [{ kind: 'cookie', method: 'oidc:corp' }]);
   const rows = await refusals(server, admin);
   t.true(rows.some((r) => r.request_body.ok && r.status_code === 200));
   t.deepEqual(ours(errors), []);
@@ -183,4 +180,73 @@ test('a tampered state, a replayed code and a disallowed domain are refused and 
   t.true(reasons.some((r) => r.startsWith('domain_not_allowed')));
   t.true(rows.every((r) => r.request_body.ok || r.status_code === 401));
   t.is((await api(server.url, 'POST', '/v1/auth/login', { body: ADMIN })).status, 200);
+});
+
+test('admins add, change and remove a provider on the security page; the login page follows', async (t) => {
+  const server = await startTestServer();
+  t.teardown(() => server.stop());
+  const idp = await startIdp([`${server.url}/v1/auth/oidc/corp/callback`], ACCOUNTS);
+  t.teardown(() => idp.close());
+  const admin = await login(server.url);
+  const { page, errors } = await openTab(t, server.url);
+  await signIn(page, ADMIN, '/login');
+  await page.goto('/security');
+  await page.getByRole('button', { name: 'Add a provider' }).click();
+  const form = page.getByRole('form', { name: 'New provider' });
+  await form.getByLabel('Id', { exact: true }).fill('corp');
+  await form.getByText(`${server.url}/v1/auth/oidc/corp/callback`).waitFor();
+  await form.getByLabel('Name', { exact: true }).fill('Corp');
+  await form.getByLabel('Issuer').fill(idp.issuer);
+  await form.getByLabel('Client id').fill(idp.clientId);
+  await form.getByLabel('Client secret').fill(idp.clientSecret);
+  await form.getByLabel('Allowed e-mail domains').fill('example.com, not a domain');
+  await form.getByLabel('Role claim').fill('groups');
+  await form.getByRole('button', { name: 'Add a mapping' }).click();
+  await form.getByLabel('Claim value 1').fill('watchlog-admins');
+  await form.getByLabel('Role 1').selectOption('admin');
+  await form.getByRole('button', { name: 'Save provider' }).click();
+  // The server's message for the bad domain, at its field; nothing saved.
+  await page.locator('#sso-allowed_domains-error').waitFor();
+  await screenshot(page, 'sso-provider-form');
+  t.deepEqual((await api(server.url, 'GET', '/v1/settings/sso', { token: admin })).body, []);
+  await form.getByLabel('Allowed e-mail domains').fill('example.com');
+  await form.getByRole('button', { name: 'Save provider' }).click();
+  const list = page.getByRole('list', { name: 'Single sign-on providers' });
+  await list.getByText('Corp', { exact: true }).waitFor();
+  const saved = await api(server.url, 'GET', '/v1/settings/sso', { token: admin });
+  t.like(saved.body, [
+    {
+      id: 'corp',
+      name: 'Corp',
+      source: 'settings',
+      scopes: ['openid', 'email', 'profile'],
+      allowed_domains: ['example.com'],
+      jit: true,
+      claim: 'groups',
+      mappings: [{ value: 'watchlog-admins', role: 'admin', project_ids: [] }],
+    },
+  ]);
+  t.false(JSON.stringify(saved.body).includes(idp.clientSecret));
+
+  // Renamed with the secret left empty: the saved secret is kept, so the code exchange works.
+  await list.getByRole('button', { name: 'Edit Corp' }).click();
+  const edit = page.getByRole('form', { name: 'Provider corp' });
+  t.is(await edit.getByLabel('Client secret').inputValue(), '');
+  await edit.getByLabel('Name', { exact: true }).fill('Corp SSO');
+  await edit.getByRole('button', { name: 'Save provider' }).click();
+  await list.getByText('Corp SSO', { exact: true }).waitFor();
+  const other = await openTab(t, server.url);
+  await throughProvider(other.page, 'ada');
+  await other.page.getByRole('button', { name: /^ada@example\.com \(admin\)/ }).waitFor();
+  await screenshot(page, 'sso-settings');
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await list.getByRole('button', { name: 'Remove Corp SSO' }).click();
+  await page.getByText('No OpenID Connect provider yet').waitFor();
+  const signedOut = await openTab(t, server.url);
+  await signedOut.page.goto('/login');
+  await signedOut.page.getByLabel('E-mail').waitFor();
+  t.is(await signedOut.page.getByRole('link', { name: /Sign in with/ }).count(), 0);
+  t.deepEqual(ours(errors), []);
+  t.deepEqual(ours(other.errors), []);
 });

@@ -5,9 +5,10 @@ import { useSession } from '../auth.tsx';
 import { AddPasskey, RecoveryCodes, TotpSetup } from '../components/factors.tsx';
 import { ErrorNote, Loading } from '../components/ui.tsx';
 import { formatTime } from '../format.ts';
+import { SingleSignOn } from './security/SingleSignOn.tsx';
 
 /** Your second factors: an authenticator app, recovery codes, passkeys; and, for admins, who must
- *  have one. */
+ *  have one and the single sign-on providers. */
 export const Security = () => {
   const { user } = useSession();
   const client = useQueryClient();
@@ -106,7 +107,12 @@ export const Security = () => {
           await refresh();
         }}
       />
-      {user?.role === 'admin' && <Policy />}
+      {user?.role === 'admin' && (
+        <>
+          <Policy />
+          <SingleSignOn />
+        </>
+      )}
     </section>
   );
 };
