@@ -68,6 +68,9 @@ const Env = t.type({
   HOST: optional(stringMin('host name or address', 1)),
   WATCHLOG_DATA_DIR: optional(stringMin('directory path', 1)),
   WATCHLOG_JWT_SECRET: optional(stringMin('string of at least 32 characters', 32)),
+  WATCHLOG_JWT_SECRET_PREVIOUS: optional(
+    matching('comma-separated secrets of at least 32 characters each', /^[^,]{32,}(,[^,]{32,})*$/),
+  ),
   WATCHLOG_JWT_TTL_SECONDS: optional(intFromEnv('integer 60-2592000', 60, 2_592_000)),
   WATCHLOG_ADMIN_EMAIL: optional(stringMin('e-mail address', 3)),
   WATCHLOG_ADMIN_PASSWORD: optional(stringMin('password of at least 8 characters', 8)),
@@ -143,6 +146,9 @@ export interface Config {
   /** The built audit-log viewer `/embed` serves (packages/viewer/dist). */
   viewerBundle: string;
   jwtSecret: string | undefined;
+  /** Secrets WATCHLOG_JWT_SECRET replaced: what was sealed or signed for the long run under them
+   *  (TOTP secrets, status page subscribers' links) is still read; tokens signed with them are not. */
+  previousJwtSecrets: string[];
   jwtTtlSeconds: number;
   /** The dashboard's sessions: access-token, idle and absolute lifetimes. */
   sessions: SessionSettings;
@@ -266,6 +272,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
       const expected = e.context[1]?.type.name ?? 'valid value';
       const name = [
         'WATCHLOG_JWT_SECRET',
+        'WATCHLOG_JWT_SECRET_PREVIOUS',
         'WATCHLOG_ADMIN_PASSWORD',
         'WATCHLOG_EVENTSTORE_URL',
         'WATCHLOG_MONGO_URL',
@@ -355,6 +362,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv): Config => {
     configFile: e.WATCHLOG_CONFIG_FILE !== undefined ? path.resolve(e.WATCHLOG_CONFIG_FILE) : null,
     viewerBundle: BUILT_VIEWER_BUNDLE,
     jwtSecret: e.WATCHLOG_JWT_SECRET,
+    previousJwtSecrets: e.WATCHLOG_JWT_SECRET_PREVIOUS?.split(',') ?? [],
     jwtTtlSeconds: e.WATCHLOG_JWT_TTL_SECONDS ?? 43_200,
     sessions: sessionSettingsOf(e),
     sso: ssoProviderOf(e),

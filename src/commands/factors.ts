@@ -9,9 +9,13 @@ import { type CommandContext, type CommandDeps, handle, load } from './handle.ts
 /** A user's second factors: each command loads the user's factors stream, decides and appends at
  *  the revision it read, so a code or a challenge is taken once even when two requests race. */
 
-/** What the TOTP commands need besides the log: the key TOTP secrets are sealed with. */
+/** What the TOTP commands need besides the log: the key TOTP secrets are sealed with, and those
+ *  of the JWT secrets it replaced (WATCHLOG_JWT_SECRET_PREVIOUS), which still unseal. */
 export interface FactorCommandDeps extends CommandDeps {
   readonly factorKey: Buffer;
+  readonly previousFactorKeys?: readonly Buffer[];
+  /** A user's enrolled secret unseals under none of the keys. */
+  readonly onUnsealFailed?: (userId: string) => void;
 }
 
 const context = (userId: string) => `watchlog totp secret ${userId}`;
@@ -23,8 +27,19 @@ export const newTotpSecret = (): string => base32Encode(randomBytes(20));
 export const sealTotpSecret = (key: Buffer, userId: string, secret: string): string =>
   seal(key, context(userId), Buffer.from(secret));
 
-export const unsealTotpSecret = (key: Buffer, userId: string, sealed: string): string | null =>
-  unseal(key, context(userId), sealed)?.toString() ?? null;
+/** Under the first of `keys` it was sealed with; null under none. */
+export const unsealTotpSecret = (keys: readonly Buffer[], userId: string, sealed: string): string | null => {
+  for (const key of keys) {
+    const plain = unseal(key, context(userId), sealed);
+    if (plain !== null) return plain.toString();
+  }
+  return null;
+};
+
+export const totpKeysOf = (deps: Pick<FactorCommandDeps, 'factorKey' | 'previousFactorKeys'>) => [
+  deps.factorKey,
+  ...(deps.previousFactorKeys ?? []),
+];
 
 const wrongCode = () => new DomainError('unauthorized', 'wrong or used code');
 
@@ -88,7 +103,8 @@ export const enrolTotp = async (
 export const useTotp = async (deps: FactorCommandDeps, userId: string, code: string, ctx: CommandContext) => {
   const loaded = await load(deps.log, factorsStream(userId), factorsDecider);
   const totp = loaded.state.totp;
-  const secret = totp && unsealTotpSecret(deps.factorKey, userId, totp.sealed);
+  const secret = totp && unsealTotpSecret(totpKeysOf(deps), userId, totp.sealed);
+  if (totp && secret === null) deps.onUnsealFailed?.(userId);
   const bytes = secret ? base32Decode(secret) : null;
   const step = bytes && matchTotp(bytes, code, ctx.now(), totp?.lastStep ?? null);
   if (step === null || step === undefined) throw wrongCode();
@@ -190,5 +206,9 @@ export const removePasskey = (
 export const setSecondFactorPolicy = (deps: CommandDeps, require: SecondFactorRequirement, ctx: CommandContext) =>
   handle(deps, SECOND_FACTOR_POLICY_STREAM, policyDecider, { type: 'SetPolicy', require, at: at(ctx) }, ctx);
 
-/** The user's factors as their stream has them now (for a passkey's public key and counter). */
+/** The user's factors as their stream has them now (for a passkey's public key and counter, and
+ *  for whether a password alone signs in). */
 export const loadFactors = (deps: CommandDeps, userId: string) => load(deps.log, factorsStream(userId), factorsDecider);
+
+/** The second-factor policy as its stream has it now. */
+export const loadPolicy = (deps: CommandDeps) => load(deps.log, SECOND_FACTOR_POLICY_STREAM, policyDecider);

@@ -29,6 +29,7 @@ export type Role = 'start' | 'api' | 'worker';
 
 type AppConfig = Pick<
   Config,
+  | 'previousJwtSecrets'
   | 'jwtTtlSeconds'
   | 'sessions'
   | 'sso'
@@ -99,6 +100,7 @@ export const appFor = (
     caughtUp: (readModels, position) => runtime.caughtUp(readModels, position, 5000),
     logger,
     jwtSecret: runtime.jwtSecret,
+    previousJwtSecrets: config.previousJwtSecrets,
     jwtTtlSeconds: config.jwtTtlSeconds,
     sessions: config.sessions,
     ssoProvider: config.sso,

@@ -72,6 +72,7 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
   // Built at the first request and kept, not at start-up: a codec the walker cannot read fails
   // this endpoint (and its tests), not every process that serves the API.
   let document: OpenApiDocument | undefined;
+  const previousSecrets = deps.previousJwtSecrets ?? [];
   const routeDeps: RouteDeps = {
     ...deps,
     apiKeys,
@@ -87,10 +88,20 @@ export const createApp = (deps: AppDeps): Koa<AppState> => {
     maskingRules: new MaskingCache(deps.readModels.masking),
     otlpSettings: new OtlpSettingsCache(deps.readModels.otlp),
     publicAnswers,
-    subscriptionKey: subscriptionKey(deps.jwtSecret),
+    subscriptionKeys: [deps.jwtSecret, ...previousSecrets].map(subscriptionKey),
     viewerKey: viewerKeyOf(deps.jwtSecret),
     factorKey: factorKeyOf(deps.jwtSecret),
-    factorCommands: { log: deps.commands.log, factorKey: totpSealKeyOf(deps.jwtSecret) },
+    factorCommands: {
+      log: deps.commands.log,
+      factorKey: totpSealKeyOf(deps.jwtSecret),
+      previousFactorKeys: previousSecrets.map(totpSealKeyOf),
+      onUnsealFailed: (userId) =>
+        deps.logger.warn(
+          { user_id: userId },
+          'a TOTP secret does not unseal under WATCHLOG_JWT_SECRET: list the secret it replaced in ' +
+            'WATCHLOG_JWT_SECRET_PREVIOUS, or the user signs in another way and enrols again',
+        ),
+    },
     relyingParty: deps.relyingParty ?? DEVELOPMENT_RP,
     embedAssets: deps.embedAssets ?? loadEmbedAssets(null),
     subscribeRate: new SubscribeRateLimiter(),

@@ -54,6 +54,9 @@ export interface AppDeps extends BodyReading {
   readonly caughtUp: (readModels: readonly ReadModelKey[], position: string) => Promise<boolean>;
   readonly logger: Logger;
   readonly jwtSecret: string;
+  /** WATCHLOG_JWT_SECRET_PREVIOUS: keys derived from them still read TOTP secrets and subscribers'
+   *  links; no token signed with them is accepted. */
+  readonly previousJwtSecrets?: readonly string[];
   readonly jwtTtlSeconds: number;
   /** The dashboard's sessions (default: DEFAULT_SESSION_SETTINGS). */
   readonly sessions?: SessionSettings;
@@ -122,8 +125,9 @@ export interface RouteDeps extends Omit<AppDeps, 'caughtUp' | 'sessions' | 'ssoP
   readonly openApi: () => OpenApiDocument;
   /** The public status pages' answers, built once per change of what they show. */
   readonly publicAnswers: PublicAnswers;
-  /** The key of subscriber links' tokens, derived from the JWT secret. */
-  readonly subscriptionKey: Buffer;
+  /** The keys of subscriber links' tokens, derived from the JWT secret (the first, which makes
+   *  them) and from those it replaced. */
+  readonly subscriptionKeys: readonly Buffer[];
   /** The key viewer tokens are signed with, derived from the JWT secret. */
   readonly viewerKey: Buffer;
   /** The key of second-factor sign-in tokens (factor-tokens.ts), derived from the JWT secret. */

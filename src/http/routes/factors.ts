@@ -11,6 +11,8 @@ import {
   sealTotpSecret,
   setSecondFactorPolicy,
   unsealTotpSecret,
+  loadFactors,
+  loadPolicy,
   useRecoveryCode,
   useTotp,
 } from '../../commands/factors.ts';
@@ -80,9 +82,10 @@ const checkFactor = async <T>(
   return result;
 };
 
-/** Whether the policy asks this user for a factor (then the last one is not removed). */
+/** Whether the policy asks this user for a factor (then the last one is not removed), as its
+ *  stream has it now. */
 const required = async (deps: RouteDeps, principal: Principal) =>
-  secondFactorRequired((await deps.readModels.factors.policy()).require, principal.role);
+  secondFactorRequired((await loadPolicy(deps.commands)).state.require, principal.role);
 
 const userOf = async (deps: RouteDeps, principal: Principal) => {
   const user = await deps.readModels.access.userById(principal.userId);
@@ -105,16 +108,21 @@ const passkeyAnswer = async (deps: RouteDeps, userId: string, passkeyId: string)
 
 /** The login's answer after a right password (src/http/routes/access.ts): a second-factor
  *  challenge for a user who has a factor, an enrolment token for one the policy wants to enrol,
- *  null when the password alone signs in. */
+ *  null when the password alone signs in. Both are read from their streams, not from the factors
+ *  read model: a read model behind the log (after a restart, during a rebuild, under load) must
+ *  never let a password alone sign in a user who has a factor. */
 export const afterPassword = async (deps: RouteDeps, user: UserView, cookie: boolean) => {
-  const factors = await deps.readModels.factors.factorsOf(user.id);
+  const [{ state: factors }, { state: policy }] = await Promise.all([
+    loadFactors(deps.commands, user.id),
+    loadPolicy(deps.commands),
+  ]);
   const now = deps.now();
-  if (factors.totp_enrolled_at !== null || factors.passkeys.length > 0) {
+  if (factors.totp !== null || factors.passkeys.length > 0) {
     const claims = { sub: user.id, ...(cookie ? { cookie } : {}) };
     const { token, expires_at } = signFactorToken('second_factor', claims, deps.factorKey, now);
     const methods = [
-      ...(factors.totp_enrolled_at !== null ? (['totp'] as const) : []),
-      ...(factors.recovery_codes_left > 0 ? (['recovery_code'] as const) : []),
+      ...(factors.totp !== null ? (['totp'] as const) : []),
+      ...(factors.recoveryCodes.length > 0 ? (['recovery_code'] as const) : []),
       ...(factors.passkeys.length > 0 ? (['passkey'] as const) : []),
     ];
     return {
@@ -122,7 +130,7 @@ export const afterPassword = async (deps: RouteDeps, user: UserView, cookie: boo
       answer: { second_factor_required: true as const, challenge_token: token, expires_at, methods },
     };
   }
-  if (secondFactorRequired((await deps.readModels.factors.policy()).require, user.role)) {
+  if (secondFactorRequired(policy.require, user.role)) {
     const claims = { sub: user.id, role: user.role, ...(cookie ? { cookie } : {}) };
     const { token, expires_at } = signFactorToken('enrolment', claims, deps.factorKey, now);
     return {
@@ -231,7 +239,7 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
     const claims = verifyFactorToken('totp_setup', body.setup_token, deps.factorKey, deps.now());
     const secret =
       claims && claims.sub === principal.userId
-        ? unsealTotpSecret(deps.factorCommands.factorKey, principal.userId, claims.secret)
+        ? unsealTotpSecret([deps.factorCommands.factorKey], principal.userId, claims.secret)
         : null;
     if (secret === null) throw refused('setup expired or invalid: start again');
     const user = await userOf(deps, principal);

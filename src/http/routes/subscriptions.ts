@@ -41,7 +41,7 @@ interface Linked {
 
 /** The subscription a link names, once its token is right for `purpose`, and its page. */
 const linked = async (deps: RouteDeps, query: { id: string; token: string }, purpose: LinkPurpose): Promise<Linked> => {
-  if (!tokenMatches(deps.subscriptionKey, purpose, query.id, query.token)) throw linkNotFound();
+  if (!deps.subscriptionKeys.some((key) => tokenMatches(key, purpose, query.id, query.token))) throw linkNotFound();
   const { state } = await loadSubscription(deps.commands, query.id);
   if (state.id === null || state.status === null || state.status === 'removed') throw linkNotFound();
   const page = await deps.readModels.statusPages.get(state.pageId, { all: true });
