@@ -4,12 +4,14 @@ import { Link, useSearchParams } from '../router.tsx';
 import { ApiKeys } from './settings/ApiKeys.tsx';
 import { Channels } from './settings/Channels.tsx';
 import { Masking } from './settings/Masking.tsx';
+import { Sinks } from './settings/Sinks.tsx';
 import './settings/settings.css';
 
 const TABS = [
   { tab: 'keys', label: 'API keys' },
   { tab: 'channels', label: 'Notifications' },
   { tab: 'masking', label: 'Masking' },
+  { tab: 'sinks', label: 'Log sinks' },
   { tab: 'project', label: 'Project' },
 ] as const;
 
@@ -34,6 +36,7 @@ export const Settings = ({ projectId }: { projectId: string }) => {
       {tab === 'keys' && <ApiKeys projectId={projectId} />}
       {tab === 'channels' && <Channels projectId={projectId} />}
       {tab === 'masking' && <Masking projectId={projectId} />}
+      {tab === 'sinks' && <Sinks projectId={projectId} />}
       {tab === 'project' && (
         <section aria-labelledby="project-heading">
           <h2 id="project-heading">Project</h2>
