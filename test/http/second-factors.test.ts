@@ -286,33 +286,37 @@ test("an admin resets a user's lost factors: the password alone signs in again; 
   t.is(actions.filter((a) => a === 'factor.recovery_codes_removed').length, 1, 'at the reset');
 });
 
-test('a password alone never signs in a user with a factor, nor one the policy wants enrolled, while the factors read model is behind', async (t) => {
-  const clock = steppingClock();
-  const server = await startTestServer({ now: clock.now });
-  t.teardown(() => server.stop());
-  const admin = await login(server.url);
-  const bob = await newUser(server, admin, 'bob@example.com');
-  const cy = await newUser(server, admin, 'cy@example.com');
-  const bobToken = (await loginStep(server, bob.email, bob.password)).body.token as string;
-  // From here the read models stay where they are: the enrolment and the policy are recorded, and
-  // their answers say they are not visible yet.
-  await server.projector?.stop();
-  const setup = await api(server.url, 'POST', '/v1/auth/factors/totp', { token: bobToken });
-  t.is(setup.status, 200);
-  const [confirmed, policy] = await Promise.all([
-    api(server.url, 'POST', '/v1/auth/factors/totp/confirm', {
-      token: bobToken,
-      body: { setup_token: setup.body.setup_token, code: totpCode(base32Decode(setup.body.secret)!, clock.at()) },
-    }),
-    api(server.url, 'PUT', '/v1/settings/second-factor', { token: admin, body: { require: 'everyone' } }),
-  ]);
-  t.is(confirmed.status, 503);
-  t.is(policy.status, 503);
+test(
+  'a password alone never signs in a user with a factor, nor one the policy wants enrolled, ' +
+    'while the factors read model is behind',
+  async (t) => {
+    const clock = steppingClock();
+    const server = await startTestServer({ now: clock.now });
+    t.teardown(() => server.stop());
+    const admin = await login(server.url);
+    const bob = await newUser(server, admin, 'bob@example.com');
+    const cy = await newUser(server, admin, 'cy@example.com');
+    const bobToken = (await loginStep(server, bob.email, bob.password)).body.token as string;
+    // From here the read models stay where they are: the enrolment and the policy are recorded, and
+    // their answers say they are not visible yet.
+    await server.projector?.stop();
+    const setup = await api(server.url, 'POST', '/v1/auth/factors/totp', { token: bobToken });
+    t.is(setup.status, 200);
+    const [confirmed, policy] = await Promise.all([
+      api(server.url, 'POST', '/v1/auth/factors/totp/confirm', {
+        token: bobToken,
+        body: { setup_token: setup.body.setup_token, code: totpCode(base32Decode(setup.body.secret)!, clock.at()) },
+      }),
+      api(server.url, 'PUT', '/v1/settings/second-factor', { token: admin, body: { require: 'everyone' } }),
+    ]);
+    t.is(confirmed.status, 503);
+    t.is(policy.status, 503);
 
-  const bobStep = await loginStep(server, bob.email, bob.password);
-  t.like(bobStep.body, { second_factor_required: true, methods: ['totp', 'recovery_code'] });
-  t.is(bobStep.body.token, undefined);
-  const cyStep = await loginStep(server, cy.email, cy.password);
-  t.like(cyStep.body, { enrolment_required: true });
-  t.is(cyStep.body.token, undefined);
-});
+    const bobStep = await loginStep(server, bob.email, bob.password);
+    t.like(bobStep.body, { second_factor_required: true, methods: ['totp', 'recovery_code'] });
+    t.is(bobStep.body.token, undefined);
+    const cyStep = await loginStep(server, cy.email, cy.password);
+    t.like(cyStep.body, { enrolment_required: true });
+    t.is(cyStep.body.token, undefined);
+  },
+);

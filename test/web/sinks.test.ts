@@ -7,7 +7,7 @@ import { openTab, screenshot, signIn } from '../helpers/browser.ts';
  *  real receiver on 127.0.0.1 with the count and lag shown, degraded with the receiver's error when
  *  it goes down, paused, resumed and deleted; a member sees them without the controls. */
 
-test('log sinks on the settings page: add, forward, degraded with its error, pause, resume, delete', async (t) => {
+test('log sinks in the settings: add, forward, degraded with its error, pause, resume, edit, delete', async (t) => {
   const server = await startTestServer({
     notifications: true,
     env: {
@@ -83,10 +83,24 @@ test('log sinks on the settings page: add, forward, degraded with its error, pau
   await ingest(3);
   await row.getByRole('button', { name: 'Resume Compliance SIEM' }).click();
   await row.getByText('up to date').waitFor({ timeout: 20_000 });
-  t.is(
-    (await api(server.url, 'GET', `/v1/projects/${projectId}/sinks/${created!.id}`, { token })).body.forwarded_total,
-    38,
+  const sink = `/v1/projects/${projectId}/sinks/${created!.id}`;
+  await eventually(async () =>
+    (await api(server.url, 'GET', sink, { token })).body.forwarded_total === 38 ? true : undefined,
   );
+  await row.getByText('38', { exact: true }).waitFor({ timeout: 20_000 });
+
+  // What it forwards, changed where it stands: its count and checkpoint stay.
+  await row.getByRole('button', { name: 'Edit Compliance SIEM' }).click();
+  const edit = page.getByRole('form', { name: 'Edit Compliance SIEM' });
+  t.is(await edit.getByLabel('Services (optional)').inputValue(), 'orders');
+  await edit.getByLabel('http', { exact: true }).check();
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await edit.waitFor({ state: 'detached' });
+  t.like((await api(server.url, 'GET', sink, { token })).body, {
+    name: 'Compliance SIEM',
+    filter: { event_type: ['http'], service_name: ['orders'] },
+    forwarded_total: 38,
+  });
 
   // A member reads the sinks, without the controls or the form.
   const member = await api(server.url, 'POST', '/v1/users', {
@@ -101,7 +115,7 @@ test('log sinks on the settings page: add, forward, degraded with its error, pau
     `/p/${projectId}/settings?tab=sinks`,
   );
   await other.page.getByRole('table', { name: 'Log sinks' }).getByText('Compliance SIEM').waitFor();
-  t.is(await other.page.getByRole('button', { name: /Pause|Delete/ }).count(), 0);
+  t.is(await other.page.getByRole('button', { name: /Pause|Edit|Delete/ }).count(), 0);
   t.is(await other.page.getByRole('form', { name: 'New log sink' }).count(), 0);
 
   await row.getByRole('button', { name: 'Delete Compliance SIEM' }).click();

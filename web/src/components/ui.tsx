@@ -25,6 +25,19 @@ export const ErrorNote = ({ error, title }: { error: unknown; title?: string }) 
   );
 };
 
+/** The server's messages for a field and the paths below it, for showing next to it; for an entry
+ *  of a list typed as text (`field.N`), said with that entry. */
+export const messagesAt = (error: unknown, path: string, entries: readonly string[] = []): string | undefined =>
+  (error instanceof ApiError &&
+    error.details
+      .filter((d) => d.path === path || d.path.startsWith(`${path}.`))
+      .map((d) => {
+        const entry = entries[Number(d.path.slice(path.length + 1))];
+        return entry === undefined ? d.message : `${entry}: ${d.message}`;
+      })
+      .join('; ')) ||
+  undefined;
+
 export const Loading = ({ what }: { what: string }) => (
   <p className="muted" role="status" aria-live="polite">
     Loading {what}…

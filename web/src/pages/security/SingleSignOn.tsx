@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiError, call, type Answer, type Role } from '../../api.ts';
-import { ErrorNote, Field, Loading } from '../../components/ui.tsx';
+import { call, type Answer, type Role } from '../../api.ts';
+import { ErrorNote, Field, Loading, messagesAt } from '../../components/ui.tsx';
 import './sso.css';
 
 type Provider = Answer<'GET /v1/settings/sso'>[number];
@@ -150,16 +150,7 @@ const ProviderForm = ({
       }),
     onSuccess: () => onDone(true),
   });
-  const error = save.error instanceof ApiError ? save.error : null;
-  /** The server's messages for a field; for an entry of a list typed as text, said with it. */
-  const at = (path: string, entries: readonly string[] = []) =>
-    error?.details
-      .filter((e) => e.path === path || e.path.startsWith(`${path}.`))
-      .map((e) => {
-        const entry = entries[Number(e.path.slice(path.length + 1))];
-        return entry === undefined ? e.message : `${entry}: ${e.message}`;
-      })
-      .join('; ') || undefined;
+  const at = (path: string, entries?: readonly string[]) => messagesAt(save.error, path, entries);
   const text = (field: keyof Draft, label: string, hint?: string, type = 'text') => (
     <Field
       id={`sso-${field}`}
@@ -204,8 +195,8 @@ const ProviderForm = ({
       {text('allowed_domains', 'Allowed e-mail domains', 'Separated by commas; empty: any domain')}
       <div className="field">
         <label htmlFor="sso-jit">
-          <input id="sso-jit" type="checkbox" checked={d.jit} onChange={() => setD({ ...d, jit: !d.jit })} />{' '}
-          Create users on their first sign-in, with the role of the first mapping that matches
+          <input id="sso-jit" type="checkbox" checked={d.jit} onChange={() => setD({ ...d, jit: !d.jit })} /> Create
+          users on their first sign-in, with the role of the first mapping that matches
         </label>
       </div>
       {text('claim', 'Role claim', 'A claim of the ID token, such as groups; empty: no mappings')}

@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { ApiError, call, type Operations } from '../../api.ts';
-import { ErrorNote, Field } from '../../components/ui.tsx';
+import { call, type Operations } from '../../api.ts';
+import { ErrorNote, Field, messagesAt } from '../../components/ui.tsx';
+import { FilterFields, useFilter, words } from './SinkFilter.tsx';
 
 export type SinkCreate = Operations['POST /v1/projects/:id/sinks']['body'];
 export type SinkType = SinkCreate['type'];
-type EventType = NonNullable<NonNullable<SinkCreate['filter']>['event_type']>[number];
 
 export const SINK_TYPE_NAMES: Record<SinkType, string> = {
   http: 'HTTP (signed NDJSON)',
@@ -15,17 +15,6 @@ export const SINK_TYPE_NAMES: Record<SinkType, string> = {
   syslog: 'Syslog (RFC 5424)',
   otlp_logs: 'OpenTelemetry logs (OTLP/HTTP)',
 };
-
-const EVENT_TYPES: EventType[] = [
-  'http',
-  'system.access',
-  'system.alert',
-  'system.healthcheck.down',
-  'system.healthcheck.up',
-  'system.healthcheck.certificate_expiring',
-  'system.maintenance.started',
-  'system.maintenance.ended',
-];
 
 /** How a field is typed and sent: text as it is (left out when empty and optional), a number, a
  *  checkbox, a comma-separated list, or `Name: value` lines (headers). */
@@ -90,12 +79,6 @@ const FIELDS: Record<SinkType, Spec[]> = {
   ],
 };
 
-const words = (text: string) =>
-  text
-    .split(',')
-    .map((w) => w.trim())
-    .filter((w) => w !== '');
-
 /** The type's settings as the API takes them; an empty optional field is left out. */
 const settingsOf = (type: SinkType, values: Record<string, string>, checks: Record<string, boolean>) => {
   const out: Record<string, unknown> = {};
@@ -129,21 +112,17 @@ export const SinkForm = ({ projectId, onCreated }: { projectId: string; onCreate
   const [name, setName] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
   const [checks, setChecks] = useState<Record<string, boolean>>({});
-  const [eventTypes, setEventTypes] = useState<EventType[]>([]);
-  const [services, setServices] = useState('');
+  const filter = useFilter();
   const [paused, setPaused] = useState(false);
   const create = useMutation({
     mutationFn: () => {
-      const filter = {
-        ...(eventTypes.length > 0 ? { event_type: eventTypes } : {}),
-        ...(words(services).length > 0 ? { service_name: words(services) } : {}),
-      };
+      const chosen = filter.value();
       const body = {
         type,
         ...settingsOf(type, values, checks),
         ...(name.trim() === '' ? {} : { name: name.trim() }),
         ...(paused ? { active: false } : {}),
-        ...(Object.keys(filter).length > 0 ? { filter } : {}),
+        ...(Object.keys(chosen).length > 0 ? { filter: chosen } : {}),
       } as SinkCreate;
       return call('POST /v1/projects/:id/sinks', { params: { id: projectId }, body });
     },
@@ -151,18 +130,12 @@ export const SinkForm = ({ projectId, onCreated }: { projectId: string; onCreate
       setValues({});
       setChecks({});
       setName('');
-      setEventTypes([]);
-      setServices('');
+      filter.reset();
       setPaused(false);
       await onCreated();
     },
   });
-  const error = create.error instanceof ApiError ? create.error : null;
-  const at = (path: string) =>
-    error?.details
-      .filter((d) => d.path === path || d.path.startsWith(`${path}.`))
-      .map((d) => d.message)
-      .join('; ') || undefined;
+  const at = (path: string) => messagesAt(create.error, path);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate();
@@ -222,30 +195,7 @@ export const SinkForm = ({ projectId, onCreated }: { projectId: string; onCreate
           </Field>
         );
       })}
-      <fieldset className="st-events">
-        <legend>Forward (none chosen: every event type)</legend>
-        {EVENT_TYPES.map((e) => (
-          <label key={e} htmlFor={`sink-event-${e}`}>
-            <input
-              id={`sink-event-${e}`}
-              type="checkbox"
-              checked={eventTypes.includes(e)}
-              onChange={(ev) =>
-                setEventTypes((list) => (ev.target.checked ? [...list, e] : list.filter((x) => x !== e)))
-              }
-            />{' '}
-            {e}
-          </label>
-        ))}
-      </fieldset>
-      <Field
-        id="sink-services"
-        label="Services (optional)"
-        hint="Separated by commas; empty: every service"
-        error={at('filter')}
-      >
-        <input id="sink-services" value={services} onChange={(e) => setServices(e.target.value)} />
-      </Field>
+      <FilterFields idPrefix="sink" filter={filter} error={at('filter')} />
       <label htmlFor="sink-paused">
         <input id="sink-paused" type="checkbox" checked={paused} onChange={(e) => setPaused(e.target.checked)} /> Start
         paused (once resumed, it forwards everything logged since it was added)

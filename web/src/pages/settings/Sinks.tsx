@@ -1,10 +1,11 @@
-import { useState } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { call, type Answer } from '../../api.ts';
 import { useSession } from '../../auth.tsx';
 import { ConfirmDialog } from '../../components/ConfirmDialog.tsx';
-import { Empty, ErrorNote, Loading } from '../../components/ui.tsx';
+import { Empty, ErrorNote, Field, Loading, messagesAt } from '../../components/ui.tsx';
 import { formatTime } from '../../format.ts';
+import { FilterFields, useFilter } from './SinkFilter.tsx';
 import { SINK_TYPE_NAMES, SinkForm } from './SinkForm.tsx';
 
 type Sink = Answer<'GET /v1/projects/:id/sinks'>[number];
@@ -46,6 +47,7 @@ export const Sinks = ({ projectId }: { projectId: string }) => {
     onSuccess: refresh,
   });
   const [deleting, setDeleting] = useState<Sink | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const remove = useMutation({
     mutationFn: (s: Sink) => call('DELETE /v1/projects/:id/sinks/:sinkId', { params: { id: projectId, sinkId: s.id } }),
     onSuccess: async () => {
@@ -80,46 +82,67 @@ export const Sinks = ({ projectId }: { projectId: string }) => {
           </thead>
           <tbody>
             {sinks.data.map((s) => (
-              <tr key={s.id}>
-                <td>
-                  {labelOf(s)}
-                  {s.name !== null && <div className="muted">{SINK_TYPE_NAMES[s.type]}</div>}
-                </td>
-                <td>
-                  <code>{destinationOf(s)}</code>
-                </td>
-                <td>
-                  <span className={`sink-state sink-${s.state}`}>{s.state}</span>
-                  {s.degraded_since !== null && <div className="muted">since {formatTime(s.degraded_since)}</div>}
-                </td>
-                <td>
-                  <span>{lagText(s)}</span>
-                </td>
-                <td>
-                  <span>{s.forwarded_total.toLocaleString()}</span>
-                  {s.last_forwarded_at !== null && <div className="muted">last {formatTime(s.last_forwarded_at)}</div>}
-                </td>
-                <td>
-                  {s.last_error === null ? (
-                    <span className="muted">none</span>
-                  ) : (
-                    <>
-                      {s.last_error}
-                      {s.last_error_at !== null && <div className="muted">{formatTime(s.last_error_at)}</div>}
-                    </>
-                  )}
-                </td>
-                {isAdmin && (
+              <Fragment key={s.id}>
+                <tr>
                   <td>
-                    <button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(s)}>
-                      {s.active ? 'Pause' : 'Resume'} {labelOf(s)}
-                    </button>{' '}
-                    <button type="button" onClick={() => setDeleting(s)}>
-                      Delete {labelOf(s)}
-                    </button>
+                    {labelOf(s)}
+                    {s.name !== null && <div className="muted">{SINK_TYPE_NAMES[s.type]}</div>}
                   </td>
+                  <td>
+                    <code>{destinationOf(s)}</code>
+                  </td>
+                  <td>
+                    <span className={`sink-state sink-${s.state}`}>{s.state}</span>
+                    {s.degraded_since !== null && <div className="muted">since {formatTime(s.degraded_since)}</div>}
+                  </td>
+                  <td>
+                    <span>{lagText(s)}</span>
+                  </td>
+                  <td>
+                    <span>{s.forwarded_total.toLocaleString()}</span>
+                    {s.last_forwarded_at !== null && (
+                      <div className="muted">last {formatTime(s.last_forwarded_at)}</div>
+                    )}
+                  </td>
+                  <td>
+                    {s.last_error === null ? (
+                      <span className="muted">none</span>
+                    ) : (
+                      <>
+                        {s.last_error}
+                        {s.last_error_at !== null && <div className="muted">{formatTime(s.last_error_at)}</div>}
+                      </>
+                    )}
+                  </td>
+                  {isAdmin && (
+                    <td>
+                      <button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(s)}>
+                        {s.active ? 'Pause' : 'Resume'} {labelOf(s)}
+                      </button>{' '}
+                      <button type="button" onClick={() => setEditing(editing === s.id ? null : s.id)}>
+                        Edit {labelOf(s)}
+                      </button>{' '}
+                      <button type="button" onClick={() => setDeleting(s)}>
+                        Delete {labelOf(s)}
+                      </button>
+                    </td>
+                  )}
+                </tr>
+                {editing === s.id && (
+                  <tr>
+                    <td colSpan={7}>
+                      <EditSink
+                        projectId={projectId}
+                        sink={s}
+                        onDone={async (saved) => {
+                          setEditing(null);
+                          if (saved) await refresh();
+                        }}
+                      />
+                    </td>
+                  </tr>
                 )}
-              </tr>
+              </Fragment>
             ))}
           </tbody>
         </table>
@@ -139,5 +162,50 @@ export const Sinks = ({ projectId }: { projectId: string }) => {
       )}
       {isAdmin && <SinkForm projectId={projectId} onCreated={refresh} />}
     </section>
+  );
+};
+
+/** A sink's name and what it forwards, changed where it stands: its checkpoint stays, and the new
+ *  filter applies from its next batch. */
+const EditSink = ({
+  projectId,
+  sink,
+  onDone,
+}: {
+  projectId: string;
+  sink: Sink;
+  onDone: (saved: boolean) => Promise<void>;
+}) => {
+  const [name, setName] = useState(sink.name ?? '');
+  const filter = useFilter(sink.filter);
+  const save = useMutation({
+    mutationFn: () =>
+      call('PUT /v1/projects/:id/sinks/:sinkId', {
+        params: { id: projectId, sinkId: sink.id },
+        body: { name: name.trim() === '' ? null : name.trim(), filter: filter.value() },
+      }),
+    onSuccess: () => onDone(true),
+  });
+  const at = (path: string) => messagesAt(save.error, path);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form onSubmit={submit} aria-label={`Edit ${labelOf(sink)}`} className="stack" noValidate>
+      <Field id={`edit-${sink.id}-name`} label="Name (optional)" error={at('name')}>
+        <input id={`edit-${sink.id}-name`} value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      <FilterFields idPrefix={`edit-${sink.id}`} filter={filter} error={at('filter')} />
+      <ErrorNote error={save.error} />
+      <div>
+        <button type="submit" disabled={save.isPending}>
+          Save
+        </button>{' '}
+        <button type="button" onClick={() => onDone(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 };
