@@ -107,3 +107,7 @@ export const endSession = (deps: CommandDeps, sessionId: string, reason: Session
     { type: 'EndSession', reason, at: ctx.now().toISOString() },
     ctx,
   );
+
+/** A session as its stream has it now. */
+export const loadSession = (deps: CommandDeps, sessionId: string) =>
+  load(deps.log, sessionStream(sessionId), sessionDecider);

@@ -320,3 +320,42 @@ test(
     t.is(cyStep.body.token, undefined);
   },
 );
+
+test("a session changes its user's second factors for 10 minutes after its sign-in, then signs in again", async (t) => {
+  const clock = steppingClock();
+  const server = await startTestServer({ now: clock.now });
+  t.teardown(() => server.stop());
+  const token = await login(server.url);
+  const { secret } = await enrolTotp(server, token, clock);
+  const passkey = '00000000-0000-4000-8000-000000000000';
+  const changes = [
+    ['POST', '/v1/auth/factors/totp'],
+    ['DELETE', '/v1/auth/factors/totp'],
+    ['POST', '/v1/auth/factors/recovery-codes'],
+    ['POST', '/v1/auth/factors/passkeys/options'],
+    ['DELETE', `/v1/auth/factors/passkeys/${passkey}`],
+  ] as const;
+
+  clock.step(21); // 10 minutes 30 seconds
+  for (const [method, path] of changes) {
+    const res = await api(server.url, method, path, { token });
+    t.is(res.status, 403, `${method} ${path}`);
+    t.is(res.body.error.code, 'reauthentication_required');
+    t.regex(res.body.error.message, /sign in again/);
+  }
+  t.is((await api(server.url, 'GET', '/v1/auth/factors', { token })).status, 200, 'reading them is not a change');
+
+  const step = await loginStep(server, ADMIN.email, ADMIN.password);
+  const again = await api(server.url, 'POST', '/v1/auth/second-factor', {
+    body: { challenge_token: step.body.challenge_token, totp_code: totpCode(secret, clock.at()) },
+  });
+  t.is(again.status, 200);
+  const fresh = again.body.token as string;
+  t.is((await api(server.url, 'POST', '/v1/auth/factors/recovery-codes', { token: fresh })).status, 200);
+  t.is((await api(server.url, 'DELETE', '/v1/auth/factors/totp', { token: fresh })).status, 204);
+  t.is(
+    (await api(server.url, 'DELETE', '/v1/auth/factors/totp', { token })).status,
+    403,
+    'the old session still may not',
+  );
+});

@@ -90,6 +90,8 @@ export const TotpSetupAnswer = t.type({
 export const PolicyAnswer = t.type({ require: SecondFactorRequirement, updated_at: nullable(Timestamp) });
 
 const SIGN_IN = 'Sign-in';
+const RECENT_SIGN_IN =
+  " With a user's token, its sign-in must be of the last 10 minutes (403 `reauthentication_required`: sign in again).";
 const FACTORS = 'Second factors';
 
 export const factorOperations = {
@@ -152,9 +154,10 @@ export const factorOperations = {
     summary: 'Offer an authenticator app a secret',
     description:
       'A new secret, its `otpauth://` URI and QR code; nothing is stored until a first code confirms it ' +
-      '(`/v1/auth/factors/totp/confirm`). The secret is never shown again.',
+      '(`/v1/auth/factors/totp/confirm`). The secret is never shown again.' +
+      RECENT_SIGN_IN,
     responses: { 200: json('the secret, until confirmed', TotpSetupAnswer) },
-    errors: [409],
+    errors: [403, 409],
   }),
   totpConfirm: operation({
     method: 'post',
@@ -173,9 +176,9 @@ export const factorOperations = {
     tag: FACTORS,
     auth: 'jwt',
     summary: 'Remove the authenticator app',
-    description: 'Refused (409) when the policy requires a second factor and it is the last one.',
+    description: `Refused (409) when the policy requires a second factor and it is the last one.${RECENT_SIGN_IN}`,
     responses: { 204: noContent('removed') },
-    errors: [404, 409],
+    errors: [403, 404, 409],
   }),
   recoveryCodes: operation({
     method: 'post',
@@ -183,9 +186,9 @@ export const factorOperations = {
     tag: FACTORS,
     auth: 'jwt',
     summary: 'New recovery codes',
-    description: 'Ten new codes, shown this once; the old ones stop working. 409 without a second factor.',
+    description: `Ten new codes, shown this once; the old ones stop working (409 without a factor).${RECENT_SIGN_IN}`,
     responses: { 200: json('the codes', t.type({ recovery_codes: t.array(t.string) })) },
-    errors: [409],
+    errors: [403, 409],
   }),
   passkeyRegistrationOptions: operation({
     method: 'post',
@@ -194,12 +197,14 @@ export const factorOperations = {
     auth: 'jwt',
     enrolment: true,
     summary: 'Start registering a passkey',
+    description: `With an enrolment token, or a user's.${RECENT_SIGN_IN}`,
     responses: {
       200: json(
         'the options for navigator.credentials.create, and the token to send back',
         t.type({ options: WebAuthnOptions, registration_token: Token, expires_at: Timestamp }),
       ),
     },
+    errors: [403],
   }),
   registerPasskey: operation({
     method: 'post',
@@ -229,9 +234,9 @@ export const factorOperations = {
     auth: 'jwt',
     params: { passkeyId: uuidParam('passkey') },
     summary: 'Remove a passkey',
-    description: 'Refused (409) when the policy requires a second factor and it is the last one.',
+    description: `Refused (409) when the policy requires a second factor and it is the last one.${RECENT_SIGN_IN}`,
     responses: { 204: noContent('removed') },
-    errors: [409],
+    errors: [403, 409],
   }),
   getPolicy: operation({
     method: 'get',

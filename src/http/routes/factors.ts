@@ -29,6 +29,7 @@ import { HttpError } from '../middleware/errors.ts';
 import type { factorOperations } from '../operations/factors.ts';
 import { type Handlers, created, noBody, ok } from '../operations/operation.ts';
 import { clientAddress, tooManyAttempts } from './access.ts';
+import { requireRecentSignIn } from './recent-sign-in.ts';
 import { type SignInMethod, finishSignIn } from './sign-in.ts';
 
 const ISSUER = 'watchlog';
@@ -211,6 +212,7 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
   },
 
   totpSetup: async ({ principal }, deps) => {
+    await requireRecentSignIn(deps, principal);
     const user = await userOf(deps, principal);
     if ((await deps.readModels.factors.factorsOf(user.id)).totp_enrolled_at !== null)
       throw new HttpError(409, 'conflict', 'an authenticator app is enrolled already: remove it first');
@@ -251,12 +253,14 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
   },
 
   removeTotp: async ({ principal, command }, deps) => {
+    await requireRecentSignIn(deps, principal);
     const { position } = await removeTotp(deps.commands, principal.userId, await required(deps, principal), command!);
     await deps.caughtUp(['factors'], position);
     return noBody(204);
   },
 
   recoveryCodes: async ({ principal, command }, deps) => {
+    await requireRecentSignIn(deps, principal);
     const factors = await deps.readModels.factors.factorsOf(principal.userId);
     if (factors.totp_enrolled_at === null && factors.passkeys.length === 0)
       throw new HttpError(409, 'conflict', 'recovery codes back up a second factor: enrol one first');
@@ -266,6 +270,7 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
   },
 
   passkeyRegistrationOptions: async ({ principal }, deps) => {
+    await requireRecentSignIn(deps, principal);
     const user = await userOf(deps, principal);
     const existing = await deps.readModels.factors.credentialsOf(user.id);
     const options = await registrationOptions(deps.relyingParty, user, existing);
@@ -305,6 +310,7 @@ export const factorHandlers: Handlers<typeof factorOperations, RouteDeps> = {
   },
 
   removePasskey: async ({ params, principal, command }, deps) => {
+    await requireRecentSignIn(deps, principal);
     const keepOne = await required(deps, principal);
     const { position } = await removePasskey(deps.commands, principal.userId, params.passkeyId, keepOne, command!);
     await deps.caughtUp(['factors'], position);

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { type Answer, call } from '../api.ts';
+import { ApiError, type Answer, call } from '../api.ts';
+import { useSession } from '../auth.tsx';
 import { registerPasskey } from '../passkeys.ts';
 import { ErrorNote, Field } from './ui.tsx';
 
@@ -7,6 +8,22 @@ import { ErrorNote, Field } from './ui.tsx';
  *  policy sends to enrol (the calls then carry the enrolment token). */
 
 type Enrolled = Answer<'POST /v1/auth/factors/totp/confirm'>;
+
+/** An error of a change to the factors; when the server asks for a newer sign-in (a session may
+ *  change them for 10 minutes after it signed in), a button that signs out, back to this page. */
+export const FactorError = ({ error }: { error: unknown }) => {
+  const { logout } = useSession();
+  return (
+    <>
+      <ErrorNote error={error} />
+      {error instanceof ApiError && error.code === 'reauthentication_required' && (
+        <button type="button" onClick={() => logout()}>
+          Sign in again
+        </button>
+      )}
+    </>
+  );
+};
 
 /** Recovery codes, shown once: the server keeps only their hashes. */
 export const RecoveryCodes = ({ codes }: { codes: readonly string[] }) => (
@@ -58,7 +75,7 @@ export const TotpSetup = ({ onEnrolled }: { onEnrolled: (answer: Enrolled) => vo
         <button type="button" onClick={start}>
           Set up an authenticator app
         </button>
-        <ErrorNote error={error} />
+        <FactorError error={error} />
       </div>
     );
   return (
@@ -79,7 +96,7 @@ export const TotpSetup = ({ onEnrolled }: { onEnrolled: (answer: Enrolled) => vo
           onChange={(e) => setCode(e.target.value.trim())}
         />
       </Field>
-      <ErrorNote error={error} />
+      <FactorError error={error} />
       <button type="submit">Confirm</button>
     </form>
   );
@@ -108,7 +125,7 @@ export const AddPasskey = ({ onAdded }: { onAdded: (answer: Answer<'POST /v1/aut
       <Field id="passkey-name" label="Passkey name" hint="e.g. work laptop">
         <input id="passkey-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
       </Field>
-      <ErrorNote error={error} />
+      <FactorError error={error} />
       <button type="submit" disabled={busy}>
         Add a passkey
       </button>

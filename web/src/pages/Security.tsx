@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { call } from '../api.ts';
 import { useSession } from '../auth.tsx';
-import { AddPasskey, RecoveryCodes, TotpSetup } from '../components/factors.tsx';
+import { AddPasskey, FactorError, RecoveryCodes, TotpSetup } from '../components/factors.tsx';
 import { ErrorNote, Loading } from '../components/ui.tsx';
 import { formatTime } from '../format.ts';
 import { SingleSignOn } from './security/SingleSignOn.tsx';
@@ -33,7 +33,7 @@ export const Security = () => {
     <section>
       <h1>Sign-in security</h1>
       {f.required && <p className="notice">Your account must keep a second factor.</p>}
-      <ErrorNote error={error} />
+      <FactorError error={error} />
       {codes !== null && <RecoveryCodes codes={codes} />}
 
       <h2>Authenticator app</h2>
