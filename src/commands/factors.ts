@@ -36,7 +36,7 @@ export const unsealTotpSecret = (keys: readonly Buffer[], userId: string, sealed
   return null;
 };
 
-export const totpKeysOf = (deps: Pick<FactorCommandDeps, 'factorKey' | 'previousFactorKeys'>) => [
+const totpKeysOf = (deps: Pick<FactorCommandDeps, 'factorKey' | 'previousFactorKeys'>) => [
   deps.factorKey,
   ...(deps.previousFactorKeys ?? []),
 ];

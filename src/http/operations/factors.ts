@@ -197,7 +197,7 @@ export const factorOperations = {
     auth: 'jwt',
     enrolment: true,
     summary: 'Start registering a passkey',
-    description: `With an enrolment token, or a user's.${RECENT_SIGN_IN}`,
+    description: `Takes an enrolment token too.${RECENT_SIGN_IN}`,
     responses: {
       200: json(
         'the options for navigator.credentials.create, and the token to send back',
