@@ -66,9 +66,9 @@ test(
     t.is(options.status, 204);
     t.is(options.headers.allow, 'GET, HEAD, PUT, DELETE, OPTIONS');
 
-    // Every GET route of the README's table, with real ids.
-    const readme = readFileSync(repoPath('README.md'), 'utf8');
-    const documented = [...readme.matchAll(/^\| GET \| `([^`]+)` \|/gm)].map((m) => m[1]!);
+    // Every GET route of the endpoint table (docs/endpoints.md), with real ids.
+    const table = readFileSync(repoPath('docs/endpoints.md'), 'utf8');
+    const documented = [...table.matchAll(/^\| GET \| `([^`]+)` \|/gm)].map((m) => m[1]!);
     t.true(documented.length >= 20);
     const me = JSON.parse((await raw('GET', '/v1/auth/me', admin)).body) as { id: string };
     const resources: Record<string, string> = {
